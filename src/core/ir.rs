@@ -1,0 +1,380 @@
+//! The core IR: monomorphic, first-order, in A-normal form.
+//!
+//! Everything that runs goes through this IR (see docs/ARCHITECTURE.md):
+//! lowering produces it from the elaborated AST, the simplifier and the AD
+//! transformations rewrite it, and the evaluator executes it.
+//!
+//! Invariants (checked by `core::check` in debug builds and tests):
+//! - Every variable is bound exactly once (by a statement pattern, a lambda
+//!   or loop parameter, or a function parameter) before it is used.
+//! - Tuples and records do not exist here: a tuple-typed source value is a
+//!   sequence of variables, an array of tuples is several arrays.
+//! - Lambdas appear only as operands of SOACs, loops and AD operators; there
+//!   are no function values and no calls (everything is inlined).
+//! - Operands of expressions are atoms (variables or constants); only the
+//!   bodies of `if`, `loop`, lambdas and AD operators are nested.
+
+use crate::prim::{BinOp, PrimType, Scalar, UnOp};
+use crate::source::Span;
+use std::fmt;
+use std::rc::Rc;
+
+/// A core variable: an index into the program's [`Vars`] table.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Var(pub u32);
+
+impl fmt::Debug for Var {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "v{}", self.0)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    Prim(PrimType),
+    /// An array of `rank >= 1` dimensions of a primitive type. At run time
+    /// it may be a lazily replicated `rep` value.
+    Array(PrimType, u32),
+    /// A write-only accumulator view of an array of this element type and
+    /// rank (reverse-mode AD, thesis 3.4.5).
+    Acc(PrimType, u32),
+}
+
+impl Type {
+    pub fn elem(self) -> PrimType {
+        match self {
+            Type::Prim(p) | Type::Array(p, _) | Type::Acc(p, _) => p,
+        }
+    }
+
+    pub fn rank(self) -> u32 {
+        match self {
+            Type::Prim(_) => 0,
+            Type::Array(_, r) | Type::Acc(_, r) => r,
+        }
+    }
+
+    /// The type with `n` more outer dimensions.
+    pub fn array_of(self, n: u32) -> Type {
+        match self {
+            _ if n == 0 => self,
+            Type::Prim(p) => Type::Array(p, n),
+            Type::Array(p, r) => Type::Array(p, r + n),
+            Type::Acc(p, r) => Type::Acc(p, r + n),
+        }
+    }
+
+    /// The element type after removing `n` outer dimensions.
+    pub fn peel(self, n: u32) -> Type {
+        match self {
+            Type::Array(p, r) if r > n => Type::Array(p, r - n),
+            Type::Array(p, _) => Type::Prim(p),
+            other => other,
+        }
+    }
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Type::Prim(p) => write!(f, "{p}"),
+            Type::Array(p, r) => write!(f, "{}{p}", "[]".repeat(*r as usize)),
+            Type::Acc(p, r) => write!(f, "acc({}{p})", "[]".repeat(*r as usize)),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct VarInfo {
+    /// The source name (or a generated one), for printing.
+    pub name: Rc<str>,
+    pub ty: Type,
+}
+
+/// The variable table of a program. Transformations add variables; none
+/// are removed (dead ones are simply unused).
+#[derive(Clone, Debug, Default)]
+pub struct Vars {
+    infos: Vec<VarInfo>,
+}
+
+impl Vars {
+    pub fn new() -> Vars {
+        Vars::default()
+    }
+
+    pub fn fresh(&mut self, name: impl Into<Rc<str>>, ty: Type) -> Var {
+        let v = Var(self.infos.len() as u32);
+        self.infos.push(VarInfo {
+            name: name.into(),
+            ty,
+        });
+        v
+    }
+
+    /// A fresh variable with the same name and type as `v`.
+    pub fn copy_of(&mut self, v: Var) -> Var {
+        let info = self.info(v).clone();
+        self.fresh(info.name, info.ty)
+    }
+
+    pub fn info(&self, v: Var) -> &VarInfo {
+        &self.infos[v.0 as usize]
+    }
+
+    pub fn ty(&self, v: Var) -> Type {
+        self.infos[v.0 as usize].ty
+    }
+
+    pub fn name(&self, v: Var) -> &str {
+        &self.infos[v.0 as usize].name
+    }
+
+    pub fn len(&self) -> usize {
+        self.infos.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.infos.is_empty()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Atom {
+    Var(Var),
+    Const(Scalar),
+}
+
+impl Atom {
+    pub fn var(self) -> Option<Var> {
+        match self {
+            Atom::Var(v) => Some(v),
+            Atom::Const(_) => None,
+        }
+    }
+
+    pub fn ty(self, vars: &Vars) -> Type {
+        match self {
+            Atom::Var(v) => vars.ty(v),
+            Atom::Const(c) => Type::Prim(c.ty()),
+        }
+    }
+
+    pub fn i64(x: i64) -> Atom {
+        Atom::Const(Scalar::I64(x))
+    }
+}
+
+impl From<Var> for Atom {
+    fn from(v: Var) -> Atom {
+        Atom::Var(v)
+    }
+}
+
+/// `let pat = exp`, with the span of the source expression it came from
+/// (run-time errors point there).
+#[derive(Clone, Debug)]
+pub struct Stm {
+    pub pat: Vec<Var>,
+    pub exp: Exp,
+    pub span: Span,
+}
+
+/// Statements followed by the results.
+#[derive(Clone, Debug, Default)]
+pub struct Body {
+    pub stms: Vec<Stm>,
+    pub result: Vec<Atom>,
+}
+
+/// An anonymous function; only ever an operand of a SOAC, loop or AD
+/// operator. Its free variables are simply variables in scope.
+#[derive(Clone, Debug)]
+pub struct Lambda {
+    pub params: Vec<Var>,
+    pub body: Body,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum DimIndex {
+    Fix(Atom),
+    /// `start:end:stride`; omitted parts default as in Futhark (a negative
+    /// stride runs from the end).
+    Slice {
+        start: Option<Atom>,
+        end: Option<Atom>,
+        stride: Option<Atom>,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub enum LoopForm {
+    /// `for i < bound` (`i` and `bound` are i64).
+    For { i: Var, bound: Atom },
+    /// `while cond`: the body computes a bool from the loop parameters
+    /// before each iteration.
+    While { cond: Body },
+}
+
+/// The operator of a `reduce`, `scan` or `hist`: a lambda of `2k` parameters
+/// (accumulators then elements) returning `k` values, with `k` neutral
+/// elements.
+#[derive(Clone, Debug)]
+pub struct Operator {
+    pub lam: Lambda,
+    pub neutral: Vec<Atom>,
+    /// Declared commutative (`reduce_comm`); only an optimisation hint.
+    pub commutative: bool,
+}
+
+#[derive(Clone, Debug)]
+pub enum Exp {
+    Atom(Atom),
+    BinOp(BinOp, Atom, Atom),
+    UnOp(UnOp, Atom),
+    /// Conversion to the given type (`f32.i64 n`, ...).
+    Convert(PrimType, Atom),
+    /// `if c then a else b` on scalars, without branching bodies.
+    Select(Atom, Atom, Atom),
+
+    /// `[a, b, c]`: the atoms have type `elem`, the result one more
+    /// dimension.
+    ArrayLit(Vec<Atom>, Type),
+    /// `a[i, j:k]`: fixed indices remove a dimension, slices keep it.
+    Index(Var, Vec<DimIndex>),
+    /// `a with [i, j:k] = v`; consumes `a` (updated in place when it is
+    /// not shared).
+    Update(Var, Vec<DimIndex>, Atom),
+    /// The size of dimension `d` (from 0) of an array.
+    Size(Var, u32),
+    /// `[0, 1, ..., n-1]` of type `[]i64`.
+    Iota(Atom),
+    /// `replicate n v`: `n` copies of `v` (a scalar or an array).
+    Replicate(Atom, Atom),
+    /// `rep v`: `v` replicated along a new outer dimension of no fixed
+    /// length; it takes the length of the arrays it is mapped with.
+    Rep(Atom),
+    /// Change the shape (same number of elements): `flatten`, `unflatten`.
+    Reshape(Vec<Atom>, Var),
+    /// Permute the dimensions: `transpose` is `[1, 0]`.
+    Rearrange(Vec<u32>, Var),
+    Reverse(Var),
+    /// `rotate r a`: element `i` of the result is `a[(i + r) mod n]`.
+    Rotate(Atom, Var),
+    /// Concatenation along the outer dimension.
+    Concat(Vec<Var>),
+    Copy(Var),
+
+    If {
+        cond: Atom,
+        then_body: Body,
+        else_body: Body,
+    },
+    /// `loop (p1, p2) = (init1, init2) for/while ... do body`. The body's
+    /// results are the next values of the parameters; the loop's results are
+    /// their final values.
+    Loop {
+        params: Vec<(Var, Atom)>,
+        form: LoopForm,
+        body: Body,
+        /// `#[stripmine(k)]`: strip-mine into a depth-k nest before AD.
+        stripmine: Option<u32>,
+    },
+
+    /// `map f a1 .. an`: the lambda takes one element of each array and
+    /// returns one or more values; the results are arrays of those.
+    Map { lam: Lambda, args: Vec<Var> },
+    /// `reduce op ne (map f a1 .. an)` (`pre` is the fused map, if any;
+    /// without it the operator's elements are the arrays' elements).
+    Reduce {
+        op: Operator,
+        pre: Option<Lambda>,
+        args: Vec<Var>,
+    },
+    /// Inclusive scan, with an optional fused map as for `Reduce`.
+    Scan {
+        op: Operator,
+        pre: Option<Lambda>,
+        args: Vec<Var>,
+    },
+    /// `reduce_by_index dest op ne is vs`: for each `i`, bin `is[i]` of the
+    /// (consumed) destination arrays is combined with `vs[i]`;
+    /// out-of-range indices are ignored.
+    Hist {
+        op: Operator,
+        dest: Vec<Var>,
+        indices: Var,
+        values: Vec<Var>,
+    },
+    /// `scatter dest is vs` with one index array per dimension written
+    /// (`scatter_2d` has two); out-of-range indices are ignored. Consumes
+    /// the destination arrays.
+    Scatter {
+        dest: Vec<Var>,
+        indices: Vec<Var>,
+        values: Vec<Var>,
+    },
+
+    /// Fails with `message` (and the statement's span) unless `cond`.
+    Assert { cond: Atom, message: String },
+    /// Fails unless `array` has, in each dimension given as `Some`, the
+    /// expected size. `what` names the array for the message (a parameter,
+    /// a return value).
+    CheckShape {
+        array: Var,
+        expected: Vec<Option<Atom>>,
+        what: String,
+    },
+
+    /// Forward mode: the results of `lam` applied to `primals`, followed by
+    /// their tangents given the argument `tangents`.
+    Jvp {
+        lam: Lambda,
+        primals: Vec<Atom>,
+        tangents: Vec<Atom>,
+    },
+    /// Reverse mode: the results of `lam` applied to `primals`, followed by
+    /// the adjoints of the arguments given the result `cotangents`.
+    Vjp {
+        lam: Lambda,
+        primals: Vec<Atom>,
+        cotangents: Vec<Atom>,
+    },
+    /// Runs `lam` with each array of `arrays` viewed as an accumulator (the
+    /// lambda's first parameters, of `Acc` type). The lambda returns the
+    /// final accumulators followed by other results; the expression returns
+    /// the updated arrays followed by those results.
+    WithAcc { arrays: Vec<Var>, lam: Lambda },
+    /// `upd acc [i, j] v`: adds `v` to the element (or row) of the
+    /// accumulator at the index; returns the accumulator.
+    UpdAcc {
+        acc: Var,
+        indices: Vec<Atom>,
+        value: Atom,
+    },
+}
+
+/// An entry point or REPL expression, with everything it calls inlined.
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: Rc<str>,
+    pub params: Vec<Var>,
+    pub body: Body,
+}
+
+/// A lowered program: the functions share one variable table.
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    pub vars: Vars,
+    pub functions: Vec<Function>,
+}
+
+impl Program {
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.functions.iter().find(|f| &*f.name == name)
+    }
+
+    pub fn result_types(&self, f: &Function) -> Vec<Type> {
+        f.body.result.iter().map(|a| a.ty(&self.vars)).collect()
+    }
+}

@@ -1,0 +1,3 @@
+//! The core IR and the passes over it.
+
+pub mod ir;

@@ -1,0 +1,3 @@
+//! The fast evaluator of the core IR.
+
+pub mod value;

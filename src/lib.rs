@@ -1,0 +1,17 @@
+//! urchin: an interactive interpreter for a Futhark-like functional array
+//! language with AUTOMAP (implicit `map`/`rep` inferred by integer linear
+//! programming) and tape-free reverse-mode automatic differentiation.
+//!
+//! The pipeline (docs/ARCHITECTURE.md has the full picture):
+//!
+//! ```text
+//! text ─syntax─▶ AST ─types─▶ typed AST + ranks ─elab─▶ target AST
+//!      ─core::lower─▶ core IR ─core::simplify / ad─▶ core IR ─eval─▶ values
+//! ```
+
+pub mod core;
+pub mod diag;
+pub mod eval;
+pub mod prim;
+pub mod source;
+pub mod syntax;

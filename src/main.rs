@@ -1,0 +1,3 @@
+fn main() {
+    println!("urchin {}", env!("CARGO_PKG_VERSION"));
+}

@@ -1,0 +1,1100 @@
+//! Primitive types, scalar values and the semantics of every scalar
+//! operation.
+//!
+//! This is the one place that says what `a / b` means for an `i8`, how a
+//! float is rounded, or when division fails. The constant folder, the fast
+//! evaluator (scalar and bulk paths) and the small-step reference all call
+//! these functions, so they cannot disagree.
+//!
+//! Integer arithmetic wraps. Integer `/` and `%` round towards negative
+//! infinity, `//` and `%%` truncate (Futhark's semantics); integer division
+//! by zero is an error. Floats follow IEEE 754.
+
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PrimType {
+    Bool,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    F32,
+    F64,
+}
+
+impl PrimType {
+    pub const ALL: [PrimType; 11] = [
+        PrimType::Bool,
+        PrimType::I8,
+        PrimType::I16,
+        PrimType::I32,
+        PrimType::I64,
+        PrimType::U8,
+        PrimType::U16,
+        PrimType::U32,
+        PrimType::U64,
+        PrimType::F32,
+        PrimType::F64,
+    ];
+
+    pub const NUMERIC: [PrimType; 10] = [
+        PrimType::I8,
+        PrimType::I16,
+        PrimType::I32,
+        PrimType::I64,
+        PrimType::U8,
+        PrimType::U16,
+        PrimType::U32,
+        PrimType::U64,
+        PrimType::F32,
+        PrimType::F64,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            PrimType::Bool => "bool",
+            PrimType::I8 => "i8",
+            PrimType::I16 => "i16",
+            PrimType::I32 => "i32",
+            PrimType::I64 => "i64",
+            PrimType::U8 => "u8",
+            PrimType::U16 => "u16",
+            PrimType::U32 => "u32",
+            PrimType::U64 => "u64",
+            PrimType::F32 => "f32",
+            PrimType::F64 => "f64",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<PrimType> {
+        PrimType::ALL.into_iter().find(|t| t.name() == s)
+    }
+
+    pub fn is_int(self) -> bool {
+        !matches!(self, PrimType::Bool | PrimType::F32 | PrimType::F64)
+    }
+
+    pub fn is_signed(self) -> bool {
+        matches!(
+            self,
+            PrimType::I8 | PrimType::I16 | PrimType::I32 | PrimType::I64
+        )
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, PrimType::F32 | PrimType::F64)
+    }
+
+    pub fn is_numeric(self) -> bool {
+        self != PrimType::Bool
+    }
+
+    /// Size of one element in bytes (for memory accounting).
+    pub fn bytes(self) -> usize {
+        match self {
+            PrimType::Bool | PrimType::I8 | PrimType::U8 => 1,
+            PrimType::I16 | PrimType::U16 => 2,
+            PrimType::I32 | PrimType::U32 | PrimType::F32 => 4,
+            PrimType::I64 | PrimType::U64 | PrimType::F64 => 8,
+        }
+    }
+}
+
+impl fmt::Display for PrimType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A value of a primitive type.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    Bool(bool),
+    I8(i8),
+    I16(i16),
+    I32(i32),
+    I64(i64),
+    U8(u8),
+    U16(u16),
+    U32(u32),
+    U64(u64),
+    F32(f32),
+    F64(f64),
+}
+
+/// Applies `$body` with `$x` bound to the payload of any numeric or bool
+/// variant of `$v`; the payload's Rust type differs per arm.
+#[macro_export]
+macro_rules! with_scalar {
+    ($v:expr, $x:ident => $body:expr) => {
+        match $v {
+            $crate::prim::Scalar::Bool($x) => $body,
+            $crate::prim::Scalar::I8($x) => $body,
+            $crate::prim::Scalar::I16($x) => $body,
+            $crate::prim::Scalar::I32($x) => $body,
+            $crate::prim::Scalar::I64($x) => $body,
+            $crate::prim::Scalar::U8($x) => $body,
+            $crate::prim::Scalar::U16($x) => $body,
+            $crate::prim::Scalar::U32($x) => $body,
+            $crate::prim::Scalar::U64($x) => $body,
+            $crate::prim::Scalar::F32($x) => $body,
+            $crate::prim::Scalar::F64($x) => $body,
+        }
+    };
+}
+
+impl Scalar {
+    pub fn ty(self) -> PrimType {
+        match self {
+            Scalar::Bool(_) => PrimType::Bool,
+            Scalar::I8(_) => PrimType::I8,
+            Scalar::I16(_) => PrimType::I16,
+            Scalar::I32(_) => PrimType::I32,
+            Scalar::I64(_) => PrimType::I64,
+            Scalar::U8(_) => PrimType::U8,
+            Scalar::U16(_) => PrimType::U16,
+            Scalar::U32(_) => PrimType::U32,
+            Scalar::U64(_) => PrimType::U64,
+            Scalar::F32(_) => PrimType::F32,
+            Scalar::F64(_) => PrimType::F64,
+        }
+    }
+
+    /// The zero of a type (`false` for bool).
+    pub fn zero(t: PrimType) -> Scalar {
+        Scalar::from_i64(t, 0)
+    }
+
+    pub fn one(t: PrimType) -> Scalar {
+        Scalar::from_i64(t, 1)
+    }
+
+    /// Conversion from an integer, wrapping as Futhark's `t.i64` does.
+    pub fn from_i64(t: PrimType, v: i64) -> Scalar {
+        convert(Scalar::I64(v), t)
+    }
+
+    pub fn from_f64(t: PrimType, v: f64) -> Scalar {
+        convert(Scalar::F64(v), t)
+    }
+
+    /// From an unsigned literal value that may not fit in an i64.
+    pub fn from_u128(t: PrimType, v: u128) -> Scalar {
+        match t {
+            PrimType::F32 => Scalar::F32(v as f32),
+            PrimType::F64 => Scalar::F64(v as f64),
+            PrimType::Bool => Scalar::Bool(v != 0),
+            _ => convert(Scalar::U64(v as u64), t),
+        }
+    }
+
+    pub fn as_f64(self) -> f64 {
+        match convert(self, PrimType::F64) {
+            Scalar::F64(x) => x,
+            _ => unreachable!("convert to f64 yields f64"),
+        }
+    }
+
+    pub fn as_i64(self) -> i64 {
+        match convert(self, PrimType::I64) {
+            Scalar::I64(x) => x,
+            _ => unreachable!("convert to i64 yields i64"),
+        }
+    }
+
+    pub fn as_bool(self) -> bool {
+        match self {
+            Scalar::Bool(b) => b,
+            other => other.as_i64() != 0,
+        }
+    }
+
+    /// Bitwise equality: unlike `==`, NaN equals NaN. Used when comparing
+    /// results in tests and when deduplicating constants.
+    pub fn same(self, other: Scalar) -> bool {
+        match (self, other) {
+            (Scalar::F32(a), Scalar::F32(b)) => a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+            (Scalar::F64(a), Scalar::F64(b)) => a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+            (a, b) => a == b,
+        }
+    }
+}
+
+/// Formats a float so that it reads back as a float of the same value:
+/// always with a `.` or exponent, and Futhark's names for non-finite values.
+pub fn format_float(x: f64, ty: PrimType) -> String {
+    let t = ty.name();
+    if x.is_nan() {
+        return format!("{t}.nan");
+    }
+    if x.is_infinite() {
+        return if x > 0.0 {
+            format!("{t}.inf")
+        } else {
+            format!("-{t}.inf")
+        };
+    }
+    let s = if ty == PrimType::F32 {
+        format!("{:?}", x as f32)
+    } else {
+        format!("{x:?}")
+    };
+    if s.contains(['.', 'e', 'E']) {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
+impl fmt::Display for Scalar {
+    /// Futhark's value syntax with an explicit type suffix, except for the
+    /// default types `i32` and `f64` and for `bool`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Scalar::Bool(b) => write!(f, "{b}"),
+            Scalar::I32(x) => write!(f, "{x}"),
+            Scalar::F64(x) => f.write_str(&format_float(x, PrimType::F64)),
+            Scalar::F32(x) => {
+                let s = format_float(x as f64, PrimType::F32);
+                if x.is_finite() {
+                    write!(f, "{s}f32")
+                } else {
+                    f.write_str(&s)
+                }
+            }
+            other => with_scalar!(other, x => write!(f, "{}{}", x, other.ty().name())),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrimError {
+    DivisionByZero,
+    /// Operand types do not fit the operation; the type checker rules this
+    /// out, so it indicates a bug in a transformation.
+    TypeMismatch,
+}
+
+impl fmt::Display for PrimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PrimError::DivisionByZero => write!(f, "division by zero"),
+            PrimError::TypeMismatch => write!(f, "internal error: operand types do not match the operation"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    /// `/`: floor division on integers.
+    Div,
+    /// `%`: floor modulus on integers (sign of the divisor).
+    Mod,
+    /// `//`: truncating division.
+    Quot,
+    /// `%%`: truncating remainder.
+    Rem,
+    Pow,
+    Min,
+    Max,
+    Eq,
+    Neq,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    LogAnd,
+    LogOr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    /// `>>`: arithmetic shift for signed types.
+    Shr,
+    /// `>>>`: logical shift.
+    UShr,
+    Atan2,
+}
+
+impl BinOp {
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Neq | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
+    }
+
+    /// Infix spelling, or the function name for those without one.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Mod => "%",
+            BinOp::Quot => "//",
+            BinOp::Rem => "%%",
+            BinOp::Pow => "**",
+            BinOp::Min => "min",
+            BinOp::Max => "max",
+            BinOp::Eq => "==",
+            BinOp::Neq => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::LogAnd => "&&",
+            BinOp::LogOr => "||",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::UShr => ">>>",
+            BinOp::Atan2 => "atan2",
+        }
+    }
+
+    /// Whether the operator is written infix in source and core IR.
+    pub fn is_infix(self) -> bool {
+        !matches!(self, BinOp::Min | BinOp::Max | BinOp::Atan2)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum UnOp {
+    Neg,
+    /// Logical not on bool, bitwise complement on integers.
+    Not,
+    Abs,
+    Sgn,
+    Sqrt,
+    Exp,
+    Log,
+    Log2,
+    Log10,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+    IsNan,
+    IsInf,
+}
+
+impl UnOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            UnOp::Neg => "neg",
+            UnOp::Not => "not",
+            UnOp::Abs => "abs",
+            UnOp::Sgn => "sgn",
+            UnOp::Sqrt => "sqrt",
+            UnOp::Exp => "exp",
+            UnOp::Log => "log",
+            UnOp::Log2 => "log2",
+            UnOp::Log10 => "log10",
+            UnOp::Sin => "sin",
+            UnOp::Cos => "cos",
+            UnOp::Tan => "tan",
+            UnOp::Asin => "asin",
+            UnOp::Acos => "acos",
+            UnOp::Atan => "atan",
+            UnOp::Sinh => "sinh",
+            UnOp::Cosh => "cosh",
+            UnOp::Tanh => "tanh",
+            UnOp::Floor => "floor",
+            UnOp::Ceil => "ceil",
+            UnOp::Round => "round",
+            UnOp::Trunc => "trunc",
+            UnOp::IsNan => "isnan",
+            UnOp::IsInf => "isinf",
+        }
+    }
+
+    /// Operations defined only on floats.
+    pub fn float_only(self) -> bool {
+        !matches!(self, UnOp::Neg | UnOp::Not | UnOp::Abs | UnOp::Sgn)
+    }
+
+    /// The result type for an operand of type `t`.
+    pub fn result_type(self, t: PrimType) -> PrimType {
+        match self {
+            UnOp::IsNan | UnOp::IsInf => PrimType::Bool,
+            _ => t,
+        }
+    }
+}
+
+/// The element-level semantics of every operation, per Rust type. Both the
+/// scalar path ([`binop`], [`unop`]) and the bulk evaluator (element-wise over
+/// whole arrays) call these, so the two agree by construction.
+pub trait Native: Copy + PartialOrd + 'static {
+    const TY: PrimType;
+    fn wrap(self) -> Scalar;
+    fn unwrap(s: Scalar) -> Option<Self>;
+    fn add(self, o: Self) -> Self;
+    fn sub(self, o: Self) -> Self;
+    fn mul(self, o: Self) -> Self;
+    fn div(self, o: Self) -> Result<Self, PrimError>;
+    fn modulo(self, o: Self) -> Result<Self, PrimError>;
+    fn quot(self, o: Self) -> Result<Self, PrimError>;
+    fn rem(self, o: Self) -> Result<Self, PrimError>;
+    fn pow(self, o: Self) -> Self;
+    fn min(self, o: Self) -> Self;
+    fn max(self, o: Self) -> Self;
+    fn neg(self) -> Self;
+    fn abs(self) -> Self;
+    fn sgn(self) -> Self;
+    fn eq(self, o: Self) -> bool {
+        self == o
+    }
+    fn lt(self, o: Self) -> bool {
+        self < o
+    }
+    fn le(self, o: Self) -> bool {
+        self <= o
+    }
+    /// Bitwise and logical operations (`None` for floats).
+    fn bits(op: BinOp, a: Self, b: Self) -> Option<Self>;
+    fn not(self) -> Option<Self>;
+    /// Float-only unary operations (`None` for integers and bool).
+    fn float_op(op: UnOp, a: Self) -> Option<Self>;
+    fn float_atan2(a: Self, b: Self) -> Option<Self>;
+    fn is_nan(self) -> bool;
+    fn is_inf(self) -> bool;
+    fn to_f64(self) -> f64;
+    fn to_i64(self) -> i64;
+    fn to_u64(self) -> u64;
+    fn from_f64(x: f64) -> Self;
+    fn from_i64(x: i64) -> Self;
+    fn from_u64(x: u64) -> Self;
+}
+
+macro_rules! int_native {
+    ($t:ty, $var:ident, $signed:expr) => {
+        impl Native for $t {
+            const TY: PrimType = PrimType::$var;
+            fn wrap(self) -> Scalar {
+                Scalar::$var(self)
+            }
+            fn unwrap(s: Scalar) -> Option<Self> {
+                match s {
+                    Scalar::$var(x) => Some(x),
+                    _ => None,
+                }
+            }
+            fn add(self, o: Self) -> Self {
+                self.wrapping_add(o)
+            }
+            fn sub(self, o: Self) -> Self {
+                self.wrapping_sub(o)
+            }
+            fn mul(self, o: Self) -> Self {
+                self.wrapping_mul(o)
+            }
+            fn div(self, o: Self) -> Result<Self, PrimError> {
+                if o == 0 {
+                    return Err(PrimError::DivisionByZero);
+                }
+                let q = self.wrapping_div(o);
+                // Round towards negative infinity: adjust when the signs
+                // differ and the division was inexact.
+                if $signed && (self.wrapping_rem(o) != 0) && ((self < (0 as $t)) != (o < (0 as $t))) {
+                    Ok(q.wrapping_sub(1))
+                } else {
+                    Ok(q)
+                }
+            }
+            fn modulo(self, o: Self) -> Result<Self, PrimError> {
+                if o == 0 {
+                    return Err(PrimError::DivisionByZero);
+                }
+                let r = self.wrapping_rem(o);
+                if $signed && r != 0 && ((r < (0 as $t)) != (o < (0 as $t))) {
+                    Ok(r.wrapping_add(o))
+                } else {
+                    Ok(r)
+                }
+            }
+            fn quot(self, o: Self) -> Result<Self, PrimError> {
+                if o == 0 {
+                    Err(PrimError::DivisionByZero)
+                } else {
+                    Ok(self.wrapping_div(o))
+                }
+            }
+            fn rem(self, o: Self) -> Result<Self, PrimError> {
+                if o == 0 {
+                    Err(PrimError::DivisionByZero)
+                } else {
+                    Ok(self.wrapping_rem(o))
+                }
+            }
+            fn pow(self, o: Self) -> Self {
+                // Exponentiation by squaring with wrapping; a negative
+                // exponent gives 1 (the loop runs zero times), as Futhark's
+                // generated code does.
+                let mut base = self;
+                let mut e = o;
+                let mut acc: $t = 1;
+                while e > (0 as $t) {
+                    if e & (1 as $t) == (1 as $t) {
+                        acc = acc.wrapping_mul(base);
+                    }
+                    base = base.wrapping_mul(base);
+                    e >>= 1;
+                }
+                acc
+            }
+            fn min(self, o: Self) -> Self {
+                Ord::min(self, o)
+            }
+            fn max(self, o: Self) -> Self {
+                Ord::max(self, o)
+            }
+            fn neg(self) -> Self {
+                (0 as $t).wrapping_sub(self)
+            }
+            fn abs(self) -> Self {
+                if self < (0 as $t) { self.neg() } else { self }
+            }
+            fn sgn(self) -> Self {
+                if self > (0 as $t) {
+                    1
+                } else if self == (0 as $t) {
+                    0
+                } else {
+                    (0 as $t).wrapping_sub(1)
+                }
+            }
+            fn bits(op: BinOp, a: Self, b: Self) -> Option<Self> {
+                let width = <$t>::BITS;
+                Some(match op {
+                    BinOp::BitAnd => a & b,
+                    BinOp::BitOr => a | b,
+                    BinOp::BitXor => a ^ b,
+                    BinOp::Shl => a.wrapping_shl((b as u64 % width as u64) as u32),
+                    BinOp::Shr => a.wrapping_shr((b as u64 % width as u64) as u32),
+                    BinOp::UShr => {
+                        let s = (b as u64 % width as u64) as u32;
+                        ((a as u64 & (u64::MAX >> (64 - width))) >> s) as $t
+                    }
+                    _ => return None,
+                })
+            }
+            fn not(self) -> Option<Self> {
+                Some(!self)
+            }
+            fn float_op(_op: UnOp, _a: Self) -> Option<Self> {
+                None
+            }
+            fn float_atan2(_a: Self, _b: Self) -> Option<Self> {
+                None
+            }
+            fn is_nan(self) -> bool {
+                false
+            }
+            fn is_inf(self) -> bool {
+                false
+            }
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            fn to_i64(self) -> i64 {
+                self as i64
+            }
+            fn to_u64(self) -> u64 {
+                self as u64
+            }
+            fn from_f64(x: f64) -> Self {
+                x as $t
+            }
+            fn from_i64(x: i64) -> Self {
+                x as $t
+            }
+            fn from_u64(x: u64) -> Self {
+                x as $t
+            }
+        }
+    };
+}
+
+int_native!(i8, I8, true);
+int_native!(i16, I16, true);
+int_native!(i32, I32, true);
+int_native!(i64, I64, true);
+int_native!(u8, U8, false);
+int_native!(u16, U16, false);
+int_native!(u32, U32, false);
+int_native!(u64, U64, false);
+
+macro_rules! float_native {
+    ($t:ty, $var:ident) => {
+        impl Native for $t {
+            const TY: PrimType = PrimType::$var;
+            fn wrap(self) -> Scalar {
+                Scalar::$var(self)
+            }
+            fn unwrap(s: Scalar) -> Option<Self> {
+                match s {
+                    Scalar::$var(x) => Some(x),
+                    _ => None,
+                }
+            }
+            fn add(self, o: Self) -> Self {
+                self + o
+            }
+            fn sub(self, o: Self) -> Self {
+                self - o
+            }
+            fn mul(self, o: Self) -> Self {
+                self * o
+            }
+            fn div(self, o: Self) -> Result<Self, PrimError> {
+                Ok(self / o)
+            }
+            fn modulo(self, o: Self) -> Result<Self, PrimError> {
+                Ok(self % o)
+            }
+            fn quot(self, o: Self) -> Result<Self, PrimError> {
+                Ok((self / o).trunc())
+            }
+            fn rem(self, o: Self) -> Result<Self, PrimError> {
+                Ok(self % o)
+            }
+            fn pow(self, o: Self) -> Self {
+                self.powf(o)
+            }
+            fn min(self, o: Self) -> Self {
+                <$t>::min(self, o)
+            }
+            fn max(self, o: Self) -> Self {
+                <$t>::max(self, o)
+            }
+            fn neg(self) -> Self {
+                -self
+            }
+            fn abs(self) -> Self {
+                <$t>::abs(self)
+            }
+            fn sgn(self) -> Self {
+                if self.is_nan() || self == 0.0 { self } else { self.signum() }
+            }
+            fn bits(_op: BinOp, _a: Self, _b: Self) -> Option<Self> {
+                None
+            }
+            fn not(self) -> Option<Self> {
+                None
+            }
+            fn float_op(op: UnOp, a: Self) -> Option<Self> {
+                Some(match op {
+                    UnOp::Sqrt => a.sqrt(),
+                    UnOp::Exp => a.exp(),
+                    UnOp::Log => a.ln(),
+                    UnOp::Log2 => a.log2(),
+                    UnOp::Log10 => a.log10(),
+                    UnOp::Sin => a.sin(),
+                    UnOp::Cos => a.cos(),
+                    UnOp::Tan => a.tan(),
+                    UnOp::Asin => a.asin(),
+                    UnOp::Acos => a.acos(),
+                    UnOp::Atan => a.atan(),
+                    UnOp::Sinh => a.sinh(),
+                    UnOp::Cosh => a.cosh(),
+                    UnOp::Tanh => a.tanh(),
+                    UnOp::Floor => a.floor(),
+                    UnOp::Ceil => a.ceil(),
+                    UnOp::Round => a.round_ties_even(),
+                    UnOp::Trunc => a.trunc(),
+                    _ => return None,
+                })
+            }
+            fn float_atan2(a: Self, b: Self) -> Option<Self> {
+                Some(a.atan2(b))
+            }
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
+            fn is_inf(self) -> bool {
+                <$t>::is_infinite(self)
+            }
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            fn to_i64(self) -> i64 {
+                self as i64
+            }
+            fn to_u64(self) -> u64 {
+                self as u64
+            }
+            fn from_f64(x: f64) -> Self {
+                x as $t
+            }
+            fn from_i64(x: i64) -> Self {
+                x as $t
+            }
+            fn from_u64(x: u64) -> Self {
+                x as $t
+            }
+        }
+    };
+}
+
+float_native!(f32, F32);
+float_native!(f64, F64);
+
+impl Native for bool {
+    const TY: PrimType = PrimType::Bool;
+    fn wrap(self) -> Scalar {
+        Scalar::Bool(self)
+    }
+    fn unwrap(s: Scalar) -> Option<Self> {
+        match s {
+            Scalar::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+    // Arithmetic on bool is rejected by the type checker; these are total
+    // only so that `bool` fits the trait.
+    fn add(self, o: Self) -> Self {
+        self ^ o
+    }
+    fn sub(self, o: Self) -> Self {
+        self ^ o
+    }
+    fn mul(self, o: Self) -> Self {
+        self & o
+    }
+    fn div(self, _o: Self) -> Result<Self, PrimError> {
+        Err(PrimError::TypeMismatch)
+    }
+    fn modulo(self, _o: Self) -> Result<Self, PrimError> {
+        Err(PrimError::TypeMismatch)
+    }
+    fn quot(self, _o: Self) -> Result<Self, PrimError> {
+        Err(PrimError::TypeMismatch)
+    }
+    fn rem(self, _o: Self) -> Result<Self, PrimError> {
+        Err(PrimError::TypeMismatch)
+    }
+    fn pow(self, _o: Self) -> Self {
+        self
+    }
+    fn min(self, o: Self) -> Self {
+        self & o
+    }
+    fn max(self, o: Self) -> Self {
+        self | o
+    }
+    fn neg(self) -> Self {
+        self
+    }
+    fn abs(self) -> Self {
+        self
+    }
+    fn sgn(self) -> Self {
+        self
+    }
+    fn bits(op: BinOp, a: Self, b: Self) -> Option<Self> {
+        Some(match op {
+            BinOp::LogAnd | BinOp::BitAnd => a & b,
+            BinOp::LogOr | BinOp::BitOr => a | b,
+            BinOp::BitXor => a ^ b,
+            _ => return None,
+        })
+    }
+    fn not(self) -> Option<Self> {
+        Some(!self)
+    }
+    fn float_op(_op: UnOp, _a: Self) -> Option<Self> {
+        None
+    }
+    fn float_atan2(_a: Self, _b: Self) -> Option<Self> {
+        None
+    }
+    fn is_nan(self) -> bool {
+        false
+    }
+    fn is_inf(self) -> bool {
+        false
+    }
+    fn to_f64(self) -> f64 {
+        self as u8 as f64
+    }
+    fn to_i64(self) -> i64 {
+        self as i64
+    }
+    fn to_u64(self) -> u64 {
+        self as u64
+    }
+    fn from_f64(x: f64) -> Self {
+        x != 0.0
+    }
+    fn from_i64(x: i64) -> Self {
+        x != 0
+    }
+    fn from_u64(x: u64) -> Self {
+        x != 0
+    }
+}
+
+/// The result of a binary operation on two native values: comparisons yield
+/// `bool`, everything else the operand type.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BinResult<T> {
+    Same(T),
+    Bool(bool),
+}
+
+/// Element-level binary operation, generic over the operand type.
+#[inline]
+pub fn native_binop<T: Native>(op: BinOp, a: T, b: T) -> Result<BinResult<T>, PrimError> {
+    use BinResult::*;
+    Ok(match op {
+        BinOp::Add => Same(a.add(b)),
+        BinOp::Sub => Same(a.sub(b)),
+        BinOp::Mul => Same(a.mul(b)),
+        BinOp::Div => Same(a.div(b)?),
+        BinOp::Mod => Same(a.modulo(b)?),
+        BinOp::Quot => Same(a.quot(b)?),
+        BinOp::Rem => Same(a.rem(b)?),
+        BinOp::Pow => Same(a.pow(b)),
+        BinOp::Min => Same(Native::min(a, b)),
+        BinOp::Max => Same(Native::max(a, b)),
+        BinOp::Eq => Bool(a.eq(b)),
+        BinOp::Neq => Bool(!a.eq(b)),
+        BinOp::Lt => Bool(a.lt(b)),
+        BinOp::Le => Bool(a.le(b)),
+        BinOp::Gt => Bool(b.lt(a)),
+        BinOp::Ge => Bool(b.le(a)),
+        BinOp::Atan2 => Same(T::float_atan2(a, b).ok_or(PrimError::TypeMismatch)?),
+        BinOp::LogAnd
+        | BinOp::LogOr
+        | BinOp::BitAnd
+        | BinOp::BitOr
+        | BinOp::BitXor
+        | BinOp::Shl
+        | BinOp::Shr
+        | BinOp::UShr => Same(T::bits(op, a, b).ok_or(PrimError::TypeMismatch)?),
+    })
+}
+
+/// Element-level unary operation; `IsNan`/`IsInf` yield bool.
+#[inline]
+pub fn native_unop<T: Native>(op: UnOp, a: T) -> Result<BinResult<T>, PrimError> {
+    use BinResult::*;
+    Ok(match op {
+        UnOp::Neg => Same(a.neg()),
+        UnOp::Not => Same(a.not().ok_or(PrimError::TypeMismatch)?),
+        UnOp::Abs => Same(a.abs()),
+        UnOp::Sgn => Same(a.sgn()),
+        UnOp::IsNan => Bool(a.is_nan()),
+        UnOp::IsInf => Bool(a.is_inf()),
+        _ => Same(T::float_op(op, a).ok_or(PrimError::TypeMismatch)?),
+    })
+}
+
+/// Element-level conversion between native types.
+#[inline]
+pub fn native_convert<A: Native, B: Native>(a: A) -> B {
+    if A::TY.is_float() {
+        B::from_f64(a.to_f64())
+    } else if A::TY.is_signed() {
+        B::from_i64(a.to_i64())
+    } else {
+        B::from_u64(a.to_u64())
+    }
+}
+
+fn lift<T: Native>(r: BinResult<T>) -> Scalar {
+    match r {
+        BinResult::Same(x) => x.wrap(),
+        BinResult::Bool(b) => Scalar::Bool(b),
+    }
+}
+
+/// Applies `$f::<T>` where `T` is the native type of `$t`.
+#[macro_export]
+macro_rules! dispatch_prim {
+    ($t:expr, $f:ident ( $($arg:expr),* )) => {
+        match $t {
+            $crate::prim::PrimType::Bool => $f::<bool>($($arg),*),
+            $crate::prim::PrimType::I8 => $f::<i8>($($arg),*),
+            $crate::prim::PrimType::I16 => $f::<i16>($($arg),*),
+            $crate::prim::PrimType::I32 => $f::<i32>($($arg),*),
+            $crate::prim::PrimType::I64 => $f::<i64>($($arg),*),
+            $crate::prim::PrimType::U8 => $f::<u8>($($arg),*),
+            $crate::prim::PrimType::U16 => $f::<u16>($($arg),*),
+            $crate::prim::PrimType::U32 => $f::<u32>($($arg),*),
+            $crate::prim::PrimType::U64 => $f::<u64>($($arg),*),
+            $crate::prim::PrimType::F32 => $f::<f32>($($arg),*),
+            $crate::prim::PrimType::F64 => $f::<f64>($($arg),*),
+        }
+    };
+}
+
+fn scalar_binop<T: Native>(op: BinOp, a: Scalar, b: Scalar) -> Result<Scalar, PrimError> {
+    let (Some(x), Some(y)) = (T::unwrap(a), T::unwrap(b)) else {
+        return Err(PrimError::TypeMismatch);
+    };
+    native_binop(op, x, y).map(lift)
+}
+
+fn scalar_unop<T: Native>(op: UnOp, a: Scalar) -> Result<Scalar, PrimError> {
+    let x = T::unwrap(a).ok_or(PrimError::TypeMismatch)?;
+    native_unop(op, x).map(lift)
+}
+
+/// A binary operation on two scalars of the same type.
+pub fn binop(op: BinOp, a: Scalar, b: Scalar) -> Result<Scalar, PrimError> {
+    dispatch_prim!(a.ty(), scalar_binop(op, a, b))
+}
+
+pub fn unop(op: UnOp, a: Scalar) -> Result<Scalar, PrimError> {
+    dispatch_prim!(a.ty(), scalar_unop(op, a))
+}
+
+fn convert_from<A: Native>(a: Scalar, to: PrimType) -> Scalar {
+    let x = A::unwrap(a).expect("convert_from is dispatched on the scalar's own type");
+    fn to_native<A: Native, B: Native>(x: A) -> Scalar {
+        native_convert::<A, B>(x).wrap()
+    }
+    match to {
+        PrimType::Bool => to_native::<A, bool>(x),
+        PrimType::I8 => to_native::<A, i8>(x),
+        PrimType::I16 => to_native::<A, i16>(x),
+        PrimType::I32 => to_native::<A, i32>(x),
+        PrimType::I64 => to_native::<A, i64>(x),
+        PrimType::U8 => to_native::<A, u8>(x),
+        PrimType::U16 => to_native::<A, u16>(x),
+        PrimType::U32 => to_native::<A, u32>(x),
+        PrimType::U64 => to_native::<A, u64>(x),
+        PrimType::F32 => to_native::<A, f32>(x),
+        PrimType::F64 => to_native::<A, f64>(x),
+    }
+}
+
+/// Conversion as Futhark's `t.u8`, `t.f32`, ... functions: integers wrap,
+/// floats truncate towards zero (saturating), bool is 0 or 1.
+pub fn convert(a: Scalar, to: PrimType) -> Scalar {
+    dispatch_prim!(a.ty(), convert_from(a, to))
+}
+
+/// Largest, smallest and other special constants of a type, by the name of
+/// the numeric-module member (`f32.highest`, `i64.lowest`, `f64.pi`, ...).
+pub fn constant(t: PrimType, name: &str) -> Option<Scalar> {
+    let f = |x: f64| Some(Scalar::from_f64(t, x));
+    match (name, t) {
+        ("highest", PrimType::F32) => Some(Scalar::F32(f32::INFINITY)),
+        ("lowest", PrimType::F32) => Some(Scalar::F32(f32::NEG_INFINITY)),
+        ("highest", PrimType::F64) => Some(Scalar::F64(f64::INFINITY)),
+        ("lowest", PrimType::F64) => Some(Scalar::F64(f64::NEG_INFINITY)),
+        ("inf", PrimType::F32 | PrimType::F64) => f(f64::INFINITY),
+        ("nan", PrimType::F32 | PrimType::F64) => f(f64::NAN),
+        ("pi", PrimType::F32 | PrimType::F64) => f(std::f64::consts::PI),
+        ("e", PrimType::F32 | PrimType::F64) => f(std::f64::consts::E),
+        ("epsilon", PrimType::F32) => Some(Scalar::F32(f32::EPSILON)),
+        ("epsilon", PrimType::F64) => Some(Scalar::F64(f64::EPSILON)),
+        ("highest", _) => Some(match t {
+            PrimType::I8 => Scalar::I8(i8::MAX),
+            PrimType::I16 => Scalar::I16(i16::MAX),
+            PrimType::I32 => Scalar::I32(i32::MAX),
+            PrimType::I64 => Scalar::I64(i64::MAX),
+            PrimType::U8 => Scalar::U8(u8::MAX),
+            PrimType::U16 => Scalar::U16(u16::MAX),
+            PrimType::U32 => Scalar::U32(u32::MAX),
+            PrimType::U64 => Scalar::U64(u64::MAX),
+            _ => Scalar::Bool(true),
+        }),
+        ("lowest", _) => Some(match t {
+            PrimType::I8 => Scalar::I8(i8::MIN),
+            PrimType::I16 => Scalar::I16(i16::MIN),
+            PrimType::I32 => Scalar::I32(i32::MIN),
+            PrimType::I64 => Scalar::I64(i64::MIN),
+            PrimType::Bool => Scalar::Bool(false),
+            _ => Scalar::zero(t),
+        }),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn i(x: i32) -> Scalar {
+        Scalar::I32(x)
+    }
+
+    #[test]
+    fn integer_division_rounds_down() {
+        assert_eq!(binop(BinOp::Div, i(7), i(2)), Ok(i(3)));
+        assert_eq!(binop(BinOp::Div, i(-7), i(2)), Ok(i(-4)));
+        assert_eq!(binop(BinOp::Mod, i(-7), i(2)), Ok(i(1)));
+        assert_eq!(binop(BinOp::Quot, i(-7), i(2)), Ok(i(-3)));
+        assert_eq!(binop(BinOp::Rem, i(-7), i(2)), Ok(i(-1)));
+        assert_eq!(binop(BinOp::Mod, i(7), i(-2)), Ok(i(-1)));
+        assert_eq!(binop(BinOp::Div, i(1), i(0)), Err(PrimError::DivisionByZero));
+    }
+
+    #[test]
+    fn arithmetic_wraps() {
+        assert_eq!(binop(BinOp::Add, Scalar::I8(127), Scalar::I8(1)), Ok(Scalar::I8(-128)));
+        assert_eq!(unop(UnOp::Neg, Scalar::U8(1)), Ok(Scalar::U8(255)));
+        assert_eq!(binop(BinOp::Pow, i(3), i(4)), Ok(i(81)));
+        assert_eq!(binop(BinOp::Div, Scalar::I32(i32::MIN), i(-1)), Ok(Scalar::I32(i32::MIN)));
+    }
+
+    #[test]
+    fn conversions() {
+        assert_eq!(convert(Scalar::F64(3.7), PrimType::I64), Scalar::I64(3));
+        assert_eq!(convert(Scalar::F64(-3.7), PrimType::I32), i(-3));
+        assert_eq!(convert(Scalar::I32(300), PrimType::U8), Scalar::U8(44));
+        assert_eq!(convert(Scalar::Bool(true), PrimType::F32), Scalar::F32(1.0));
+        assert_eq!(convert(Scalar::U64(u64::MAX), PrimType::F64), Scalar::F64(u64::MAX as f64));
+        assert_eq!(convert(Scalar::I8(-1), PrimType::U16), Scalar::U16(65535));
+    }
+
+    #[test]
+    fn float_specials() {
+        assert_eq!(unop(UnOp::Sgn, Scalar::F64(0.0)), Ok(Scalar::F64(0.0)));
+        assert_eq!(unop(UnOp::Round, Scalar::F64(2.5)), Ok(Scalar::F64(2.0)));
+        assert_eq!(unop(UnOp::IsNan, Scalar::F32(f32::NAN)), Ok(Scalar::Bool(true)));
+        assert_eq!(binop(BinOp::Lt, Scalar::F64(1.0), Scalar::F64(2.0)), Ok(Scalar::Bool(true)));
+    }
+
+    #[test]
+    fn shifts() {
+        assert_eq!(binop(BinOp::Shr, i(-8), i(1)), Ok(i(-4)));
+        assert_eq!(binop(BinOp::UShr, i(-8), i(28)), Ok(i(15)));
+        assert_eq!(binop(BinOp::Shl, Scalar::U8(1), Scalar::U8(7)), Ok(Scalar::U8(128)));
+    }
+
+    #[test]
+    fn display_reads_back() {
+        assert_eq!(Scalar::I32(5).to_string(), "5");
+        assert_eq!(Scalar::I64(5).to_string(), "5i64");
+        assert_eq!(Scalar::F64(2.0).to_string(), "2.0");
+        assert_eq!(Scalar::F32(1.5).to_string(), "1.5f32");
+        assert_eq!(Scalar::F64(f64::NEG_INFINITY).to_string(), "-f64.inf");
+        assert_eq!(Scalar::F32(f32::NAN).to_string(), "f32.nan");
+        assert_eq!(Scalar::U8(255).to_string(), "255u8");
+    }
+}

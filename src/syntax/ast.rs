@@ -1,0 +1,721 @@
+//! The abstract syntax of urchin source programs.
+//!
+//! One AST serves the source language (implicit `map`/`rep` allowed) and the
+//! target language (every `map`/`rep` explicit): elaboration produces the
+//! same types with `map`/`rep` inserted, so the pretty printer, the type
+//! checker and the small-step evaluator work on both.
+//!
+//! Every expression carries a [`NodeId`] (unique in a session; the type
+//! checker keys its side tables by it) and a [`Span`]. Structural equality
+//! of programs ignores both: see [`Erase`].
+
+use crate::prim::PrimType;
+use crate::source::Span;
+use std::fmt;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// An identifier. Cheap to clone.
+pub type Ident = Rc<str>;
+
+/// Identity of an expression node, unique for the whole process so that
+/// side tables of separately parsed inputs (prelude, files, REPL lines) can
+/// live together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct NodeId(pub u32);
+
+static NEXT_NODE: AtomicU32 = AtomicU32::new(1);
+
+impl NodeId {
+    pub fn fresh() -> NodeId {
+        NodeId(NEXT_NODE.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// A possibly qualified name: `x`, `f32.sqrt`. Only the built-in numeric
+/// modules (`i8` .. `f64`, `bool`) can qualify a name in T1.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct QualName {
+    pub qual: Option<Ident>,
+    pub name: Ident,
+}
+
+impl QualName {
+    pub fn plain(name: impl Into<Ident>) -> QualName {
+        QualName {
+            qual: None,
+            name: name.into(),
+        }
+    }
+
+    pub fn qualified(qual: impl Into<Ident>, name: impl Into<Ident>) -> QualName {
+        QualName {
+            qual: Some(qual.into()),
+            name: name.into(),
+        }
+    }
+}
+
+impl fmt::Display for QualName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.qual {
+            Some(q) => write!(f, "{q}.{}", self.name),
+            None => write!(f, "{}", self.name),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    pub decs: Vec<Dec>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Dec {
+    Val(Box<ValDec>),
+    Type(TypeDec),
+}
+
+impl Dec {
+    pub fn span(&self) -> Span {
+        match self {
+            Dec::Val(v) => v.span,
+            Dec::Type(t) => t.span,
+        }
+    }
+}
+
+/// Which keyword introduced a value declaration (kept so printing
+/// round-trips; `let` at top level means the same as `def`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DefKeyword {
+    Def,
+    Let,
+    Entry,
+}
+
+/// `def f [n] 'a (x: t) (y: [n]t) : t = e`
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValDec {
+    pub keyword: DefKeyword,
+    pub attrs: Vec<Attr>,
+    pub name: Ident,
+    pub name_span: Span,
+    /// `[n]` size parameters and `'a` type parameters, in source order.
+    pub type_params: Vec<TypeParam>,
+    pub params: Vec<Pat>,
+    pub ret: Option<TypeExp>,
+    pub body: Expr,
+    /// The `-- |` doc comment directly above, if any (without the markers).
+    pub doc: Option<String>,
+    pub span: Span,
+}
+
+impl ValDec {
+    pub fn is_entry(&self) -> bool {
+        self.keyword == DefKeyword::Entry
+    }
+}
+
+/// `type name 'a [n] = t`
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypeDec {
+    pub name: Ident,
+    pub params: Vec<TypeParam>,
+    pub ty: TypeExp,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Liftedness {
+    /// `'a`
+    Plain,
+    /// `'~a`
+    SizeLifted,
+    /// `'^a`
+    Lifted,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeParam {
+    /// `[n]`
+    Size(Ident, Span),
+    /// `'a`, `'^a`, `'~a` (all treated as `'a` in T1).
+    Type(Ident, Liftedness, Span),
+}
+
+impl TypeParam {
+    pub fn name(&self) -> &Ident {
+        match self {
+            TypeParam::Size(n, _) | TypeParam::Type(n, _, _) => n,
+        }
+    }
+}
+
+/// The size in an array type: `[]`, `[n]`, `[3]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Dim {
+    Any,
+    Named(Ident),
+    Const(u64),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeExp {
+    Prim(PrimType, Span),
+    /// A named type or type variable, applied to arguments: `t`, `vec f32`,
+    /// `mat [n]`.
+    Named(QualName, Vec<TypeArg>, Span),
+    Array(Dim, Box<TypeExp>, Span),
+    /// `(t1, t2)`; the unit type `()` is the empty tuple.
+    Tuple(Vec<TypeExp>, Span),
+    Record(Vec<(Ident, TypeExp)>, Span),
+    /// `t1 -> t2`, or `(x: t1) -> t2` with a named parameter.
+    Arrow(Option<Ident>, Box<TypeExp>, Box<TypeExp>, Span),
+    /// `*t`: uniqueness marks are parsed and ignored in T1.
+    Unique(Box<TypeExp>, Span),
+}
+
+impl TypeExp {
+    pub fn span(&self) -> Span {
+        match self {
+            TypeExp::Prim(_, s)
+            | TypeExp::Named(_, _, s)
+            | TypeExp::Array(_, _, s)
+            | TypeExp::Tuple(_, s)
+            | TypeExp::Record(_, s)
+            | TypeExp::Arrow(_, _, _, s)
+            | TypeExp::Unique(_, s) => *s,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeArg {
+    Type(TypeExp),
+    Size(Dim),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Pat {
+    Id(Ident, Span),
+    Wildcard(Span),
+    /// `(p1, p2)`; `()` is the empty tuple. A parenthesised single pattern
+    /// is not a tuple and has no node of its own.
+    Tuple(Vec<Pat>, Span),
+    /// `{a, b = p}`: a field without `= p` binds a variable of its name.
+    Record(Vec<(Ident, Option<Pat>)>, Span),
+    /// `p: t`
+    Ascribed(Box<Pat>, Box<TypeExp>, Span),
+}
+
+impl Pat {
+    pub fn span(&self) -> Span {
+        match self {
+            Pat::Id(_, s)
+            | Pat::Wildcard(s)
+            | Pat::Tuple(_, s)
+            | Pat::Record(_, s)
+            | Pat::Ascribed(_, _, s) => *s,
+        }
+    }
+
+    /// The variables the pattern binds, in order.
+    pub fn binders(&self) -> Vec<(Ident, Span)> {
+        fn go(p: &Pat, out: &mut Vec<(Ident, Span)>) {
+            match p {
+                Pat::Id(x, s) => out.push((x.clone(), *s)),
+                Pat::Wildcard(_) => {}
+                Pat::Tuple(ps, _) => ps.iter().for_each(|p| go(p, out)),
+                Pat::Record(fs, s) => {
+                    for (f, p) in fs {
+                        match p {
+                            Some(p) => go(p, out),
+                            None => out.push((f.clone(), *s)),
+                        }
+                    }
+                }
+                Pat::Ascribed(p, _, _) => go(p, out),
+            }
+        }
+        let mut out = Vec::new();
+        go(self, &mut out);
+        out
+    }
+}
+
+/// An attribute `#[name]`, `#[name(args)]`, `#[stripmine(2)]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Attr {
+    Atom(Ident),
+    Int(i64),
+    Call(Ident, Vec<Attr>),
+}
+
+impl fmt::Display for Attr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Attr::Atom(a) => write!(f, "{a}"),
+            Attr::Int(i) => write!(f, "{i}"),
+            Attr::Call(a, args) => {
+                write!(f, "{a}(")?;
+                for (i, x) in args.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{x}")?;
+                }
+                write!(f, ")")
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Literal {
+    /// An integer literal; `suffix` fixes its type, otherwise inference
+    /// does (default `i32`). The value is the magnitude as written.
+    Int { value: u128, suffix: Option<PrimType> },
+    /// A float literal; `text` is the spelling without suffix, kept so
+    /// printing round-trips exactly. Default type `f64`.
+    Float {
+        value: f64,
+        text: Rc<str>,
+        suffix: Option<PrimType>,
+    },
+    Bool(bool),
+}
+
+/// Binary operators as written in source (the type checker maps them to
+/// overloaded functions).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum BinOpKind {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Quot,
+    Rem,
+    Pow,
+    Eq,
+    Neq,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    UShr,
+    /// `++`
+    Concat,
+    /// `|>`
+    PipeRight,
+    /// `<|`
+    PipeLeft,
+    /// `>->`
+    ComposeRight,
+    /// `<-<`
+    ComposeLeft,
+    /// ``a `f` b``
+    Backtick(QualName),
+}
+
+impl BinOpKind {
+    pub fn symbol(&self) -> String {
+        let s = match self {
+            BinOpKind::Add => "+",
+            BinOpKind::Sub => "-",
+            BinOpKind::Mul => "*",
+            BinOpKind::Div => "/",
+            BinOpKind::Mod => "%",
+            BinOpKind::Quot => "//",
+            BinOpKind::Rem => "%%",
+            BinOpKind::Pow => "**",
+            BinOpKind::Eq => "==",
+            BinOpKind::Neq => "!=",
+            BinOpKind::Lt => "<",
+            BinOpKind::Le => "<=",
+            BinOpKind::Gt => ">",
+            BinOpKind::Ge => ">=",
+            BinOpKind::And => "&&",
+            BinOpKind::Or => "||",
+            BinOpKind::BitAnd => "&",
+            BinOpKind::BitOr => "|",
+            BinOpKind::BitXor => "^",
+            BinOpKind::Shl => "<<",
+            BinOpKind::Shr => ">>",
+            BinOpKind::UShr => ">>>",
+            BinOpKind::Concat => "++",
+            BinOpKind::PipeRight => "|>",
+            BinOpKind::PipeLeft => "<|",
+            BinOpKind::ComposeRight => ">->",
+            BinOpKind::ComposeLeft => "<-<",
+            BinOpKind::Backtick(q) => return format!("`{q}`"),
+        };
+        s.to_string()
+    }
+
+    /// Binding strength, higher binds tighter (LANGUAGE.md's table).
+    pub fn precedence(&self) -> u8 {
+        match self {
+            BinOpKind::PipeRight => 1,
+            BinOpKind::PipeLeft => 2,
+            BinOpKind::ComposeRight | BinOpKind::ComposeLeft => 3,
+            BinOpKind::Backtick(_) => 4,
+            BinOpKind::Or => 5,
+            BinOpKind::And => 6,
+            BinOpKind::Eq
+            | BinOpKind::Neq
+            | BinOpKind::Lt
+            | BinOpKind::Le
+            | BinOpKind::Gt
+            | BinOpKind::Ge => 7,
+            BinOpKind::BitAnd | BinOpKind::BitXor | BinOpKind::BitOr => 8,
+            BinOpKind::Shl | BinOpKind::Shr | BinOpKind::UShr => 9,
+            BinOpKind::Add | BinOpKind::Sub | BinOpKind::Concat => 10,
+            BinOpKind::Mul | BinOpKind::Div | BinOpKind::Mod | BinOpKind::Quot | BinOpKind::Rem => 11,
+            BinOpKind::Pow => 12,
+        }
+    }
+
+    pub fn right_assoc(&self) -> bool {
+        matches!(self, BinOpKind::PipeLeft | BinOpKind::Pow)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOpKind {
+    /// `-e`
+    Neg,
+    /// `!e`
+    Not,
+}
+
+/// One index in `a[...]` or `a with [...] = v`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum IndexExp {
+    Single(Expr),
+    /// `i:j:s`, each part optional: `a[1:]`, `a[::2]`, `a[:, 0]`.
+    Slice {
+        start: Option<Box<Expr>>,
+        end: Option<Box<Expr>>,
+        stride: Option<Box<Expr>>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum RecordField {
+    /// `name = e`
+    Field(Ident, Expr),
+    /// `name` alone: the variable of that name.
+    Pun(Ident, Span),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum LoopForm {
+    /// `for i < n`
+    For(Ident, Span, Box<Expr>),
+    /// `for p in xs`
+    ForIn(Pat, Box<Expr>),
+    /// `while c`
+    While(Box<Expr>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub id: NodeId,
+    pub span: Span,
+    pub kind: ExprKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    Literal(Literal),
+    Var(QualName),
+    /// An operator used as a value: `(+)`, `(++)`, `(|>)`.
+    OpValue(BinOpKind),
+    /// `(x+)` (left operand given) and `(+x)` (right operand given).
+    OpSection {
+        op: BinOpKind,
+        left: Option<Box<Expr>>,
+        right: Option<Box<Expr>>,
+    },
+    /// `(.a.b)`, `(.0)`
+    ProjSection(Vec<Ident>),
+    ArrayLit(Vec<Expr>),
+    /// `(e1, e2)`; `()` is `Tuple(vec![])`.
+    Tuple(Vec<Expr>),
+    Record(Vec<RecordField>),
+    /// `e.field` or `e.0`.
+    Project(Box<Expr>, Ident),
+    /// `r with a.b = e`
+    RecordUpdate(Box<Expr>, Vec<Ident>, Box<Expr>),
+    /// `f a b c`: a function applied to one or more arguments. The parser
+    /// produces the whole spine at once; a parenthesised head `(f a) b` may
+    /// also appear and means the same as `f a b`.
+    Apply(Box<Expr>, Vec<Expr>),
+    BinOp(BinOpKind, Span, Box<Expr>, Box<Expr>),
+    UnOp(UnOpKind, Box<Expr>),
+    Lambda(Vec<Pat>, Option<Box<TypeExp>>, Box<Expr>),
+    /// `let p = e in body` (also the `let` chains without `in`).
+    Let(Pat, Box<Expr>, Box<Expr>),
+    /// A local (monomorphic) function: `let f x y = e in body`.
+    LetFun(Box<LetFun>),
+    /// `let a[i, j] = v in body`
+    LetUpdate {
+        name: Ident,
+        name_span: Span,
+        indices: Vec<IndexExp>,
+        value: Box<Expr>,
+        body: Box<Expr>,
+    },
+    If(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `loop p = init for ... do body`.
+    Loop(Box<LoopExp>),
+    Index(Box<Expr>, Vec<IndexExp>),
+    /// `a with [i, j] = v`
+    Update(Box<Expr>, Vec<IndexExp>, Box<Expr>),
+    /// `e : t`
+    Ascript(Box<Expr>, Box<TypeExp>),
+    /// `#[attr] e`
+    Attr(Attr, Box<Expr>),
+}
+
+/// `let name type_params params : ret = value in body`
+#[derive(Clone, Debug, PartialEq)]
+pub struct LetFun {
+    pub name: Ident,
+    pub name_span: Span,
+    pub type_params: Vec<TypeParam>,
+    pub params: Vec<Pat>,
+    pub ret: Option<TypeExp>,
+    pub value: Expr,
+    pub body: Expr,
+}
+
+/// `loop pat = init form do body`; `init` is `None` when written
+/// `loop p for ...` (then `p` must be a plain variable pattern and its
+/// current value is the initial value).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoopExp {
+    pub pat: Pat,
+    pub init: Option<Expr>,
+    pub form: LoopForm,
+    pub body: Expr,
+}
+
+impl Expr {
+    pub fn new(kind: ExprKind, span: Span) -> Expr {
+        Expr {
+            id: NodeId::fresh(),
+            span,
+            kind,
+        }
+    }
+}
+
+/// Erasing spans and node ids, for structural comparison (the
+/// parse∘print law) and for snapshotting ASTs.
+pub trait Erase {
+    fn erase(&self) -> Self;
+}
+
+fn z() -> Span {
+    Span::default()
+}
+
+impl Erase for Program {
+    fn erase(&self) -> Program {
+        Program {
+            decs: self.decs.iter().map(Erase::erase).collect(),
+        }
+    }
+}
+
+impl Erase for Dec {
+    fn erase(&self) -> Dec {
+        match self {
+            Dec::Val(v) => Dec::Val(Box::new(ValDec {
+                keyword: v.keyword,
+                attrs: v.attrs.clone(),
+                name: v.name.clone(),
+                name_span: z(),
+                type_params: v.type_params.iter().map(Erase::erase).collect(),
+                params: v.params.iter().map(Erase::erase).collect(),
+                ret: v.ret.as_ref().map(Erase::erase),
+                body: v.body.erase(),
+                doc: v.doc.clone(),
+                span: z(),
+            })),
+            Dec::Type(t) => Dec::Type(TypeDec {
+                name: t.name.clone(),
+                params: t.params.iter().map(Erase::erase).collect(),
+                ty: t.ty.erase(),
+                span: z(),
+            }),
+        }
+    }
+}
+
+impl Erase for TypeParam {
+    fn erase(&self) -> TypeParam {
+        match self {
+            TypeParam::Size(n, _) => TypeParam::Size(n.clone(), z()),
+            TypeParam::Type(n, l, _) => TypeParam::Type(n.clone(), *l, z()),
+        }
+    }
+}
+
+impl Erase for TypeExp {
+    fn erase(&self) -> TypeExp {
+        match self {
+            TypeExp::Prim(p, _) => TypeExp::Prim(*p, z()),
+            TypeExp::Named(q, args, _) => TypeExp::Named(
+                q.clone(),
+                args.iter()
+                    .map(|a| match a {
+                        TypeArg::Type(t) => TypeArg::Type(t.erase()),
+                        TypeArg::Size(d) => TypeArg::Size(d.clone()),
+                    })
+                    .collect(),
+                z(),
+            ),
+            TypeExp::Array(d, t, _) => TypeExp::Array(d.clone(), Box::new(t.erase()), z()),
+            TypeExp::Tuple(ts, _) => TypeExp::Tuple(ts.iter().map(Erase::erase).collect(), z()),
+            TypeExp::Record(fs, _) => TypeExp::Record(
+                fs.iter().map(|(n, t)| (n.clone(), t.erase())).collect(),
+                z(),
+            ),
+            TypeExp::Arrow(n, a, b, _) => {
+                TypeExp::Arrow(n.clone(), Box::new(a.erase()), Box::new(b.erase()), z())
+            }
+            TypeExp::Unique(t, _) => TypeExp::Unique(Box::new(t.erase()), z()),
+        }
+    }
+}
+
+impl Erase for Pat {
+    fn erase(&self) -> Pat {
+        match self {
+            Pat::Id(x, _) => Pat::Id(x.clone(), z()),
+            Pat::Wildcard(_) => Pat::Wildcard(z()),
+            Pat::Tuple(ps, _) => Pat::Tuple(ps.iter().map(Erase::erase).collect(), z()),
+            Pat::Record(fs, _) => Pat::Record(
+                fs.iter()
+                    .map(|(n, p)| (n.clone(), p.as_ref().map(Erase::erase)))
+                    .collect(),
+                z(),
+            ),
+            Pat::Ascribed(p, t, _) => Pat::Ascribed(Box::new(p.erase()), Box::new(t.erase()), z()),
+        }
+    }
+}
+
+impl Erase for IndexExp {
+    fn erase(&self) -> IndexExp {
+        match self {
+            IndexExp::Single(e) => IndexExp::Single(e.erase()),
+            IndexExp::Slice { start, end, stride } => IndexExp::Slice {
+                start: start.as_deref().map(|e| Box::new(e.erase())),
+                end: end.as_deref().map(|e| Box::new(e.erase())),
+                stride: stride.as_deref().map(|e| Box::new(e.erase())),
+            },
+        }
+    }
+}
+
+impl Erase for LoopForm {
+    fn erase(&self) -> LoopForm {
+        match self {
+            LoopForm::For(i, _, n) => LoopForm::For(i.clone(), z(), Box::new(n.erase())),
+            LoopForm::ForIn(p, xs) => LoopForm::ForIn(p.erase(), Box::new(xs.erase())),
+            LoopForm::While(c) => LoopForm::While(Box::new(c.erase())),
+        }
+    }
+}
+
+impl Erase for Expr {
+    fn erase(&self) -> Expr {
+        let b = |e: &Expr| Box::new(e.erase());
+        let kind = match &self.kind {
+            ExprKind::Literal(l) => ExprKind::Literal(l.clone()),
+            ExprKind::Var(q) => ExprKind::Var(q.clone()),
+            ExprKind::OpValue(o) => ExprKind::OpValue(o.clone()),
+            ExprKind::OpSection { op, left, right } => ExprKind::OpSection {
+                op: op.clone(),
+                left: left.as_deref().map(b),
+                right: right.as_deref().map(b),
+            },
+            ExprKind::ProjSection(fs) => ExprKind::ProjSection(fs.clone()),
+            ExprKind::ArrayLit(es) => ExprKind::ArrayLit(es.iter().map(Erase::erase).collect()),
+            ExprKind::Tuple(es) => ExprKind::Tuple(es.iter().map(Erase::erase).collect()),
+            ExprKind::Record(fs) => ExprKind::Record(
+                fs.iter()
+                    .map(|f| match f {
+                        RecordField::Field(n, e) => RecordField::Field(n.clone(), e.erase()),
+                        RecordField::Pun(n, _) => RecordField::Pun(n.clone(), z()),
+                    })
+                    .collect(),
+            ),
+            ExprKind::Project(e, f) => ExprKind::Project(b(e), f.clone()),
+            ExprKind::RecordUpdate(r, path, v) => ExprKind::RecordUpdate(b(r), path.clone(), b(v)),
+            ExprKind::Apply(f, args) => {
+                ExprKind::Apply(b(f), args.iter().map(Erase::erase).collect())
+            }
+            ExprKind::BinOp(op, _, l, r) => ExprKind::BinOp(op.clone(), z(), b(l), b(r)),
+            ExprKind::UnOp(op, e) => ExprKind::UnOp(*op, b(e)),
+            ExprKind::Lambda(ps, ret, e) => ExprKind::Lambda(
+                ps.iter().map(Erase::erase).collect(),
+                ret.as_deref().map(|t| Box::new(t.erase())),
+                b(e),
+            ),
+            ExprKind::Let(p, v, body) => ExprKind::Let(p.erase(), b(v), b(body)),
+            ExprKind::LetFun(f) => ExprKind::LetFun(Box::new(LetFun {
+                name: f.name.clone(),
+                name_span: z(),
+                type_params: f.type_params.iter().map(Erase::erase).collect(),
+                params: f.params.iter().map(Erase::erase).collect(),
+                ret: f.ret.as_ref().map(Erase::erase),
+                value: f.value.erase(),
+                body: f.body.erase(),
+            })),
+            ExprKind::LetUpdate {
+                name,
+                indices,
+                value,
+                body,
+                ..
+            } => ExprKind::LetUpdate {
+                name: name.clone(),
+                name_span: z(),
+                indices: indices.iter().map(Erase::erase).collect(),
+                value: b(value),
+                body: b(body),
+            },
+            ExprKind::If(c, t, e) => ExprKind::If(b(c), b(t), b(e)),
+            ExprKind::Loop(l) => ExprKind::Loop(Box::new(LoopExp {
+                pat: l.pat.erase(),
+                init: l.init.as_ref().map(Erase::erase),
+                form: l.form.erase(),
+                body: l.body.erase(),
+            })),
+            ExprKind::Index(a, is) => ExprKind::Index(b(a), is.iter().map(Erase::erase).collect()),
+            ExprKind::Update(a, is, v) => {
+                ExprKind::Update(b(a), is.iter().map(Erase::erase).collect(), b(v))
+            }
+            ExprKind::Ascript(e, t) => ExprKind::Ascript(b(e), Box::new(t.erase())),
+            ExprKind::Attr(a, e) => ExprKind::Attr(a.clone(), b(e)),
+        };
+        Expr {
+            id: NodeId(0),
+            span: z(),
+            kind,
+        }
+    }
+}
