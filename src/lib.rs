@@ -11,7 +11,9 @@
 
 pub mod core;
 pub mod diag;
+pub mod elab;
 pub mod eval;
 pub mod prim;
 pub mod source;
 pub mod syntax;
+pub mod types;

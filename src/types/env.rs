@@ -1,0 +1,128 @@
+//! The global environment: top-level definitions (of the prelude, loaded
+//! files and the REPL), type abbreviations, and the intrinsics.
+
+use super::intrinsics::{self, Intrinsic};
+use super::scheme::Scheme;
+use crate::syntax::ast::{QualName, TypeExp, TypeParam};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Index of a checked top-level definition in the session's table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DefId(pub u32);
+
+/// A value computed at the REPL prompt (`let xs = iota 10`), held by the
+/// session and passed to lowered code as a parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ValueId(pub u32);
+
+#[derive(Clone, Debug)]
+pub enum GlobalKind {
+    Intrinsic(Intrinsic),
+    Def(DefId),
+    Value(ValueId),
+}
+
+#[derive(Clone, Debug)]
+pub struct Global {
+    pub scheme: Rc<Scheme>,
+    pub kind: GlobalKind,
+}
+
+#[derive(Clone, Debug)]
+pub struct TypeAbbrev {
+    pub params: Vec<TypeParam>,
+    pub ty: TypeExp,
+}
+
+/// Names visible at top level. Later definitions shadow earlier ones (as
+/// at a GHCi prompt); definitions already checked keep referring to what
+/// they saw, by [`DefId`].
+#[derive(Clone, Debug, Default)]
+pub struct Globals {
+    values: HashMap<String, Global>,
+    types: HashMap<String, Rc<TypeAbbrev>>,
+    /// While checking a numeric module's prelude (`f64.sum`, ...), its
+    /// members are visible unqualified.
+    open: Option<crate::prim::PrimType>,
+}
+
+pub fn key(q: &QualName) -> String {
+    q.to_string()
+}
+
+impl Globals {
+    pub fn new() -> Globals {
+        Globals::default()
+    }
+
+    pub fn define(&mut self, name: String, scheme: Scheme, def: DefId) {
+        self.values.insert(
+            name,
+            Global {
+                scheme: Rc::new(scheme),
+                kind: GlobalKind::Def(def),
+            },
+        );
+    }
+
+    pub fn define_value(&mut self, name: String, scheme: Scheme, id: ValueId) {
+        self.values.insert(
+            name,
+            Global {
+                scheme: Rc::new(scheme),
+                kind: GlobalKind::Value(id),
+            },
+        );
+    }
+
+    pub fn define_type(&mut self, name: String, abbrev: TypeAbbrev) {
+        self.types.insert(name, Rc::new(abbrev));
+    }
+
+    pub fn remove_type(&mut self, name: &str) {
+        self.types.remove(name);
+    }
+
+    pub fn lookup_type(&self, name: &str) -> Option<Rc<TypeAbbrev>> {
+        self.types.get(name).cloned()
+    }
+
+    pub fn open_module(&self) -> Option<crate::prim::PrimType> {
+        self.open
+    }
+
+    pub fn set_open_module(&mut self, m: Option<crate::prim::PrimType>) {
+        self.open = m;
+    }
+
+    /// A definition or intrinsic by (possibly qualified) name.
+    pub fn lookup(&self, q: &QualName) -> Option<Global> {
+        if let (None, Some(m)) = (&q.qual, self.open) {
+            if let Some(g) = self.lookup(&QualName::qualified(m.name(), q.name.clone())) {
+                return Some(g);
+            }
+        }
+        if let Some(g) = self.values.get(&key(q)) {
+            return Some(g.clone());
+        }
+        let found = match &q.qual {
+            None => intrinsics::global(&q.name),
+            Some(m) => crate::prim::PrimType::from_name(m)
+                .and_then(|t| intrinsics::module_member(t, &q.name)),
+        };
+        found.map(|(i, s)| Global {
+            scheme: Rc::new(s),
+            kind: GlobalKind::Intrinsic(i),
+        })
+    }
+
+    /// Every global name with what it is, for `:browse` and completion.
+    pub fn names(&self) -> impl Iterator<Item = (&String, &Global)> {
+        self.values.iter()
+    }
+
+    pub fn type_names(&self) -> impl Iterator<Item = &String> {
+        self.types.keys()
+    }
+}

@@ -1,0 +1,1260 @@
+//! Constraint generation: walks one top-level definition (or one REPL
+//! expression), giving every node a type, unifying bases as it goes and
+//! sending rank equations to the [`RankSystem`].
+//!
+//! Every application of a spine `f a1 … an` gets rank variables `M`, `R`
+//! and the equation of rule C-APP, `[]^M S p ≐ []^R a`, where `S` (the
+//! frame) collects the `M`s of the earlier arguments of the same spine.
+//! Explicit `map`/`mapN` and `rep` are typed by their own rules (C-MAP,
+//! C-REP) and get no rank variables. With AUTOMAP switched off, arguments
+//! must match their parameters exactly.
+
+use super::env::{GlobalKind, Globals};
+use super::intrinsics::{self, Intrinsic};
+use super::rank::{AppId, RankKind, RankSystem};
+use super::scheme::{Inst, Scheme};
+use super::spine::{self, Head};
+use super::ty::{Base, Namer, Rank, RankVar, RankView, TyVar, Type, TypePrinter};
+use super::unify::{Class, Mismatch, Subst};
+use crate::diag::Diagnostic;
+use crate::prim::PrimType;
+use crate::source::Span;
+use crate::syntax::ast::*;
+use std::collections::{HashMap, HashSet};
+
+pub type Result<T> = std::result::Result<T, Diagnostic>;
+
+/// Why a constraint exists, for error messages.
+#[derive(Clone, Debug)]
+pub enum OriginKind {
+    /// An argument of an application.
+    App {
+        head: String,
+        param: Type,
+        arg: Type,
+    },
+    /// Something of type `found` where `expected` was needed.
+    Expect {
+        expected: Type,
+        found: Type,
+        what: String,
+    },
+    /// A function value that would end up in an array.
+    ArrayOfFunctions,
+    /// A plain explanation.
+    Note(String),
+}
+
+#[derive(Clone, Debug)]
+pub struct Origin {
+    pub span: Span,
+    pub kind: OriginKind,
+}
+
+#[derive(Clone, Debug)]
+enum Local {
+    Value(Type),
+}
+
+/// An argument of a spine: a source expression, or a value introduced by
+/// desugaring (the parameter of a section or composition).
+#[derive(Clone, Copy)]
+enum Arg<'e> {
+    Expr(&'e Expr),
+    Synth(usize, Span),
+}
+
+/// Key of a spine: the node it belongs to, and which spine of that node
+/// (a composition `f >-> g` has two).
+pub type SpineKey = (NodeId, u8);
+
+pub struct Infer<'g> {
+    globals: &'g Globals,
+    pub subst: Subst,
+    pub ranks: RankSystem,
+    automap: bool,
+    locals: Vec<(Ident, Local)>,
+    type_params: Vec<(Ident, Type)>,
+    pub origins: Vec<Origin>,
+    pub node_types: Vec<(NodeId, Type)>,
+    pub insts: Vec<(NodeId, Inst)>,
+    pub spines: Vec<(SpineKey, Vec<AppId>)>,
+    /// The argument span of each application (indexed by `AppId`).
+    pub app_spans: Vec<Span>,
+    arrow_checks: Vec<(Base, Rank, usize)>,
+    no_function: Vec<(Type, Span, &'static str)>,
+    homes: HashMap<RankVar, TyVar>,
+    synth: Vec<Type>,
+    /// The definition being checked (for the recursion message).
+    pub def_name: Option<Ident>,
+    /// `Var` nodes inserted by elaboration (`map2`, `rep`): they name the
+    /// intrinsics even if the user has shadowed those names.
+    pub forced: HashSet<NodeId>,
+}
+
+impl RankView for Infer<'_> {
+    fn value(&self, v: RankVar) -> Option<u32> {
+        self.ranks.value(v)
+    }
+    fn owner(&self, v: RankVar) -> Option<TyVar> {
+        self.homes.get(&v).copied()
+    }
+}
+
+fn describe_head(h: &Head<'_>) -> String {
+    match h {
+        Head::Expr(e) => match &e.kind {
+            ExprKind::Var(q) => q.to_string(),
+            ExprKind::OpValue(op) => format!("({})", op.symbol()),
+            ExprKind::Lambda(..) => "this function".into(),
+            _ => "this function".into(),
+        },
+        Head::Op(op) => format!("({})", op.symbol()),
+        Head::Backtick(q) => q.to_string(),
+        Head::Neg => "negation".into(),
+        Head::Not => "`!`".into(),
+    }
+}
+
+impl<'g> Infer<'g> {
+    pub fn new(globals: &'g Globals, automap: bool) -> Infer<'g> {
+        Infer {
+            globals,
+            subst: Subst::default(),
+            ranks: RankSystem::new(),
+            automap,
+            locals: Vec::new(),
+            type_params: Vec::new(),
+            origins: Vec::new(),
+            node_types: Vec::new(),
+            insts: Vec::new(),
+            spines: Vec::new(),
+            app_spans: Vec::new(),
+            arrow_checks: Vec::new(),
+            no_function: Vec::new(),
+            homes: HashMap::new(),
+            synth: Vec::new(),
+            def_name: None,
+            forced: HashSet::new(),
+        }
+    }
+
+    // ---- types and printing ------------------------------------------
+
+    /// A fresh full type variable `[]^ā β`.
+    pub fn full_var(&mut self) -> Type {
+        let a = self.ranks.fresh(RankKind::Assoc);
+        let b = self.subst.fresh(Class::Any, Some(a));
+        self.homes.insert(a, b);
+        Type::new(Rank::var(a), Base::Var(b))
+    }
+
+    /// A fresh scalar (rank-0) variable of a class: literals, operators.
+    fn class_var(&mut self, class: Class) -> Type {
+        let b = self.subst.fresh(class, None);
+        Type::scalar(Base::Var(b))
+    }
+
+    /// A rigid full variable for a declared type parameter `'a`.
+    pub fn rigid_var(&mut self, name: Ident) -> Type {
+        let a = self.ranks.fresh(RankKind::Rigid);
+        let b = self.subst.fresh_rigid(name, Some(a));
+        self.homes.insert(a, b);
+        Type::new(Rank::var(a), Base::Var(b))
+    }
+
+    pub fn show(&self, t: &Type) -> String {
+        let mut namer = Namer::default();
+        self.show_with(t, &mut namer)
+    }
+
+    pub fn show_with(&self, t: &Type, namer: &mut Namer) -> String {
+        let t = self.subst.apply(t);
+        let mut p = TypePrinter { ranks: self, namer };
+        p.print(&t)
+    }
+
+    fn origin(&mut self, span: Span, kind: OriginKind) -> usize {
+        self.origins.push(Origin { span, kind });
+        self.origins.len() - 1
+    }
+
+    /// The diagnostic for a contradiction in the constraints of `origin`.
+    pub fn origin_error(&self, o: usize) -> Diagnostic {
+        let Some(origin) = self.origins.get(o) else {
+            return Diagnostic::new(
+                crate::diag::Phase::Type,
+                "the ranks of this definition are inconsistent",
+            );
+        };
+        let mut namer = Namer::default();
+        match &origin.kind {
+            OriginKind::App { head, param, arg } => {
+                let p = self.show_with(param, &mut namer);
+                let a = self.show_with(arg, &mut namer);
+                Diagnostic::ty(
+                    format!("cannot apply `{head}` to this argument"),
+                    origin.span,
+                )
+                .with_label(format!("this has type `{a}`"))
+                .with_note(format!("`{head}` expects an argument of type `{p}`"))
+                .with_help(
+                    "no number of implicit `map`s or `rep`s makes these fit; check the argument, \
+                         or write the `map`s you mean explicitly",
+                )
+            }
+            OriginKind::Expect {
+                expected,
+                found,
+                what,
+            } => {
+                let e = self.show_with(expected, &mut namer);
+                let f = self.show_with(found, &mut namer);
+                Diagnostic::ty(format!("type mismatch: {what}"), origin.span)
+                    .with_label(format!("this has type `{f}`"))
+                    .with_note(format!("expected `{e}`"))
+            }
+            OriginKind::ArrayOfFunctions => Diagnostic::ty(
+                "functions may not be stored in arrays",
+                origin.span,
+            )
+            .with_label("this would be an array of functions")
+            .with_help(
+                "apply the function to all its arguments, or use an explicit `map` over a lambda",
+            ),
+            OriginKind::Note(msg) => Diagnostic::ty(msg.clone(), origin.span),
+        }
+    }
+
+    fn mismatch_error(&self, m: Mismatch, o: usize) -> Diagnostic {
+        let base = self.origin_error(o);
+        match m {
+            Mismatch::Shape => base,
+            Mismatch::Occurs => base.with_note("this would need an infinite type"),
+            Mismatch::Rigid(n) => base.with_note(format!(
+                "the type parameter `{n}` stands for any type and cannot be assumed to be more specific"
+            )),
+            Mismatch::Class(c, b) => {
+                let shown = self.show(&Type::scalar(b));
+                base.with_note(format!("`{shown}` is not {}", c.describe()))
+            }
+            Mismatch::MissingField(f) => base.with_note(format!("there is no field `{f}`")),
+        }
+    }
+
+    /// Unifies `found` with `expected` at `span`.
+    fn expect(&mut self, expected: &Type, found: &Type, span: Span, what: &str) -> Result<()> {
+        let o = self.origin(
+            span,
+            OriginKind::Expect {
+                expected: expected.clone(),
+                found: found.clone(),
+                what: what.to_string(),
+            },
+        );
+        self.unify_at(expected, found, o)
+    }
+
+    fn unify_at(&mut self, a: &Type, b: &Type, o: usize) -> Result<()> {
+        match self.subst.unify(&mut self.ranks, a, b, o) {
+            Ok(()) => Ok(()),
+            Err(m) => Err(self.mismatch_error(m, o)),
+        }
+    }
+
+    fn equate_rank(&mut self, a: &Rank, b: &Rank, o: usize) {
+        self.ranks.equate(a, b, o);
+    }
+
+    fn record(&mut self, id: NodeId, t: &Type) {
+        self.node_types.push((id, t.clone()));
+    }
+
+    // ---- environments -------------------------------------------------
+
+    fn lookup_local(&self, name: &str) -> Option<Type> {
+        self.locals
+            .iter()
+            .rev()
+            .find(|(n, _)| &**n == name)
+            .map(|(_, l)| match l {
+                Local::Value(t) => t.clone(),
+            })
+    }
+
+    fn bind(&mut self, name: Ident, t: Type) {
+        self.locals.push((name, Local::Value(t)));
+    }
+
+    pub fn bind_size(&mut self, name: Ident) {
+        self.bind(name, Type::prim(PrimType::I64));
+    }
+
+    pub fn bind_type_param(&mut self, name: Ident, t: Type) {
+        self.type_params.push((name, t));
+    }
+
+    fn instantiate(&mut self, s: &Scheme, node: NodeId) -> Type {
+        let ranks: Vec<RankVar> = (0..s.n_rankvars)
+            .map(|_| self.ranks.fresh(RankKind::Assoc))
+            .collect();
+        let mut tys = Vec::with_capacity(s.tyvars.len());
+        for (class, home) in &s.tyvars {
+            let h = home.map(|j| ranks[j as usize]);
+            let v = self.subst.fresh(class.clone(), h);
+            if let Some(h) = h {
+                self.homes.insert(h, v);
+            }
+            tys.push(Base::Var(v));
+        }
+        let inst = Inst {
+            tys,
+            ranks: ranks.iter().map(|r| Rank::var(*r)).collect(),
+        };
+        let t = s.ty.subst(&inst);
+        self.insts.push((node, inst));
+        t
+    }
+
+    /// A global name (or, for elaborator-inserted nodes, an intrinsic).
+    fn lookup_global(&self, q: &QualName, id: NodeId) -> Option<super::env::Global> {
+        if self.forced.contains(&id) {
+            return intrinsics::global(&q.name).map(|(i, s)| super::env::Global {
+                scheme: std::rc::Rc::new(s),
+                kind: GlobalKind::Intrinsic(i),
+            });
+        }
+        self.globals.lookup(q)
+    }
+
+    fn unknown_name(&self, q: &QualName, span: Span) -> Diagnostic {
+        if q.qual.is_none() && self.def_name.as_deref() == Some(&*q.name) {
+            return Diagnostic::ty(
+                format!("`{}` refers to itself: recursion is not supported", q.name),
+                span,
+            )
+            .with_label("recursive use")
+            .with_help("urchin, like Futhark, has no recursion; express repetition with a `loop`");
+        }
+        Diagnostic::ty(format!("unknown name `{q}`"), span)
+            .with_label("not defined")
+            .with_help("define it before this point (a definition can only use the ones above it)")
+    }
+
+    // ---- type expressions ---------------------------------------------
+
+    pub fn convert(&mut self, te: &TypeExp) -> Result<Type> {
+        Ok(match te {
+            TypeExp::Prim(p, _) => Type::prim(*p),
+            TypeExp::Named(q, args, span) => {
+                if q.qual.is_none() && args.is_empty() {
+                    if let Some((_, t)) =
+                        self.type_params.iter().rev().find(|(n, _)| **n == *q.name)
+                    {
+                        return Ok(t.clone());
+                    }
+                    if let Some(p) = PrimType::from_name(&q.name) {
+                        return Ok(Type::prim(p));
+                    }
+                }
+                let Some(abbrev) = self.globals.lookup_type(&super::env::key(q)) else {
+                    return Err(Diagnostic::ty(format!("unknown type `{q}`"), *span)
+                        .with_label("not defined"));
+                };
+                let tparams: Vec<&Ident> = abbrev
+                    .params
+                    .iter()
+                    .filter_map(|p| match p {
+                        TypeParam::Type(n, _, _) => Some(n),
+                        TypeParam::Size(..) => None,
+                    })
+                    .collect();
+                let targs: Vec<&TypeExp> = args
+                    .iter()
+                    .filter_map(|a| match a {
+                        TypeArg::Type(t) => Some(t),
+                        TypeArg::Size(_) => None,
+                    })
+                    .collect();
+                if tparams.len() != targs.len() {
+                    return Err(Diagnostic::ty(
+                        format!(
+                            "type `{q}` takes {} type argument{}, given {}",
+                            tparams.len(),
+                            if tparams.len() == 1 { "" } else { "s" },
+                            targs.len()
+                        ),
+                        *span,
+                    ));
+                }
+                let mut converted = Vec::new();
+                for a in targs {
+                    converted.push(self.convert(a)?);
+                }
+                let saved = self.type_params.len();
+                for (n, t) in tparams.into_iter().zip(converted) {
+                    self.type_params.push((n.clone(), t));
+                }
+                let r = self.convert(&abbrev.ty);
+                self.type_params.truncate(saved);
+                r?
+            }
+            TypeExp::Array(_, t, _) => self.convert(t)?.array(1),
+            TypeExp::Tuple(ts, _) => {
+                let mut parts = Vec::new();
+                for t in ts {
+                    parts.push(self.convert(t)?);
+                }
+                if parts.len() == 1 {
+                    parts.pop().expect("one part")
+                } else {
+                    Type::scalar(Base::Tuple(parts))
+                }
+            }
+            TypeExp::Record(fs, span) => {
+                let mut fields: Vec<(Ident, Type)> = Vec::new();
+                for (n, t) in fs {
+                    if fields.iter().any(|(m, _)| m == n) {
+                        return Err(Diagnostic::ty(format!("field `{n}` appears twice"), *span));
+                    }
+                    let t = self.convert(t)?;
+                    fields.push((n.clone(), t));
+                }
+                Type::record(fields)
+            }
+            TypeExp::Arrow(_, a, b, _) => Type::arrow(self.convert(a)?, self.convert(b)?),
+            TypeExp::Unique(t, _) => self.convert(t)?,
+        })
+    }
+
+    // ---- patterns -------------------------------------------------------
+
+    /// A fresh type with the structure the pattern demands.
+    pub fn pat_type(&mut self, p: &Pat) -> Result<Type> {
+        Ok(match p {
+            Pat::Id(..) | Pat::Wildcard(_) => self.full_var(),
+            Pat::Tuple(ps, _) => {
+                let mut ts = Vec::new();
+                for p in ps {
+                    ts.push(self.pat_type(p)?);
+                }
+                Type::scalar(Base::Tuple(ts))
+            }
+            Pat::Record(fs, _) => {
+                let mut fields = Vec::new();
+                for (n, p) in fs {
+                    let t = match p {
+                        Some(p) => self.pat_type(p)?,
+                        None => self.full_var(),
+                    };
+                    fields.push((n.clone(), t));
+                }
+                Type::record(fields)
+            }
+            Pat::Ascribed(inner, te, span) => {
+                let t = self.convert(te)?;
+                let it = self.pat_type(inner)?;
+                self.expect(
+                    &t,
+                    &it,
+                    *span,
+                    "the pattern does not fit its type annotation",
+                )?;
+                t
+            }
+        })
+    }
+
+    /// Binds the variables of `p`, which matches a value of type `t`.
+    pub fn bind_pat(&mut self, p: &Pat, t: &Type) -> Result<()> {
+        match p {
+            Pat::Id(x, _) => {
+                self.bind(x.clone(), t.clone());
+                Ok(())
+            }
+            Pat::Wildcard(_) => Ok(()),
+            Pat::Tuple(..) | Pat::Record(..) => {
+                let shape = self.pat_type(p)?;
+                self.expect(&shape, t, p.span(), "the value does not fit this pattern")?;
+                match (p, &self.subst.apply(&shape).base) {
+                    (Pat::Tuple(ps, _), Base::Tuple(ts)) => {
+                        for (p, t) in ps.iter().zip(ts.clone()) {
+                            self.bind_pat(p, &t)?;
+                        }
+                    }
+                    (Pat::Record(fs, _), Base::Record(ts)) => {
+                        for (n, p) in fs {
+                            let ft = ts
+                                .iter()
+                                .find(|(m, _)| m == n)
+                                .map(|(_, t)| t.clone())
+                                .expect("the record type was built from these fields");
+                            match p {
+                                Some(p) => self.bind_pat(p, &ft)?,
+                                None => self.bind(n.clone(), ft),
+                            }
+                        }
+                    }
+                    _ => unreachable!("pat_type builds a tuple or record for these patterns"),
+                }
+                Ok(())
+            }
+            Pat::Ascribed(inner, te, span) => {
+                let at = self.convert(te)?;
+                self.expect(&at, t, *span, "the value does not fit the type annotation")?;
+                self.bind_pat(inner, t)
+            }
+        }
+    }
+
+    // ---- expressions --------------------------------------------------
+
+    pub fn infer(&mut self, e: &Expr) -> Result<Type> {
+        let t = self.infer_kind(e)?;
+        self.record(e.id, &t);
+        Ok(t)
+    }
+
+    fn infer_kind(&mut self, e: &Expr) -> Result<Type> {
+        match &e.kind {
+            ExprKind::Literal(l) => Ok(match l {
+                Literal::Int {
+                    suffix: Some(p), ..
+                }
+                | Literal::Float {
+                    suffix: Some(p), ..
+                } => Type::prim(*p),
+                Literal::Int { suffix: None, .. } => self.class_var(Class::Num),
+                Literal::Float { suffix: None, .. } => self.class_var(Class::Float),
+                Literal::Bool(_) => Type::prim(PrimType::Bool),
+            }),
+            ExprKind::Var(q) => {
+                if q.qual.is_none() && !self.forced.contains(&e.id) {
+                    if let Some(t) = self.lookup_local(&q.name) {
+                        return Ok(t);
+                    }
+                }
+                match self.lookup_global(q, e.id) {
+                    Some(g) => Ok(self.instantiate(&g.scheme, e.id)),
+                    None => Err(self.unknown_name(q, e.span)),
+                }
+            }
+            ExprKind::OpValue(op) => {
+                let s = intrinsics::operator(op);
+                Ok(self.instantiate(&s, e.id))
+            }
+            ExprKind::OpSection { op, left, right } => {
+                let y = self.full_var();
+                let synth = self.push_synth(y.clone());
+                let args = match (left, right) {
+                    (Some(l), None) => vec![Arg::Expr(l), Arg::Synth(synth, e.span)],
+                    (None, Some(r)) => vec![Arg::Synth(synth, e.span), Arg::Expr(r)],
+                    _ => {
+                        return Err(Diagnostic::ty(
+                            "a section needs exactly one operand",
+                            e.span,
+                        ));
+                    }
+                };
+                let r = self.infer_spine((e.id, 0), Head::Op(op), &args, e.span)?;
+                Ok(Type::arrow(y, r))
+            }
+            ExprKind::ProjSection(fields) => {
+                let x = self.full_var();
+                let mut cur = x.clone();
+                for f in fields {
+                    cur = self.project(&cur, f, e.span)?;
+                }
+                Ok(Type::arrow(x, cur))
+            }
+            ExprKind::ArrayLit(es) => {
+                let elem = match es.first() {
+                    Some(first) => self.infer(first)?,
+                    None => self.full_var(),
+                };
+                for x in es.iter().skip(1) {
+                    let t = self.infer(x)?;
+                    self.expect(
+                        &elem,
+                        &t,
+                        x.span,
+                        "array elements must all have the same type",
+                    )?;
+                }
+                let t = elem.array(1);
+                let o = self.origin(e.span, OriginKind::ArrayOfFunctions);
+                self.arrow_checks.push((t.base.clone(), t.rank.clone(), o));
+                Ok(t)
+            }
+            ExprKind::Tuple(es) => {
+                let mut ts = Vec::new();
+                for x in es {
+                    ts.push(self.infer(x)?);
+                }
+                Ok(Type::scalar(Base::Tuple(ts)))
+            }
+            ExprKind::Record(fields) => {
+                let mut ts: Vec<(Ident, Type)> = Vec::new();
+                for f in fields {
+                    let (n, t, span) = match f {
+                        RecordField::Field(n, x) => (n.clone(), self.infer(x)?, x.span),
+                        RecordField::Pun(n, span) => match self.lookup_local(n) {
+                            Some(t) => (n.clone(), t, *span),
+                            None => {
+                                return Err(self.unknown_name(&QualName::plain(n.clone()), *span));
+                            }
+                        },
+                    };
+                    if ts.iter().any(|(m, _)| *m == n) {
+                        return Err(Diagnostic::ty(format!("field `{n}` is given twice"), span));
+                    }
+                    ts.push((n, t));
+                }
+                Ok(Type::record(ts))
+            }
+            ExprKind::Project(x, f) => {
+                let t = self.infer(x)?;
+                self.project(&t, f, e.span)
+            }
+            ExprKind::RecordUpdate(r, path, v) => {
+                let t = self.infer(r)?;
+                let mut cur = t.clone();
+                for f in path {
+                    cur = self.project(&cur, f, e.span)?;
+                }
+                let vt = self.infer(v)?;
+                self.expect(
+                    &cur,
+                    &vt,
+                    v.span,
+                    "the new value must have the field's type",
+                )?;
+                Ok(t)
+            }
+            ExprKind::Apply(..) | ExprKind::BinOp(..) | ExprKind::UnOp(..) => {
+                match spine::spine_of(e) {
+                    Some(sp) => {
+                        let args: Vec<Arg> = sp.args.iter().map(|a| Arg::Expr(a)).collect();
+                        self.infer_spine((e.id, 0), sp.head, &args, e.span)
+                    }
+                    None => self.infer_compose(e),
+                }
+            }
+            ExprKind::Lambda(params, ret, body) => {
+                let saved = self.locals.len();
+                let mut pts = Vec::new();
+                for p in params {
+                    let t = self.pat_type(p)?;
+                    self.bind_pat(p, &t)?;
+                    pts.push(t);
+                }
+                let mut bt = self.infer(body)?;
+                if let Some(ret) = ret {
+                    let rt = self.convert(ret)?;
+                    self.expect(
+                        &rt,
+                        &bt,
+                        body.span,
+                        "the body does not have the declared return type",
+                    )?;
+                    bt = rt;
+                }
+                self.locals.truncate(saved);
+                Ok(pts.into_iter().rev().fold(bt, |acc, p| Type::arrow(p, acc)))
+            }
+            ExprKind::Let(p, v, body) => {
+                let vt = self.infer(v)?;
+                let saved = self.locals.len();
+                self.bind_pat(p, &vt)?;
+                let bt = self.infer(body)?;
+                self.locals.truncate(saved);
+                Ok(bt)
+            }
+            ExprKind::LetFun(f) => {
+                let ft = self.infer_local_function(f)?;
+                let saved = self.locals.len();
+                self.bind(f.name.clone(), ft);
+                let bt = self.infer(&f.body)?;
+                self.locals.truncate(saved);
+                Ok(bt)
+            }
+            ExprKind::LetUpdate {
+                name,
+                name_span,
+                indices,
+                value,
+                body,
+            } => {
+                let Some(at) = self.lookup_local(name) else {
+                    return Err(self.unknown_name(&QualName::plain(name.clone()), *name_span));
+                };
+                self.infer_update(&at, indices, value, *name_span)?;
+                self.infer(body)
+            }
+            ExprKind::If(c, t, f) => {
+                let ct = self.infer(c)?;
+                self.expect(
+                    &Type::prim(PrimType::Bool),
+                    &ct,
+                    c.span,
+                    "the condition must be a `bool`",
+                )?;
+                let tt = self.infer(t)?;
+                let ft = self.infer(f)?;
+                self.expect(
+                    &tt,
+                    &ft,
+                    f.span,
+                    "both branches of an `if` must have the same type",
+                )?;
+                self.no_function.push((
+                    tt.clone(),
+                    e.span,
+                    "functions cannot be returned from an `if`",
+                ));
+                Ok(tt)
+            }
+            ExprKind::Loop(l) => self.infer_loop(l, e.span),
+            ExprKind::Index(a, idxs) => {
+                let at = self.infer(a)?;
+                self.infer_index(&at, idxs, e.span).map(|(r, _)| r)
+            }
+            ExprKind::Update(a, idxs, v) => {
+                let at = self.infer(a)?;
+                self.infer_update(&at, idxs, v, e.span)?;
+                Ok(at)
+            }
+            ExprKind::Ascript(x, te) => {
+                let t = self.infer(x)?;
+                let at = self.convert(te)?;
+                self.expect(
+                    &at,
+                    &t,
+                    x.span,
+                    "the expression does not have the annotated type",
+                )?;
+                Ok(at)
+            }
+            ExprKind::Attr(_, x) => self.infer(x),
+        }
+    }
+
+    fn push_synth(&mut self, t: Type) -> usize {
+        self.synth.push(t);
+        self.synth.len() - 1
+    }
+
+    /// `f >-> g` is `\x -> g (f x)`; `g <-< f` likewise.
+    fn infer_compose(&mut self, e: &Expr) -> Result<Type> {
+        let ExprKind::BinOp(op, _, l, r) = &e.kind else {
+            unreachable!("spine_of returns None only for compositions");
+        };
+        let (first, second) = match op {
+            BinOpKind::ComposeRight => (l, r),
+            _ => (r, l),
+        };
+        let x = self.full_var();
+        let sx = self.push_synth(x.clone());
+        let (h1, mut a1) = spine::flatten_head(first);
+        let mut args1: Vec<Arg> = a1.drain(..).map(Arg::Expr).collect();
+        args1.push(Arg::Synth(sx, first.span));
+        let t1 = self.infer_spine((e.id, 0), h1, &args1, first.span)?;
+        let s1 = self.push_synth(t1);
+        let (h2, mut a2) = spine::flatten_head(second);
+        let mut args2: Vec<Arg> = a2.drain(..).map(Arg::Expr).collect();
+        args2.push(Arg::Synth(s1, second.span));
+        let t2 = self.infer_spine((e.id, 1), h2, &args2, second.span)?;
+        Ok(Type::arrow(x, t2))
+    }
+
+    fn infer_local_function(&mut self, f: &LetFun) -> Result<Type> {
+        let saved_locals = self.locals.len();
+        let saved_tparams = self.type_params.len();
+        for tp in &f.type_params {
+            match tp {
+                TypeParam::Size(n, _) => self.bind_size(n.clone()),
+                // Local functions are monomorphic: their type parameters
+                // are ordinary unknowns.
+                TypeParam::Type(n, _, _) => {
+                    let t = self.full_var();
+                    self.type_params.push((n.clone(), t));
+                }
+            }
+        }
+        let mut pts = Vec::new();
+        for p in &f.params {
+            let t = self.pat_type(p)?;
+            self.bind_pat(p, &t)?;
+            pts.push(t);
+        }
+        let mut bt = self.infer(&f.value)?;
+        if let Some(ret) = &f.ret {
+            let rt = self.convert(ret)?;
+            self.expect(
+                &rt,
+                &bt,
+                f.value.span,
+                "the body does not have the declared return type",
+            )?;
+            bt = rt;
+        }
+        self.locals.truncate(saved_locals);
+        self.type_params.truncate(saved_tparams);
+        Ok(pts.into_iter().rev().fold(bt, |acc, p| Type::arrow(p, acc)))
+    }
+
+    /// The type of field `f` of a value of type `t` (rank 0).
+    fn project(&mut self, t: &Type, f: &Ident, span: Span) -> Result<Type> {
+        let o = self.origin(
+            span,
+            OriginKind::Note(format!(
+                "field `{f}` is taken from an array; use `map (.{f})` to take it from every element"
+            )),
+        );
+        self.equate_rank(&t.rank, &Rank::zero(), o);
+        match self.subst.resolve(&t.base) {
+            Base::Record(fs) => match fs.iter().find(|(n, _)| n == f) {
+                Some((_, ft)) => Ok(ft.clone()),
+                None => Err(Diagnostic::ty(format!("there is no field `{f}`"), span)
+                    .with_label(format!("this has type `{}`", self.show(t)))),
+            },
+            Base::Tuple(ts) => match f.parse::<usize>().ok().and_then(|i| ts.get(i)) {
+                Some(ft) => Ok(ft.clone()),
+                None => Err(Diagnostic::ty(format!("there is no component `{f}`"), span)
+                    .with_label(format!("this has type `{}`", self.show(t)))),
+            },
+            Base::Var(_) => {
+                let ft = self.full_var();
+                let v = self
+                    .subst
+                    .fresh(Class::Fields(vec![(f.clone(), ft.clone())]), None);
+                let o = self.origin(
+                    span,
+                    OriginKind::Note(format!("the value has no field `{f}`")),
+                );
+                match self
+                    .subst
+                    .unify_base(&mut self.ranks, &t.base, &Base::Var(v), o)
+                {
+                    Ok(()) => Ok(ft),
+                    Err(m) => Err(self.mismatch_error(m, o)),
+                }
+            }
+            _ => Err(
+                Diagnostic::ty(format!("cannot take field `{f}` of a non-record"), span)
+                    .with_label(format!("this has type `{}`", self.show(t))),
+            ),
+        }
+    }
+
+    /// The result type of indexing a value of type `at`, and the number of
+    /// dimensions the indices address.
+    fn infer_index(&mut self, at: &Type, idxs: &[IndexExp], span: Span) -> Result<(Type, usize)> {
+        let mut slices = 0;
+        for ix in idxs {
+            match ix {
+                IndexExp::Single(i) => {
+                    let it = self.infer(i)?;
+                    self.expect(
+                        &Type::prim(PrimType::I64),
+                        &it,
+                        i.span,
+                        "indices must be `i64`",
+                    )?;
+                }
+                IndexExp::Slice { start, end, stride } => {
+                    slices += 1;
+                    for part in [start, end, stride].into_iter().flatten() {
+                        let it = self.infer(part)?;
+                        self.expect(
+                            &Type::prim(PrimType::I64),
+                            &it,
+                            part.span,
+                            "slice bounds must be `i64`",
+                        )?;
+                    }
+                }
+            }
+        }
+        // rank(a) = n + rest, rest >= 0
+        let rest = self.ranks.fresh(RankKind::Aux);
+        let o = self.origin(
+            span,
+            OriginKind::Note(format!(
+                "{} {} given, but the array has fewer dimensions",
+                idxs.len(),
+                if idxs.len() == 1 {
+                    "index is"
+                } else {
+                    "indices are"
+                }
+            )),
+        );
+        let n = idxs.len() as u32;
+        self.equate_rank(&at.rank, &Rank::var(rest).add_const(n), o);
+        Ok((
+            Type::new(Rank::var(rest).add_const(slices), at.base.clone()),
+            idxs.len(),
+        ))
+    }
+
+    fn infer_update(&mut self, at: &Type, idxs: &[IndexExp], v: &Expr, span: Span) -> Result<()> {
+        let (elem, _) = self.infer_index(at, idxs, span)?;
+        let vt = self.infer(v)?;
+        self.expect(
+            &elem,
+            &vt,
+            v.span,
+            "the new value must have the type of what it replaces",
+        )
+    }
+
+    fn infer_loop(&mut self, l: &LoopExp, span: Span) -> Result<Type> {
+        let init_t = match &l.init {
+            Some(init) => self.infer(init)?,
+            None => {
+                let var = match &l.pat {
+                    Pat::Id(x, s) => Some((x, *s)),
+                    Pat::Ascribed(inner, _, _) => match &**inner {
+                        Pat::Id(x, s) => Some((x, *s)),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let Some((x, s)) = var else {
+                    return Err(Diagnostic::ty(
+                        "`loop p for ...` without an initial value needs `p` to be a variable",
+                        l.pat.span(),
+                    )
+                    .with_help("write `loop p = initial for ...`"));
+                };
+                match self.lookup_local(x) {
+                    Some(t) => t,
+                    None => return Err(self.unknown_name(&QualName::plain(x.clone()), s)),
+                }
+            }
+        };
+        let pt = self.pat_type(&l.pat)?;
+        self.expect(
+            &pt,
+            &init_t,
+            l.init.as_ref().map(|i| i.span).unwrap_or(span),
+            "the initial value does not fit the loop parameter",
+        )?;
+        self.no_function.push((
+            pt.clone(),
+            l.pat.span(),
+            "functions cannot be loop parameters",
+        ));
+        let saved = self.locals.len();
+        match &l.form {
+            LoopForm::For(i, _, bound) => {
+                let bt = self.infer(bound)?;
+                let it = self.class_var(Class::Int);
+                self.expect(
+                    &it,
+                    &bt,
+                    bound.span,
+                    "a `for` loop's bound must be an integer",
+                )?;
+                self.bind_pat(&l.pat, &pt)?;
+                self.bind(i.clone(), it);
+            }
+            LoopForm::ForIn(p, xs) => {
+                let xt = self.infer(xs)?;
+                let elem = self.full_var();
+                self.expect(&elem.array(1), &xt, xs.span, "`for x in xs` needs an array")?;
+                self.bind_pat(&l.pat, &pt)?;
+                self.bind_pat(p, &elem)?;
+            }
+            LoopForm::While(c) => {
+                self.bind_pat(&l.pat, &pt)?;
+                let ct = self.infer(c)?;
+                self.expect(
+                    &Type::prim(PrimType::Bool),
+                    &ct,
+                    c.span,
+                    "a `while` condition must be a `bool`",
+                )?;
+            }
+        }
+        let bt = self.infer(&l.body)?;
+        self.expect(
+            &pt,
+            &bt,
+            l.body.span,
+            "the loop body must return a value of the loop parameter's type",
+        )?;
+        self.locals.truncate(saved);
+        Ok(pt)
+    }
+
+    // ---- application spines (AUTOMAP) -----------------------------------
+
+    fn arg_type(&mut self, a: Arg) -> Result<Type> {
+        match a {
+            Arg::Expr(e) => self.infer(e),
+            Arg::Synth(i, _) => Ok(self.synth[i].clone()),
+        }
+    }
+
+    fn arg_span(a: Arg) -> Span {
+        match a {
+            Arg::Expr(e) => e.span,
+            Arg::Synth(_, s) => s,
+        }
+    }
+
+    /// Which explicit map/rep the head is, if it is one and is applied to
+    /// enough arguments to be typed by C-MAP / C-REP.
+    fn explicit_map(&self, head: &Head, nargs: usize) -> Option<Intrinsic> {
+        let Head::Expr(e) = head else { return None };
+        let ExprKind::Var(q) = &e.kind else {
+            return None;
+        };
+        if q.qual.is_none() && !self.forced.contains(&e.id) && self.lookup_local(&q.name).is_some()
+        {
+            return None;
+        }
+        match self.lookup_global(q, e.id)?.kind {
+            GlobalKind::Intrinsic(Intrinsic::Map(n)) if nargs > n => Some(Intrinsic::Map(n)),
+            GlobalKind::Intrinsic(Intrinsic::Rep) if nargs >= 1 => Some(Intrinsic::Rep),
+            _ => None,
+        }
+    }
+
+    fn infer_spine(&mut self, key: SpineKey, head: Head, args: &[Arg], span: Span) -> Result<Type> {
+        if let Some(i) = self.explicit_map(&head, args.len()) {
+            return self.infer_explicit_map(key, &head, i, args, span);
+        }
+        let desc = describe_head(&head);
+        let head_t = match head {
+            Head::Expr(e) => self.infer(e)?,
+            Head::Op(op) => {
+                let s = intrinsics::operator(op);
+                self.instantiate(&s, key.0)
+            }
+            Head::Backtick(q) => match self.globals.lookup(q).map(|g| g.scheme) {
+                Some(s) if q.qual.is_some() || self.lookup_local(&q.name).is_none() => {
+                    self.instantiate(&s, key.0)
+                }
+                _ => match self.lookup_local(&q.name) {
+                    Some(t) => t,
+                    None => return Err(self.unknown_name(q, span)),
+                },
+            },
+            Head::Neg => {
+                let s = intrinsics::negation();
+                self.instantiate(&s, key.0)
+            }
+            Head::Not => Type::arrow(Type::prim(PrimType::Bool), Type::prim(PrimType::Bool)),
+        };
+        let mut f = head_t;
+        let mut frame: Vec<RankVar> = Vec::new();
+        let mut apps = Vec::new();
+        for (i, &arg) in args.iter().enumerate() {
+            let (p, r) = self.expect_function(&f, &desc, i, span)?;
+            let at = self.arg_type(arg)?;
+            let aspan = Self::arg_span(arg);
+            let o = self.origin(
+                aspan,
+                OriginKind::App {
+                    head: desc.clone(),
+                    param: p.clone(),
+                    arg: at.clone(),
+                },
+            );
+            if self.automap {
+                let (app, m, rr) = self.ranks.add_app(frame.clone(), o);
+                self.app_spans.push(aspan);
+                let lhs = Rank::var(m)
+                    .plus(&Rank {
+                        konst: 0,
+                        vars: frame.clone(),
+                    })
+                    .plus(&p.rank);
+                let rhs = Rank::var(rr).plus(&at.rank);
+                self.ranks.equate(&lhs, &rhs, o);
+                if let Err(m) = self.subst.unify_base(&mut self.ranks, &p.base, &at.base, o) {
+                    return Err(self.mismatch_error(m, o));
+                }
+                let ao = self.origin(aspan, OriginKind::ArrayOfFunctions);
+                self.arrow_checks.push((p.base.clone(), lhs, ao));
+                frame.push(m);
+                apps.push(app);
+            } else {
+                self.unify_at(&p, &at, o)?;
+            }
+            f = r;
+        }
+        let result = Type::new(
+            f.rank.plus(&Rank {
+                konst: 0,
+                vars: frame,
+            }),
+            f.base,
+        );
+        let ro = self.origin(span, OriginKind::ArrayOfFunctions);
+        self.arrow_checks
+            .push((result.base.clone(), result.rank.clone(), ro));
+        self.spines.push((key, apps));
+        Ok(result)
+    }
+
+    /// Splits a function type into parameter and result, making it one if
+    /// it is still a variable.
+    fn expect_function(
+        &mut self,
+        f: &Type,
+        desc: &str,
+        argno: usize,
+        span: Span,
+    ) -> Result<(Type, Type)> {
+        match self.subst.resolve(&f.base) {
+            Base::Arrow(p, r) => Ok((*p, *r)),
+            Base::Var(_) => {
+                let p = self.full_var();
+                let r = self.full_var();
+                let shape = Type::arrow(p.clone(), r.clone());
+                self.expect(
+                    &shape,
+                    f,
+                    span,
+                    &format!(
+                        "`{desc}` is applied to an argument but is not known to be a function"
+                    ),
+                )?;
+                Ok((p, r))
+            }
+            _ => {
+                let what = if argno == 0 {
+                    format!("`{desc}` is not a function")
+                } else {
+                    format!(
+                        "`{desc}` is applied to {} arguments, but takes {argno}",
+                        argno + 1
+                    )
+                };
+                Err(Diagnostic::ty(what, span)
+                    .with_label(format!("`{desc}` has type `{}`", self.show(f))))
+            }
+        }
+    }
+
+    /// C-MAP (`mapN f a1 .. aN`: each `ai : []pi` exactly) and C-REP.
+    fn infer_explicit_map(
+        &mut self,
+        key: SpineKey,
+        head: &Head,
+        which: Intrinsic,
+        args: &[Arg],
+        span: Span,
+    ) -> Result<Type> {
+        let Head::Expr(h) = head else {
+            unreachable!("explicit_map only accepts expression heads");
+        };
+        // The head's own type (its plain scheme), for the record.
+        let ht = self.infer(h)?;
+        let result = match which {
+            Intrinsic::Rep => {
+                if args.len() > 1 {
+                    return Err(Diagnostic::ty(
+                        "`rep` is applied to too many arguments",
+                        span,
+                    ));
+                }
+                let t = self.arg_type(args[0])?;
+                let r = t.array(1);
+                let (p, res) = self.expect_function(&ht, "rep", 0, span)?;
+                let o = self.origin(span, OriginKind::Note("internal: rep".into()));
+                self.unify_at(&p, &t, o)?;
+                self.unify_at(&res, &r, o)?;
+                r
+            }
+            Intrinsic::Map(n) => {
+                if args.len() > n + 1 {
+                    return Err(Diagnostic::ty(
+                        format!(
+                            "`{}` is applied to {} arguments, but takes {}",
+                            describe_head(head),
+                            args.len(),
+                            n + 1
+                        ),
+                        span,
+                    ));
+                }
+                let ft = self.arg_type(args[0])?;
+                let params: Vec<Type> = (0..n).map(|_| self.full_var()).collect();
+                let res = self.full_var();
+                let fshape = params
+                    .iter()
+                    .rev()
+                    .fold(res.clone(), |acc, p| Type::arrow(p.clone(), acc));
+                self.expect(
+                    &fshape,
+                    &ft,
+                    Self::arg_span(args[0]),
+                    &format!(
+                        "`{}` needs a function of {n} argument{}",
+                        describe_head(head),
+                        if n == 1 { "" } else { "s" }
+                    ),
+                )?;
+                for (i, p) in params.iter().enumerate() {
+                    let at = self.arg_type(args[i + 1])?;
+                    self.expect(
+                        &p.array(1),
+                        &at,
+                        Self::arg_span(args[i + 1]),
+                        "an explicit `map` needs an array of the function's parameter type",
+                    )?;
+                }
+                let r = res.array(1);
+                let plain = Type::arrow(
+                    fshape,
+                    params
+                        .iter()
+                        .rev()
+                        .fold(r.clone(), |acc, p| Type::arrow(p.array(1), acc)),
+                );
+                let po = self.origin(
+                    span,
+                    OriginKind::Note(format!("`{}` has the wrong type", describe_head(head))),
+                );
+                self.unify_at(&ht, &plain, po)?;
+                let o = self.origin(span, OriginKind::ArrayOfFunctions);
+                self.arrow_checks.push((r.base.clone(), r.rank.clone(), o));
+                r
+            }
+            _ => unreachable!("explicit_map returns Map or Rep"),
+        };
+        self.spines.push((key, Vec::new()));
+        Ok(result)
+    }
+
+    // ---- finishing ----------------------------------------------------
+
+    /// After generation: functions must not end up in arrays, if-results or
+    /// loop parameters.
+    pub fn finish_constraints(&mut self) -> Result<()> {
+        let checks = std::mem::take(&mut self.arrow_checks);
+        for (b, r, o) in checks {
+            if matches!(self.subst.resolve(&b), Base::Arrow(..)) {
+                self.ranks.equate(&r, &Rank::zero(), o);
+            }
+        }
+        let nf = std::mem::take(&mut self.no_function);
+        for (t, span, msg) in nf {
+            if matches!(self.subst.resolve(&t.base), Base::Arrow(..)) {
+                return Err(Diagnostic::ty(msg, span)
+                    .with_label(format!("this has type `{}`", self.show(&t)))
+                    .with_help("Futhark's restrictions on functions apply: pass functions as arguments instead"));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn app_span(&self, a: AppId) -> Span {
+        self.app_spans[a.0 as usize]
+    }
+}

@@ -1,0 +1,466 @@
+//! The built-in functions that must be primitive (everything else is in
+//! `prelude/*.fut`): their names, type schemes and what lowering does with
+//! them.
+//!
+//! Signatures are written in a small type notation (`(a -> b) -> []a ->
+//! []b`): lowercase single letters are type variables, `t` is the element
+//! type of a numeric module (`f32.sqrt : t -> t` with `t = f32`).
+
+use super::scheme::Scheme;
+use super::ty::{Base, Rank, RankVar, TyVar, Type};
+use super::unify::Class;
+use crate::prim::{BinOp, PrimType, Scalar, UnOp};
+use crate::syntax::ast::BinOpKind;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Intrinsic {
+    /// `map`, `map1` .. `mapN`: N arrays.
+    Map(usize),
+    Rep,
+    Reduce {
+        commutative: bool,
+    },
+    Scan,
+    Hist,
+    ReduceByIndex,
+    Scatter,
+    Scatter2d,
+    Iota,
+    Replicate,
+    Length,
+    Zip(usize),
+    Unzip(usize),
+    Transpose,
+    Flatten,
+    Unflatten,
+    Concat,
+    Rotate,
+    Reverse,
+    Copy,
+    Assert,
+    Jvp,
+    Jvp2,
+    Vjp,
+    Vjp2,
+    /// A source operator (`+`, `==`, `++`, ...), overloaded.
+    Operator(BinOpKind),
+    /// Unary minus.
+    Neg,
+    /// `!`
+    Not,
+    /// A numeric-module binary function (`f64.min`, `f32.atan2`, ...).
+    Bin(PrimType, BinOp),
+    /// A numeric-module unary function (`f64.sqrt`, `i32.abs`, ...).
+    Un(PrimType, UnOp),
+    /// `to.from x`: `f32.i64 n` converts an i64 to f32.
+    Convert {
+        from: PrimType,
+        to: PrimType,
+    },
+    Const(Scalar),
+}
+
+impl Intrinsic {
+    /// The number of arguments before the intrinsic can be lowered to a
+    /// core operation (partial applications are closures until then).
+    pub fn arity(&self) -> usize {
+        match self {
+            Intrinsic::Map(n) => n + 1,
+            Intrinsic::Rep
+            | Intrinsic::Iota
+            | Intrinsic::Length
+            | Intrinsic::Transpose
+            | Intrinsic::Flatten
+            | Intrinsic::Reverse
+            | Intrinsic::Copy
+            | Intrinsic::Neg
+            | Intrinsic::Not
+            | Intrinsic::Un(..)
+            | Intrinsic::Convert { .. } => 1,
+            Intrinsic::Unzip(_) => 1,
+            Intrinsic::Zip(n) => *n,
+            Intrinsic::Replicate | Intrinsic::Concat | Intrinsic::Rotate | Intrinsic::Assert => 2,
+            Intrinsic::Operator(_) | Intrinsic::Bin(..) => 2,
+            Intrinsic::Reduce { .. }
+            | Intrinsic::Scan
+            | Intrinsic::Scatter
+            | Intrinsic::Scatter2d => 3,
+            Intrinsic::Unflatten => 3,
+            Intrinsic::Jvp | Intrinsic::Jvp2 | Intrinsic::Vjp | Intrinsic::Vjp2 => 3,
+            Intrinsic::Hist | Intrinsic::ReduceByIndex => 5,
+            Intrinsic::Const(_) => 0,
+        }
+    }
+}
+
+/// Global (unqualified) intrinsics by name.
+pub fn global(name: &str) -> Option<(Intrinsic, Scheme)> {
+    let (i, sig) = match name {
+        "map" | "map1" => (Intrinsic::Map(1), "(a -> b) -> []a -> []b".to_string()),
+        "rep" => (Intrinsic::Rep, "a -> []a".into()),
+        "reduce" => (
+            Intrinsic::Reduce { commutative: false },
+            "(a -> a -> a) -> a -> []a -> a".into(),
+        ),
+        "reduce_comm" => (
+            Intrinsic::Reduce { commutative: true },
+            "(a -> a -> a) -> a -> []a -> a".into(),
+        ),
+        "scan" => (Intrinsic::Scan, "(a -> a -> a) -> a -> []a -> []a".into()),
+        "hist" => (
+            Intrinsic::Hist,
+            "(a -> a -> a) -> a -> i64 -> []i64 -> []a -> []a".into(),
+        ),
+        "reduce_by_index" => (
+            Intrinsic::ReduceByIndex,
+            "[]a -> (a -> a -> a) -> a -> []i64 -> []a -> []a".into(),
+        ),
+        "scatter" => (Intrinsic::Scatter, "[]a -> []i64 -> []a -> []a".into()),
+        "scatter_2d" => (
+            Intrinsic::Scatter2d,
+            "[][]a -> [](i64, i64) -> []a -> [][]a".into(),
+        ),
+        "iota" => (Intrinsic::Iota, "i64 -> []i64".into()),
+        "replicate" => (Intrinsic::Replicate, "i64 -> a -> []a".into()),
+        "length" => (Intrinsic::Length, "[]a -> i64".into()),
+        "zip" | "zip2" => (Intrinsic::Zip(2), "[]a -> []b -> [](a, b)".into()),
+        "unzip" | "unzip2" => (Intrinsic::Unzip(2), "[](a, b) -> ([]a, []b)".into()),
+        "transpose" => (Intrinsic::Transpose, "[][]a -> [][]a".into()),
+        "flatten" => (Intrinsic::Flatten, "[][]a -> []a".into()),
+        "unflatten" => (Intrinsic::Unflatten, "i64 -> i64 -> []a -> [][]a".into()),
+        "concat" => (Intrinsic::Concat, "[]a -> []a -> []a".into()),
+        "rotate" => (Intrinsic::Rotate, "i64 -> []a -> []a".into()),
+        "reverse" => (Intrinsic::Reverse, "[]a -> []a".into()),
+        "copy" => (Intrinsic::Copy, "a -> a".into()),
+        "assert" => (Intrinsic::Assert, "bool -> a -> a".into()),
+        "jvp" => (Intrinsic::Jvp, "(a -> b) -> a -> a -> b".into()),
+        "jvp2" => (Intrinsic::Jvp2, "(a -> b) -> a -> a -> (b, b)".into()),
+        "vjp" => (Intrinsic::Vjp, "(a -> b) -> a -> b -> a".into()),
+        "vjp2" => (Intrinsic::Vjp2, "(a -> b) -> a -> b -> (b, a)".into()),
+        _ => return numbered(name),
+    };
+    Some((i, parse_sig(&sig, None)?))
+}
+
+/// `mapN`, `zipN`, `unzipN` for any N (AUTOMAP may elaborate to `map7`).
+fn numbered(name: &str) -> Option<(Intrinsic, Scheme)> {
+    let letters: Vec<String> = (0..26u8)
+        .map(|i| ((b'a' + i) as char).to_string())
+        .collect();
+    let vars = |n: usize| -> Vec<String> {
+        // Skip `t`, which means the module type in signatures.
+        letters
+            .iter()
+            .filter(|l| *l != "t")
+            .take(n)
+            .cloned()
+            .collect()
+    };
+    let num = |prefix: &str| -> Option<usize> {
+        name.strip_prefix(prefix)
+            .filter(|d| {
+                !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()) && !d.starts_with('0')
+            })
+            .and_then(|d| d.parse().ok())
+            .filter(|n| (1..=20).contains(n))
+    };
+    if let Some(n) = num("map") {
+        let vs = vars(n + 1);
+        let fun = format!("({} -> {})", vs[..n].join(" -> "), vs[n]);
+        let arrays: Vec<String> = vs[..n].iter().map(|v| format!("[]{v}")).collect();
+        let sig = format!("{fun} -> {} -> []{}", arrays.join(" -> "), vs[n]);
+        return Some((Intrinsic::Map(n), parse_sig(&sig, None)?));
+    }
+    if let Some(n) = num("zip").filter(|n| *n >= 2) {
+        let vs = vars(n);
+        let arrays: Vec<String> = vs.iter().map(|v| format!("[]{v}")).collect();
+        let sig = format!("{} -> []({})", arrays.join(" -> "), vs.join(", "));
+        return Some((Intrinsic::Zip(n), parse_sig(&sig, None)?));
+    }
+    if let Some(n) = num("unzip").filter(|n| *n >= 2) {
+        let vs = vars(n);
+        let arrays: Vec<String> = vs.iter().map(|v| format!("[]{v}")).collect();
+        let sig = format!("[]({}) -> ({})", vs.join(", "), arrays.join(", "));
+        return Some((Intrinsic::Unzip(n), parse_sig(&sig, None)?));
+    }
+    None
+}
+
+/// Members of the numeric module of type `t` (`f32.sqrt`, `i64.max`, ...)
+/// that are primitive. `sum`, `product`, ... are in the prelude.
+pub fn module_member(t: PrimType, name: &str) -> Option<(Intrinsic, Scheme)> {
+    if let Some(from) = PrimType::from_name(name) {
+        return Some((
+            Intrinsic::Convert { from, to: t },
+            parse_sig(&format!("{} -> t", from.name()), Some(t))?,
+        ));
+    }
+    let bin = |op| Some((Intrinsic::Bin(t, op), parse_sig("t -> t -> t", Some(t))?));
+    let un = |op| Some((Intrinsic::Un(t, op), parse_sig("t -> t", Some(t))?));
+    let konst = |c: Scalar| Some((Intrinsic::Const(c), parse_sig("t", Some(t))?));
+    if t == PrimType::Bool {
+        return None;
+    }
+    match name {
+        "min" => return bin(BinOp::Min),
+        "max" => return bin(BinOp::Max),
+        "abs" => return un(UnOp::Abs),
+        "sgn" => return un(UnOp::Sgn),
+        "neg" => return un(UnOp::Neg),
+        "highest" | "lowest" => return konst(crate::prim::constant(t, name)?),
+        "to_i64" => {
+            return Some((
+                Intrinsic::Convert {
+                    from: t,
+                    to: PrimType::I64,
+                },
+                parse_sig("t -> i64", Some(t))?,
+            ));
+        }
+        _ => {}
+    }
+    if !t.is_float() {
+        return None;
+    }
+    let unary = [
+        UnOp::Sqrt,
+        UnOp::Exp,
+        UnOp::Log,
+        UnOp::Log2,
+        UnOp::Log10,
+        UnOp::Sin,
+        UnOp::Cos,
+        UnOp::Tan,
+        UnOp::Asin,
+        UnOp::Acos,
+        UnOp::Atan,
+        UnOp::Sinh,
+        UnOp::Cosh,
+        UnOp::Tanh,
+        UnOp::Floor,
+        UnOp::Ceil,
+        UnOp::Round,
+        UnOp::Trunc,
+    ];
+    if let Some(op) = unary.into_iter().find(|op| op.name() == name) {
+        return un(op);
+    }
+    match name {
+        "isnan" => Some((
+            Intrinsic::Un(t, UnOp::IsNan),
+            parse_sig("t -> bool", Some(t))?,
+        )),
+        "isinf" => Some((
+            Intrinsic::Un(t, UnOp::IsInf),
+            parse_sig("t -> bool", Some(t))?,
+        )),
+        "atan2" => bin(BinOp::Atan2),
+        "pow" => bin(BinOp::Pow),
+        "inf" | "nan" | "pi" | "e" | "epsilon" => konst(crate::prim::constant(t, name)?),
+        _ => None,
+    }
+}
+
+/// The scheme of a source operator. Arithmetic and comparison operators
+/// are overloaded over a class of primitive types (rank 0).
+pub fn operator(op: &BinOpKind) -> Scheme {
+    let class = match op {
+        BinOpKind::Add
+        | BinOpKind::Sub
+        | BinOpKind::Mul
+        | BinOpKind::Div
+        | BinOpKind::Mod
+        | BinOpKind::Quot
+        | BinOpKind::Rem
+        | BinOpKind::Pow => Some((Class::Num, false)),
+        BinOpKind::Eq | BinOpKind::Neq => Some((Class::Eq, true)),
+        BinOpKind::Lt | BinOpKind::Le | BinOpKind::Gt | BinOpKind::Ge => Some((Class::Ord, true)),
+        BinOpKind::BitAnd
+        | BinOpKind::BitOr
+        | BinOpKind::BitXor
+        | BinOpKind::Shl
+        | BinOpKind::Shr
+        | BinOpKind::UShr => Some((Class::Int, false)),
+        _ => None,
+    };
+    if let Some((class, to_bool)) = class {
+        let t = Type::scalar(Base::Var(TyVar(0)));
+        let r = if to_bool {
+            Type::prim(PrimType::Bool)
+        } else {
+            t.clone()
+        };
+        return Scheme {
+            tyvars: vec![(class, None)],
+            n_rankvars: 0,
+            ty: Type::arrow(t.clone(), Type::arrow(t, r)),
+        };
+    }
+    let sig = match op {
+        BinOpKind::And | BinOpKind::Or => "bool -> bool -> bool",
+        BinOpKind::Concat => "[]a -> []a -> []a",
+        // Pipes and composition are typed structurally by the checker;
+        // these schemes are for their use as values, `(|>)`.
+        BinOpKind::PipeRight => "a -> (a -> b) -> b",
+        BinOpKind::PipeLeft => "(a -> b) -> a -> b",
+        BinOpKind::ComposeRight => "(a -> b) -> (b -> c) -> a -> c",
+        BinOpKind::ComposeLeft => "(b -> c) -> (a -> b) -> a -> c",
+        _ => unreachable!("all operators are covered above"),
+    };
+    parse_sig(sig, None).expect("operator signatures are well-formed")
+}
+
+/// Unary minus: `Num t => t -> t`.
+pub fn negation() -> Scheme {
+    let t = Type::scalar(Base::Var(TyVar(0)));
+    Scheme {
+        tyvars: vec![(Class::Num, None)],
+        n_rankvars: 0,
+        ty: Type::arrow(t.clone(), t),
+    }
+}
+
+/// Parses a signature into a scheme. Each letter other than `t` is a full
+/// type variable `[]^ā a`; `t` is `module`'s primitive type.
+fn parse_sig(s: &str, module: Option<PrimType>) -> Option<Scheme> {
+    let toks = tokenize(s);
+    let mut p = SigParser {
+        toks,
+        pos: 0,
+        module,
+        names: Vec::new(),
+    };
+    let ty = p.arrow()?;
+    if p.pos != p.toks.len() {
+        return None;
+    }
+    let n = p.names.len();
+    Some(Scheme {
+        tyvars: (0..n).map(|i| (Class::Any, Some(i as u32))).collect(),
+        n_rankvars: n as u32,
+        ty,
+    })
+}
+
+fn tokenize(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let cs: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    while i < cs.len() {
+        let c = cs[i];
+        if c.is_whitespace() {
+            i += 1;
+        } else if c == '-' && cs.get(i + 1) == Some(&'>') {
+            out.push("->".into());
+            i += 2;
+        } else if c == '[' && cs.get(i + 1) == Some(&']') {
+            out.push("[]".into());
+            i += 2;
+        } else if c.is_alphanumeric() {
+            let start = i;
+            while i < cs.len() && cs[i].is_alphanumeric() {
+                i += 1;
+            }
+            out.push(cs[start..i].iter().collect());
+        } else {
+            out.push(c.to_string());
+            i += 1;
+        }
+    }
+    out
+}
+
+struct SigParser {
+    toks: Vec<String>,
+    pos: usize,
+    module: Option<PrimType>,
+    names: Vec<String>,
+}
+
+impl SigParser {
+    fn peek(&self) -> Option<&str> {
+        self.toks.get(self.pos).map(|s| s.as_str())
+    }
+
+    fn arrow(&mut self) -> Option<Type> {
+        let a = self.atom()?;
+        if self.peek() == Some("->") {
+            self.pos += 1;
+            let b = self.arrow()?;
+            return Some(Type::arrow(a, b));
+        }
+        Some(a)
+    }
+
+    fn atom(&mut self) -> Option<Type> {
+        let tok = self.peek()?.to_string();
+        self.pos += 1;
+        match tok.as_str() {
+            "[]" => Some(self.atom()?.array(1)),
+            "(" => {
+                let mut parts = vec![self.arrow()?];
+                while self.peek() == Some(",") {
+                    self.pos += 1;
+                    parts.push(self.arrow()?);
+                }
+                if self.peek() != Some(")") {
+                    return None;
+                }
+                self.pos += 1;
+                Some(if parts.len() == 1 {
+                    parts.pop().expect("one part")
+                } else {
+                    Type::scalar(Base::Tuple(parts))
+                })
+            }
+            "t" => self.module.map(Type::prim),
+            name => {
+                if let Some(p) = PrimType::from_name(name) {
+                    return Some(Type::prim(p));
+                }
+                let i = match self.names.iter().position(|n| n == name) {
+                    Some(i) => i,
+                    None => {
+                        self.names.push(name.to_string());
+                        self.names.len() - 1
+                    }
+                };
+                Some(Type::new(
+                    Rank::var(RankVar(i as u32)),
+                    Base::Var(TyVar(i as u32)),
+                ))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signatures_parse() {
+        let (i, s) = global("map").unwrap();
+        assert_eq!(i, Intrinsic::Map(1));
+        assert_eq!(s.to_string(), "(a -> b) -> []a -> []b");
+        let (_, s) = global("map3").unwrap();
+        assert_eq!(
+            s.to_string(),
+            "(a -> b -> c -> d) -> []a -> []b -> []c -> []d"
+        );
+        let (_, s) = global("unzip3").unwrap();
+        assert_eq!(s.to_string(), "[](a, b, c) -> ([]a, []b, []c)");
+        let (i, s) = module_member(PrimType::F32, "i64").unwrap();
+        assert_eq!(
+            i,
+            Intrinsic::Convert {
+                from: PrimType::I64,
+                to: PrimType::F32
+            }
+        );
+        assert_eq!(s.to_string(), "i64 -> f32");
+        assert!(module_member(PrimType::I32, "sqrt").is_none());
+        assert!(global("map0").is_none());
+        assert!(global("map01").is_none());
+    }
+}

@@ -1,0 +1,564 @@
+//! Type inference with AUTOMAP.
+//!
+//! Each top-level definition (and each REPL expression) is checked in
+//! three steps:
+//! 1. [`infer`] walks the source, unifying bases and generating rank
+//!    equations; [`rank`] solves them (locally where possible, else by ILP)
+//!    and detects ambiguity.
+//! 2. [`crate::elab`] inserts the `map`s and `rep`s the solution calls for.
+//! 3. The elaborated definition is checked again with AUTOMAP switched off,
+//!    which must succeed with zero insertions (the WELL-TYPEDNESS property
+//!    of the thesis), and its types are generalised into a [`Scheme`]. The
+//!    node types of this second check are what lowering uses.
+
+pub mod env;
+pub mod infer;
+pub mod intrinsics;
+pub mod rank;
+pub mod scheme;
+pub mod spine;
+pub mod ty;
+pub mod unify;
+
+use crate::diag::Diagnostic;
+use crate::elab::Elaborator;
+use crate::prim::PrimType;
+use crate::source::Span;
+use crate::syntax::ast::*;
+use env::{DefId, Globals, TypeAbbrev};
+use infer::{Infer, SpineKey};
+use rank::{Final, RankError, RankStats};
+use scheme::{Inst, Scheme};
+use std::collections::HashMap;
+use std::rc::Rc;
+use ty::{Base, Rank, RankVar, TyVar, Type};
+use unify::{Class, VarState};
+
+/// A checked top-level definition.
+#[derive(Debug)]
+pub struct CheckedDef {
+    pub name: Ident,
+    pub entry: bool,
+    pub scheme: Scheme,
+    /// As written.
+    pub source: ValDec,
+    /// With every `map`/`rep` explicit.
+    pub target: ValDec,
+    /// Types of the target's nodes, in the scheme's variables.
+    pub types: HashMap<NodeId, Type>,
+    /// Instantiations of polymorphic names in the target.
+    pub insts: HashMap<NodeId, Inst>,
+    /// Types of the parameters (target), in the scheme's variables.
+    pub params: Vec<Type>,
+    pub ret: Type,
+    /// The AUTOMAP solution of the source: (M, R) per spine argument.
+    pub solution: HashMap<SpineKey, Vec<(u32, u32)>>,
+    /// Number of inserted maps and (non-induced) reps.
+    pub insertions: usize,
+    pub stats: RankStats,
+}
+
+/// The typing state of a session: what is defined, and the definitions.
+#[derive(Clone, Default)]
+pub struct TypeEnv {
+    pub globals: Globals,
+    pub defs: Vec<Rc<CheckedDef>>,
+}
+
+/// How elaborated programs are shown in ambiguity reports.
+pub type Printer = fn(&ValDec) -> String;
+
+impl TypeEnv {
+    pub fn new() -> TypeEnv {
+        TypeEnv::default()
+    }
+
+    pub fn def(&self, id: DefId) -> &Rc<CheckedDef> {
+        &self.defs[id.0 as usize]
+    }
+
+    /// Checks one declaration and adds it to the environment.
+    pub fn check_dec(&mut self, d: &Dec, show: Printer) -> Result<Option<DefId>, Diagnostic> {
+        match d {
+            Dec::Type(t) => {
+                self.check_type_dec(t)?;
+                Ok(None)
+            }
+            Dec::Val(v) => {
+                let checked = self.check_val(v, show)?;
+                let key = match self.globals.open_module() {
+                    Some(m) => format!("{m}.{}", v.name),
+                    None => v.name.to_string(),
+                };
+                let id = DefId(self.defs.len() as u32);
+                self.globals.define(key, checked.scheme.clone(), id);
+                self.defs.push(Rc::new(checked));
+                Ok(Some(id))
+            }
+        }
+    }
+
+    fn check_type_dec(&mut self, t: &TypeDec) -> Result<(), Diagnostic> {
+        let mut inf = Infer::new(&self.globals, false);
+        for p in &t.params {
+            if let TypeParam::Type(n, _, _) = p {
+                let v = inf.rigid_var(n.clone());
+                inf.bind_type_param(n.clone(), v);
+            }
+        }
+        inf.convert(&t.ty)?;
+        self.globals.define_type(
+            t.name.to_string(),
+            TypeAbbrev {
+                params: t.params.clone(),
+                ty: t.ty.clone(),
+            },
+        );
+        Ok(())
+    }
+
+    /// Type parameters, parameters, body and return annotation of a
+    /// definition; returns (parameter types, return type).
+    fn infer_def(inf: &mut Infer, d: &ValDec) -> Result<(Vec<Type>, Type), Diagnostic> {
+        inf.def_name = Some(d.name.clone());
+        let mut declared: Vec<Ident> = Vec::new();
+        for tp in &d.type_params {
+            match tp {
+                TypeParam::Size(n, _) => {
+                    inf.bind_size(n.clone());
+                    declared.push(n.clone());
+                }
+                TypeParam::Type(n, _, _) => {
+                    let v = inf.rigid_var(n.clone());
+                    inf.bind_type_param(n.clone(), v);
+                }
+            }
+        }
+        // Sizes named in parameter types but not declared are bound
+        // implicitly (Futhark requires `[n]`; being lenient costs nothing).
+        let mut implicit = Vec::new();
+        for p in &d.params {
+            size_names_in_pat(p, &mut implicit);
+        }
+        for n in implicit {
+            if !declared.contains(&n) {
+                declared.push(n.clone());
+                inf.bind_size(n);
+            }
+        }
+        let mut params = Vec::new();
+        for p in &d.params {
+            let t = inf.pat_type(p)?;
+            inf.bind_pat(p, &t)?;
+            params.push(t);
+        }
+        let bt = inf.infer(&d.body)?;
+        let ret = match &d.ret {
+            Some(r) => {
+                let rt = inf.convert(r)?;
+                let o = inf.origins.len();
+                inf.origins.push(infer::Origin {
+                    span: d.body.span,
+                    kind: infer::OriginKind::Expect {
+                        expected: rt.clone(),
+                        found: bt.clone(),
+                        what: "the body does not have the declared return type".into(),
+                    },
+                });
+                if inf.subst.unify(&mut inf.ranks, &rt, &bt, o).is_err() {
+                    return Err(inf.origin_error(o));
+                }
+                rt
+            }
+            None => bt,
+        };
+        Ok((params, ret))
+    }
+
+    fn check_val(&self, d: &ValDec, show: Printer) -> Result<CheckedDef, Diagnostic> {
+        // 1. Infer with AUTOMAP and solve the ranks.
+        let mut inf = Infer::new(&self.globals, true);
+        Self::infer_def(&mut inf, d)?;
+        inf.finish_constraints()?;
+        match inf.ranks.solve() {
+            Ok(()) => {}
+            Err(RankError::Contradiction(o)) => return Err(inf.origin_error(o)),
+            Err(RankError::Ambiguous(sols)) => return Err(ambiguity_error(d, &inf, &sols, show)),
+            Err(RankError::Solver(msg)) => {
+                return Err(Diagnostic::ty(
+                    format!("internal error in the rank solver: {msg}"),
+                    d.span,
+                ));
+            }
+        }
+        let assignment = inf.ranks.assignment();
+        let solution = spine_solution(&inf, &assignment);
+        let stats = inf.ranks.stats.clone();
+        drop(inf);
+
+        // 2. Elaborate.
+        let mut el = Elaborator::new(&solution);
+        let target = el.dec(d);
+        let insertions = el.insertions;
+
+        // 3. Check the target without AUTOMAP and generalise.
+        let mut inf = Infer::new(&self.globals, false);
+        inf.forced = el.inserted.clone();
+        let internal = |e: Diagnostic| {
+            Diagnostic::ty(
+                format!(
+                    "internal error: the elaborated program does not type-check: {}",
+                    e.message
+                ),
+                e.span.unwrap_or(d.span),
+            )
+            .with_note(show(&target))
+        };
+        let (params, ret) = Self::infer_def(&mut inf, &target).map_err(internal)?;
+        inf.finish_constraints().map_err(internal)?;
+        if let Err(e) = inf.ranks.solve() {
+            let msg = match e {
+                RankError::Contradiction(o) => inf.origin_error(o),
+                _ => Diagnostic::ty("ranks do not resolve", d.span),
+            };
+            return Err(internal(msg));
+        }
+        let def_ty = params
+            .iter()
+            .rev()
+            .fold(ret.clone(), |acc, p| Type::arrow(p.clone(), acc));
+        let mut g = Generalizer::new(&inf, !d.is_entry());
+        let scheme_ty = g.general(&def_ty, true);
+        if d.is_entry() {
+            if let Some(what) = g.polymorphic.take() {
+                return Err(Diagnostic::ty(
+                    format!("the entry point `{}` has a polymorphic type", d.name),
+                    d.name_span,
+                )
+                .with_note(format!("its type mentions {what}"))
+                .with_help(
+                    "entry points must have concrete types: add type annotations to the parameters",
+                ));
+            }
+        }
+        let params: Vec<Type> = params.iter().map(|t| g.general(t, false)).collect();
+        let ret = g.general(&ret, false);
+        let mut types = HashMap::new();
+        for (id, t) in &inf.node_types {
+            types.insert(*id, g.general(t, false));
+        }
+        let mut insts = HashMap::new();
+        for (id, inst) in &inf.insts {
+            let tys = inst
+                .tys
+                .iter()
+                .map(|b| g.general(&Type::scalar(b.clone()), false).base)
+                .collect();
+            let ranks = inst
+                .ranks
+                .iter()
+                .map(|r| {
+                    g.general(&Type::new(r.clone(), Base::Tuple(vec![])), false)
+                        .rank
+                })
+                .collect();
+            insts.insert(*id, Inst { tys, ranks });
+        }
+        if let Some(err) = g.error.take() {
+            return Err(err);
+        }
+        let scheme = g.scheme(scheme_ty);
+        Ok(CheckedDef {
+            name: d.name.clone(),
+            entry: d.is_entry(),
+            scheme,
+            source: d.clone(),
+            target,
+            types,
+            insts,
+            params,
+            ret,
+            solution,
+            insertions,
+            stats,
+        })
+    }
+
+    /// Checks an expression as if it were the body of a definition without
+    /// parameters (what the REPL evaluates, `:type` and `:elab` show).
+    pub fn check_expr(&self, e: &Expr, show: Printer) -> Result<CheckedDef, Diagnostic> {
+        let d = ValDec {
+            keyword: DefKeyword::Def,
+            attrs: Vec::new(),
+            name: "it".into(),
+            name_span: e.span,
+            type_params: Vec::new(),
+            params: Vec::new(),
+            ret: None,
+            body: e.clone(),
+            doc: None,
+            span: e.span,
+        };
+        self.check_val(&d, show)
+    }
+
+    /// Checks the definitions of a numeric module (`f64.sum`, ...) written
+    /// in urchin, with `t` standing for the module's type.
+    pub fn check_module(
+        &mut self,
+        prim: PrimType,
+        prog: &Program,
+        show: Printer,
+    ) -> Result<(), Diagnostic> {
+        self.globals.define_type(
+            "t".into(),
+            TypeAbbrev {
+                params: Vec::new(),
+                ty: TypeExp::Prim(prim, Span::default()),
+            },
+        );
+        self.globals.set_open_module(Some(prim));
+        let mut result = Ok(());
+        for d in &prog.decs {
+            if let Err(e) = self.check_dec(d, show) {
+                result = Err(e);
+                break;
+            }
+        }
+        self.globals.set_open_module(None);
+        self.globals.remove_type("t");
+        result
+    }
+}
+
+fn size_names_in_pat(p: &Pat, out: &mut Vec<Ident>) {
+    match p {
+        Pat::Ascribed(inner, t, _) => {
+            size_names_in_type(t, out);
+            size_names_in_pat(inner, out);
+        }
+        Pat::Tuple(ps, _) => ps.iter().for_each(|p| size_names_in_pat(p, out)),
+        Pat::Record(fs, _) => fs
+            .iter()
+            .flat_map(|(_, p)| p)
+            .for_each(|p| size_names_in_pat(p, out)),
+        Pat::Id(..) | Pat::Wildcard(_) => {}
+    }
+}
+
+fn size_names_in_type(t: &TypeExp, out: &mut Vec<Ident>) {
+    match t {
+        TypeExp::Array(Dim::Named(n), inner, _) => {
+            if !out.contains(n) {
+                out.push(n.clone());
+            }
+            size_names_in_type(inner, out);
+        }
+        TypeExp::Array(_, inner, _) | TypeExp::Unique(inner, _) => size_names_in_type(inner, out),
+        TypeExp::Tuple(ts, _) => ts.iter().for_each(|t| size_names_in_type(t, out)),
+        TypeExp::Record(fs, _) => fs.iter().for_each(|(_, t)| size_names_in_type(t, out)),
+        TypeExp::Arrow(_, a, b, _) => {
+            size_names_in_type(a, out);
+            size_names_in_type(b, out);
+        }
+        TypeExp::Named(_, args, _) => {
+            for a in args {
+                match a {
+                    TypeArg::Type(t) => size_names_in_type(t, out),
+                    TypeArg::Size(Dim::Named(n)) if !out.contains(n) => out.push(n.clone()),
+                    TypeArg::Size(_) => {}
+                }
+            }
+        }
+        TypeExp::Prim(..) => {}
+    }
+}
+
+fn spine_solution(inf: &Infer, assignment: &[(u32, u32)]) -> HashMap<SpineKey, Vec<(u32, u32)>> {
+    inf.spines
+        .iter()
+        .map(|(k, apps)| (*k, apps.iter().map(|a| assignment[a.0 as usize]).collect()))
+        .collect()
+}
+
+fn describe_choice((m, r): (u32, u32)) -> String {
+    match (m, r) {
+        (0, 0) => "nothing".into(),
+        (1, 0) => "a `map`".into(),
+        (m, 0) => format!("{m} `map`s"),
+        (0, 1) => "a `rep`".into(),
+        (_, r) => format!("{r} `rep`s"),
+    }
+}
+
+fn ambiguity_error(d: &ValDec, inf: &Infer, sols: &[Vec<(u32, u32)>], show: Printer) -> Diagnostic {
+    let mut listing = String::new();
+    for (i, sol) in sols.iter().enumerate() {
+        let solution = spine_solution(inf, sol);
+        let target = Elaborator::new(&solution).dec(d);
+        listing.push_str(&format!(
+            "\n  {}. {}",
+            i + 1,
+            show(&target).trim_end().replace('\n', "\n     ")
+        ));
+    }
+    // Applications whose choice differs between the elaborations.
+    let differing: Vec<usize> = (0..sols[0].len())
+        .filter(|a| sols.iter().any(|s| s[*a] != sols[0][*a]))
+        .collect();
+    let first = differing
+        .first()
+        .map(|a| inf.app_span(rank::AppId(*a as u32)))
+        .unwrap_or(d.span);
+    let label_for = |a: usize| {
+        sols.iter()
+            .enumerate()
+            .map(|(i, s)| format!("{}: {}", i + 1, describe_choice(s[a])))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut diag = Diagnostic::ty(
+        format!(
+            "ambiguous: `{}` can be elaborated in {} ways with the same number of implicit `map`s and `rep`s",
+            d.name,
+            sols.len()
+        ),
+        first,
+    )
+    .with_label(format!("implicit here: {}", differing.first().map(|a| label_for(*a)).unwrap_or_default()));
+    for a in differing.iter().skip(1) {
+        diag = diag.with_secondary(
+            inf.app_span(rank::AppId(*a as u32)),
+            format!("and here: {}", label_for(*a)),
+        );
+    }
+    diag.with_note(format!("the minimal elaborations are:{listing}"))
+        .with_help(
+            "write the `map` or `rep` you mean explicitly, or annotate a type (e.g. a parameter's)",
+        )
+}
+
+/// Turns the solved types of a definition into scheme-local types:
+/// variables of the definition's own type are quantified, the others
+/// (inside the body only) take their default.
+struct Generalizer<'a, 'g> {
+    inf: &'a Infer<'g>,
+    quantify: bool,
+    tymap: HashMap<TyVar, u32>,
+    tyvars: Vec<(Class, Option<RankVar>)>,
+    rankmap: HashMap<RankVar, u32>,
+    error: Option<Diagnostic>,
+    /// For entry points: a description of the first polymorphic part.
+    polymorphic: Option<String>,
+}
+
+impl<'a, 'g> Generalizer<'a, 'g> {
+    fn new(inf: &'a Infer<'g>, quantify: bool) -> Self {
+        Generalizer {
+            inf,
+            quantify,
+            tymap: HashMap::new(),
+            tyvars: Vec::new(),
+            rankmap: HashMap::new(),
+            error: None,
+            polymorphic: None,
+        }
+    }
+
+    fn rank(&mut self, r: &Rank, allow_new: bool) -> Rank {
+        let fin = self.inf.ranks.final_rank(r);
+        let mut out = Rank::konst(fin.konst);
+        for root in fin.vars {
+            match self.rankmap.get(&root) {
+                Some(i) => out.vars.push(RankVar(*i)),
+                None if allow_new && self.quantify => {
+                    let i = self.rankmap.len() as u32;
+                    self.rankmap.insert(root, i);
+                    out.vars.push(RankVar(i));
+                }
+                None => {
+                    if allow_new && self.polymorphic.is_none() {
+                        self.polymorphic = Some("an array of unknown rank".into());
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn general(&mut self, t: &Type, allow_new: bool) -> Type {
+        let t = self.inf.subst.apply(t);
+        let rank = self.rank(&t.rank, allow_new);
+        let base = match &t.base {
+            Base::Var(v) => self.var(*v, allow_new),
+            Base::Prim(p) => Base::Prim(*p),
+            Base::Tuple(ts) => Base::Tuple(ts.iter().map(|t| self.general(t, allow_new)).collect()),
+            Base::Record(fs) => Base::Record(
+                fs.iter()
+                    .map(|(n, t)| (n.clone(), self.general(t, allow_new)))
+                    .collect(),
+            ),
+            Base::Arrow(a, b) => Base::Arrow(
+                Box::new(self.general(a, allow_new)),
+                Box::new(self.general(b, allow_new)),
+            ),
+        };
+        Type::new(rank, base)
+    }
+
+    fn var(&mut self, v: TyVar, allow_new: bool) -> Base {
+        if let Some(i) = self.tymap.get(&v) {
+            return Base::Var(TyVar(*i));
+        }
+        let (class, rigid) = match self.inf.subst.state(v) {
+            VarState::Unbound { class, rigid, .. } => (class.clone(), rigid.clone()),
+            VarState::Link(_) => unreachable!("apply resolves links"),
+        };
+        if let Class::Fields(fs) = &class {
+            if self.error.is_none() {
+                let names: Vec<String> = fs.iter().map(|(n, _)| format!("`{n}`")).collect();
+                self.error = Some(Diagnostic::new(
+                    crate::diag::Phase::Type,
+                    format!(
+                        "cannot tell which record or tuple type has field {}; add a type annotation",
+                        names.join(", ")
+                    ),
+                ));
+            }
+            return Base::Tuple(Vec::new());
+        }
+        if allow_new && self.quantify {
+            let home = self
+                .inf
+                .subst
+                .home_of(v)
+                .and_then(|h| match self.inf.ranks.final_of(h) {
+                    Final::Sym(root, 0) => Some(root),
+                    _ => None,
+                });
+            let i = self.tyvars.len() as u32;
+            self.tymap.insert(v, i);
+            self.tyvars.push((class, home));
+            return Base::Var(TyVar(i));
+        }
+        if allow_new
+            && self.polymorphic.is_none()
+            && (rigid.is_some() || matches!(class, Class::Any))
+        {
+            self.polymorphic = Some("a type variable".into());
+        }
+        Base::Prim(class.default_prim().unwrap_or(PrimType::I32))
+    }
+
+    fn scheme(&self, ty: Type) -> Scheme {
+        Scheme {
+            tyvars: self
+                .tyvars
+                .iter()
+                .map(|(c, home)| (c.clone(), home.and_then(|h| self.rankmap.get(&h).copied())))
+                .collect(),
+            n_rankvars: self.rankmap.len() as u32,
+            ty,
+        }
+    }
+}

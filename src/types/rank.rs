@@ -1,0 +1,923 @@
+//! Rank analysis (thesis 4.6): solving the linear rank equations generated
+//! by type inference, choosing for every application its number of
+//! implicit `map`s (M) and `rep`s (R).
+//!
+//! Solving happens in three stages:
+//! 1. **Local solving** (the thesis's proposed 4.10.2), run incrementally as
+//!    equations arrive: an equation with one unknown fixes it, and an
+//!    application whose equation reduces to `M - R = d` has exactly one
+//!    solution under `M ∨ R` (`M = max(d, 0)`, `R = max(-d, 0)`). Such
+//!    applications never become ILP variables. Most arithmetic on variables
+//!    of known rank is solved here.
+//! 2. **The ILP** (microlp) over what remains: minimise the number of
+//!    inserted `map`s and non-induced `rep`s, with `M ≤ U·bM, R ≤ U·bR,
+//!    bM + bR ≤ 1`. A second optimal solution means the program is
+//!    ambiguous; all optimal solutions are enumerated for the error message.
+//! 3. **Residual ranks** of type variables: once every M and R is known,
+//!    the remaining equations relate associated rank variables by constant
+//!    differences; they are grouped (union-find with offsets), and a group
+//!    with no fixed value stays polymorphic.
+
+use super::ty::{Rank, RankVar};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// Upper bound on the number of maps or reps at one application.
+const U: i64 = 16;
+/// Rigid rank variables (of declared type parameters) are given distinct
+/// large values in the ILP, so no M or R can equal one of them.
+const RIGID_BASE: i64 = 200;
+const RIGID_STEP: i64 = 20;
+/// Upper bound of other unknown ranks in the ILP.
+const BIG: i64 = 2000;
+/// At most this many minimal solutions are enumerated for a report.
+const MAX_SOLUTIONS: usize = 8;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct AppId(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RankKind {
+    /// The number of implicit maps of an application.
+    M(AppId),
+    /// The number of implicit reps of an application.
+    R(AppId),
+    /// The associated rank of a base type variable.
+    Assoc,
+    /// An auxiliary unknown (e.g. the remaining rank after indexing).
+    Aux,
+    /// The rank of a declared type parameter: unknown but fixed.
+    Rigid,
+}
+
+/// One application `e1 e2` with its rank variables.
+#[derive(Clone, Debug)]
+pub struct AppRec {
+    pub m: RankVar,
+    pub r: RankVar,
+    /// The `M`s of the earlier applications of the same spine: the frame.
+    pub frame: Vec<RankVar>,
+    /// Which equation is this application's `[]^M S p ≐ []^R a`.
+    pub origin: usize,
+}
+
+#[derive(Clone, Debug)]
+struct Equation {
+    /// `Σ c·x = konst`, each variable once, no zero coefficients.
+    terms: Vec<(RankVar, i64)>,
+    konst: i64,
+    origin: usize,
+}
+
+/// The final rank of a rank variable once solving is complete.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Final {
+    Const(u32),
+    /// `root + offset`, where `root` is rigid or stays polymorphic.
+    Sym(RankVar, u32),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RankError {
+    /// The equations contradict each other; the origin of the equation
+    /// where the contradiction surfaced.
+    Contradiction(usize),
+    /// Several minimal solutions: each gives (M, R) per application.
+    Ambiguous(Vec<Vec<(u32, u32)>>),
+    /// The ILP solver failed unexpectedly.
+    Solver(String),
+}
+
+/// Figures for `urchin check --stats`.
+#[derive(Clone, Debug, Default)]
+pub struct RankStats {
+    pub applications: usize,
+    pub solved_locally: usize,
+    pub ilp_variables: usize,
+    pub ilp_constraints: usize,
+    pub ilp_time: Duration,
+    pub ilp_solves: usize,
+}
+
+#[derive(Default)]
+pub struct RankSystem {
+    kinds: Vec<RankKind>,
+    values: Vec<Option<u32>>,
+    eqs: Vec<Equation>,
+    done: Vec<bool>,
+    watch: Vec<Vec<u32>>,
+    pending: Vec<u32>,
+    pub apps: Vec<AppRec>,
+    /// The first contradiction found by local solving.
+    pub conflict: Option<usize>,
+    finals: HashMap<RankVar, Final>,
+    pub stats: RankStats,
+}
+
+impl RankSystem {
+    pub fn new() -> RankSystem {
+        RankSystem::default()
+    }
+
+    pub fn fresh(&mut self, kind: RankKind) -> RankVar {
+        let v = RankVar(self.kinds.len() as u32);
+        self.kinds.push(kind);
+        self.values.push(None);
+        self.watch.push(Vec::new());
+        v
+    }
+
+    pub fn kind(&self, v: RankVar) -> RankKind {
+        self.kinds[v.0 as usize]
+    }
+
+    pub fn value(&self, v: RankVar) -> Option<u32> {
+        self.values.get(v.0 as usize).copied().flatten()
+    }
+
+    /// A new application; its equation is added separately with `origin`.
+    pub fn add_app(&mut self, frame: Vec<RankVar>, origin: usize) -> (AppId, RankVar, RankVar) {
+        let id = AppId(self.apps.len() as u32);
+        let m = self.fresh(RankKind::M(id));
+        let r = self.fresh(RankKind::R(id));
+        self.apps.push(AppRec {
+            m,
+            r,
+            frame,
+            origin,
+        });
+        (id, m, r)
+    }
+
+    /// Adds the equation `a = b` and propagates what it determines.
+    pub fn equate(&mut self, a: &Rank, b: &Rank, origin: usize) {
+        let mut coeffs: HashMap<RankVar, i64> = HashMap::new();
+        for v in &a.vars {
+            *coeffs.entry(*v).or_default() += 1;
+        }
+        for v in &b.vars {
+            *coeffs.entry(*v).or_default() -= 1;
+        }
+        let mut terms: Vec<(RankVar, i64)> = coeffs.into_iter().filter(|(_, c)| *c != 0).collect();
+        terms.sort();
+        let konst = b.konst as i64 - a.konst as i64;
+        let idx = self.eqs.len() as u32;
+        for (v, _) in &terms {
+            self.watch[v.0 as usize].push(idx);
+        }
+        self.eqs.push(Equation {
+            terms,
+            konst,
+            origin,
+        });
+        self.done.push(false);
+        self.pending.push(idx);
+        self.propagate();
+    }
+
+    /// The unknowns of an equation after substituting known values.
+    fn reduce(&self, e: usize) -> (Vec<(RankVar, i64)>, i64) {
+        let eq = &self.eqs[e];
+        let mut k = eq.konst;
+        let mut unknown = Vec::new();
+        for &(v, c) in &eq.terms {
+            match self.value(v) {
+                Some(x) => k -= c * x as i64,
+                None => unknown.push((v, c)),
+            }
+        }
+        (unknown, k)
+    }
+
+    fn propagate(&mut self) {
+        while let Some(e) = self.pending.pop() {
+            self.examine(e as usize);
+        }
+    }
+
+    fn contradiction(&mut self, e: usize) {
+        self.done[e] = true;
+        if self.conflict.is_none() {
+            self.conflict = Some(self.eqs[e].origin);
+        }
+    }
+
+    fn examine(&mut self, e: usize) {
+        if self.done[e] {
+            return;
+        }
+        let (unknown, k) = self.reduce(e);
+        match unknown.as_slice() {
+            [] => {
+                if k == 0 {
+                    self.done[e] = true;
+                } else {
+                    self.contradiction(e);
+                }
+            }
+            [(x, c)] => {
+                if self.kind(*x) == RankKind::Rigid {
+                    self.contradiction(e);
+                } else if k % c != 0 || k / c < 0 {
+                    self.contradiction(e);
+                } else {
+                    self.done[e] = true;
+                    self.assign(*x, (k / c) as u32, e);
+                }
+            }
+            [(x, cx), (y, cy)] if cx == &-cy => {
+                if let Some((m, r, cm)) = self.app_pair(*x, *cx, *y, *cy) {
+                    if k % cm != 0 {
+                        self.contradiction(e);
+                        return;
+                    }
+                    let d = k / cm;
+                    self.done[e] = true;
+                    self.assign(m, d.max(0) as u32, e);
+                    self.assign(r, (-d).max(0) as u32, e);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// When `x` and `y` are the M and R of one application, returns
+    /// `(M, R, coefficient of M)`.
+    fn app_pair(
+        &self,
+        x: RankVar,
+        cx: i64,
+        y: RankVar,
+        cy: i64,
+    ) -> Option<(RankVar, RankVar, i64)> {
+        match (self.kind(x), self.kind(y)) {
+            (RankKind::M(a), RankKind::R(b)) if a == b => Some((x, y, cx)),
+            (RankKind::R(a), RankKind::M(b)) if a == b => Some((y, x, cy)),
+            _ => None,
+        }
+    }
+
+    fn assign(&mut self, x: RankVar, v: u32, e: usize) {
+        match self.value(x) {
+            Some(old) if old == v => return,
+            Some(_) => {
+                self.contradiction(e);
+                return;
+            }
+            None => {}
+        }
+        self.values[x.0 as usize] = Some(v);
+        self.pending
+            .extend(self.watch[x.0 as usize].iter().copied());
+        // Rule 2: an application maps or replicates, never both.
+        if v > 0 {
+            let other = match self.kind(x) {
+                RankKind::M(a) => Some(self.apps[a.0 as usize].r),
+                RankKind::R(a) => Some(self.apps[a.0 as usize].m),
+                _ => None,
+            };
+            if let Some(o) = other {
+                self.assign(o, 0, e);
+            }
+        }
+    }
+
+    /// Runs the ILP over whatever local solving left open, then settles the
+    /// ranks of type variables. `rigid_order` fixes the order in which rigid
+    /// variables get their stand-in values (stable across runs).
+    pub fn solve(&mut self) -> Result<(), RankError> {
+        self.stats.applications = self.apps.len();
+        if let Some(o) = self.conflict {
+            return Err(RankError::Contradiction(o));
+        }
+        self.stats.solved_locally = self
+            .apps
+            .iter()
+            .filter(|a| self.value(a.m).is_some() && self.value(a.r).is_some())
+            .count();
+        let open_apps: Vec<AppId> = (0..self.apps.len() as u32)
+            .map(AppId)
+            .filter(|a| {
+                let rec = &self.apps[a.0 as usize];
+                self.value(rec.m).is_none() || self.value(rec.r).is_none()
+            })
+            .collect();
+        if !open_apps.is_empty() {
+            let solutions = self.enumerate(&open_apps)?;
+            if solutions.len() > 1 {
+                let full = solutions
+                    .iter()
+                    .map(|s| self.full_assignment(&open_apps, s))
+                    .collect();
+                return Err(RankError::Ambiguous(full));
+            }
+            let first = &solutions[0];
+            for (i, a) in open_apps.iter().enumerate() {
+                let rec = self.apps[a.0 as usize].clone();
+                let (m, r) = first[i];
+                self.assign(rec.m, m, rec.origin);
+                self.assign(rec.r, r, rec.origin);
+            }
+            self.propagate();
+            if let Some(o) = self.conflict {
+                return Err(RankError::Contradiction(o));
+            }
+        }
+        self.settle_residual()
+    }
+
+    /// (M, R) of every application, given values for the open ones.
+    fn full_assignment(&self, open: &[AppId], sol: &[(u32, u32)]) -> Vec<(u32, u32)> {
+        self.apps
+            .iter()
+            .enumerate()
+            .map(
+                |(i, rec)| match open.iter().position(|a| a.0 as usize == i) {
+                    Some(j) => sol[j],
+                    None => (
+                        self.value(rec.m).unwrap_or(0),
+                        self.value(rec.r).unwrap_or(0),
+                    ),
+                },
+            )
+            .collect()
+    }
+
+    /// The (M, R) solution of every application (after a successful solve).
+    pub fn assignment(&self) -> Vec<(u32, u32)> {
+        self.full_assignment(&[], &[])
+    }
+
+    /// Finds the minimal solutions over the open applications (at most
+    /// MAX_SOLUTIONS): the first, then each further one with the previous
+    /// excluded and the objective held at the optimum.
+    fn enumerate(&mut self, open: &[AppId]) -> Result<Vec<Vec<(u32, u32)>>, RankError> {
+        let mut ilp = Ilp::build(self, open);
+        self.stats.ilp_variables = ilp.problem_vars;
+        self.stats.ilp_constraints = ilp.constraints.len();
+        let start = Instant::now();
+        let first = ilp.solve(None)?;
+        self.stats.ilp_solves += 1;
+        let Some((opt, sol)) = first else {
+            self.stats.ilp_time = start.elapsed();
+            return Err(RankError::Contradiction(self.find_infeasible_origin(open)));
+        };
+        let mut solutions = vec![sol];
+        while solutions.len() < MAX_SOLUTIONS {
+            ilp.exclude(solutions.last().expect("nonempty"));
+            self.stats.ilp_solves += 1;
+            match ilp.solve(Some(opt))? {
+                Some((_, s)) => solutions.push(s),
+                None => break,
+            }
+        }
+        self.stats.ilp_time = start.elapsed();
+        Ok(solutions)
+    }
+
+    /// The origin of the first equation (in creation order) whose addition
+    /// makes the open system infeasible, found by bisection.
+    fn find_infeasible_origin(&self, open: &[AppId]) -> usize {
+        let live: Vec<usize> = (0..self.eqs.len()).filter(|e| !self.done[*e]).collect();
+        let (mut lo, mut hi) = (0usize, live.len());
+        // Invariant: the first `lo` equations are feasible, the first `hi`
+        // are not.
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            let mut ilp = Ilp::build_with(self, open, &live[..mid]);
+            match ilp.solve(None) {
+                Ok(Some(_)) => lo = mid,
+                _ => hi = mid,
+            }
+        }
+        live.get(hi.saturating_sub(1))
+            .map(|e| self.eqs[*e].origin)
+            .unwrap_or(0)
+    }
+
+    /// Stage 3: relate the remaining unknown ranks (of type variables) by
+    /// union-find with offsets; what is still free stays polymorphic.
+    fn settle_residual(&mut self) -> Result<(), RankError> {
+        let mut uf = OffsetUf::default();
+        let live: Vec<usize> = (0..self.eqs.len()).filter(|e| !self.done[*e]).collect();
+        let mut hard = Vec::new();
+        for e in live {
+            let (unknown, k) = self.reduce(e);
+            match unknown.as_slice() {
+                [] if k == 0 => {}
+                [] => return Err(RankError::Contradiction(self.eqs[e].origin)),
+                [(x, c)] if c.abs() == 1 => {
+                    if uf.fix(*x, k * c).is_err() {
+                        return Err(RankError::Contradiction(self.eqs[e].origin));
+                    }
+                }
+                // x·c + y·(−c) = k  ⇒  x − y = k/c
+                [(x, cx), (y, cy)] if cx.abs() == 1 && *cx == -cy => {
+                    if uf.union(*x, *y, k * cx).is_err() {
+                        return Err(RankError::Contradiction(self.eqs[e].origin));
+                    }
+                }
+                _ => hard.push(e),
+            }
+        }
+        if !hard.is_empty() {
+            // Equations that are not simple differences: pin their
+            // variables to a feasible assignment.
+            let vals = Ilp::residual_values(self, &hard)?;
+            for (v, x) in vals {
+                if uf.fix(v, x).is_err() {
+                    return Err(RankError::Contradiction(self.eqs[hard[0]].origin));
+                }
+            }
+        }
+        // Resolve each group: a constant, a rigid root, or a free root.
+        for v in uf.members() {
+            let (root, off) = uf.find(v);
+            let fixed = uf.fixed(root);
+            let rigid = uf
+                .class_of(root)
+                .into_iter()
+                .find(|m| self.kind(*m) == RankKind::Rigid);
+            let f = if let Some(c) = fixed {
+                let x = c + off;
+                if x < 0 {
+                    return Err(RankError::Contradiction(self.first_origin_of(v)));
+                }
+                Final::Const(x as u32)
+            } else {
+                // Re-root at the member with the smallest offset so all
+                // members are root + a non-negative offset.
+                let class = uf.class_of(root);
+                let base = rigid.unwrap_or_else(|| {
+                    *class
+                        .iter()
+                        .min_by_key(|m| (uf.find(**m).1, m.0))
+                        .expect("a class has a member")
+                });
+                let shift = uf.find(base).1;
+                let rel = off - shift;
+                if rel < 0 {
+                    return Err(RankError::Contradiction(self.first_origin_of(v)));
+                }
+                Final::Sym(base, rel as u32)
+            };
+            self.finals.insert(v, f);
+        }
+        Ok(())
+    }
+
+    fn first_origin_of(&self, v: RankVar) -> usize {
+        self.watch[v.0 as usize]
+            .first()
+            .map(|e| self.eqs[*e as usize].origin)
+            .unwrap_or(0)
+    }
+
+    /// The final rank of a variable: its value, or root + offset for
+    /// variables that stay polymorphic (rigid or free). Unconstrained
+    /// variables are their own roots.
+    pub fn final_of(&self, v: RankVar) -> Final {
+        if let Some(x) = self.value(v) {
+            return Final::Const(x);
+        }
+        self.finals.get(&v).copied().unwrap_or(Final::Sym(v, 0))
+    }
+
+    /// The final form of a rank expression: a constant plus roots.
+    pub fn final_rank(&self, r: &Rank) -> Rank {
+        let mut out = Rank::konst(r.konst);
+        for v in &r.vars {
+            match self.final_of(*v) {
+                Final::Const(k) => out.konst += k,
+                Final::Sym(root, k) => {
+                    out.konst += k;
+                    out.vars.push(root);
+                }
+            }
+        }
+        out.vars.sort();
+        out
+    }
+}
+
+/// Union-find over rank variables where each member knows its offset from
+/// its root (`x = root + off`) and a root may be fixed to a constant.
+#[derive(Default)]
+struct OffsetUf {
+    parent: HashMap<RankVar, (RankVar, i64)>,
+    value: HashMap<RankVar, i64>,
+}
+
+impl OffsetUf {
+    fn ensure(&mut self, v: RankVar) {
+        self.parent.entry(v).or_insert((v, 0));
+    }
+
+    fn find(&self, v: RankVar) -> (RankVar, i64) {
+        let mut off = 0;
+        let mut cur = v;
+        loop {
+            match self.parent.get(&cur) {
+                Some(&(p, o)) if p != cur => {
+                    off += o;
+                    cur = p;
+                }
+                _ => return (cur, off),
+            }
+        }
+    }
+
+    fn fixed(&self, root: RankVar) -> Option<i64> {
+        self.value.get(&root).copied()
+    }
+
+    /// `v = k`
+    fn fix(&mut self, v: RankVar, k: i64) -> Result<(), ()> {
+        self.ensure(v);
+        let (root, off) = self.find(v);
+        let root_val = k - off;
+        match self.value.get(&root) {
+            Some(&x) if x != root_val => Err(()),
+            _ => {
+                self.value.insert(root, root_val);
+                Ok(())
+            }
+        }
+    }
+
+    /// `x − y = d`
+    fn union(&mut self, x: RankVar, y: RankVar, d: i64) -> Result<(), ()> {
+        self.ensure(x);
+        self.ensure(y);
+        let (rx, ox) = self.find(x);
+        let (ry, oy) = self.find(y);
+        if rx == ry {
+            return if ox - oy == d { Ok(()) } else { Err(()) };
+        }
+        // rx = ry + (oy + d − ox)
+        let delta = oy + d - ox;
+        self.parent.insert(rx, (ry, delta));
+        if let Some(vx) = self.value.remove(&rx) {
+            let vy = vx - delta;
+            match self.value.get(&ry) {
+                Some(&e) if e != vy => return Err(()),
+                _ => {
+                    self.value.insert(ry, vy);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn members(&self) -> Vec<RankVar> {
+        let mut m: Vec<RankVar> = self.parent.keys().copied().collect();
+        m.sort();
+        m
+    }
+
+    fn class_of(&self, root: RankVar) -> Vec<RankVar> {
+        self.members()
+            .into_iter()
+            .filter(|m| self.find(*m).0 == root)
+            .collect()
+    }
+}
+
+/// The integer linear program over the open part of a rank system.
+struct Ilp {
+    /// Variables of the rank system that are ILP columns.
+    columns: Vec<RankVar>,
+    col_of: HashMap<RankVar, usize>,
+    /// Per open application: the columns of M and R.
+    app_cols: Vec<(usize, usize)>,
+    /// Extra columns: binaries, non-induced reps, exclusion indicators.
+    n_cols: usize,
+    /// Kind of each column (for building the microlp problem).
+    col_kind: Vec<ColKind>,
+    objective: Vec<(usize, f64)>,
+    constraints: Vec<(Vec<(usize, f64)>, microlp::ComparisonOp, f64)>,
+    problem_vars: usize,
+}
+
+#[derive(Clone, Copy)]
+enum ColKind {
+    Int(i64, i64),
+    Binary,
+}
+
+impl Ilp {
+    fn build(sys: &RankSystem, open: &[AppId]) -> Ilp {
+        let live: Vec<usize> = (0..sys.eqs.len()).filter(|e| !sys.done[*e]).collect();
+        Ilp::build_with(sys, open, &live)
+    }
+
+    fn build_with(sys: &RankSystem, open: &[AppId], eqs: &[usize]) -> Ilp {
+        let mut ilp = Ilp {
+            columns: Vec::new(),
+            col_of: HashMap::new(),
+            app_cols: Vec::new(),
+            n_cols: 0,
+            col_kind: Vec::new(),
+            objective: Vec::new(),
+            constraints: Vec::new(),
+            problem_vars: 0,
+        };
+        let mut rigid_index: HashMap<RankVar, i64> = HashMap::new();
+        for a in open {
+            let rec = &sys.apps[a.0 as usize];
+            let m = ilp.column(sys, rec.m);
+            let r = ilp.column(sys, rec.r);
+            ilp.app_cols.push((m, r));
+            // M ∨ R
+            let bm = ilp.extra(ColKind::Binary);
+            let br = ilp.extra(ColKind::Binary);
+            ilp.constraints.push((
+                vec![(m, 1.0), (bm, -(U as f64))],
+                microlp::ComparisonOp::Le,
+                0.0,
+            ));
+            ilp.constraints.push((
+                vec![(r, 1.0), (br, -(U as f64))],
+                microlp::ComparisonOp::Le,
+                0.0,
+            ));
+            ilp.constraints
+                .push((vec![(bm, 1.0), (br, 1.0)], microlp::ComparisonOp::Le, 1.0));
+            // t ≥ R − Σ frame: only reps not induced by the frame count.
+            let t = ilp.extra(ColKind::Int(0, U));
+            let mut lhs = vec![(t, 1.0), (r, -1.0)];
+            let mut rhs = 0.0;
+            for f in &rec.frame {
+                match sys.value(*f) {
+                    Some(x) => rhs -= x as f64,
+                    None => {
+                        let c = ilp.column(sys, *f);
+                        lhs.push((c, 1.0));
+                    }
+                }
+            }
+            ilp.constraints.push((lhs, microlp::ComparisonOp::Ge, rhs));
+            ilp.objective.push((m, 1.0));
+            ilp.objective.push((t, 1.0));
+        }
+        for &e in eqs {
+            let (unknown, mut k) = sys.reduce(e);
+            let mut lhs = Vec::new();
+            for (v, c) in unknown {
+                if sys.kind(v) == RankKind::Rigid {
+                    let n = rigid_index.len() as i64;
+                    let idx = *rigid_index.entry(v).or_insert(n);
+                    k -= c * (RIGID_BASE + RIGID_STEP * idx);
+                } else {
+                    let col = ilp.column(sys, v);
+                    lhs.push((col, c as f64));
+                }
+            }
+            if !lhs.is_empty() || k != 0 {
+                ilp.constraints
+                    .push((lhs, microlp::ComparisonOp::Eq, k as f64));
+            }
+        }
+        ilp.problem_vars = ilp.n_cols;
+        ilp
+    }
+
+    fn column(&mut self, sys: &RankSystem, v: RankVar) -> usize {
+        if let Some(c) = self.col_of.get(&v) {
+            return *c;
+        }
+        let kind = match sys.kind(v) {
+            RankKind::M(_) | RankKind::R(_) => ColKind::Int(0, U),
+            _ => ColKind::Int(0, BIG),
+        };
+        let c = self.extra(kind);
+        self.columns.push(v);
+        self.col_of.insert(v, c);
+        c
+    }
+
+    fn extra(&mut self, kind: ColKind) -> usize {
+        self.col_kind.push(kind);
+        self.n_cols += 1;
+        self.n_cols - 1
+    }
+
+    /// Forbids the solution `sol` (values of the open applications' M and
+    /// R): at least one of them must differ by at least 1.
+    fn exclude(&mut self, sol: &[(u32, u32)]) {
+        let mut any = Vec::new();
+        let big = (U + 1) as f64;
+        for (i, &(m, r)) in sol.iter().enumerate() {
+            let (mc, rc) = self.app_cols[i];
+            for (col, v) in [(mc, m as f64), (rc, r as f64)] {
+                // below: x ≤ v − 1 + big·(1 − d)
+                let d_lo = self.extra(ColKind::Binary);
+                self.constraints.push((
+                    vec![(col, 1.0), (d_lo, big)],
+                    microlp::ComparisonOp::Le,
+                    v - 1.0 + big,
+                ));
+                // above: x ≥ v + 1 − big·(1 − d)
+                let d_hi = self.extra(ColKind::Binary);
+                self.constraints.push((
+                    vec![(col, 1.0), (d_hi, -big)],
+                    microlp::ComparisonOp::Ge,
+                    v + 1.0 - big,
+                ));
+                any.push((d_lo, 1.0));
+                any.push((d_hi, 1.0));
+            }
+        }
+        self.constraints.push((any, microlp::ComparisonOp::Ge, 1.0));
+    }
+
+    /// Solves; with `cap`, only solutions of objective ≤ cap count. Returns
+    /// the objective and (M, R) per open application, or `None` when
+    /// infeasible.
+    fn solve(&mut self, cap: Option<f64>) -> Result<Option<(f64, Vec<(u32, u32)>)>, RankError> {
+        let mut p = microlp::Problem::new(microlp::OptimizationDirection::Minimize);
+        let mut obj = vec![0.0; self.n_cols];
+        for (c, w) in &self.objective {
+            obj[*c] += w;
+        }
+        let vars: Vec<microlp::Variable> = self
+            .col_kind
+            .iter()
+            .enumerate()
+            .map(|(i, k)| match k {
+                ColKind::Int(lo, hi) => p.add_integer_var(obj[i], (*lo as i32, *hi as i32)),
+                ColKind::Binary => p.add_binary_var(obj[i]),
+            })
+            .collect();
+        for (lhs, op, rhs) in &self.constraints {
+            if lhs.is_empty() {
+                let ok = match op {
+                    microlp::ComparisonOp::Eq => rhs.abs() < 0.5,
+                    microlp::ComparisonOp::Le => *rhs >= 0.0,
+                    microlp::ComparisonOp::Ge => *rhs <= 0.0,
+                };
+                if !ok {
+                    return Ok(None);
+                }
+                continue;
+            }
+            p.add_constraint(lhs.iter().map(|(c, w)| (vars[*c], *w)), *op, *rhs);
+        }
+        if let Some(cap) = cap {
+            p.add_constraint(
+                self.objective.iter().map(|(c, w)| (vars[*c], *w)),
+                microlp::ComparisonOp::Le,
+                cap + 0.5,
+            );
+        }
+        match p.solve() {
+            Ok(outcome) => match outcome.into_solution() {
+                Ok(sol) => {
+                    let val = |c: usize| sol.var_value(vars[c]).round().max(0.0) as u32;
+                    let apps = self
+                        .app_cols
+                        .iter()
+                        .map(|&(m, r)| (val(m), val(r)))
+                        .collect();
+                    Ok(Some((sol.objective().round(), apps)))
+                }
+                Err(_) => Err(RankError::Solver(
+                    "the ILP solver stopped without a solution".into(),
+                )),
+            },
+            Err(microlp::Error::Infeasible) => Ok(None),
+            Err(e) => Err(RankError::Solver(e.to_string())),
+        }
+    }
+
+    /// Feasible values for the unknowns of the given equations (all M and R
+    /// already known), for equations that are not simple differences.
+    fn residual_values(sys: &RankSystem, eqs: &[usize]) -> Result<Vec<(RankVar, i64)>, RankError> {
+        let mut ilp = Ilp::build_with(sys, &[], eqs);
+        let mut p = microlp::Problem::new(microlp::OptimizationDirection::Minimize);
+        let vars: Vec<microlp::Variable> = ilp
+            .col_kind
+            .iter()
+            .map(|k| match k {
+                ColKind::Int(lo, hi) => p.add_integer_var(1.0, (*lo as i32, *hi as i32)),
+                ColKind::Binary => p.add_binary_var(0.0),
+            })
+            .collect();
+        for (lhs, op, rhs) in &ilp.constraints {
+            if !lhs.is_empty() {
+                p.add_constraint(lhs.iter().map(|(c, w)| (vars[*c], *w)), *op, *rhs);
+            }
+        }
+        let origin = eqs.first().map(|e| sys.eqs[*e].origin).unwrap_or(0);
+        match p.solve() {
+            Ok(outcome) => match outcome.into_solution() {
+                Ok(sol) => Ok(std::mem::take(&mut ilp.columns)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, v)| (v, sol.var_value(vars[i]).round() as i64))
+                    .collect()),
+                Err(_) => Err(RankError::Contradiction(origin)),
+            },
+            Err(_) => Err(RankError::Contradiction(origin)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(vars: &[RankVar], k: u32) -> Rank {
+        let mut v = vars.to_vec();
+        v.sort();
+        Rank { konst: k, vars: v }
+    }
+
+    #[test]
+    fn known_ranks_are_solved_locally() {
+        // sqrt [1, 2, 3]: []^M f64 ≐ []^R []f64
+        let mut s = RankSystem::new();
+        let (_, m, rr) = s.add_app(vec![], 0);
+        s.equate(&r(&[m], 0), &r(&[rr], 1), 0);
+        assert_eq!(s.value(m), Some(1));
+        assert_eq!(s.value(rr), Some(0));
+        s.solve().unwrap();
+        assert_eq!(s.stats.solved_locally, 1);
+        assert_eq!(s.stats.ilp_variables, 0);
+    }
+
+    #[test]
+    fn sum_of_length_is_ambiguous() {
+        // i64.sum (length xss), xss : [][]i32 (thesis Figure 4.10)
+        let mut s = RankSystem::new();
+        let a = s.fresh(RankKind::Assoc);
+        let (_, m1, r1) = s.add_app(vec![], 0);
+        // length : []a -> i64 applied to [][]i32
+        s.equate(&r(&[m1, a], 1), &r(&[r1], 2), 0);
+        let (_, m2, r2) = s.add_app(vec![], 1);
+        // sum : []i64 -> i64 applied to length xss : []^M1 i64
+        s.equate(&r(&[m2], 1), &r(&[r2, m1], 0), 1);
+        match s.solve() {
+            Err(RankError::Ambiguous(sols)) => {
+                assert_eq!(sols.len(), 2);
+                assert!(sols.contains(&vec![(1, 0), (0, 0)]));
+                assert!(sols.contains(&vec![(0, 0), (0, 1)]));
+            }
+            other => panic!("expected ambiguity, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn induced_reps_are_free() {
+        // map (\y -> xs * y) ys with ys : []f64: the explicit map makes y a
+        // scalar; (*) xs has M1 = 1, and y then needs R2 = 1, a rep induced
+        // by the frame, which costs nothing.
+        let mut s = RankSystem::new();
+        let y = s.fresh(RankKind::Assoc);
+        s.equate(&r(&[y], 1), &r(&[], 1), 9);
+        let (_, m1, r1) = s.add_app(vec![], 0);
+        s.equate(&r(&[m1], 0), &r(&[r1], 1), 0);
+        let (_, m2, r2) = s.add_app(vec![m1], 1);
+        s.equate(&r(&[m2, m1], 0), &r(&[r2, y], 0), 1);
+        s.solve().unwrap();
+        assert_eq!(s.assignment(), vec![(1, 0), (0, 1)]);
+        assert_eq!(s.stats.solved_locally, 2);
+    }
+
+    #[test]
+    fn vector_times_unknown_is_ambiguous() {
+        // \y -> xs * y with nothing known about y: a scalar y (a rep
+        // induced by the map over xs, free) or a vector y (no rep) both
+        // need one insertion.
+        let mut s = RankSystem::new();
+        let y = s.fresh(RankKind::Assoc);
+        let (_, m1, r1) = s.add_app(vec![], 0);
+        s.equate(&r(&[m1], 0), &r(&[r1], 1), 0);
+        let (_, m2, r2) = s.add_app(vec![m1], 1);
+        s.equate(&r(&[m2, m1], 0), &r(&[r2, y], 0), 1);
+        assert!(matches!(s.solve(), Err(RankError::Ambiguous(v)) if v.len() == 2));
+        assert_eq!(s.stats.solved_locally, 1);
+    }
+
+    #[test]
+    fn free_type_variable_ranks_stay_polymorphic() {
+        let mut s = RankSystem::new();
+        let a = s.fresh(RankKind::Assoc);
+        let b = s.fresh(RankKind::Assoc);
+        // b = a + 1  ([a] : []a)
+        s.equate(&r(&[b], 0), &r(&[a], 1), 0);
+        s.solve().unwrap();
+        assert_eq!(s.final_of(b), Final::Sym(a, 1));
+        assert_eq!(s.final_of(a), Final::Sym(a, 0));
+    }
+
+    #[test]
+    fn rigid_ranks_cannot_be_mapped_over() {
+        // def f 'a (x: a) = x + 1: (+) x needs M = rank a.
+        let mut s = RankSystem::new();
+        let a = s.fresh(RankKind::Rigid);
+        let (_, m, rr) = s.add_app(vec![], 7);
+        s.equate(&r(&[m], 0), &r(&[rr, a], 0), 7);
+        assert_eq!(s.solve(), Err(RankError::Contradiction(7)));
+    }
+}

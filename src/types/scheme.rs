@@ -1,0 +1,119 @@
+//! Type schemes: types quantified over base and rank variables.
+//!
+//! In a scheme, `TyVar(i)` and `RankVar(j)` are *local* indices into the
+//! quantifier lists. The same numbering is used for the node types of the
+//! definition the scheme belongs to, so that lowering can instantiate a
+//! whole definition at concrete types with [`Type::subst`].
+
+use super::ty::{Base, Namer, Rank, RankVar, RankView, TyVar, Type, TypePrinter};
+use super::unify::Class;
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scheme {
+    /// Quantified base variables: their class and the index of their
+    /// associated (home) rank variable, if they came from a full type
+    /// variable `'a`.
+    pub tyvars: Vec<(Class, Option<u32>)>,
+    pub n_rankvars: u32,
+    pub ty: Type,
+}
+
+impl Scheme {
+    pub fn mono(ty: Type) -> Scheme {
+        Scheme {
+            tyvars: Vec::new(),
+            n_rankvars: 0,
+            ty,
+        }
+    }
+
+    pub fn is_mono(&self) -> bool {
+        self.tyvars.is_empty() && self.n_rankvars == 0
+    }
+
+    /// Renders a type that uses this scheme's variables.
+    pub fn show(&self, t: &Type) -> String {
+        let mut namer = Namer::default();
+        self.show_with(t, &mut namer)
+    }
+
+    pub fn show_with(&self, t: &Type, namer: &mut Namer) -> String {
+        let mut p = TypePrinter { ranks: self, namer };
+        p.print(t)
+    }
+}
+
+impl RankView for Scheme {
+    fn value(&self, _: RankVar) -> Option<u32> {
+        None
+    }
+    fn owner(&self, v: RankVar) -> Option<TyVar> {
+        self.tyvars
+            .iter()
+            .position(|(_, home)| *home == Some(v.0))
+            .map(|i| TyVar(i as u32))
+    }
+}
+
+impl fmt::Display for Scheme {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.show(&self.ty))
+    }
+}
+
+/// What a use of a polymorphic name was instantiated at: one base per
+/// quantified base variable, one rank per quantified rank variable.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Inst {
+    pub tys: Vec<Base>,
+    pub ranks: Vec<Rank>,
+}
+
+impl Type {
+    /// Replaces scheme-local variables: `TyVar(i)` by `inst.tys[i]` and
+    /// `RankVar(j)` by `inst.ranks[j]`. Variables outside the instantiation
+    /// are left alone.
+    pub fn subst(&self, inst: &Inst) -> Type {
+        let mut rank = Rank::konst(self.rank.konst);
+        for v in &self.rank.vars {
+            match inst.ranks.get(v.0 as usize) {
+                Some(r) => rank = rank.plus(r),
+                None => rank.vars.push(*v),
+            }
+        }
+        rank.vars.sort();
+        let base = match &self.base {
+            Base::Var(v) => match inst.tys.get(v.0 as usize) {
+                Some(b) => b.clone(),
+                None => Base::Var(*v),
+            },
+            Base::Prim(p) => Base::Prim(*p),
+            Base::Tuple(ts) => Base::Tuple(ts.iter().map(|t| t.subst(inst)).collect()),
+            Base::Record(fs) => {
+                Base::Record(fs.iter().map(|(n, t)| (n.clone(), t.subst(inst))).collect())
+            }
+            Base::Arrow(a, b) => Base::Arrow(Box::new(a.subst(inst)), Box::new(b.subst(inst))),
+        };
+        Type::new(rank, base)
+    }
+}
+
+impl Inst {
+    /// Composes: the instantiation `self`, whose types use the variables of
+    /// `outer`'s domain, followed by `outer`.
+    pub fn then(&self, outer: &Inst) -> Inst {
+        Inst {
+            tys: self
+                .tys
+                .iter()
+                .map(|b| Type::scalar(b.clone()).subst(outer).base)
+                .collect(),
+            ranks: self
+                .ranks
+                .iter()
+                .map(|r| Type::new(r.clone(), Base::Tuple(vec![])).subst(outer).rank)
+                .collect(),
+        }
+    }
+}

@@ -1,0 +1,258 @@
+//! Types with rank expressions.
+//!
+//! AUTOMAP needs to reason about ranks before it knows types, so every type
+//! is split into a **rank** (the number of leading array dimensions, a
+//! linear expression over rank variables) and a **base** that is never an
+//! array: a primitive, a tuple, a record, a function, or a base variable.
+//! A source type variable `'a` is the pair `(ā, β)`: `[]^ā β`, with `ā` its
+//! associated rank variable (thesis 4.6.1). Unifying two types equates their
+//! ranks (a linear equation for the rank solver) and unifies their bases
+//! structurally (ordinary HM unification, which needs no ranks).
+
+use crate::prim::PrimType;
+use crate::syntax::ast::Ident;
+use std::fmt;
+
+/// A rank variable: the `M` or `R` of an application, the associated rank
+/// of a type variable, or an auxiliary unknown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RankVar(pub u32);
+
+/// A base type variable (ranges over non-array types).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TyVar(pub u32);
+
+/// `konst + Σ vars` (a variable may occur more than once).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Rank {
+    pub konst: u32,
+    pub vars: Vec<RankVar>,
+}
+
+impl Rank {
+    pub fn zero() -> Rank {
+        Rank::default()
+    }
+
+    pub fn konst(k: u32) -> Rank {
+        Rank {
+            konst: k,
+            vars: Vec::new(),
+        }
+    }
+
+    pub fn var(v: RankVar) -> Rank {
+        Rank {
+            konst: 0,
+            vars: vec![v],
+        }
+    }
+
+    pub fn plus(&self, other: &Rank) -> Rank {
+        let mut vars = self.vars.clone();
+        vars.extend_from_slice(&other.vars);
+        vars.sort();
+        Rank {
+            konst: self.konst + other.konst,
+            vars,
+        }
+    }
+
+    pub fn add_const(&self, k: u32) -> Rank {
+        Rank {
+            konst: self.konst + k,
+            vars: self.vars.clone(),
+        }
+    }
+
+    pub fn is_const(&self) -> Option<u32> {
+        self.vars.is_empty().then_some(self.konst)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Type {
+    pub rank: Rank,
+    pub base: Base,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Base {
+    Prim(PrimType),
+    Var(TyVar),
+    Tuple(Vec<Type>),
+    /// Fields sorted by name.
+    Record(Vec<(Ident, Type)>),
+    Arrow(Box<Type>, Box<Type>),
+}
+
+impl Type {
+    pub fn new(rank: Rank, base: Base) -> Type {
+        Type { rank, base }
+    }
+
+    pub fn prim(p: PrimType) -> Type {
+        Type::new(Rank::zero(), Base::Prim(p))
+    }
+
+    pub fn scalar(base: Base) -> Type {
+        Type::new(Rank::zero(), base)
+    }
+
+    pub fn unit() -> Type {
+        Type::scalar(Base::Tuple(Vec::new()))
+    }
+
+    pub fn arrow(a: Type, b: Type) -> Type {
+        Type::scalar(Base::Arrow(Box::new(a), Box::new(b)))
+    }
+
+    /// `[]^k self`
+    pub fn array(&self, k: u32) -> Type {
+        Type::new(self.rank.add_const(k), self.base.clone())
+    }
+
+    /// `[]^r self`
+    pub fn with_outer(&self, r: &Rank) -> Type {
+        Type::new(self.rank.plus(r), self.base.clone())
+    }
+
+    pub fn record(mut fields: Vec<(Ident, Type)>) -> Type {
+        fields.sort_by(|a, b| a.0.cmp(&b.0));
+        Type::scalar(Base::Record(fields))
+    }
+}
+
+/// Names for printing: base variables and rank variables get letters in
+/// order of first appearance.
+#[derive(Default)]
+pub struct Namer {
+    tyvars: Vec<TyVar>,
+    rankvars: Vec<RankVar>,
+}
+
+impl Namer {
+    pub fn tyvar(&mut self, v: TyVar) -> String {
+        let i = match self.tyvars.iter().position(|x| *x == v) {
+            Some(i) => i,
+            None => {
+                self.tyvars.push(v);
+                self.tyvars.len() - 1
+            }
+        };
+        letter_name(i)
+    }
+
+    pub fn rankvar(&mut self, v: RankVar) -> String {
+        let i = match self.rankvars.iter().position(|x| *x == v) {
+            Some(i) => i,
+            None => {
+                self.rankvars.push(v);
+                self.rankvars.len() - 1
+            }
+        };
+        format!("r{}", i + 1)
+    }
+}
+
+fn letter_name(i: usize) -> String {
+    let letters = b"abcdefghijklmnopqrstuvwxyz";
+    if i < 26 {
+        (letters[i] as char).to_string()
+    } else {
+        format!("a{}", i - 25)
+    }
+}
+
+/// How to show a rank variable that is still part of a type: the printer
+/// asks whether a rank variable is the associated rank of a base variable
+/// (then `[]^ā β` prints as just `b`) or what its value is.
+pub trait RankView {
+    /// The value of a solved rank variable.
+    fn value(&self, v: RankVar) -> Option<u32>;
+    /// The base variable this rank variable is the associated rank of.
+    fn owner(&self, v: RankVar) -> Option<TyVar>;
+}
+
+/// A view in which no rank variable is solved or owned.
+pub struct NoRanks;
+
+impl RankView for NoRanks {
+    fn value(&self, _: RankVar) -> Option<u32> {
+        None
+    }
+    fn owner(&self, _: RankVar) -> Option<TyVar> {
+        None
+    }
+}
+
+pub struct TypePrinter<'a> {
+    pub ranks: &'a dyn RankView,
+    pub namer: &'a mut Namer,
+}
+
+impl TypePrinter<'_> {
+    pub fn print(&mut self, t: &Type) -> String {
+        let mut dims = t.rank.konst;
+        let mut unknown = Vec::new();
+        let mut absorbed = false;
+        for v in &t.rank.vars {
+            if let Some(k) = self.ranks.value(*v) {
+                dims += k;
+            } else if !absorbed && matches!(t.base, Base::Var(b) if self.ranks.owner(*v) == Some(b))
+            {
+                absorbed = true;
+            } else {
+                unknown.push(*v);
+            }
+        }
+        let mut s = "[]".repeat(dims as usize);
+        for v in unknown {
+            s.push_str(&format!("[]^{}", self.namer.rankvar(v)));
+        }
+        let base = match &t.base {
+            Base::Prim(p) => p.name().to_string(),
+            Base::Var(v) => self.namer.tyvar(*v),
+            Base::Tuple(ts) => {
+                let parts: Vec<String> = ts.iter().map(|t| self.print(t)).collect();
+                format!("({})", parts.join(", "))
+            }
+            Base::Record(fs) => {
+                let parts: Vec<String> = fs
+                    .iter()
+                    .map(|(n, t)| format!("{n}: {}", self.print(t)))
+                    .collect();
+                format!("{{{}}}", parts.join(", "))
+            }
+            Base::Arrow(a, b) => {
+                let pa = self.print(a);
+                let pa = if matches!(a.base, Base::Arrow(..))
+                    && a.rank.konst == 0
+                    && a.rank.vars.is_empty()
+                {
+                    format!("({pa})")
+                } else {
+                    pa
+                };
+                let pb = self.print(b);
+                let arrow = format!("{pa} -> {pb}");
+                if s.is_empty() {
+                    return arrow;
+                }
+                format!("({arrow})")
+            }
+        };
+        s + &base
+    }
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut namer = Namer::default();
+        let mut p = TypePrinter {
+            ranks: &NoRanks,
+            namer: &mut namer,
+        };
+        write!(f, "{}", p.print(self))
+    }
+}

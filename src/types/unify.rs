@@ -1,0 +1,383 @@
+//! Structural unification of base types, with Futhark-style overloading
+//! classes on base variables. Rank equations met on the way (between the
+//! components of tuples, records and functions) go to the rank system.
+
+use super::rank::RankSystem;
+use super::ty::{Base, Rank, RankVar, TyVar, Type};
+use crate::prim::PrimType;
+use crate::syntax::ast::Ident;
+
+/// What a base variable may stand for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Class {
+    Any,
+    /// Any primitive numeric type (integer literals, `+`).
+    Num,
+    /// Integer types (`&`, `<<`).
+    Int,
+    /// Floating-point types (float literals).
+    Float,
+    /// Primitive types, bool included (`<`).
+    Ord,
+    /// Types that support `==` (not functions).
+    Eq,
+    /// A record or tuple with at least these fields (`e.x`, `e.0`).
+    Fields(Vec<(Ident, Type)>),
+}
+
+impl Class {
+    pub fn describe(&self) -> String {
+        match self {
+            Class::Any => "any type".into(),
+            Class::Num => "a numeric type".into(),
+            Class::Int => "an integer type".into(),
+            Class::Float => "a floating-point type".into(),
+            Class::Ord => "a primitive type".into(),
+            Class::Eq => "a type that supports equality".into(),
+            Class::Fields(fs) => {
+                let names: Vec<String> = fs.iter().map(|(n, _)| format!("`{n}`")).collect();
+                format!("a record with field {}", names.join(", "))
+            }
+        }
+    }
+
+    /// The type an unresolved variable of this class defaults to, as
+    /// Futhark does for literals.
+    pub fn default_prim(&self) -> Option<PrimType> {
+        match self {
+            Class::Num | Class::Int | Class::Ord | Class::Eq => Some(PrimType::I32),
+            Class::Float => Some(PrimType::F64),
+            Class::Any | Class::Fields(_) => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum VarState {
+    Unbound {
+        class: Class,
+        /// The declared name of a type parameter, which cannot be bound.
+        rigid: Option<Ident>,
+        /// The associated rank variable, if this base variable came from a
+        /// full type variable `[]^ā β`.
+        home: Option<RankVar>,
+    },
+    Link(Base),
+}
+
+/// Why two bases could not be unified.
+#[derive(Clone, Debug)]
+pub enum Mismatch {
+    /// Different type constructors (or primitive types).
+    Shape,
+    /// A class that the other side does not satisfy.
+    Class(Class, Base),
+    Occurs,
+    /// A declared type parameter meets something else.
+    Rigid(Ident),
+    /// A record or tuple lacks a field.
+    MissingField(Ident),
+}
+
+#[derive(Default)]
+pub struct Subst {
+    vars: Vec<VarState>,
+}
+
+impl Subst {
+    pub fn fresh(&mut self, class: Class, home: Option<RankVar>) -> TyVar {
+        self.vars.push(VarState::Unbound {
+            class,
+            rigid: None,
+            home,
+        });
+        TyVar(self.vars.len() as u32 - 1)
+    }
+
+    pub fn fresh_rigid(&mut self, name: Ident, home: Option<RankVar>) -> TyVar {
+        self.vars.push(VarState::Unbound {
+            class: Class::Any,
+            rigid: Some(name),
+            home,
+        });
+        TyVar(self.vars.len() as u32 - 1)
+    }
+
+    pub fn state(&self, v: TyVar) -> &VarState {
+        &self.vars[v.0 as usize]
+    }
+
+    /// Follows links at the top of a base.
+    pub fn resolve(&self, b: &Base) -> Base {
+        let mut cur = b.clone();
+        while let Base::Var(v) = cur {
+            match &self.vars[v.0 as usize] {
+                VarState::Link(next) => cur = next.clone(),
+                VarState::Unbound { .. } => return Base::Var(v),
+            }
+        }
+        cur
+    }
+
+    /// Fully applies the substitution (ranks untouched).
+    pub fn apply(&self, t: &Type) -> Type {
+        Type::new(t.rank.clone(), self.apply_base(&t.base))
+    }
+
+    pub fn apply_base(&self, b: &Base) -> Base {
+        match self.resolve(b) {
+            Base::Tuple(ts) => Base::Tuple(ts.iter().map(|t| self.apply(t)).collect()),
+            Base::Record(fs) => {
+                Base::Record(fs.iter().map(|(n, t)| (n.clone(), self.apply(t))).collect())
+            }
+            Base::Arrow(a, r) => Base::Arrow(Box::new(self.apply(&a)), Box::new(self.apply(&r))),
+            other => other,
+        }
+    }
+
+    pub fn class_of(&self, v: TyVar) -> Class {
+        match &self.vars[v.0 as usize] {
+            VarState::Unbound { class, .. } => class.clone(),
+            VarState::Link(_) => Class::Any,
+        }
+    }
+
+    pub fn home_of(&self, v: TyVar) -> Option<RankVar> {
+        match &self.vars[v.0 as usize] {
+            VarState::Unbound { home, .. } => *home,
+            VarState::Link(_) => None,
+        }
+    }
+
+    pub fn set_class(&mut self, v: TyVar, class: Class) {
+        if let VarState::Unbound { class: c, .. } = &mut self.vars[v.0 as usize] {
+            *c = class;
+        }
+    }
+
+    fn bind(&mut self, v: TyVar, b: Base) {
+        self.vars[v.0 as usize] = VarState::Link(b);
+    }
+
+    fn occurs(&self, v: TyVar, b: &Base) -> bool {
+        match self.resolve(b) {
+            Base::Var(w) => w == v,
+            Base::Prim(_) => false,
+            Base::Tuple(ts) => ts.iter().any(|t| self.occurs(v, &t.base)),
+            Base::Record(fs) => fs.iter().any(|(_, t)| self.occurs(v, &t.base)),
+            Base::Arrow(a, r) => self.occurs(v, &a.base) || self.occurs(v, &r.base),
+        }
+    }
+
+    /// Unifies two full types: their ranks are equated in `ranks` (with
+    /// `origin` for error reporting), their bases unified.
+    pub fn unify(
+        &mut self,
+        ranks: &mut RankSystem,
+        a: &Type,
+        b: &Type,
+        origin: usize,
+    ) -> Result<(), Mismatch> {
+        ranks.equate(&a.rank, &b.rank, origin);
+        self.unify_base(ranks, &a.base, &b.base, origin)
+    }
+
+    pub fn unify_base(
+        &mut self,
+        ranks: &mut RankSystem,
+        a: &Base,
+        b: &Base,
+        origin: usize,
+    ) -> Result<(), Mismatch> {
+        let a = self.resolve(a);
+        let b = self.resolve(b);
+        match (&a, &b) {
+            (Base::Var(x), Base::Var(y)) if x == y => Ok(()),
+            (Base::Var(x), Base::Var(y)) => self.unify_vars(ranks, *x, *y, origin),
+            (Base::Var(x), other) | (other, Base::Var(x)) => {
+                self.bind_var(ranks, *x, other, origin)
+            }
+            (Base::Prim(p), Base::Prim(q)) => {
+                if p == q {
+                    Ok(())
+                } else {
+                    Err(Mismatch::Shape)
+                }
+            }
+            (Base::Tuple(ts), Base::Tuple(us)) => {
+                if ts.len() != us.len() {
+                    return Err(Mismatch::Shape);
+                }
+                for (t, u) in ts.iter().zip(us) {
+                    self.unify(ranks, t, u, origin)?;
+                }
+                Ok(())
+            }
+            (Base::Record(fs), Base::Record(gs)) => {
+                if fs.len() != gs.len() || fs.iter().zip(gs).any(|((n, _), (m, _))| n != m) {
+                    return Err(Mismatch::Shape);
+                }
+                for ((_, t), (_, u)) in fs.iter().zip(gs) {
+                    self.unify(ranks, t, u, origin)?;
+                }
+                Ok(())
+            }
+            (Base::Arrow(a1, r1), Base::Arrow(a2, r2)) => {
+                self.unify(ranks, a1, a2, origin)?;
+                self.unify(ranks, r1, r2, origin)
+            }
+            _ => Err(Mismatch::Shape),
+        }
+    }
+
+    fn unify_vars(
+        &mut self,
+        ranks: &mut RankSystem,
+        x: TyVar,
+        y: TyVar,
+        origin: usize,
+    ) -> Result<(), Mismatch> {
+        let (
+            VarState::Unbound {
+                class: cx,
+                rigid: rx,
+                ..
+            },
+            VarState::Unbound {
+                class: cy,
+                rigid: ry,
+                ..
+            },
+        ) = (
+            self.vars[x.0 as usize].clone(),
+            self.vars[y.0 as usize].clone(),
+        )
+        else {
+            unreachable!("resolve returns unbound variables");
+        };
+        match (&rx, &ry) {
+            (Some(n), Some(_)) => return Err(Mismatch::Rigid(n.clone())),
+            (Some(n), None) => {
+                // y becomes x; y's class must be satisfied by a type
+                // parameter, which only `Any` (and `Eq`, for which the
+                // caller decides) allows.
+                if !matches!(cy, Class::Any | Class::Eq) {
+                    return Err(Mismatch::Rigid(n.clone()));
+                }
+                self.bind(y, Base::Var(x));
+                return Ok(());
+            }
+            (None, Some(n)) => {
+                if !matches!(cx, Class::Any | Class::Eq) {
+                    return Err(Mismatch::Rigid(n.clone()));
+                }
+                self.bind(x, Base::Var(y));
+                return Ok(());
+            }
+            (None, None) => {}
+        }
+        let merged = self.merge_classes(ranks, &cx, &cy, origin)?;
+        self.bind(y, Base::Var(x));
+        self.set_class(x, merged);
+        Ok(())
+    }
+
+    fn merge_classes(
+        &mut self,
+        ranks: &mut RankSystem,
+        a: &Class,
+        b: &Class,
+        origin: usize,
+    ) -> Result<Class, Mismatch> {
+        use Class::*;
+        Ok(match (a, b) {
+            (Any, c) | (c, Any) => c.clone(),
+            (Fields(fs), Fields(gs)) => {
+                let mut out = fs.clone();
+                for (n, t) in gs {
+                    match out.iter().find(|(m, _)| m == n) {
+                        Some((_, u)) => {
+                            let u = u.clone();
+                            self.unify(ranks, &u, t, origin)?;
+                        }
+                        None => out.push((n.clone(), t.clone())),
+                    }
+                }
+                Fields(out)
+            }
+            (Fields(_), _) | (_, Fields(_)) => return Err(Mismatch::Shape),
+            (Eq, c) | (c, Eq) => c.clone(),
+            (Ord, c) | (c, Ord) => c.clone(),
+            (Num, c) | (c, Num) => c.clone(),
+            (Int, Int) => Int,
+            (Float, Float) => Float,
+            (Int, Float) | (Float, Int) => {
+                return Err(Mismatch::Class(Float, Base::Prim(PrimType::I32)));
+            }
+        })
+    }
+
+    fn bind_var(
+        &mut self,
+        ranks: &mut RankSystem,
+        x: TyVar,
+        b: &Base,
+        origin: usize,
+    ) -> Result<(), Mismatch> {
+        let VarState::Unbound { class, rigid, .. } = self.vars[x.0 as usize].clone() else {
+            unreachable!("resolve returns unbound variables");
+        };
+        if let Some(n) = rigid {
+            return Err(Mismatch::Rigid(n));
+        }
+        if self.occurs(x, b) {
+            return Err(Mismatch::Occurs);
+        }
+        let ok = match (&class, b) {
+            (Class::Any, _) => true,
+            (Class::Num, Base::Prim(p)) => p.is_numeric(),
+            (Class::Int, Base::Prim(p)) => p.is_int(),
+            (Class::Float, Base::Prim(p)) => p.is_float(),
+            (Class::Ord, Base::Prim(_)) => true,
+            (Class::Eq, Base::Arrow(..)) => false,
+            (Class::Eq, _) => true,
+            (Class::Fields(fs), Base::Record(gs)) => {
+                for (n, t) in fs {
+                    match gs.iter().find(|(m, _)| m == n) {
+                        Some((_, u)) => {
+                            let u = u.clone();
+                            self.unify(ranks, t, &u, origin)?;
+                        }
+                        None => return Err(Mismatch::MissingField(n.clone())),
+                    }
+                }
+                true
+            }
+            (Class::Fields(fs), Base::Tuple(ts)) => {
+                for (n, t) in fs {
+                    match n.parse::<usize>().ok().and_then(|i| ts.get(i)) {
+                        Some(u) => {
+                            let u = u.clone();
+                            self.unify(ranks, t, &u, origin)?;
+                        }
+                        None => return Err(Mismatch::MissingField(n.clone())),
+                    }
+                }
+                true
+            }
+            _ => false,
+        };
+        if !ok {
+            return Err(Mismatch::Class(class, b.clone()));
+        }
+        self.bind(x, b.clone());
+        Ok(())
+    }
+}
+
+/// A rank expression for a fresh full type variable `[]^ā β` and `β`.
+pub fn full_var(subst: &mut Subst, ranks: &mut RankSystem, class: Class) -> Type {
+    let a = ranks.fresh(super::rank::RankKind::Assoc);
+    let b = subst.fresh(class, Some(a));
+    Type::new(Rank::var(a), Base::Var(b))
+}
