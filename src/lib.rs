@@ -15,3 +15,4 @@ pub mod eval;
 pub mod prim;
 pub mod source;
 pub mod syntax;
+pub mod testing;
