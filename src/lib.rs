@@ -16,4 +16,5 @@ pub mod eval;
 pub mod prim;
 pub mod source;
 pub mod syntax;
+pub mod testing;
 pub mod types;
