@@ -130,6 +130,11 @@ impl Vars {
         &self.infos[v.0 as usize].name
     }
 
+    /// Renames a variable (names are only for printing).
+    pub fn set_name(&mut self, v: Var, name: impl Into<Rc<str>>) {
+        self.infos[v.0 as usize].name = name.into();
+    }
+
     pub fn len(&self) -> usize {
         self.infos.len()
     }

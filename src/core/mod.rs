@@ -1,3 +1,7 @@
 //! The core IR and the passes over it.
 
 pub mod ir;
+pub mod lower;
+pub mod pretty;
+pub mod simplify;
+pub mod visit;

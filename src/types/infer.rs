@@ -90,6 +90,9 @@ pub struct Infer<'g> {
     /// `Var` nodes inserted by elaboration (`map2`, `rep`): they name the
     /// intrinsics even if the user has shadowed those names.
     pub forced: HashSet<NodeId>,
+    /// What each global name (a `Var` node, or the spine node of a
+    /// backtick) referred to when checked: later definitions may shadow it.
+    pub resolved: Vec<(NodeId, GlobalKind)>,
 }
 
 impl RankView for Infer<'_> {
@@ -136,6 +139,7 @@ impl<'g> Infer<'g> {
             synth: Vec::new(),
             def_name: None,
             forced: HashSet::new(),
+            resolved: Vec::new(),
         }
     }
 
@@ -535,7 +539,10 @@ impl<'g> Infer<'g> {
                     }
                 }
                 match self.lookup_global(q, e.id) {
-                    Some(g) => Ok(self.instantiate(&g.scheme, e.id)),
+                    Some(g) => {
+                        self.resolved.push((e.id, g.kind.clone()));
+                        Ok(self.instantiate(&g.scheme, e.id))
+                    }
                     None => Err(self.unknown_name(q, e.span)),
                 }
             }

@@ -48,6 +48,8 @@ pub struct CheckedDef {
     pub types: HashMap<NodeId, Type>,
     /// Instantiations of polymorphic names in the target.
     pub insts: HashMap<NodeId, Inst>,
+    /// What global names in the target refer to.
+    pub resolved: HashMap<NodeId, env::GlobalKind>,
     /// Types of the parameters (target), in the scheme's variables.
     pub params: Vec<Type>,
     pub ret: Type,
@@ -268,6 +270,7 @@ impl TypeEnv {
             return Err(err);
         }
         let scheme = g.scheme(scheme_ty);
+        let resolved = inf.resolved.iter().cloned().collect();
         Ok(CheckedDef {
             name: d.name.clone(),
             entry: d.is_entry(),
@@ -276,6 +279,7 @@ impl TypeEnv {
             target,
             types,
             insts,
+            resolved,
             params,
             ret,
             solution,

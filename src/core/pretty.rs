@@ -1,0 +1,557 @@
+//! The core IR in a readable, Futhark-like notation: what `urchin core`
+//! prints and what `:vjp`/`:jvp` show students.
+//!
+//! Variables print by their source names; a name used by several variables
+//! gets a numeric suffix in order of appearance (`x`, `x_1`, `x_2`).
+//! Single-statement lambdas print inline (`\x -> x * x`).
+
+use super::ir::*;
+use crate::prim::{BinOp, UnOp};
+use std::collections::HashMap;
+
+pub struct Printer<'p> {
+    vars: &'p Vars,
+    names: HashMap<Var, String>,
+    counts: HashMap<String, usize>,
+    /// Labels printed as comments before the statements they precede
+    /// (keyed by the first variable the statement binds, or for a body's
+    /// result by `None`): used to mark forward and return sweeps.
+    pub labels: HashMap<Var, String>,
+    out: String,
+}
+
+fn base_name(raw: &str) -> String {
+    let t = raw.trim_start_matches('_');
+    if t.is_empty() {
+        "t".to_string()
+    } else {
+        t.to_string()
+    }
+}
+
+impl<'p> Printer<'p> {
+    pub fn new(vars: &'p Vars) -> Printer<'p> {
+        Printer {
+            vars,
+            names: HashMap::new(),
+            counts: HashMap::new(),
+            labels: HashMap::new(),
+            out: String::new(),
+        }
+    }
+
+    /// Assigns display names to every variable of a function, in order of
+    /// binding, so that names are stable and readable.
+    fn name_function(&mut self, f: &Function) {
+        let mut order = Vec::new();
+        order.extend(f.params.iter().copied());
+        collect_binders(&f.body, &mut order);
+        let mut totals: HashMap<String, usize> = HashMap::new();
+        for v in &order {
+            *totals.entry(base_name(self.vars.name(*v))).or_default() += 1;
+        }
+        for v in order {
+            if self.names.contains_key(&v) {
+                continue;
+            }
+            let base = base_name(self.vars.name(v));
+            let n = self.counts.entry(base.clone()).or_default();
+            let shown = if totals[&base] == 1 && !self.vars.name(v).starts_with('_') {
+                base.clone()
+            } else {
+                *n += 1;
+                format!("{base}_{n}")
+            };
+            self.names.insert(v, shown);
+        }
+    }
+
+    fn var(&self, v: Var) -> String {
+        self.names
+            .get(&v)
+            .cloned()
+            .unwrap_or_else(|| format!("{}_v{}", base_name(self.vars.name(v)), v.0))
+    }
+
+    fn atom(&self, a: &Atom) -> String {
+        match a {
+            Atom::Var(v) => self.var(*v),
+            Atom::Const(c) => c.to_string(),
+        }
+    }
+
+    fn atoms(&self, xs: &[Atom]) -> String {
+        xs.iter()
+            .map(|a| self.atom(a))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn tuple(&self, xs: &[Atom]) -> String {
+        if xs.len() == 1 {
+            self.atom(&xs[0])
+        } else {
+            format!(
+                "({})",
+                xs.iter()
+                    .map(|a| self.atom(a))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }
+    }
+
+    fn pattern(&self, vs: &[Var]) -> String {
+        if vs.len() == 1 {
+            self.var(vs[0])
+        } else {
+            format!(
+                "({})",
+                vs.iter()
+                    .map(|v| self.var(*v))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }
+    }
+
+    fn line(&mut self, indent: usize, s: &str) {
+        for _ in 0..indent {
+            self.out.push_str("  ");
+        }
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    pub fn function(mut self, f: &Function) -> String {
+        self.name_function(f);
+        let params: Vec<String> = f
+            .params
+            .iter()
+            .map(|p| format!("({}: {})", self.var(*p), self.vars.ty(*p)))
+            .collect();
+        let head = format!("def {} {} =", f.name, params.join(" "));
+        self.line(0, head.trim_end());
+        self.body(&f.body, 1);
+        self.out
+    }
+
+    /// Prints a whole program.
+    pub fn program(p: &Program) -> String {
+        p.functions
+            .iter()
+            .map(|f| Printer::new(&p.vars).function(f))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn body(&mut self, b: &Body, indent: usize) {
+        for s in &b.stms {
+            if let Some(l) = s.pat.first().and_then(|v| self.labels.get(v)).cloned() {
+                self.line(indent, &format!("-- {l}"));
+            }
+            self.stm(s, indent);
+        }
+        let r = format!("in {}", self.tuple(&b.result));
+        self.line(indent, &r);
+    }
+
+    fn stm(&mut self, s: &Stm, indent: usize) {
+        let lhs = if s.pat.is_empty() {
+            "let _".to_string()
+        } else {
+            format!("let {}", self.pattern(&s.pat))
+        };
+        let rhs = self.exp(&s.exp, indent);
+        let text = format!("{lhs} = {rhs}");
+        for (i, l) in text.lines().enumerate() {
+            if i == 0 {
+                self.line(indent, l);
+            } else {
+                self.out.push_str(l);
+                self.out.push('\n');
+            }
+        }
+    }
+
+    /// A lambda: inline when its body is one statement returning its
+    /// result, otherwise on following lines.
+    fn lambda(&mut self, l: &Lambda, indent: usize) -> String {
+        let params: Vec<String> = l
+            .params
+            .iter()
+            .map(|p| format!("({}: {})", self.var(*p), self.vars.ty(*p)))
+            .collect();
+        let head = format!("\\{} ->", params.join(" "));
+        if l.body.stms.is_empty() {
+            return format!("({head} {})", self.tuple(&l.body.result));
+        }
+        if let [s] = l.body.stms.as_slice() {
+            let simple = !matches!(
+                s.exp,
+                Exp::If { .. }
+                    | Exp::Loop { .. }
+                    | Exp::Map { .. }
+                    | Exp::Reduce { .. }
+                    | Exp::Scan { .. }
+                    | Exp::Hist { .. }
+            );
+            let returns_it = l.body.result.iter().map(|a| a.var()).collect::<Vec<_>>()
+                == s.pat.iter().map(|v| Some(*v)).collect::<Vec<_>>();
+            if simple && returns_it {
+                let e = self.exp(&s.exp, indent);
+                return format!("({head} {e})");
+            }
+        }
+        let saved = std::mem::take(&mut self.out);
+        self.body(&l.body, indent + 2);
+        let inner = std::mem::replace(&mut self.out, saved);
+        let pad = "  ".repeat(indent + 1);
+        format!("({head}\n{inner}{pad})")
+    }
+
+    fn nested_body(&mut self, b: &Body, indent: usize) -> String {
+        let saved = std::mem::take(&mut self.out);
+        self.body(b, indent);
+        std::mem::replace(&mut self.out, saved)
+    }
+
+    fn dims(&self, ds: &[DimIndex]) -> String {
+        ds.iter()
+            .map(|d| match d {
+                DimIndex::Fix(a) => self.atom(a),
+                DimIndex::Slice { start, end, stride } => {
+                    let p = |x: &Option<Atom>| x.as_ref().map(|a| self.atom(a)).unwrap_or_default();
+                    match stride {
+                        Some(_) => format!("{}:{}:{}", p(start), p(end), p(stride)),
+                        None => format!("{}:{}", p(start), p(end)),
+                    }
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    fn operator(&mut self, op: &Operator, indent: usize) -> String {
+        // Recognisable operators print as sections.
+        if let Some(b) = is_simple_binop(op) {
+            return if b.is_infix() {
+                format!("({})", b.symbol())
+            } else {
+                format!("{}.{}", self.vars.ty(op.lam.params[0]), b.symbol())
+            };
+        }
+        self.lambda(&op.lam, indent)
+    }
+
+    fn exp(&mut self, e: &Exp, indent: usize) -> String {
+        let pad = "  ".repeat(indent);
+        match e {
+            Exp::Atom(a) => self.atom(a),
+            Exp::BinOp(op, a, b) => {
+                if op.is_infix() {
+                    format!("{} {} {}", self.atom(a), op.symbol(), self.atom(b))
+                } else {
+                    format!(
+                        "{}.{} {} {}",
+                        a.ty(self.vars),
+                        op.symbol(),
+                        self.atom(a),
+                        self.atom(b)
+                    )
+                }
+            }
+            Exp::UnOp(UnOp::Neg, a) => format!("-{}", self.atom(a)),
+            Exp::UnOp(UnOp::Not, a) => format!("!{}", self.atom(a)),
+            Exp::UnOp(op, a) => format!("{}.{} {}", a.ty(self.vars), op.name(), self.atom(a)),
+            Exp::Convert(t, a) => format!("{t}.{} {}", a.ty(self.vars), self.atom(a)),
+            Exp::Select(c, a, b) => format!(
+                "if {} then {} else {}",
+                self.atom(c),
+                self.atom(a),
+                self.atom(b)
+            ),
+            Exp::ArrayLit(xs, _) => format!(
+                "[{}]",
+                xs.iter()
+                    .map(|a| self.atom(a))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Exp::Index(a, ds) => format!("{}[{}]", self.var(*a), self.dims(ds)),
+            Exp::Update(a, ds, v) => format!(
+                "{} with [{}] = {}",
+                self.var(*a),
+                self.dims(ds),
+                self.atom(v)
+            ),
+            Exp::Size(a, 0) => format!("length {}", self.var(*a)),
+            Exp::Size(a, d) => format!("size {d} {}", self.var(*a)),
+            Exp::Iota(n) => format!("iota {}", self.atom(n)),
+            Exp::Replicate(n, v) => format!("replicate {} {}", self.atom(n), self.atom(v)),
+            Exp::Rep(v) => format!("rep {}", self.atom(v)),
+            Exp::Reshape(shape, a) => format!(
+                "reshape ({}) {}",
+                shape
+                    .iter()
+                    .map(|s| self.atom(s))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                self.var(*a)
+            ),
+            Exp::Rearrange(perm, a) if perm.as_slice() == [1, 0] => {
+                format!("transpose {}", self.var(*a))
+            }
+            Exp::Rearrange(perm, a) => format!(
+                "rearrange ({}) {}",
+                perm.iter()
+                    .map(|p| p.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                self.var(*a)
+            ),
+            Exp::Reverse(a) => format!("reverse {}", self.var(*a)),
+            Exp::Rotate(r, a) => format!("rotate {} {}", self.atom(r), self.var(*a)),
+            Exp::Concat(xs) => format!(
+                "concat {}",
+                xs.iter()
+                    .map(|v| self.var(*v))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+            Exp::Copy(a) => format!("copy {}", self.var(*a)),
+            Exp::If {
+                cond,
+                then_body,
+                else_body,
+            } => {
+                let t = self.nested_body(then_body, indent + 2);
+                let f = self.nested_body(else_body, indent + 2);
+                format!(
+                    "if {}\n{pad}  then\n{t}{pad}  else\n{}",
+                    self.atom(cond),
+                    f.trim_end()
+                )
+            }
+            Exp::Loop {
+                params,
+                form,
+                body,
+                stripmine,
+            } => {
+                let ps: Vec<String> = params
+                    .iter()
+                    .map(|(p, i)| format!("{} = {}", self.var(*p), self.atom(i)))
+                    .collect();
+                let attr = stripmine
+                    .map(|k| format!("#[stripmine({k})] "))
+                    .unwrap_or_default();
+                let head = match form {
+                    LoopForm::For { i, bound } => {
+                        format!("for {} < {}", self.var(*i), self.atom(bound))
+                    }
+                    LoopForm::While { cond } => {
+                        if cond.stms.is_empty() {
+                            format!("while {}", self.tuple(&cond.result))
+                        } else {
+                            let c = self.nested_body(cond, indent + 3);
+                            format!("while (\n{c}{pad}    )")
+                        }
+                    }
+                };
+                let b = self.nested_body(body, indent + 1);
+                format!("{attr}loop ({}) {head} do\n{}", ps.join(", "), b.trim_end())
+            }
+            Exp::Map { lam, args } => {
+                let l = self.lambda(lam, indent);
+                let n = if args.len() == 1 {
+                    String::new()
+                } else {
+                    args.len().to_string()
+                };
+                format!(
+                    "map{n} {l} {}",
+                    args.iter()
+                        .map(|v| self.var(*v))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                )
+            }
+            Exp::Reduce { op, pre, args } => {
+                let o = self.operator(op, indent);
+                let ne = self.tuple(&op.neutral);
+                let xs = args
+                    .iter()
+                    .map(|v| self.var(*v))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let name = if op.commutative {
+                    "reduce_comm"
+                } else {
+                    "reduce"
+                };
+                match pre {
+                    None => format!("{name} {o} {ne} {xs}"),
+                    Some(f) => {
+                        let m = self.lambda(f, indent);
+                        format!("{name} {o} {ne} (map {m} {xs})")
+                    }
+                }
+            }
+            Exp::Scan { op, pre, args } => {
+                let o = self.operator(op, indent);
+                let ne = self.tuple(&op.neutral);
+                let xs = args
+                    .iter()
+                    .map(|v| self.var(*v))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                match pre {
+                    None => format!("scan {o} {ne} {xs}"),
+                    Some(f) => {
+                        let m = self.lambda(f, indent);
+                        format!("scan {o} {ne} (map {m} {xs})")
+                    }
+                }
+            }
+            Exp::Hist {
+                op,
+                dest,
+                indices,
+                values,
+            } => {
+                let o = self.operator(op, indent);
+                format!(
+                    "reduce_by_index {} {o} {} {} {}",
+                    self.pattern(dest),
+                    self.tuple(&op.neutral),
+                    self.var(*indices),
+                    self.pattern(values)
+                )
+            }
+            Exp::Scatter {
+                dest,
+                indices,
+                values,
+            } => format!(
+                "scatter {} {} {}",
+                self.pattern(dest),
+                self.pattern(indices),
+                self.pattern(values)
+            ),
+            Exp::Assert { cond, message } => format!("assert {} {message:?}", self.atom(cond)),
+            Exp::CheckShape {
+                array, expected, ..
+            } => format!(
+                "check_shape {} [{}]",
+                self.var(*array),
+                expected
+                    .iter()
+                    .map(|d| d
+                        .as_ref()
+                        .map(|a| self.atom(a))
+                        .unwrap_or_else(|| "_".into()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Exp::Jvp {
+                lam,
+                primals,
+                tangents,
+            } => {
+                let l = self.lambda(lam, indent);
+                format!("jvp {l} {} {}", self.tuple(primals), self.tuple(tangents))
+            }
+            Exp::Vjp {
+                lam,
+                primals,
+                cotangents,
+            } => {
+                let l = self.lambda(lam, indent);
+                format!("vjp {l} {} {}", self.tuple(primals), self.tuple(cotangents))
+            }
+            Exp::WithAcc { arrays, lam } => {
+                let l = self.lambda(lam, indent);
+                format!("withacc {} {l}", self.pattern(arrays))
+            }
+            Exp::UpdAcc {
+                acc,
+                indices,
+                value,
+            } => {
+                format!(
+                    "upd {} [{}] {}",
+                    self.var(*acc),
+                    self.atoms(indices).replace(' ', ", "),
+                    self.atom(value)
+                )
+            }
+        }
+    }
+}
+
+fn collect_binders(b: &Body, out: &mut Vec<Var>) {
+    for s in &b.stms {
+        out.extend(s.pat.iter().copied());
+        match &s.exp {
+            Exp::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                collect_binders(then_body, out);
+                collect_binders(else_body, out);
+            }
+            Exp::Loop {
+                params, form, body, ..
+            } => {
+                out.extend(params.iter().map(|(p, _)| *p));
+                match form {
+                    LoopForm::For { i, .. } => out.push(*i),
+                    LoopForm::While { cond } => collect_binders(cond, out),
+                }
+                collect_binders(body, out);
+            }
+            Exp::Map { lam, .. }
+            | Exp::Jvp { lam, .. }
+            | Exp::Vjp { lam, .. }
+            | Exp::WithAcc { lam, .. } => {
+                out.extend(lam.params.iter().copied());
+                collect_binders(&lam.body, out);
+            }
+            Exp::Reduce { op, pre, .. } | Exp::Scan { op, pre, .. } => {
+                if let Some(f) = pre {
+                    out.extend(f.params.iter().copied());
+                    collect_binders(&f.body, out);
+                }
+                out.extend(op.lam.params.iter().copied());
+                collect_binders(&op.lam.body, out);
+            }
+            Exp::Hist { op, .. } => {
+                out.extend(op.lam.params.iter().copied());
+                collect_binders(&op.lam.body, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether an operator is written as a section (for the printer's callers).
+pub fn is_simple_binop(op: &Operator) -> Option<BinOp> {
+    match op.lam.body.stms.as_slice() {
+        [
+            Stm {
+                exp: Exp::BinOp(b, Atom::Var(x), Atom::Var(y)),
+                pat,
+                ..
+            },
+        ] if op.lam.params.len() == 2
+            && *x == op.lam.params[0]
+            && *y == op.lam.params[1]
+            && op.lam.body.result == [Atom::Var(pat[0])] =>
+        {
+            Some(*b)
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,518 @@
+//! The simplifier: copy propagation, constant folding, common
+//! subexpression elimination, dead-code elimination and map fusion, to a
+//! fixed point.
+//!
+//! Dead code is removed only when it cannot fail, so a program that fails
+//! under the reference semantics (which evaluates every `let`) fails here
+//! too. After AD, [`Mode::AfterAd`] also removes dead code that could fail
+//! in principle: it is a re-execution of statements that already ran
+//! successfully (thesis 3.3.3: that is why perfect nests cost nothing).
+//! Fusion never reorders two computations that can both fail, so the first
+//! error reported stays the same.
+
+use super::ir::*;
+use super::visit::{free_in_body, free_in_exp, free_in_lambda, nested, rename_body, rename_exp};
+use crate::prim::{self, BinOp, PrimType, Scalar};
+use std::collections::{HashMap, HashSet};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Keep dead statements that may fail.
+    Conservative,
+    /// Remove every dead statement (code produced by reverse AD).
+    AfterAd,
+}
+
+pub fn simplify_program(p: &mut Program, mode: Mode) {
+    let mut vars = std::mem::take(&mut p.vars);
+    for f in &mut p.functions {
+        simplify_function(f, &mut vars, mode);
+    }
+    p.vars = vars;
+}
+
+pub fn simplify_function(f: &mut Function, vars: &mut Vars, mode: Mode) {
+    for _ in 0..8 {
+        let before = count(&f.body);
+        let mut env = Forward::default();
+        f.body = env.body(std::mem::take(&mut f.body));
+        fuse_body(&mut f.body, vars);
+        dce_body(&mut f.body, mode);
+        if count(&f.body) == before && !env.changed {
+            break;
+        }
+    }
+}
+
+fn count(b: &Body) -> usize {
+    b.stms
+        .iter()
+        .map(|s| 1 + nested(&s.exp).iter().map(|(_, b)| count(b)).sum::<usize>())
+        .sum()
+}
+
+/// The forward pass: substitution, folding and CSE.
+#[derive(Default)]
+struct Forward {
+    subst: HashMap<Var, Atom>,
+    /// Available expressions (by key) and the variables holding them.
+    available: Vec<HashMap<String, Vec<Var>>>,
+    changed: bool,
+}
+
+enum Folded {
+    Atoms(Vec<Atom>),
+    Stms(Vec<Stm>, Vec<Atom>),
+    Exp(Exp),
+}
+
+impl Forward {
+    fn atom(&self, a: Atom) -> Atom {
+        match a {
+            Atom::Var(v) => self.subst.get(&v).copied().unwrap_or(a),
+            c => c,
+        }
+    }
+
+    fn body(&mut self, b: Body) -> Body {
+        self.available.push(HashMap::new());
+        let mut out = Vec::with_capacity(b.stms.len());
+        for s in b.stms {
+            self.stm(s, &mut out);
+        }
+        let result = b.result.into_iter().map(|a| self.atom(a)).collect();
+        self.available.pop();
+        Body { stms: out, result }
+    }
+
+    fn stm(&mut self, s: Stm, out: &mut Vec<Stm>) {
+        let Stm { pat, mut exp, span } = s;
+        rename_exp_shallow(&mut exp, &self.subst);
+        for b in super::visit::nested_mut(&mut exp) {
+            let taken = std::mem::take(b);
+            *b = self.body(taken);
+        }
+        match fold(exp) {
+            Folded::Atoms(atoms) => {
+                self.changed = true;
+                for (v, a) in pat.iter().zip(atoms) {
+                    self.subst.insert(*v, a);
+                }
+            }
+            Folded::Stms(stms, result) => {
+                self.changed = true;
+                for st in stms {
+                    self.stm(st, out);
+                }
+                for (v, a) in pat.iter().zip(result) {
+                    let a = self.atom(a);
+                    self.subst.insert(*v, a);
+                }
+            }
+            Folded::Exp(exp) => {
+                if let Some(key) = cse_key(&exp) {
+                    if let Some(prev) = self.available.iter().rev().find_map(|m| m.get(&key)) {
+                        if prev.len() == pat.len() {
+                            self.changed = true;
+                            for (v, p) in pat.iter().zip(prev.clone()) {
+                                self.subst.insert(*v, Atom::Var(p));
+                            }
+                            return;
+                        }
+                    }
+                    if let Some(top) = self.available.last_mut() {
+                        top.insert(key, pat.clone());
+                    }
+                }
+                out.push(Stm { pat, exp, span });
+            }
+        }
+    }
+}
+
+/// Renames the atoms an expression reads directly; nested bodies are
+/// handled by the forward pass itself (with their own scopes).
+fn rename_exp_shallow(e: &mut Exp, subst: &HashMap<Var, Atom>) {
+    let mut saved: Vec<Body> = super::visit::nested_mut(e)
+        .into_iter()
+        .map(std::mem::take)
+        .collect();
+    rename_exp(e, subst);
+    for (b, s) in super::visit::nested_mut(e).into_iter().zip(saved.drain(..)) {
+        *b = s;
+    }
+}
+
+fn is_zero(a: &Atom) -> bool {
+    matches!(a, Atom::Const(c) if c.as_f64() == 0.0 && c.ty() != PrimType::Bool)
+}
+
+fn is_one(a: &Atom) -> bool {
+    matches!(a, Atom::Const(c) if c.as_f64() == 1.0 && c.ty() != PrimType::Bool)
+}
+
+fn fold(e: Exp) -> Folded {
+    match e {
+        Exp::Atom(a) => Folded::Atoms(vec![a]),
+        Exp::BinOp(op, Atom::Const(a), Atom::Const(b)) => match prim::binop(op, a, b) {
+            Ok(c) => Folded::Atoms(vec![Atom::Const(c)]),
+            Err(_) => Folded::Exp(Exp::BinOp(op, Atom::Const(a), Atom::Const(b))),
+        },
+        Exp::BinOp(BinOp::Add, a, b) if is_zero(&a) => Folded::Atoms(vec![b]),
+        Exp::BinOp(BinOp::Add | BinOp::Sub, a, b) if is_zero(&b) => Folded::Atoms(vec![a]),
+        Exp::BinOp(BinOp::Mul, a, b) if is_one(&a) => Folded::Atoms(vec![b]),
+        Exp::BinOp(BinOp::Mul | BinOp::Div, a, b) if is_one(&b) => Folded::Atoms(vec![a]),
+        Exp::UnOp(op, Atom::Const(a)) => match prim::unop(op, a) {
+            Ok(c) => Folded::Atoms(vec![Atom::Const(c)]),
+            Err(_) => Folded::Exp(Exp::UnOp(op, Atom::Const(a))),
+        },
+        Exp::Convert(t, Atom::Const(a)) => Folded::Atoms(vec![Atom::Const(prim::convert(a, t))]),
+        Exp::Select(Atom::Const(Scalar::Bool(c)), a, b) => {
+            Folded::Atoms(vec![if c { a } else { b }])
+        }
+        Exp::Select(_, a, b) if a == b => Folded::Atoms(vec![a]),
+        Exp::If {
+            cond: Atom::Const(Scalar::Bool(c)),
+            then_body,
+            else_body,
+        } => {
+            let b = if c { then_body } else { else_body };
+            Folded::Stms(b.stms, b.result)
+        }
+        other => Folded::Exp(other),
+    }
+}
+
+fn atom_key(a: &Atom) -> String {
+    match a {
+        Atom::Var(v) => format!("v{}", v.0),
+        Atom::Const(c) => {
+            let bits = crate::with_scalar!(*c, x => format!("{x:?}"));
+            format!("c{}:{bits}", c.ty())
+        }
+    }
+}
+
+/// A key identifying pure, cheap expressions for CSE.
+fn cse_key(e: &Exp) -> Option<String> {
+    let a = atom_key;
+    Some(match e {
+        Exp::BinOp(op, x, y) => format!("bin{op:?}({},{})", a(x), a(y)),
+        Exp::UnOp(op, x) => format!("un{op:?}({})", a(x)),
+        Exp::Convert(t, x) => format!("conv{t}({})", a(x)),
+        Exp::Select(c, x, y) => format!("sel({},{},{})", a(c), a(x), a(y)),
+        Exp::Size(v, d) => format!("size{d}(v{})", v.0),
+        Exp::Index(v, ds) if ds.iter().all(|d| matches!(d, DimIndex::Fix(_))) => {
+            let is: Vec<String> = ds
+                .iter()
+                .map(|d| match d {
+                    DimIndex::Fix(x) => a(x),
+                    DimIndex::Slice { .. } => unreachable!("filtered above"),
+                })
+                .collect();
+            format!("idx(v{})[{}]", v.0, is.join(","))
+        }
+        _ => return None,
+    })
+}
+
+/// Whether evaluating an expression can fail (or not terminate).
+pub fn can_fail(e: &Exp) -> bool {
+    match e {
+        Exp::Atom(_)
+        | Exp::UnOp(..)
+        | Exp::Convert(..)
+        | Exp::Select(..)
+        | Exp::Rep(_)
+        | Exp::Copy(_) => false,
+        Exp::Reverse(_) | Exp::Rearrange(..) | Exp::Rotate(..) => false,
+        Exp::BinOp(op, _, b) => {
+            matches!(op, BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem)
+                && !matches!(b, Atom::Const(c) if c.ty().is_float() || c.as_f64() != 0.0)
+        }
+        Exp::ArrayLit(xs, t) => t.rank() > 0 && xs.len() > 1,
+        Exp::If {
+            then_body,
+            else_body,
+            ..
+        } => body_can_fail(then_body) || body_can_fail(else_body),
+        Exp::Loop { form, body, .. } => {
+            matches!(form, LoopForm::While { .. }) || body_can_fail(body)
+        }
+        Exp::Map { lam, args } => args.len() > 1 || body_can_fail(&lam.body),
+        Exp::Reduce { op, pre, args } | Exp::Scan { op, pre, args } => {
+            args.len() > 1
+                || body_can_fail(&op.lam.body)
+                || pre.as_ref().is_some_and(|p| body_can_fail(&p.body))
+        }
+        Exp::Hist { op, values, .. } => values.len() > 1 || body_can_fail(&op.lam.body),
+        Exp::Jvp { lam, .. } | Exp::Vjp { lam, .. } => body_can_fail(&lam.body),
+        _ => true,
+    }
+}
+
+fn body_can_fail(b: &Body) -> bool {
+    b.stms.iter().any(|s| can_fail(&s.exp))
+}
+
+/// Effects beyond failing: accumulator updates must stay.
+fn has_effect(e: &Exp) -> bool {
+    matches!(e, Exp::UpdAcc { .. } | Exp::WithAcc { .. })
+}
+
+/// Removes dead statements, and dead results of maps and branches.
+fn dce_body(b: &mut Body, mode: Mode) {
+    let mut live: HashSet<Var> = HashSet::new();
+    for a in &b.result {
+        if let Atom::Var(v) = a {
+            live.insert(*v);
+        }
+    }
+    let mut kept = Vec::with_capacity(b.stms.len());
+    for mut s in std::mem::take(&mut b.stms).into_iter().rev() {
+        let used = s.pat.iter().any(|v| live.contains(v));
+        let removable = !has_effect(&s.exp) && (mode == Mode::AfterAd || !can_fail(&s.exp));
+        if !used && removable {
+            continue;
+        }
+        prune_results(&mut s, &live);
+        for nb in super::visit::nested_mut(&mut s.exp) {
+            dce_body(nb, mode);
+        }
+        free_in_exp(&s.exp, &mut live);
+        kept.push(s);
+    }
+    kept.reverse();
+    b.stms = kept;
+}
+
+/// Drops results of a map or if that nobody uses.
+fn prune_results(s: &mut Stm, live: &HashSet<Var>) {
+    let dead: Vec<usize> = (0..s.pat.len())
+        .filter(|i| !live.contains(&s.pat[*i]))
+        .collect();
+    // A statement kept only because it may fail keeps its results.
+    if dead.is_empty() || dead.len() == s.pat.len() {
+        return;
+    }
+    match &mut s.exp {
+        Exp::Map { lam, .. } => {
+            remove_indices(&mut lam.body.result, &dead);
+        }
+        Exp::If {
+            then_body,
+            else_body,
+            ..
+        } => {
+            remove_indices(&mut then_body.result, &dead);
+            remove_indices(&mut else_body.result, &dead);
+        }
+        _ => return,
+    }
+    remove_indices(&mut s.pat, &dead);
+}
+
+fn remove_indices<T>(v: &mut Vec<T>, dead: &[usize]) {
+    let mut i = 0;
+    v.retain(|_| {
+        let keep = !dead.contains(&i);
+        i += 1;
+        keep
+    });
+}
+
+/// How often each variable is used in a body (nested uses count).
+fn use_counts(b: &Body, counts: &mut HashMap<Var, usize>) {
+    for s in &b.stms {
+        let mut own = Vec::new();
+        super::visit::own_atoms(&s.exp, &mut |a| {
+            if let Atom::Var(v) = a {
+                own.push(*v);
+            }
+        });
+        for v in own {
+            *counts.entry(v).or_default() += 1;
+        }
+        for (_, nb) in nested(&s.exp) {
+            use_counts(nb, counts);
+        }
+    }
+    for a in &b.result {
+        if let Atom::Var(v) = a {
+            *counts.entry(*v).or_default() += 1;
+        }
+    }
+}
+
+/// Vertical fusion of `map` into a following `map`, `reduce` or `scan`
+/// whose only use of the produced arrays is as arguments.
+fn fuse_body(b: &mut Body, vars: &mut Vars) {
+    for s in &mut b.stms {
+        for nb in super::visit::nested_mut(&mut s.exp) {
+            fuse_body(nb, vars);
+        }
+    }
+    let mut counts = HashMap::new();
+    use_counts(b, &mut counts);
+    let mut i = 0;
+    while i < b.stms.len() {
+        let Exp::Map { .. } = &b.stms[i].exp else {
+            i += 1;
+            continue;
+        };
+        let produced = b.stms[i].pat.clone();
+        if produced
+            .iter()
+            .any(|v| counts.get(v).copied().unwrap_or(0) != 1)
+        {
+            i += 1;
+            continue;
+        }
+        // The single consumer of every produced array.
+        let consumer = (i + 1..b.stms.len()).find(|j| {
+            let mut uses = HashSet::new();
+            free_in_exp(&b.stms[*j].exp, &mut uses);
+            produced.iter().any(|v| uses.contains(v))
+        });
+        let Some(j) = consumer else {
+            i += 1;
+            continue;
+        };
+        if !fusable(b, i, j) {
+            i += 1;
+            continue;
+        }
+        let producer = b.stms.remove(i);
+        let j = j - 1;
+        let Exp::Map { lam: f, args: xs } = producer.exp else {
+            unreachable!("checked above");
+        };
+        fuse_into(&mut b.stms[j].exp, &produced, f, xs, vars);
+        counts.clear();
+        use_counts(b, &mut counts);
+    }
+}
+
+/// Whether the map at `i` may move down to its consumer at `j`: the
+/// consumer takes all produced arrays as plain arguments, the producer's
+/// inputs are not consumed in between, and not both can fail.
+fn fusable(b: &Body, i: usize, j: usize) -> bool {
+    let Exp::Map { lam: f, args: xs } = &b.stms[i].exp else {
+        return false;
+    };
+    let produced = &b.stms[i].pat;
+    let (g_fails, args) = match &b.stms[j].exp {
+        Exp::Map { lam, args } => (body_can_fail(&lam.body), args),
+        Exp::Reduce { op, pre, args } | Exp::Scan { op, pre, args } => (
+            body_can_fail(&op.lam.body) || pre.as_ref().is_some_and(|p| body_can_fail(&p.body)),
+            args,
+        ),
+        _ => return false,
+    };
+    if !produced.iter().all(|v| args.contains(v)) {
+        return false;
+    }
+    if g_fails && (body_can_fail(&f.body) || xs.len() > 1) {
+        return false;
+    }
+    let mut inputs: HashSet<Var> = xs.iter().copied().collect();
+    inputs.extend(free_in_lambda(f));
+    // Nothing in between may consume (update in place) an input.
+    b.stms[i + 1..j].iter().all(|s| !consumes(&s.exp, &inputs))
+}
+
+fn consumes(e: &Exp, vs: &HashSet<Var>) -> bool {
+    match e {
+        Exp::Update(a, ..) => vs.contains(a),
+        Exp::Scatter { dest, .. } | Exp::Hist { dest, .. } => dest.iter().any(|d| vs.contains(d)),
+        Exp::Loop { params, .. } => params
+            .iter()
+            .any(|(_, a)| matches!(a, Atom::Var(v) if vs.contains(v))),
+        _ => nested(e)
+            .iter()
+            .any(|(_, b)| b.stms.iter().any(|s| consumes(&s.exp, vs))),
+    }
+}
+
+/// Rewrites the consumer so it maps `f` over `xs` itself.
+fn fuse_into(consumer: &mut Exp, produced: &[Var], f: Lambda, xs: Vec<Var>, vars: &mut Vars) {
+    let f = super::visit::freshen_lambda(&f, vars);
+    match consumer {
+        Exp::Map { lam: g, args } => {
+            let (params, args2, body) = compose(&f, &xs, g, args, produced);
+            *g = Lambda { params, body };
+            *args = args2;
+        }
+        Exp::Reduce { pre, args, .. } | Exp::Scan { pre, args, .. } => {
+            // Without a fused map, the operator's elements are the
+            // arguments: the identity lambda over them.
+            let g = match pre.take() {
+                Some(g) => g,
+                None => {
+                    let params: Vec<Var> = args
+                        .iter()
+                        .map(|a| vars.fresh("_x", vars.ty(*a).peel(1)))
+                        .collect();
+                    Lambda {
+                        body: Body {
+                            stms: Vec::new(),
+                            result: params.iter().map(|p| Atom::Var(*p)).collect(),
+                        },
+                        params,
+                    }
+                }
+            };
+            let (params, args2, body) = compose(&f, &xs, &g, args, produced);
+            *pre = Some(Lambda { params, body });
+            *args = args2;
+        }
+        _ => unreachable!("fusable checked the consumer"),
+    }
+}
+
+/// The lambda `\xs others -> g (f xs) others` for fused maps.
+fn compose(
+    f: &Lambda,
+    xs: &[Var],
+    g: &Lambda,
+    gargs: &[Var],
+    produced: &[Var],
+) -> (Vec<Var>, Vec<Var>, Body) {
+    let mut params = f.params.clone();
+    let mut args = xs.to_vec();
+    let mut subst: HashMap<Var, Atom> = HashMap::new();
+    for (p, a) in g.params.iter().zip(gargs) {
+        match produced.iter().position(|v| v == a) {
+            Some(k) => {
+                subst.insert(*p, f.body.result[k]);
+            }
+            None => {
+                params.push(*p);
+                args.push(*a);
+            }
+        }
+    }
+    let mut gbody = g.body.clone();
+    rename_body(&mut gbody, &subst);
+    let mut stms = f.body.stms.clone();
+    stms.extend(gbody.stms);
+    (
+        params,
+        args,
+        Body {
+            stms,
+            result: gbody.result,
+        },
+    )
+}
+
+/// Free variables of a function body that are not its parameters (a
+/// well-formed function has none).
+pub fn unbound(f: &Function) -> HashSet<Var> {
+    let mut out = HashSet::new();
+    free_in_body(&f.body, &mut out);
+    for p in &f.params {
+        out.remove(p);
+    }
+    out
+}
