@@ -9,8 +9,10 @@
 //!      ─core::lower─▶ core IR ─core::simplify / ad─▶ core IR ─eval─▶ values
 //! ```
 
+pub mod ad;
 pub mod core;
 pub mod diag;
+pub mod driver;
 pub mod elab;
 pub mod eval;
 pub mod prim;

@@ -1,3 +1,237 @@
-fn main() {
-    println!("urchin {}", env!("CARGO_PKG_VERSION"));
+//! The `urchin` command line: the REPL, running entry points, checking,
+//! showing elaborated and core programs, and running test blocks.
+
+use clap::{Parser, Subcommand};
+use miette::{IntoDiagnostic, Result, miette};
+use std::io::{IsTerminal, Read};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use urchin::driver::Session;
+use urchin::eval::EvalOptions;
+use urchin::testing::values::{format_value, parse_values};
+
+#[derive(Parser)]
+#[command(name = "urchin", version, about = "An interactive interpreter for a Futhark-like array language with AUTOMAP and tape-free AD")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Start the REPL, optionally loading a file.
+    Repl { file: Option<PathBuf> },
+    /// Run an entry point; arguments are values on the command line, or on
+    /// standard input if none are given.
+    Run {
+        file: PathBuf,
+        /// The entry point to run.
+        #[arg(short, long, default_value = "main")]
+        entry: String,
+        values: Vec<String>,
+    },
+    /// Type-check a program and print the type of each definition.
+    Check {
+        file: PathBuf,
+        /// Also print AUTOMAP's figures per definition: applications, how
+        /// many were solved locally, and the ILP's size and solve time.
+        #[arg(long)]
+        stats: bool,
+    },
+    /// Print the program with every implicit `map` and `rep` made explicit.
+    Elab { file: PathBuf },
+    /// Print the core IR an entry point lowers to.
+    Core {
+        file: PathBuf,
+        /// The entry point (default: all entry points).
+        #[arg(short, long)]
+        entry: Option<String>,
+    },
+    /// Run the test blocks of every `.fut` file under the given paths.
+    Test {
+        paths: Vec<PathBuf>,
+        /// The evaluator: `fast`.
+        #[arg(long, default_value = "fast")]
+        engine: String,
+        /// Also run cases marked `compiled`.
+        #[arg(long)]
+        compiled: bool,
+        /// Print a line for every case.
+        #[arg(short, long)]
+        verbose: bool,
+    },
+}
+
+fn color() -> bool {
+    std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
+}
+
+fn read(path: &PathBuf) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|e| miette!("cannot read {}: {e}", path.display()))
+}
+
+/// Loads a file into a fresh session, printing diagnostics on failure.
+fn load(path: &PathBuf) -> Result<Option<(Session, Vec<urchin::types::env::DefId>)>> {
+    let text = read(path)?;
+    let mut s = Session::new();
+    match s.load(&path.display().to_string(), &text) {
+        Ok(ids) => Ok(Some((s, ids))),
+        Err(diags) => {
+            eprint!("{}", urchin::diag::render_all(&diags, &s.sources, color()));
+            Ok(None)
+        }
+    }
+}
+
+fn main() -> Result<ExitCode> {
+    let cli = Cli::parse();
+    match cli.command {
+        None => Err(miette!("the REPL is not built yet; use `urchin run`, `check`, `elab` or `test`")),
+        Some(Command::Repl { .. }) => Err(miette!("the REPL is not built yet; use `urchin run`, `check`, `elab` or `test`")),
+        Some(Command::Run { file, entry, values }) => run(&file, &entry, values),
+        Some(Command::Check { file, stats }) => check(&file, stats),
+        Some(Command::Elab { file }) => elab(&file),
+        Some(Command::Core { file, entry }) => core(&file, entry),
+        Some(Command::Test {
+            paths,
+            engine,
+            compiled,
+            verbose,
+        }) => test(&paths, &engine, compiled, verbose),
+    }
+}
+
+fn run(file: &PathBuf, entry: &str, values: Vec<String>) -> Result<ExitCode> {
+    let Some((mut s, _)) = load(file)? else {
+        return Ok(ExitCode::FAILURE);
+    };
+    let Some(id) = s.lookup_def(entry) else {
+        return Err(miette!("{} has no entry point named `{entry}`", file.display()));
+    };
+    let compiled = match s.compile(id) {
+        Ok(c) => c,
+        Err(d) => {
+            eprint!("{}", d.render(&s.sources, color()));
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let types = compiled.param_types();
+    let text = if values.is_empty() && !types.is_empty() {
+        let mut t = String::new();
+        std::io::stdin().read_to_string(&mut t).into_diagnostic()?;
+        t
+    } else {
+        values.join(" ")
+    };
+    let input = s.add_source("<arguments>", &text);
+    let lits = match parse_values(&text, input, 0) {
+        Ok(v) => v,
+        Err(d) => {
+            eprint!("{}", d.render(&s.sources, color()));
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    if lits.len() != types.len() {
+        return Err(miette!(
+            "`{entry}` takes {} value{}, but {} {} given",
+            types.len(),
+            if types.len() == 1 { "" } else { "s" },
+            lits.len(),
+            if lits.len() == 1 { "was" } else { "were" }
+        ));
+    }
+    let mut args = Vec::new();
+    for (i, (l, t)) in lits.iter().zip(&types).enumerate() {
+        let vt = urchin::testing::values::ValueType::new(t.elem(), t.rank() as usize);
+        args.push(l.to_value(Some(vt)).map_err(|e| miette!("argument {}: {e}", i + 1))?);
+    }
+    match s.run(&compiled, args, &EvalOptions::default()) {
+        Ok(results) => {
+            for v in results {
+                println!("{}", format_value(&v));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprint!("{}", e.to_diagnostic().render(&s.sources, color()));
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+fn check(file: &PathBuf, stats: bool) -> Result<ExitCode> {
+    let Some((s, ids)) = load(file)? else {
+        return Ok(ExitCode::FAILURE);
+    };
+    for id in ids {
+        let d = s.def(id);
+        println!("{} : {}", d.name, d.scheme);
+        if stats {
+            let st = &d.stats;
+            println!(
+                "  applications: {}, solved locally: {}, ILP: {} variables, {} constraints, {} solve{} in {:.3} ms",
+                st.applications,
+                st.solved_locally,
+                st.ilp_variables,
+                st.ilp_constraints,
+                st.ilp_solves,
+                if st.ilp_solves == 1 { "" } else { "s" },
+                st.ilp_time.as_secs_f64() * 1000.0
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn elab(file: &PathBuf) -> Result<ExitCode> {
+    let Some((s, ids)) = load(file)? else {
+        return Ok(ExitCode::FAILURE);
+    };
+    let decs: Vec<String> = ids.iter().map(|id| urchin::driver::show_dec(&s.def(*id).target)).collect();
+    print!("{}", decs.join("\n"));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn core(file: &PathBuf, entry: Option<String>) -> Result<ExitCode> {
+    let Some((s, ids)) = load(file)? else {
+        return Ok(ExitCode::FAILURE);
+    };
+    let targets: Vec<_> = match &entry {
+        Some(e) => match s.lookup_def(e) {
+            Some(id) => vec![id],
+            None => return Err(miette!("{} has no definition named `{e}`", file.display())),
+        },
+        None => ids.into_iter().filter(|id| s.def(*id).entry).collect(),
+    };
+    let mut failed = false;
+    for id in targets {
+        match s.compile(id) {
+            Ok(c) => println!("{}", urchin::core::pretty::Printer::program(&c.program)),
+            Err(d) => {
+                eprint!("{}", d.render(&s.sources, color()));
+                failed = true;
+            }
+        }
+    }
+    Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+fn test(paths: &[PathBuf], engine: &str, compiled: bool, verbose: bool) -> Result<ExitCode> {
+    if paths.is_empty() {
+        return Err(miette!("give at least one file or directory to test"));
+    }
+    let opts = urchin::testing::runner::RunnerOptions {
+        compiled,
+        verbose,
+        ..Default::default()
+    };
+    let mut out = std::io::stdout();
+    let summary = match engine {
+        "fast" => {
+            let mut e = urchin::testing::engine::FastEngine::default();
+            urchin::testing::runner::run_paths(paths, &mut e, &opts, &mut out).into_diagnostic()?
+        }
+        other => return Err(miette!("unknown engine `{other}`; the engines are: fast")),
+    };
+    Ok(if summary.failed > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }

@@ -5,3 +5,4 @@ pub mod lower;
 pub mod pretty;
 pub mod simplify;
 pub mod visit;
+pub mod check;

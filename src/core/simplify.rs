@@ -255,9 +255,11 @@ fn body_can_fail(b: &Body) -> bool {
     b.stms.iter().any(|s| can_fail(&s.exp))
 }
 
-/// Effects beyond failing: accumulator updates must stay.
+/// Effects beyond failing: accumulator updates (anywhere inside) must
+/// stay.
 fn has_effect(e: &Exp) -> bool {
     matches!(e, Exp::UpdAcc { .. } | Exp::WithAcc { .. })
+        || nested(e).iter().any(|(_, b)| b.stms.iter().any(|s| has_effect(&s.exp)))
 }
 
 /// Removes dead statements, and dead results of maps and branches.

@@ -7,6 +7,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod blocks;
+pub mod engine;
 pub mod runner;
 pub mod values;
 

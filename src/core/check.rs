@@ -1,0 +1,217 @@
+//! A checker for the invariants of the core IR (see `ir.rs`): every
+//! variable bound once and before use, and the types of operands and
+//! results consistent. Transformations are tested against it; a failure
+//! is a bug in urchin, never the user's fault.
+
+use super::ir::*;
+use super::visit::own_atoms;
+use crate::prim::PrimType;
+use std::collections::HashSet;
+
+pub fn check_program(p: &Program) -> Result<(), String> {
+    for f in &p.functions {
+        check_function(f, &p.vars).map_err(|e| format!("in `{}`: {e}", f.name))?;
+    }
+    Ok(())
+}
+
+pub fn check_function(f: &Function, vars: &Vars) -> Result<(), String> {
+    let mut c = Checker {
+        vars,
+        bound: HashSet::new(),
+        scope: Vec::new(),
+    };
+    for p in &f.params {
+        c.bind(*p)?;
+    }
+    c.body(&f.body).map(|_| ())
+}
+
+struct Checker<'a> {
+    vars: &'a Vars,
+    /// Every variable bound so far (single assignment).
+    bound: HashSet<Var>,
+    /// Variables in scope, as a stack.
+    scope: Vec<Var>,
+}
+
+impl Checker<'_> {
+    fn bind(&mut self, v: Var) -> Result<(), String> {
+        if !self.bound.insert(v) {
+            return Err(format!("{} ({v:?}) is bound twice", self.vars.name(v)));
+        }
+        self.scope.push(v);
+        Ok(())
+    }
+
+    fn in_scope(&self, v: Var) -> bool {
+        self.scope.contains(&v)
+    }
+
+    fn atom(&self, a: &Atom) -> Result<Type, String> {
+        match a {
+            Atom::Var(v) if !self.in_scope(*v) => Err(format!("{} ({v:?}) is used out of scope", self.vars.name(*v))),
+            other => Ok(other.ty(self.vars)),
+        }
+    }
+
+    fn body(&mut self, b: &Body) -> Result<Vec<Type>, String> {
+        let mark = self.scope.len();
+        for s in &b.stms {
+            let tys = self.exp(&s.exp)?;
+            if let Some(tys) = tys {
+                if tys.len() != s.pat.len() {
+                    return Err(format!(
+                        "a statement binds {} variables but its expression has {} results",
+                        s.pat.len(),
+                        tys.len()
+                    ));
+                }
+                for (v, t) in s.pat.iter().zip(&tys) {
+                    if self.vars.ty(*v) != *t && !matches!(self.vars.ty(*v), Type::Acc(..)) {
+                        return Err(format!(
+                            "{} has type {} but is bound to a value of type {t}",
+                            self.vars.name(*v),
+                            self.vars.ty(*v)
+                        ));
+                    }
+                }
+            }
+            for v in &s.pat {
+                self.bind(*v)?;
+            }
+        }
+        let mut out = Vec::new();
+        for a in &b.result {
+            out.push(self.atom(a)?);
+        }
+        self.scope.truncate(mark);
+        Ok(out)
+    }
+
+    fn lambda(&mut self, l: &Lambda) -> Result<Vec<Type>, String> {
+        let mark = self.scope.len();
+        for p in &l.params {
+            self.bind(*p)?;
+        }
+        let r = self.body(&l.body);
+        self.scope.truncate(mark);
+        r
+    }
+
+    /// The result types of an expression, or `None` where they are not
+    /// computed here (checked loosely).
+    fn exp(&mut self, e: &Exp) -> Result<Option<Vec<Type>>, String> {
+        let mut err = None;
+        own_atoms(e, &mut |a| {
+            if err.is_none() {
+                if let Err(m) = self.atom(a) {
+                    err = Some(m);
+                }
+            }
+        });
+        if let Some(m) = err {
+            return Err(m);
+        }
+        let ty = |a: &Atom| a.ty(self.vars);
+        let one = |t: Type| Ok(Some(vec![t]));
+        match e {
+            Exp::Atom(a) => one(ty(a)),
+            Exp::BinOp(op, a, b) => {
+                if ty(a) != ty(b) {
+                    return Err(format!("{op:?} on {} and {}", ty(a), ty(b)));
+                }
+                one(if op.is_comparison() { Type::Prim(PrimType::Bool) } else { ty(a) })
+            }
+            Exp::UnOp(op, a) => one(Type::Prim(op.result_type(ty(a).elem()))),
+            Exp::Convert(t, _) => one(Type::Prim(*t)),
+            Exp::Select(c, a, _) => {
+                if ty(c) != Type::Prim(PrimType::Bool) {
+                    return Err("select on a non-bool".into());
+                }
+                one(ty(a))
+            }
+            Exp::ArrayLit(_, t) => one(t.array_of(1)),
+            Exp::Index(a, ds) => {
+                let fixed = ds.iter().filter(|d| matches!(d, DimIndex::Fix(_))).count() as u32;
+                if ds.len() as u32 > self.vars.ty(*a).rank() {
+                    return Err(format!("too many indices for {}", self.vars.name(*a)));
+                }
+                one(self.vars.ty(*a).peel(fixed))
+            }
+            Exp::Update(a, ..) | Exp::Reverse(a) | Exp::Copy(a) | Exp::Rotate(_, a) | Exp::Rearrange(_, a) => {
+                one(self.vars.ty(*a))
+            }
+            Exp::Size(..) => one(Type::Prim(PrimType::I64)),
+            Exp::Iota(_) => one(Type::Array(PrimType::I64, 1)),
+            Exp::Replicate(_, v) | Exp::Rep(v) => one(ty(v).array_of(1)),
+            Exp::Reshape(shape, a) => one(Type::Array(self.vars.ty(*a).elem(), shape.len() as u32)),
+            Exp::Concat(xs) => one(self.vars.ty(xs[0])),
+            Exp::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                let t = self.body(then_body)?;
+                let f = self.body(else_body)?;
+                if t != f {
+                    return Err(format!("if branches return {t:?} and {f:?}"));
+                }
+                Ok(Some(t))
+            }
+            Exp::Loop { params, form, body, .. } => {
+                let mark = self.scope.len();
+                let tys: Vec<Type> = params.iter().map(|(p, _)| self.vars.ty(*p)).collect();
+                for (p, i) in params {
+                    if self.vars.ty(*p) != ty(i) {
+                        return Err(format!("loop parameter {} initialised with a {}", self.vars.name(*p), ty(i)));
+                    }
+                    self.bind(*p)?;
+                }
+                match form {
+                    LoopForm::For { i, .. } => self.bind(*i)?,
+                    LoopForm::While { cond } => {
+                        self.body(cond)?;
+                    }
+                }
+                let r = self.body(body)?;
+                self.scope.truncate(mark);
+                if r != tys {
+                    return Err(format!("loop body returns {r:?} for parameters {tys:?}"));
+                }
+                Ok(Some(tys))
+            }
+            Exp::Map { lam, args } => {
+                for (p, a) in lam.params.iter().zip(args) {
+                    if self.vars.ty(*p) != self.vars.ty(*a).peel(1) {
+                        return Err(format!("map parameter {} does not fit its array", self.vars.name(*p)));
+                    }
+                }
+                let r = self.lambda(lam)?;
+                Ok(Some(r.into_iter().map(|t| t.array_of(1)).collect()))
+            }
+            Exp::Reduce { op, pre, .. } | Exp::Scan { op, pre, .. } => {
+                if let Some(p) = pre {
+                    self.lambda(p)?;
+                }
+                let r = self.lambda(&op.lam)?;
+                if matches!(e, Exp::Scan { .. }) {
+                    Ok(Some(r.into_iter().map(|t| t.array_of(1)).collect()))
+                } else {
+                    Ok(Some(r))
+                }
+            }
+            Exp::Hist { op, dest, .. } => {
+                self.lambda(&op.lam)?;
+                Ok(Some(dest.iter().map(|d| self.vars.ty(*d)).collect()))
+            }
+            Exp::Scatter { dest, .. } => Ok(Some(dest.iter().map(|d| self.vars.ty(*d)).collect())),
+            Exp::Assert { .. } | Exp::CheckShape { .. } => Ok(Some(Vec::new())),
+            Exp::Jvp { lam, .. } | Exp::Vjp { lam, .. } | Exp::WithAcc { lam, .. } => {
+                self.lambda(lam)?;
+                Ok(None)
+            }
+            Exp::UpdAcc { acc, .. } => one(self.vars.ty(*acc)),
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! The session: the pipeline glued together, as the CLI, the REPL and the
+//! test runner use it. A session holds the source text it has read, the
+//! typing environment (prelude included) and the values bound at a REPL
+//! prompt. Loading is transactional: a program with errors leaves the
+//! session as it was.
+
+use crate::core::ir::{Program, Type as CoreType};
+use crate::core::lower::{self, Signature};
+use crate::core::simplify::{self, Mode};
+use crate::diag::Diagnostic;
+use crate::eval::value::Value;
+use crate::eval::{self, EvalOptions, EvalStats, RuntimeError};
+use crate::prim::PrimType;
+use crate::source::{FileId, SourceMap};
+use crate::syntax::ast::{Dec, Program as Ast, ValDec};
+use crate::syntax::{self, pretty};
+use crate::types::env::{DefId, GlobalKind, ValueId};
+use crate::types::scheme::{Inst, Scheme};
+use crate::types::ty::{Base, Rank, Type};
+use crate::types::{CheckedDef, TypeEnv};
+use std::rc::Rc;
+
+const PRELUDE: &str = include_str!("../prelude/prelude.fut");
+const NUMERIC: &str = include_str!("../prelude/numeric.fut");
+
+/// How elaborated definitions are printed in diagnostics.
+pub fn show_dec(d: &ValDec) -> String {
+    pretty::dec(&Dec::Val(Box::new(d.clone())))
+}
+
+/// An entry point ready to run.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    pub program: Program,
+    pub signature: Signature,
+}
+
+impl Compiled {
+    /// The core types of the parameters, one per value.
+    pub fn param_types(&self) -> Vec<CoreType> {
+        self.signature.params.iter().flat_map(lower::leaf_types).collect()
+    }
+
+    pub fn result_types(&self) -> Vec<CoreType> {
+        lower::leaf_types(&self.signature.result)
+    }
+}
+
+/// A value bound at the prompt.
+#[derive(Clone, Debug)]
+pub struct Stored {
+    pub ty: Type,
+    pub leaves: Vec<Value>,
+}
+
+pub struct Session {
+    pub sources: SourceMap,
+    pub types: TypeEnv,
+    /// Definitions with an index below this belong to the prelude.
+    pub prelude_defs: usize,
+    values: Vec<Stored>,
+}
+
+impl Session {
+    /// A session with the prelude loaded.
+    pub fn new() -> Session {
+        let mut s = Session {
+            sources: SourceMap::new(),
+            types: TypeEnv::new(),
+            prelude_defs: 0,
+            values: Vec::new(),
+        };
+        s.load_prelude().unwrap_or_else(|d| {
+            panic!(
+                "the built-in prelude does not check (a bug in urchin):\n{}",
+                crate::diag::render_all(&d, &s.sources, false)
+            )
+        });
+        s.prelude_defs = s.types.defs.len();
+        s
+    }
+
+    fn load_prelude(&mut self) -> Result<(), Vec<Diagnostic>> {
+        let numeric_file = self.sources.add("<prelude/numeric.fut>", NUMERIC);
+        let numeric = syntax::parse_program(NUMERIC, numeric_file)?;
+        for t in PrimType::NUMERIC {
+            self.types
+                .check_module(t, &numeric, show_dec)
+                .map_err(|d| vec![d])?;
+        }
+        self.load("<prelude/prelude.fut>", PRELUDE)?;
+        Ok(())
+    }
+
+    pub fn add_source(&mut self, name: &str, text: &str) -> FileId {
+        self.sources.add(name, text)
+    }
+
+    /// Parses and checks a program, adding its definitions. On any error
+    /// nothing is added.
+    pub fn load(&mut self, name: &str, text: &str) -> Result<Vec<DefId>, Vec<Diagnostic>> {
+        let file = self.sources.add(name, text);
+        let ast = syntax::parse_program(text, file)?;
+        self.load_ast(&ast)
+    }
+
+    pub fn load_ast(&mut self, ast: &Ast) -> Result<Vec<DefId>, Vec<Diagnostic>> {
+        let mut types = self.types.clone();
+        let mut ids = Vec::new();
+        for d in &ast.decs {
+            if let Some(id) = types.check_dec(d, show_dec).map_err(|e| vec![e])? {
+                ids.push(id);
+            }
+        }
+        self.types = types;
+        Ok(ids)
+    }
+
+    /// The definition a name refers to now.
+    pub fn lookup_def(&self, name: &str) -> Option<DefId> {
+        match self.types.globals.lookup(&crate::syntax::ast::QualName::plain(name))?.kind {
+            GlobalKind::Def(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    pub fn def(&self, id: DefId) -> &Rc<CheckedDef> {
+        self.types.def(id)
+    }
+
+    /// Lowers and simplifies a definition for running.
+    pub fn compile(&self, id: DefId) -> Result<Compiled, Diagnostic> {
+        let def = self.def(id);
+        if !def.scheme.is_mono() {
+            return Err(Diagnostic::ty(
+                format!("`{}` is polymorphic and cannot be run directly", def.name),
+                def.source.name_span,
+            )
+            .with_help("run an entry point with concrete parameter types, or annotate the parameters"));
+        }
+        let (mut program, signature) = lower::lower_entry(&self.types, id)?;
+        finish(&mut program)?;
+        Ok(Compiled { program, signature })
+    }
+
+    /// Runs a compiled function.
+    pub fn run(&self, c: &Compiled, args: Vec<Value>, opts: &EvalOptions) -> Result<Vec<Value>, RuntimeError> {
+        let mut stats = EvalStats::default();
+        eval::run_function(&c.program, &c.program.functions[0], args, opts, &mut stats)
+    }
+
+    /// Checks an expression typed at the prompt.
+    pub fn check_expr(&self, e: &crate::syntax::ast::Expr) -> Result<CheckedDef, Diagnostic> {
+        self.types.check_expr(e, show_dec)
+    }
+
+    /// Lowers a checked expression with its polymorphic parts defaulted.
+    pub fn compile_expr(&self, checked: &CheckedDef) -> Result<(Compiled, Vec<ValueId>), Diagnostic> {
+        let inst = default_inst(&checked.scheme);
+        let values = &self.values;
+        let lookup = |id: ValueId| values.get(id.0 as usize).map(|s| s.ty.clone());
+        let (mut program, ty, externals) = lower::lower_expression(&self.types, checked, inst, &lookup)?;
+        finish(&mut program)?;
+        Ok((
+            Compiled {
+                program,
+                signature: Signature {
+                    params: Vec::new(),
+                    result: ty,
+                },
+            },
+            externals,
+        ))
+    }
+
+    /// Evaluates a compiled expression, passing the prompt's values.
+    pub fn run_expr(&self, c: &Compiled, externals: &[ValueId], opts: &EvalOptions) -> Result<Vec<Value>, RuntimeError> {
+        let mut args = Vec::new();
+        for id in externals {
+            args.extend(self.values[id.0 as usize].leaves.iter().cloned());
+        }
+        self.run(c, args, opts)
+    }
+
+    /// Binds a value at the prompt under `name`.
+    pub fn bind_value(&mut self, name: &str, ty: Type, leaves: Vec<Value>) {
+        let id = ValueId(self.values.len() as u32);
+        self.types.globals.define_value(name.to_string(), Scheme::mono(ty.clone()), id);
+        self.values.push(Stored { ty, leaves });
+    }
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Session::new()
+    }
+}
+
+/// The passes after lowering: AD, then simplification.
+fn finish(p: &mut Program) -> Result<(), Diagnostic> {
+    let had_ad = crate::ad::transform_program(p)?;
+    simplify::simplify_program(p, if had_ad { Mode::AfterAd } else { Mode::Conservative });
+    Ok(())
+}
+
+/// An instantiation choosing defaults for a scheme's variables: class
+/// defaults for overloaded ones, `()` for unconstrained ones, and rank 0.
+pub fn default_inst(s: &Scheme) -> Inst {
+    Inst {
+        tys: s
+            .tyvars
+            .iter()
+            .map(|(c, _)| match c.default_prim() {
+                Some(p) => Base::Prim(p),
+                None => Base::Tuple(Vec::new()),
+            })
+            .collect(),
+        ranks: (0..s.n_rankvars).map(|_| Rank::zero()).collect(),
+    }
+}

@@ -1,0 +1,70 @@
+//! The test runner's engine over the real pipeline: each file gets a fresh
+//! session; entry points are compiled on first use.
+
+use super::runner::Engine;
+use super::values::ValueType;
+use crate::driver::{Compiled, Session};
+use crate::eval::EvalOptions;
+use crate::eval::value::Value;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// A checked program with its compiled entry points.
+pub struct Loaded {
+    session: Session,
+    compiled: RefCell<HashMap<String, Result<Compiled, String>>>,
+}
+
+impl Loaded {
+    fn compiled(&self, entry: &str) -> Result<Compiled, String> {
+        if let Some(c) = self.compiled.borrow().get(entry) {
+            return c.clone();
+        }
+        let c = match self.session.lookup_def(entry) {
+            None => Err(format!("no entry point named `{entry}`")),
+            Some(id) => self
+                .session
+                .compile(id)
+                .map_err(|d| d.render(&self.session.sources, false)),
+        };
+        self.compiled.borrow_mut().insert(entry.to_string(), c.clone());
+        c
+    }
+}
+
+/// Runs test programs with the fast evaluator.
+#[derive(Default)]
+pub struct FastEngine {
+    pub options: EvalOptions,
+}
+
+impl Engine for FastEngine {
+    type Program = Loaded;
+
+    fn compile(&mut self, path: &Path, text: &str) -> Result<Loaded, String> {
+        let mut session = Session::new();
+        match session.load(&path.display().to_string(), text) {
+            Ok(_) => Ok(Loaded {
+                session,
+                compiled: RefCell::new(HashMap::new()),
+            }),
+            Err(diags) => Err(crate::diag::render_all(&diags, &session.sources, false)),
+        }
+    }
+
+    fn entry_params(&self, prog: &Loaded, entry: &str) -> Result<Vec<ValueType>, String> {
+        let c = prog.compiled(entry)?;
+        Ok(c.param_types()
+            .into_iter()
+            .map(|t| ValueType::new(t.elem(), t.rank() as usize))
+            .collect())
+    }
+
+    fn run(&mut self, prog: &Loaded, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, String> {
+        let c = prog.compiled(entry)?;
+        prog.session
+            .run(&c, args, &self.options)
+            .map_err(|e| e.to_diagnostic().render(&prog.session.sources, false))
+    }
+}
