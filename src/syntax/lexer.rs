@@ -20,7 +20,7 @@ const QUALIFIERS: [&str; 12] = [
 ];
 
 /// Operator symbols, longest first so that the first match is the longest.
-const SYMBOLS: [(&str, Sym); 41] = [
+const SYMBOLS: [(&str, Sym); 44] = [
     (">>>", Sym::Op(BinOpKind::UShr)),
     (">->", Sym::Op(BinOpKind::ComposeRight)),
     ("<-<", Sym::Op(BinOpKind::ComposeLeft)),
@@ -62,11 +62,6 @@ const SYMBOLS: [(&str, Sym); 41] = [
     (")", Sym::Tok(Token::RParen)),
     ("]", Sym::Tok(Token::RBracket)),
     ("\\", Sym::Tok(Token::Backslash)),
-];
-
-/// The remaining one-character tokens (kept apart so `SYMBOLS` stays a
-/// plain longest-first table).
-const BRACES: [(&str, Sym); 3] = [
     ("{", Sym::Tok(Token::LBrace)),
     ("}", Sym::Tok(Token::RBrace)),
     ("`", Sym::Tok(Token::Backtick)),
@@ -479,11 +474,7 @@ impl Lexer<'_> {
     fn symbol(&mut self) {
         let start = self.pos;
         let rest = &self.text[start..];
-        let found = SYMBOLS
-            .iter()
-            .chain(BRACES.iter())
-            .find(|(s, _)| rest.starts_with(s))
-            .cloned();
+        let found = SYMBOLS.iter().find(|(s, _)| rest.starts_with(s)).cloned();
         match found {
             Some((s, sym)) => {
                 self.pos += s.len();

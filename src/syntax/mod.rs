@@ -140,19 +140,16 @@ fn parse_repl_inner(text: &str, file: FileId) -> Result<ReplInput, Failure> {
             Err(f) => failures.push(f),
         }
     }
-    match run(&g.expr, &tokens, file, text.len()) {
+    let mut best = match run(&g.expr, &tokens, file, text.len()) {
         Ok(e) => {
             too_deep([&e])?;
             return check_supported(Ok(ReplInput::Expr(e)), &tokens);
         }
-        Err(f) => failures.push(f),
-    }
-    // Report the alternative that got furthest (the last one on ties: an
-    // expression is the most general reading).
-    let mut best = failures.pop().ok_or_else(|| {
-        Failure::from_diag(Diagnostic::parse("syntax error", Span::new(file, 0, 0)))
-    })?;
-    for f in failures.into_iter().rev() {
+        Err(f) => f,
+    };
+    // Report the reading that got furthest; on ties the expression, the
+    // most general one.
+    for f in failures {
         if f.pos > best.pos {
             best = f;
         }

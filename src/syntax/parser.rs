@@ -321,6 +321,10 @@ fn attr_block<'a>() -> impl Parser<'a, In<'a>, Attr, Ex<'a>> + Clone {
     attr().delimited_by(just(Token::HashBracket), just(Token::RBracket))
 }
 
+/// The label of binary operators in expected-sets; it marks an error
+/// inside an expression and is not listed itself (it is rarely the fix).
+const OPERATOR: &str = "an operator";
+
 fn binop<'a>() -> impl Parser<'a, In<'a>, BinOpKind, Ex<'a>> + Clone {
     choice((
         select! { Token::Op(o) => o },
@@ -328,6 +332,7 @@ fn binop<'a>() -> impl Parser<'a, In<'a>, BinOpKind, Ex<'a>> + Clone {
             .delimited_by(just(Token::Backtick), just(Token::Backtick))
             .map(BinOpKind::Backtick),
     ))
+    .labelled(OPERATOR)
 }
 
 /// What follows `(` in an expression.
@@ -842,8 +847,135 @@ pub(crate) fn unbalanced(tokens: &[(Token, Span)]) -> (Vec<(Token, Span)>, Vec<S
     (unclosed, stray)
 }
 
+/// What the parser would have accepted at an error, sorted for display.
+struct Expected<'t> {
+    /// Tokens that close or continue a construct (`then`, `)`, `=`, ...):
+    /// when there are any, they are the likely fix and shown alone.
+    structural: Vec<&'t Token>,
+    /// Labelled alternatives ("an expression", "a type", end of input).
+    labels: Vec<String>,
+    /// Other tokens.
+    others: Vec<String>,
+    /// An operator could have continued an expression here.
+    in_expression: bool,
+}
+
+impl<'t> Expected<'t> {
+    fn classify(patterns: &'t [chumsky::error::RichPattern<'_, Token>]) -> Expected<'t> {
+        use chumsky::error::RichPattern;
+        let mut e = Expected {
+            structural: Vec::new(),
+            labels: Vec::new(),
+            others: Vec::new(),
+            in_expression: false,
+        };
+        for p in patterns {
+            match p {
+                RichPattern::Label(l) if l == OPERATOR => e.in_expression = true,
+                RichPattern::Token(t) if structural_rank(t).is_some() => e.structural.push(t),
+                RichPattern::Token(t) => e.others.push(t.to_string()),
+                RichPattern::Label(l) => e.labels.push(l.to_string()),
+                RichPattern::EndOfInput => e.labels.push("end of input".into()),
+                _ => {}
+            }
+        }
+        e.structural.sort_by_key(|t| structural_rank(t));
+        e.structural.dedup();
+        e.labels.dedup();
+        e
+    }
+
+    fn has(&self, t: Token) -> bool {
+        self.structural.contains(&&t)
+    }
+
+    /// "expected `)` or `,`"
+    fn label(&self) -> Option<String> {
+        let shown: Vec<String> = if !self.structural.is_empty() {
+            self.structural.iter().map(|t| t.to_string()).collect()
+        } else if !self.labels.is_empty() {
+            self.labels.clone()
+        } else if self.others.len() <= 4 {
+            self.others.clone()
+        } else {
+            vec![OPERATOR.into()]
+        };
+        (!shown.is_empty()).then(|| format!("expected {}", word_list(&shown)))
+    }
+}
+
+/// Help for a common slip, and optionally a second place to point at (the
+/// `let` that lacks its `in`, ...).
+fn slip_help(
+    exp: &Expected,
+    found: Option<&Token>,
+    tokens: &[(Token, Span)],
+    pos: usize,
+) -> Option<(&'static str, Option<(Span, &'static str)>)> {
+    // The construct the error is in, judged by the last keyword before it
+    // that opens one.
+    let last_kw = |ks: &[Keyword]| {
+        tokens
+            .iter()
+            .rev()
+            .filter(|(_, s)| (s.start as usize) < pos)
+            .find_map(|(t, s)| match t {
+                Token::Kw(k) if ks.contains(k) => Some((*k, *s)),
+                _ => None,
+            })
+    };
+    let at = |k: Keyword, msg: &'static str| last_kw(&[k]).map(|(_, s)| (s, msg));
+    if found == Some(&Token::Eq) && !exp.has(Token::Eq) && exp.in_expression {
+        return Some((
+            "to compare for equality use `==`; a single `=` only appears in definitions, bindings and updates",
+            None,
+        ));
+    }
+    if exp.has(Token::Kw(Keyword::In)) {
+        return Some((
+            "a `let` must be followed by `in` and the body it scopes over: `let x = e in body` (in a chain of `let`s only the last one needs `in`)",
+            at(Keyword::Let, "this `let` has no `in`"),
+        ));
+    }
+    if exp.has(Token::Kw(Keyword::Then)) {
+        return Some((
+            "write a conditional as `if c then a else b`",
+            at(Keyword::If, "the condition of this `if`"),
+        ));
+    }
+    if exp.has(Token::Kw(Keyword::Else)) {
+        return Some((
+            "every `if` needs an `else` branch: `if c then a else b`",
+            at(Keyword::If, "this `if` has no `else`"),
+        ));
+    }
+    if exp.has(Token::Kw(Keyword::Do)) {
+        return Some((
+            "write a loop as `loop p = init for i < n do body` (or `for x in xs`, `while c`)",
+            None,
+        ));
+    }
+    if exp.has(Token::Arrow) {
+        return Some((
+            "a lambda needs `->` between its parameters and its body: `\\x y -> x + y`",
+            None,
+        ));
+    }
+    if exp.has(Token::Eq) {
+        use Keyword::*;
+        let help = match last_kw(&[Def, Entry, Let, Type, Loop, With]) {
+            Some((With, _)) => "an update is written `a with [i] = v` or `r with field = v`",
+            Some((Loop, _)) => "write a loop as `loop p = init for i < n do body`",
+            Some((Type, _)) => "a type abbreviation is written `type name = t`",
+            _ => "a definition needs `=` before its body: `def f x = x + 1`",
+        };
+        return Some((help, None));
+    }
+    None
+}
+
 fn convert(err: &PErr<'_>, tokens: &[(Token, Span)], file: FileId) -> Failure {
-    use chumsky::error::{RichPattern, RichReason};
+    use chumsky::error::RichReason;
     let found = err.found();
     let at_eof = matches!(err.reason(), RichReason::ExpectedFound { found: None, .. });
     let span = if at_eof {
@@ -863,96 +995,16 @@ fn convert(err: &PErr<'_>, tokens: &[(Token, Span)], file: FileId) -> Failure {
                 Some(t) => format!("unexpected {t}"),
                 None => "unexpected end of input".to_string(),
             };
-            let mut structural: Vec<&Token> = Vec::new();
-            let mut labels: Vec<String> = Vec::new();
-            let mut others: Vec<String> = Vec::new();
-            for p in expected {
-                match p {
-                    RichPattern::Token(t) if structural_rank(t).is_some() => structural.push(t),
-                    RichPattern::Token(t) => others.push(t.to_string()),
-                    RichPattern::Label(l) => labels.push(l.to_string()),
-                    RichPattern::EndOfInput => labels.push("end of input".into()),
-                    _ => {}
-                }
-            }
-            structural.sort_by_key(|t| structural_rank(t));
-            structural.dedup();
-            labels.dedup();
-            let shown: Vec<String> = if !structural.is_empty() {
-                structural.iter().map(|t| t.to_string()).collect()
-            } else if !labels.is_empty() {
-                labels
-            } else if others.len() <= 4 {
-                others
-            } else {
-                vec!["an operator".into()]
-            };
+            let exp = Expected::classify(expected);
             let mut d = Diagnostic::parse(message, span);
-            if !shown.is_empty() {
-                d = d.with_label(format!("expected {}", word_list(&shown)));
+            if let Some(label) = exp.label() {
+                d = d.with_label(label);
             }
-            let expects = |t: Token| structural.contains(&&t);
-            // The innermost construct the error is in, judged by the last
-            // keyword before it that opens one.
-            let last_kw = |ks: &[Keyword]| {
-                tokens
-                    .iter()
-                    .rev()
-                    .filter(|(_, s)| (s.start as usize) < pos)
-                    .find(|(t, _)| matches!(t, Token::Kw(k) if ks.contains(k)))
-                    .map(|(t, s)| (t.clone(), *s))
-            };
-            let mut secondary = None;
-            let help = if found == Some(&Token::Eq) && !expects(Token::Eq) {
-                Some(
-                    "to compare for equality use `==`; a single `=` only appears in definitions, bindings and updates",
-                )
-            } else if expects(Token::Kw(Keyword::In)) {
-                secondary = last_kw(&[Keyword::Let]).map(|(_, s)| (s, "this `let` has no `in`"));
-                Some(
-                    "a `let` must be followed by `in` and the body it scopes over: `let x = e in body` (in a chain of `let`s only the last one needs `in`)",
-                )
-            } else if expects(Token::Kw(Keyword::Then)) {
-                secondary = last_kw(&[Keyword::If]).map(|(_, s)| (s, "the condition of this `if`"));
-                Some("write a conditional as `if c then a else b`")
-            } else if expects(Token::Kw(Keyword::Else)) {
-                secondary = last_kw(&[Keyword::If]).map(|(_, s)| (s, "this `if` has no `else`"));
-                Some("every `if` needs an `else` branch: `if c then a else b`")
-            } else if expects(Token::Kw(Keyword::Do)) {
-                Some(
-                    "write a loop as `loop p = init for i < n do body` (or `for x in xs`, `while c`)",
-                )
-            } else if expects(Token::Arrow) {
-                Some("a lambda needs `->` between its parameters and its body: `\\x y -> x + y`")
-            } else if expects(Token::Eq) {
-                let ctx = [
-                    Keyword::Def,
-                    Keyword::Entry,
-                    Keyword::Let,
-                    Keyword::Type,
-                    Keyword::Loop,
-                    Keyword::With,
-                ];
-                match last_kw(&ctx) {
-                    Some((Token::Kw(Keyword::With), _)) => {
-                        Some("an update is written `a with [i] = v` or `r with field = v`")
-                    }
-                    Some((Token::Kw(Keyword::Loop), _)) => {
-                        Some("write a loop as `loop p = init for i < n do body`")
-                    }
-                    Some((Token::Kw(Keyword::Type), _)) => {
-                        Some("a type abbreviation is written `type name = t`")
-                    }
-                    _ => Some("a definition needs `=` before its body: `def f x = x + 1`"),
+            if let Some((help, secondary)) = slip_help(&exp, found, tokens, pos) {
+                if let Some((s, msg)) = secondary {
+                    d = d.with_secondary(s, msg);
                 }
-            } else {
-                None
-            };
-            if let Some((s, msg)) = secondary {
-                d = d.with_secondary(s, msg);
-            }
-            if let Some(h) = help {
-                d = d.with_help(h);
+                d = d.with_help(help);
             }
             d
         }

@@ -273,31 +273,23 @@ impl Printer {
             }
             ExprKind::ProjSection(fs) => self.w(&format!("(.{})", fs.join("."))),
             ExprKind::ArrayLit(es) => {
-                self.w("[");
-                self.list(es);
-                self.w("]");
+                let one_line = self.fits(e, 0);
+                self.list(one_line, "[", "]", es, |p, x| p.expr(x, Lvl::Expr, false));
             }
             ExprKind::Tuple(es) => {
-                self.w("(");
-                self.list(es);
-                self.w(")");
+                let one_line = self.fits(e, 0);
+                self.list(one_line, "(", ")", es, |p, x| p.expr(x, Lvl::Expr, false));
             }
             ExprKind::Record(fs) => {
-                self.w("{");
-                for (i, f) in fs.iter().enumerate() {
-                    if i > 0 {
-                        self.w(", ");
+                let one_line = self.fits(e, 0);
+                self.list(one_line, "{", "}", fs, |p, f| match f {
+                    RecordField::Field(n, x) => {
+                        p.w(n);
+                        p.w(" = ");
+                        p.expr(x, Lvl::Expr, false);
                     }
-                    match f {
-                        RecordField::Field(n, x) => {
-                            self.w(n);
-                            self.w(" = ");
-                            self.expr(x, Lvl::Expr, false);
-                        }
-                        RecordField::Pun(n, _) => self.w(n),
-                    }
-                }
-                self.w("}");
+                    RecordField::Pun(n, _) => p.w(n),
+                });
             }
             ExprKind::Project(x, f) => {
                 self.postfix_head(x);
@@ -439,13 +431,40 @@ impl Printer {
         }
     }
 
-    fn list(&mut self, es: &[Expr]) {
-        for (i, x) in es.iter().enumerate() {
-            if i > 0 {
-                self.w(", ");
+    /// Comma-separated items between brackets: on one line, or one item
+    /// per line with leading commas aligned under the opening bracket.
+    fn list<T>(
+        &mut self,
+        one_line: bool,
+        open: &str,
+        close: &str,
+        items: &[T],
+        mut item: impl FnMut(&mut Printer, &T),
+    ) {
+        if one_line || items.len() < 2 {
+            self.w(open);
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    self.w(", ");
+                }
+                item(self, x);
             }
-            self.expr(x, Lvl::Expr, false);
+            self.w(close);
+            return;
         }
+        let saved = self.indent;
+        self.indent = self.column();
+        for (i, x) in items.iter().enumerate() {
+            if i > 0 {
+                self.nl();
+            }
+            self.w(if i == 0 { open } else { "," });
+            self.w(" ");
+            item(self, x);
+        }
+        self.w(" ");
+        self.w(close);
+        self.indent = saved;
     }
 
     fn indices(&mut self, is: &[IndexExp]) {

@@ -515,3 +515,32 @@ fn unsupported_constructs_are_reported_not_misparsed() {
         );
     }
 }
+
+#[test]
+fn spans_cover_the_source() {
+    use crate::syntax::ast::ExprKind;
+    let r = |x: &ast::Expr| (x.span.start, x.span.end);
+    let x = parse_expr("xs[0].1", FileId(0)).expect("parses");
+    assert_eq!(r(&x), (0, 7));
+    let ExprKind::Project(inner, _) = &x.kind else {
+        panic!("{x:?}")
+    };
+    assert_eq!(r(inner), (0, 5));
+    let x = parse_expr("a + b * c", FileId(0)).expect("parses");
+    assert_eq!(r(&x), (0, 9));
+    let ExprKind::BinOp(_, op, _, rhs) = &x.kind else {
+        panic!("{x:?}")
+    };
+    assert_eq!(((op.start, op.end), r(rhs)), ((2, 3), (4, 9)));
+    let x = parse_expr("f x (g y)", FileId(0)).expect("parses");
+    assert_eq!(r(&x), (0, 9));
+    let x = parse_expr("let x = 1 in x", FileId(0)).expect("parses");
+    assert_eq!(r(&x), (0, 14));
+    let p = parse_program("\n#[inline]\ndef f (x: i32) = x\n", FileId(2)).expect("parses");
+    let ast::Dec::Val(v) = &p.decs[0] else {
+        panic!()
+    };
+    assert_eq!((v.span.start, v.span.end, v.span.file), (1, 29, FileId(2)));
+    assert_eq!((v.name_span.start, v.name_span.end), (15, 16));
+    assert_eq!((v.params[0].span().start, v.params[0].span().end), (18, 24));
+}

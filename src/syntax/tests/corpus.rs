@@ -117,7 +117,8 @@ fn truncated_programs_never_panic() {
 fn layout_is_futhark_style() {
     let src = "entry collatz (n: i32) = let (_, steps) = loop (x, steps) = (n, 0) while x != 1 do if x % 2 == 0 then (x / 2, steps + 1) else (3 * x + 1, steps + 1) in steps\n\
                def f (xs: []f64) = vjp (\\xs -> let z = map (\\x -> x * x) xs in f64.sum z) xs 1\n\
-               def g x = if x > 0 then let y = x in y else 0";
+               def g x = if x > 0 then let y = x in y else 0\n\
+               entry h (xs: []i32) = (reverse xs, rotate 2 xs, take 2 xs, drop 2 xs, all (> 0) xs, any (> 10) xs, length xs)";
     let prog = parse_program(src, FileId(0)).expect("parses");
     let want = "\
 entry collatz (n: i32) =
@@ -137,6 +138,15 @@ def g x =
     let y = x
     in y
   else 0
+
+entry h (xs: []i32) =
+  ( reverse xs
+  , rotate 2 xs
+  , take 2 xs
+  , drop 2 xs
+  , all (> 0) xs
+  , any (> 10) xs
+  , length xs )
 ";
     assert_eq!(pretty::program(&prog), want);
 }

@@ -62,6 +62,9 @@ snap!(parse_error_update_without_eq, "def f a = a with [0] 1\n");
 fn help_for_common_slips() {
     let help = |src: &str| errors(src).1[0].help.clone().unwrap_or_default();
     assert!(help("def f x = if x = 1 then 2 else 3").contains("`==`"));
+    assert!(help("def f = (a = b)").contains("`==`"));
+    assert!(!help("def f (x: i32 = x").contains("`==`"));
+    assert!(!help("def f [n = 1").contains("`==`"));
     assert!(help("def f = let x = 1").contains("`in`"));
     assert!(help("def f = if c 1 else 2").contains("then"));
     assert!(help("def f = if c then 1").contains("else"));
