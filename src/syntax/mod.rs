@@ -3,7 +3,7 @@
 //!
 //! Every entry point lexes, rejects T2/out-of-scope constructs with a
 //! "not supported yet" diagnostic, and then runs the chumsky grammar of
-//! [`parser`]. Errors never panic: they come back as [`Diagnostic`]s.
+//! `parser`. Errors never panic: they come back as [`Diagnostic`]s.
 
 pub mod ast;
 pub mod lexer;
@@ -184,7 +184,7 @@ fn too_deep<'e>(roots: impl IntoIterator<Item = &'e Expr>) -> Result<(), Failure
         if depth > MAX_DEPTH {
             return Err(Failure::from_diag(
                 Diagnostic::parse("expression is nested too deeply", e.span).with_label(format!(
-                    "more than {MAX_DEPTH} levels of nesting; split it with `let` or helper functions"
+                    "more than {MAX_DEPTH} levels of nesting; split it into smaller functions"
                 )),
             ));
         }
