@@ -1,4 +1,355 @@
 //! Concrete syntax: tokens, the parser and the pretty printer, over the AST
 //! of [`ast`].
+//!
+//! Every entry point lexes, rejects T2/out-of-scope constructs with a
+//! "not supported yet" diagnostic, and then runs the chumsky grammar of
+//! `parser`. Errors never panic: they come back as [`Diagnostic`]s.
 
 pub mod ast;
+pub mod lexer;
+mod parser;
+pub mod pretty;
+pub mod token;
+
+#[cfg(test)]
+mod tests;
+
+pub use lexer::lex;
+pub use token::{Keyword, Token, TokenClass};
+
+use crate::diag::Diagnostic;
+use crate::source::{FileId, Span};
+use ast::{Dec, Expr, Pat, Program, TypeExp};
+use parser::{Failure, grammar, run};
+use token::Keyword as K;
+
+/// One REPL input.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReplInput {
+    Decs(Vec<Dec>),
+    Bind(Pat, Expr),
+    Expr(Expr),
+}
+
+pub fn parse_program(text: &str, file: FileId) -> Result<Program, Vec<Diagnostic>> {
+    parse_program_inner(text, file).map_err(|f| f.diags)
+}
+
+pub fn parse_expr(text: &str, file: FileId) -> Result<Expr, Vec<Diagnostic>> {
+    let tokens = prepare(text, file).map_err(|f| f.diags)?;
+    let g = grammar();
+    let e =
+        check_supported(run(&g.expr, &tokens, file, text.len()), &tokens).map_err(|f| f.diags)?;
+    too_deep([&e]).map_err(|f| f.diags)?;
+    Ok(e)
+}
+
+pub fn parse_type(text: &str, file: FileId) -> Result<TypeExp, Vec<Diagnostic>> {
+    let tokens = prepare(text, file).map_err(|f| f.diags)?;
+    let g = grammar();
+    check_supported(run(&g.ty, &tokens, file, text.len()), &tokens).map_err(|f| f.diags)
+}
+
+/// One REPL input: declarations (`def`, `type`, `entry`, top-level
+/// `let f x = ...`, `let x = e`), a pattern binding `let (a, b) = e`
+/// (tuple/record/wildcard/ascribed pattern, no `in`) → `Bind`, or an
+/// expression. Empty input (or only comments) is `Decs(vec![])`.
+pub fn parse_repl(text: &str, file: FileId) -> Result<ReplInput, Vec<Diagnostic>> {
+    parse_repl_inner(text, file).map_err(|f| f.diags)
+}
+
+/// True when `text` is visibly incomplete and a REPL should read another
+/// line: unclosed brackets, or a parse that fails only because the input
+/// ended (a trailing operator, `->`, `=`, `then`, `in`, a `let` or `if`
+/// without the rest, ...).
+pub fn is_incomplete(text: &str) -> bool {
+    let file = FileId(0);
+    let (tokens, diags) = lex(text, file);
+    if !diags.is_empty() {
+        return false;
+    }
+    if !parser::unbalanced(&tokens).0.is_empty() {
+        return true;
+    }
+    matches!(parse_repl_inner(text, file), Err(f) if f.at_eof)
+}
+
+/// At most this many diagnostics from one program.
+const MAX_ERRORS: usize = 5;
+
+fn parse_program_inner(text: &str, file: FileId) -> Result<Program, Failure> {
+    let tokens = prepare(text, file)?;
+    let g = grammar();
+    match check_supported(run(&g.program, &tokens, file, text.len()), &tokens) {
+        Ok(mut decs) => {
+            too_deep(dec_bodies(&decs))?;
+            attach_docs(&mut decs, text);
+            Ok(Program { decs })
+        }
+        Err(mut failure) => {
+            // Look for further errors from the next declaration on: a
+            // declaration keyword cannot occur inside an expression, so
+            // errors found that way are independent of the first.
+            let mut from = failure.pos;
+            while failure.diags.len() < MAX_ERRORS {
+                let Some(i) = tokens.iter().position(|(t, s)| {
+                    s.start as usize >= from && matches!(t, Token::Kw(K::Def | K::Entry | K::Type))
+                }) else {
+                    break;
+                };
+                let rest = &tokens[i..];
+                match check_supported(run(&g.program, rest, file, text.len()), rest) {
+                    Ok(_) => break,
+                    Err(f) => {
+                        from = f.pos.max(rest[0].1.end as usize);
+                        failure.diags.extend(f.diags);
+                    }
+                }
+            }
+            Err(failure)
+        }
+    }
+}
+
+fn parse_repl_inner(text: &str, file: FileId) -> Result<ReplInput, Failure> {
+    let tokens = prepare(text, file)?;
+    let Some((first, _)) = tokens.first() else {
+        return Ok(ReplInput::Decs(Vec::new()));
+    };
+    let g = grammar();
+    let mut failures = Vec::new();
+    if matches!(
+        first,
+        Token::Kw(K::Def | K::Entry | K::Type | K::Let) | Token::HashBracket
+    ) {
+        match run(&g.program, &tokens, file, text.len()) {
+            Ok(mut decs) => {
+                too_deep(dec_bodies(&decs))?;
+                attach_docs(&mut decs, text);
+                return check_supported(Ok(ReplInput::Decs(decs)), &tokens);
+            }
+            Err(f) => failures.push(f),
+        }
+    }
+    if *first == Token::Kw(K::Let) {
+        match run(&g.bind, &tokens, file, text.len()) {
+            Ok((p, e)) => {
+                too_deep([&e])?;
+                return check_supported(Ok(ReplInput::Bind(p, e)), &tokens);
+            }
+            Err(f) => failures.push(f),
+        }
+    }
+    let mut best = match run(&g.expr, &tokens, file, text.len()) {
+        Ok(e) => {
+            too_deep([&e])?;
+            return check_supported(Ok(ReplInput::Expr(e)), &tokens);
+        }
+        Err(f) => f,
+    };
+    // Report the reading that got furthest; on ties the expression, the
+    // most general one.
+    for f in failures {
+        if f.pos > best.pos {
+            best = f;
+        }
+    }
+    check_supported(Err(best), &tokens)
+}
+
+/// Lex, failing on lexical errors.
+fn prepare(text: &str, file: FileId) -> Result<Vec<(Token, Span)>, Failure> {
+    let (tokens, diags) = lex(text, file);
+    if let Some(d) = diags.first() {
+        let pos = d.span.map(|s| s.start as usize).unwrap_or(0);
+        return Err(Failure {
+            diags,
+            at_eof: false,
+            pos,
+        });
+    }
+    Ok(tokens)
+}
+
+/// How deeply expressions may nest. Every phase after parsing recurses over
+/// the AST, so absurd nesting is turned away here instead of overflowing
+/// the stack later.
+const MAX_DEPTH: usize = 1000;
+
+/// An error at the first expression nested deeper than [`MAX_DEPTH`],
+/// found without recursion.
+fn too_deep<'e>(roots: impl IntoIterator<Item = &'e Expr>) -> Result<(), Failure> {
+    let mut stack: Vec<(&Expr, usize)> = roots.into_iter().map(|e| (e, 1)).collect();
+    while let Some((e, depth)) = stack.pop() {
+        if depth > MAX_DEPTH {
+            return Err(Failure::from_diag(
+                Diagnostic::parse("expression is nested too deeply", e.span).with_label(format!(
+                    "more than {MAX_DEPTH} levels of nesting; split it into smaller functions"
+                )),
+            ));
+        }
+        stack.extend(children(e).into_iter().map(|c| (c, depth + 1)));
+    }
+    Ok(())
+}
+
+fn dec_bodies(decs: &[Dec]) -> impl Iterator<Item = &Expr> {
+    decs.iter().filter_map(|d| match d {
+        Dec::Val(v) => Some(&v.body),
+        Dec::Type(_) => None,
+    })
+}
+
+/// The direct subexpressions of an expression.
+fn children(e: &Expr) -> Vec<&Expr> {
+    use ast::{ExprKind as E, IndexExp, LoopForm, RecordField};
+    fn indices<'e>(is: &'e [IndexExp], out: &mut Vec<&'e Expr>) {
+        for i in is {
+            match i {
+                IndexExp::Single(e) => out.push(e),
+                IndexExp::Slice { start, end, stride } => {
+                    out.extend([start, end, stride].into_iter().flatten().map(|b| &**b))
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    match &e.kind {
+        E::Literal(_) | E::Var(_) | E::OpValue(_) | E::ProjSection(_) => {}
+        E::OpSection { left, right, .. } => {
+            out.extend([left, right].into_iter().flatten().map(|b| &**b))
+        }
+        E::ArrayLit(es) | E::Tuple(es) => out.extend(es),
+        E::Record(fs) => out.extend(fs.iter().filter_map(|f| match f {
+            RecordField::Field(_, e) => Some(e),
+            RecordField::Pun(..) => None,
+        })),
+        E::Project(x, _)
+        | E::UnOp(_, x)
+        | E::Lambda(_, _, x)
+        | E::Ascript(x, _)
+        | E::Attr(_, x) => out.push(x),
+        E::RecordUpdate(a, _, b) | E::BinOp(_, _, a, b) | E::Let(_, a, b) => {
+            out.extend([&**a, &**b])
+        }
+        E::Apply(f, args) => {
+            out.push(f);
+            out.extend(args);
+        }
+        E::LetFun(f) => out.extend([&f.value, &f.body]),
+        E::LetUpdate {
+            indices: is,
+            value,
+            body,
+            ..
+        } => {
+            indices(is, &mut out);
+            out.extend([&**value, &**body]);
+        }
+        E::If(c, t, f) => out.extend([&**c, &**t, &**f]),
+        E::Loop(l) => {
+            out.extend(&l.init);
+            match &l.form {
+                LoopForm::For(_, _, n) => out.push(n),
+                LoopForm::ForIn(_, xs) => out.push(xs),
+                LoopForm::While(c) => out.push(c),
+            }
+            out.push(&l.body);
+        }
+        E::Index(a, is) => {
+            out.push(a);
+            indices(is, &mut out);
+        }
+        E::Update(a, is, v) => {
+            out.push(a);
+            indices(is, &mut out);
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// Replace a parse result by a "not supported yet" diagnostic for the first
+/// T2/out-of-scope token, unless a syntax error comes before it.
+fn check_supported<O>(result: Result<O, Failure>, tokens: &[(Token, Span)]) -> Result<O, Failure> {
+    let Some(d) = tokens.iter().find_map(|(t, s)| unsupported(t, *s)) else {
+        return result;
+    };
+    match result {
+        Err(f) if f.pos < d.span.map(|s| s.start as usize).unwrap_or(0) => Err(f),
+        _ => Err(Failure::from_diag(d)),
+    }
+}
+
+fn unsupported(t: &Token, span: Span) -> Option<Diagnostic> {
+    let what: String = match t {
+        Token::Str(_) => "string literals".into(),
+        Token::Char(_) => "character literals".into(),
+        Token::Constructor(_) => "sum types (`#constructor`)".into(),
+        Token::Unsupported(what, _) => (*what).into(),
+        Token::Kw(K::Match) => "`match` expressions".into(),
+        Token::Kw(K::Case) => "`case` (pattern matching)".into(),
+        Token::Kw(
+            k @ (K::Module
+            | K::Open
+            | K::Import
+            | K::Local
+            | K::Include
+            | K::Val
+            | K::Sig
+            | K::Functor),
+        ) => {
+            format!("the module system (`{}`)", k.as_str())
+        }
+        Token::Ident(x) | Token::Qual(x, _) if &**x == "f16" => "the `f16` type".into(),
+        _ => return None,
+    };
+    Some(
+        Diagnostic::parse(format!("not supported yet: {what}"), span)
+            .with_label("urchin does not implement this yet"),
+    )
+}
+
+fn attach_docs(decs: &mut [Dec], text: &str) {
+    for d in decs {
+        if let Dec::Val(v) = d {
+            v.doc = doc_above(text, v.span.start as usize);
+        }
+    }
+}
+
+/// The doc comment of a declaration starting at `start`: the comment lines
+/// directly above it, from the last one that starts with `-- |`, without
+/// the comment markers.
+fn doc_above(text: &str, start: usize) -> Option<String> {
+    let before = text.get(..start)?;
+    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+    if !before[line_start..].trim().is_empty() {
+        return None;
+    }
+    let mut lines = Vec::new();
+    let mut end = line_start;
+    while end > 0 {
+        let prev_end = end - 1;
+        let prev_start = text[..prev_end].rfind('\n').map(|i| i + 1).unwrap_or(0);
+        let line = text[prev_start..prev_end]
+            .trim_end_matches('\r')
+            .trim_start();
+        if !line.starts_with("--") {
+            break;
+        }
+        lines.push(line);
+        end = prev_start;
+    }
+    lines.reverse();
+    let first = lines.iter().rposition(|l| l.starts_with("-- |"))?;
+    let doc: Vec<&str> = lines[first..]
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let body = if i == 0 { &l[4..] } else { &l[2..] };
+            body.strip_prefix(' ').unwrap_or(body)
+        })
+        .collect();
+    Some(doc.join("\n"))
+}
