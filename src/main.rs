@@ -188,7 +188,9 @@ fn elab(file: &PathBuf) -> Result<ExitCode> {
         return Ok(ExitCode::FAILURE);
     };
     let decs: Vec<String> = ids.iter().map(|id| urchin::driver::show_dec(&s.def(*id).target)).collect();
-    print!("{}", decs.join("\n"));
+    for d in decs {
+        println!("{d}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 

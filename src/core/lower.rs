@@ -533,8 +533,10 @@ impl<'t> Lower<'t> {
                         },
                     };
                     if let Some(e) = expected {
-                        let mut exp = vec![None; depth as usize];
-                        exp.push(Some(e));
+                        let mut exp = vec![None; self.vars.ty(arr).rank() as usize];
+                        if let Some(slot) = exp.get_mut(depth as usize) {
+                            *slot = Some(e);
+                        }
                         self.emit(
                             Exp::CheckShape {
                                 array: arr,
@@ -942,17 +944,7 @@ impl<'t> Lower<'t> {
     ) -> LResult<Val<'t>> {
         let init = match &l.init {
             Some(i) => self.expr(ctx, env, i)?,
-            None => {
-                let name = l
-                    .pat
-                    .binders()
-                    .first()
-                    .map(|(n, _)| n.clone())
-                    .unwrap_or_else(|| "_".into());
-                env.get(&name)
-                    .cloned()
-                    .ok_or_else(|| Self::internal("unbound loop variable", span))?
-            }
+            None => Self::pattern_value(env, &l.pat).ok_or_else(|| Self::internal("unbound loop variable", span))?,
         };
         let init_atoms = self.leaves(&init, span)?;
         let pname = l
@@ -1050,6 +1042,32 @@ impl<'t> Lower<'t> {
             &template,
             &mut out.into_iter().map(Atom::Var),
         ))
+    }
+
+    /// `loop p for ...` starts from the variables the pattern names.
+    fn pattern_value(env: &Env<'t>, p: &Pat) -> Option<Val<'t>> {
+        match p {
+            Pat::Id(x, _) => env.get(x).cloned(),
+            Pat::Tuple(ps, _) => ps
+                .iter()
+                .map(|p| Self::pattern_value(env, p).map(|v| (None, v)))
+                .collect::<Option<Vec<_>>>()
+                .map(Val::Node),
+            Pat::Record(fs, _) => {
+                let mut cs = Vec::new();
+                for (n, p) in fs {
+                    let v = match p {
+                        Some(p) => Self::pattern_value(env, p)?,
+                        None => env.get(n).cloned()?,
+                    };
+                    cs.push((Some(n.clone()), v));
+                }
+                cs.sort_by(|a, b| a.0.cmp(&b.0));
+                Some(Val::Node(cs))
+            }
+            Pat::Ascribed(inner, _, _) => Self::pattern_value(env, inner),
+            Pat::Wildcard(_) => None,
+        }
     }
 
     fn to_i64(&mut self, a: Atom, span: Span) -> Atom {

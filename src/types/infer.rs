@@ -919,27 +919,7 @@ impl<'g> Infer<'g> {
     fn infer_loop(&mut self, l: &LoopExp, span: Span) -> Result<Type> {
         let init_t = match &l.init {
             Some(init) => self.infer(init)?,
-            None => {
-                let var = match &l.pat {
-                    Pat::Id(x, s) => Some((x, *s)),
-                    Pat::Ascribed(inner, _, _) => match &**inner {
-                        Pat::Id(x, s) => Some((x, *s)),
-                        _ => None,
-                    },
-                    _ => None,
-                };
-                let Some((x, s)) = var else {
-                    return Err(Diagnostic::ty(
-                        "`loop p for ...` without an initial value needs `p` to be a variable",
-                        l.pat.span(),
-                    )
-                    .with_help("write `loop p = initial for ...`"));
-                };
-                match self.lookup_local(x) {
-                    Some(t) => t,
-                    None => return Err(self.unknown_name(&QualName::plain(x.clone()), s)),
-                }
-            }
+            None => self.pattern_as_value(&l.pat)?,
         };
         let pt = self.pat_type(&l.pat)?;
         self.expect(
@@ -996,6 +976,44 @@ impl<'g> Infer<'g> {
         Ok(pt)
     }
 
+    /// The type of the value a pattern names, for `loop p for ...` without
+    /// an initial value: each variable of the pattern must be in scope.
+    fn pattern_as_value(&mut self, p: &Pat) -> Result<Type> {
+        match p {
+            Pat::Id(x, s) => match self.lookup_local(x) {
+                Some(t) => Ok(t),
+                None => Err(self.unknown_name(&QualName::plain(x.clone()), *s)),
+            },
+            Pat::Tuple(ps, _) => {
+                let mut ts = Vec::new();
+                for p in ps {
+                    ts.push(self.pattern_as_value(p)?);
+                }
+                Ok(Type::scalar(Base::Tuple(ts)))
+            }
+            Pat::Record(fs, s) => {
+                let mut ts = Vec::new();
+                for (n, p) in fs {
+                    let t = match p {
+                        Some(p) => self.pattern_as_value(p)?,
+                        None => match self.lookup_local(n) {
+                            Some(t) => t,
+                            None => return Err(self.unknown_name(&QualName::plain(n.clone()), *s)),
+                        },
+                    };
+                    ts.push((n.clone(), t));
+                }
+                Ok(Type::record(ts))
+            }
+            Pat::Ascribed(inner, _, _) => self.pattern_as_value(inner),
+            Pat::Wildcard(s) => Err(Diagnostic::ty(
+                "`loop _ for ...` has no initial value",
+                *s,
+            )
+            .with_help("write `loop p = initial for ...`")),
+        }
+    }
+
     // ---- application spines (AUTOMAP) -----------------------------------
 
     fn arg_type(&mut self, a: Arg) -> Result<Type> {
@@ -1041,9 +1059,10 @@ impl<'g> Infer<'g> {
                 let s = intrinsics::operator(op);
                 self.instantiate(&s, key.0)
             }
-            Head::Backtick(q) => match self.globals.lookup(q).map(|g| g.scheme) {
-                Some(s) if q.qual.is_some() || self.lookup_local(&q.name).is_none() => {
-                    self.instantiate(&s, key.0)
+            Head::Backtick(q) => match self.globals.lookup(q) {
+                Some(g) if q.qual.is_some() || self.lookup_local(&q.name).is_none() => {
+                    self.resolved.push((key.0, g.kind.clone()));
+                    self.instantiate(&g.scheme, key.0)
                 }
                 _ => match self.lookup_local(&q.name) {
                     Some(t) => t,
@@ -1054,7 +1073,10 @@ impl<'g> Infer<'g> {
                 let s = intrinsics::negation();
                 self.instantiate(&s, key.0)
             }
-            Head::Not => Type::arrow(Type::prim(PrimType::Bool), Type::prim(PrimType::Bool)),
+            Head::Not => {
+                let t = self.class_var(Class::IntOrBool);
+                Type::arrow(t.clone(), t)
+            }
         };
         let mut f = head_t;
         let mut frame: Vec<RankVar> = Vec::new();
@@ -1085,8 +1107,11 @@ impl<'g> Infer<'g> {
                 if let Err(m) = self.subst.unify_base(&mut self.ranks, &p.base, &at.base, o) {
                     return Err(self.mismatch_error(m, o));
                 }
+                // A function argument cannot be mapped over (M = 0); reps
+                // of it at the spine's own map levels are fused away and
+                // never build an array of functions.
                 let ao = self.origin(aspan, OriginKind::ArrayOfFunctions);
-                self.arrow_checks.push((p.base.clone(), lhs, ao));
+                self.arrow_checks.push((p.base.clone(), Rank::var(m), ao));
                 frame.push(m);
                 apps.push(app);
             } else {

@@ -15,6 +15,8 @@ pub enum Class {
     Num,
     /// Integer types (`&`, `<<`).
     Int,
+    /// Integers or bool (`!`: complement or negation).
+    IntOrBool,
     /// Floating-point types (float literals).
     Float,
     /// Primitive types, bool included (`<`).
@@ -31,6 +33,7 @@ impl Class {
             Class::Any => "any type".into(),
             Class::Num => "a numeric type".into(),
             Class::Int => "an integer type".into(),
+            Class::IntOrBool => "an integer type or `bool`".into(),
             Class::Float => "a floating-point type".into(),
             Class::Ord => "a primitive type".into(),
             Class::Eq => "a type that supports equality".into(),
@@ -47,6 +50,7 @@ impl Class {
         match self {
             Class::Num | Class::Int | Class::Ord | Class::Eq => Some(PrimType::I32),
             Class::Float => Some(PrimType::F64),
+            Class::IntOrBool => Some(PrimType::Bool),
             Class::Any | Class::Fields(_) => None,
         }
     }
@@ -308,6 +312,11 @@ impl Subst {
             (Fields(_), _) | (_, Fields(_)) => return Err(Mismatch::Shape),
             (Eq, c) | (c, Eq) => c.clone(),
             (Ord, c) | (c, Ord) => c.clone(),
+            (IntOrBool, Float) | (Float, IntOrBool) => {
+                return Err(Mismatch::Class(IntOrBool, Base::Prim(PrimType::F64)));
+            }
+            (IntOrBool, IntOrBool) => IntOrBool,
+            (IntOrBool, _) | (_, IntOrBool) => Int,
             (Num, c) | (c, Num) => c.clone(),
             (Int, Int) => Int,
             (Float, Float) => Float,
@@ -337,6 +346,7 @@ impl Subst {
             (Class::Any, _) => true,
             (Class::Num, Base::Prim(p)) => p.is_numeric(),
             (Class::Int, Base::Prim(p)) => p.is_int(),
+            (Class::IntOrBool, Base::Prim(p)) => p.is_int() || *p == PrimType::Bool,
             (Class::Float, Base::Prim(p)) => p.is_float(),
             (Class::Ord, Base::Prim(_)) => true,
             (Class::Eq, Base::Arrow(..)) => false,

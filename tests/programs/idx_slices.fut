@@ -12,7 +12,7 @@
 -- output { empty([0]i32) }
 
 -- ==
--- entry: open
+-- entry: open_ended
 -- input { [0, 1, 2, 3, 4, 5, 6, 7] }
 -- output { [2, 3, 4, 5, 6, 7] [0, 1] [0, 1, 2, 3, 4, 5, 6, 7] [3, 4] }
 
@@ -30,7 +30,7 @@
 
 entry range (xs: []i32) (i: i64) (j: i64) = xs[i:j]
 
-entry open (xs: []i32) = (xs[2:], xs[:2], xs[:], xs[2:][1:3])
+entry open_ended (xs: []i32) = (xs[2:], xs[:2], xs[:], xs[2:][1:3])
 
 entry stride (xs: []i32) = (xs[1:6:2], xs[::2], xs[::3], xs[2::3])
 
