@@ -33,12 +33,18 @@ pub fn show_dec(d: &ValDec) -> String {
 pub struct Compiled {
     pub program: Program,
     pub signature: Signature,
+    /// Which sweep each statement of reverse-mode code belongs to.
+    pub tags: std::collections::HashMap<crate::core::ir::Var, &'static str>,
 }
 
 impl Compiled {
     /// The core types of the parameters, one per value.
     pub fn param_types(&self) -> Vec<CoreType> {
-        self.signature.params.iter().flat_map(lower::leaf_types).collect()
+        self.signature
+            .params
+            .iter()
+            .flat_map(lower::leaf_types)
+            .collect()
     }
 
     pub fn result_types(&self) -> Vec<CoreType> {
@@ -118,7 +124,12 @@ impl Session {
 
     /// The definition a name refers to now.
     pub fn lookup_def(&self, name: &str) -> Option<DefId> {
-        match self.types.globals.lookup(&crate::syntax::ast::QualName::plain(name))?.kind {
+        match self
+            .types
+            .globals
+            .lookup(&crate::syntax::ast::QualName::plain(name))?
+            .kind
+        {
             GlobalKind::Def(d) => Some(d),
             _ => None,
         }
@@ -130,21 +141,48 @@ impl Session {
 
     /// Lowers and simplifies a definition for running.
     pub fn compile(&self, id: DefId) -> Result<Compiled, Diagnostic> {
+        self.compile_with(id, true)
+    }
+
+    /// Lowers a definition; `simplify` off shows the code as lowering and
+    /// AD produce it.
+    pub fn compile_with(&self, id: DefId, simplify: bool) -> Result<Compiled, Diagnostic> {
         let def = self.def(id);
         if !def.scheme.is_mono() {
             return Err(Diagnostic::ty(
                 format!("`{}` is polymorphic and cannot be run directly", def.name),
                 def.source.name_span,
             )
-            .with_help("run an entry point with concrete parameter types, or annotate the parameters"));
+            .with_help(
+                "run an entry point with concrete parameter types, or annotate the parameters",
+            ));
         }
         let (mut program, signature) = lower::lower_entry(&self.types, id)?;
-        finish(&mut program)?;
-        Ok(Compiled { program, signature })
+        let ad = crate::ad::transform_program(&mut program)?;
+        if simplify {
+            simplify::simplify_program(
+                &mut program,
+                if ad.any {
+                    Mode::AfterAd
+                } else {
+                    Mode::Conservative
+                },
+            );
+        }
+        Ok(Compiled {
+            program,
+            signature,
+            tags: ad.tags,
+        })
     }
 
     /// Runs a compiled function.
-    pub fn run(&self, c: &Compiled, args: Vec<Value>, opts: &EvalOptions) -> Result<Vec<Value>, RuntimeError> {
+    pub fn run(
+        &self,
+        c: &Compiled,
+        args: Vec<Value>,
+        opts: &EvalOptions,
+    ) -> Result<Vec<Value>, RuntimeError> {
         let mut stats = EvalStats::default();
         eval::run_function(&c.program, &c.program.functions[0], args, opts, &mut stats)
     }
@@ -155,12 +193,16 @@ impl Session {
     }
 
     /// Lowers a checked expression with its polymorphic parts defaulted.
-    pub fn compile_expr(&self, checked: &CheckedDef) -> Result<(Compiled, Vec<ValueId>), Diagnostic> {
+    pub fn compile_expr(
+        &self,
+        checked: &CheckedDef,
+    ) -> Result<(Compiled, Vec<ValueId>), Diagnostic> {
         let inst = default_inst(&checked.scheme);
         let values = &self.values;
         let lookup = |id: ValueId| values.get(id.0 as usize).map(|s| s.ty.clone());
-        let (mut program, ty, externals) = lower::lower_expression(&self.types, checked, inst, &lookup)?;
-        finish(&mut program)?;
+        let (mut program, ty, externals) =
+            lower::lower_expression(&self.types, checked, inst, &lookup)?;
+        let ad = finish(&mut program)?;
         Ok((
             Compiled {
                 program,
@@ -168,13 +210,19 @@ impl Session {
                     params: Vec::new(),
                     result: ty,
                 },
+                tags: ad.tags,
             },
             externals,
         ))
     }
 
     /// Evaluates a compiled expression, passing the prompt's values.
-    pub fn run_expr(&self, c: &Compiled, externals: &[ValueId], opts: &EvalOptions) -> Result<Vec<Value>, RuntimeError> {
+    pub fn run_expr(
+        &self,
+        c: &Compiled,
+        externals: &[ValueId],
+        opts: &EvalOptions,
+    ) -> Result<Vec<Value>, RuntimeError> {
         let mut args = Vec::new();
         for id in externals {
             args.extend(self.values[id.0 as usize].leaves.iter().cloned());
@@ -185,7 +233,9 @@ impl Session {
     /// Binds a value at the prompt under `name`.
     pub fn bind_value(&mut self, name: &str, ty: Type, leaves: Vec<Value>) {
         let id = ValueId(self.values.len() as u32);
-        self.types.globals.define_value(name.to_string(), Scheme::mono(ty.clone()), id);
+        self.types
+            .globals
+            .define_value(name.to_string(), Scheme::mono(ty.clone()), id);
         self.values.push(Stored { ty, leaves });
     }
 }
@@ -196,11 +246,19 @@ impl Default for Session {
     }
 }
 
-/// The passes after lowering: AD, then simplification.
-fn finish(p: &mut Program) -> Result<(), Diagnostic> {
-    let had_ad = crate::ad::transform_program(p)?;
-    simplify::simplify_program(p, if had_ad { Mode::AfterAd } else { Mode::Conservative });
-    Ok(())
+/// The passes after lowering: AD, then simplification. Returns the sweep
+/// labels of reverse-mode code.
+fn finish(p: &mut Program) -> Result<crate::ad::AdOutput, Diagnostic> {
+    let ad = crate::ad::transform_program(p)?;
+    simplify::simplify_program(
+        p,
+        if ad.any {
+            Mode::AfterAd
+        } else {
+            Mode::Conservative
+        },
+    );
+    Ok(ad)
 }
 
 /// An instantiation choosing defaults for a scheme's variables: class

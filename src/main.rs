@@ -11,7 +11,11 @@ use urchin::eval::EvalOptions;
 use urchin::testing::values::{format_value, parse_values};
 
 #[derive(Parser)]
-#[command(name = "urchin", version, about = "An interactive interpreter for a Futhark-like array language with AUTOMAP and tape-free AD")]
+#[command(
+    name = "urchin",
+    version,
+    about = "An interactive interpreter for a Futhark-like array language with AUTOMAP and tape-free AD"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -46,6 +50,9 @@ enum Command {
         /// The entry point (default: all entry points).
         #[arg(short, long)]
         entry: Option<String>,
+        /// Show the code before simplification.
+        #[arg(long)]
+        no_simplify: bool,
     },
     /// Run the test blocks of every `.fut` file under the given paths.
     Test {
@@ -86,12 +93,24 @@ fn load(path: &PathBuf) -> Result<Option<(Session, Vec<urchin::types::env::DefId
 fn main() -> Result<ExitCode> {
     let cli = Cli::parse();
     match cli.command {
-        None => Err(miette!("the REPL is not built yet; use `urchin run`, `check`, `elab` or `test`")),
-        Some(Command::Repl { .. }) => Err(miette!("the REPL is not built yet; use `urchin run`, `check`, `elab` or `test`")),
-        Some(Command::Run { file, entry, values }) => run(&file, &entry, values),
+        None => Err(miette!(
+            "the REPL is not built yet; use `urchin run`, `check`, `elab` or `test`"
+        )),
+        Some(Command::Repl { .. }) => Err(miette!(
+            "the REPL is not built yet; use `urchin run`, `check`, `elab` or `test`"
+        )),
+        Some(Command::Run {
+            file,
+            entry,
+            values,
+        }) => run(&file, &entry, values),
         Some(Command::Check { file, stats }) => check(&file, stats),
         Some(Command::Elab { file }) => elab(&file),
-        Some(Command::Core { file, entry }) => core(&file, entry),
+        Some(Command::Core {
+            file,
+            entry,
+            no_simplify,
+        }) => core(&file, entry, !no_simplify),
         Some(Command::Test {
             paths,
             engine,
@@ -106,7 +125,10 @@ fn run(file: &PathBuf, entry: &str, values: Vec<String>) -> Result<ExitCode> {
         return Ok(ExitCode::FAILURE);
     };
     let Some(id) = s.lookup_def(entry) else {
-        return Err(miette!("{} has no entry point named `{entry}`", file.display()));
+        return Err(miette!(
+            "{} has no entry point named `{entry}`",
+            file.display()
+        ));
     };
     let compiled = match s.compile(id) {
         Ok(c) => c,
@@ -143,7 +165,10 @@ fn run(file: &PathBuf, entry: &str, values: Vec<String>) -> Result<ExitCode> {
     let mut args = Vec::new();
     for (i, (l, t)) in lits.iter().zip(&types).enumerate() {
         let vt = urchin::testing::values::ValueType::new(t.elem(), t.rank() as usize);
-        args.push(l.to_value(Some(vt)).map_err(|e| miette!("argument {}: {e}", i + 1))?);
+        args.push(
+            l.to_value(Some(vt))
+                .map_err(|e| miette!("argument {}: {e}", i + 1))?,
+        );
     }
     match s.run(&compiled, args, &EvalOptions::default()) {
         Ok(results) => {
@@ -187,14 +212,17 @@ fn elab(file: &PathBuf) -> Result<ExitCode> {
     let Some((s, ids)) = load(file)? else {
         return Ok(ExitCode::FAILURE);
     };
-    let decs: Vec<String> = ids.iter().map(|id| urchin::driver::show_dec(&s.def(*id).target)).collect();
+    let decs: Vec<String> = ids
+        .iter()
+        .map(|id| urchin::driver::show_dec(&s.def(*id).target))
+        .collect();
     for d in decs {
         println!("{d}");
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn core(file: &PathBuf, entry: Option<String>) -> Result<ExitCode> {
+fn core(file: &PathBuf, entry: Option<String>, simplify: bool) -> Result<ExitCode> {
     let Some((s, ids)) = load(file)? else {
         return Ok(ExitCode::FAILURE);
     };
@@ -207,7 +235,7 @@ fn core(file: &PathBuf, entry: Option<String>) -> Result<ExitCode> {
     };
     let mut failed = false;
     for id in targets {
-        match s.compile(id) {
+        match s.compile_with(id, simplify) {
             Ok(c) => println!("{}", urchin::core::pretty::Printer::program(&c.program)),
             Err(d) => {
                 eprint!("{}", d.render(&s.sources, color()));
@@ -215,7 +243,11 @@ fn core(file: &PathBuf, entry: Option<String>) -> Result<ExitCode> {
             }
         }
     }
-    Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn test(paths: &[PathBuf], engine: &str, compiled: bool, verbose: bool) -> Result<ExitCode> {
@@ -235,5 +267,9 @@ fn test(paths: &[PathBuf], engine: &str, compiled: bool, verbose: bool) -> Resul
         }
         other => return Err(miette!("unknown engine `{other}`; the engines are: fast")),
     };
-    Ok(if summary.failed > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if summary.failed > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }

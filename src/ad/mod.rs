@@ -1,24 +1,156 @@
-//! Automatic differentiation on the core IR: `jvp` (forward mode) and
-//! `vjp` (reverse mode by redundant execution).
+//! Automatic differentiation on the core IR: `jvp` (forward mode, dual
+//! numbers) and `vjp` (reverse mode by redundant execution, thesis
+//! chapter 3). Both are core → core transformations run after lowering, so
+//! they see first-order ANF with lambdas only as SOAC operands; the
+//! simplifier runs afterwards. Nested operators are expanded innermost
+//! first, so `jvp` over `vjp` (Hessian-vector products) differentiates
+//! ordinary code and no perturbation can be confused.
 
-use crate::core::ir::{Body, Exp, Program};
-use crate::core::visit::nested;
+pub mod deriv;
+mod fwd;
+mod rev;
+mod util;
+
+use crate::core::build::Builder;
+use crate::core::ir::{Body, Exp, Program, Stm, Var, Vars};
+use crate::core::visit::nested_mut;
 use crate::diag::Diagnostic;
+use std::collections::HashMap;
 
-fn contains_ad(b: &Body) -> Option<crate::source::Span> {
-    b.stms.iter().find_map(|s| match &s.exp {
-        Exp::Jvp { .. } | Exp::Vjp { .. } => Some(s.span),
-        e => nested(e).into_iter().find_map(|(_, b)| contains_ad(b)),
+pub use rev::{FORWARD, RETURN};
+
+/// What the transformation did.
+#[derive(Default)]
+pub struct AdOutput {
+    /// Whether the program contained any AD operator.
+    pub any: bool,
+    /// The sweep of each statement of reverse-mode code (keyed by the first
+    /// variable it binds), for printing derivative programs with labels.
+    pub tags: HashMap<Var, &'static str>,
+}
+
+/// Replaces every `jvp`/`vjp` of a program by its derivative code.
+pub fn transform_program(p: &mut Program) -> Result<AdOutput, Diagnostic> {
+    let mut out = AdOutput::default();
+    let mut vars = std::mem::take(&mut p.vars);
+    let mut result = Ok(());
+    for f in &mut p.functions {
+        let body = std::mem::take(&mut f.body);
+        match transform_body(&mut vars, body, &mut out) {
+            Ok(b) => f.body = b,
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    p.vars = vars;
+    result.map(|()| out)
+}
+
+fn transform_body(vars: &mut Vars, body: Body, out: &mut AdOutput) -> Result<Body, Diagnostic> {
+    let mut stms = Vec::with_capacity(body.stms.len());
+    for mut s in body.stms {
+        for nb in nested_mut(&mut s.exp) {
+            *nb = transform_body(vars, std::mem::take(nb), out)?;
+        }
+        match s.exp {
+            Exp::Jvp {
+                lam,
+                primals,
+                tangents,
+            } => {
+                out.any = true;
+                let mut b = Builder::new(vars);
+                b.span = s.span;
+                let lam = unfuse_lambda(&mut b, lam);
+                fwd::jvp(&mut b, &lam, &primals, &tangents, &s.pat);
+                stms.extend(b.stms);
+            }
+            Exp::Vjp {
+                lam,
+                primals,
+                cotangents,
+            } => {
+                out.any = true;
+                let mut b = Builder::new(vars);
+                b.span = s.span;
+                let lam = unfuse_lambda(&mut b, lam);
+                let tags = rev::vjp(&mut b, &lam, &primals, &cotangents, &s.pat)?;
+                out.tags.extend(tags);
+                stms.extend(b.stms);
+            }
+            exp => stms.push(Stm { exp, ..s }),
+        }
+    }
+    Ok(Body {
+        stms,
+        result: body.result,
     })
 }
 
-/// Replaces every `jvp`/`vjp` of a program by its derivative code; returns
-/// whether there was any.
-pub fn transform_program(p: &mut Program) -> Result<bool, Diagnostic> {
-    for f in &p.functions {
-        if let Some(span) = contains_ad(&f.body) {
-            return Err(Diagnostic::ty("automatic differentiation is not available yet", span));
+/// Splits fused map-reduces and map-scans (`pre`) into a `map` followed by
+/// the plain SOAC, so the rules see one construct at a time.
+fn unfuse_lambda(b: &mut Builder, mut lam: crate::core::ir::Lambda) -> crate::core::ir::Lambda {
+    lam.body = unfuse_body(b.vars, lam.body);
+    lam
+}
+
+fn unfuse_body(vars: &mut Vars, body: Body) -> Body {
+    let mut stms = Vec::with_capacity(body.stms.len());
+    for mut s in body.stms {
+        for nb in nested_mut(&mut s.exp) {
+            *nb = unfuse_body(vars, std::mem::take(nb));
         }
+        let (scan, op, f, args) = match s.exp {
+            Exp::Reduce {
+                op,
+                pre: Some(f),
+                args,
+            } => (false, op, f, args),
+            Exp::Scan {
+                op,
+                pre: Some(f),
+                args,
+            } => (true, op, f, args),
+            exp => {
+                stms.push(Stm { exp, ..s });
+                continue;
+            }
+        };
+        let tys: Vec<_> = f
+            .body
+            .result
+            .iter()
+            .map(|a| a.ty(vars).array_of(1))
+            .collect();
+        let mapped: Vec<Var> = tys.iter().map(|t| vars.fresh("_mapped", *t)).collect();
+        stms.push(Stm {
+            pat: mapped.clone(),
+            exp: Exp::Map { lam: f, args },
+            span: s.span,
+        });
+        let exp = if scan {
+            Exp::Scan {
+                op,
+                pre: None,
+                args: mapped,
+            }
+        } else {
+            Exp::Reduce {
+                op,
+                pre: None,
+                args: mapped,
+            }
+        };
+        stms.push(Stm {
+            pat: s.pat,
+            exp,
+            span: s.span,
+        });
     }
-    Ok(false)
+    Body {
+        stms,
+        result: body.result,
+    }
 }

@@ -57,7 +57,20 @@ struct Forward {
     subst: HashMap<Var, Atom>,
     /// Available expressions (by key) and the variables holding them.
     available: Vec<HashMap<String, Vec<Var>>>,
+    /// For an array: another array with the same outer length, or the
+    /// length itself (from `replicate n`, `iota n`).
+    lengths: HashMap<Var, Length>,
+    /// `i64` variables bound to the outer length of an array.
+    size_vars: HashMap<Var, Var>,
+    /// Arrays that are `replicate n v` or `rep v`: their element.
+    replicated: HashMap<Var, Atom>,
     changed: bool,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Length {
+    SameAs(Var),
+    Is(Atom),
 }
 
 enum Folded {
@@ -110,6 +123,8 @@ impl Forward {
                 }
             }
             Folded::Exp(exp) => {
+                let exp = self.rewrite(exp);
+                self.record(&pat, &exp);
                 if let Some(key) = cse_key(&exp) {
                     if let Some(prev) = self.available.iter().rev().find_map(|m| m.get(&key)) {
                         if prev.len() == pat.len() {
@@ -126,6 +141,117 @@ impl Forward {
                 }
                 out.push(Stm { pat, exp, span });
             }
+        }
+    }
+}
+
+impl Forward {
+    /// A canonical description of an array's outer length, so that two
+    /// arrays can be proven to have the same length.
+    fn length_key(&self, v: Var) -> Length {
+        let mut cur = v;
+        for _ in 0..64 {
+            match self.lengths.get(&cur) {
+                Some(Length::SameAs(w)) => cur = *w,
+                Some(Length::Is(Atom::Var(n))) => match self.size_vars.get(n) {
+                    Some(a) => cur = *a,
+                    None => return Length::Is(Atom::Var(*n)),
+                },
+                Some(Length::Is(a)) => return Length::Is(*a),
+                None => return Length::SameAs(cur),
+            }
+        }
+        Length::SameAs(cur)
+    }
+
+    fn record(&mut self, pat: &[Var], exp: &Exp) {
+        match exp {
+            Exp::Map { args, .. } => {
+                for p in pat {
+                    self.lengths.insert(*p, Length::SameAs(args[0]));
+                }
+            }
+            Exp::Replicate(n, v) => {
+                self.lengths.insert(pat[0], Length::Is(*n));
+                self.replicated.insert(pat[0], *v);
+            }
+            Exp::Rep(v) => {
+                self.replicated.insert(pat[0], *v);
+            }
+            Exp::Iota(n) => {
+                self.lengths.insert(pat[0], Length::Is(*n));
+            }
+            Exp::Copy(x) | Exp::Update(x, ..) | Exp::Reverse(x) | Exp::Rotate(_, x) => {
+                self.lengths.insert(pat[0], Length::SameAs(*x));
+            }
+            Exp::Scan { args, .. } => {
+                for p in pat {
+                    self.lengths.insert(*p, Length::SameAs(args[0]));
+                }
+            }
+            Exp::Size(a, 0) => {
+                self.size_vars.insert(pat[0], *a);
+            }
+            _ => {}
+        }
+    }
+
+    /// Local rewrites: the length of a map's result is its argument's;
+    /// a map's replicated, duplicated and unused arguments are dropped
+    /// when another argument provably has the same length (so no length
+    /// check is lost).
+    fn rewrite(&mut self, exp: Exp) -> Exp {
+        match exp {
+            Exp::Size(a, 0) => match self.length_key(a) {
+                Length::Is(n) => {
+                    self.changed = true;
+                    Exp::Atom(n)
+                }
+                Length::SameAs(root) if root != a => {
+                    self.changed = true;
+                    Exp::Size(root, 0)
+                }
+                _ => Exp::Size(a, 0),
+            },
+            Exp::Map { mut lam, mut args } => {
+                let mut subst: HashMap<Var, Atom> = HashMap::new();
+                let mut used = HashSet::new();
+                super::visit::free_in_body(&lam.body, &mut used);
+                let keys: Vec<Length> = args.iter().map(|a| self.length_key(*a)).collect();
+                let mut keep = vec![true; args.len()];
+                for i in 0..args.len() {
+                    let others_same =
+                        (0..args.len()).any(|j| j != i && keep[j] && keys[j] == keys[i]);
+                    if !others_same {
+                        continue;
+                    }
+                    if let Some(dup) = (0..i).find(|j| keep[*j] && args[*j] == args[i]) {
+                        subst.insert(lam.params[i], Atom::Var(lam.params[dup]));
+                        keep[i] = false;
+                    } else if !used.contains(&lam.params[i]) {
+                        keep[i] = false;
+                    } else if let Some(v) = self.replicated.get(&args[i]) {
+                        subst.insert(lam.params[i], *v);
+                        keep[i] = false;
+                    }
+                }
+                if keep.iter().any(|k| !k) {
+                    self.changed = true;
+                    rename_body(&mut lam.body, &subst);
+                    let mut i = 0;
+                    lam.params.retain(|_| {
+                        i += 1;
+                        keep[i - 1]
+                    });
+                    let mut j = 0;
+                    args.retain(|_| {
+                        j += 1;
+                        keep[j - 1]
+                    });
+                }
+                Exp::Map { lam, args }
+            }
+            other => other,
         }
     }
 }
@@ -259,7 +385,9 @@ fn body_can_fail(b: &Body) -> bool {
 /// stay.
 fn has_effect(e: &Exp) -> bool {
     matches!(e, Exp::UpdAcc { .. } | Exp::WithAcc { .. })
-        || nested(e).iter().any(|(_, b)| b.stms.iter().any(|s| has_effect(&s.exp)))
+        || nested(e)
+            .iter()
+            .any(|(_, b)| b.stms.iter().any(|s| has_effect(&s.exp)))
 }
 
 /// Removes dead statements, and dead results of maps and branches.

@@ -1006,11 +1006,8 @@ impl<'g> Infer<'g> {
                 Ok(Type::record(ts))
             }
             Pat::Ascribed(inner, _, _) => self.pattern_as_value(inner),
-            Pat::Wildcard(s) => Err(Diagnostic::ty(
-                "`loop _ for ...` has no initial value",
-                *s,
-            )
-            .with_help("write `loop p = initial for ...`")),
+            Pat::Wildcard(s) => Err(Diagnostic::ty("`loop _ for ...` has no initial value", *s)
+                .with_help("write `loop p = initial for ...`")),
         }
     }
 
@@ -1048,10 +1045,30 @@ impl<'g> Infer<'g> {
         }
     }
 
+    /// Whether the head is an AD operator (`jvp`, `vjp`, ...): like `map`,
+    /// a second-order construct applied exactly; AUTOMAP works inside its
+    /// function argument, never around it.
+    fn exact_head(&self, head: &Head) -> bool {
+        let Head::Expr(e) = head else { return false };
+        let ExprKind::Var(q) = &e.kind else {
+            return false;
+        };
+        if q.qual.is_none() && self.lookup_local(&q.name).is_some() {
+            return false;
+        }
+        matches!(
+            self.lookup_global(q, e.id).map(|g| g.kind),
+            Some(GlobalKind::Intrinsic(
+                Intrinsic::Jvp | Intrinsic::Jvp2 | Intrinsic::Vjp | Intrinsic::Vjp2
+            ))
+        )
+    }
+
     fn infer_spine(&mut self, key: SpineKey, head: Head, args: &[Arg], span: Span) -> Result<Type> {
         if let Some(i) = self.explicit_map(&head, args.len()) {
             return self.infer_explicit_map(key, &head, i, args, span);
         }
+        let automap = self.automap && !self.exact_head(&head);
         let desc = describe_head(&head);
         let head_t = match head {
             Head::Expr(e) => self.infer(e)?,
@@ -1093,7 +1110,7 @@ impl<'g> Infer<'g> {
                     arg: at.clone(),
                 },
             );
-            if self.automap {
+            if automap {
                 let (app, m, rr) = self.ranks.add_app(frame.clone(), o);
                 self.app_spans.push(aspan);
                 let lhs = Rank::var(m)

@@ -1,0 +1,296 @@
+//! `reduce` (thesis 3.4.1). Special rules for `+` (the adjoint is
+//! broadcast), `*` (counting zeros, so a single zero still gets its
+//! adjoint) and `min`/`max` (the first element attaining the result gets
+//! it all). The general rule: with `ls` and `rs` the exclusive scans of
+//! the operator from the left and from the right, element `i` receives the
+//! adjoint of `x` in `lsᵢ ⊙ x ⊙ rsᵢ`.
+
+use super::{RResult, Rev, activity, unsupported};
+use crate::ad::deriv::is_float;
+use crate::ad::util::zero;
+use crate::core::build::Builder;
+use crate::core::ir::*;
+use crate::core::pretty::is_simple_binop;
+use crate::core::visit::{free_in_lambda, freshen_lambda};
+use crate::prim::{BinOp, PrimType, Scalar};
+
+impl Rev {
+    pub(super) fn rev_reduce(
+        &mut self,
+        b: &mut Builder,
+        s: &Stm,
+        op: &Operator,
+        pre: Option<&Lambda>,
+        args: &[Var],
+    ) -> RResult<()> {
+        if pre.is_some() {
+            return Err(unsupported("a fused map-reduce", s.span));
+        }
+        if !args.iter().any(|a| self.active.contains(a)) {
+            if free_in_lambda(&op.lam)
+                .iter()
+                .any(|v| self.active.contains(v))
+            {
+                return Err(unsupported(
+                    "a `reduce` whose operator uses a differentiated variable",
+                    s.span,
+                ));
+            }
+            return Ok(());
+        }
+        let ybars: Vec<Atom> = s
+            .pat
+            .iter()
+            .map(|v| self.adjoint_or_zero(b, Atom::Var(*v)))
+            .collect();
+        let n = b.size(args[0], 0);
+        if args.len() == 1 && is_float(b.vars.ty(args[0])) {
+            let xs = args[0];
+            if let Some(bop) = is_simple_binop(op) {
+                let p = b.vars.ty(xs).elem();
+                match bop {
+                    BinOp::Add => {
+                        let c = b.replicate(n, ybars[0]);
+                        self.add_adj(b, Atom::Var(xs), c.into());
+                        return Ok(());
+                    }
+                    BinOp::Mul => {
+                        let c = product_adjoint(b, xs, p, ybars[0]);
+                        self.add_adj(b, Atom::Var(xs), c.into());
+                        return Ok(());
+                    }
+                    BinOp::Min | BinOp::Max => {
+                        let c = one_hot(b, xs, n, s.pat[0], ybars[0]);
+                        self.add_adj(b, Atom::Var(xs), c.into());
+                        return Ok(());
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if is_vector_add(op) {
+            for (x, y) in args.iter().zip(&ybars) {
+                let c = b.replicate(n, *y);
+                self.add_adj(b, Atom::Var(*x), c.into());
+            }
+            return Ok(());
+        }
+        if free_in_lambda(&op.lam)
+            .iter()
+            .any(|v| self.active.contains(v))
+        {
+            return Err(unsupported(
+                "a `reduce` whose operator uses a differentiated variable",
+                s.span,
+            ));
+        }
+        self.general(b, op, args, n, &ybars)
+    }
+
+    /// The general rule with two exclusive scans.
+    fn general(
+        &mut self,
+        b: &mut Builder,
+        op: &Operator,
+        xs: &[Var],
+        n: Var,
+        ybars: &[Atom],
+    ) -> RResult<()> {
+        let k = xs.len();
+        let is = b.iota(n);
+        let ls = exclusive_scan(b, op, xs, is, false);
+        let rxs: Vec<Var> = xs.iter().map(|x| b.reverse(*x)).collect();
+        let rs_rev = exclusive_scan(b, op, &rxs, is, true);
+        let rs: Vec<Var> = rs_rev.iter().map(|r| b.reverse(*r)).collect();
+        // \l x r -> the adjoint of x in (l ⊙ x) ⊙ r, seeded with ȳ.
+        let tys: Vec<Type> = xs.iter().map(|x| b.vars.ty(*x).peel(1)).collect();
+        let lp: Vec<Var> = tys.iter().map(|t| b.fresh("l", *t)).collect();
+        let xp: Vec<Var> = tys.iter().map(|t| b.fresh("x", *t)).collect();
+        let rp: Vec<Var> = tys.iter().map(|t| b.fresh("r", *t)).collect();
+        let mut synth = Builder::new(b.vars);
+        let t = inline_op(&mut synth, op, &lp, &xp);
+        let u = inline_op(&mut synth, op, &t, &rp);
+        let body = synth.finish(u.iter().map(|v| Atom::Var(*v)).collect());
+        let f = Lambda {
+            params: xp.clone(),
+            body,
+        };
+        let mut inner = Rev {
+            adj: Default::default(),
+            accs: self.accs.clone(),
+            active: activity(b.vars, &f),
+            ckpts: Default::default(),
+            tags: Default::default(),
+        };
+        let mut nb = Builder::new(b.vars);
+        inner.forward(&mut nb, &f.body.stms)?;
+        for (res, y) in f.body.result.iter().zip(ybars) {
+            inner.add_adj(&mut nb, *res, *y);
+        }
+        inner.reverse(&mut nb, &f.body.stms)?;
+        let out: Vec<Atom> = xp
+            .iter()
+            .map(|x| inner.adjoint_or_zero(&mut nb, Atom::Var(*x)))
+            .collect();
+        let body = nb.finish(out);
+        let mut params = lp;
+        params.extend(xp);
+        params.extend(rp);
+        let mut margs = ls;
+        margs.extend(xs.iter().copied());
+        margs.extend(rs);
+        let contribs = b.map_lam(Lambda { params, body }, &margs);
+        for (x, c) in xs.iter().zip(contribs).take(k) {
+            self.add_adj(b, Atom::Var(*x), c.into());
+        }
+        Ok(())
+    }
+}
+
+/// Whether the operator is element-wise addition of arrays
+/// (`map2 (+)` nests), whose adjoint rule is a broadcast like `+`.
+fn is_vector_add(op: &Operator) -> bool {
+    fn adds(lam: &Lambda) -> bool {
+        match lam.body.stms.as_slice() {
+            [
+                Stm {
+                    exp: Exp::BinOp(BinOp::Add, Atom::Var(x), Atom::Var(y)),
+                    pat,
+                    ..
+                },
+            ] => {
+                lam.params.len() == 2
+                    && *x == lam.params[0]
+                    && *y == lam.params[1]
+                    && lam.body.result == [Atom::Var(pat[0])]
+            }
+            [
+                Stm {
+                    exp: Exp::Map { lam: inner, args },
+                    pat,
+                    ..
+                },
+            ] => {
+                lam.params.len() == 2
+                    && args == &lam.params
+                    && lam.body.result == [Atom::Var(pat[0])]
+                    && adds(inner)
+            }
+            _ => false,
+        }
+    }
+    op.neutral.len() == 1
+        && matches!(
+            op.lam.body.stms.as_slice(),
+            [Stm {
+                exp: Exp::Map { .. },
+                ..
+            }]
+        )
+        && adds(&op.lam)
+}
+
+/// The operator applied to two groups of values, inlined (a fresh copy).
+fn inline_op(b: &mut Builder, op: &Operator, a: &[Var], x: &[Var]) -> Vec<Var> {
+    let lam = freshen_lambda(&op.lam, b.vars);
+    let k = a.len();
+    for (p, v) in lam.params[..k]
+        .iter()
+        .zip(a)
+        .chain(lam.params[k..].iter().zip(x))
+    {
+        b.push(vec![*p], Exp::Atom(Atom::Var(*v)));
+    }
+    b.stms.extend(lam.body.stms);
+    lam.body
+        .result
+        .iter()
+        .map(|r| match r {
+            Atom::Var(v) => *v,
+            c => b.atom(*c),
+        })
+        .collect()
+}
+
+/// `[ne, s₀, s₁, …, s_{n−2}]` where `s` is the inclusive scan (of the
+/// flipped operator when `flipped`).
+fn exclusive_scan(b: &mut Builder, op: &Operator, xs: &[Var], is: Var, flipped: bool) -> Vec<Var> {
+    let k = xs.len();
+    let mut lam = freshen_lambda(&op.lam, b.vars);
+    if flipped {
+        lam.params.rotate_left(k);
+    }
+    let scan_op = Operator {
+        lam,
+        neutral: op.neutral.clone(),
+        commutative: op.commutative,
+    };
+    let sc = b.scan(scan_op, None, xs);
+    let ne = op.neutral.clone();
+    b.map(&[is], |b, i| {
+        let first = b.bin(BinOp::Eq, i[0], Atom::i64(0));
+        let prev = b.bin(BinOp::Sub, i[0], Atom::i64(1));
+        let safe = b.bin(BinOp::Max, prev, Atom::i64(0));
+        sc.iter()
+            .zip(&ne)
+            .map(|(s, e)| {
+                let v = b.index(*s, vec![DimIndex::Fix(safe.into())]);
+                b.select(first, *e, v).into()
+            })
+            .collect()
+    })
+}
+
+/// The adjoint of `product xs`, counting zeros (thesis 3.4.1): with no
+/// zero, `ȳ·y/xᵢ`; with exactly one zero at i, `ȳ·(product of the others)`
+/// there and 0 elsewhere; with more, 0.
+fn product_adjoint(b: &mut Builder, xs: Var, p: PrimType, ybar: Atom) -> Var {
+    let one = Atom::Const(Scalar::one(p));
+    let z = zero(p);
+    let marked = b.map(&[xs], |b, a| {
+        let is0 = b.bin(BinOp::Eq, a[0], z);
+        let v = b.select(is0, one, a[0]);
+        let c = b.select(is0, Atom::i64(1), Atom::i64(0));
+        vec![v.into(), c.into()]
+    });
+    let op = b.operator(
+        &[Type::Prim(p), Type::Prim(PrimType::I64)],
+        vec![one, Atom::i64(0)],
+        |b, acc, x| {
+            vec![
+                b.bin(BinOp::Mul, acc[0], x[0]).into(),
+                b.bin(BinOp::Add, acc[1], x[1]).into(),
+            ]
+        },
+    );
+    let r = b.reduce(op, None, &marked);
+    let (prod, zeros) = (r[0], r[1]);
+    b.map(&[xs], |b, a| {
+        let q = b.bin(BinOp::Div, prod, a[0]);
+        let none = b.bin(BinOp::Mul, q, ybar);
+        let only = b.bin(BinOp::Mul, prod, ybar);
+        let is0 = b.bin(BinOp::Eq, a[0], z);
+        let one_zero = b.bin(BinOp::Eq, zeros, Atom::i64(1));
+        let here = b.bin(BinOp::LogAnd, is0, one_zero);
+        let single = b.select(here, only, z);
+        let no_zero = b.bin(BinOp::Eq, zeros, Atom::i64(0));
+        vec![b.select(no_zero, none, single).into()]
+    })[0]
+}
+
+/// The adjoint of `minimum`/`maximum`: all of ȳ to the first element equal
+/// to the result.
+fn one_hot(b: &mut Builder, xs: Var, n: Var, y: Var, ybar: Atom) -> Var {
+    let is = b.iota(n);
+    let cand = b.map(&[is, xs], |b, p| {
+        let hit = b.bin(BinOp::Eq, p[1], y);
+        vec![b.select(hit, p[0], n).into()]
+    })[0];
+    let op = b.binop_operator(BinOp::Min, PrimType::I64, Atom::Var(n));
+    let first = b.reduce(op, None, &[cand])[0];
+    let z = zero(b.vars.ty(xs).elem());
+    b.map(&[is], |b, i| {
+        let at = b.bin(BinOp::Eq, i[0], first);
+        vec![b.select(at, ybar, z).into()]
+    })[0]
+}

@@ -1,0 +1,74 @@
+//! Building blocks shared by both AD modes: zeros of a value's shape,
+//! element-wise addition of adjoints, and sums over the outer dimension.
+
+use crate::core::build::Builder;
+use crate::core::ir::{Atom, Type, Var};
+use crate::prim::{BinOp, PrimType, Scalar};
+
+/// A name for the derivative of `v`: `x` → `x_bar` / `x_dot`.
+pub fn deriv_name(b: &Builder, v: Var, suffix: &str) -> String {
+    let n = b.vars.name(v).trim_start_matches('_');
+    let n = if n.is_empty() { "t" } else { n };
+    format!("{n}_{suffix}")
+}
+
+pub fn zero(p: PrimType) -> Atom {
+    Atom::Const(Scalar::zero(p))
+}
+
+/// Zeros with the type and shape of `like`.
+pub fn zeros_like(b: &mut Builder, like: Atom) -> Atom {
+    let t = b.ty(like);
+    match (t, like) {
+        (Type::Prim(p), _) => zero(p),
+        (Type::Array(p, r), Atom::Var(v)) => {
+            let dims: Vec<Var> = (0..r).map(|d| b.size(v, d)).collect();
+            let mut z = zero(p);
+            for d in dims.iter().rev() {
+                z = b.replicate(*d, z).into();
+            }
+            z
+        }
+        (t, _) => zero(t.elem()),
+    }
+}
+
+/// `x + y` for scalars or element-wise for arrays of the same shape.
+pub fn add(b: &mut Builder, x: Atom, y: Atom) -> Atom {
+    match b.ty(x) {
+        Type::Prim(_) => b.bin(BinOp::Add, x, y).into(),
+        Type::Array(..) => {
+            let (Atom::Var(xv), Atom::Var(yv)) = (x, y) else {
+                unreachable!("arrays are variables");
+            };
+            b.map(&[xv, yv], |b, ps| vec![add(b, ps[0].into(), ps[1].into())])[0].into()
+        }
+        Type::Acc(..) => unreachable!("accumulators are updated, not added"),
+    }
+}
+
+/// The sum of an array over its outer dimension (an element of it).
+pub fn sum_outer(b: &mut Builder, arr: Var) -> Atom {
+    match b.vars.ty(arr) {
+        Type::Array(p, 1) => {
+            let op = b.binop_operator(BinOp::Add, p, zero(p));
+            b.reduce(op, None, &[arr])[0].into()
+        }
+        Type::Array(_, r) => {
+            // Move the summed dimension innermost, then sum each row.
+            let mut perm: Vec<u32> = (1..r).collect();
+            perm.push(0);
+            let moved = b.rearrange(perm, arr);
+            sum_inner(b, moved, r - 1)
+        }
+        _ => arr.into(),
+    }
+}
+
+/// Sums the innermost dimension of each of the `depth` outer levels.
+fn sum_inner(b: &mut Builder, arr: Var, depth: u32) -> Atom {
+    if depth == 0 {
+        return sum_outer(b, arr);
+    }
+    b.map(&[arr], |b, ps| vec![sum_inner(b, ps[0], depth - 1)])[0].into()
+}
