@@ -50,7 +50,10 @@ impl Checker<'_> {
 
     fn atom(&self, a: &Atom) -> Result<Type, String> {
         match a {
-            Atom::Var(v) if !self.in_scope(*v) => Err(format!("{} ({v:?}) is used out of scope", self.vars.name(*v))),
+            Atom::Var(v) if !self.in_scope(*v) => Err(format!(
+                "{} ({v:?}) is used out of scope",
+                self.vars.name(*v)
+            )),
             other => Ok(other.ty(self.vars)),
         }
     }
@@ -121,7 +124,11 @@ impl Checker<'_> {
                 if ty(a) != ty(b) {
                     return Err(format!("{op:?} on {} and {}", ty(a), ty(b)));
                 }
-                one(if op.is_comparison() { Type::Prim(PrimType::Bool) } else { ty(a) })
+                one(if op.is_comparison() {
+                    Type::Prim(PrimType::Bool)
+                } else {
+                    ty(a)
+                })
             }
             Exp::UnOp(op, a) => one(Type::Prim(op.result_type(ty(a).elem()))),
             Exp::Convert(t, _) => one(Type::Prim(*t)),
@@ -139,9 +146,11 @@ impl Checker<'_> {
                 }
                 one(self.vars.ty(*a).peel(fixed))
             }
-            Exp::Update(a, ..) | Exp::Reverse(a) | Exp::Copy(a) | Exp::Rotate(_, a) | Exp::Rearrange(_, a) => {
-                one(self.vars.ty(*a))
-            }
+            Exp::Update(a, ..)
+            | Exp::Reverse(a)
+            | Exp::Copy(a)
+            | Exp::Rotate(_, a)
+            | Exp::Rearrange(_, a) => one(self.vars.ty(*a)),
             Exp::Size(..) => one(Type::Prim(PrimType::I64)),
             Exp::Iota(_) => one(Type::Array(PrimType::I64, 1)),
             Exp::Replicate(_, v) | Exp::Rep(v) => one(ty(v).array_of(1)),
@@ -159,12 +168,18 @@ impl Checker<'_> {
                 }
                 Ok(Some(t))
             }
-            Exp::Loop { params, form, body, .. } => {
+            Exp::Loop {
+                params, form, body, ..
+            } => {
                 let mark = self.scope.len();
                 let tys: Vec<Type> = params.iter().map(|(p, _)| self.vars.ty(*p)).collect();
                 for (p, i) in params {
                     if self.vars.ty(*p) != ty(i) {
-                        return Err(format!("loop parameter {} initialised with a {}", self.vars.name(*p), ty(i)));
+                        return Err(format!(
+                            "loop parameter {} initialised with a {}",
+                            self.vars.name(*p),
+                            ty(i)
+                        ));
                     }
                     self.bind(*p)?;
                 }
@@ -184,7 +199,10 @@ impl Checker<'_> {
             Exp::Map { lam, args } => {
                 for (p, a) in lam.params.iter().zip(args) {
                     if self.vars.ty(*p) != self.vars.ty(*a).peel(1) {
-                        return Err(format!("map parameter {} does not fit its array", self.vars.name(*p)));
+                        return Err(format!(
+                            "map parameter {} does not fit its array",
+                            self.vars.name(*p)
+                        ));
                     }
                 }
                 let r = self.lambda(lam)?;

@@ -944,7 +944,8 @@ impl<'t> Lower<'t> {
     ) -> LResult<Val<'t>> {
         let init = match &l.init {
             Some(i) => self.expr(ctx, env, i)?,
-            None => Self::pattern_value(env, &l.pat).ok_or_else(|| Self::internal("unbound loop variable", span))?,
+            None => Self::pattern_value(env, &l.pat)
+                .ok_or_else(|| Self::internal("unbound loop variable", span))?,
         };
         let init_atoms = self.leaves(&init, span)?;
         let pname = l
