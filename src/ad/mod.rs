@@ -27,6 +27,8 @@ pub struct AdOutput {
     /// The sweep of each statement of reverse-mode code (keyed by the first
     /// variable it binds), for printing derivative programs with labels.
     pub tags: HashMap<Var, &'static str>,
+    /// Variables holding loop checkpoints, for memory accounting.
+    pub checkpoints: std::collections::HashSet<Var>,
 }
 
 /// Replaces every `jvp`/`vjp` of a program by its derivative code.
@@ -76,8 +78,9 @@ fn transform_body(vars: &mut Vars, body: Body, out: &mut AdOutput) -> Result<Bod
                 let mut b = Builder::new(vars);
                 b.span = s.span;
                 let lam = unfuse_lambda(&mut b, lam);
-                let tags = rev::vjp(&mut b, &lam, &primals, &cotangents, &s.pat)?;
-                out.tags.extend(tags);
+                let r = rev::vjp(&mut b, &lam, &primals, &cotangents, &s.pat)?;
+                out.tags.extend(r.tags);
+                out.checkpoints.extend(r.checkpoints);
                 stms.extend(b.stms);
             }
             exp => stms.push(Stm { exp, ..s }),

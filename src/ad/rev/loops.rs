@@ -9,12 +9,12 @@
 //! body's return sweep. The adjoints of the loop's free variables are
 //! loop-variant, accumulated across iterations.
 
-use super::{Checkpoint, RResult, Rev, unsupported};
+use super::{Checkpoint, RResult, Rev};
 use crate::ad::deriv::is_float;
 use crate::core::build::Builder;
 use crate::core::ir::*;
 use crate::core::visit::free_in_body;
-use crate::prim::BinOp;
+use crate::prim::{BinOp, PrimType};
 use std::collections::{HashMap, HashSet};
 
 impl Rev {
@@ -34,7 +34,9 @@ impl Rev {
         free.iter().any(|v| self.active.contains(v))
     }
 
-    /// FWDLOOP: the loop with a checkpoint array per parameter.
+    /// FWDLOOP: the loop with a checkpoint array per parameter. A `while`
+    /// loop first runs once to count its iterations (thesis 3.5.2), and is
+    /// then checkpointed as a `for` loop of that count.
     pub(super) fn forward_loop(&mut self, b: &mut Builder, s: &Stm) -> RResult<()> {
         let Exp::Loop {
             params,
@@ -45,42 +47,89 @@ impl Rev {
         else {
             unreachable!("forward_loop is called on loops");
         };
-        let LoopForm::For { i, bound } = form else {
-            return Err(unsupported("a `while` loop", s.span));
+        let (i, bound) = match form {
+            LoopForm::For { i, bound } => (*i, *bound),
+            LoopForm::While { cond } => {
+                let count = b.fresh("iterations", Type::Prim(PrimType::I64));
+                let mut counted = params.clone();
+                counted.push((count, Atom::i64(0)));
+                let mut cbody = body.clone();
+                let next = b.fresh("iterations", Type::Prim(PrimType::I64));
+                cbody.stms.push(Stm {
+                    pat: vec![next],
+                    exp: Exp::BinOp(BinOp::Add, Atom::Var(count), Atom::i64(1)),
+                    span: s.span,
+                });
+                cbody.result.push(Atom::Var(next));
+                let mut subst = HashMap::new();
+                let copy_cond = crate::core::visit::freshen_body(cond, b.vars, &mut subst);
+                let copy_body = crate::core::visit::freshen_body(&cbody, b.vars, &mut subst);
+                let ps: Vec<(Var, Atom)> = counted
+                    .iter()
+                    .map(|(p, init)| {
+                        let np = b.vars.copy_of(*p);
+                        (np, *init)
+                    })
+                    .collect();
+                let rename: HashMap<Var, Atom> = counted
+                    .iter()
+                    .zip(&ps)
+                    .map(|((p, _), (np, _))| (*p, Atom::Var(*np)))
+                    .collect();
+                let mut copy_cond = copy_cond;
+                let mut copy_body = copy_body;
+                crate::core::visit::rename_body(&mut copy_cond, &rename);
+                crate::core::visit::rename_body(&mut copy_body, &rename);
+                let outs: Vec<Var> = ps.iter().map(|(p, _)| b.vars.copy_of(*p)).collect();
+                b.push(
+                    outs.clone(),
+                    Exp::Loop {
+                        params: ps,
+                        form: LoopForm::While { cond: copy_cond },
+                        body: copy_body,
+                        stripmine: None,
+                    },
+                );
+                (
+                    b.fresh("i", Type::Prim(PrimType::I64)),
+                    Atom::Var(*outs.last().expect("the count")),
+                )
+            }
         };
         let mut new_params = params.clone();
         let mut cks = Vec::new();
         for (p, init) in params {
-            let name = format!(
-                "{}_ckpt",
-                super::deriv_name(b, *p, "").trim_end_matches('_')
-            );
-            let ck0 = b.replicate(*bound, *init);
+            let name = format!("{}_ckpt", b.vars.name(*p).trim_start_matches('_'));
+            let ck0 = b.replicate(bound, *init);
             let ck = b.fresh(&name, b.vars.ty(ck0));
             new_params.push((ck, Atom::Var(ck0)));
             cks.push(ck);
+            self.checkpoints.insert(ck);
+            self.checkpoints.insert(ck0);
         }
         let mut stms = Vec::new();
         let mut results = body.result.clone();
         for ((p, _), ck) in params.iter().zip(&cks) {
             let t = b.vars.ty(*ck);
             let next = b.fresh(b.vars.name(*ck).to_string().as_str(), t);
+            self.checkpoints.insert(next);
             stms.push(Stm {
                 pat: vec![next],
-                exp: Exp::Update(*ck, vec![DimIndex::Fix(Atom::Var(*i))], Atom::Var(*p)),
+                exp: Exp::Update(*ck, vec![DimIndex::Fix(Atom::Var(i))], Atom::Var(*p)),
                 span: s.span,
             });
             results.push(Atom::Var(next));
         }
         stms.extend(body.stms.iter().cloned());
         let finals: Vec<Var> = cks.iter().map(|c| b.vars.copy_of(*c)).collect();
+        self.checkpoints.extend(finals.iter().copied());
         let mut pat = s.pat.clone();
         pat.extend(finals.iter().copied());
         b.push(
             pat,
             Exp::Loop {
                 params: new_params,
-                form: form.clone(),
+                form: LoopForm::For { i, bound },
                 body: Body {
                     stms,
                     result: results,
@@ -92,7 +141,8 @@ impl Rev {
             s.pat[0],
             Checkpoint {
                 arrays: finals,
-                bound: *bound,
+                bound,
+                index: i,
             },
         );
         Ok(())
@@ -100,19 +150,14 @@ impl Rev {
 
     /// REVLOOP.
     pub(super) fn rev_loop(&mut self, b: &mut Builder, s: &Stm) -> RResult<()> {
-        let Exp::Loop {
-            params, form, body, ..
-        } = &s.exp
-        else {
+        let Exp::Loop { params, body, .. } = &s.exp else {
             unreachable!("rev_loop is called on loops");
-        };
-        let LoopForm::For { i, .. } = form else {
-            return Err(unsupported("a `while` loop", s.span));
         };
         let Some(ck) = s.pat.first().and_then(|v| self.ckpts.get(v)).cloned() else {
             // Nothing active flowed through the loop.
             return Ok(());
         };
+        let i = &ck.index;
         let floats: Vec<usize> = (0..params.len())
             .filter(|j| is_float(b.vars.ty(params[*j].0)))
             .collect();

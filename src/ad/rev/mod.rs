@@ -16,12 +16,16 @@
 //! Only *active* variables (those depending on the differentiated
 //! arguments) get adjoints.
 //!
-//! One file per rule family: `map`, `reduce`, `loops`, `ifs`.
+//! One file per rule family: `map`, `reduce`, `scan`, `hist`, `scatter`,
+//! `loops`, `ifs`.
 
+mod hist;
 mod ifs;
 mod loops;
 mod map;
 mod reduce;
+mod scan;
+mod scatter;
 
 use super::deriv::{self, is_float};
 use super::util::{add, deriv_name, sum_outer, zero, zeros_like};
@@ -44,6 +48,8 @@ pub const RETURN: &str = "return sweep";
 struct Checkpoint {
     arrays: Vec<Var>,
     bound: Atom,
+    /// The forward loop's index (the body may use it).
+    index: Var,
 }
 
 pub struct Rev {
@@ -54,6 +60,8 @@ pub struct Rev {
     /// The sweep each emitted statement belongs to (keyed by its first
     /// variable), for labelling printed derivative programs.
     pub tags: HashMap<Var, &'static str>,
+    /// Variables holding loop checkpoints, for memory accounting.
+    pub checkpoints: HashSet<Var>,
 }
 
 /// The statements computing `pat = vjp lam primals cotangents`: the primal
@@ -64,14 +72,8 @@ pub fn vjp(
     primals: &[Atom],
     cotangents: &[Atom],
     pat: &[Var],
-) -> RResult<HashMap<Var, &'static str>> {
-    let mut r = Rev {
-        adj: HashMap::new(),
-        accs: HashMap::new(),
-        active: activity(b.vars, lam),
-        ckpts: HashMap::new(),
-        tags: HashMap::new(),
-    };
+) -> RResult<Rev> {
+    let mut r = Rev::new(activity(b.vars, lam));
     for (p, a) in lam.params.iter().zip(primals) {
         b.push(vec![*p], Exp::Atom(*a));
     }
@@ -90,7 +92,7 @@ pub fn vjp(
         b.push(vec![*v], Exp::Atom(a));
     }
     r.tag_from(b, mark, RETURN);
-    Ok(r.tags)
+    Ok(r)
 }
 
 /// The variables that depend on the lambda's float parameters. An
@@ -145,6 +147,17 @@ fn unsupported(what: &str, span: crate::source::Span) -> Diagnostic {
 }
 
 impl Rev {
+    fn new(active: HashSet<Var>) -> Rev {
+        Rev {
+            adj: HashMap::new(),
+            accs: HashMap::new(),
+            active,
+            ckpts: HashMap::new(),
+            tags: HashMap::new(),
+            checkpoints: HashSet::new(),
+        }
+    }
+
     fn is_active(&self, a: Atom) -> bool {
         matches!(a, Atom::Var(v) if self.active.contains(&v))
     }
@@ -422,9 +435,23 @@ impl Rev {
             Exp::Loop { .. } => self.rev_loop(b, s),
             Exp::Map { lam, args } => self.rev_map(b, s, lam, args),
             Exp::Reduce { op, pre, args } => self.rev_reduce(b, s, op, pre.as_ref(), args),
-            Exp::Scan { .. } => Err(unsupported("`scan`", s.span)),
-            Exp::Hist { .. } => Err(unsupported("`hist`/`reduce_by_index`", s.span)),
-            Exp::Scatter { .. } => Err(unsupported("`scatter`", s.span)),
+            Exp::Scan {
+                op,
+                pre: None,
+                args,
+            } => self.rev_scan(b, s, op, args),
+            Exp::Scan { .. } => Err(unsupported("a fused map-scan", s.span)),
+            Exp::Hist {
+                op,
+                dest,
+                indices,
+                values,
+            } => self.rev_hist(b, s, op, dest, *indices, values),
+            Exp::Scatter {
+                dest,
+                indices,
+                values,
+            } => self.rev_scatter(b, s, dest, indices, values),
             Exp::WithAcc { .. } | Exp::UpdAcc { .. } => Err(unsupported(
                 "code that is itself a reverse-mode derivative",
                 s.span,

@@ -115,13 +115,8 @@ impl Rev {
             params: xp.clone(),
             body,
         };
-        let mut inner = Rev {
-            adj: Default::default(),
-            accs: self.accs.clone(),
-            active: activity(b.vars, &f),
-            ckpts: Default::default(),
-            tags: Default::default(),
-        };
+        let mut inner = Rev::new(activity(b.vars, &f));
+        inner.accs = self.accs.clone();
         let mut nb = Builder::new(b.vars);
         inner.forward(&mut nb, &f.body.stms)?;
         for (res, y) in f.body.result.iter().zip(ybars) {
