@@ -8,6 +8,7 @@
 
 pub mod deriv;
 mod fwd;
+mod prepare;
 mod rev;
 mod util;
 
@@ -65,7 +66,7 @@ fn transform_body(vars: &mut Vars, body: Body, out: &mut AdOutput) -> Result<Bod
                 out.any = true;
                 let mut b = Builder::new(vars);
                 b.span = s.span;
-                let lam = unfuse_lambda(&mut b, lam);
+                let lam = prepare::prepare(b.vars, lam);
                 fwd::jvp(&mut b, &lam, &primals, &tangents, &s.pat);
                 stms.extend(b.stms);
             }
@@ -77,7 +78,7 @@ fn transform_body(vars: &mut Vars, body: Body, out: &mut AdOutput) -> Result<Bod
                 out.any = true;
                 let mut b = Builder::new(vars);
                 b.span = s.span;
-                let lam = unfuse_lambda(&mut b, lam);
+                let lam = prepare::prepare(b.vars, lam);
                 let r = rev::vjp(&mut b, &lam, &primals, &cotangents, &s.pat)?;
                 out.tags.extend(r.tags);
                 out.checkpoints.extend(r.checkpoints);
@@ -90,70 +91,4 @@ fn transform_body(vars: &mut Vars, body: Body, out: &mut AdOutput) -> Result<Bod
         stms,
         result: body.result,
     })
-}
-
-/// Splits fused map-reduces and map-scans (`pre`) into a `map` followed by
-/// the plain SOAC, so the rules see one construct at a time.
-fn unfuse_lambda(b: &mut Builder, mut lam: crate::core::ir::Lambda) -> crate::core::ir::Lambda {
-    lam.body = unfuse_body(b.vars, lam.body);
-    lam
-}
-
-fn unfuse_body(vars: &mut Vars, body: Body) -> Body {
-    let mut stms = Vec::with_capacity(body.stms.len());
-    for mut s in body.stms {
-        for nb in nested_mut(&mut s.exp) {
-            *nb = unfuse_body(vars, std::mem::take(nb));
-        }
-        let (scan, op, f, args) = match s.exp {
-            Exp::Reduce {
-                op,
-                pre: Some(f),
-                args,
-            } => (false, op, f, args),
-            Exp::Scan {
-                op,
-                pre: Some(f),
-                args,
-            } => (true, op, f, args),
-            exp => {
-                stms.push(Stm { exp, ..s });
-                continue;
-            }
-        };
-        let tys: Vec<_> = f
-            .body
-            .result
-            .iter()
-            .map(|a| a.ty(vars).array_of(1))
-            .collect();
-        let mapped: Vec<Var> = tys.iter().map(|t| vars.fresh("_mapped", *t)).collect();
-        stms.push(Stm {
-            pat: mapped.clone(),
-            exp: Exp::Map { lam: f, args },
-            span: s.span,
-        });
-        let exp = if scan {
-            Exp::Scan {
-                op,
-                pre: None,
-                args: mapped,
-            }
-        } else {
-            Exp::Reduce {
-                op,
-                pre: None,
-                args: mapped,
-            }
-        };
-        stms.push(Stm {
-            pat: s.pat,
-            exp,
-            span: s.span,
-        });
-    }
-    Body {
-        stms,
-        result: body.result,
-    }
 }

@@ -1759,6 +1759,7 @@ impl<'t> Lower<'t> {
             Intrinsic::Jvp | Intrinsic::Jvp2 | Intrinsic::Vjp | Intrinsic::Vjp2 => {
                 self.ad(i, &args, span)
             }
+            Intrinsic::Jmp | Intrinsic::Mjp => self.ad_many(i, &args, span),
             Intrinsic::Operator(op) => self.operator_app(op, &args, span),
             Intrinsic::Neg => self.unop(UnOp::Neg, &args[0], span),
             Intrinsic::Not => self.unop(UnOp::Not, &args[0], span),
@@ -1924,6 +1925,44 @@ impl<'t> Lower<'t> {
             Intrinsic::Jvp | Intrinsic::Vjp => deriv_val,
             _ => Val::Node(vec![(None, primal_val), (None, deriv_val)]),
         })
+    }
+}
+
+impl<'t> Lower<'t> {
+    /// `jmp f x dxs` is `map (\dx -> jvp f x dx) dxs`, and `mjp` likewise
+    /// with `vjp`: the derivative code is built once and mapped over the
+    /// seeds.
+    fn ad_many(&mut self, i: &Intrinsic, args: &[Val<'t>], span: Span) -> LResult<Val<'t>> {
+        let (f, x, seeds) = (&args[0], &args[1], &args[2]);
+        let single = if *i == Intrinsic::Jmp {
+            Intrinsic::Jvp
+        } else {
+            Intrinsic::Vjp
+        };
+        let mut params = Vec::new();
+        let mut arrays = Vec::new();
+        let elem = self.map_elem(seeds, &mut params, &mut arrays, span)?;
+        let (stms, (result, template)) = self.scoped(|l| {
+            let v = l.ad(&single, &[f.clone(), x.clone(), elem], span)?;
+            Ok((l.leaves(&v, span)?, v))
+        })?;
+        let tys: Vec<ir::Type> = result.iter().map(|a| self.ty(*a).array_of(1)).collect();
+        let out = self.emit(
+            Exp::Map {
+                lam: Lambda {
+                    params,
+                    body: Body { stms, result },
+                },
+                args: arrays,
+            },
+            &tys,
+            "_many",
+            span,
+        );
+        Ok(Self::restructure(
+            &template,
+            &mut out.into_iter().map(Atom::Var),
+        ))
     }
 }
 

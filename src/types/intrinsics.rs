@@ -42,6 +42,10 @@ pub enum Intrinsic {
     Jvp2,
     Vjp,
     Vjp2,
+    /// `jmp f x dxs`: `jvp` for many tangents at once.
+    Jmp,
+    /// `mjp f x dys`: `vjp` for many adjoints at once.
+    Mjp,
     /// A source operator (`+`, `==`, `++`, ...), overloaded.
     Operator(BinOpKind),
     /// Unary minus.
@@ -87,6 +91,7 @@ impl Intrinsic {
             | Intrinsic::Scatter2d => 3,
             Intrinsic::Unflatten => 3,
             Intrinsic::Jvp | Intrinsic::Jvp2 | Intrinsic::Vjp | Intrinsic::Vjp2 => 3,
+            Intrinsic::Jmp | Intrinsic::Mjp => 3,
             Intrinsic::Hist | Intrinsic::ReduceByIndex => 5,
             Intrinsic::Const(_) => 0,
         }
@@ -137,6 +142,8 @@ pub fn global(name: &str) -> Option<(Intrinsic, Scheme)> {
         "jvp2" => (Intrinsic::Jvp2, "(a -> b) -> a -> a -> (b, b)".into()),
         "vjp" => (Intrinsic::Vjp, "(a -> b) -> a -> b -> a".into()),
         "vjp2" => (Intrinsic::Vjp2, "(a -> b) -> a -> b -> (b, a)".into()),
+        "jmp" => (Intrinsic::Jmp, "(a -> b) -> a -> []a -> []b".into()),
+        "mjp" => (Intrinsic::Mjp, "(a -> b) -> a -> []b -> []a".into()),
         _ => return numbered(name),
     };
     Some((i, parse_sig(&sig, None)?))
