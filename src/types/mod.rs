@@ -61,10 +61,23 @@ pub struct CheckedDef {
 }
 
 /// The typing state of a session: what is defined, and the definitions.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct TypeEnv {
     pub globals: Globals,
     pub defs: Vec<Rc<CheckedDef>>,
+    /// Whether implicit maps and reps are inferred (on by default; off, an
+    /// argument must match its parameter exactly).
+    pub automap: bool,
+}
+
+impl Default for TypeEnv {
+    fn default() -> Self {
+        TypeEnv {
+            globals: Globals::default(),
+            defs: Vec::new(),
+            automap: true,
+        }
+    }
 }
 
 /// How elaborated programs are shown in ambiguity reports.
@@ -178,8 +191,8 @@ impl TypeEnv {
     }
 
     fn check_val(&self, d: &ValDec, show: Printer) -> Result<CheckedDef, Diagnostic> {
-        // 1. Infer with AUTOMAP and solve the ranks.
-        let mut inf = Infer::new(&self.globals, true);
+        // 1. Infer (with AUTOMAP, unless switched off) and solve the ranks.
+        let mut inf = Infer::new(&self.globals, self.automap);
         Self::infer_def(&mut inf, d)?;
         inf.finish_constraints()?;
         match inf.ranks.solve() {
