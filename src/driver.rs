@@ -14,7 +14,7 @@ use crate::prim::PrimType;
 use crate::source::{FileId, SourceMap};
 use crate::syntax::ast::{Dec, Program as Ast, ValDec};
 use crate::syntax::{self, pretty};
-use crate::types::env::{DefId, GlobalKind, ValueId};
+use crate::types::env::{DefId, GlobalKind, Globals, ValueId};
 use crate::types::scheme::{Inst, Scheme};
 use crate::types::ty::{Base, Rank, Type};
 use crate::types::{CheckedDef, TypeEnv};
@@ -38,7 +38,11 @@ pub struct Compiled {
 impl Compiled {
     /// The core types of the parameters, one per value.
     pub fn param_types(&self) -> Vec<CoreType> {
-        self.signature.params.iter().flat_map(lower::leaf_types).collect()
+        self.signature
+            .params
+            .iter()
+            .flat_map(lower::leaf_types)
+            .collect()
     }
 
     pub fn result_types(&self) -> Vec<CoreType> {
@@ -58,7 +62,16 @@ pub struct Session {
     pub types: TypeEnv,
     /// Definitions with an index below this belong to the prelude.
     pub prelude_defs: usize,
+    /// What is in scope with only the prelude loaded, for
+    /// [`Session::load_replacing`].
+    prelude_globals: Globals,
     values: Vec<Stored>,
+}
+
+/// A state of a session to go back to with [`Session::rollback`].
+pub struct Checkpoint {
+    types: TypeEnv,
+    values: usize,
 }
 
 impl Session {
@@ -68,6 +81,7 @@ impl Session {
             sources: SourceMap::new(),
             types: TypeEnv::new(),
             prelude_defs: 0,
+            prelude_globals: Globals::new(),
             values: Vec::new(),
         };
         s.load_prelude().unwrap_or_else(|d| {
@@ -77,6 +91,7 @@ impl Session {
             )
         });
         s.prelude_defs = s.types.defs.len();
+        s.prelude_globals = s.types.globals.clone();
         s
     }
 
@@ -116,9 +131,43 @@ impl Session {
         Ok(ids)
     }
 
+    /// Loads a program in place of everything defined after the prelude
+    /// (a REPL's `:load`): on success exactly the prelude and the program
+    /// are in scope; on any error nothing changes.
+    pub fn load_replacing(
+        &mut self,
+        name: &str,
+        text: &str,
+    ) -> Result<Vec<DefId>, Vec<Diagnostic>> {
+        let file = self.sources.add(name, text);
+        let ast = syntax::parse_program(text, file)?;
+        let saved = std::mem::replace(&mut self.types.globals, self.prelude_globals.clone());
+        self.load_ast(&ast)
+            .inspect_err(|_| self.types.globals = saved)
+    }
+
+    /// The current state, to undo a group of changes that fails halfway.
+    pub fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            types: self.types.clone(),
+            values: self.values.len(),
+        }
+    }
+
+    /// Goes back to a checkpoint: what was defined or bound since is gone.
+    pub fn rollback(&mut self, c: Checkpoint) {
+        self.types = c.types;
+        self.values.truncate(c.values);
+    }
+
     /// The definition a name refers to now.
     pub fn lookup_def(&self, name: &str) -> Option<DefId> {
-        match self.types.globals.lookup(&crate::syntax::ast::QualName::plain(name))?.kind {
+        match self
+            .types
+            .globals
+            .lookup(&crate::syntax::ast::QualName::plain(name))?
+            .kind
+        {
             GlobalKind::Def(d) => Some(d),
             _ => None,
         }
@@ -136,7 +185,9 @@ impl Session {
                 format!("`{}` is polymorphic and cannot be run directly", def.name),
                 def.source.name_span,
             )
-            .with_help("run an entry point with concrete parameter types, or annotate the parameters"));
+            .with_help(
+                "run an entry point with concrete parameter types, or annotate the parameters",
+            ));
         }
         let (mut program, signature) = lower::lower_entry(&self.types, id)?;
         finish(&mut program)?;
@@ -144,7 +195,12 @@ impl Session {
     }
 
     /// Runs a compiled function.
-    pub fn run(&self, c: &Compiled, args: Vec<Value>, opts: &EvalOptions) -> Result<Vec<Value>, RuntimeError> {
+    pub fn run(
+        &self,
+        c: &Compiled,
+        args: Vec<Value>,
+        opts: &EvalOptions,
+    ) -> Result<Vec<Value>, RuntimeError> {
         let mut stats = EvalStats::default();
         eval::run_function(&c.program, &c.program.functions[0], args, opts, &mut stats)
     }
@@ -155,11 +211,15 @@ impl Session {
     }
 
     /// Lowers a checked expression with its polymorphic parts defaulted.
-    pub fn compile_expr(&self, checked: &CheckedDef) -> Result<(Compiled, Vec<ValueId>), Diagnostic> {
+    pub fn compile_expr(
+        &self,
+        checked: &CheckedDef,
+    ) -> Result<(Compiled, Vec<ValueId>), Diagnostic> {
         let inst = default_inst(&checked.scheme);
         let values = &self.values;
         let lookup = |id: ValueId| values.get(id.0 as usize).map(|s| s.ty.clone());
-        let (mut program, ty, externals) = lower::lower_expression(&self.types, checked, inst, &lookup)?;
+        let (mut program, ty, externals) =
+            lower::lower_expression(&self.types, checked, inst, &lookup)?;
         finish(&mut program)?;
         Ok((
             Compiled {
@@ -174,7 +234,12 @@ impl Session {
     }
 
     /// Evaluates a compiled expression, passing the prompt's values.
-    pub fn run_expr(&self, c: &Compiled, externals: &[ValueId], opts: &EvalOptions) -> Result<Vec<Value>, RuntimeError> {
+    pub fn run_expr(
+        &self,
+        c: &Compiled,
+        externals: &[ValueId],
+        opts: &EvalOptions,
+    ) -> Result<Vec<Value>, RuntimeError> {
         let mut args = Vec::new();
         for id in externals {
             args.extend(self.values[id.0 as usize].leaves.iter().cloned());
@@ -185,7 +250,9 @@ impl Session {
     /// Binds a value at the prompt under `name`.
     pub fn bind_value(&mut self, name: &str, ty: Type, leaves: Vec<Value>) {
         let id = ValueId(self.values.len() as u32);
-        self.types.globals.define_value(name.to_string(), Scheme::mono(ty.clone()), id);
+        self.types
+            .globals
+            .define_value(name.to_string(), Scheme::mono(ty.clone()), id);
         self.values.push(Stored { ty, leaves });
     }
 }
@@ -199,7 +266,14 @@ impl Default for Session {
 /// The passes after lowering: AD, then simplification.
 fn finish(p: &mut Program) -> Result<(), Diagnostic> {
     let had_ad = crate::ad::transform_program(p)?;
-    simplify::simplify_program(p, if had_ad { Mode::AfterAd } else { Mode::Conservative });
+    simplify::simplify_program(
+        p,
+        if had_ad {
+            Mode::AfterAd
+        } else {
+            Mode::Conservative
+        },
+    );
     Ok(())
 }
 

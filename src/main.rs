@@ -11,7 +11,11 @@ use urchin::eval::EvalOptions;
 use urchin::testing::values::{format_value, parse_values};
 
 #[derive(Parser)]
-#[command(name = "urchin", version, about = "An interactive interpreter for a Futhark-like array language with AUTOMAP and tape-free AD")]
+#[command(
+    name = "urchin",
+    version,
+    about = "An interactive interpreter for a Futhark-like array language with AUTOMAP and tape-free AD"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -86,9 +90,13 @@ fn load(path: &PathBuf) -> Result<Option<(Session, Vec<urchin::types::env::DefId
 fn main() -> Result<ExitCode> {
     let cli = Cli::parse();
     match cli.command {
-        None => Err(miette!("the REPL is not built yet; use `urchin run`, `check`, `elab` or `test`")),
-        Some(Command::Repl { .. }) => Err(miette!("the REPL is not built yet; use `urchin run`, `check`, `elab` or `test`")),
-        Some(Command::Run { file, entry, values }) => run(&file, &entry, values),
+        None => Ok(urchin::repl::run(None)),
+        Some(Command::Repl { file }) => Ok(urchin::repl::run(file)),
+        Some(Command::Run {
+            file,
+            entry,
+            values,
+        }) => run(&file, &entry, values),
         Some(Command::Check { file, stats }) => check(&file, stats),
         Some(Command::Elab { file }) => elab(&file),
         Some(Command::Core { file, entry }) => core(&file, entry),
@@ -106,7 +114,10 @@ fn run(file: &PathBuf, entry: &str, values: Vec<String>) -> Result<ExitCode> {
         return Ok(ExitCode::FAILURE);
     };
     let Some(id) = s.lookup_def(entry) else {
-        return Err(miette!("{} has no entry point named `{entry}`", file.display()));
+        return Err(miette!(
+            "{} has no entry point named `{entry}`",
+            file.display()
+        ));
     };
     let compiled = match s.compile(id) {
         Ok(c) => c,
@@ -143,7 +154,10 @@ fn run(file: &PathBuf, entry: &str, values: Vec<String>) -> Result<ExitCode> {
     let mut args = Vec::new();
     for (i, (l, t)) in lits.iter().zip(&types).enumerate() {
         let vt = urchin::testing::values::ValueType::new(t.elem(), t.rank() as usize);
-        args.push(l.to_value(Some(vt)).map_err(|e| miette!("argument {}: {e}", i + 1))?);
+        args.push(
+            l.to_value(Some(vt))
+                .map_err(|e| miette!("argument {}: {e}", i + 1))?,
+        );
     }
     match s.run(&compiled, args, &EvalOptions::default()) {
         Ok(results) => {
@@ -187,7 +201,10 @@ fn elab(file: &PathBuf) -> Result<ExitCode> {
     let Some((s, ids)) = load(file)? else {
         return Ok(ExitCode::FAILURE);
     };
-    let decs: Vec<String> = ids.iter().map(|id| urchin::driver::show_dec(&s.def(*id).target)).collect();
+    let decs: Vec<String> = ids
+        .iter()
+        .map(|id| urchin::driver::show_dec(&s.def(*id).target))
+        .collect();
     for d in decs {
         println!("{d}");
     }
@@ -215,7 +232,11 @@ fn core(file: &PathBuf, entry: Option<String>) -> Result<ExitCode> {
             }
         }
     }
-    Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn test(paths: &[PathBuf], engine: &str, compiled: bool, verbose: bool) -> Result<ExitCode> {
@@ -235,5 +256,9 @@ fn test(paths: &[PathBuf], engine: &str, compiled: bool, verbose: bool) -> Resul
         }
         other => return Err(miette!("unknown engine `{other}`; the engines are: fast")),
     };
-    Ok(if summary.failed > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if summary.failed > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
