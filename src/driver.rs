@@ -14,7 +14,7 @@ use crate::prim::PrimType;
 use crate::source::{FileId, SourceMap};
 use crate::syntax::ast::{Dec, Program as Ast, ValDec};
 use crate::syntax::{self, pretty};
-use crate::types::env::{DefId, GlobalKind, ValueId};
+use crate::types::env::{DefId, GlobalKind, Globals, ValueId};
 use crate::types::scheme::{Inst, Scheme};
 use crate::types::ty::{Base, Rank, Type};
 use crate::types::{CheckedDef, TypeEnv};
@@ -64,7 +64,16 @@ pub struct Session {
     pub types: TypeEnv,
     /// Definitions with an index below this belong to the prelude.
     pub prelude_defs: usize,
+    /// What is in scope with only the prelude loaded, for
+    /// [`Session::load_replacing`].
+    prelude_globals: Globals,
     values: Vec<Stored>,
+}
+
+/// A state of a session to go back to with [`Session::rollback`].
+pub struct Checkpoint {
+    types: TypeEnv,
+    values: usize,
 }
 
 impl Session {
@@ -74,6 +83,7 @@ impl Session {
             sources: SourceMap::new(),
             types: TypeEnv::new(),
             prelude_defs: 0,
+            prelude_globals: Globals::new(),
             values: Vec::new(),
         };
         s.load_prelude().unwrap_or_else(|d| {
@@ -83,6 +93,7 @@ impl Session {
             )
         });
         s.prelude_defs = s.types.defs.len();
+        s.prelude_globals = s.types.globals.clone();
         s
     }
 
@@ -120,6 +131,35 @@ impl Session {
         }
         self.types = types;
         Ok(ids)
+    }
+
+    /// Loads a program in place of everything defined after the prelude
+    /// (a REPL's `:load`): on success exactly the prelude and the program
+    /// are in scope; on any error nothing changes.
+    pub fn load_replacing(
+        &mut self,
+        name: &str,
+        text: &str,
+    ) -> Result<Vec<DefId>, Vec<Diagnostic>> {
+        let file = self.sources.add(name, text);
+        let ast = syntax::parse_program(text, file)?;
+        let saved = std::mem::replace(&mut self.types.globals, self.prelude_globals.clone());
+        self.load_ast(&ast)
+            .inspect_err(|_| self.types.globals = saved)
+    }
+
+    /// The current state, to undo a group of changes that fails halfway.
+    pub fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            types: self.types.clone(),
+            values: self.values.len(),
+        }
+    }
+
+    /// Goes back to a checkpoint: what was defined or bound since is gone.
+    pub fn rollback(&mut self, c: Checkpoint) {
+        self.types = c.types;
+        self.values.truncate(c.values);
     }
 
     /// The definition a name refers to now.

@@ -93,12 +93,8 @@ fn load(path: &PathBuf) -> Result<Option<(Session, Vec<urchin::types::env::DefId
 fn main() -> Result<ExitCode> {
     let cli = Cli::parse();
     match cli.command {
-        None => Err(miette!(
-            "the REPL is not built yet; use `urchin run`, `check`, `elab` or `test`"
-        )),
-        Some(Command::Repl { .. }) => Err(miette!(
-            "the REPL is not built yet; use `urchin run`, `check`, `elab` or `test`"
-        )),
+        None => Ok(urchin::repl::run(None)),
+        Some(Command::Repl { file }) => Ok(urchin::repl::run(file)),
         Some(Command::Run {
             file,
             entry,

@@ -149,6 +149,63 @@ pub fn global(name: &str) -> Option<(Intrinsic, Scheme)> {
     Some((i, parse_sig(&sig, None)?))
 }
 
+/// The names [`global`] knows, for completion and `:browse`. Of the
+/// numbered families (`map7`, `zip3`, ...) only the first few are listed:
+/// listing all twenty of each would drown the rest.
+pub fn global_names() -> Vec<String> {
+    let fixed = [
+        "map",
+        "rep",
+        "reduce",
+        "reduce_comm",
+        "scan",
+        "hist",
+        "reduce_by_index",
+        "scatter",
+        "scatter_2d",
+        "iota",
+        "replicate",
+        "length",
+        "zip",
+        "unzip",
+        "transpose",
+        "flatten",
+        "unflatten",
+        "concat",
+        "rotate",
+        "reverse",
+        "copy",
+        "assert",
+        "jvp",
+        "jvp2",
+        "vjp",
+        "vjp2",
+    ];
+    let mut names: Vec<String> = fixed.iter().map(|n| n.to_string()).collect();
+    for family in ["map", "zip", "unzip"] {
+        names.extend((2..=5).map(|n| format!("{family}{n}")));
+    }
+    names
+}
+
+/// The primitive members of the numeric module of type `t` (those
+/// [`module_member`] knows), unqualified.
+pub fn module_member_names(t: PrimType) -> Vec<String> {
+    let fixed = [
+        "min", "max", "abs", "sgn", "neg", "highest", "lowest", "to_i64", "isnan", "isinf",
+        "atan2", "pow", "inf", "nan", "pi", "e", "epsilon", "sqrt", "exp", "log", "log2", "log10",
+        "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "floor", "ceil",
+        "round", "trunc",
+    ];
+    let conversions = PrimType::ALL.iter().map(|p| p.name());
+    fixed
+        .into_iter()
+        .chain(conversions)
+        .filter(|n| module_member(t, n).is_some())
+        .map(str::to_string)
+        .collect()
+}
+
 /// `mapN`, `zipN`, `unzipN` for any N (AUTOMAP may elaborate to `map7`).
 fn numbered(name: &str) -> Option<(Intrinsic, Scheme)> {
     let letters: Vec<String> = (0..26u8)
@@ -467,6 +524,15 @@ mod tests {
         );
         assert_eq!(s.to_string(), "i64 -> f32");
         assert!(module_member(PrimType::I32, "sqrt").is_none());
+        assert!(global_names().iter().all(|n| global(n).is_some()));
+        let f32_members = module_member_names(PrimType::F32);
+        assert!(f32_members.iter().any(|n| n == "sqrt"));
+        assert!(f32_members.iter().any(|n| n == "i64"));
+        assert!(
+            !module_member_names(PrimType::I32)
+                .iter()
+                .any(|n| n == "sqrt")
+        );
         assert!(global("map0").is_none());
         assert!(global("map01").is_none());
     }

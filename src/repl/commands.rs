@@ -1,0 +1,306 @@
+//! The `:commands`. Adding one is one entry in [`COMMANDS`]: its name,
+//! what it takes, a line for `:help`, and the function that runs it.
+
+use super::style::{Style, paint};
+use super::{Failed, Flow, Repl, Sink};
+use crate::source::FileId;
+use std::path::PathBuf;
+
+/// What a command's argument is. It decides whether an incomplete
+/// argument continues on the next line (expressions), how the argument is
+/// completed (names, file paths) and whether it is highlighted as code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg {
+    None,
+    Expr,
+    File,
+    /// One of these words (or anything: the handler decides).
+    Words(&'static [&'static str]),
+    /// A command name.
+    Command,
+}
+
+/// A command as typed: its argument, and where it is in the input.
+pub struct Invocation<'a> {
+    /// The argument, trimmed.
+    pub arg: &'a str,
+    /// The whole input, in the session's source map.
+    pub file: FileId,
+    /// The whole input with the command name blanked out, so that the
+    /// argument parses with spans that point into the line as typed.
+    pub padded: &'a str,
+}
+
+pub type Handler = fn(&mut Repl, &Invocation, &mut dyn Sink) -> Result<Flow, Failed>;
+
+pub struct Command {
+    pub name: &'static str,
+    /// The argument as `:help` shows it.
+    pub args: &'static str,
+    pub arg: Arg,
+    pub help: &'static str,
+    pub run: Handler,
+}
+
+/// Every command. A prefix selects the first command in this order that
+/// starts with it (as in GHCi: `:t` is `:type`, `:ti` is `:time`), so the
+/// most used commands come first.
+pub const COMMANDS: &[Command] = &[
+    Command {
+        name: "type",
+        args: "EXPR",
+        arg: Arg::Expr,
+        help: "show the type of an expression",
+        run: type_of,
+    },
+    Command {
+        name: "elab",
+        args: "EXPR",
+        arg: Arg::Expr,
+        help: "show the maps and reps AUTOMAP inserts",
+        run: elab,
+    },
+    Command {
+        name: "load",
+        args: "FILE",
+        arg: Arg::File,
+        help: "load a file in place of the current one",
+        run: load,
+    },
+    Command {
+        name: "reload",
+        args: "",
+        arg: Arg::None,
+        help: "load the last loaded file again",
+        run: reload,
+    },
+    Command {
+        name: "browse",
+        args: "[prelude|all|MODULE]",
+        arg: Arg::Words(&[
+            "prelude", "all", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32", "f64",
+        ]),
+        help: "list the definitions in scope with their types",
+        run: browse,
+    },
+    Command {
+        name: "time",
+        args: "EXPR",
+        arg: Arg::Expr,
+        help: "evaluate an expression and show how long it took",
+        run: time,
+    },
+    Command {
+        name: "help",
+        args: "[COMMAND]",
+        arg: Arg::Command,
+        help: "list the commands, or describe one",
+        run: help,
+    },
+    Command {
+        name: "quit",
+        args: "",
+        arg: Arg::None,
+        help: "leave the REPL (also Ctrl-D)",
+        run: quit,
+    },
+];
+
+/// The command `name` (without the colon) selects: an exact name, else
+/// the first command that starts with it.
+pub fn find(name: &str) -> Option<&'static Command> {
+    if name.is_empty() {
+        return None;
+    }
+    COMMANDS
+        .iter()
+        .find(|c| c.name == name)
+        .or_else(|| COMMANDS.iter().find(|c| c.name.starts_with(name)))
+}
+
+/// Splits `:name rest` into the name and the byte offset of the rest.
+pub fn split(input: &str) -> (&str, usize) {
+    let body = input.trim_start();
+    let colon = input.len() - body.len();
+    let body = body.strip_prefix(':').unwrap_or(body);
+    let end = body.find(|c: char| c.is_whitespace()).unwrap_or(body.len());
+    (&body[..end], colon + 1 + end)
+}
+
+fn usage(c: &str, sink: &mut dyn Sink) -> Failed {
+    let cmd = find(c).expect("usage is asked for existing commands");
+    sink.err(&format!("usage: :{} {}\n", cmd.name, cmd.args));
+    Failed
+}
+
+fn no_argument(inv: &Invocation, name: &str, sink: &mut dyn Sink) -> Result<(), Failed> {
+    if inv.arg.is_empty() {
+        return Ok(());
+    }
+    sink.err(&format!(":{name} takes no argument\n"));
+    Err(Failed)
+}
+
+fn type_of(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    if inv.arg.is_empty() {
+        return Err(usage("type", sink));
+    }
+    let e = r.parse_expr(inv, sink)?;
+    let ty = r.type_of(&e, sink)?;
+    let text = format!(
+        "{} : {}\n",
+        one_line(inv.arg),
+        paint(&ty, Style::Type, r.color)
+    );
+    sink.out(&text);
+    Ok(Flow::Continue)
+}
+
+fn elab(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    if inv.arg.is_empty() {
+        return Err(usage("elab", sink));
+    }
+    if let Some(text) = r.definition_of(inv.arg) {
+        sink.out(&format!("{text}\n"));
+        return Ok(Flow::Continue);
+    }
+    let e = r.parse_expr(inv, sink)?;
+    let text = r.elaborate(&e, sink)?;
+    sink.out(&format!("{text}\n"));
+    Ok(Flow::Continue)
+}
+
+fn load(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    if inv.arg.is_empty() {
+        return Err(usage("load", sink));
+    }
+    r.load_file(path_arg(inv.arg), sink)?;
+    Ok(Flow::Continue)
+}
+
+/// A file name as typed: in double quotes or with `\ ` for spaces (as
+/// completion writes them), and `~/` for the home directory.
+fn path_arg(arg: &str) -> PathBuf {
+    let unquoted = match arg.strip_prefix('"').and_then(|a| a.strip_suffix('"')) {
+        Some(inner) => inner.to_string(),
+        None => arg.replace("\\ ", " "),
+    };
+    match (unquoted.strip_prefix("~/"), home::home_dir()) {
+        (Some(rest), Some(home)) => home.join(rest),
+        _ => PathBuf::from(unquoted),
+    }
+}
+
+fn reload(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    no_argument(inv, "reload", sink)?;
+    let Some(path) = r.loaded.clone() else {
+        sink.err("no file has been loaded; use :load FILE\n");
+        return Err(Failed);
+    };
+    r.load_file(path, sink)?;
+    Ok(Flow::Continue)
+}
+
+fn browse(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    r.browse(inv.arg, sink)?;
+    Ok(Flow::Continue)
+}
+
+fn time(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    if inv.arg.is_empty() {
+        return Err(usage("time", sink));
+    }
+    let e = r.parse_expr(inv, sink)?;
+    let timing = r.evaluate(&e, sink)?;
+    sink.out(&format!("{timing}\n"));
+    Ok(Flow::Continue)
+}
+
+fn help(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    let c = r.color;
+    let heads: Vec<String> = COMMANDS
+        .iter()
+        .map(|cmd| format!(":{} {}", cmd.name, cmd.args).trim_end().to_string())
+        .collect();
+    let width = heads.iter().map(String::len).max().unwrap_or(0) + 2;
+    let line = |i: usize| {
+        format!(
+            "  {}{}{}\n",
+            paint(&heads[i], Style::Command, c),
+            " ".repeat(width - heads[i].len()),
+            COMMANDS[i].help
+        )
+    };
+    if !inv.arg.is_empty() {
+        let name = inv.arg.trim_start_matches(':');
+        let Some(i) = find(name).and_then(|cmd| COMMANDS.iter().position(|c| c.name == cmd.name))
+        else {
+            sink.err(&format!(
+                "unknown command :{name}; :help lists the commands\n"
+            ));
+            return Err(Failed);
+        };
+        sink.out(&line(i));
+        return Ok(Flow::Continue);
+    }
+    let mut text = String::from(
+        "Enter an expression to evaluate it, or a definition (def, let, type) to add it.\n\
+         A line that is visibly incomplete continues on the next; :{ and :} enclose\n\
+         several lines. Commands may be shortened to a prefix (:t is :type).\n",
+    );
+    for i in 0..COMMANDS.len() {
+        text.push_str(&line(i));
+    }
+    sink.out(&text);
+    Ok(Flow::Continue)
+}
+
+fn quit(_: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    no_argument(inv, "quit", sink)?;
+    Ok(Flow::Quit)
+}
+
+/// An argument as echoed back: one line, spaces collapsed.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefixes_pick_the_first_command_in_table_order() {
+        assert_eq!(find("t").map(|c| c.name), Some("type"));
+        assert_eq!(find("ti").map(|c| c.name), Some("time"));
+        assert_eq!(find("l").map(|c| c.name), Some("load"));
+        assert_eq!(find("r").map(|c| c.name), Some("reload"));
+        assert_eq!(find("quit").map(|c| c.name), Some("quit"));
+        assert!(find("x").is_none());
+        assert!(find("").is_none());
+    }
+
+    #[test]
+    fn names_are_unique() {
+        for (i, c) in COMMANDS.iter().enumerate() {
+            assert!(COMMANDS[..i].iter().all(|d| d.name != c.name), "{}", c.name);
+        }
+    }
+
+    #[test]
+    fn file_arguments() {
+        assert_eq!(path_arg("a b.fut"), PathBuf::from("a b.fut"));
+        assert_eq!(path_arg("\"a b.fut\""), PathBuf::from("a b.fut"));
+        assert_eq!(path_arg("a\\ b.fut"), PathBuf::from("a b.fut"));
+        if let Some(home) = home::home_dir() {
+            assert_eq!(path_arg("~/x.fut"), home.join("x.fut"));
+        }
+    }
+
+    #[test]
+    fn split_finds_the_argument() {
+        assert_eq!(split(":type x + 1"), ("type", 5));
+        assert_eq!(split("  :q"), ("q", 4));
+        assert_eq!(split(":"), ("", 1));
+    }
+}

@@ -1,0 +1,856 @@
+//! The REPL.
+//!
+//! [`Repl`] is the engine: it takes input a line at a time and writes what
+//! a user would see to a [`Sink`], without knowing about terminals, so
+//! that tests can drive it with a transcript. `terminal` runs it under
+//! rustyline (prompt, history, completion, highlighting, Ctrl-C) or over
+//! piped standard input.
+//!
+//! Each complete input is one of: an expression (evaluated and printed),
+//! declarations (`def`, `let`, `type`), a pattern binding `let (a, b) = e`,
+//! or a `:command` (see `commands`). A `let x = e` of a value evaluates `e`
+//! once and keeps the value; a `def` (or a `let` of a function) adds a
+//! definition. Every input is transactional: on an error the session is
+//! left as it was.
+
+pub mod commands;
+mod complete;
+mod highlight;
+mod print;
+mod style;
+mod terminal;
+
+use crate::diag::{Diagnostic, render_all};
+use crate::driver::{Checkpoint, Session, default_inst, show_dec};
+use crate::eval::value::Value;
+use crate::eval::{EvalOptions, RuntimeError, RuntimeErrorKind};
+use crate::prim::PrimType;
+use crate::source::FileId;
+use crate::syntax::ast::{
+    Dec, DefKeyword, Expr, ExprKind, Ident, Pat, Program, QualName, TypeDec, ValDec,
+};
+use crate::syntax::{self, ReplInput, Token, pretty};
+use crate::types::CheckedDef;
+use crate::types::env::GlobalKind;
+use crate::types::intrinsics;
+use crate::types::scheme::{Inst, Scheme};
+use crate::types::ty::{Base, Namer, Rank, RankVar, TyVar, Type};
+use crate::types::unify::Class;
+use commands::Invocation;
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use style::{Style, paint};
+
+pub use terminal::run;
+
+/// The prompt, and the prompt of a continuation line.
+pub const PROMPT: &str = "urchin> ";
+pub const CONTINUATION_PROMPT: &str = "urchin| ";
+
+/// Where the REPL writes: results to `out`, errors and warnings to `err`.
+pub trait Sink {
+    fn out(&mut self, text: &str);
+    fn err(&mut self, text: &str);
+}
+
+/// Both streams into one transcript, in order.
+impl Sink for String {
+    fn out(&mut self, text: &str) {
+        self.push_str(text);
+    }
+    fn err(&mut self, text: &str) {
+        self.push_str(text);
+    }
+}
+
+/// What the REPL wants after a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Ready for a new input.
+    Ready,
+    /// The input is incomplete: read another line (continuation prompt).
+    More,
+    /// `:quit`.
+    Quit,
+}
+
+/// What a command asks for after it ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    Continue,
+    Quit,
+}
+
+/// An input failed; what went wrong has been written to the sink.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Failed;
+
+/// A name bound since the prelude, for `:browse`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Bound {
+    Value(String),
+    Type(String),
+}
+
+/// Input read so far that is not complete yet.
+struct Pending {
+    text: String,
+    /// The line number of its first line.
+    first_line: usize,
+    /// Inside `:{` ... `:}`: only `:}` ends it.
+    block: bool,
+}
+
+/// What an input may change, to go back to when it fails.
+struct Saved {
+    session: Checkpoint,
+    order: Vec<Bound>,
+    value_defs: HashMap<String, String>,
+}
+
+/// How long the phases of an evaluation took.
+struct Timing {
+    check: Duration,
+    compile: Duration,
+    run: Duration,
+}
+
+impl fmt::Display for Timing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "time: {} (type check {}, compile {}, run {})",
+            duration(self.check + self.compile + self.run),
+            duration(self.check),
+            duration(self.compile),
+            duration(self.run)
+        )
+    }
+}
+
+/// `0.042 ms`, `12.3 ms`, `1.52 s`.
+fn duration(d: Duration) -> String {
+    let ms = d.as_secs_f64() * 1000.0;
+    if ms < 1.0 {
+        format!("{ms:.3} ms")
+    } else if ms < 1000.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{:.2} s", ms / 1000.0)
+    }
+}
+
+pub struct Repl {
+    session: Session,
+    color: bool,
+    interrupt: Arc<AtomicBool>,
+    pending: Option<Pending>,
+    /// Lines fed so far.
+    line: usize,
+    /// The file `:reload` loads.
+    loaded: Option<PathBuf>,
+    /// Names bound since the prelude, oldest first.
+    order: Vec<Bound>,
+    /// How each value bound at the prompt was computed, for `:elab`.
+    value_defs: HashMap<String, String>,
+    prelude_types: HashSet<String>,
+    failures: usize,
+}
+
+impl Repl {
+    /// A REPL with the prelude loaded; `color` switches ANSI colours in
+    /// everything it writes.
+    pub fn new(color: bool) -> Repl {
+        let session = Session::new();
+        let prelude_types = session.types.globals.type_names().cloned().collect();
+        Repl {
+            session,
+            color,
+            interrupt: Arc::new(AtomicBool::new(false)),
+            pending: None,
+            line: 0,
+            loaded: None,
+            order: Vec::new(),
+            value_defs: HashMap::new(),
+            prelude_types,
+            failures: 0,
+        }
+    }
+
+    /// The flag that stops an evaluation when set (from a SIGINT handler).
+    pub fn interrupt_flag(&self) -> Arc<AtomicBool> {
+        self.interrupt.clone()
+    }
+
+    /// How many inputs have failed so far.
+    pub fn failures(&self) -> usize {
+        self.failures
+    }
+
+    pub fn prompt(&self) -> &'static str {
+        if self.pending.is_some() {
+            CONTINUATION_PROMPT
+        } else {
+            PROMPT
+        }
+    }
+
+    /// Reads input (a line, or several recalled from the history), running
+    /// each input once it is complete.
+    pub fn feed(&mut self, text: &str, sink: &mut dyn Sink) -> Status {
+        let mut status = Status::Ready;
+        for line in text.split('\n') {
+            status = self.feed_line(line, sink);
+            if status == Status::Quit {
+                break;
+            }
+        }
+        status
+    }
+
+    fn feed_line(&mut self, line: &str, sink: &mut dyn Sink) -> Status {
+        self.line += 1;
+        let line = line.trim_end_matches('\r');
+        match self.pending.take() {
+            Some(mut p) if p.block => {
+                if line.trim() == ":}" {
+                    return self.run(&p.text, p.first_line, sink);
+                }
+                if !p.text.is_empty() {
+                    p.text.push('\n');
+                }
+                p.text.push_str(line);
+                self.pending = Some(p);
+                Status::More
+            }
+            Some(mut p) => {
+                p.text.push('\n');
+                p.text.push_str(line);
+                // An empty line gives up on completing the input, so that
+                // whoever is stuck sees what is wrong with it.
+                if !line.trim().is_empty() && self.incomplete(&p.text) {
+                    self.pending = Some(p);
+                    return Status::More;
+                }
+                self.run(&p.text, p.first_line, sink)
+            }
+            None => {
+                if line.trim() == ":{" {
+                    self.pending = Some(Pending {
+                        text: String::new(),
+                        first_line: self.line + 1,
+                        block: true,
+                    });
+                    return Status::More;
+                }
+                if self.incomplete(line) {
+                    self.pending = Some(Pending {
+                        text: line.to_string(),
+                        first_line: self.line,
+                        block: false,
+                    });
+                    return Status::More;
+                }
+                self.run(line, self.line, sink)
+            }
+        }
+    }
+
+    /// Forgets an incomplete input (Ctrl-C at a continuation prompt).
+    pub fn cancel(&mut self) {
+        self.pending = None;
+    }
+
+    /// The end of the input: runs what is pending, complete or not (so
+    /// that its errors are reported).
+    pub fn finish(&mut self, sink: &mut dyn Sink) -> Status {
+        match self.pending.take() {
+            Some(p) if !p.text.trim().is_empty() => self.run(&p.text, p.first_line, sink),
+            _ => Status::Ready,
+        }
+    }
+
+    fn incomplete(&self, text: &str) -> bool {
+        if !text.trim_start().starts_with(':') {
+            return syntax::is_incomplete(text);
+        }
+        let (name, at) = commands::split(text);
+        match commands::find(name) {
+            Some(c) if c.arg == commands::Arg::Expr => syntax::is_incomplete(&text[at..]),
+            _ => false,
+        }
+    }
+
+    /// Runs one complete input. On an error the session goes back to what
+    /// it was before the input; so it does on a panic (a bug), which is
+    /// reported like an error so that the session goes on.
+    fn run(&mut self, text: &str, first_line: usize, sink: &mut dyn Sink) -> Status {
+        if text.trim().is_empty() {
+            return Status::Ready;
+        }
+        self.interrupt.store(false, Ordering::SeqCst);
+        let saved = self.checkpoint();
+        let file = self
+            .session
+            .add_source(&format!("<repl:{first_line}>"), text);
+        let result = catch_unwind(AssertUnwindSafe(|| self.dispatch(text, file, sink)));
+        match result {
+            Ok(Ok(Flow::Continue)) => Status::Ready,
+            Ok(Ok(Flow::Quit)) => Status::Quit,
+            Ok(Err(Failed)) => {
+                self.rollback(saved);
+                self.failures += 1;
+                Status::Ready
+            }
+            Err(_) => {
+                self.rollback(saved);
+                self.failures += 1;
+                sink.err("internal error: urchin panicked on this input (a bug); the session is as it was before it\n");
+                Status::Ready
+            }
+        }
+    }
+
+    fn dispatch(&mut self, text: &str, file: FileId, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+        if text.trim_start().starts_with(':') {
+            return self.command(text, file, sink);
+        }
+        let input = syntax::parse_repl(text, file).map_err(|ds| self.report_all(&ds, sink))?;
+        match input {
+            ReplInput::Expr(e) => {
+                self.evaluate(&e, sink)?;
+            }
+            ReplInput::Bind(p, e) => self.bind_pattern(&p, &e, sink)?,
+            ReplInput::Decs(ds) => self.declare(&ds, sink)?,
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn command(&mut self, text: &str, file: FileId, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+        let (name, at) = commands::split(text);
+        let Some(cmd) = commands::find(name) else {
+            sink.err(&format!(
+                "unknown command :{name}; :help lists the commands\n"
+            ));
+            return Err(Failed);
+        };
+        let padded = format!("{}{}", " ".repeat(at), &text[at..]);
+        let inv = Invocation {
+            arg: text[at..].trim(),
+            file,
+            padded: &padded,
+        };
+        (cmd.run)(self, &inv, sink)
+    }
+
+    fn checkpoint(&self) -> Saved {
+        Saved {
+            session: self.session.checkpoint(),
+            order: self.order.clone(),
+            value_defs: self.value_defs.clone(),
+        }
+    }
+
+    fn rollback(&mut self, saved: Saved) {
+        self.session.rollback(saved.session);
+        self.order = saved.order;
+        self.value_defs = saved.value_defs;
+    }
+
+    fn report(&self, d: &Diagnostic, sink: &mut dyn Sink) -> Failed {
+        sink.err(&d.render(&self.session.sources, self.color));
+        Failed
+    }
+
+    fn report_all(&self, ds: &[Diagnostic], sink: &mut dyn Sink) -> Failed {
+        sink.err(&render_all(ds, &self.session.sources, self.color));
+        Failed
+    }
+
+    fn runtime_error(&self, e: &RuntimeError, sink: &mut dyn Sink) -> Failed {
+        if e.kind == RuntimeErrorKind::Interrupted {
+            sink.err(&format!(
+                "{}\n",
+                paint("interrupted", Style::Warning, self.color)
+            ));
+            return Failed;
+        }
+        self.report(&e.to_diagnostic(), sink)
+    }
+
+    fn eval_options(&self) -> EvalOptions {
+        EvalOptions {
+            interrupt: Some(self.interrupt.clone()),
+            ..EvalOptions::default()
+        }
+    }
+
+    fn note(&mut self, b: Bound) {
+        self.order.retain(|x| *x != b);
+        self.order.push(b);
+    }
+
+    /// The argument of an expression command, parsed.
+    fn parse_expr(&self, inv: &Invocation, sink: &mut dyn Sink) -> Result<Expr, Failed> {
+        syntax::parse_expr(inv.padded, inv.file).map_err(|ds| self.report_all(&ds, sink))
+    }
+
+    /// The type of an expression as `:type` shows it (see [`show_scheme`]).
+    fn type_of(&self, e: &Expr, sink: &mut dyn Sink) -> Result<String, Failed> {
+        let checked = self
+            .session
+            .check_expr(e)
+            .map_err(|d| self.report(&d, sink))?;
+        Ok(show_scheme(&checked.scheme))
+    }
+
+    fn elaborate(&self, e: &Expr, sink: &mut dyn Sink) -> Result<String, Failed> {
+        let checked = self
+            .session
+            .check_expr(e)
+            .map_err(|d| self.report(&d, sink))?;
+        Ok(pretty::expr(&checked.target.body))
+    }
+
+    /// The definition of a name in scope, elaborated: for `:elab f`.
+    fn definition_of(&self, text: &str) -> Option<String> {
+        let name = single_name(text)?;
+        let global = self.session.types.globals.lookup(&name)?;
+        match global.kind {
+            GlobalKind::Def(id) => Some(show_dec(&self.session.def(id).target)),
+            GlobalKind::Value(_) => self.value_defs.get(&name.to_string()).cloned(),
+            GlobalKind::Intrinsic(_) => None,
+        }
+    }
+
+    /// Evaluates an expression and prints its value.
+    fn evaluate(&mut self, e: &Expr, sink: &mut dyn Sink) -> Result<Timing, Failed> {
+        let start = Instant::now();
+        let checked = self
+            .session
+            .check_expr(e)
+            .map_err(|d| self.report(&d, sink))?;
+        let check = start.elapsed();
+        if is_function(&checked.scheme.ty) {
+            let text = format!("<function: {}>", show_scheme(&checked.scheme));
+            sink.out(&format!("{}\n", paint(&text, Style::Opaque, self.color)));
+            return Ok(Timing {
+                check,
+                compile: Duration::ZERO,
+                run: Duration::ZERO,
+            });
+        }
+        let start = Instant::now();
+        let (compiled, externals) = self
+            .session
+            .compile_expr(&checked)
+            .map_err(|d| self.report(&d, sink))?;
+        let compile = start.elapsed();
+        let start = Instant::now();
+        let leaves = self
+            .session
+            .run_expr(&compiled, &externals, &self.eval_options())
+            .map_err(|e| self.runtime_error(&e, sink))?;
+        let run = start.elapsed();
+        let text = print::value(&compiled.signature.result, &leaves, self.color);
+        sink.out(&format!("{text}\n"));
+        Ok(Timing {
+            check,
+            compile,
+            run,
+        })
+    }
+
+    /// Computes the value of `e`, checked as `checked`, for a binding: its
+    /// type, its leaves and the elaborated expression.
+    fn compute(
+        &mut self,
+        e: &Expr,
+        checked: &CheckedDef,
+        what: &str,
+        sink: &mut dyn Sink,
+    ) -> Result<(Type, Vec<Value>, String), Failed> {
+        let ty = checked.scheme.ty.subst(&default_inst(&checked.scheme));
+        if print::has_function(&ty) {
+            let d = Diagnostic::ty(
+                format!("{what} holds a function, which cannot be kept as a value"),
+                e.span,
+            )
+            .with_label(format!("this has type `{}`", show_scheme(&checked.scheme)))
+            .with_help("define functions with `def`, or with `let` and no pattern");
+            return Err(self.report(&d, sink));
+        }
+        let (compiled, externals) = self
+            .session
+            .compile_expr(checked)
+            .map_err(|d| self.report(&d, sink))?;
+        let leaves = self
+            .session
+            .run_expr(&compiled, &externals, &self.eval_options())
+            .map_err(|e| self.runtime_error(&e, sink))?;
+        Ok((
+            compiled.signature.result,
+            leaves,
+            pretty::expr(&checked.target.body),
+        ))
+    }
+
+    /// Declarations typed at the prompt, in order.
+    fn declare(&mut self, decs: &[Dec], sink: &mut dyn Sink) -> Result<(), Failed> {
+        for d in decs {
+            match d {
+                Dec::Val(v) if is_value_let(v) => self.bind_let(v, sink)?,
+                Dec::Val(v) => {
+                    self.define(d, sink)?;
+                    self.note(Bound::Value(v.name.to_string()));
+                }
+                Dec::Type(t) => {
+                    self.define(d, sink)?;
+                    self.note(Bound::Type(t.name.to_string()));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn define(&mut self, d: &Dec, sink: &mut dyn Sink) -> Result<(), Failed> {
+        let program = Program {
+            decs: vec![d.clone()],
+        };
+        self.session
+            .load_ast(&program)
+            .map_err(|ds| self.report_all(&ds, sink))?;
+        if let Dec::Val(v) = d {
+            self.value_defs.remove(&*v.name);
+        }
+        Ok(())
+    }
+
+    /// `let x = e`: a function becomes a definition, anything else is
+    /// evaluated now and its value kept.
+    fn bind_let(&mut self, v: &ValDec, sink: &mut dyn Sink) -> Result<(), Failed> {
+        let body = match &v.ret {
+            Some(t) => Expr::new(
+                ExprKind::Ascript(Box::new(v.body.clone()), Box::new(t.clone())),
+                v.body.span,
+            ),
+            None => v.body.clone(),
+        };
+        let checked = self
+            .session
+            .check_expr(&body)
+            .map_err(|d| self.report(&d, sink))?;
+        if is_function(&checked.scheme.ty) {
+            self.define(&Dec::Val(Box::new(v.clone())), sink)?;
+        } else {
+            let what = format!("`{}`", v.name);
+            let (ty, leaves, elab) = self.compute(&body, &checked, &what, sink)?;
+            self.session.bind_value(&v.name, ty, leaves);
+            self.value_defs
+                .insert(v.name.to_string(), format!("let {} = {elab}", v.name));
+        }
+        self.note(Bound::Value(v.name.to_string()));
+        Ok(())
+    }
+
+    /// `let (a, b) = e`: evaluates `let (a, b) = e in (a, b)` and binds
+    /// each name to its part.
+    fn bind_pattern(&mut self, p: &Pat, e: &Expr, sink: &mut dyn Sink) -> Result<(), Failed> {
+        let mut names = Vec::new();
+        pattern_names(p, &mut names);
+        let var = |(n, span): &(Ident, crate::source::Span)| {
+            Expr::new(ExprKind::Var(QualName::plain(n.clone())), *span)
+        };
+        let result = match names.as_slice() {
+            [one] => var(one),
+            _ => Expr::new(ExprKind::Tuple(names.iter().map(var).collect()), p.span()),
+        };
+        let whole = Expr::new(
+            ExprKind::Let(p.clone(), Box::new(e.clone()), Box::new(result)),
+            e.span,
+        );
+        let checked = self
+            .session
+            .check_expr(&whole)
+            .map_err(|d| self.report(&d, sink))?;
+        let (ty, leaves, elab) = self.compute(&whole, &checked, "the pattern", sink)?;
+        let parts: Vec<Type> = match (names.len(), &ty.base) {
+            (1, _) => vec![ty.clone()],
+            (_, Base::Tuple(ts)) if ty.rank.konst == 0 => ts.clone(),
+            _ => Vec::new(),
+        };
+        let mut rest = leaves.as_slice();
+        for ((name, _), t) in names.iter().zip(parts) {
+            let n = print::leaf_count(&t).min(rest.len());
+            self.session.bind_value(name, t, rest[..n].to_vec());
+            rest = &rest[n..];
+            self.value_defs.insert(name.to_string(), elab.clone());
+            self.note(Bound::Value(name.to_string()));
+        }
+        Ok(())
+    }
+
+    /// `:load FILE`, `:reload`.
+    fn load_file(&mut self, path: PathBuf, sink: &mut dyn Sink) -> Result<(), Failed> {
+        let name = path.display().to_string();
+        self.loaded = Some(path.clone());
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            sink.err(&format!("cannot read {name}: {e}\n"));
+            Failed
+        })?;
+        match self.session.load_replacing(&name, &text) {
+            Ok(ids) => {
+                self.order = ids
+                    .iter()
+                    .map(|id| Bound::Value(self.session.def(*id).name.to_string()))
+                    .collect();
+                let mut types: Vec<String> = self
+                    .session
+                    .types
+                    .globals
+                    .type_names()
+                    .filter(|t| !self.prelude_types.contains(*t))
+                    .cloned()
+                    .collect();
+                types.sort();
+                self.order.extend(types.into_iter().map(Bound::Type));
+                self.value_defs.clear();
+                let n = ids.len();
+                sink.out(&format!(
+                    "loaded {name} ({n} definition{})\n",
+                    if n == 1 { "" } else { "s" }
+                ));
+                Ok(())
+            }
+            Err(ds) => {
+                self.report_all(&ds, sink);
+                sink.err(&format!(
+                    "{name} was not loaded; the previous definitions are kept\n"
+                ));
+                Err(Failed)
+            }
+        }
+    }
+
+    /// `:browse [prelude|all|MODULE]`.
+    fn browse(&self, what: &str, sink: &mut dyn Sink) -> Result<(), Failed> {
+        let lines = match what {
+            "" => {
+                let lines = self.browse_user();
+                if lines.is_empty() {
+                    sink.out("nothing defined yet (:browse prelude lists the prelude)\n");
+                    return Ok(());
+                }
+                lines
+            }
+            "prelude" => self.browse_prelude(),
+            "all" => {
+                let mut lines = self.browse_prelude();
+                lines.extend(self.browse_user());
+                lines
+            }
+            m => match PrimType::from_name(m) {
+                Some(t) => self.browse_module(t),
+                None => {
+                    sink.err(&format!(
+                        ":browse takes nothing, `prelude`, `all` or a numeric module (`f32`, ...), not `{m}`\n"
+                    ));
+                    return Err(Failed);
+                }
+            },
+        };
+        let text: String = lines.into_iter().map(|l| l + "\n").collect();
+        sink.out(&text);
+        Ok(())
+    }
+
+    fn typed_line(&self, name: &str, scheme: &Scheme) -> String {
+        format!(
+            "{name} : {}",
+            paint(&show_scheme(scheme), Style::Type, self.color)
+        )
+    }
+
+    fn browse_user(&self) -> Vec<String> {
+        let globals = &self.session.types.globals;
+        self.order
+            .iter()
+            .filter_map(|b| match b {
+                Bound::Value(n) => {
+                    let g = globals.lookup(&QualName::plain(n.as_str()))?;
+                    Some(self.typed_line(n, &g.scheme))
+                }
+                Bound::Type(n) => {
+                    let a = globals.lookup_type(n)?;
+                    let d = Dec::Type(TypeDec {
+                        name: n.as_str().into(),
+                        params: a.params.clone(),
+                        ty: a.ty.clone(),
+                        span: Default::default(),
+                    });
+                    Some(pretty::dec(&d))
+                }
+            })
+            .collect()
+    }
+
+    /// The built-in functions, then the prelude's definitions (numeric
+    /// modules have their own listing).
+    fn browse_prelude(&self) -> Vec<String> {
+        let mut lines: Vec<String> = intrinsics::global_names()
+            .iter()
+            .filter_map(|n| {
+                let (_, s) = intrinsics::global(n)?;
+                Some(self.typed_line(n, &s))
+            })
+            .collect();
+        let mut defs: Vec<_> = self
+            .session
+            .types
+            .globals
+            .names()
+            .filter_map(|(n, g)| match g.kind {
+                GlobalKind::Def(id)
+                    if (id.0 as usize) < self.session.prelude_defs && !n.contains('.') =>
+                {
+                    Some((id, n, g.scheme.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        defs.sort_by_key(|(id, _, _)| *id);
+        lines.extend(defs.iter().map(|(_, n, s)| self.typed_line(n, s)));
+        lines.push(format!(
+            "-- numeric modules: {} (:browse f32 lists one)",
+            PrimType::NUMERIC.map(|t| t.name()).join(", ")
+        ));
+        lines
+    }
+
+    fn browse_module(&self, t: PrimType) -> Vec<String> {
+        let mut lines = Vec::new();
+        for m in intrinsics::module_member_names(t) {
+            if let Some((_, s)) = intrinsics::module_member(t, &m) {
+                lines.push(self.typed_line(&format!("{t}.{m}"), &s));
+            }
+        }
+        let prefix = format!("{t}.");
+        let mut defs: Vec<_> = self
+            .session
+            .types
+            .globals
+            .names()
+            .filter(|(n, _)| n.starts_with(&prefix))
+            .map(|(n, g)| (n.clone(), g.scheme.clone()))
+            .collect();
+        defs.sort_by(|a, b| a.0.cmp(&b.0));
+        lines.extend(defs.iter().map(|(n, s)| self.typed_line(n, s)));
+        lines
+    }
+
+    /// Every name that can be completed: definitions in scope, prompt
+    /// values, types, built-ins, numeric-module members and keywords.
+    pub fn names(&self) -> Vec<String> {
+        let globals = &self.session.types.globals;
+        let mut names: Vec<String> = globals.names().map(|(n, _)| n.clone()).collect();
+        names.extend(globals.type_names().cloned());
+        names.extend(intrinsics::global_names());
+        for t in PrimType::ALL {
+            names.push(t.name().to_string());
+            names.extend(
+                intrinsics::module_member_names(t)
+                    .into_iter()
+                    .map(|m| format!("{t}.{m}")),
+            );
+        }
+        names.extend(complete::KEYWORDS.iter().map(|k| k.to_string()));
+        names.sort();
+        names.dedup();
+        names
+    }
+}
+
+/// A `let x = e` at the prompt that binds a value (no parameters).
+fn is_value_let(v: &ValDec) -> bool {
+    v.keyword == DefKeyword::Let && v.params.is_empty() && v.type_params.is_empty()
+}
+
+fn is_function(t: &Type) -> bool {
+    matches!(t.base, Base::Arrow(..)) && t.rank.konst == 0 && t.rank.vars.is_empty()
+}
+
+/// A type as the REPL shows it. A value's type has its defaultable
+/// variables (`Num`, `Float`, ...) at their defaults, since that is the
+/// type it is evaluated at (`[1, 2] + 1 : []i32`); a function's type stays
+/// polymorphic and says what its constrained variables may be
+/// (`a -> a, where a is a numeric type`).
+fn show_scheme(s: &Scheme) -> String {
+    if !is_function(&s.ty) {
+        return defaulted(s);
+    }
+    let mut namer = Namer::default();
+    let text = s.show_with(&s.ty, &mut namer);
+    let constraints: Vec<String> = s
+        .tyvars
+        .iter()
+        .enumerate()
+        .filter(|(_, (c, _))| *c != Class::Any)
+        .map(|(i, (c, _))| format!("{} is {}", namer.tyvar(TyVar(i as u32)), c.describe()))
+        .collect();
+    if constraints.is_empty() {
+        text
+    } else {
+        format!("{text}, where {}", constraints.join(", "))
+    }
+}
+
+/// A scheme with its defaultable variables at their defaults and the
+/// others left as they are.
+fn defaulted(s: &Scheme) -> String {
+    let inst = Inst {
+        tys: s
+            .tyvars
+            .iter()
+            .enumerate()
+            .map(|(i, (c, _))| match c.default_prim() {
+                Some(p) => Base::Prim(p),
+                None => Base::Var(TyVar(i as u32)),
+            })
+            .collect(),
+        ranks: (0..s.n_rankvars).map(|j| Rank::var(RankVar(j))).collect(),
+    };
+    s.show(&s.ty.subst(&inst))
+}
+
+/// `text` if it is exactly one (possibly qualified) name.
+fn single_name(text: &str) -> Option<QualName> {
+    let (tokens, diags) = syntax::lex(text, FileId(0));
+    match (tokens.as_slice(), diags.is_empty()) {
+        ([(Token::Ident(n), _)], true) => Some(QualName::plain(n.clone())),
+        ([(Token::Qual(q, n), _)], true) => Some(QualName::qualified(q.clone(), n.clone())),
+        _ => None,
+    }
+}
+
+/// The names a pattern binds, in order.
+fn pattern_names(p: &Pat, out: &mut Vec<(Ident, crate::source::Span)>) {
+    match p {
+        Pat::Id(n, s) => out.push((n.clone(), *s)),
+        Pat::Wildcard(_) => {}
+        Pat::Tuple(ps, _) => ps.iter().for_each(|p| pattern_names(p, out)),
+        Pat::Record(fs, s) => {
+            for (n, p) in fs {
+                match p {
+                    Some(p) => pattern_names(p, out),
+                    None => out.push((n.clone(), *s)),
+                }
+            }
+        }
+        Pat::Ascribed(p, _, _) => pattern_names(p, out),
+    }
+}

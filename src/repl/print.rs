@@ -1,0 +1,363 @@
+//! Printing REPL results in value syntax, in the structure of their source
+//! type.
+//!
+//! The evaluator returns a value of a tuple or record type as its leaves,
+//! flattened in order, and an array of tuples as one array per component
+//! (`core::lower::leaf_types`). Printing walks the source type and consumes
+//! the leaves, indexing into every component array together to rebuild
+//! `[(1, 2.0), (3, 4.0)]`.
+
+use super::style::{self, Style};
+use crate::eval::value::Value;
+use crate::prim::{PrimType, Scalar};
+use crate::types::ty::{Base, Type};
+
+/// A result: `leaves` are the values the evaluator returned for a value
+/// of type `ty`.
+pub fn value(ty: &Type, leaves: &[Value], color: bool) -> String {
+    let owned: Vec<Leaf> = leaves.iter().map(Leaf::new).collect();
+    let views: Vec<View> = owned.iter().map(Leaf::view).collect();
+    let mut p = Printer {
+        color,
+        out: String::new(),
+    };
+    p.print(ty, &views);
+    p.out
+}
+
+/// How many leaf values a value of type `t` is made of.
+pub fn leaf_count(t: &Type) -> usize {
+    match &t.base {
+        Base::Prim(_) => 1,
+        Base::Tuple(ts) => ts.iter().map(leaf_count).sum(),
+        Base::Record(fs) => fs.iter().map(|(_, t)| leaf_count(t)).sum(),
+        Base::Arrow(..) | Base::Var(_) => 0,
+    }
+}
+
+/// Whether a value of type `t` contains a function, which has no value
+/// syntax (and which the evaluator cannot return).
+pub fn has_function(t: &Type) -> bool {
+    match &t.base {
+        Base::Arrow(..) => true,
+        Base::Tuple(ts) => ts.iter().any(has_function),
+        Base::Record(fs) => fs.iter().any(|(_, t)| has_function(t)),
+        Base::Prim(_) | Base::Var(_) => false,
+    }
+}
+
+/// A leaf value with its elements read out once.
+enum Leaf {
+    Data {
+        elem: PrimType,
+        shape: Vec<usize>,
+        data: Vec<Scalar>,
+    },
+    /// `rep v`: `v` at every index of a dimension of no fixed length.
+    Rep(Box<Leaf>),
+}
+
+impl Leaf {
+    fn new(v: &Value) -> Leaf {
+        match v {
+            Value::Scalar(s) => Leaf::Data {
+                elem: s.ty(),
+                shape: Vec::new(),
+                data: vec![*s],
+            },
+            Value::Array(a) => Leaf::Data {
+                elem: a.elem(),
+                shape: a.shape().to_vec(),
+                data: a.to_scalars(),
+            },
+            Value::Acc(a) => {
+                let a = a.borrow();
+                Leaf::Data {
+                    elem: a.elem(),
+                    shape: a.shape().to_vec(),
+                    data: a.to_scalars(),
+                }
+            }
+            Value::Rep(inner) => Leaf::Rep(Box::new(Leaf::new(inner))),
+        }
+    }
+
+    fn view(&self) -> View<'_> {
+        match self {
+            Leaf::Data { elem, shape, data } => View::Data {
+                elem: *elem,
+                shape,
+                data,
+            },
+            Leaf::Rep(inner) => View::Rep(inner),
+        }
+    }
+}
+
+/// A part of a leaf: a sub-array, or a `rep` whose every element is the
+/// same.
+#[derive(Clone, Copy)]
+enum View<'a> {
+    Data {
+        elem: PrimType,
+        shape: &'a [usize],
+        data: &'a [Scalar],
+    },
+    Rep(&'a Leaf),
+}
+
+impl<'a> View<'a> {
+    /// The length of the outer dimension, if it has one.
+    fn len(&self) -> Option<usize> {
+        match self {
+            View::Data { shape, .. } => shape.first().copied(),
+            View::Rep(_) => None,
+        }
+    }
+
+    /// Element `i` of the outer dimension.
+    fn index(&self, i: usize) -> View<'a> {
+        match *self {
+            View::Data { elem, shape, data } => {
+                let rest = shape.get(1..).unwrap_or(&[]);
+                let step: usize = rest.iter().product();
+                let start = (i * step).min(data.len());
+                let end = ((i + 1) * step).min(data.len());
+                View::Data {
+                    elem,
+                    shape: rest,
+                    data: &data[start..end],
+                }
+            }
+            View::Rep(inner) => inner.view(),
+        }
+    }
+}
+
+struct Printer {
+    color: bool,
+    out: String,
+}
+
+impl Printer {
+    fn push(&mut self, s: &str) {
+        self.out.push_str(s);
+    }
+
+    fn paint(&mut self, s: &str, st: Style) {
+        let painted = style::paint(s, st, self.color);
+        self.out.push_str(&painted);
+    }
+
+    fn scalar(&mut self, s: Scalar) {
+        let st = if s.ty() == PrimType::Bool {
+            Style::Bool
+        } else {
+            Style::Number
+        };
+        self.paint(&s.to_string(), st);
+    }
+
+    fn print(&mut self, t: &Type, views: &[View]) {
+        if t.rank.konst > 0 {
+            return self.array(t, views);
+        }
+        match &t.base {
+            Base::Prim(_) => match views.first() {
+                Some(View::Data { data, .. }) if !data.is_empty() => self.scalar(data[0]),
+                // The type says scalar; show what is there rather than fail.
+                Some(View::Rep(inner)) => self.print(t, &[inner.view()]),
+                _ => self.paint("<missing>", Style::Opaque),
+            },
+            Base::Tuple(ts) => {
+                self.push("(");
+                let mut rest = views;
+                for (i, c) in ts.iter().enumerate() {
+                    if i > 0 {
+                        self.push(", ");
+                    }
+                    let n = leaf_count(c).min(rest.len());
+                    self.print(c, &rest[..n]);
+                    rest = &rest[n..];
+                }
+                self.push(")");
+            }
+            Base::Record(fs) => {
+                self.push("{");
+                let mut rest = views;
+                for (i, (name, c)) in fs.iter().enumerate() {
+                    if i > 0 {
+                        self.push(", ");
+                    }
+                    self.push(&format!("{name} = "));
+                    let n = leaf_count(c).min(rest.len());
+                    self.print(c, &rest[..n]);
+                    rest = &rest[n..];
+                }
+                self.push("}");
+            }
+            Base::Arrow(..) => self.paint(&format!("<function: {t}>"), Style::Opaque),
+            Base::Var(_) => self.push("()"),
+        }
+    }
+
+    /// A value of array type (rank at least 1).
+    fn array(&mut self, t: &Type, views: &[View]) {
+        let elem_ty = Type::new(
+            crate::types::ty::Rank {
+                konst: t.rank.konst - 1,
+                vars: t.rank.vars.clone(),
+            },
+            t.base.clone(),
+        );
+        let Some(n) = views.iter().find_map(View::len) else {
+            if views.iter().all(|v| matches!(v, View::Rep(_))) && !views.is_empty() {
+                let inner: Vec<View> = views.iter().map(|v| v.index(0)).collect();
+                return self.rep(&elem_ty, &inner);
+            }
+            return self.push("[]");
+        };
+        if n == 0 || self.has_empty_dim(t, views) {
+            return self.empty(t, views);
+        }
+        self.push("[");
+        for i in 0..n {
+            if i > 0 {
+                self.push(", ");
+            }
+            let elems: Vec<View> = views.iter().map(|v| v.index(i)).collect();
+            self.print(&elem_ty, &elems);
+        }
+        self.push("]");
+    }
+
+    /// Whether a primitive array has a zero dimension anywhere (then it
+    /// prints as `empty(..)` as a whole, as value syntax requires).
+    fn has_empty_dim(&self, t: &Type, views: &[View]) -> bool {
+        matches!(
+            (&t.base, views.first()),
+            (Base::Prim(_), Some(View::Data { shape, .. })) if shape.contains(&0)
+        )
+    }
+
+    /// `empty([0][3]i32)`; for arrays of tuples and records the element
+    /// type is written as a type (`empty([0](i32, f32))`).
+    fn empty(&mut self, t: &Type, views: &[View]) {
+        let text = match (&t.base, views.first()) {
+            (Base::Prim(_), Some(View::Data { elem, shape, .. })) => {
+                let dims: String = shape.iter().map(|d| format!("[{d}]")).collect();
+                format!("empty({dims}{elem})")
+            }
+            _ => {
+                let inner = Type::new(
+                    crate::types::ty::Rank {
+                        konst: t.rank.konst - 1,
+                        vars: t.rank.vars.clone(),
+                    },
+                    t.base.clone(),
+                );
+                format!("empty([0]{inner})")
+            }
+        };
+        self.paint(&text, Style::Opaque);
+    }
+
+    fn rep(&mut self, elem_ty: &Type, inner: &[View]) {
+        self.paint("rep", Style::Keyword);
+        self.push(" ");
+        // `rep (rep 1)`: an argument that is itself a `rep` needs parentheses.
+        let nested = elem_ty.rank.konst > 0
+            && !inner.is_empty()
+            && inner.iter().all(|v| matches!(v, View::Rep(_)));
+        if nested {
+            self.push("(");
+        }
+        self.print(elem_ty, inner);
+        if nested {
+            self.push(")");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::value::Array;
+    use crate::testing::values::format_value;
+    use crate::types::ty::Rank;
+
+    fn arr(elem: PrimType, shape: Vec<usize>, xs: &[Scalar]) -> Value {
+        Value::Array(Array::from_scalars(elem, shape, xs))
+    }
+
+    #[test]
+    fn primitive_arrays_print_as_format_value_does() {
+        let cases = [
+            arr(
+                PrimType::I32,
+                vec![3],
+                &[Scalar::I32(1), Scalar::I32(2), Scalar::I32(3)],
+            ),
+            arr(
+                PrimType::F32,
+                vec![2, 1],
+                &[Scalar::F32(1.5), Scalar::F32(2.0)],
+            ),
+            arr(PrimType::I64, vec![0, 3], &[]),
+            arr(PrimType::Bool, vec![1], &[Scalar::Bool(true)]),
+        ];
+        for v in cases {
+            let a = v.array().expect("an array");
+            let ty = Type::new(Rank::konst(a.rank() as u32), Base::Prim(a.elem()));
+            assert_eq!(
+                value(&ty, std::slice::from_ref(&v), false),
+                format_value(&v)
+            );
+        }
+    }
+
+    #[test]
+    fn arrays_of_tuples_are_rebuilt_from_their_components() {
+        let ty = Type::new(
+            Rank::konst(1),
+            Base::Tuple(vec![Type::prim(PrimType::I32), Type::prim(PrimType::F64)]),
+        );
+        let leaves = [
+            arr(PrimType::I32, vec![2], &[Scalar::I32(1), Scalar::I32(3)]),
+            arr(
+                PrimType::F64,
+                vec![2],
+                &[Scalar::F64(2.0), Scalar::F64(4.0)],
+            ),
+        ];
+        assert_eq!(value(&ty, &leaves, false), "[(1, 2.0), (3, 4.0)]");
+        let empty = [
+            arr(PrimType::I32, vec![0], &[]),
+            arr(PrimType::F64, vec![0], &[]),
+        ];
+        assert_eq!(value(&ty, &empty, false), "empty([0](i32, f64))");
+    }
+
+    #[test]
+    fn records_and_reps() {
+        let ty = Type::record(vec![
+            ("y".into(), Type::prim(PrimType::I32)),
+            ("x".into(), Type::prim(PrimType::I32).array(1)),
+        ]);
+        let leaves = [
+            Value::Rep(std::rc::Rc::new(Value::Scalar(Scalar::I32(7)))),
+            Value::Scalar(Scalar::I32(2)),
+        ];
+        assert_eq!(value(&ty, &leaves, false), "{x = rep 7, y = 2}");
+    }
+
+    #[test]
+    fn missing_leaves_do_not_panic() {
+        let ty = Type::new(
+            Rank::konst(2),
+            Base::Tuple(vec![Type::prim(PrimType::I32), Type::prim(PrimType::I32)]),
+        );
+        assert_eq!(value(&ty, &[], false), "[]");
+        assert_eq!(value(&Type::prim(PrimType::I32), &[], false), "<missing>");
+    }
+}
