@@ -8,11 +8,25 @@ use urchin::testing::runner::{RunnerOptions, run_paths};
 fn run(dir: &Path) {
     let mut engine = FastEngine::default();
     let mut out = Vec::new();
-    let summary = run_paths(&[dir.to_path_buf()], &mut engine, &RunnerOptions::default(), &mut out)
-        .expect("writing to a buffer cannot fail");
+    let summary = run_paths(
+        &[dir.to_path_buf()],
+        &mut engine,
+        &RunnerOptions::default(),
+        &mut out,
+    )
+    .expect("writing to a buffer cannot fail");
     let report = String::from_utf8_lossy(&out);
-    assert_eq!(summary.failed, 0, "failures in {}:\n{report}", dir.display());
-    assert!(summary.passed > 0, "no test cases found in {}", dir.display());
+    assert_eq!(
+        summary.failed,
+        0,
+        "failures in {}:\n{report}",
+        dir.display()
+    );
+    assert!(
+        summary.passed > 0,
+        "no test cases found in {}",
+        dir.display()
+    );
 }
 
 fn root() -> PathBuf {

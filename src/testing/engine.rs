@@ -28,7 +28,9 @@ impl Loaded {
                 .compile(id)
                 .map_err(|d| d.render(&self.session.sources, false)),
         };
-        self.compiled.borrow_mut().insert(entry.to_string(), c.clone());
+        self.compiled
+            .borrow_mut()
+            .insert(entry.to_string(), c.clone());
         c
     }
 }
