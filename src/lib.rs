@@ -9,6 +9,10 @@
 //!      ─core::lower─▶ core IR ─core::simplify / ad─▶ core IR ─eval─▶ values
 //! ```
 
+// Diagnostics are large and travel only on the error path, where the size
+// of a `Result` costs nothing worth boxing for.
+#![allow(clippy::result_large_err)]
+
 pub mod ad;
 pub mod core;
 pub mod diag;

@@ -400,7 +400,7 @@ impl<'t> Lower<'t> {
                 Some((n, _)) => format!("parameter `{n}` of `{}`", def.name),
                 None => format!("a parameter of `{}`", def.name),
             };
-            env = self.bind_pat(&env, p, v, &what, span)?;
+            env = self.bind_pat(&env, p, v, &what)?;
         }
         for tp in &def.target.type_params {
             if let TypeParam::Size(n, s) = tp {
@@ -431,14 +431,7 @@ impl<'t> Lower<'t> {
 
     /// Binds a pattern to a value; ascribed sizes are bound when new and
     /// checked when already known.
-    fn bind_pat(
-        &mut self,
-        env: &Env<'t>,
-        p: &'t Pat,
-        v: Val<'t>,
-        what: &str,
-        span: Span,
-    ) -> LResult<Env<'t>> {
+    fn bind_pat(&mut self, env: &Env<'t>, p: &'t Pat, v: Val<'t>, what: &str) -> LResult<Env<'t>> {
         match p {
             Pat::Id(x, _) => {
                 if let Val::Leaf(Atom::Var(var)) = &v {
@@ -459,7 +452,7 @@ impl<'t> Lower<'t> {
                 };
                 let mut env = env.clone();
                 for (p, (_, c)) in ps.iter().zip(cs) {
-                    env = self.bind_pat(&env, p, c, what, span)?;
+                    env = self.bind_pat(&env, p, c, what)?;
                 }
                 Ok(env)
             }
@@ -478,7 +471,7 @@ impl<'t> Lower<'t> {
                         .map(|(_, c)| c.clone())
                         .ok_or_else(|| Self::internal(format!("missing field {n}"), *s))?;
                     env = match p {
-                        Some(p) => self.bind_pat(&env, p, c, what, span)?,
+                        Some(p) => self.bind_pat(&env, p, c, what)?,
                         None => env.bind(n.clone(), c),
                     };
                 }
@@ -486,7 +479,7 @@ impl<'t> Lower<'t> {
             }
             Pat::Ascribed(inner, te, s) => {
                 let env = self.bind_sizes(env, te, &v, 0, what, *s)?;
-                self.bind_pat(&env, inner, v, what, span)
+                self.bind_pat(&env, inner, v, what)
             }
         }
     }
@@ -695,7 +688,7 @@ impl<'t> Lower<'t> {
             })),
             ExprKind::Let(p, v, body) => {
                 let val = self.expr(ctx, env, v)?;
-                let env = self.bind_pat(env, p, val, "the let-bound value", e.span)?;
+                let env = self.bind_pat(env, p, val, "the let-bound value")?;
                 self.expr(ctx, &env, body)
             }
             ExprKind::LetFun(f) => {
@@ -955,7 +948,7 @@ impl<'t> Lower<'t> {
             .map(|(n, _)| n.to_string())
             .unwrap_or_else(|| "_p".into());
         let (template, params) = self.fresh_like(&init, &pname, span)?;
-        let env_p = self.bind_pat(env, &l.pat, template.clone(), "the loop parameter", span)?;
+        let env_p = self.bind_pat(env, &l.pat, template.clone(), "the loop parameter")?;
         // The loop index to bind in the body (name, variable, its source
         // type), and the array a `for x in xs` walks.
         let mut index: Option<(Ident, Var, PrimType)> = None;
@@ -965,7 +958,7 @@ impl<'t> Lower<'t> {
                 let bv = self.expr(ctx, env, bound)?;
                 let b = self.scalar(&bv, bound.span)?;
                 let bt = self.ty(b).elem();
-                let b64 = self.to_i64(b, span);
+                let b64 = self.i64_atom(b, span);
                 let iv = self
                     .vars
                     .fresh(i.to_string(), ir::Type::Prim(PrimType::I64));
@@ -1019,7 +1012,7 @@ impl<'t> Lower<'t> {
                 (&walk, &form, &l.form)
             {
                 let elem = lw.index(xv, &[DimIndex::Fix(Atom::Var(*i))], span)?;
-                benv = lw.bind_pat(&benv, p, elem, "the loop element", span)?;
+                benv = lw.bind_pat(&benv, p, elem, "the loop element")?;
             }
             let v = lw.expr(ctx, &benv, &l.body)?;
             lw.leaves(&v, l.body.span)
@@ -1071,7 +1064,7 @@ impl<'t> Lower<'t> {
         }
     }
 
-    fn to_i64(&mut self, a: Atom, span: Span) -> Atom {
+    fn i64_atom(&mut self, a: Atom, span: Span) -> Atom {
         match a {
             Atom::Const(s) => Atom::Const(crate::prim::convert(s, PrimType::I64)),
             Atom::Var(_) if self.ty(a).elem() == PrimType::I64 => a,
@@ -1315,7 +1308,7 @@ impl<'t> Lower<'t> {
             } => {
                 let mut env = env.clone();
                 for (p, v) in params.iter().zip(args) {
-                    env = self.bind_pat(&env, p, v, "a lambda parameter", span)?;
+                    env = self.bind_pat(&env, p, v, "a lambda parameter")?;
                 }
                 let r = self.expr(ctx, &env, body)?;
                 if let Some(ret) = ret {
@@ -1330,7 +1323,7 @@ impl<'t> Lower<'t> {
                         Some((n, _)) => format!("parameter `{n}` of `{}`", f.name),
                         None => format!("a parameter of `{}`", f.name),
                     };
-                    env = self.bind_pat(&env, p, v, &what, span)?;
+                    env = self.bind_pat(&env, p, v, &what)?;
                 }
                 let r = self.expr(ctx, &env, &f.value)?;
                 if let Some(ret) = &f.ret {

@@ -1,8 +1,9 @@
 //! The core IR and the passes over it.
 
+pub mod build;
+pub mod check;
 pub mod ir;
 pub mod lower;
 pub mod pretty;
 pub mod simplify;
 pub mod visit;
-pub mod check;

@@ -31,7 +31,7 @@ pub fn own_atoms(e: &Exp, f: &mut impl FnMut(&Atom)) {
             f(a);
             f(b);
         }
-        Exp::ArrayLit(xs, _) => xs.iter().for_each(|a| f(a)),
+        Exp::ArrayLit(xs, _) => xs.iter().for_each(&mut *f),
         Exp::Index(a, ds) => {
             var(a, f);
             dims(ds, f);
@@ -43,7 +43,7 @@ pub fn own_atoms(e: &Exp, f: &mut impl FnMut(&Atom)) {
         }
         Exp::Size(a, _) | Exp::Reverse(a) | Exp::Copy(a) | Exp::Rearrange(_, a) => var(a, f),
         Exp::Reshape(shape, a) => {
-            shape.iter().for_each(|s| f(s));
+            shape.iter().for_each(&mut *f);
             var(a, f);
         }
         Exp::Rotate(r, a) => {
@@ -60,7 +60,7 @@ pub fn own_atoms(e: &Exp, f: &mut impl FnMut(&Atom)) {
         }
         Exp::Map { args, .. } => args.iter().for_each(|v| var(v, f)),
         Exp::Reduce { op, args, .. } | Exp::Scan { op, args, .. } => {
-            op.neutral.iter().for_each(|a| f(a));
+            op.neutral.iter().for_each(&mut *f);
             args.iter().for_each(|v| var(v, f));
         }
         Exp::Hist {
@@ -69,7 +69,7 @@ pub fn own_atoms(e: &Exp, f: &mut impl FnMut(&Atom)) {
             indices,
             values,
         } => {
-            op.neutral.iter().for_each(|a| f(a));
+            op.neutral.iter().for_each(&mut *f);
             dest.iter().for_each(|v| var(v, f));
             var(indices, f);
             values.iter().for_each(|v| var(v, f));
@@ -89,7 +89,7 @@ pub fn own_atoms(e: &Exp, f: &mut impl FnMut(&Atom)) {
             array, expected, ..
         } => {
             var(array, f);
-            expected.iter().flatten().for_each(|a| f(a));
+            expected.iter().flatten().for_each(&mut *f);
         }
         Exp::Jvp {
             primals,
@@ -101,7 +101,7 @@ pub fn own_atoms(e: &Exp, f: &mut impl FnMut(&Atom)) {
             cotangents: seeds,
             ..
         } => {
-            primals.iter().chain(seeds).for_each(|a| f(a));
+            primals.iter().chain(seeds).for_each(&mut *f);
         }
         Exp::WithAcc { arrays, .. } => arrays.iter().for_each(|v| var(v, f)),
         Exp::UpdAcc {
@@ -110,7 +110,7 @@ pub fn own_atoms(e: &Exp, f: &mut impl FnMut(&Atom)) {
             value,
         } => {
             var(acc, f);
-            indices.iter().for_each(|a| f(a));
+            indices.iter().for_each(&mut *f);
             f(value);
         }
     }

@@ -4,7 +4,6 @@
 
 // Diagnostic is the crate's error type for anything with a source location;
 // it is large, but errors are rare and boxing it would only move the cost.
-#![allow(clippy::result_large_err)]
 
 pub mod blocks;
 pub mod engine;

@@ -216,9 +216,7 @@ impl RankSystem {
                 }
             }
             [(x, c)] => {
-                if self.kind(*x) == RankKind::Rigid {
-                    self.contradiction(e);
-                } else if k % c != 0 || k / c < 0 {
+                if self.kind(*x) == RankKind::Rigid || k % c != 0 || k / c < 0 {
                     self.contradiction(e);
                 } else {
                     self.done[e] = true;
@@ -583,6 +581,12 @@ impl OffsetUf {
     }
 }
 
+/// `Σ coefficient·column  op  rhs`.
+type Constraint = (Vec<(usize, f64)>, microlp::ComparisonOp, f64);
+
+/// An optimal objective value and (M, R) per open application.
+type Optimum = Option<(f64, Vec<(u32, u32)>)>;
+
 /// The integer linear program over the open part of a rank system.
 struct Ilp {
     /// Variables of the rank system that are ILP columns.
@@ -595,7 +599,7 @@ struct Ilp {
     /// Kind of each column (for building the microlp problem).
     col_kind: Vec<ColKind>,
     objective: Vec<(usize, f64)>,
-    constraints: Vec<(Vec<(usize, f64)>, microlp::ComparisonOp, f64)>,
+    constraints: Vec<Constraint>,
     problem_vars: usize,
 }
 
@@ -734,7 +738,7 @@ impl Ilp {
     /// Solves; with `cap`, only solutions of objective ≤ cap count. Returns
     /// the objective and (M, R) per open application, or `None` when
     /// infeasible.
-    fn solve(&mut self, cap: Option<f64>) -> Result<Option<(f64, Vec<(u32, u32)>)>, RankError> {
+    fn solve(&mut self, cap: Option<f64>) -> Result<Optimum, RankError> {
         let mut p = microlp::Problem::new(microlp::OptimizationDirection::Minimize);
         let mut obj = vec![0.0; self.n_cols];
         for (c, w) in &self.objective {
