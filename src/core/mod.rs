@@ -1,3 +1,4 @@
 //! The core IR and the passes over it.
 
+pub mod build;
 pub mod ir;

@@ -54,6 +54,7 @@ macro_rules! with_array {
 pub trait Element: Native + Default + Send + Sync {
     fn wrap_array(a: ArcArray<Self, IxDyn>) -> Array;
     fn unwrap_array(a: &Array) -> Option<&ArcArray<Self, IxDyn>>;
+    fn unwrap_array_mut(a: &mut Array) -> Option<&mut ArcArray<Self, IxDyn>>;
 }
 
 macro_rules! element {
@@ -63,6 +64,12 @@ macro_rules! element {
                 Array::$var(a)
             }
             fn unwrap_array(a: &Array) -> Option<&ArcArray<Self, IxDyn>> {
+                match a {
+                    Array::$var(x) => Some(x),
+                    _ => None,
+                }
+            }
+            fn unwrap_array_mut(a: &mut Array) -> Option<&mut ArcArray<Self, IxDyn>> {
                 match a {
                     Array::$var(x) => Some(x),
                     _ => None,
@@ -178,7 +185,13 @@ impl Array {
 
 impl fmt::Debug for Array {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Array<{}>{:?}{:?}", self.elem(), self.shape(), self.to_scalars())
+        write!(
+            f,
+            "Array<{}>{:?}{:?}",
+            self.elem(),
+            self.shape(),
+            self.to_scalars()
+        )
     }
 }
 
@@ -251,7 +264,12 @@ mod tests {
 
     #[test]
     fn from_scalars_round_trips() {
-        let data = [Scalar::I32(1), Scalar::I32(2), Scalar::I32(3), Scalar::I32(4)];
+        let data = [
+            Scalar::I32(1),
+            Scalar::I32(2),
+            Scalar::I32(3),
+            Scalar::I32(4),
+        ];
         let a = Array::from_scalars(PrimType::I32, vec![2, 2], &data);
         assert_eq!(a.shape(), &[2, 2]);
         assert_eq!(a.get_flat(3), Scalar::I32(4));

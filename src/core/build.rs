@@ -1,0 +1,493 @@
+//! A builder for core IR, for passes that generate code (lowering, AD) and
+//! for tests.
+//!
+//! Each method appends one statement binding fresh variables, whose types
+//! it infers from the operands, and returns them. Nested bodies and lambdas
+//! are built by closures that receive a builder for the nested body (sharing
+//! the variable table) and return the body's results.
+//!
+//! ```
+//! use urchin::core::build::{Builder, function};
+//! use urchin::core::ir::{Atom, Program, Type};
+//! use urchin::prim::{BinOp, PrimType, Scalar};
+//!
+//! let mut prog = Program::default();
+//! let f64s = Type::Array(PrimType::F64, 1);
+//! // sum of squares: reduce (+) 0 (map (\x -> x * x) xs)
+//! let f = function(&mut prog, "main", &[("xs", f64s)], |b, ps| {
+//!     let sq = b.lambda(&[Type::Prim(PrimType::F64)], |b, x| vec![b.bin(BinOp::Mul, x[0], x[0]).into()]);
+//!     let add = b.binop_operator(BinOp::Add, PrimType::F64, Atom::Const(Scalar::F64(0.0)));
+//!     let r = b.reduce(add, Some(sq), &[ps[0]]);
+//!     vec![r[0].into()]
+//! });
+//! prog.functions.push(f);
+//! ```
+
+use super::ir::{
+    Atom, Body, DimIndex, Exp, Function, Lambda, LoopForm, Operator, Program, Stm, Type, Var, Vars,
+};
+use crate::prim::{BinOp, PrimType, UnOp};
+use crate::source::Span;
+
+pub struct Builder<'a> {
+    pub vars: &'a mut Vars,
+    pub stms: Vec<Stm>,
+    /// The span given to the statements built (run-time errors point there).
+    pub span: Span,
+}
+
+/// Builds a function with parameters of the given names and types and adds
+/// its variables to `prog` (the caller adds the function itself).
+pub fn function(
+    prog: &mut Program,
+    name: &str,
+    params: &[(&str, Type)],
+    f: impl FnOnce(&mut Builder, &[Var]) -> Vec<Atom>,
+) -> Function {
+    let ps: Vec<Var> = params
+        .iter()
+        .map(|(n, t)| prog.vars.fresh(*n, *t))
+        .collect();
+    let mut b = Builder::new(&mut prog.vars);
+    let result = f(&mut b, &ps);
+    Function {
+        name: name.into(),
+        params: ps,
+        body: b.finish(result),
+    }
+}
+
+/// The type of the result of a map: one more dimension (accumulators are
+/// passed through as they are).
+fn mapped(t: Type) -> Type {
+    match t {
+        Type::Acc(..) => t,
+        _ => t.array_of(1),
+    }
+}
+
+impl<'a> Builder<'a> {
+    pub fn new(vars: &'a mut Vars) -> Builder<'a> {
+        Builder {
+            vars,
+            stms: Vec::new(),
+            span: Span::default(),
+        }
+    }
+
+    /// A builder for a nested body, with the same span.
+    fn nested(&mut self) -> Builder<'_> {
+        Builder {
+            vars: &mut *self.vars,
+            stms: Vec::new(),
+            span: self.span,
+        }
+    }
+
+    pub fn finish(self, result: Vec<Atom>) -> Body {
+        Body {
+            stms: self.stms,
+            result,
+        }
+    }
+
+    pub fn ty(&self, a: impl Into<Atom>) -> Type {
+        a.into().ty(self.vars)
+    }
+
+    pub fn fresh(&mut self, name: &str, ty: Type) -> Var {
+        self.vars.fresh(name, ty)
+    }
+
+    /// Appends `pat = exp`.
+    pub fn push(&mut self, pat: Vec<Var>, exp: Exp) {
+        self.stms.push(Stm {
+            pat,
+            exp,
+            span: self.span,
+        });
+    }
+
+    /// Appends a statement with one result of type `ty`.
+    pub fn exp(&mut self, ty: Type, exp: Exp) -> Var {
+        let v = self.fresh("t", ty);
+        self.push(vec![v], exp);
+        v
+    }
+
+    /// Appends a statement with results of the given types.
+    pub fn exps(&mut self, tys: &[Type], exp: Exp) -> Vec<Var> {
+        let vs: Vec<Var> = tys.iter().map(|t| self.fresh("t", *t)).collect();
+        self.push(vs.clone(), exp);
+        vs
+    }
+
+    /// A body built by `f` (its results are what `f` returns).
+    pub fn body(&mut self, f: impl FnOnce(&mut Builder) -> Vec<Atom>) -> Body {
+        let mut b = self.nested();
+        let r = f(&mut b);
+        b.finish(r)
+    }
+
+    /// A lambda with parameters of the given types.
+    pub fn lambda(
+        &mut self,
+        param_tys: &[Type],
+        f: impl FnOnce(&mut Builder, &[Var]) -> Vec<Atom>,
+    ) -> Lambda {
+        let params: Vec<Var> = param_tys.iter().map(|t| self.fresh("p", *t)).collect();
+        let mut b = self.nested();
+        let r = f(&mut b, &params);
+        Lambda {
+            params,
+            body: b.finish(r),
+        }
+    }
+
+    /// The types of the results of a lambda.
+    pub fn result_types(&self, lam: &Lambda) -> Vec<Type> {
+        lam.body.result.iter().map(|a| a.ty(self.vars)).collect()
+    }
+
+    pub fn atom(&mut self, a: impl Into<Atom>) -> Var {
+        let a = a.into();
+        let t = self.ty(a);
+        self.exp(t, Exp::Atom(a))
+    }
+
+    pub fn bin(&mut self, op: BinOp, a: impl Into<Atom>, b: impl Into<Atom>) -> Var {
+        let (a, b) = (a.into(), b.into());
+        let t = if op.is_comparison() {
+            Type::Prim(PrimType::Bool)
+        } else {
+            self.ty(a)
+        };
+        self.exp(t, Exp::BinOp(op, a, b))
+    }
+
+    pub fn un(&mut self, op: UnOp, a: impl Into<Atom>) -> Var {
+        let a = a.into();
+        let t = Type::Prim(op.result_type(self.ty(a).elem()));
+        self.exp(t, Exp::UnOp(op, a))
+    }
+
+    pub fn convert(&mut self, to: PrimType, a: impl Into<Atom>) -> Var {
+        self.exp(Type::Prim(to), Exp::Convert(to, a.into()))
+    }
+
+    pub fn select(&mut self, c: impl Into<Atom>, a: impl Into<Atom>, b: impl Into<Atom>) -> Var {
+        let a = a.into();
+        let t = self.ty(a);
+        self.exp(t, Exp::Select(c.into(), a, b.into()))
+    }
+
+    pub fn array_lit(&mut self, elems: Vec<Atom>, elem: Type) -> Var {
+        self.exp(elem.array_of(1), Exp::ArrayLit(elems, elem))
+    }
+
+    pub fn index(&mut self, arr: Var, ix: Vec<DimIndex>) -> Var {
+        let fixed = ix.iter().filter(|d| matches!(d, DimIndex::Fix(_))).count() as u32;
+        let t = self.vars.ty(arr).peel(fixed);
+        self.exp(t, Exp::Index(arr, ix))
+    }
+
+    /// `arr[i]`.
+    pub fn index1(&mut self, arr: Var, i: impl Into<Atom>) -> Var {
+        self.index(arr, vec![DimIndex::Fix(i.into())])
+    }
+
+    pub fn update(&mut self, arr: Var, ix: Vec<DimIndex>, v: impl Into<Atom>) -> Var {
+        let t = self.vars.ty(arr);
+        self.exp(t, Exp::Update(arr, ix, v.into()))
+    }
+
+    pub fn size(&mut self, arr: Var, d: u32) -> Var {
+        self.exp(Type::Prim(PrimType::I64), Exp::Size(arr, d))
+    }
+
+    pub fn iota(&mut self, n: impl Into<Atom>) -> Var {
+        self.exp(Type::Array(PrimType::I64, 1), Exp::Iota(n.into()))
+    }
+
+    pub fn replicate(&mut self, n: impl Into<Atom>, v: impl Into<Atom>) -> Var {
+        let v = v.into();
+        let t = self.ty(v).array_of(1);
+        self.exp(t, Exp::Replicate(n.into(), v))
+    }
+
+    pub fn rep(&mut self, v: impl Into<Atom>) -> Var {
+        let v = v.into();
+        let t = self.ty(v).array_of(1);
+        self.exp(t, Exp::Rep(v))
+    }
+
+    pub fn reshape(&mut self, dims: Vec<Atom>, arr: Var) -> Var {
+        let t = Type::Array(self.vars.ty(arr).elem(), dims.len() as u32);
+        self.exp(t, Exp::Reshape(dims, arr))
+    }
+
+    pub fn rearrange(&mut self, perm: Vec<u32>, arr: Var) -> Var {
+        let t = self.vars.ty(arr);
+        self.exp(t, Exp::Rearrange(perm, arr))
+    }
+
+    pub fn reverse(&mut self, arr: Var) -> Var {
+        let t = self.vars.ty(arr);
+        self.exp(t, Exp::Reverse(arr))
+    }
+
+    pub fn rotate(&mut self, r: impl Into<Atom>, arr: Var) -> Var {
+        let t = self.vars.ty(arr);
+        self.exp(t, Exp::Rotate(r.into(), arr))
+    }
+
+    pub fn concat(&mut self, arrs: Vec<Var>) -> Var {
+        let t = self.vars.ty(arrs[0]);
+        self.exp(t, Exp::Concat(arrs))
+    }
+
+    pub fn copy(&mut self, arr: Var) -> Var {
+        let t = self.vars.ty(arr);
+        self.exp(t, Exp::Copy(arr))
+    }
+
+    /// `if c then .. else ..`; the result types are those of the `then`
+    /// branch.
+    pub fn if_(
+        &mut self,
+        cond: impl Into<Atom>,
+        then_f: impl FnOnce(&mut Builder) -> Vec<Atom>,
+        else_f: impl FnOnce(&mut Builder) -> Vec<Atom>,
+    ) -> Vec<Var> {
+        let then_body = self.body(then_f);
+        let else_body = self.body(else_f);
+        let tys: Vec<Type> = then_body.result.iter().map(|a| a.ty(self.vars)).collect();
+        self.exps(
+            &tys,
+            Exp::If {
+                cond: cond.into(),
+                then_body,
+                else_body,
+            },
+        )
+    }
+
+    /// `loop (params = init) for i < bound do body`; `f` gets `i` and the
+    /// parameters and returns their next values.
+    pub fn loop_for(
+        &mut self,
+        init: Vec<Atom>,
+        bound: impl Into<Atom>,
+        f: impl FnOnce(&mut Builder, Var, &[Var]) -> Vec<Atom>,
+    ) -> Vec<Var> {
+        let bound = bound.into();
+        let tys: Vec<Type> = init.iter().map(|a| a.ty(self.vars)).collect();
+        let params: Vec<Var> = tys.iter().map(|t| self.fresh("p", *t)).collect();
+        let i = self.fresh("i", bound.ty(self.vars));
+        let mut b = self.nested();
+        let r = f(&mut b, i, &params);
+        let body = b.finish(r);
+        self.exps(
+            &tys,
+            Exp::Loop {
+                params: params.into_iter().zip(init).collect(),
+                form: LoopForm::For { i, bound },
+                body,
+                stripmine: None,
+            },
+        )
+    }
+
+    /// `loop (params = init) while cond do body`.
+    pub fn loop_while(
+        &mut self,
+        init: Vec<Atom>,
+        cond: impl FnOnce(&mut Builder, &[Var]) -> Atom,
+        f: impl FnOnce(&mut Builder, &[Var]) -> Vec<Atom>,
+    ) -> Vec<Var> {
+        let tys: Vec<Type> = init.iter().map(|a| a.ty(self.vars)).collect();
+        let params: Vec<Var> = tys.iter().map(|t| self.fresh("p", *t)).collect();
+        let mut cb = self.nested();
+        let c = cond(&mut cb, &params);
+        let cond = cb.finish(vec![c]);
+        let mut b = self.nested();
+        let r = f(&mut b, &params);
+        let body = b.finish(r);
+        self.exps(
+            &tys,
+            Exp::Loop {
+                params: params.into_iter().zip(init).collect(),
+                form: LoopForm::While { cond },
+                body,
+                stripmine: None,
+            },
+        )
+    }
+
+    /// `map lam args`.
+    pub fn map_lam(&mut self, lam: Lambda, args: &[Var]) -> Vec<Var> {
+        let tys: Vec<Type> = self.result_types(&lam).into_iter().map(mapped).collect();
+        self.exps(
+            &tys,
+            Exp::Map {
+                lam,
+                args: args.to_vec(),
+            },
+        )
+    }
+
+    /// `map (\params -> f params) args`, the parameter types following the
+    /// arguments.
+    pub fn map(
+        &mut self,
+        args: &[Var],
+        f: impl FnOnce(&mut Builder, &[Var]) -> Vec<Atom>,
+    ) -> Vec<Var> {
+        let tys: Vec<Type> = args
+            .iter()
+            .map(|a| match self.vars.ty(*a) {
+                t @ Type::Acc(..) => t,
+                t => t.peel(1),
+            })
+            .collect();
+        let lam = self.lambda(&tys, f);
+        self.map_lam(lam, args)
+    }
+
+    /// An operator on `k` values of the given types: `f(b, accs, xs)`.
+    pub fn operator(
+        &mut self,
+        elem_tys: &[Type],
+        neutral: Vec<Atom>,
+        f: impl FnOnce(&mut Builder, &[Var], &[Var]) -> Vec<Atom>,
+    ) -> Operator {
+        let tys: Vec<Type> = elem_tys.iter().chain(elem_tys).copied().collect();
+        let k = elem_tys.len();
+        let lam = self.lambda(&tys, |b, ps| f(b, &ps[..k], &ps[k..]));
+        Operator {
+            lam,
+            neutral,
+            commutative: false,
+        }
+    }
+
+    /// `\a b -> a op b` on scalars of type `t`.
+    pub fn binop_operator(&mut self, op: BinOp, t: PrimType, neutral: Atom) -> Operator {
+        self.operator(&[Type::Prim(t)], vec![neutral], |b, a, x| {
+            vec![b.bin(op, a[0], x[0]).into()]
+        })
+    }
+
+    pub fn reduce(&mut self, op: Operator, pre: Option<Lambda>, args: &[Var]) -> Vec<Var> {
+        let tys: Vec<Type> = op.neutral.iter().map(|a| a.ty(self.vars)).collect();
+        self.exps(
+            &tys,
+            Exp::Reduce {
+                op,
+                pre,
+                args: args.to_vec(),
+            },
+        )
+    }
+
+    pub fn scan(&mut self, op: Operator, pre: Option<Lambda>, args: &[Var]) -> Vec<Var> {
+        let tys: Vec<Type> = op
+            .neutral
+            .iter()
+            .map(|a| a.ty(self.vars).array_of(1))
+            .collect();
+        self.exps(
+            &tys,
+            Exp::Scan {
+                op,
+                pre,
+                args: args.to_vec(),
+            },
+        )
+    }
+
+    pub fn hist(&mut self, op: Operator, dest: &[Var], indices: Var, values: &[Var]) -> Vec<Var> {
+        let tys: Vec<Type> = dest.iter().map(|d| self.vars.ty(*d)).collect();
+        self.exps(
+            &tys,
+            Exp::Hist {
+                op,
+                dest: dest.to_vec(),
+                indices,
+                values: values.to_vec(),
+            },
+        )
+    }
+
+    pub fn scatter(&mut self, dest: &[Var], indices: &[Var], values: &[Var]) -> Vec<Var> {
+        let tys: Vec<Type> = dest.iter().map(|d| self.vars.ty(*d)).collect();
+        self.exps(
+            &tys,
+            Exp::Scatter {
+                dest: dest.to_vec(),
+                indices: indices.to_vec(),
+                values: values.to_vec(),
+            },
+        )
+    }
+
+    pub fn assert(&mut self, cond: impl Into<Atom>, message: &str) {
+        self.push(
+            vec![],
+            Exp::Assert {
+                cond: cond.into(),
+                message: message.into(),
+            },
+        );
+    }
+
+    pub fn check_shape(&mut self, array: Var, expected: Vec<Option<Atom>>, what: &str) {
+        self.push(
+            vec![],
+            Exp::CheckShape {
+                array,
+                expected,
+                what: what.into(),
+            },
+        );
+    }
+
+    /// `with_acc arrays (\accs -> f accs)`: `f` returns the final
+    /// accumulators followed by other results.
+    pub fn with_acc(
+        &mut self,
+        arrays: &[Var],
+        f: impl FnOnce(&mut Builder, &[Var]) -> Vec<Atom>,
+    ) -> Vec<Var> {
+        let acc_tys: Vec<Type> = arrays
+            .iter()
+            .map(|a| {
+                let t = self.vars.ty(*a);
+                Type::Acc(t.elem(), t.rank())
+            })
+            .collect();
+        let lam = self.lambda(&acc_tys, f);
+        let k = arrays.len();
+        let mut tys: Vec<Type> = arrays.iter().map(|a| self.vars.ty(*a)).collect();
+        tys.extend(self.result_types(&lam).into_iter().skip(k));
+        self.exps(
+            &tys,
+            Exp::WithAcc {
+                arrays: arrays.to_vec(),
+                lam,
+            },
+        )
+    }
+
+    pub fn upd_acc(&mut self, acc: Var, indices: Vec<Atom>, value: impl Into<Atom>) -> Var {
+        let t = self.vars.ty(acc);
+        self.exp(
+            t,
+            Exp::UpdAcc {
+                acc,
+                indices,
+                value: value.into(),
+            },
+        )
+    }
+}
