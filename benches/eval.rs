@@ -93,6 +93,47 @@ fn kmeans_cost() -> (Program, Function) {
     (prog, fun)
 }
 
+/// `loop acc = 0 for i < n do acc + i * i`: the scalar path.
+fn scalar_loop() -> (Program, Function) {
+    let mut prog = Program::default();
+    let fun = function(
+        &mut prog,
+        "main",
+        &[("n", Type::Prim(PrimType::I64))],
+        |b, ps| {
+            let r = b.loop_for(vec![Atom::i64(0)], ps[0], |b, i, acc| {
+                let sq = b.bin(BinOp::Mul, i, i);
+                vec![b.bin(BinOp::Add, acc[0], sq).into()]
+            });
+            vec![b.convert(F64, r[0]).into()]
+        },
+    );
+    (prog, fun)
+}
+
+/// `reduce (+) 0 (map (\x -> loop a = x for i < 100 do a * 0.99 + 1) xs)`:
+/// a loop in lifted code.
+fn map_of_loops() -> (Program, Function) {
+    let mut prog = Program::default();
+    let fun = function(
+        &mut prog,
+        "main",
+        &[("xs", Type::Array(F64, 1))],
+        |b, ps| {
+            let body = b.lambda(&[Type::Prim(F64)], |b, x| {
+                let r = b.loop_for(vec![x[0].into()], Atom::i64(100), |b, _, a| {
+                    let m = b.bin(BinOp::Mul, a[0], f(0.99));
+                    vec![b.bin(BinOp::Add, m, f(1.0)).into()]
+                });
+                vec![r[0].into()]
+            });
+            let add = b.binop_operator(BinOp::Add, F64, f(0.0));
+            vec![b.reduce(add, Some(body), &[ps[0]])[0].into()]
+        },
+    );
+    (prog, fun)
+}
+
 /// The median of `reps` runs, and the result of the last.
 fn time(p: &(Program, Function), args: &[Value], bulk: bool, reps: usize) -> (Duration, f64) {
     let opts = EvalOptions {
@@ -142,40 +183,26 @@ fn main() {
         array(&[np, d], randoms(np * d, 0x9E37_79B9_7F4A_7C15)),
         array(&[k, d], randoms(k * d, 0xD1B5_4A32_D192_ED03)),
     ];
-    println!("NumPy for scale: sum of squares ~23 ms, k-means cost ~115 ms");
-    report(
+    let n_loop = vec![Value::Scalar(Scalar::I64(10_000_000))];
+    let xs6 = vec![array(&[1_000_000], randoms(1_000_000, 7))];
+    let sos = (
         "sum of squares (fused), n = 10^7",
-        &sum_of_squares(true),
+        sum_of_squares(true),
         &xs,
-        true,
-        9,
     );
-    report(
+    let sos2 = (
         "sum of squares (map, reduce), n = 10^7",
-        &sum_of_squares(false),
+        sum_of_squares(false),
         &xs,
-        true,
-        9,
     );
-    report(
-        "k-means cost, n = 10^5, d = 8, k = 16",
-        &kmeans_cost(),
-        &km,
-        true,
-        9,
-    );
-    report(
-        "sum of squares (fused), n = 10^7",
-        &sum_of_squares(true),
-        &xs,
-        false,
-        3,
-    );
-    report(
-        "k-means cost, n = 10^5, d = 8, k = 16",
-        &kmeans_cost(),
-        &km,
-        false,
-        3,
-    );
+    let kmc = ("k-means cost, n = 10^5, d = 8, k = 16", kmeans_cost(), &km);
+    let sl = ("scalar loop, 10^7 iterations", scalar_loop(), &n_loop);
+    let ml = ("map of 100-iteration loops, n = 10^6", map_of_loops(), &xs6);
+    println!("NumPy for scale: sum of squares ~23 ms, k-means cost ~115 ms");
+    for (name, p, args) in [&sos, &sos2, &kmc, &sl, &ml] {
+        report(name, p, args, true, 7);
+    }
+    for (name, p, args) in [&sos, &kmc] {
+        report(name, p, args, false, 3);
+    }
 }

@@ -201,6 +201,24 @@ impl<'p> Interp<'p> {
         }
     }
 
+    /// Binds a scalar, writing it in place when the slot already holds one
+    /// (the common case in loops) rather than moving a whole value.
+    #[inline]
+    pub fn bind_scalar(&mut self, v: Var, s: Scalar) {
+        if let Some(t) = &mut self.tracked {
+            t.insert(v);
+        }
+        if let Some(slot) = self.env.get_mut(v.0 as usize) {
+            match slot {
+                Some(LVal {
+                    mask: 0,
+                    v: Value::Scalar(old),
+                }) => *old = s,
+                _ => *slot = Some(LVal::inv(Value::Scalar(s))),
+            }
+        }
+    }
+
     pub fn check_interrupt(&self) -> R<()> {
         match &self.opts.interrupt {
             Some(flag) if flag.load(Ordering::Relaxed) => Err(Fail::interrupted()),
@@ -237,21 +255,43 @@ impl<'p> Interp<'p> {
 
     pub fn eval_body(&mut self, body: &Body) -> R<Vec<LVal>> {
         let info = self.body_info(body)?;
+        let mut out = Vec::with_capacity(body.result.len());
+        self.run_body(body, &info, &mut out)?;
+        Ok(out)
+    }
+
+    /// Evaluates a body whose analysis is `info`, appending its results to
+    /// `out` (loops and per-element maps look the analysis up once and
+    /// reuse the vector).
+    pub fn run_body(&mut self, body: &Body, info: &BodyInfo, out: &mut Vec<LVal>) -> R<()> {
         for (stm, si) in body.stms.iter().zip(&info.stms) {
             self.eval_stm(stm, si).map_err(|e| e.at(stm.span))?;
         }
-        body.result
-            .iter()
-            .zip(&info.result_moves)
-            .map(|(a, &mv)| match a {
-                Atom::Var(v) if mv => self.take_var(*v, &[*v]),
-                _ => self.atom(a),
-            })
-            .collect()
+        for (a, &mv) in body.result.iter().zip(&info.result_moves) {
+            out.push(match a {
+                Atom::Var(v) if mv => self.take_var(*v, &[*v])?,
+                _ => self.atom(a)?,
+            });
+        }
+        Ok(())
     }
 
     /// Applies a lambda to arguments over the current lanes.
     pub fn apply(&mut self, lam: &Lambda, args: Vec<LVal>) -> R<Vec<LVal>> {
+        let info = self.body_info(&lam.body)?;
+        let mut out = Vec::with_capacity(lam.body.result.len());
+        self.apply_into(lam, &info, args.into_iter(), &mut out)?;
+        Ok(out)
+    }
+
+    /// `apply` with the lambda body's analysis, appending to `out`.
+    pub fn apply_into(
+        &mut self,
+        lam: &Lambda,
+        info: &BodyInfo,
+        args: impl ExactSizeIterator<Item = LVal>,
+        out: &mut Vec<LVal>,
+    ) -> R<()> {
         if args.len() != lam.params.len() {
             return Err(Fail::internal(format!(
                 "a lambda of {} parameters applied to {} arguments",
@@ -262,7 +302,7 @@ impl<'p> Interp<'p> {
         for (p, a) in lam.params.iter().zip(args) {
             self.bind(*p, a);
         }
-        self.eval_body(&lam.body)
+        self.run_body(&lam.body, info, out)
     }
 
     fn eval_stm(&mut self, stm: &Stm, si: &StmInfo) -> R<()> {
@@ -271,7 +311,7 @@ impl<'p> Interp<'p> {
             && let [p] = stm.pat[..]
         {
             let r = prim::binop(*op, x, y)?;
-            self.bind(p, LVal::inv(Value::Scalar(r)));
+            self.bind_scalar(p, r);
         } else {
             let vals = self.eval_exp(stm, si)?;
             if vals.len() != stm.pat.len() {
@@ -1140,11 +1180,11 @@ impl<'p> Interp<'p> {
                 if let Some(n) = b.scalar() {
                     for k in 0..n.as_i64() {
                         self.check_interrupt()?;
-                        self.bind(*i, LVal::inv(Value::Scalar(Scalar::from_i64(ity, k))));
-                        for (p, x) in pvars.iter().zip(cur) {
+                        self.bind_scalar(*i, Scalar::from_i64(ity, k));
+                        for (p, x) in pvars.iter().zip(cur.drain(..)) {
                             self.bind(*p, x);
                         }
-                        cur = self.eval_body(body)?;
+                        self.run_body(body, &info, &mut cur)?;
                     }
                     return Ok(cur);
                 }

@@ -10,7 +10,7 @@
 //! recognised operators, otherwise by applying the operator in bulk to
 //! whole slices (and, where there are few lanes, in a tree or in blocks).
 
-use super::analysis::{FastOp, fast_op};
+use super::analysis::{BodyInfo, FastOp, fast_op};
 use super::error::{Fail, R, fmt_shape};
 use super::interp::{Interp, LaneCursor};
 use super::kernels::{
@@ -367,6 +367,58 @@ fn fast_input<'a>(
     }
 }
 
+/// A reduction or scan applied one element at a time: the lambdas'
+/// analyses, looked up once, and scratch vectors reused at every step.
+struct SeqState<'l> {
+    op: &'l Lambda,
+    op_info: Rc<BodyInfo>,
+    pre: Option<(&'l Lambda, Rc<BodyInfo>)>,
+    x: Vec<LVal>,
+    args: Vec<LVal>,
+}
+
+impl<'l> SeqState<'l> {
+    fn new(it: &Interp, op: &'l Operator, pre: Option<&'l Lambda>) -> R<SeqState<'l>> {
+        Ok(SeqState {
+            op: &op.lam,
+            op_info: it.body_info(&op.lam.body)?,
+            pre: pre
+                .map(|l| Ok::<_, Fail>((l, it.body_info(&l.body)?)))
+                .transpose()?,
+            x: Vec::new(),
+            args: Vec::new(),
+        })
+    }
+
+    /// `acc = op(acc, xs)`.
+    fn combine(
+        &mut self,
+        it: &mut Interp,
+        xs: impl Iterator<Item = LVal>,
+        acc: &mut Vec<LVal>,
+    ) -> R<()> {
+        self.args.clear();
+        self.args.append(acc);
+        self.args.extend(xs);
+        it.apply_into(self.op, &self.op_info, self.args.drain(..), acc)
+    }
+
+    /// Combines element `i` of the arguments (mapped by the fused map) into
+    /// `acc`.
+    fn step(&mut self, it: &mut Interp, vals: &[LVal], i: usize, acc: &mut Vec<LVal>) -> R<()> {
+        let elems = vals.iter().map(|v| element_of(v, i));
+        let mut x = std::mem::take(&mut self.x);
+        x.clear();
+        match &self.pre {
+            Some((l, info)) => it.apply_into(l, info, elems, &mut x)?,
+            None => x.extend(elems),
+        }
+        let r = self.combine(it, x.drain(..), acc);
+        self.x = x;
+        r
+    }
+}
+
 impl Interp<'_> {
     /// Whether any variable the statement reads varies over a lane.
     fn varies(&self, stm_uses: &[Var]) -> bool {
@@ -498,6 +550,8 @@ impl Interp<'_> {
 
     /// The map one element at a time (where no lane is active).
     fn map_elements(&mut self, lam: &Lambda, vals: &[LVal], n: usize) -> R<Vec<Value>> {
+        let info = self.body_info(&lam.body)?;
+        let mut res = Vec::with_capacity(lam.body.result.len());
         let mut outs: Vec<Vec<Value>> = (0..lam.body.result.len())
             .map(|_| Vec::with_capacity(n))
             .collect();
@@ -505,8 +559,9 @@ impl Interp<'_> {
             if i % 1024 == 0 {
                 self.check_interrupt()?;
             }
-            let args = vals.iter().map(|x| element_of(x, i)).collect();
-            for (o, r) in outs.iter_mut().zip(self.apply(lam, args)?) {
+            res.clear();
+            self.apply_into(lam, &info, vals.iter().map(|x| element_of(x, i)), &mut res)?;
+            for (o, r) in outs.iter_mut().zip(res.drain(..)) {
                 o.push(r.v);
             }
         }
@@ -608,10 +663,10 @@ impl Interp<'_> {
             return self.apply(&op.lam, args);
         }
         let mut acc = ne;
+        let mut st = SeqState::new(self, op, None)?;
         for i in 0..n {
             self.check_interrupt()?;
-            acc.extend(xs.iter().map(|x| along(x, i)));
-            acc = self.apply(&op.lam, acc)?;
+            st.combine(self, xs.iter().map(|x| along(x, i)), &mut acc)?;
         }
         Ok(acc)
     }
@@ -679,17 +734,12 @@ impl Interp<'_> {
         n: usize,
         mut acc: Vec<LVal>,
     ) -> R<Vec<LVal>> {
+        let mut st = SeqState::new(self, op, pre)?;
         for i in 0..n {
             if i % 1024 == 0 {
                 self.check_interrupt()?;
             }
-            let x: Vec<LVal> = vals.iter().map(|v| element_of(v, i)).collect();
-            let x = match pre {
-                Some(l) => self.apply(l, x)?,
-                None => x,
-            };
-            acc.extend(x);
-            acc = self.apply(&op.lam, acc)?;
+            st.step(self, vals, i, &mut acc)?;
         }
         Ok(acc)
     }
@@ -808,10 +858,10 @@ impl Interp<'_> {
         let k = ne.len();
         let mut steps: Vec<Vec<LVal>> = vec![Vec::with_capacity(n); k];
         let mut acc = ne;
+        let mut st = SeqState::new(self, op, None)?;
         for i in 0..n {
             self.check_interrupt()?;
-            acc.extend(xs.iter().map(|x| along(x, i)));
-            acc = self.apply(&op.lam, acc)?;
+            st.combine(self, xs.iter().map(|x| along(x, i)), &mut acc)?;
             for (s, a) in steps.iter_mut().zip(&acc) {
                 s.push(a.clone());
             }
@@ -829,17 +879,12 @@ impl Interp<'_> {
         mut acc: Vec<LVal>,
     ) -> R<(Vec<LVal>, Vec<LVal>)> {
         let mut outs: Vec<Vec<Value>> = (0..acc.len()).map(|_| Vec::with_capacity(n)).collect();
+        let mut st = SeqState::new(self, op, pre)?;
         for i in 0..n {
             if i % 1024 == 0 {
                 self.check_interrupt()?;
             }
-            let x: Vec<LVal> = vals.iter().map(|v| element_of(v, i)).collect();
-            let x = match pre {
-                Some(l) => self.apply(l, x)?,
-                None => x,
-            };
-            acc.extend(x);
-            acc = self.apply(&op.lam, acc)?;
+            st.step(self, vals, i, &mut acc)?;
             for (o, a) in outs.iter_mut().zip(&acc) {
                 o.push(a.v.clone());
             }
