@@ -174,10 +174,16 @@ impl<'p> Interp<'p> {
         }
     }
 
-    fn scalar_atom(&self, a: &Atom) -> Option<Scalar> {
+    fn scalar_ref<'a>(&'a self, a: &'a Atom) -> Option<&'a Scalar> {
         match a {
-            Atom::Const(s) => Some(*s),
-            Atom::Var(v) => self.env.get(v.0 as usize)?.as_ref()?.scalar(),
+            Atom::Const(s) => Some(s),
+            Atom::Var(v) => match self.env.get(v.0 as usize)? {
+                Some(LVal {
+                    mask: 0,
+                    v: Value::Scalar(s),
+                }) => Some(s),
+                _ => None,
+            },
         }
     }
 
@@ -193,6 +199,13 @@ impl<'p> Interp<'p> {
     }
 
     pub fn bind(&mut self, v: Var, x: LVal) {
+        if let LVal {
+            mask: 0,
+            v: Value::Scalar(s),
+        } = &x
+        {
+            return self.bind_scalar(v, copy_scalar(s));
+        }
         if let Some(t) = &mut self.tracked {
             t.insert(v);
         }
@@ -203,7 +216,7 @@ impl<'p> Interp<'p> {
 
     /// Binds a scalar, writing it in place when the slot already holds one
     /// (the common case in loops) rather than moving a whole value.
-    #[inline]
+    #[inline(always)]
     pub fn bind_scalar(&mut self, v: Var, s: Scalar) {
         if let Some(t) = &mut self.tracked {
             t.insert(v);
@@ -268,9 +281,12 @@ impl<'p> Interp<'p> {
             self.eval_stm(stm, si).map_err(|e| e.at(stm.span))?;
         }
         for (a, &mv) in body.result.iter().zip(&info.result_moves) {
-            out.push(match a {
-                Atom::Var(v) if mv => self.take_var(*v, &[*v])?,
-                _ => self.atom(a)?,
+            out.push(match self.scalar_ref(a) {
+                Some(s) => LVal::inv(Value::Scalar(copy_scalar(s))),
+                None => match a {
+                    Atom::Var(v) if mv => self.take_var(*v, &[*v])?,
+                    _ => self.atom(a)?,
+                },
             });
         }
         Ok(())
@@ -307,10 +323,16 @@ impl<'p> Interp<'p> {
 
     fn eval_stm(&mut self, stm: &Stm, si: &StmInfo) -> R<()> {
         if let Exp::BinOp(op, a, b) = &stm.exp
-            && let (Some(x), Some(y)) = (self.scalar_atom(a), self.scalar_atom(b))
+            && let (Some(x), Some(y)) = (self.scalar_ref(a), self.scalar_ref(b))
             && let [p] = stm.pat[..]
         {
-            let r = prim::binop(*op, x, y)?;
+            // Operands are read through references and matched by type, so
+            // that no whole `Scalar` is copied on this path.
+            let r = match (x, y) {
+                (Scalar::I64(x), Scalar::I64(y)) => lift(prim::native_binop(*op, *x, *y)?),
+                (Scalar::F64(x), Scalar::F64(y)) => lift(prim::native_binop(*op, *x, *y)?),
+                (x, y) => prim::binop(*op, *x, *y)?,
+            };
             self.bind_scalar(p, r);
         } else {
             let vals = self.eval_exp(stm, si)?;
@@ -626,6 +648,9 @@ impl<'p> Interp<'p> {
             return Ok(LVal::inv(Value::Array(ops::replicate(n, &x.v)?)));
         }
         let a = x.array()?;
+        let mut shape = a.shape().to_vec();
+        shape.insert(count(x.mask), n);
+        ops::check_size(&shape, a.elem())?;
         Ok(LVal::from_array(
             x.mask,
             super::lanes::insert_axis(&a, count(x.mask), n),
@@ -1286,6 +1311,29 @@ impl<'p> Interp<'p> {
         }
         self.stats.peak_live_bytes = self.stats.peak_live_bytes.max(total);
         self.stats.peak_checkpoint_bytes = self.stats.peak_checkpoint_bytes.max(ck);
+    }
+}
+
+/// A copy of a scalar made variant by variant: copying the enum whole
+/// compiles to overlapping unaligned loads that stall on the narrower
+/// stores that wrote it, which dominated the scalar path.
+#[inline(always)]
+fn copy_scalar(s: &Scalar) -> Scalar {
+    match s {
+        Scalar::I64(x) => Scalar::I64(*x),
+        Scalar::F64(x) => Scalar::F64(*x),
+        Scalar::Bool(x) => Scalar::Bool(*x),
+        Scalar::I32(x) => Scalar::I32(*x),
+        Scalar::F32(x) => Scalar::F32(*x),
+        other => *other,
+    }
+}
+
+#[inline(always)]
+fn lift<T: prim::Native>(r: prim::BinResult<T>) -> Scalar {
+    match r {
+        prim::BinResult::Same(v) => v.wrap(),
+        prim::BinResult::Bool(b) => Scalar::Bool(b),
     }
 }
 

@@ -8,7 +8,7 @@ use super::error::{Fail, R, fmt_shape};
 use super::kernels::from_vec;
 use super::value::{Array, Element, Value};
 use crate::eval::RuntimeErrorKind;
-use crate::prim::{Native, Scalar};
+use crate::prim::{Native, PrimType, Scalar};
 use crate::with_array;
 use ndarray::{ArcArray, ArrayBase, Axis, IxDyn, RawData, Slice};
 
@@ -196,13 +196,32 @@ pub(crate) fn size(n: i64, what: &str) -> R<usize> {
     usize::try_from(n).map_err(|_| Fail::negative_size(n, what))
 }
 
+/// Fails unless an array of this shape and element type can be addressed
+/// (before anything tries to allocate it).
+pub(crate) fn check_size(shape: &[usize], elem: PrimType) -> R<()> {
+    let elems = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    match elems.and_then(|e| e.checked_mul(elem.bytes())) {
+        Some(bytes) if bytes <= isize::MAX as usize => Ok(()),
+        _ => Err(Fail::shape(format!(
+            "an array of shape {} is too large",
+            fmt_shape(shape)
+        ))),
+    }
+}
+
 pub(crate) fn iota(n: i64) -> R<Array> {
     let n = size(n, "iota")?;
+    check_size(&[n], PrimType::I64)?;
     Ok(from_vec(&[n], (0..n as i64).collect::<Vec<i64>>()))
 }
 
 /// `n` copies of an invariant value.
 pub(crate) fn replicate(n: usize, v: &Value) -> R<Array> {
+    let mut shape = vec![n];
+    if let Value::Array(a) = v {
+        shape.extend_from_slice(a.shape());
+    }
+    check_size(&shape, super::lanes::value_elem(v))?;
     match v {
         Value::Scalar(s) => Ok(Array::filled(vec![n], *s)),
         Value::Array(a) => Ok(super::lanes::insert_axis(a, 0, n)),
@@ -241,6 +260,7 @@ pub(crate) fn with_shape(a: &Array, shape: &[usize]) -> Array {
 
 pub(crate) fn reshape(a: &Array, nl: usize, dims: &[i64]) -> R<Array> {
     let dims: Vec<usize> = dims.iter().map(|&d| size(d, "reshape")).collect::<R<_>>()?;
+    check_size(&dims, a.elem())?;
     let own = &a.shape()[nl..];
     if dims.iter().product::<usize>() != own.iter().product::<usize>() {
         return Err(Fail::shape(format!(

@@ -621,6 +621,12 @@ fn array_constructors() {
         RuntimeErrorKind::NegativeSize,
         "negative size -1 in replicate",
     );
+    expect_err(
+        &p,
+        vec![si(1 << 62)],
+        RuntimeErrorKind::ShapeMismatch,
+        "shape mismatch: an array of shape [4611686018427387904] is too large",
+    );
 }
 
 #[test]
@@ -1265,4 +1271,239 @@ fn bool_arrays_and_conversions_in_maps() {
         vec![bools(&[true, false, true]), f64s(&[1.7, -2.5, f64::NAN])],
     );
     assert!(same(&got[0], &bools(&[false, true, true])));
+}
+
+// ----- more lifted cases -----
+
+#[test]
+fn long_rows_reduce_as_trees_in_maps() {
+    // Few lanes and long rows: the unrecognised operator is applied as a
+    // tree; also a vectorised operator (map2 (+)) over rows at the top.
+    let p = build(&[("m", arr(I64, 2))], |b, ps| {
+        let op = slow_add_i64(b);
+        let sums = b.map(&[ps[0]], |b, row| {
+            vec![b.reduce(op.clone(), None, &[row[0]])[0].into()]
+        });
+        let scans = b.map(&[ps[0]], |b, row| {
+            vec![b.scan(op.clone(), None, &[row[0]])[0].into()]
+        });
+        let w = b.size(ps[0], 1);
+        let zeros = b.replicate(w, i(0));
+        let vop = b.operator(&[arr(I64, 1)], vec![zeros.into()], |b, a, x| {
+            vec![
+                b.map(&[a[0], x[0]], |b, ax| {
+                    vec![b.bin(BinOp::Add, ax[0], ax[1]).into()]
+                })[0]
+                    .into(),
+            ]
+        });
+        let cols = b.reduce(vop, None, &[ps[0]]);
+        vec![sums[0].into(), scans[0].into(), cols[0].into()]
+    });
+    let rows: Vec<Vec<i64>> = (0..3)
+        .map(|r| (0..500).map(|c| (r * 7 + c) % 11 - 5).collect())
+        .collect();
+    let refs: Vec<&[i64]> = rows.iter().map(|r| r.as_slice()).collect();
+    let got = ok(&p, vec![i64m(&refs)]);
+    let sums: Vec<i64> = rows.iter().map(|r| r.iter().sum()).collect();
+    assert!(same(&got[0], &i64s(&sums)));
+    let cols: Vec<i64> = (0..500).map(|c| rows.iter().map(|r| r[c]).sum()).collect();
+    assert!(same(&got[2], &i64s(&cols)));
+}
+
+#[test]
+fn varying_slices_and_rotations_in_maps() {
+    // map (\k -> (a[k:k+2], rotate k a)) ks
+    let p = build(&[("a", arr(I64, 1)), ("ks", arr(I64, 1))], |b, ps| {
+        let a = ps[0];
+        let r = b.map(&[ps[1]], |b, k| {
+            let k = k[0];
+            let e = b.bin(BinOp::Add, k, i(2));
+            let s = b.index(
+                a,
+                vec![DimIndex::Slice {
+                    start: Some(k.into()),
+                    end: Some(e.into()),
+                    stride: None,
+                }],
+            );
+            vec![s.into(), b.rotate(k, a).into()]
+        });
+        vec![r[0].into(), r[1].into()]
+    });
+    expect(
+        &p,
+        vec![i64s(&[1, 2, 3]), i64s(&[1, 0])],
+        &[i64m(&[&[2, 3], &[1, 2]]), i64m(&[&[2, 3, 1], &[1, 2, 3]])],
+    );
+    expect_err(
+        &p,
+        vec![i64s(&[1, 2, 3]), i64s(&[0, 2])],
+        RuntimeErrorKind::IndexOutOfBounds,
+        "slice [2:4] out of bounds for array of shape [3]",
+    );
+}
+
+#[test]
+fn reps_that_vary_over_lanes() {
+    // map (\x -> map (\y r -> y * r) ys (rep x)) xs
+    let p = build(&[("xs", arr(I64, 1)), ("ys", arr(I64, 1))], |b, ps| {
+        let ys = ps[1];
+        let r = b.map(&[ps[0]], |b, x| {
+            let r = b.rep(x[0]);
+            vec![
+                b.map(&[ys, r], |b, yr| {
+                    vec![b.bin(BinOp::Mul, yr[0], yr[1]).into()]
+                })[0]
+                    .into(),
+            ]
+        });
+        vec![r[0].into()]
+    });
+    expect(
+        &p,
+        vec![i64s(&[1, 2]), i64s(&[3, 4])],
+        &[i64m(&[&[3, 4], &[6, 8]])],
+    );
+}
+
+#[test]
+fn partitioned_branches_of_different_shapes_are_irregular() {
+    // map (\x -> if x > 0 then iota 2 else iota 3) xs
+    let p = build(&[("xs", arr(I64, 1))], |b, ps| {
+        let r = b.map(&[ps[0]], |b, x| {
+            let c = b.bin(BinOp::Gt, x[0], i(0));
+            vec![
+                b.if_(
+                    c,
+                    |b| vec![b.iota(i(2)).into()],
+                    |b| vec![b.iota(i(3)).into()],
+                )[0]
+                .into(),
+            ]
+        });
+        vec![r[0].into()]
+    });
+    expect(&p, vec![i64s(&[1, 1])], &[i64m(&[&[0, 1], &[0, 1]])]);
+    expect_err(
+        &p,
+        vec![i64s(&[1, -1])],
+        RuntimeErrorKind::ShapeMismatch,
+        "shape mismatch: map produced elements of shapes [2] and [3]",
+    );
+}
+
+#[test]
+fn selects_between_arrays_and_maps_inside_branches() {
+    // map (\x -> if x > 0 then ys else zs) xs   (safe: a select of rows)
+    // map (\x -> if x > 0 then map (\y -> y / x) ys else ys) xs  (partitioned)
+    let p = build(
+        &[
+            ("xs", arr(I64, 1)),
+            ("ys", arr(I64, 1)),
+            ("zs", arr(I64, 1)),
+        ],
+        |b, ps| {
+            let (ys, zs) = (ps[1], ps[2]);
+            let r = b.map(&[ps[0]], |b, x| {
+                let x = x[0];
+                let c = b.bin(BinOp::Gt, x, i(0));
+                let s = b.if_(c, |_| vec![ys.into()], |_| vec![zs.into()]);
+                let d = b.if_(
+                    c,
+                    |b| {
+                        vec![b.map(&[ys], |b, y| vec![b.bin(BinOp::Div, y[0], x).into()])[0].into()]
+                    },
+                    |_| vec![ys.into()],
+                );
+                vec![s[0].into(), d[0].into()]
+            });
+            vec![r[0].into(), r[1].into()]
+        },
+    );
+    expect(
+        &p,
+        vec![i64s(&[2, 0, -1]), i64s(&[10, 20]), i64s(&[7, 8])],
+        &[
+            i64m(&[&[10, 20], &[7, 8], &[7, 8]]),
+            i64m(&[&[5, 10], &[10, 20], &[10, 20]]),
+        ],
+    );
+}
+
+#[test]
+fn static_slice_updates_in_maps() {
+    // map (\r -> r with [1:3] = [r[0], r[0]]) m
+    let p = build(&[("m", arr(I64, 2))], |b, ps| {
+        let r = b.map(&[ps[0]], |b, r| {
+            let r = r[0];
+            let h = b.index1(r, i(0));
+            let v = b.array_lit(vec![h.into(), h.into()], ty_i64());
+            vec![b.update(r, vec![slice(Some(1), Some(3), None)], v).into()]
+        });
+        vec![r[0].into()]
+    });
+    expect(
+        &p,
+        vec![i64m(&[&[1, 2, 3, 4], &[5, 6, 7, 8]])],
+        &[i64m(&[&[1, 1, 1, 4], &[5, 5, 5, 8]])],
+    );
+}
+
+#[test]
+fn accumulator_rows_from_maps() {
+    // with_acc dest (\acc -> map (\k -> upd acc [k] row) ks; acc), dest 2-D
+    let p = build(
+        &[
+            ("dest", arr(I64, 2)),
+            ("ks", arr(I64, 1)),
+            ("row", arr(I64, 1)),
+        ],
+        |b, ps| {
+            let (ks, row) = (ps[1], ps[2]);
+            let r = b.with_acc(&[ps[0]], |b, accs| {
+                let acc = accs[0];
+                let _ = b.map(&[ks], |b, k| {
+                    vec![b.upd_acc(acc, vec![k[0].into()], row).into()]
+                });
+                vec![acc.into()]
+            });
+            vec![r[0].into()]
+        },
+    );
+    expect(
+        &p,
+        vec![
+            i64m(&[&[0, 0], &[0, 0]]),
+            i64s(&[1, 1, 5, 0]),
+            i64s(&[1, 2]),
+        ],
+        &[i64m(&[&[1, 2], &[2, 4]])],
+    );
+}
+
+#[test]
+fn while_loops_over_arrays_in_maps() {
+    // map (\n -> loop (a, k) = (replicate 2 0, n) while k > 0 do (a with [k % 2] = k, k - 1)) ns
+    let p = build(&[("ns", arr(I64, 1))], |b, ps| {
+        let r = b.map(&[ps[0]], |b, n| {
+            let a0 = b.replicate(i(2), i(0));
+            let r = b.loop_while(
+                vec![a0.into(), n[0].into()],
+                |b, p| b.bin(BinOp::Gt, p[1], i(0)).into(),
+                |b, p| {
+                    let m = b.bin(BinOp::Mod, p[1], i(2));
+                    let a = b.update(p[0], vec![fix(m)], p[1]);
+                    vec![a.into(), b.bin(BinOp::Sub, p[1], i(1)).into()]
+                },
+            );
+            vec![r[0].into()]
+        });
+        vec![r[0].into()]
+    });
+    expect(
+        &p,
+        vec![i64s(&[0, 1, 4, 3])],
+        &[i64m(&[&[0, 0], &[0, 1], &[2, 1], &[2, 1]])],
+    );
 }
