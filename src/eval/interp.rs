@@ -51,6 +51,14 @@ pub(crate) struct Interp<'p> {
     pub chunk_peak: usize,
     /// Lanes in the next chunk of an outermost map.
     pub chunk: usize,
+    /// The lanes the code being evaluated runs over: those of the enclosing
+    /// maps, only the compacted lane inside a partitioned branch, and none
+    /// of those a per-lane evaluation iterates over itself. An accumulator
+    /// update happens once in each of them.
+    pub active: Mask,
+    /// Accumulator updates made in bulk, applied when the outermost bulk
+    /// attempt succeeds (and dropped if it is retried per element).
+    pub acc_log: Vec<super::soac::AccUpdate>,
 }
 
 /// One index of an access, with its operands evaluated.
@@ -153,6 +161,8 @@ impl<'p> Interp<'p> {
             tracked: opts.track_memory.then(HashSet::new),
             chunk_peak: 0,
             chunk: INITIAL_CHUNK,
+            active: 0,
+            acc_log: Vec::new(),
         }
     }
 
@@ -243,13 +253,20 @@ impl<'p> Interp<'p> {
         self.analysis.body(b).cloned()
     }
 
-    /// Pushes a lane of length `n`, returning its index.
+    /// Pushes an active lane of length `n`, returning its index.
     pub fn push_lane(&mut self, n: usize) -> R<usize> {
         if self.lanes.len() >= MAX_LANES {
             return Err(Fail::Irregular);
         }
         self.lanes.push(n);
-        Ok(self.lanes.len() - 1)
+        let b = self.lanes.len() - 1;
+        self.active |= bit(b);
+        Ok(b)
+    }
+
+    pub fn pop_lane(&mut self) {
+        self.lanes.pop();
+        self.active &= !bit(self.lanes.len());
     }
 
     /// Lanes for the next chunk of an outermost map with `left` elements to go.
@@ -949,11 +966,17 @@ impl<'p> Interp<'p> {
     /// vary over, and stacks the results. Fails with `Irregular` when the
     /// results differ in shape between lanes.
     pub fn per_lane(&mut self, stm: &Stm, si: &StmInfo) -> R<Vec<LVal>> {
+        self.per_lane_over(stm, si, 0)
+    }
+
+    /// `per_lane`, iterating over the lanes `extra` too (for statements with
+    /// effects, which happen once in every lane).
+    pub fn per_lane_over(&mut self, stm: &Stm, si: &StmInfo, extra: Mask) -> R<Vec<LVal>> {
         let uses = si.uses.clone();
         let u = uses
             .iter()
             .filter_map(|v| self.env.get(v.0 as usize)?.as_ref())
-            .fold(0, |m, x| m | x.mask);
+            .fold(extra, |m, x| m | x.mask);
         if u == 0 {
             return Err(Fail::internal(
                 "per-lane evaluation of an invariant statement",
@@ -965,7 +988,10 @@ impl<'p> Interp<'p> {
             .iter()
             .map(|&v| (v, self.env.get_mut(v.0 as usize).and_then(Option::take)))
             .collect();
+        let outer = self.active;
+        self.active &= !u;
         let res = self.per_lane_run(stm, si, &saved, &ubits, &udims);
+        self.active = outer;
         for (v, x) in saved {
             self.env[v.0 as usize] = x;
         }
@@ -1116,6 +1142,8 @@ impl<'p> Interp<'p> {
                 return Ok(());
             }
             let b = me.push_lane(idx.len())?;
+            let outer = me.active;
+            me.active = bit(b);
             let mut bound = Ok(());
             for (v, x) in &saved {
                 me.env[v.0 as usize] = match x {
@@ -1130,7 +1158,8 @@ impl<'p> Interp<'p> {
                 };
             }
             let out = bound.and_then(|()| f(me));
-            me.lanes.pop();
+            me.active = outer;
+            me.pop_lane();
             let parts = out?
                 .into_iter()
                 .map(|x| match x.mask {

@@ -65,6 +65,8 @@ struct Ctx {
     small_f: Var,
     small_i: Var,
     m: Var,
+    /// An integer accumulator the code may add to.
+    acc: Option<Var>,
 }
 
 fn f_ty() -> Type {
@@ -108,8 +110,16 @@ fn gen_body(r: &mut Rng, b: &mut Builder, pool: &Pool, cx: &Ctx, depth: usize) -
 }
 
 fn gen_stm(r: &mut Rng, b: &mut Builder, pool: &mut Pool, cx: &Ctx, depth: usize) {
-    let kinds = if depth > 0 { 17 } else { 9 };
+    let kinds = if depth > 0 { 18 } else { 9 };
     match r.below(kinds) {
+        17 if cx.acc.is_some() => {
+            // upd acc [k % m] v
+            let (k, v) = (r.pick(&pool.i), r.pick(&pool.i));
+            let k = index_from(r, b, cx, k);
+            if let Some(acc) = cx.acc {
+                b.upd_acc(acc, vec![k], v);
+            }
+        }
         0 | 1 => {
             let ops = [
                 BinOp::Add,
@@ -364,12 +374,13 @@ fn program(seed: u64) -> (crate::core::ir::Program, crate::core::ir::Function) {
         })
         .collect();
     build(&params, |b, ps| {
-        let cx = Ctx {
+        let mut cx = Ctx {
             arr_f: ps[2],
             arr_i: ps[3],
             small_f: ps[4],
             small_i: ps[5],
             m: ps[6],
+            acc: None,
         };
         let mut r = Rng(seed | 1);
         let base = Pool {
@@ -383,18 +394,25 @@ fn program(seed: u64) -> (crate::core::ir::Program, crate::core::ir::Function) {
         let depth = 1 + r.below(2);
         let mut r1 = Rng(r.next() | 1);
         let bp = base.clone();
-        let out = b.map(&[ps[0], ps[1]], |b, xk| {
-            let mut p = bp;
-            p.f.push(xk[0].into());
-            p.i.push(xk[1].into());
-            let n = 2 + r1.below(6);
-            gen_stms(&mut r1, b, &mut p, &cx, n, depth);
-            vec![
-                *p.f.last().expect("non-empty"),
-                *p.i.last().expect("non-empty"),
-            ]
+        // with_acc (copy arr_i) (\acc -> (acc, map (\x k -> ..) xs ks))
+        let dest = b.copy(cx.arr_i);
+        let out = b.with_acc(&[dest], |b, accs| {
+            cx.acc = Some(accs[0]);
+            let out = b.map(&[ps[0], ps[1]], |b, xk| {
+                let mut p = bp;
+                p.f.push(xk[0].into());
+                p.i.push(xk[1].into());
+                let n = 2 + r1.below(6);
+                gen_stms(&mut r1, b, &mut p, &cx, n, depth);
+                vec![
+                    *p.f.last().expect("non-empty"),
+                    *p.i.last().expect("non-empty"),
+                ]
+            });
+            vec![accs[0].into(), out[0].into(), out[1].into()]
         });
-        let (rf, ri) = (out[0], out[1]);
+        cx.acc = None;
+        let (added, rf, ri) = (out[0], out[1], out[2]);
         let add = b.binop_operator(BinOp::Add, PrimType::F64, Atom::Const(Scalar::F64(0.0)));
         let total = b.reduce(add, None, &[rf])[0];
         let op = slow_add(b);
@@ -419,6 +437,7 @@ fn program(seed: u64) -> (crate::core::ir::Program, crate::core::ir::Function) {
             vec![inner[0].into(), inner[1].into()]
         });
         vec![
+            added.into(),
             rf.into(),
             ri.into(),
             total.into(),

@@ -17,11 +17,9 @@ use super::kernels::{
     self, fast_call, fast_supported, fold_into, fold_rows, from_vec, hist_into, row_major,
     scan_into, scan_rows,
 };
-use super::lanes::{
-    LVal, Mask, bit, count, index_operand, insert_axis, lane_dims, materialize, operand,
-};
+use super::lanes::{LVal, Mask, bit, count, index_operand, insert_axis, lane_dims, materialize};
 use super::ops::{self, Step};
-use super::value::{Array, Element, Value};
+use super::value::{AccCell, Array, Element, Value};
 use crate::core::ir::{Atom, Lambda, Operator, Stm, Type, Var};
 use crate::prim::Scalar;
 use crate::with_array;
@@ -544,7 +542,7 @@ impl Interp<'_> {
         let b = self.push_lane(n)?;
         let args = vals.iter().map(|x| lane_param(x, b)).collect();
         let res = self.apply(lam, args);
-        self.lanes.pop();
+        self.pop_lane();
         res?.into_iter().map(|r| unlane(r, b, n)).collect()
     }
 
@@ -585,11 +583,13 @@ impl Interp<'_> {
                 match self.map_lanes(lam, &chunk, c) {
                     Ok(r) => {
                         self.tune_chunk(c);
+                        self.flush_acc_log(None)?;
                         Ok(r.into_iter().map(|x| x.v).collect())
                     }
                     Err(e) if e.is_interrupt() => Err(e),
                     Err(e) => {
                         retrying(&e);
+                        self.acc_log.clear();
                         // Irregular chunks are likely to be followed by more.
                         lifted = !matches!(e, Fail::Irregular);
                         self.map_elements(lam, &chunk, c)
@@ -684,7 +684,7 @@ impl Interp<'_> {
             let mut args: Vec<LVal> = cur.iter().map(|x| strided(x, 0, h, b)).collect();
             args.extend(cur.iter().map(|x| strided(x, 1, h, b)));
             let res = self.apply(&op.lam, args);
-            self.lanes.pop();
+            self.pop_lane();
             let res: Vec<LVal> = res?
                 .into_iter()
                 .map(|r| unlane(r, b, h))
@@ -769,10 +769,14 @@ impl Interp<'_> {
                 Err(Fail::Irregular)
             };
             acc = match attempt {
-                Ok(a) => a,
+                Ok(a) => {
+                    self.flush_acc_log(None)?;
+                    a
+                }
                 Err(e) if e.is_interrupt() => return Err(e),
                 Err(e) => {
                     retrying(&e);
+                    self.acc_log.clear();
                     lifted = lifted && !matches!(e, Fail::Irregular);
                     self.reduce_elements(op, pre, &chunk, c, acc)?
                 }
@@ -922,10 +926,14 @@ impl Interp<'_> {
                 Err(Fail::Irregular)
             };
             let (outs, next) = match attempt {
-                Ok(r) => r,
+                Ok(r) => {
+                    self.flush_acc_log(None)?;
+                    r
+                }
                 Err(e) if e.is_interrupt() => return Err(e),
                 Err(e) => {
                     retrying(&e);
+                    self.acc_log.clear();
                     lifted = lifted && !matches!(e, Fail::Irregular);
                     self.scan_elements(op, pre, &chunk, c, acc)?
                 }
@@ -981,7 +989,7 @@ impl Interp<'_> {
         // Local scans of the blocks, side by side over a lane of blocks.
         let b = self.push_lane(nb)?;
         let local = self.scan_blocks_locally(op, &xs, b, nb, s);
-        self.lanes.pop();
+        self.pop_lane();
         let local = local?;
         // The prefix of each block: the scan of the block totals.
         let mut prefix: Vec<Vec<Value>> = vec![Vec::with_capacity(nb); acc.len()];
@@ -1020,12 +1028,12 @@ impl Interp<'_> {
                         .map(|x| materialize(x, bit(b1) | bit(b2), &self.lanes))
                         .collect::<R<Vec<Array>>>()
                 });
-                self.lanes.pop();
+                self.pop_lane();
                 r
             }
             Err(e) => Err(e),
         };
-        self.lanes.pop();
+        self.pop_lane();
         let combined = combined?;
         let mut outs: Vec<Array> = combined
             .iter()
@@ -1250,6 +1258,19 @@ impl Interp<'_> {
         arrays: &[Var],
         lam: &Lambda,
     ) -> R<Vec<LVal>> {
+        let outer_accs = si.uses.iter().any(|v| {
+            matches!(
+                self.env.get(v.0 as usize),
+                Some(Some(LVal {
+                    v: Value::Acc(_),
+                    ..
+                }))
+            )
+        });
+        if outer_accs && self.active != 0 {
+            // Updates of outer accumulators happen once in every lane.
+            return self.per_lane_over(stm, si, self.active);
+        }
         if self.varies(&si.uses) {
             return self.per_lane(stm, si);
         }
@@ -1259,7 +1280,7 @@ impl Interp<'_> {
                 "with_acc whose lambda does not take one accumulator per array",
             ));
         }
-        let cells: Vec<Rc<RefCell<Array>>> = self
+        let cells: Vec<AccCell> = self
             .take_dests(arrays, &si.moves)?
             .iter()
             .map(|a| Rc::new(RefCell::new(ops::standard(a))))
@@ -1268,8 +1289,15 @@ impl Interp<'_> {
             .iter()
             .map(|c| LVal::inv(Value::Acc(c.clone())))
             .collect();
-        let res = self.apply(lam, args)?;
+        // The lambda runs once for all lanes, so its own accumulators are
+        // updated once.
+        let outer = self.active;
+        self.active = 0;
+        let res = self.apply(lam, args);
+        self.active = outer;
+        let res = res?;
         self.clear_params(lam);
+        self.flush_acc_log(Some(&cells))?;
         let others: Vec<LVal> = res.into_iter().skip(k).collect();
         let mut out: Vec<LVal> = cells
             .into_iter()
@@ -1285,6 +1313,8 @@ impl Interp<'_> {
         Ok(out)
     }
 
+    /// `upd acc indices value` in every active lane: applied at once where
+    /// no lane is active, logged otherwise (see `Interp::acc_log`).
     pub(crate) fn eval_upd_acc(&mut self, acc: Var, indices: &[Atom], value: &Atom) -> R<LVal> {
         let a = self.get(acc)?.clone();
         let Value::Acc(cell) = &a.v else {
@@ -1292,15 +1322,69 @@ impl Interp<'_> {
                 "upd on something that is not an accumulator",
             ));
         };
-        let cell = cell.clone();
         let idx = self.atoms(indices)?;
         let x = self.atom(value)?;
-        let u = idx.iter().fold(x.mask, |m, i| m | i.mask);
+        let u = idx.iter().fold(self.active | x.mask, |m, i| m | i.mask);
         let udims = lane_dims(&self.lanes, u);
-        let iops: Vec<_> = idx.iter().map(|i| index_operand(i, u)).collect::<R<_>>()?;
-        let mut arr = cell.borrow_mut();
-        with_array!(&mut *arr, d => acc_add(d, &x, u, &udims, &iops))?;
+        let n: usize = udims.iter().product();
+        let flat_idx = idx
+            .iter()
+            .map(|i| {
+                let op = index_operand(i, u)?;
+                let mut cur = LaneCursor::new(&udims, vec![op.strides.clone()]);
+                Ok((0..n)
+                    .map(|_| {
+                        let k = op.data[cur.offs[0]];
+                        cur.advance();
+                        k
+                    })
+                    .collect())
+            })
+            .collect::<R<Vec<Vec<i64>>>>()?;
+        let v = materialize(&x, u, &self.lanes)?;
+        let mut shape = vec![n];
+        shape.extend_from_slice(&v.shape()[udims.len()..]);
+        let up = AccUpdate {
+            cell: cell.clone(),
+            indices: flat_idx,
+            values: ops::with_shape(&v, &shape),
+        };
+        if self.lanes.is_empty() {
+            up.apply()?;
+        } else {
+            self.acc_log.push(up);
+        }
         Ok(a)
+    }
+
+    /// Applies the logged accumulator updates (only those of the given
+    /// cells, if any are given), in order.
+    pub(crate) fn flush_acc_log(&mut self, only: Option<&[AccCell]>) -> R<()> {
+        let log = std::mem::take(&mut self.acc_log);
+        for up in log {
+            match only {
+                Some(cells) if !cells.iter().any(|c| Rc::ptr_eq(c, &up.cell)) => {
+                    self.acc_log.push(up)
+                }
+                _ => up.apply()?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Additions to an accumulator: row `q` of `values` is added at the index
+/// made of element `q` of each of `indices` (ignored when out of range).
+pub(crate) struct AccUpdate {
+    cell: AccCell,
+    indices: Vec<Vec<i64>>,
+    values: Array,
+}
+
+impl AccUpdate {
+    fn apply(&self) -> R<()> {
+        let mut arr = self.cell.borrow_mut();
+        with_array!(&mut *arr, d => add_rows(d, &self.indices, &self.values))
     }
 }
 
@@ -1346,63 +1430,46 @@ fn d_slice<T: Element>(d: &mut Array) -> Option<&mut [T]> {
     x.as_slice_mut()
 }
 
-/// Adds `x` into the accumulator's array at the indices, in every lane of
-/// `u`; out-of-range indices are ignored.
-fn acc_add<T: Element>(
-    d: &mut ArcArray<T, IxDyn>,
-    x: &LVal,
-    u: Mask,
-    udims: &[usize],
-    iops: &[kernels::Operand<i64>],
-) -> R<()> {
+/// `d[indices[.][q]] += values[q]` for every row `q` whose index is in
+/// range.
+fn add_rows<T: Element>(d: &mut ArcArray<T, IxDyn>, indices: &[Vec<i64>], values: &Array) -> R<()> {
     if !d.is_standard_layout() {
         *d = d.as_standard_layout().into_owned().into_shared();
     }
     let own = d.shape().to_vec();
-    let j = iops.len();
+    let j = indices.len();
     if j > own.len() {
         return Err(Fail::internal("too many indices for an accumulator"));
     }
     let rest = &own[j..];
-    if x.own_shape() != rest {
+    if values.shape()[1..] != *rest {
         return Err(Fail::shape(format!(
             "cannot add a value of shape {} to an accumulator slice of shape {}",
-            fmt_shape(x.own_shape()),
+            fmt_shape(&values.shape()[1..]),
             fmt_shape(rest)
         )));
     }
-    let vop = operand::<T>(x, u, rest.len())?;
+    let vals = row_major(
+        T::unwrap_array(values)
+            .ok_or_else(|| Fail::internal("upd with a value of another type"))?,
+    );
     let own_strides = kernels::standard_strides(&own);
     let rs: usize = rest.iter().product();
-    let nu = udims.len();
-    let mut strides = vec![vop.strides[..nu].to_vec()];
-    strides.extend(iops.iter().map(|o| o.strides.clone()));
-    let p: usize = udims.iter().product();
+    let n = values.len();
     let data = d
         .as_slice_mut()
         .ok_or_else(|| Fail::internal("an accumulator that is not row-major"))?;
-    let mut cur = LaneCursor::new(udims, strides);
-    'lanes: for _ in 0..p {
+    'rows: for q in 0..n {
         let mut off = 0;
-        for k in 0..j {
-            match usize::try_from(iops[k].data[cur.offs[k + 1]]) {
+        for (k, is) in indices.iter().enumerate() {
+            match usize::try_from(is[q]) {
                 Ok(i) if i < own[k] => off += i * own_strides[k],
-                _ => {
-                    cur.advance();
-                    continue 'lanes;
-                }
+                _ => continue 'rows,
             }
         }
-        let voff = cur.offs[0];
         for e in 0..rs {
-            let v = if vop.data.len() == 1 {
-                vop.data[0]
-            } else {
-                vop.data[voff + e]
-            };
-            data[off + e] = data[off + e].add(v);
+            data[off + e] = data[off + e].add(vals[q * rs + e]);
         }
-        cur.advance();
     }
     Ok(())
 }

@@ -1507,3 +1507,66 @@ fn while_loops_over_arrays_in_maps() {
         &[i64m(&[&[0, 0], &[0, 1], &[2, 1], &[2, 1]])],
     );
 }
+
+#[test]
+fn accumulator_updates_are_not_repeated_when_a_chunk_is_retried() {
+    // with_acc dest (\acc -> map (\n -> let a = upd acc [0] 1 in (a, iota n)) ns)
+    // The iota is irregular, so the bulk chunk is retried per element: the
+    // updates it made in bulk must not count twice.
+    let p = build(&[("dest", arr(I64, 1)), ("ns", arr(I64, 1))], |b, ps| {
+        let ns = ps[1];
+        let r = b.with_acc(&[ps[0]], |b, accs| {
+            let acc = accs[0];
+            let m = b.map(&[ns], |b, n| {
+                let a = b.upd_acc(acc, vec![i(0)], i(1));
+                let io = b.iota(n[0]);
+                let op = add_i64(b);
+                let s = b.reduce(op, None, &[io]);
+                vec![a.into(), s[0].into()]
+            });
+            vec![m[0].into(), m[1].into()]
+        });
+        vec![r[0].into(), r[1].into()]
+    });
+    expect(
+        &p,
+        vec![i64s(&[0]), i64s(&[1, 2, 3])],
+        &[i64s(&[3]), i64s(&[0, 1, 3])],
+    );
+}
+
+#[test]
+fn accumulator_updates_happen_once_per_lane() {
+    // with_acc dest (\acc ->
+    //   map (\x -> let a1 = if x > 0 then upd acc [0] 1 else acc
+    //              let a2 = map (\j -> upd a1 [1] 1) (iota 2)
+    //              in loop a = a1 for i < x do upd a [2] 1) xs; acc)
+    let p = build(&[("dest", arr(I64, 1)), ("xs", arr(I64, 1))], |b, ps| {
+        let xs = ps[1];
+        let r = b.with_acc(&[ps[0]], |b, accs| {
+            let acc = accs[0];
+            let _ = b.map(&[xs], |b, x| {
+                let x = x[0];
+                let c = b.bin(BinOp::Gt, x, i(0));
+                let a1 = b.if_(
+                    c,
+                    |b| vec![b.upd_acc(acc, vec![i(0)], i(1)).into()],
+                    |_| vec![acc.into()],
+                )[0];
+                let js = b.iota(i(2));
+                let _ = b.map(&[js], |b, _| vec![b.upd_acc(a1, vec![i(1)], i(1)).into()]);
+                let a3 = b.loop_for(vec![a1.into()], x, |b, _, a| {
+                    vec![b.upd_acc(a[0], vec![i(2)], i(1)).into()]
+                });
+                vec![a3[0].into()]
+            });
+            vec![acc.into()]
+        });
+        vec![r[0].into()]
+    });
+    expect(
+        &p,
+        vec![i64s(&[0, 0, 0]), i64s(&[2, -1, 3])],
+        &[i64s(&[2, 6, 5])],
+    );
+}
