@@ -53,7 +53,7 @@ fn sum_of_squares(fused: bool) -> (Program, Function) {
             let r = if fused {
                 b.reduce(add, Some(sq), &[ps[0]])
             } else {
-                let ys = b.map_lam(sq, &[ps[0]]);
+                let ys = b.map(sq, &[ps[0]]);
                 b.reduce(add, None, &ys)
             };
             vec![r[0].into()]

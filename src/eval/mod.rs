@@ -10,7 +10,8 @@
 //!   are never replicated; nested maps add lanes; `if` with a lane-varying
 //!   condition selects (cheap, safe branches) or partitions the lanes;
 //!   loops with lane-varying trip counts run with a mask of active lanes.
-//!   Anything irregular falls back to evaluating that map per element. See
+//!   An outermost map runs chunk by chunk, and a chunk that meets anything
+//!   irregular (or an error) is evaluated again one element at a time. See
 //!   `lanes.rs`, `interp.rs` and `soac.rs`.
 //! - **In-place updates.** A liveness analysis (`analysis.rs`) lets a
 //!   statement take ownership of an array at its last use, so `a with [i] =
@@ -18,12 +19,17 @@
 //!   without copying (copy-on-write otherwise).
 //! - **Native inner loops.** Element-wise work runs in tight loops over
 //!   slices (`kernels.rs`) that call the same `prim::Native` functions as
-//!   the scalar path, so bulk and per-element results agree bit for bit.
-//!   The exceptions are reductions with operators the evaluator does not
-//!   recognise (evaluated as a tree, or in blocks for `scan`, at the top
-//!   level) and accumulator updates from bulk code (added lane by lane
-//!   rather than element by element): with floats, these may round
-//!   differently than a sequential evaluation.
+//!   the scalar path, and recognised reduction operators fold in element
+//!   order, so bulk and per-element results agree bit for bit.
+//!
+//! Where bulk and per-element evaluation may round floats differently
+//! (both orders are valid, as operators are required to be associative):
+//! reductions with operators that are not recognised as a single primitive
+//! operation, which bulk evaluation combines as a tree (at the top level,
+//! and inside maps when there are few lanes and a long axis); scans with
+//! such operators at the top level, which it combines in blocks; and
+//! accumulator updates (`upd`) made inside bulk maps, which are added
+//! statement by statement rather than element by element.
 
 mod analysis;
 mod error;
@@ -50,6 +56,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use value::Value;
 
+#[derive(Clone, Debug)]
 pub struct EvalOptions {
     /// Set asynchronously (by a Ctrl-C handler) to stop the evaluation with
     /// `RuntimeErrorKind::Interrupted`; polled at every loop iteration and

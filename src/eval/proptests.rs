@@ -398,7 +398,7 @@ fn program(seed: u64) -> (crate::core::ir::Program, crate::core::ir::Function) {
         let dest = b.copy(cx.arr_i);
         let out = b.with_acc(&[dest], |b, accs| {
             cx.acc = Some(accs[0]);
-            let out = b.map(&[ps[0], ps[1]], |b, xk| {
+            let out = b.map_fn(&[ps[0], ps[1]], |b, xk| {
                 let mut p = bp;
                 p.f.push(xk[0].into());
                 p.i.push(xk[1].into());
@@ -421,9 +421,9 @@ fn program(seed: u64) -> (crate::core::ir::Program, crate::core::ir::Function) {
         // A doubly nested map: map (\x k -> map (\y -> ..) small_f) xs ks
         let mut r2 = Rng(r.next() | 1);
         let bp = base.clone();
-        let rows = b.map(&[ps[0], ps[1]], |b, xk| {
+        let rows = b.map_fn(&[ps[0], ps[1]], |b, xk| {
             let (x, k) = (xk[0], xk[1]);
-            let inner = b.map(&[cx.small_f], |b, y| {
+            let inner = b.map_fn(&[cx.small_f], |b, y| {
                 let mut p = bp;
                 p.f.extend([Atom::from(x), Atom::from(y[0])]);
                 p.i.push(k.into());

@@ -34,12 +34,12 @@ thread_local! {
     pub(crate) static RETRIED: std::cell::RefCell<Vec<Fail>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Records a bulk failure that is about to be retried per element.
+/// Records a bulk failure that is about to be retried per element (in
+/// tests only).
+#[cfg_attr(not(test), allow(unused_variables))]
 fn retrying(e: &Fail) {
     #[cfg(test)]
     RETRIED.with(|r| r.borrow_mut().push(e.clone()));
-    #[cfg(not(test))]
-    let _ = e;
 }
 
 /// Below this many lanes, a reduction along an axis longer than this is
@@ -59,17 +59,17 @@ fn slice_outer(x: &LVal, s: usize, e: usize) -> LVal {
     }
 }
 
-/// Element `i` of an invariant argument (a rep's element is its value; an
-/// accumulator is passed whole).
+/// Element `i < len` of an invariant argument (a rep's element is its
+/// value; an accumulator is passed whole).
 fn element_of(x: &LVal, i: usize) -> LVal {
     match &x.v {
-        Value::Array(a) if a.rank() == 1 => match ops::element(a, &[i]) {
+        Value::Array(a) => match ops::element(a, &[i]) {
             Some(s) => LVal::inv(Value::Scalar(s)),
-            None => LVal::inv(Value::Array(a.clone())),
+            // Not one-dimensional: a row.
+            None => LVal::inv(Value::Array(
+                with_array!(a, y => Element::wrap_array(y.clone().index_axis_move(Axis(0), i))),
+            )),
         },
-        Value::Array(a) => LVal::inv(Value::Array(
-            with_array!(a, y => Element::wrap_array(y.clone().index_axis_move(Axis(0), i))),
-        )),
         Value::Rep(inner) => LVal::inv((**inner).clone()),
         _ => x.clone(),
     }

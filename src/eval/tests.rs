@@ -200,7 +200,7 @@ fn division_by_zero_is_an_error() {
         "division by zero",
     );
     let p = build(&[("xs", arr(I64, 1))], |b, ps| {
-        vec![b.map(&[ps[0]], |b, x| vec![b.bin(BinOp::Div, i(10), x[0]).into()])[0].into()]
+        vec![b.map_fn(&[ps[0]], |b, x| vec![b.bin(BinOp::Div, i(10), x[0]).into()])[0].into()]
     });
     expect(&p, vec![i64s(&[1, 2, -3])], &[i64s(&[10, 5, -4])]);
     expect_err(
@@ -215,7 +215,7 @@ fn division_by_zero_is_an_error() {
 
 fn square_map() -> (Program, Function) {
     build(&[("xs", arr(F64, 1))], |b, ps| {
-        vec![b.map(&[ps[0]], |b, x| vec![b.bin(BinOp::Mul, x[0], x[0]).into()])[0].into()]
+        vec![b.map_fn(&[ps[0]], |b, x| vec![b.bin(BinOp::Mul, x[0], x[0]).into()])[0].into()]
     })
 }
 
@@ -241,7 +241,7 @@ fn map_over_many_chunks() {
 fn map_lengths_must_agree() {
     let p = build(&[("xs", arr(F64, 1)), ("ys", arr(F64, 1))], |b, ps| {
         vec![
-            b.map(&[ps[0], ps[1]], |b, x| {
+            b.map_fn(&[ps[0], ps[1]], |b, x| {
                 vec![b.bin(BinOp::Add, x[0], x[1]).into()]
             })[0]
                 .into(),
@@ -267,10 +267,10 @@ fn nested_map_with_free_variables() {
         &[("xs", arr(I64, 1)), ("ys", arr(I64, 1)), ("k", ty_i64())],
         |b, ps| {
             let (xs, ys, k) = (ps[0], ps[1], ps[2]);
-            let r = b.map(&[xs], |b, x| {
+            let r = b.map_fn(&[xs], |b, x| {
                 let x = x[0];
                 vec![
-                    b.map(&[ys], |b, y| {
+                    b.map_fn(&[ys], |b, y| {
                         let m = b.bin(BinOp::Mul, x, y[0]);
                         vec![b.bin(BinOp::Add, m, k).into()]
                     })[0]
@@ -293,7 +293,7 @@ fn map_with_rep_arguments() {
     let p = build(&[("xs", arr(I64, 1))], |b, ps| {
         let r = b.rep(i(5));
         vec![
-            b.map(&[ps[0], r], |b, x| {
+            b.map_fn(&[ps[0], r], |b, x| {
                 vec![b.bin(BinOp::Add, x[0], x[1]).into()]
             })[0]
                 .into(),
@@ -303,7 +303,7 @@ fn map_with_rep_arguments() {
     // A map over reps only is a rep; indexing it gives the element.
     let p = build(&[("x", ty_i64())], |b, ps| {
         let r = b.rep(ps[0]);
-        let m = b.map(&[r], |b, x| vec![b.bin(BinOp::Mul, x[0], i(2)).into()])[0];
+        let m = b.map_fn(&[r], |b, x| vec![b.bin(BinOp::Mul, x[0], i(2)).into()])[0];
         vec![m.into(), b.index1(m, i(1000)).into()]
     });
     let got = ok(&p, vec![si(4)]);
@@ -332,7 +332,7 @@ fn rep_lengths_are_errors() {
 fn irregular_maps_fall_back_per_element() {
     // map (\n -> reduce (+) 0 (iota n)) ns
     let p = build(&[("ns", arr(I64, 1))], |b, ps| {
-        let r = b.map(&[ps[0]], |b, n| {
+        let r = b.map_fn(&[ps[0]], |b, n| {
             let io = b.iota(n[0]);
             let op = b.binop_operator(BinOp::Add, I64, i(0));
             vec![b.reduce(op, None, &[io])[0].into()]
@@ -342,7 +342,7 @@ fn irregular_maps_fall_back_per_element() {
     expect(&p, vec![i64s(&[0, 1, 4, 3])], &[i64s(&[0, 0, 6, 3])]);
     // map (\n -> iota n) ns: fine when regular, an error otherwise.
     let p = build(&[("ns", arr(I64, 1))], |b, ps| {
-        vec![b.map(&[ps[0]], |b, n| vec![b.iota(n[0]).into()])[0].into()]
+        vec![b.map_fn(&[ps[0]], |b, n| vec![b.iota(n[0]).into()])[0].into()]
     });
     expect(&p, vec![i64s(&[2, 2])], &[i64m(&[&[0, 1], &[0, 1]])]);
     expect_err(
@@ -440,7 +440,7 @@ fn gathers_report_the_first_bad_element() {
     // map (\i -> a[i]) is
     let p = build(&[("a", arr(I64, 1)), ("is", arr(I64, 1))], |b, ps| {
         let a = ps[0];
-        vec![b.map(&[ps[1]], |b, k| vec![b.index1(a, k[0]).into()])[0].into()]
+        vec![b.map_fn(&[ps[1]], |b, k| vec![b.index1(a, k[0]).into()])[0].into()]
     });
     expect(
         &p,
@@ -461,7 +461,7 @@ fn guarded_index_in_a_map_is_partitioned() {
     // the lanes where it is false.
     let p = build(&[("a", arr(I64, 1)), ("ks", arr(I64, 1))], |b, ps| {
         let a = ps[0];
-        let r = b.map(&[ps[1]], |b, k| {
+        let r = b.map_fn(&[ps[1]], |b, k| {
             let k = k[0];
             let n = b.size(a, 0);
             let c = b.bin(BinOp::Lt, k, n);
@@ -510,7 +510,7 @@ fn updates() {
 fn updates_in_maps() {
     // map (\k v -> (replicate 3 0) with [k] = v) ks vs
     let p = build(&[("ks", arr(I64, 1)), ("vs", arr(I64, 1))], |b, ps| {
-        let r = b.map(&[ps[0], ps[1]], |b, kv| {
+        let r = b.map_fn(&[ps[0], ps[1]], |b, kv| {
             let z = b.replicate(i(3), i(0));
             vec![b.update(z, vec![fix(kv[0])], kv[1]).into()]
         });
@@ -688,7 +688,7 @@ fn shape_operations() {
 fn shape_operations_in_maps() {
     // map (\r -> (reverse r, rotate 1 r, r[1:], transpose (unflatten r))) rows
     let p = build(&[("m", arr(I64, 2))], |b, ps| {
-        let r = b.map(&[ps[0]], |b, r| {
+        let r = b.map_fn(&[ps[0]], |b, r| {
             let r = r[0];
             let rv = b.reverse(r);
             let ro = b.rotate(i(1), r);
@@ -721,7 +721,7 @@ fn shape_operations_in_maps() {
 fn if_in_maps() {
     // map (\x -> if x > 0 then x * 2.0 else -x) xs: safe branches (select)
     let p = build(&[("xs", arr(F64, 1))], |b, ps| {
-        let r = b.map(&[ps[0]], |b, x| {
+        let r = b.map_fn(&[ps[0]], |b, x| {
             let x = x[0];
             let c = b.bin(BinOp::Gt, x, f(0.0));
             let r = b.if_(
@@ -736,7 +736,7 @@ fn if_in_maps() {
     expect(&p, vec![f64s(&[1.0, -2.0, 3.0])], &[f64s(&[2.0, 2.0, 6.0])]);
     // An unsafe branch (integer division) is partitioned.
     let p = build(&[("xs", arr(I64, 1))], |b, ps| {
-        let r = b.map(&[ps[0]], |b, x| {
+        let r = b.map_fn(&[ps[0]], |b, x| {
             let x = x[0];
             let c = b.bin(BinOp::Neq, x, i(0));
             let r = b.if_(
@@ -755,7 +755,7 @@ fn if_in_maps() {
 fn nested_ifs_returning_arrays() {
     // map (\x -> if x > 1 then (if x > 2 then iota 2 else [x, x]) else [0, 1]) xs
     let p = build(&[("xs", arr(I64, 1))], |b, ps| {
-        let r = b.map(&[ps[0]], |b, x| {
+        let r = b.map_fn(&[ps[0]], |b, x| {
             let x = x[0];
             let c = b.bin(BinOp::Gt, x, i(1));
             let r = b.if_(
@@ -815,7 +815,7 @@ fn loops() {
 fn loops_with_varying_trip_counts() {
     // map (\n -> loop acc = 0 for i < n do acc + i * i) ns
     let p = build(&[("ns", arr(I64, 1))], |b, ps| {
-        let r = b.map(&[ps[0]], |b, n| {
+        let r = b.map_fn(&[ps[0]], |b, n| {
             let r = b.loop_for(vec![i(0)], n[0], |b, k, p| {
                 let sq = b.bin(BinOp::Mul, k, k);
                 vec![b.bin(BinOp::Add, p[0], sq).into()]
@@ -831,7 +831,7 @@ fn loops_with_varying_trip_counts() {
     );
     // Collatz steps: map (\x -> loop (x, s) = (x, 0) while x != 1 do ...) xs
     let p = build(&[("xs", arr(I64, 1))], |b, ps| {
-        let r = b.map(&[ps[0]], |b, x| {
+        let r = b.map_fn(&[ps[0]], |b, x| {
             let r = b.loop_while(
                 vec![x[0].into(), i(0)],
                 |b, p| b.bin(BinOp::Neq, p[0], i(1)).into(),
@@ -864,7 +864,7 @@ fn loops_with_varying_trip_counts() {
 fn loop_over_array_parameter_in_map() {
     // map (\x -> loop a = replicate 3 x for i < 3 do a with [i] = a[i] + i) xs
     let p = build(&[("xs", arr(I64, 1))], |b, ps| {
-        let r = b.map(&[ps[0]], |b, x| {
+        let r = b.map_fn(&[ps[0]], |b, x| {
             let a0 = b.replicate(i(3), x[0]);
             let r = b.loop_for(vec![a0.into()], i(3), |b, k, p| {
                 let e = b.index1(p[0], k);
@@ -953,7 +953,7 @@ fn reductions_inside_maps() {
     for slow in [false, true] {
         let p = build(&[("m", arr(I64, 2))], |b, ps| {
             let op = if slow { slow_add_i64(b) } else { add_i64(b) };
-            let r = b.map(&[ps[0]], |b, row| {
+            let r = b.map_fn(&[ps[0]], |b, row| {
                 let s = b.reduce(op.clone(), None, &[row[0]]);
                 let sc = b.scan(op.clone(), None, &[row[0]]);
                 vec![s[0].into(), sc[0].into()]
@@ -1028,7 +1028,7 @@ fn histograms() {
 fn histograms_in_maps() {
     // map (\k -> hist (+) (replicate 3 0) [k, k+1, 9] [1, 2, 3]) ks
     let p = build(&[("ks", arr(I64, 1))], |b, ps| {
-        let r = b.map(&[ps[0]], |b, k| {
+        let r = b.map_fn(&[ps[0]], |b, k| {
             let k = k[0];
             let d = b.replicate(i(3), i(0));
             let k1 = b.bin(BinOp::Add, k, i(1));
@@ -1079,7 +1079,7 @@ fn scatters() {
     );
     // Scatter of rows, and inside a map.
     let p = build(&[("ks", arr(I64, 1))], |b, ps| {
-        let r = b.map(&[ps[0]], |b, k| {
+        let r = b.map_fn(&[ps[0]], |b, k| {
             let d = b.replicate(i(3), i(0));
             let is = b.array_lit(vec![k[0].into()], ty_i64());
             let vs = b.array_lit(vec![i(5)], ty_i64());
@@ -1095,7 +1095,7 @@ fn scatters() {
 #[test]
 fn assertions() {
     let p = build(&[("xs", arr(I64, 1))], |b, ps| {
-        let r = b.map(&[ps[0]], |b, x| {
+        let r = b.map_fn(&[ps[0]], |b, x| {
             let c = b.bin(BinOp::Ge, x[0], i(0));
             b.assert(c, "x is non-negative");
             vec![x[0].into()]
@@ -1141,7 +1141,7 @@ fn accumulators() {
             let (is, vs) = (ps[1], ps[2]);
             let r = b.with_acc(&[ps[0]], |b, accs| {
                 let acc = accs[0];
-                let _ = b.map(&[is, vs], |b, iv| {
+                let _ = b.map_fn(&[is, vs], |b, iv| {
                     vec![b.upd_acc(acc, vec![iv[0].into()], iv[1]).into()]
                 });
                 let last = b.upd_acc(acc, vec![i(0)], f(100.0));
@@ -1161,7 +1161,7 @@ fn accumulators() {
     );
     // Rows of a two-dimensional accumulator, and with_acc inside a map.
     let p = build(&[("ks", arr(I64, 1))], |b, ps| {
-        let r = b.map(&[ps[0]], |b, k| {
+        let r = b.map_fn(&[ps[0]], |b, k| {
             let d = b.replicate(i(2), i(0));
             let r = b.with_acc(&[d], |b, accs| {
                 vec![b.upd_acc(accs[0], vec![k[0].into()], i(1)).into()]
@@ -1205,10 +1205,10 @@ fn ad_operators_are_internal_errors() {
 fn memory_is_tracked() {
     // ys = map (*2) xs; zs = map (+1) ys; all three alive at the end
     let p = build(&[("xs", arr(F64, 1))], |b, ps| {
-        let ys = b.map(&[ps[0]], |b, x| {
+        let ys = b.map_fn(&[ps[0]], |b, x| {
             vec![b.bin(BinOp::Mul, x[0], f(2.0)).into()]
         })[0];
-        let zs = b.map(&[ys], |b, x| vec![b.bin(BinOp::Add, x[0], f(1.0)).into()])[0];
+        let zs = b.map_fn(&[ys], |b, x| vec![b.bin(BinOp::Add, x[0], f(1.0)).into()])[0];
         vec![ps[0].into(), ys.into(), zs.into()]
     });
     let mut ck = std::collections::HashSet::new();
@@ -1256,7 +1256,7 @@ fn spans_point_at_the_failing_statement() {
 #[test]
 fn bool_arrays_and_conversions_in_maps() {
     let p = build(&[("bs", arr(BOOL, 1)), ("xs", arr(F64, 1))], |b, ps| {
-        let r = b.map(&[ps[0], ps[1]], |b, bx| {
+        let r = b.map_fn(&[ps[0], ps[1]], |b, bx| {
             let n = b.un(UnOp::Not, bx[0]);
             let k = b.convert(I64, bx[1]);
             let fl = b.convert(PrimType::F32, k);
@@ -1281,17 +1281,17 @@ fn long_rows_reduce_as_trees_in_maps() {
     // tree; also a vectorised operator (map2 (+)) over rows at the top.
     let p = build(&[("m", arr(I64, 2))], |b, ps| {
         let op = slow_add_i64(b);
-        let sums = b.map(&[ps[0]], |b, row| {
+        let sums = b.map_fn(&[ps[0]], |b, row| {
             vec![b.reduce(op.clone(), None, &[row[0]])[0].into()]
         });
-        let scans = b.map(&[ps[0]], |b, row| {
+        let scans = b.map_fn(&[ps[0]], |b, row| {
             vec![b.scan(op.clone(), None, &[row[0]])[0].into()]
         });
         let w = b.size(ps[0], 1);
         let zeros = b.replicate(w, i(0));
         let vop = b.operator(&[arr(I64, 1)], vec![zeros.into()], |b, a, x| {
             vec![
-                b.map(&[a[0], x[0]], |b, ax| {
+                b.map_fn(&[a[0], x[0]], |b, ax| {
                     vec![b.bin(BinOp::Add, ax[0], ax[1]).into()]
                 })[0]
                     .into(),
@@ -1316,7 +1316,7 @@ fn varying_slices_and_rotations_in_maps() {
     // map (\k -> (a[k:k+2], rotate k a)) ks
     let p = build(&[("a", arr(I64, 1)), ("ks", arr(I64, 1))], |b, ps| {
         let a = ps[0];
-        let r = b.map(&[ps[1]], |b, k| {
+        let r = b.map_fn(&[ps[1]], |b, k| {
             let k = k[0];
             let e = b.bin(BinOp::Add, k, i(2));
             let s = b.index(
@@ -1349,10 +1349,10 @@ fn reps_that_vary_over_lanes() {
     // map (\x -> map (\y r -> y * r) ys (rep x)) xs
     let p = build(&[("xs", arr(I64, 1)), ("ys", arr(I64, 1))], |b, ps| {
         let ys = ps[1];
-        let r = b.map(&[ps[0]], |b, x| {
+        let r = b.map_fn(&[ps[0]], |b, x| {
             let r = b.rep(x[0]);
             vec![
-                b.map(&[ys, r], |b, yr| {
+                b.map_fn(&[ys, r], |b, yr| {
                     vec![b.bin(BinOp::Mul, yr[0], yr[1]).into()]
                 })[0]
                     .into(),
@@ -1371,7 +1371,7 @@ fn reps_that_vary_over_lanes() {
 fn partitioned_branches_of_different_shapes_are_irregular() {
     // map (\x -> if x > 0 then iota 2 else iota 3) xs
     let p = build(&[("xs", arr(I64, 1))], |b, ps| {
-        let r = b.map(&[ps[0]], |b, x| {
+        let r = b.map_fn(&[ps[0]], |b, x| {
             let c = b.bin(BinOp::Gt, x[0], i(0));
             vec![
                 b.if_(
@@ -1405,14 +1405,17 @@ fn selects_between_arrays_and_maps_inside_branches() {
         ],
         |b, ps| {
             let (ys, zs) = (ps[1], ps[2]);
-            let r = b.map(&[ps[0]], |b, x| {
+            let r = b.map_fn(&[ps[0]], |b, x| {
                 let x = x[0];
                 let c = b.bin(BinOp::Gt, x, i(0));
                 let s = b.if_(c, |_| vec![ys.into()], |_| vec![zs.into()]);
                 let d = b.if_(
                     c,
                     |b| {
-                        vec![b.map(&[ys], |b, y| vec![b.bin(BinOp::Div, y[0], x).into()])[0].into()]
+                        vec![
+                            b.map_fn(&[ys], |b, y| vec![b.bin(BinOp::Div, y[0], x).into()])[0]
+                                .into(),
+                        ]
                     },
                     |_| vec![ys.into()],
                 );
@@ -1435,7 +1438,7 @@ fn selects_between_arrays_and_maps_inside_branches() {
 fn static_slice_updates_in_maps() {
     // map (\r -> r with [1:3] = [r[0], r[0]]) m
     let p = build(&[("m", arr(I64, 2))], |b, ps| {
-        let r = b.map(&[ps[0]], |b, r| {
+        let r = b.map_fn(&[ps[0]], |b, r| {
             let r = r[0];
             let h = b.index1(r, i(0));
             let v = b.array_lit(vec![h.into(), h.into()], ty_i64());
@@ -1463,7 +1466,7 @@ fn accumulator_rows_from_maps() {
             let (ks, row) = (ps[1], ps[2]);
             let r = b.with_acc(&[ps[0]], |b, accs| {
                 let acc = accs[0];
-                let _ = b.map(&[ks], |b, k| {
+                let _ = b.map_fn(&[ks], |b, k| {
                     vec![b.upd_acc(acc, vec![k[0].into()], row).into()]
                 });
                 vec![acc.into()]
@@ -1486,7 +1489,7 @@ fn accumulator_rows_from_maps() {
 fn while_loops_over_arrays_in_maps() {
     // map (\n -> loop (a, k) = (replicate 2 0, n) while k > 0 do (a with [k % 2] = k, k - 1)) ns
     let p = build(&[("ns", arr(I64, 1))], |b, ps| {
-        let r = b.map(&[ps[0]], |b, n| {
+        let r = b.map_fn(&[ps[0]], |b, n| {
             let a0 = b.replicate(i(2), i(0));
             let r = b.loop_while(
                 vec![a0.into(), n[0].into()],
@@ -1517,7 +1520,7 @@ fn accumulator_updates_are_not_repeated_when_a_chunk_is_retried() {
         let ns = ps[1];
         let r = b.with_acc(&[ps[0]], |b, accs| {
             let acc = accs[0];
-            let m = b.map(&[ns], |b, n| {
+            let m = b.map_fn(&[ns], |b, n| {
                 let a = b.upd_acc(acc, vec![i(0)], i(1));
                 let io = b.iota(n[0]);
                 let op = add_i64(b);
@@ -1545,7 +1548,7 @@ fn accumulator_updates_happen_once_per_lane() {
         let xs = ps[1];
         let r = b.with_acc(&[ps[0]], |b, accs| {
             let acc = accs[0];
-            let _ = b.map(&[xs], |b, x| {
+            let _ = b.map_fn(&[xs], |b, x| {
                 let x = x[0];
                 let c = b.bin(BinOp::Gt, x, i(0));
                 let a1 = b.if_(
@@ -1554,7 +1557,7 @@ fn accumulator_updates_happen_once_per_lane() {
                     |_| vec![acc.into()],
                 )[0];
                 let js = b.iota(i(2));
-                let _ = b.map(&[js], |b, _| vec![b.upd_acc(a1, vec![i(1)], i(1)).into()]);
+                let _ = b.map_fn(&[js], |b, _| vec![b.upd_acc(a1, vec![i(1)], i(1)).into()]);
                 let a3 = b.loop_for(vec![a1.into()], x, |b, _, a| {
                     vec![b.upd_acc(a[0], vec![i(2)], i(1)).into()]
                 });
