@@ -188,11 +188,7 @@ fn render(d: &Diagnostic, sources: &SourceMap, color: bool) -> String {
     let title = format!("{}: {}", d.phase.title(), d.message);
     let Some(span) = d.span.filter(|s| sources.get(s.file).is_some()) else {
         // No location: a plain message in ariadne's style.
-        let mut out = format!(
-            "{}: {}\n",
-            if d.warning { "Warning" } else { "Error" },
-            title
-        );
+        let mut out = format!("{}: {}\n", if d.warning { "Warning" } else { "Error" }, title);
         for n in &d.notes {
             out.push_str(&format!("  note: {n}\n"));
         }

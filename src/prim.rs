@@ -218,12 +218,8 @@ impl Scalar {
     /// results in tests and when deduplicating constants.
     pub fn same(self, other: Scalar) -> bool {
         match (self, other) {
-            (Scalar::F32(a), Scalar::F32(b)) => {
-                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
-            }
-            (Scalar::F64(a), Scalar::F64(b)) => {
-                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
-            }
+            (Scalar::F32(a), Scalar::F32(b)) => a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+            (Scalar::F64(a), Scalar::F64(b)) => a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
             (a, b) => a == b,
         }
     }
@@ -288,10 +284,7 @@ impl fmt::Display for PrimError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PrimError::DivisionByZero => write!(f, "division by zero"),
-            PrimError::TypeMismatch => write!(
-                f,
-                "internal error: operand types do not match the operation"
-            ),
+            PrimError::TypeMismatch => write!(f, "internal error: operand types do not match the operation"),
         }
     }
 }
@@ -523,8 +516,7 @@ macro_rules! int_native {
                 let q = self.wrapping_div(o);
                 // Round towards negative infinity: adjust when the signs
                 // differ and the division was inexact.
-                if $signed && (self.wrapping_rem(o) != 0) && ((self < (0 as $t)) != (o < (0 as $t)))
-                {
+                if $signed && (self.wrapping_rem(o) != 0) && ((self < (0 as $t)) != (o < (0 as $t))) {
                     Ok(q.wrapping_sub(1))
                 } else {
                     Ok(q)
@@ -703,11 +695,7 @@ macro_rules! float_native {
                 <$t>::abs(self)
             }
             fn sgn(self) -> Self {
-                if self.is_nan() || self == 0.0 {
-                    self
-                } else {
-                    self.signum()
-                }
+                if self.is_nan() || self == 0.0 { self } else { self.signum() }
             }
             fn bits(_op: BinOp, _a: Self, _b: Self) -> Option<Self> {
                 None
@@ -1063,24 +1051,15 @@ mod tests {
         assert_eq!(binop(BinOp::Quot, i(-7), i(2)), Ok(i(-3)));
         assert_eq!(binop(BinOp::Rem, i(-7), i(2)), Ok(i(-1)));
         assert_eq!(binop(BinOp::Mod, i(7), i(-2)), Ok(i(-1)));
-        assert_eq!(
-            binop(BinOp::Div, i(1), i(0)),
-            Err(PrimError::DivisionByZero)
-        );
+        assert_eq!(binop(BinOp::Div, i(1), i(0)), Err(PrimError::DivisionByZero));
     }
 
     #[test]
     fn arithmetic_wraps() {
-        assert_eq!(
-            binop(BinOp::Add, Scalar::I8(127), Scalar::I8(1)),
-            Ok(Scalar::I8(-128))
-        );
+        assert_eq!(binop(BinOp::Add, Scalar::I8(127), Scalar::I8(1)), Ok(Scalar::I8(-128)));
         assert_eq!(unop(UnOp::Neg, Scalar::U8(1)), Ok(Scalar::U8(255)));
         assert_eq!(binop(BinOp::Pow, i(3), i(4)), Ok(i(81)));
-        assert_eq!(
-            binop(BinOp::Div, Scalar::I32(i32::MIN), i(-1)),
-            Ok(Scalar::I32(i32::MIN))
-        );
+        assert_eq!(binop(BinOp::Div, Scalar::I32(i32::MIN), i(-1)), Ok(Scalar::I32(i32::MIN)));
     }
 
     #[test]
@@ -1089,10 +1068,7 @@ mod tests {
         assert_eq!(convert(Scalar::F64(-3.7), PrimType::I32), i(-3));
         assert_eq!(convert(Scalar::I32(300), PrimType::U8), Scalar::U8(44));
         assert_eq!(convert(Scalar::Bool(true), PrimType::F32), Scalar::F32(1.0));
-        assert_eq!(
-            convert(Scalar::U64(u64::MAX), PrimType::F64),
-            Scalar::F64(u64::MAX as f64)
-        );
+        assert_eq!(convert(Scalar::U64(u64::MAX), PrimType::F64), Scalar::F64(u64::MAX as f64));
         assert_eq!(convert(Scalar::I8(-1), PrimType::U16), Scalar::U16(65535));
     }
 
@@ -1100,24 +1076,15 @@ mod tests {
     fn float_specials() {
         assert_eq!(unop(UnOp::Sgn, Scalar::F64(0.0)), Ok(Scalar::F64(0.0)));
         assert_eq!(unop(UnOp::Round, Scalar::F64(2.5)), Ok(Scalar::F64(2.0)));
-        assert_eq!(
-            unop(UnOp::IsNan, Scalar::F32(f32::NAN)),
-            Ok(Scalar::Bool(true))
-        );
-        assert_eq!(
-            binop(BinOp::Lt, Scalar::F64(1.0), Scalar::F64(2.0)),
-            Ok(Scalar::Bool(true))
-        );
+        assert_eq!(unop(UnOp::IsNan, Scalar::F32(f32::NAN)), Ok(Scalar::Bool(true)));
+        assert_eq!(binop(BinOp::Lt, Scalar::F64(1.0), Scalar::F64(2.0)), Ok(Scalar::Bool(true)));
     }
 
     #[test]
     fn shifts() {
         assert_eq!(binop(BinOp::Shr, i(-8), i(1)), Ok(i(-4)));
         assert_eq!(binop(BinOp::UShr, i(-8), i(28)), Ok(i(15)));
-        assert_eq!(
-            binop(BinOp::Shl, Scalar::U8(1), Scalar::U8(7)),
-            Ok(Scalar::U8(128))
-        );
+        assert_eq!(binop(BinOp::Shl, Scalar::U8(1), Scalar::U8(7)), Ok(Scalar::U8(128)));
     }
 
     #[test]

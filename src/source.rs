@@ -110,10 +110,7 @@ impl SourceMap {
         let text = self.text(span.file);
         let upto = &text[..(span.start as usize).min(text.len())];
         let line = upto.matches('\n').count() + 1;
-        let col = upto
-            .rfind('\n')
-            .map(|i| upto.len() - i)
-            .unwrap_or(upto.len() + 1);
+        let col = upto.rfind('\n').map(|i| upto.len() - i).unwrap_or(upto.len() + 1);
         (line, col)
     }
 

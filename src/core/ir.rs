@@ -283,10 +283,7 @@ pub enum Exp {
 
     /// `map f a1 .. an`: the lambda takes one element of each array and
     /// returns one or more values; the results are arrays of those.
-    Map {
-        lam: Lambda,
-        args: Vec<Var>,
-    },
+    Map { lam: Lambda, args: Vec<Var> },
     /// `reduce op ne (map f a1 .. an)` (`pre` is the fused map, if any;
     /// without it the operator's elements are the arrays' elements).
     Reduce {
@@ -319,10 +316,7 @@ pub enum Exp {
     },
 
     /// Fails with `message` (and the statement's span) unless `cond`.
-    Assert {
-        cond: Atom,
-        message: String,
-    },
+    Assert { cond: Atom, message: String },
     /// Fails unless `array` has, in each dimension given as `Some`, the
     /// expected size. `what` names the array for the message (a parameter,
     /// a return value).
@@ -350,10 +344,7 @@ pub enum Exp {
     /// lambda's first parameters, of `Acc` type). The lambda returns the
     /// final accumulators followed by other results; the expression returns
     /// the updated arrays followed by those results.
-    WithAcc {
-        arrays: Vec<Var>,
-        lam: Lambda,
-    },
+    WithAcc { arrays: Vec<Var>, lam: Lambda },
     /// `upd acc [i, j] v`: adds `v` to the element (or row) of the
     /// accumulator at the index; returns the accumulator.
     UpdAcc {

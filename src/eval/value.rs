@@ -185,13 +185,7 @@ impl Array {
 
 impl fmt::Debug for Array {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "Array<{}>{:?}{:?}",
-            self.elem(),
-            self.shape(),
-            self.to_scalars()
-        )
+        write!(f, "Array<{}>{:?}{:?}", self.elem(), self.shape(), self.to_scalars())
     }
 }
 
@@ -264,12 +258,7 @@ mod tests {
 
     #[test]
     fn from_scalars_round_trips() {
-        let data = [
-            Scalar::I32(1),
-            Scalar::I32(2),
-            Scalar::I32(3),
-            Scalar::I32(4),
-        ];
+        let data = [Scalar::I32(1), Scalar::I32(2), Scalar::I32(3), Scalar::I32(4)];
         let a = Array::from_scalars(PrimType::I32, vec![2, 2], &data);
         assert_eq!(a.shape(), &[2, 2]);
         assert_eq!(a.get_flat(3), Scalar::I32(4));

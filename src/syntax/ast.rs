@@ -275,10 +275,7 @@ impl fmt::Display for Attr {
 pub enum Literal {
     /// An integer literal; `suffix` fixes its type, otherwise inference
     /// does (default `i32`). The value is the magnitude as written.
-    Int {
-        value: u128,
-        suffix: Option<PrimType>,
-    },
+    Int { value: u128, suffix: Option<PrimType> },
     /// A float literal; `text` is the spelling without suffix, kept so
     /// printing round-trips exactly. Default type `f64`.
     Float {
@@ -382,9 +379,7 @@ impl BinOpKind {
             BinOpKind::BitAnd | BinOpKind::BitXor | BinOpKind::BitOr => 8,
             BinOpKind::Shl | BinOpKind::Shr | BinOpKind::UShr => 9,
             BinOpKind::Add | BinOpKind::Sub | BinOpKind::Concat => 10,
-            BinOpKind::Mul | BinOpKind::Div | BinOpKind::Mod | BinOpKind::Quot | BinOpKind::Rem => {
-                11
-            }
+            BinOpKind::Mul | BinOpKind::Div | BinOpKind::Mod | BinOpKind::Quot | BinOpKind::Rem => 11,
             BinOpKind::Pow => 12,
         }
     }
