@@ -34,7 +34,7 @@ fn prepare_body(vars: &mut Vars, body: Body) -> Body {
                 pre: Some(f),
                 args,
             } => {
-                let mapped = b.map_lam(f, &args);
+                let mapped = b.map(f, &args);
                 b.push(
                     s.pat,
                     Exp::Reduce {
@@ -49,7 +49,7 @@ fn prepare_body(vars: &mut Vars, body: Body) -> Body {
                 pre: Some(f),
                 args,
             } => {
-                let mapped = b.map_lam(f, &args);
+                let mapped = b.map(f, &args);
                 let exp =
                     interchange_scan(&mut b, op, mapped.clone()).unwrap_or_else(|(op, args)| {
                         Exp::Scan {
@@ -204,7 +204,7 @@ fn interchange_scan(
     };
     let p = b.vars.ty(*xs).elem();
     let t = b.rearrange(vec![1, 0], *xs);
-    let cols = b.map(&[t, *ne], |b, ps| {
+    let cols = b.map_fn(&[t, *ne], |b, ps| {
         let scalar = b.binop_operator(bop, p, Atom::Var(ps[1]));
         vec![b.scan(scalar, None, &[ps[0]])[0].into()]
     })[0];

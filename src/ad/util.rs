@@ -41,7 +41,7 @@ pub fn add(b: &mut Builder, x: Atom, y: Atom) -> Atom {
             let (Atom::Var(xv), Atom::Var(yv)) = (x, y) else {
                 unreachable!("arrays are variables");
             };
-            b.map(&[xv, yv], |b, ps| vec![add(b, ps[0].into(), ps[1].into())])[0].into()
+            b.map_fn(&[xv, yv], |b, ps| vec![add(b, ps[0].into(), ps[1].into())])[0].into()
         }
         Type::Acc(..) => unreachable!("accumulators are updated, not added"),
     }
@@ -70,5 +70,5 @@ fn sum_inner(b: &mut Builder, arr: Var, depth: u32) -> Atom {
     if depth == 0 {
         return sum_outer(b, arr);
     }
-    b.map(&[arr], |b, ps| vec![sum_inner(b, ps[0], depth - 1)])[0].into()
+    b.map_fn(&[arr], |b, ps| vec![sum_inner(b, ps[0], depth - 1)])[0].into()
 }

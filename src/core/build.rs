@@ -325,7 +325,7 @@ impl<'a> Builder<'a> {
     }
 
     /// `map lam args`.
-    pub fn map_lam(&mut self, lam: Lambda, args: &[Var]) -> Vec<Var> {
+    pub fn map(&mut self, lam: Lambda, args: &[Var]) -> Vec<Var> {
         let tys: Vec<Type> = self.result_types(&lam).into_iter().map(mapped).collect();
         self.exps(
             &tys,
@@ -338,7 +338,7 @@ impl<'a> Builder<'a> {
 
     /// `map (\params -> f params) args`, the parameter types following the
     /// arguments.
-    pub fn map(
+    pub fn map_fn(
         &mut self,
         args: &[Var],
         f: impl FnOnce(&mut Builder, &[Var]) -> Vec<Atom>,
@@ -351,7 +351,7 @@ impl<'a> Builder<'a> {
             })
             .collect();
         let lam = self.lambda(&tys, f);
-        self.map_lam(lam, args)
+        self.map(lam, args)
     }
 
     /// An operator on `k` values of the given types: `f(b, accs, xs)`.

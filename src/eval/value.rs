@@ -54,6 +54,7 @@ macro_rules! with_array {
 pub trait Element: Native + Default + Send + Sync {
     fn wrap_array(a: ArcArray<Self, IxDyn>) -> Array;
     fn unwrap_array(a: &Array) -> Option<&ArcArray<Self, IxDyn>>;
+    fn unwrap_array_mut(a: &mut Array) -> Option<&mut ArcArray<Self, IxDyn>>;
 }
 
 macro_rules! element {
@@ -63,6 +64,12 @@ macro_rules! element {
                 Array::$var(a)
             }
             fn unwrap_array(a: &Array) -> Option<&ArcArray<Self, IxDyn>> {
+                match a {
+                    Array::$var(x) => Some(x),
+                    _ => None,
+                }
+            }
+            fn unwrap_array_mut(a: &mut Array) -> Option<&mut ArcArray<Self, IxDyn>> {
                 match a {
                     Array::$var(x) => Some(x),
                     _ => None,

@@ -61,14 +61,14 @@ impl Rev {
                 self.add_adj(b, Atom::Var(v), Atom::Var(hb));
             }
             BinOp::Mul => {
-                let nz_dest = b.map(&[d], |b, x| {
+                let nz_dest = b.map_fn(&[d], |b, x| {
                     let z = b.bin(BinOp::Eq, x[0], zero);
                     vec![
                         b.select(z, one, x[0]).into(),
                         b.select(z, Atom::i64(1), Atom::i64(0)).into(),
                     ]
                 });
-                let nz_vals = b.map(&[v], |b, x| {
+                let nz_vals = b.map_fn(&[v], |b, x| {
                     let z = b.bin(BinOp::Eq, x[0], zero);
                     vec![
                         b.select(z, one, x[0]).into(),
@@ -81,7 +81,7 @@ impl Rev {
                 let zeros = b.hist(add, &[nz_dest[1]], is, &[nz_vals[1]])[0];
                 let factor_adj =
                     |b: &mut Builder, x: Var, h: Var, pr: Var, zc: Var, hbar_x: Var| -> Var {
-                        b.map(&[x, h, pr, zc, hbar_x], |b, e| {
+                        b.map_fn(&[x, h, pr, zc, hbar_x], |b, e| {
                             let q = b.bin(BinOp::Div, e[1], e[0]);
                             let none = b.bin(BinOp::Mul, q, e[4]);
                             let only = b.bin(BinOp::Mul, e[2], e[4]);
@@ -103,15 +103,15 @@ impl Rev {
             }
             BinOp::Min | BinOp::Max => {
                 // The destination wins ties, then the first value in order.
-                let dwins = b.map(&[d, hs], |b, e| vec![b.bin(BinOp::Eq, e[0], e[1]).into()])[0];
-                let dbar = b.map(&[dwins, hbar], |b, e| {
+                let dwins = b.map_fn(&[d, hs], |b, e| vec![b.bin(BinOp::Eq, e[0], e[1]).into()])[0];
+                let dbar = b.map_fn(&[dwins, hbar], |b, e| {
                     vec![b.select(e[0], e[1], zero).into()]
                 })[0];
                 self.add_adj(b, Atom::Var(d), Atom::Var(dbar));
                 let n = b.size(v, 0);
                 let iota = b.iota(n);
                 let hv = gather_guarded(b, hs, &[is], v);
-                let cand = b.map(&[iota, v, hv], |b, e| {
+                let cand = b.map_fn(&[iota, v, hv], |b, e| {
                     let hit = b.bin(BinOp::Eq, e[1], e[2]);
                     vec![b.select(hit, e[0], n).into()]
                 })[0];
@@ -121,7 +121,7 @@ impl Rev {
                 let firsts = b.hist(min, &[firsts0], is, &[cand])[0];
                 let fv = gather_guarded(b, firsts, &[is], iota);
                 let dw = gather_guarded(b, dwins, &[is], v);
-                let vbar = b.map(&[iota, fv, dw, hb], |b, e| {
+                let vbar = b.map_fn(&[iota, fv, dw, hb], |b, e| {
                     let first = b.bin(BinOp::Eq, e[0], e[1]);
                     let not_dest = b.un(crate::prim::UnOp::Not, e[2]);
                     let wins = b.bin(BinOp::LogAnd, first, not_dest);

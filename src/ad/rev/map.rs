@@ -52,7 +52,7 @@ impl Rev {
 
         let outs = if arrays.is_empty() {
             let rl = self.reversed_lambda(b, lam, &seeds, &active_args, &scalars)?;
-            b.map_lam(rl, &margs)
+            b.map(rl, &margs)
         } else {
             let inits: Vec<Var> = arrays.iter().map(|a| self.adjoint_var(b, *a)).collect();
             let mut err = None;
@@ -62,7 +62,7 @@ impl Rev {
                 }
                 let mut r: Vec<Atom> = accs.iter().map(|a| Atom::Var(*a)).collect();
                 match self.reversed_lambda(nb, lam, &seeds, &active_args, &scalars) {
-                    Ok(rl) => r.extend(nb.map_lam(rl, &margs).into_iter().map(Atom::Var)),
+                    Ok(rl) => r.extend(nb.map(rl, &margs).into_iter().map(Atom::Var)),
                     Err(e) => err = Some(e),
                 }
                 for a in &arrays {

@@ -134,7 +134,7 @@ impl Rev {
         let mut margs = ls;
         margs.extend(xs.iter().copied());
         margs.extend(rs);
-        let contribs = b.map_lam(Lambda { params, body }, &margs);
+        let contribs = b.map(Lambda { params, body }, &margs);
         for (x, c) in xs.iter().zip(contribs).take(k) {
             self.add_adj(b, Atom::Var(*x), c.into());
         }
@@ -222,7 +222,7 @@ fn exclusive_scan(b: &mut Builder, op: &Operator, xs: &[Var], is: Var, flipped: 
     };
     let sc = b.scan(scan_op, None, xs);
     let ne = op.neutral.clone();
-    b.map(&[is], |b, i| {
+    b.map_fn(&[is], |b, i| {
         let first = b.bin(BinOp::Eq, i[0], Atom::i64(0));
         let prev = b.bin(BinOp::Sub, i[0], Atom::i64(1));
         let safe = b.bin(BinOp::Max, prev, Atom::i64(0));
@@ -242,7 +242,7 @@ fn exclusive_scan(b: &mut Builder, op: &Operator, xs: &[Var], is: Var, flipped: 
 fn product_adjoint(b: &mut Builder, xs: Var, p: PrimType, ybar: Atom) -> Var {
     let one = Atom::Const(Scalar::one(p));
     let z = zero(p);
-    let marked = b.map(&[xs], |b, a| {
+    let marked = b.map_fn(&[xs], |b, a| {
         let is0 = b.bin(BinOp::Eq, a[0], z);
         let v = b.select(is0, one, a[0]);
         let c = b.select(is0, Atom::i64(1), Atom::i64(0));
@@ -260,7 +260,7 @@ fn product_adjoint(b: &mut Builder, xs: Var, p: PrimType, ybar: Atom) -> Var {
     );
     let r = b.reduce(op, None, &marked);
     let (prod, zeros) = (r[0], r[1]);
-    b.map(&[xs], |b, a| {
+    b.map_fn(&[xs], |b, a| {
         let q = b.bin(BinOp::Div, prod, a[0]);
         let none = b.bin(BinOp::Mul, q, ybar);
         let only = b.bin(BinOp::Mul, prod, ybar);
@@ -277,14 +277,14 @@ fn product_adjoint(b: &mut Builder, xs: Var, p: PrimType, ybar: Atom) -> Var {
 /// to the result.
 fn one_hot(b: &mut Builder, xs: Var, n: Var, y: Var, ybar: Atom) -> Var {
     let is = b.iota(n);
-    let cand = b.map(&[is, xs], |b, p| {
+    let cand = b.map_fn(&[is, xs], |b, p| {
         let hit = b.bin(BinOp::Eq, p[1], y);
         vec![b.select(hit, p[0], n).into()]
     })[0];
     let op = b.binop_operator(BinOp::Min, PrimType::I64, Atom::Var(n));
     let first = b.reduce(op, None, &[cand])[0];
     let z = zero(b.vars.ty(xs).elem());
-    b.map(&[is], |b, i| {
+    b.map_fn(&[is], |b, i| {
         let at = b.bin(BinOp::Eq, i[0], first);
         vec![b.select(at, ybar, z).into()]
     })[0]

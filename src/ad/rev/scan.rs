@@ -66,7 +66,7 @@ impl Rev {
         let ne = op.neutral[0];
         // (∂a, ∂x) of each step a ⊙ x, with a the previous prefix.
         let partials = self.op_partials(b, op)?;
-        let parts = b.map(&[is, xs], |b, ps| {
+        let parts = b.map_fn(&[is, xs], |b, ps| {
             let first = b.bin(BinOp::Eq, ps[0], Atom::i64(0));
             let prev_i = b.bin(BinOp::Sub, ps[0], Atom::i64(1));
             let safe = b.bin(BinOp::Max, prev_i, Atom::i64(0));
@@ -83,7 +83,7 @@ impl Rev {
         // The recurrence, reversed: d_j = ȳr_j + β_j·d_{j−1} with
         // β_j = b_{n−1−j} = ∂a at n−j (0 for j = 0).
         let yr = b.reverse(ybar);
-        let betas = b.map(&[is], |b, j| {
+        let betas = b.map_fn(&[is], |b, j| {
             let first = b.bin(BinOp::Eq, j[0], Atom::i64(0));
             let at = b.bin(BinOp::Sub, n, j[0]);
             let last = b.bin(BinOp::Sub, n, Atom::i64(1));
@@ -105,7 +105,7 @@ impl Rev {
         );
         let d = b.scan(rec, None, &[yr, betas])[0];
         let c = b.reverse(d);
-        let contrib = b.map(&[dx, c], |b, ps| {
+        let contrib = b.map_fn(&[dx, c], |b, ps| {
             vec![b.bin(BinOp::Mul, ps[0], ps[1]).into()]
         })[0];
         self.add_adj(b, Atom::Var(xs), contrib.into());

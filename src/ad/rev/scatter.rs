@@ -55,7 +55,7 @@ pub(super) fn gather_guarded(b: &mut Builder, arr: Var, indices: &[Var], like: V
     let row_dims: Vec<Var> = (rank..b.vars.ty(arr).rank())
         .map(|d| b.size(arr, d))
         .collect();
-    b.map(indices, |b, is| {
+    b.map_fn(indices, |b, is| {
         let mut ok: Option<Var> = None;
         for (i, n) in is.iter().zip(&dims) {
             let ge = b.bin(BinOp::Ge, *i, Atom::i64(0));

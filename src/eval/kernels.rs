@@ -1,0 +1,428 @@
+//! Element-wise loops over whole arrays: the inner loops of bulk
+//! evaluation.
+//!
+//! Every operand is brought to row-major order (borrowed when it already is)
+//! and described by one step per dimension of the result, 0 where it is
+//! broadcast. Adjacent dimensions that every operand walks contiguously are
+//! merged, so that the innermost loop is as long as possible and, when the
+//! steps are 1 or 0, a plain slice loop the compiler vectorises. Each
+//! element is computed by the `prim::Native` functions, the same ones the
+//! scalar path uses, so bulk and scalar results agree bit for bit.
+
+use super::analysis::FastOp;
+use super::value::{Array, Element};
+use crate::prim::{BinOp, Native, PrimError, UnOp, native_convert};
+use ndarray::{ArcArray, IxDyn};
+use std::borrow::Cow;
+
+/// One operand of a kernel: elements in row-major order, and for each
+/// dimension of the result the step between consecutive elements.
+pub(crate) struct Operand<'a, T: Clone> {
+    pub data: Cow<'a, [T]>,
+    pub strides: Vec<usize>,
+}
+
+pub(crate) fn standard_strides(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![0; shape.len()];
+    let mut acc = 1;
+    for d in (0..shape.len()).rev() {
+        s[d] = acc;
+        acc *= shape[d];
+    }
+    s
+}
+
+/// The elements of `a` in row-major order, without copying when possible.
+pub(crate) fn row_major<T: Copy>(a: &ArcArray<T, IxDyn>) -> Cow<'_, [T]> {
+    match a.as_slice() {
+        Some(s) => Cow::Borrowed(s),
+        None => Cow::Owned(a.iter().copied().collect()),
+    }
+}
+
+impl<'a, T: Copy> Operand<'a, T> {
+    /// A single value broadcast over a result of rank `rank`.
+    pub fn scalar(x: T, rank: usize) -> Operand<'a, T> {
+        Operand {
+            data: Cow::Owned(vec![x]),
+            strides: vec![0; rank],
+        }
+    }
+
+    /// `axes[d]` is the axis of `a` that runs along dimension `d` of the
+    /// result, or `None` where `a` is broadcast.
+    pub fn new(a: &'a ArcArray<T, IxDyn>, axes: &[Option<usize>]) -> Operand<'a, T> {
+        let std = standard_strides(a.shape());
+        Operand {
+            data: row_major(a),
+            strides: axes.iter().map(|ax| ax.map_or(0, |k| std[k])).collect(),
+        }
+    }
+}
+
+/// Drops unit dimensions and merges neighbours that every operand walks
+/// contiguously.
+fn merge<const N: usize>(shape: &[usize], strides: [&[usize]; N]) -> (Vec<usize>, Vec<[usize; N]>) {
+    let mut dims: Vec<usize> = Vec::with_capacity(shape.len());
+    let mut steps: Vec<[usize; N]> = Vec::with_capacity(shape.len());
+    for (d, &n) in shape.iter().enumerate() {
+        if n == 1 {
+            continue;
+        }
+        let cur: [usize; N] = std::array::from_fn(|o| strides[o][d]);
+        if let (Some(pn), Some(ps)) = (dims.last_mut(), steps.last_mut())
+            && (0..N).all(|o| ps[o] == cur[o] * n)
+        {
+            *pn *= n;
+            *ps = cur;
+            continue;
+        }
+        dims.push(n);
+        steps.push(cur);
+    }
+    (dims, steps)
+}
+
+/// Calls `inner(offsets, len, steps)` for every run of the innermost
+/// dimension, in row-major order of the result.
+fn drive<const N: usize>(
+    shape: &[usize],
+    strides: [&[usize]; N],
+    mut inner: impl FnMut([usize; N], usize, [usize; N]),
+) {
+    if shape.contains(&0) {
+        return;
+    }
+    let (dims, steps) = merge(shape, strides);
+    let Some((&len, outer)) = dims.split_last() else {
+        inner([0; N], 1, [0; N]);
+        return;
+    };
+    let step = steps[outer.len()];
+    let mut idx = vec![0usize; outer.len()];
+    let mut base = [0usize; N];
+    let runs: usize = outer.iter().product();
+    for _ in 0..runs {
+        inner(base, len, step);
+        for k in (0..outer.len()).rev() {
+            idx[k] += 1;
+            for o in 0..N {
+                base[o] += steps[k][o];
+            }
+            if idx[k] < outer[k] {
+                break;
+            }
+            for o in 0..N {
+                base[o] -= steps[k][o] * outer[k];
+            }
+            idx[k] = 0;
+        }
+    }
+}
+
+pub(crate) fn map1<A: Copy, C>(
+    shape: &[usize],
+    a: &Operand<A>,
+    mut f: impl FnMut(A) -> C,
+) -> Vec<C> {
+    let mut out = Vec::with_capacity(shape.iter().product());
+    let da = &a.data[..];
+    drive(shape, [&a.strides], |[oa], len, [sa]| match sa {
+        1 => out.extend(da[oa..oa + len].iter().map(|&x| f(x))),
+        0 => {
+            let x = da[oa];
+            out.extend((0..len).map(|_| f(x)));
+        }
+        _ => out.extend((0..len).map(|i| f(da[oa + i * sa]))),
+    });
+    out
+}
+
+pub(crate) fn map2<A: Copy, B: Copy, C>(
+    shape: &[usize],
+    a: &Operand<A>,
+    b: &Operand<B>,
+    mut f: impl FnMut(A, B) -> C,
+) -> Vec<C> {
+    let mut out = Vec::with_capacity(shape.iter().product());
+    let (da, db) = (&a.data[..], &b.data[..]);
+    drive(
+        shape,
+        [&a.strides, &b.strides],
+        |[oa, ob], len, [sa, sb]| match (sa, sb) {
+            (1, 1) => out.extend(
+                da[oa..oa + len]
+                    .iter()
+                    .zip(&db[ob..ob + len])
+                    .map(|(&x, &y)| f(x, y)),
+            ),
+            (1, 0) => {
+                let y = db[ob];
+                out.extend(da[oa..oa + len].iter().map(|&x| f(x, y)));
+            }
+            (0, 1) => {
+                let x = da[oa];
+                out.extend(db[ob..ob + len].iter().map(|&y| f(x, y)));
+            }
+            _ => out.extend((0..len).map(|i| f(da[oa + i * sa], db[ob + i * sb]))),
+        },
+    );
+    out
+}
+
+pub(crate) fn map3<A: Copy, B: Copy, C: Copy, D>(
+    shape: &[usize],
+    a: &Operand<A>,
+    b: &Operand<B>,
+    c: &Operand<C>,
+    mut f: impl FnMut(A, B, C) -> D,
+) -> Vec<D> {
+    let mut out = Vec::with_capacity(shape.iter().product());
+    let (da, db, dc) = (&a.data[..], &b.data[..], &c.data[..]);
+    drive(
+        shape,
+        [&a.strides, &b.strides, &c.strides],
+        |[oa, ob, oc], len, [sa, sb, sc]| {
+            if (sa, sb, sc) == (1, 1, 1) {
+                out.extend(
+                    da[oa..oa + len]
+                        .iter()
+                        .zip(&db[ob..ob + len])
+                        .zip(&dc[oc..oc + len])
+                        .map(|((&x, &y), &z)| f(x, y, z)),
+                );
+            } else {
+                out.extend((0..len).map(|i| f(da[oa + i * sa], db[ob + i * sb], dc[oc + i * sc])));
+            }
+        },
+    );
+    out
+}
+
+pub(crate) fn from_vec<T: Element>(shape: &[usize], v: Vec<T>) -> Array {
+    T::wrap_array(
+        ArcArray::from_shape_vec(IxDyn(shape), v)
+            .expect("kernels produce one element per index of the shape"),
+    )
+}
+
+/// A fallible element function: the error is remembered and the element
+/// replaced by a default, so that the loop itself stays branch-light.
+fn checked<T: Default, A, B>(
+    err: &mut Option<PrimError>,
+    f: impl Fn(A, B) -> Result<T, PrimError>,
+) -> impl FnMut(A, B) -> T {
+    move |x, y| match f(x, y) {
+        Ok(r) => r,
+        Err(e) => {
+            err.get_or_insert(e);
+            T::default()
+        }
+    }
+}
+
+/// `op` element-wise over two operands of element type `T`.
+pub(crate) fn binop<T: Element>(
+    op: BinOp,
+    shape: &[usize],
+    a: &Operand<T>,
+    b: &Operand<T>,
+) -> Result<Array, PrimError> {
+    let same = |v: Vec<T>| Ok(from_vec(shape, v));
+    let cmp = |v: Vec<bool>| Ok(from_vec(shape, v));
+    let mut err = None;
+    let r = match op {
+        BinOp::Add => same(map2(shape, a, b, |x: T, y| x.add(y))),
+        BinOp::Sub => same(map2(shape, a, b, |x: T, y| x.sub(y))),
+        BinOp::Mul => same(map2(shape, a, b, |x: T, y| x.mul(y))),
+        BinOp::Pow => same(map2(shape, a, b, |x: T, y| x.pow(y))),
+        BinOp::Min => same(map2(shape, a, b, |x: T, y| Native::min(x, y))),
+        BinOp::Max => same(map2(shape, a, b, |x: T, y| Native::max(x, y))),
+        BinOp::Div => same(map2(shape, a, b, checked(&mut err, |x: T, y| x.div(y)))),
+        BinOp::Mod => same(map2(shape, a, b, checked(&mut err, |x: T, y| x.modulo(y)))),
+        BinOp::Quot => same(map2(shape, a, b, checked(&mut err, |x: T, y| x.quot(y)))),
+        BinOp::Rem => same(map2(shape, a, b, checked(&mut err, |x: T, y| x.rem(y)))),
+        BinOp::Eq => cmp(map2(shape, a, b, |x: T, y| x.eq(y))),
+        BinOp::Neq => cmp(map2(shape, a, b, |x: T, y| !x.eq(y))),
+        BinOp::Lt => cmp(map2(shape, a, b, |x: T, y| x.lt(y))),
+        BinOp::Le => cmp(map2(shape, a, b, |x: T, y| x.le(y))),
+        BinOp::Gt => cmp(map2(shape, a, b, |x: T, y: T| y.lt(x))),
+        BinOp::Ge => cmp(map2(shape, a, b, |x: T, y: T| y.le(x))),
+        BinOp::Atan2 => {
+            if !T::TY.is_float() {
+                return Err(PrimError::TypeMismatch);
+            }
+            same(map2(shape, a, b, |x: T, y| {
+                T::float_atan2(x, y).unwrap_or_default()
+            }))
+        }
+        BinOp::LogAnd
+        | BinOp::LogOr
+        | BinOp::BitAnd
+        | BinOp::BitOr
+        | BinOp::BitXor
+        | BinOp::Shl
+        | BinOp::Shr
+        | BinOp::UShr => {
+            if T::bits(op, T::default(), T::default()).is_none() {
+                return Err(PrimError::TypeMismatch);
+            }
+            same(map2(shape, a, b, |x: T, y| {
+                T::bits(op, x, y).unwrap_or_default()
+            }))
+        }
+    };
+    match err {
+        Some(e) => Err(e),
+        None => r,
+    }
+}
+
+pub(crate) fn unop<T: Element>(
+    op: UnOp,
+    shape: &[usize],
+    a: &Operand<T>,
+) -> Result<Array, PrimError> {
+    let same = |v: Vec<T>| Ok(from_vec(shape, v));
+    match op {
+        UnOp::Neg => same(map1(shape, a, |x: T| x.neg())),
+        UnOp::Abs => same(map1(shape, a, |x: T| x.abs())),
+        UnOp::Sgn => same(map1(shape, a, |x: T| x.sgn())),
+        UnOp::Not => {
+            if T::default().not().is_none() {
+                return Err(PrimError::TypeMismatch);
+            }
+            same(map1(shape, a, |x: T| x.not().unwrap_or_default()))
+        }
+        UnOp::IsNan => Ok(from_vec(shape, map1(shape, a, |x: T| x.is_nan()))),
+        UnOp::IsInf => Ok(from_vec(shape, map1(shape, a, |x: T| x.is_inf()))),
+        _ => {
+            if T::float_op(op, T::default()).is_none() {
+                return Err(PrimError::TypeMismatch);
+            }
+            same(map1(shape, a, |x: T| {
+                T::float_op(op, x).unwrap_or_default()
+            }))
+        }
+    }
+}
+
+pub(crate) fn convert<A: Element, B: Element>(shape: &[usize], a: &Operand<A>) -> Array {
+    from_vec(shape, map1(shape, a, native_convert::<A, B>))
+}
+
+pub(crate) fn select<T: Element>(
+    shape: &[usize],
+    c: &Operand<bool>,
+    a: &Operand<T>,
+    b: &Operand<T>,
+) -> Array {
+    from_vec(shape, map3(shape, c, a, b, |c, x, y| if c { x } else { y }))
+}
+
+pub(crate) fn copy<T: Element>(shape: &[usize], a: &Operand<T>) -> Array {
+    from_vec(shape, map1(shape, a, |x| x))
+}
+
+/// Calls `$f(args..., g)` where `g(acc, x)` applies the recognised
+/// reduction operator `$op` to elements of type `$t`, in the argument order
+/// of the operator's lambda. The operator is matched once, outside the
+/// kernel's loop.
+macro_rules! fast_call {
+    ($op:expr, $t:ty, $f:ident ( $($arg:expr),* )) => {{
+        use $crate::prim::{BinOp, Native};
+        let op: $crate::eval::analysis::FastOp = $op;
+        match (op.op, op.swapped) {
+            (BinOp::Add, false) => $f($($arg,)* |a: $t, x: $t| a.add(x)),
+            (BinOp::Add, true) => $f($($arg,)* |a: $t, x: $t| x.add(a)),
+            (BinOp::Mul, false) => $f($($arg,)* |a: $t, x: $t| a.mul(x)),
+            (BinOp::Mul, true) => $f($($arg,)* |a: $t, x: $t| x.mul(a)),
+            (BinOp::Min, false) => $f($($arg,)* |a: $t, x: $t| Native::min(a, x)),
+            (BinOp::Min, true) => $f($($arg,)* |a: $t, x: $t| Native::min(x, a)),
+            (BinOp::Max, false) => $f($($arg,)* |a: $t, x: $t| Native::max(a, x)),
+            (BinOp::Max, true) => $f($($arg,)* |a: $t, x: $t| Native::max(x, a)),
+            (b, false) => $f($($arg,)* move |a: $t, x: $t| <$t as Native>::bits(b, a, x).unwrap_or(a)),
+            (b, true) => $f($($arg,)* move |a: $t, x: $t| <$t as Native>::bits(b, x, a).unwrap_or(a)),
+        }
+    }};
+}
+pub(crate) use fast_call;
+
+/// Whether the recognised operator is defined on elements of type `T`
+/// (the type checker guarantees it; an ill-typed program gets the general
+/// path and its error).
+pub(crate) fn fast_supported<T: Native>(f: FastOp) -> bool {
+    match f.op {
+        BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max => T::TY.is_numeric(),
+        op => T::bits(op, T::from_i64(0), T::from_i64(0)).is_some(),
+    }
+}
+
+/// Folds every row of `n` consecutive elements, starting from `init`.
+pub(crate) fn fold_rows<T: Copy>(
+    data: &[T],
+    rows: usize,
+    n: usize,
+    init: T,
+    g: impl Fn(T, T) -> T,
+) -> Vec<T> {
+    if n == 0 {
+        return vec![init; rows];
+    }
+    data.chunks_exact(n)
+        .map(|row| row.iter().fold(init, |acc, &x| g(acc, x)))
+        .collect()
+}
+
+/// Folds a sequence of elements into `acc`.
+pub(crate) fn fold_into<'a, T: Copy + 'a>(
+    acc: &mut T,
+    xs: impl Iterator<Item = &'a T>,
+    g: impl Fn(T, T) -> T,
+) {
+    *acc = xs.fold(*acc, |a, &x| g(a, x));
+}
+
+/// Inclusive scan of every row of `n` consecutive elements, starting each
+/// from `init`.
+pub(crate) fn scan_rows<T: Copy>(data: &[T], n: usize, init: T, g: impl Fn(T, T) -> T) -> Vec<T> {
+    let mut out = Vec::with_capacity(data.len());
+    if n == 0 {
+        return out;
+    }
+    for row in data.chunks_exact(n) {
+        let mut acc = init;
+        out.extend(row.iter().map(|&x| {
+            acc = g(acc, x);
+            acc
+        }));
+    }
+    out
+}
+
+/// Inclusive scan continuing from `acc`, appending to `out`.
+pub(crate) fn scan_into<'a, T: Copy + 'a>(
+    acc: &mut T,
+    xs: impl Iterator<Item = &'a T>,
+    out: &mut Vec<T>,
+    g: impl Fn(T, T) -> T,
+) {
+    let mut a = *acc;
+    out.extend(xs.map(|&x| {
+        a = g(a, x);
+        a
+    }));
+    *acc = a;
+}
+
+/// `dest[is[i]] = g(dest[is[i]], vs[i])` for the indices in range.
+pub(crate) fn hist_into<T: Copy>(dest: &mut [T], is: &[i64], vs: &[T], g: impl Fn(T, T) -> T) {
+    let m = dest.len();
+    for (&i, &v) in is.iter().zip(vs) {
+        if let Ok(i) = usize::try_from(i)
+            && i < m
+        {
+            dest[i] = g(dest[i], v);
+        }
+    }
+}

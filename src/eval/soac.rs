@@ -1,0 +1,1475 @@
+//! The SOACs: `map`, `reduce`, `scan`, `hist`, `scatter`, and accumulators.
+//!
+//! An outermost `map` (one evaluated where no lane is active) runs its
+//! lambda in bulk over chunks of its elements, one lane per element. When a
+//! chunk meets something irregular, or fails, that chunk is evaluated again
+//! one element at a time: bodies are pure, so this is safe, and it gives the
+//! error exactly as per-element evaluation reports it. A `map` inside lifted
+//! code just pushes another lane. `reduce` and `scan` do the same with their
+//! fused map and then combine along the array's axis: natively for
+//! recognised operators, otherwise by applying the operator in bulk to
+//! whole slices (and, where there are few lanes, in a tree or in blocks).
+
+use super::analysis::{BodyInfo, FastOp, fast_op};
+use super::error::{Fail, R, fmt_shape};
+use super::interp::{Interp, LaneCursor};
+use super::kernels::{
+    self, fast_call, fast_supported, fold_into, fold_rows, from_vec, hist_into, row_major,
+    scan_into, scan_rows,
+};
+use super::lanes::{LVal, Mask, bit, count, index_operand, insert_axis, lane_dims, materialize};
+use super::ops::{self, Step};
+use super::value::{AccCell, Array, Element, Value};
+use crate::core::ir::{Atom, Lambda, Operator, Stm, Type, Var};
+use crate::prim::Scalar;
+use crate::with_array;
+use ndarray::{ArcArray, Axis, IxDyn, Slice};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+#[cfg(test)]
+thread_local! {
+    /// The failures of bulk evaluation that were retried per element, so
+    /// that tests can check that they are only genuine errors.
+    pub(crate) static RETRIED: std::cell::RefCell<Vec<Fail>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Records a bulk failure that is about to be retried per element (in
+/// tests only).
+#[cfg_attr(not(test), allow(unused_variables))]
+fn retrying(e: &Fail) {
+    #[cfg(test)]
+    RETRIED.with(|r| r.borrow_mut().push(e.clone()));
+}
+
+/// Below this many lanes, a reduction along an axis longer than this is
+/// done as a tree of bulk operator applications rather than one
+/// application per element.
+const TREE_LANES: usize = 64;
+
+/// The part `[s, e)` of an invariant array argument.
+fn slice_outer(x: &LVal, s: usize, e: usize) -> LVal {
+    match &x.v {
+        Value::Array(a) => LVal::inv(Value::Array(with_array!(a, y => {
+            let mut z = y.clone();
+            z.slice_axis_inplace(Axis(0), Slice::from(s..e));
+            Element::wrap_array(z)
+        }))),
+        _ => x.clone(),
+    }
+}
+
+/// Element `i < len` of an invariant argument (a rep's element is its
+/// value; an accumulator is passed whole).
+fn element_of(x: &LVal, i: usize) -> LVal {
+    match &x.v {
+        Value::Array(a) => match ops::element(a, &[i]) {
+            Some(s) => LVal::inv(Value::Scalar(s)),
+            // Not one-dimensional: a row.
+            None => LVal::inv(Value::Array(
+                with_array!(a, y => Element::wrap_array(y.clone().index_axis_move(Axis(0), i))),
+            )),
+        },
+        Value::Rep(inner) => LVal::inv((**inner).clone()),
+        _ => x.clone(),
+    }
+}
+
+/// Element `i` along the first own axis of a lifted array.
+fn along(x: &LVal, i: usize) -> LVal {
+    match &x.v {
+        Value::Array(a) => {
+            let ax = Axis(count(x.mask));
+            LVal::from_array(
+                x.mask,
+                with_array!(a, y => Element::wrap_array(y.clone().index_axis_move(ax, i))),
+            )
+        }
+        Value::Rep(inner) => LVal {
+            mask: x.mask,
+            v: (**inner).clone(),
+        },
+        _ => x.clone(),
+    }
+}
+
+/// The elements `off, off + 2, ...` (`h` of them) along the first own axis,
+/// as a value over the new lane `b`.
+fn strided(x: &LVal, off: usize, h: usize, b: usize) -> LVal {
+    match &x.v {
+        Value::Array(a) => {
+            let ax = Axis(count(x.mask));
+            let s = Slice::new(off as isize, Some((off + 2 * h - 1) as isize), 2);
+            LVal {
+                mask: x.mask | bit(b),
+                v: Value::Array(with_array!(a, y => {
+                    let mut z = y.clone();
+                    z.slice_axis_inplace(ax, s);
+                    Element::wrap_array(z)
+                })),
+            }
+        }
+        _ => x.clone(),
+    }
+}
+
+/// A map argument as the lambda's parameter over the new lane `b`: the
+/// array's outer axis becomes the lane (no copy); a rep is its value.
+fn lane_param(x: &LVal, b: usize) -> LVal {
+    match &x.v {
+        Value::Array(_) => LVal {
+            mask: x.mask | bit(b),
+            v: x.v.clone(),
+        },
+        Value::Rep(inner) => LVal {
+            mask: x.mask,
+            v: (**inner).clone(),
+        },
+        _ => x.clone(),
+    }
+}
+
+/// A lambda result over the popped lane `b` (of length `n`) as an array
+/// with that lane as its outer axis.
+fn unlane(r: LVal, b: usize, n: usize) -> R<LVal> {
+    match &r.v {
+        Value::Acc(_) => Ok(r),
+        // An array of reps would need the reps' lengths.
+        Value::Rep(_) => Err(Fail::rep_length()),
+        _ if r.mask & bit(b) != 0 => Ok(LVal {
+            mask: r.mask & !bit(b),
+            v: r.v,
+        }),
+        _ => {
+            let a = r.array()?;
+            Ok(LVal::from_array(r.mask, insert_axis(&a, count(r.mask), n)))
+        }
+    }
+}
+
+/// Stacks the per-element results of a map.
+fn stack_elements(vals: Vec<Value>, n: usize) -> R<Value> {
+    match vals.first() {
+        Some(Value::Acc(c)) => return Ok(Value::Acc(c.clone())),
+        Some(Value::Rep(_)) => return Err(Fail::rep_length()),
+        _ => {}
+    }
+    if let Some(v) = super::lanes::stack(&vals, &[n]) {
+        return Ok(v);
+    }
+    let shape = |v: &Value| match v {
+        Value::Array(a) => a.shape().to_vec(),
+        _ => vec![],
+    };
+    let first = vals.first().map(shape).unwrap_or_default();
+    let other = vals
+        .iter()
+        .map(shape)
+        .find(|s| *s != first)
+        .unwrap_or_default();
+    Err(Fail::shape(format!(
+        "map produced elements of shapes {} and {}",
+        fmt_shape(&first),
+        fmt_shape(&other)
+    )))
+}
+
+/// Collects the results of the chunks of a map (or scan) of `n` elements
+/// into one array, copying each chunk as it comes so that only the final
+/// array is ever allocated at full size.
+enum Chunks {
+    Empty(usize),
+    Acc(Value),
+    Rows(Box<dyn RowSink>),
+}
+
+trait RowSink {
+    fn push(&mut self, a: &Array) -> R<()>;
+    fn finish(self: Box<Self>) -> Array;
+}
+
+struct TypedRows<T> {
+    own: Vec<usize>,
+    data: Vec<T>,
+    rows: usize,
+}
+
+impl<T: Element> RowSink for TypedRows<T> {
+    fn push(&mut self, a: &Array) -> R<()> {
+        let x =
+            T::unwrap_array(a).ok_or_else(|| Fail::internal("map chunks of different types"))?;
+        if x.shape()[1..] != self.own[..] {
+            return Err(Fail::shape(format!(
+                "map produced elements of shapes {} and {}",
+                fmt_shape(&self.own),
+                fmt_shape(&x.shape()[1..])
+            )));
+        }
+        self.data.extend_from_slice(&row_major(x));
+        self.rows += x.shape()[0];
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>) -> Array {
+        let mut shape = vec![self.rows];
+        shape.extend(self.own);
+        from_vec(&shape, self.data)
+    }
+}
+
+impl Chunks {
+    fn new(n: usize) -> Chunks {
+        Chunks::Empty(n)
+    }
+
+    fn push(&mut self, v: Value) -> R<()> {
+        match (&mut *self, v) {
+            (Chunks::Empty(_), v @ Value::Acc(_)) => *self = Chunks::Acc(v),
+            (Chunks::Acc(_), _) => {}
+            (Chunks::Empty(n), Value::Array(a)) => {
+                fn sink<T: Element>(n: usize, own: &[usize]) -> Box<dyn RowSink> {
+                    Box::new(TypedRows::<T> {
+                        own: own.to_vec(),
+                        data: Vec::with_capacity(n * own.iter().product::<usize>()),
+                        rows: 0,
+                    })
+                }
+                let mut s = crate::dispatch_prim!(a.elem(), sink(*n, &a.shape()[1..]));
+                s.push(&a)?;
+                *self = Chunks::Rows(s);
+            }
+            (Chunks::Rows(s), Value::Array(a)) => s.push(&a)?,
+            _ => return Err(Fail::internal("a map chunk that is not an array")),
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> R<LVal> {
+        match self {
+            Chunks::Empty(_) => Err(Fail::internal("a map without chunks")),
+            Chunks::Acc(v) => Ok(LVal::inv(v)),
+            Chunks::Rows(s) => Ok(LVal::inv(Value::Array(s.finish()))),
+        }
+    }
+}
+
+/// A rep argument of a reduction, as an array of `n` copies.
+fn unrep_arg(x: &LVal, n: usize) -> R<LVal> {
+    match &x.v {
+        Value::Rep(inner) => {
+            let inner = LVal {
+                mask: x.mask,
+                v: (**inner).clone(),
+            };
+            let a = inner.array()?;
+            Ok(LVal::from_array(x.mask, insert_axis(&a, count(x.mask), n)))
+        }
+        _ => Ok(x.clone()),
+    }
+}
+
+/// `x` (own shape `[n]`) folded along its axis with a recognised operator,
+/// for each lane; `None` if the operator does not apply to its type.
+fn fold_lanes(f: FastOp, x: &LVal, init: Scalar, lanes: &[usize]) -> Option<LVal> {
+    fn go<T: Element>(
+        f: FastOp,
+        a: &Array,
+        m: Mask,
+        init: Scalar,
+        lanes: &[usize],
+    ) -> Option<Array> {
+        let x = T::unwrap_array(a)?;
+        let init = T::unwrap(init)?;
+        if !fast_supported::<T>(f) {
+            return None;
+        }
+        let data = row_major(x);
+        let n = *x.shape().last()?;
+        let dims = lane_dims(lanes, m);
+        let rows = dims.iter().product();
+        let out = fast_call!(f, T, fold_rows(&data, rows, n, init));
+        Some(from_vec(&dims, out))
+    }
+    let Value::Array(a) = &x.v else { return None };
+    let r = crate::dispatch_prim!(a.elem(), go(f, a, x.mask, init, lanes))?;
+    Some(LVal::from_array(x.mask, r))
+}
+
+/// Inclusive scan of `x` (own shape `[n]`) with a recognised operator.
+fn scan_lanes_fast(f: FastOp, x: &LVal, init: Scalar) -> Option<LVal> {
+    fn go<T: Element>(f: FastOp, a: &Array, init: Scalar) -> Option<Array> {
+        let x = T::unwrap_array(a)?;
+        let init = T::unwrap(init)?;
+        if !fast_supported::<T>(f) {
+            return None;
+        }
+        let data = row_major(x);
+        let n = *x.shape().last()?;
+        let out = fast_call!(f, T, scan_rows(&data, n, init));
+        Some(from_vec(x.shape(), out))
+    }
+    let Value::Array(a) = &x.v else { return None };
+    let r = crate::dispatch_prim!(a.elem(), go(f, a, init))?;
+    Some(LVal::from_array(x.mask, r))
+}
+
+/// Folds an invariant one-dimensional array into `acc`.
+fn fold_all(f: FastOp, x: &LVal, acc: Scalar) -> Option<Scalar> {
+    fn go<T: Element>(f: FastOp, a: &Array, acc: Scalar) -> Option<Scalar> {
+        let x = T::unwrap_array(a)?;
+        let mut acc = T::unwrap(acc)?;
+        if !fast_supported::<T>(f) {
+            return None;
+        }
+        match x.as_slice() {
+            Some(s) => fast_call!(f, T, fold_into(&mut acc, s.iter())),
+            None => fast_call!(f, T, fold_into(&mut acc, x.iter())),
+        }
+        Some(acc.wrap())
+    }
+    let Value::Array(a) = &x.v else { return None };
+    crate::dispatch_prim!(a.elem(), go(f, a, acc))
+}
+
+/// Scans an invariant one-dimensional array continuing from `acc`.
+fn scan_all(f: FastOp, x: &LVal, acc: Scalar) -> Option<(Array, Scalar)> {
+    fn go<T: Element>(f: FastOp, a: &Array, acc: Scalar) -> Option<(Array, Scalar)> {
+        let x = T::unwrap_array(a)?;
+        let mut acc = T::unwrap(acc)?;
+        if !fast_supported::<T>(f) {
+            return None;
+        }
+        let mut out = Vec::with_capacity(x.len());
+        match x.as_slice() {
+            Some(s) => fast_call!(f, T, scan_into(&mut acc, s.iter(), &mut out)),
+            None => fast_call!(f, T, scan_into(&mut acc, x.iter(), &mut out)),
+        }
+        Some((from_vec(&[out.len()], out), acc.wrap()))
+    }
+    let Value::Array(a) = &x.v else { return None };
+    crate::dispatch_prim!(a.elem(), go(f, a, acc))
+}
+
+/// The one recognised-operator input of a reduction, if it qualifies.
+fn fast_input<'a>(
+    op: &Operator,
+    xs: &'a [LVal],
+    ne: &[LVal],
+) -> Option<(FastOp, &'a LVal, Scalar)> {
+    let f = fast_op(op)?;
+    match (xs, ne) {
+        ([x], [n]) if x.own_shape().len() == 1 && matches!(x.v, Value::Array(_)) => {
+            Some((f, x, n.scalar()?))
+        }
+        _ => None,
+    }
+}
+
+/// A reduction or scan applied one element at a time: the lambdas'
+/// analyses, looked up once, and scratch vectors reused at every step.
+struct SeqState<'l> {
+    op: &'l Lambda,
+    op_info: Rc<BodyInfo>,
+    pre: Option<(&'l Lambda, Rc<BodyInfo>)>,
+    x: Vec<LVal>,
+    args: Vec<LVal>,
+}
+
+impl<'l> SeqState<'l> {
+    fn new(it: &Interp, op: &'l Operator, pre: Option<&'l Lambda>) -> R<SeqState<'l>> {
+        Ok(SeqState {
+            op: &op.lam,
+            op_info: it.body_info(&op.lam.body)?,
+            pre: pre
+                .map(|l| Ok::<_, Fail>((l, it.body_info(&l.body)?)))
+                .transpose()?,
+            x: Vec::new(),
+            args: Vec::new(),
+        })
+    }
+
+    /// `acc = op(acc, xs)`.
+    fn combine(
+        &mut self,
+        it: &mut Interp,
+        xs: impl Iterator<Item = LVal>,
+        acc: &mut Vec<LVal>,
+    ) -> R<()> {
+        self.args.clear();
+        self.args.append(acc);
+        self.args.extend(xs);
+        it.apply_into(self.op, &self.op_info, self.args.drain(..), acc)
+    }
+
+    /// Combines element `i` of the arguments (mapped by the fused map) into
+    /// `acc`.
+    fn step(&mut self, it: &mut Interp, vals: &[LVal], i: usize, acc: &mut Vec<LVal>) -> R<()> {
+        let elems = vals.iter().map(|v| element_of(v, i));
+        let mut x = std::mem::take(&mut self.x);
+        x.clear();
+        match &self.pre {
+            Some((l, info)) => it.apply_into(l, info, elems, &mut x)?,
+            None => x.extend(elems),
+        }
+        let r = self.combine(it, x.drain(..), acc);
+        self.x = x;
+        r
+    }
+}
+
+impl Interp<'_> {
+    /// Whether any variable the statement reads varies over a lane.
+    fn varies(&self, stm_uses: &[Var]) -> bool {
+        stm_uses.iter().any(|v| {
+            self.env
+                .get(v.0 as usize)
+                .and_then(Option::as_ref)
+                .is_some_and(|x| x.mask != 0)
+        })
+    }
+
+    /// The common outer length of SOAC arguments (`None` when all are reps
+    /// or accumulators).
+    fn soac_len(&self, vals: &[LVal], what: &str) -> R<Option<usize>> {
+        let mut n: Option<usize> = None;
+        for x in vals {
+            let len = match &x.v {
+                Value::Array(_) => *x
+                    .own_shape()
+                    .first()
+                    .ok_or_else(|| Fail::internal(format!("{what} over a scalar")))?,
+                Value::Rep(_) | Value::Acc(_) => continue,
+                Value::Scalar(_) => return Err(Fail::internal(format!("{what} over a scalar"))),
+            };
+            match n {
+                Some(m) if m != len => {
+                    return Err(Fail::shape(format!(
+                        "{what} over arrays of lengths {m} and {len}"
+                    )));
+                }
+                _ => n = Some(len),
+            }
+        }
+        Ok(n)
+    }
+
+    /// Forgets a lambda's parameters (which its body may not have used), so
+    /// that they do not keep arrays shared.
+    fn clear_params(&mut self, lam: &Lambda) {
+        for p in &lam.params {
+            if let Some(slot) = self.env.get_mut(p.0 as usize) {
+                *slot = None;
+            }
+        }
+    }
+
+    fn args(&self, vs: &[Var]) -> R<Vec<LVal>> {
+        vs.iter().map(|v| self.get(*v).cloned()).collect()
+    }
+
+    fn atoms(&self, xs: &[Atom]) -> R<Vec<LVal>> {
+        xs.iter().map(|a| self.atom(a)).collect()
+    }
+
+    // ----- map -----
+
+    pub(crate) fn eval_map(&mut self, stm: &Stm, lam: &Lambda, args: &[Var]) -> R<Vec<LVal>> {
+        let vals = self.args(args)?;
+        let Some(n) = self.soac_len(&vals, "map")? else {
+            // All arguments are reps: one evaluation gives the value at
+            // every index.
+            let inner = vals
+                .iter()
+                .map(|x| match &x.v {
+                    Value::Rep(i) => LVal {
+                        mask: x.mask,
+                        v: (**i).clone(),
+                    },
+                    _ => x.clone(),
+                })
+                .collect();
+            return self
+                .apply(lam, inner)?
+                .into_iter()
+                .map(|r| match r.v {
+                    Value::Acc(_) => Ok(r),
+                    v => Ok(LVal {
+                        mask: r.mask,
+                        v: Value::Rep(Rc::new(v)),
+                    }),
+                })
+                .collect();
+        };
+        if n == 0 {
+            return self.empty_map(stm, lam, &vals);
+        }
+        if !self.lanes.is_empty() {
+            return self.map_lanes(lam, &vals, n);
+        }
+        if !self.opts.bulk {
+            return Ok(self
+                .map_elements(lam, &vals, n)?
+                .into_iter()
+                .map(LVal::inv)
+                .collect());
+        }
+        self.map_chunked(lam, &vals, n)
+    }
+
+    /// A map over no elements: empty arrays, or the accumulators passed
+    /// through.
+    fn empty_map(&mut self, stm: &Stm, lam: &Lambda, vals: &[LVal]) -> R<Vec<LVal>> {
+        stm.pat
+            .iter()
+            .zip(&lam.body.result)
+            .map(|(p, res)| {
+                if let Type::Acc(..) = self.prog.vars.ty(*p) {
+                    let Atom::Var(v) = res else {
+                        return Err(Fail::internal("an accumulator result that is a constant"));
+                    };
+                    return match lam.params.iter().position(|q| q == v) {
+                        Some(k) => Ok(vals[k].clone()),
+                        None => self.get(*v).cloned(),
+                    };
+                }
+                Ok(LVal::inv(self.empty_of(*p, &[])?))
+            })
+            .collect()
+    }
+
+    /// The map in bulk over a new lane of length `n`.
+    pub(crate) fn map_lanes(&mut self, lam: &Lambda, vals: &[LVal], n: usize) -> R<Vec<LVal>> {
+        let b = self.push_lane(n)?;
+        let args = vals.iter().map(|x| lane_param(x, b)).collect();
+        let res = self.apply(lam, args);
+        self.pop_lane();
+        res?.into_iter().map(|r| unlane(r, b, n)).collect()
+    }
+
+    /// The map one element at a time (where no lane is active).
+    fn map_elements(&mut self, lam: &Lambda, vals: &[LVal], n: usize) -> R<Vec<Value>> {
+        let info = self.body_info(&lam.body)?;
+        let mut res = Vec::with_capacity(lam.body.result.len());
+        let mut outs: Vec<Vec<Value>> = (0..lam.body.result.len())
+            .map(|_| Vec::with_capacity(n))
+            .collect();
+        for i in 0..n {
+            if i % 1024 == 0 {
+                self.check_interrupt()?;
+            }
+            res.clear();
+            self.apply_into(lam, &info, vals.iter().map(|x| element_of(x, i)), &mut res)?;
+            for (o, r) in outs.iter_mut().zip(res.drain(..)) {
+                o.push(r.v);
+            }
+        }
+        outs.into_iter().map(|vs| stack_elements(vs, n)).collect()
+    }
+
+    /// An outermost map: in bulk, chunk by chunk.
+    fn map_chunked(&mut self, lam: &Lambda, vals: &[LVal], n: usize) -> R<Vec<LVal>> {
+        let mut parts: Vec<Chunks> = (0..lam.body.result.len()).map(|_| Chunks::new(n)).collect();
+        let mut lifted = true;
+        let mut start = 0;
+        while start < n {
+            self.check_interrupt()?;
+            let c = self.chunk_len(n - start);
+            let chunk: Vec<LVal> = vals
+                .iter()
+                .map(|x| slice_outer(x, start, start + c))
+                .collect();
+            let res = if lifted {
+                self.chunk_peak = 0;
+                match self.map_lanes(lam, &chunk, c) {
+                    Ok(r) => {
+                        self.tune_chunk(c);
+                        self.flush_acc_log(None)?;
+                        Ok(r.into_iter().map(|x| x.v).collect())
+                    }
+                    Err(e) if e.is_interrupt() => Err(e),
+                    Err(e) => {
+                        retrying(&e);
+                        self.acc_log.clear();
+                        // Irregular chunks are likely to be followed by more.
+                        lifted = !matches!(e, Fail::Irregular);
+                        self.map_elements(lam, &chunk, c)
+                    }
+                }
+            } else {
+                self.map_elements(lam, &chunk, c)
+            };
+            for (p, v) in parts.iter_mut().zip(res?) {
+                p.push(v)?;
+            }
+            start += c;
+        }
+        parts.into_iter().map(Chunks::finish).collect()
+    }
+
+    // ----- reduce -----
+
+    pub(crate) fn eval_reduce(
+        &mut self,
+        op: &Operator,
+        pre: Option<&Lambda>,
+        args: &[Var],
+    ) -> R<Vec<LVal>> {
+        let vals = self.args(args)?;
+        let ne = self.atoms(&op.neutral)?;
+        let n = self
+            .soac_len(&vals, "reduce")?
+            .ok_or_else(Fail::rep_length)?;
+        if n == 0 {
+            return Ok(ne);
+        }
+        if !self.lanes.is_empty() {
+            let xs = self.soac_inputs(pre, &vals, n)?;
+            return self.reduce_lanes(op, ne, xs, n);
+        }
+        if !self.opts.bulk {
+            return self.reduce_elements(op, pre, &vals, n, ne);
+        }
+        self.reduce_chunked(op, pre, &vals, n, ne)
+    }
+
+    /// The elements a reduction combines: the fused map's results, or the
+    /// arguments.
+    fn soac_inputs(&mut self, pre: Option<&Lambda>, vals: &[LVal], n: usize) -> R<Vec<LVal>> {
+        match pre {
+            Some(l) => self.map_lanes(l, vals, n),
+            None => vals.iter().map(|x| unrep_arg(x, n)).collect(),
+        }
+    }
+
+    /// Reduces lifted arrays along their first own axis.
+    fn reduce_lanes(
+        &mut self,
+        op: &Operator,
+        ne: Vec<LVal>,
+        xs: Vec<LVal>,
+        n: usize,
+    ) -> R<Vec<LVal>> {
+        if self.opts.bulk
+            && let Some((f, x, init)) = fast_input(op, &xs, &ne)
+            && let Some(r) = fold_lanes(f, x, init, &self.lanes)
+        {
+            return Ok(vec![r]);
+        }
+        let u = xs.iter().fold(0, |m, x| m | x.mask);
+        let p: usize = lane_dims(&self.lanes, u).iter().product();
+        if self.opts.bulk && p < TREE_LANES && n > TREE_LANES {
+            let mut args = ne;
+            args.extend(self.reduce_tree(op, xs, n)?);
+            return self.apply(&op.lam, args);
+        }
+        let mut acc = ne;
+        let mut st = SeqState::new(self, op, None)?;
+        for i in 0..n {
+            self.check_interrupt()?;
+            st.combine(self, xs.iter().map(|x| along(x, i)), &mut acc)?;
+        }
+        Ok(acc)
+    }
+
+    /// Combines `n >= 1` elements pairwise, level by level, each level one
+    /// bulk application of the operator (in order, so only associativity
+    /// is assumed).
+    fn reduce_tree(&mut self, op: &Operator, xs: Vec<LVal>, n: usize) -> R<Vec<LVal>> {
+        let mut cur = xs;
+        let mut len = n;
+        while len > 1 {
+            self.check_interrupt()?;
+            let h = len / 2;
+            let b = self.push_lane(h)?;
+            let mut args: Vec<LVal> = cur.iter().map(|x| strided(x, 0, h, b)).collect();
+            args.extend(cur.iter().map(|x| strided(x, 1, h, b)));
+            let res = self.apply(&op.lam, args);
+            self.pop_lane();
+            let res: Vec<LVal> = res?
+                .into_iter()
+                .map(|r| unlane(r, b, h))
+                .collect::<R<_>>()?;
+            cur = if len % 2 == 1 {
+                res.iter()
+                    .zip(&cur)
+                    .map(|(r, x)| self.append_last(r, x, len))
+                    .collect::<R<_>>()?
+            } else {
+                res
+            };
+            len = h + len % 2;
+        }
+        Ok(cur.iter().map(|x| along(x, 0)).collect())
+    }
+
+    /// `r` followed by the last element of `x` (of length `len`).
+    fn append_last(&self, r: &LVal, x: &LVal, len: usize) -> R<LVal> {
+        let last = match &x.v {
+            Value::Array(a) => {
+                let ax = Axis(count(x.mask));
+                LVal {
+                    mask: x.mask,
+                    v: Value::Array(with_array!(a, y => {
+                        let mut z = y.clone();
+                        z.slice_axis_inplace(ax, Slice::from(len - 1..len));
+                        Element::wrap_array(z)
+                    })),
+                }
+            }
+            _ => return Err(Fail::internal("a reduction over a non-array")),
+        };
+        let u = r.mask | last.mask;
+        let arrs = [
+            materialize(r, u, &self.lanes)?,
+            materialize(&last, u, &self.lanes)?,
+        ];
+        Ok(LVal::from_array(u, ops::concat(&arrs, count(u))?))
+    }
+
+    fn reduce_elements(
+        &mut self,
+        op: &Operator,
+        pre: Option<&Lambda>,
+        vals: &[LVal],
+        n: usize,
+        mut acc: Vec<LVal>,
+    ) -> R<Vec<LVal>> {
+        let mut st = SeqState::new(self, op, pre)?;
+        for i in 0..n {
+            if i % 1024 == 0 {
+                self.check_interrupt()?;
+            }
+            st.step(self, vals, i, &mut acc)?;
+        }
+        Ok(acc)
+    }
+
+    fn reduce_chunked(
+        &mut self,
+        op: &Operator,
+        pre: Option<&Lambda>,
+        vals: &[LVal],
+        n: usize,
+        ne: Vec<LVal>,
+    ) -> R<Vec<LVal>> {
+        let mut acc = ne;
+        let mut lifted = true;
+        let mut start = 0;
+        while start < n {
+            self.check_interrupt()?;
+            let c = self.chunk_len(n - start);
+            let chunk: Vec<LVal> = vals
+                .iter()
+                .map(|x| slice_outer(x, start, start + c))
+                .collect();
+            let attempt = if lifted {
+                self.chunk_peak = 0;
+                self.reduce_chunk(op, pre, &chunk, c, &acc)
+            } else {
+                Err(Fail::Irregular)
+            };
+            acc = match attempt {
+                Ok(a) => {
+                    self.flush_acc_log(None)?;
+                    a
+                }
+                Err(e) if e.is_interrupt() => return Err(e),
+                Err(e) => {
+                    retrying(&e);
+                    self.acc_log.clear();
+                    lifted = lifted && !matches!(e, Fail::Irregular);
+                    self.reduce_elements(op, pre, &chunk, c, acc)?
+                }
+            };
+            start += c;
+        }
+        Ok(acc)
+    }
+
+    fn reduce_chunk(
+        &mut self,
+        op: &Operator,
+        pre: Option<&Lambda>,
+        chunk: &[LVal],
+        c: usize,
+        acc: &[LVal],
+    ) -> R<Vec<LVal>> {
+        let xs = self.soac_inputs(pre, chunk, c)?;
+        self.tune_chunk(c);
+        if let Some((f, x, init)) = fast_input(op, &xs, acc)
+            && let Some(r) = fold_all(f, x, init)
+        {
+            return Ok(vec![LVal::inv(Value::Scalar(r))]);
+        }
+        let mut args = acc.to_vec();
+        args.extend(self.reduce_tree(op, xs, c)?);
+        self.apply(&op.lam, args)
+    }
+
+    // ----- scan -----
+
+    pub(crate) fn eval_scan(
+        &mut self,
+        stm: &Stm,
+        op: &Operator,
+        pre: Option<&Lambda>,
+        args: &[Var],
+    ) -> R<Vec<LVal>> {
+        let vals = self.args(args)?;
+        let ne = self.atoms(&op.neutral)?;
+        let n = self.soac_len(&vals, "scan")?.ok_or_else(Fail::rep_length)?;
+        if n == 0 {
+            return stm
+                .pat
+                .iter()
+                .map(|p| Ok(LVal::inv(self.empty_of(*p, &[])?)))
+                .collect();
+        }
+        if !self.lanes.is_empty() {
+            let xs = self.soac_inputs(pre, &vals, n)?;
+            return self.scan_lanes(op, ne, xs, n);
+        }
+        if !self.opts.bulk {
+            return Ok(self.scan_elements(op, pre, &vals, n, ne)?.0);
+        }
+        self.scan_chunked(op, pre, &vals, n, ne)
+    }
+
+    /// Stacks the successive accumulators of a scan along a new first own
+    /// axis.
+    fn stack_steps(&self, steps: &[LVal]) -> R<LVal> {
+        let u = steps.iter().fold(0, |m, x| m | x.mask);
+        let arrs: Vec<Array> = steps
+            .iter()
+            .map(|x| materialize(x, u, &self.lanes))
+            .collect::<R<_>>()?;
+        Ok(LVal::from_array(u, ops::stack_at(&arrs, count(u))?))
+    }
+
+    fn scan_lanes(
+        &mut self,
+        op: &Operator,
+        ne: Vec<LVal>,
+        xs: Vec<LVal>,
+        n: usize,
+    ) -> R<Vec<LVal>> {
+        if self.opts.bulk
+            && let Some((f, x, init)) = fast_input(op, &xs, &ne)
+            && let Some(r) = scan_lanes_fast(f, x, init)
+        {
+            return Ok(vec![r]);
+        }
+        let k = ne.len();
+        let mut steps: Vec<Vec<LVal>> = vec![Vec::with_capacity(n); k];
+        let mut acc = ne;
+        let mut st = SeqState::new(self, op, None)?;
+        for i in 0..n {
+            self.check_interrupt()?;
+            st.combine(self, xs.iter().map(|x| along(x, i)), &mut acc)?;
+            for (s, a) in steps.iter_mut().zip(&acc) {
+                s.push(a.clone());
+            }
+        }
+        steps.iter().map(|s| self.stack_steps(s)).collect()
+    }
+
+    /// A scan one element at a time: the results and the final accumulator.
+    fn scan_elements(
+        &mut self,
+        op: &Operator,
+        pre: Option<&Lambda>,
+        vals: &[LVal],
+        n: usize,
+        mut acc: Vec<LVal>,
+    ) -> R<(Vec<LVal>, Vec<LVal>)> {
+        let mut outs: Vec<Vec<Value>> = (0..acc.len()).map(|_| Vec::with_capacity(n)).collect();
+        let mut st = SeqState::new(self, op, pre)?;
+        for i in 0..n {
+            if i % 1024 == 0 {
+                self.check_interrupt()?;
+            }
+            st.step(self, vals, i, &mut acc)?;
+            for (o, a) in outs.iter_mut().zip(&acc) {
+                o.push(a.v.clone());
+            }
+        }
+        let outs = outs
+            .into_iter()
+            .map(|vs| stack_elements(vs, n).map(LVal::inv))
+            .collect::<R<_>>()?;
+        Ok((outs, acc))
+    }
+
+    fn scan_chunked(
+        &mut self,
+        op: &Operator,
+        pre: Option<&Lambda>,
+        vals: &[LVal],
+        n: usize,
+        ne: Vec<LVal>,
+    ) -> R<Vec<LVal>> {
+        let mut parts: Vec<Chunks> = (0..ne.len()).map(|_| Chunks::new(n)).collect();
+        let mut acc = ne;
+        let mut lifted = true;
+        let mut start = 0;
+        while start < n {
+            self.check_interrupt()?;
+            let c = self.chunk_len(n - start);
+            let chunk: Vec<LVal> = vals
+                .iter()
+                .map(|x| slice_outer(x, start, start + c))
+                .collect();
+            let attempt = if lifted {
+                self.chunk_peak = 0;
+                self.scan_chunk(op, pre, &chunk, c, &acc)
+            } else {
+                Err(Fail::Irregular)
+            };
+            let (outs, next) = match attempt {
+                Ok(r) => {
+                    self.flush_acc_log(None)?;
+                    r
+                }
+                Err(e) if e.is_interrupt() => return Err(e),
+                Err(e) => {
+                    retrying(&e);
+                    self.acc_log.clear();
+                    lifted = lifted && !matches!(e, Fail::Irregular);
+                    self.scan_elements(op, pre, &chunk, c, acc)?
+                }
+            };
+            for (p, o) in parts.iter_mut().zip(outs) {
+                p.push(o.v)?;
+            }
+            acc = next;
+            start += c;
+        }
+        parts.into_iter().map(Chunks::finish).collect()
+    }
+
+    fn scan_chunk(
+        &mut self,
+        op: &Operator,
+        pre: Option<&Lambda>,
+        chunk: &[LVal],
+        c: usize,
+        acc: &[LVal],
+    ) -> R<(Vec<LVal>, Vec<LVal>)> {
+        let xs = self.soac_inputs(pre, chunk, c)?;
+        self.tune_chunk(c);
+        if let Some((f, x, init)) = fast_input(op, &xs, acc)
+            && let Some((out, last)) = scan_all(f, x, init)
+        {
+            return Ok((
+                vec![LVal::inv(Value::Array(out))],
+                vec![LVal::inv(Value::Scalar(last))],
+            ));
+        }
+        self.scan_blocked(op, xs, c, acc.to_vec())
+    }
+
+    /// A scan of `c` invariant elements with a general operator, continuing
+    /// from `acc`: the elements are cut into blocks that are scanned side
+    /// by side (one bulk application per position in a block), the block
+    /// totals are scanned, and one more bulk application adds each block's
+    /// prefix. The leftover elements are scanned one by one.
+    fn scan_blocked(
+        &mut self,
+        op: &Operator,
+        xs: Vec<LVal>,
+        c: usize,
+        acc: Vec<LVal>,
+    ) -> R<(Vec<LVal>, Vec<LVal>)> {
+        let s = (c as f64).sqrt().ceil() as usize;
+        let nb = c / s.max(1);
+        if nb < 2 {
+            return self.scan_elements(op, None, &xs, c, acc);
+        }
+        let body = nb * s;
+        // Local scans of the blocks, side by side over a lane of blocks.
+        let b = self.push_lane(nb)?;
+        let local = self.scan_blocks_locally(op, &xs, b, nb, s);
+        self.pop_lane();
+        let local = local?;
+        // The prefix of each block: the scan of the block totals.
+        let mut prefix: Vec<Vec<Value>> = vec![Vec::with_capacity(nb); acc.len()];
+        let mut carry = acc;
+        for q in 0..nb {
+            for (p, a) in prefix.iter_mut().zip(&carry) {
+                p.push(a.v.clone());
+            }
+            carry.extend(local.iter().map(|l| {
+                let row = element_of(&LVal::inv(Value::Array(l.clone())), q);
+                element_of(&row, s - 1)
+            }));
+            carry = self.apply(&op.lam, carry)?;
+        }
+        let prefix: Vec<Value> = prefix
+            .into_iter()
+            .map(|p| stack_elements(p, nb))
+            .collect::<R<_>>()?;
+        // Each block's prefix combined with its local scan.
+        let b1 = self.push_lane(nb)?;
+        let combined = match self.push_lane(s) {
+            Ok(b2) => {
+                let mut args: Vec<LVal> = prefix
+                    .into_iter()
+                    .map(|p| LVal {
+                        mask: bit(b1),
+                        v: p,
+                    })
+                    .collect();
+                args.extend(local.into_iter().map(|l| LVal {
+                    mask: bit(b1) | bit(b2),
+                    v: Value::Array(l),
+                }));
+                let r = self.apply(&op.lam, args).and_then(|r| {
+                    r.iter()
+                        .map(|x| materialize(x, bit(b1) | bit(b2), &self.lanes))
+                        .collect::<R<Vec<Array>>>()
+                });
+                self.pop_lane();
+                r
+            }
+            Err(e) => Err(e),
+        };
+        self.pop_lane();
+        let combined = combined?;
+        let mut outs: Vec<Array> = combined
+            .iter()
+            .map(|a| {
+                let mut shape = vec![body];
+                shape.extend_from_slice(&a.shape()[2..]);
+                ops::with_shape(a, &shape)
+            })
+            .collect();
+        if body < c {
+            let tail: Vec<LVal> = xs.iter().map(|x| slice_outer(x, body, c)).collect();
+            let (touts, last) = self.scan_elements(op, None, &tail, c - body, carry)?;
+            for (o, t) in outs.iter_mut().zip(touts) {
+                let t = t.array()?;
+                *o = ops::concat(&[o.clone(), t], 0)?;
+            }
+            carry = last;
+        }
+        Ok((
+            outs.into_iter()
+                .map(|a| LVal::inv(Value::Array(a)))
+                .collect(),
+            carry,
+        ))
+    }
+
+    /// The inclusive scans of `nb` blocks of `s` elements each, as arrays of
+    /// shape `[nb, s, ...]`; `b` is the lane of blocks.
+    fn scan_blocks_locally(
+        &mut self,
+        op: &Operator,
+        xs: &[LVal],
+        b: usize,
+        nb: usize,
+        s: usize,
+    ) -> R<Vec<Array>> {
+        let blocks: Vec<LVal> = xs
+            .iter()
+            .map(|x| {
+                let part = slice_outer(x, 0, nb * s).array()?;
+                let mut shape = vec![nb, s];
+                shape.extend_from_slice(&part.shape()[1..]);
+                Ok(LVal {
+                    mask: bit(b),
+                    v: Value::Array(ops::with_shape(&part, &shape)),
+                })
+            })
+            .collect::<R<_>>()?;
+        let mut steps: Vec<Vec<LVal>> = vec![Vec::with_capacity(s); xs.len()];
+        let mut loc: Option<Vec<LVal>> = None;
+        for j in 0..s {
+            self.check_interrupt()?;
+            let xj: Vec<LVal> = blocks.iter().map(|x| along(x, j)).collect();
+            let next = match loc.take() {
+                None => xj,
+                Some(mut l) => {
+                    l.extend(xj);
+                    self.apply(&op.lam, l)?
+                }
+            };
+            for (st, a) in steps.iter_mut().zip(&next) {
+                st.push(a.clone());
+            }
+            loc = Some(next);
+        }
+        steps
+            .iter()
+            .map(|st| {
+                let arrs: Vec<Array> = st
+                    .iter()
+                    .map(|x| materialize(x, bit(b), &self.lanes))
+                    .collect::<R<_>>()?;
+                ops::stack_at(&arrs, 1)
+            })
+            .collect()
+    }
+
+    // ----- hist and scatter -----
+
+    fn take_dests(&mut self, dest: &[Var], moves: &[Var]) -> R<Vec<Array>> {
+        dest.iter()
+            .map(|v| match self.take_var(*v, moves)?.v {
+                Value::Array(a) => Ok(a),
+                Value::Rep(_) => Err(Fail::rep_length()),
+                _ => Err(Fail::internal("a destination that is not an array")),
+            })
+            .collect()
+    }
+
+    pub(crate) fn eval_hist(
+        &mut self,
+        stm: &Stm,
+        si: &super::analysis::StmInfo,
+        op: &Operator,
+        dest: &[Var],
+        indices: Var,
+        values: &[Var],
+    ) -> R<Vec<LVal>> {
+        if self.varies(&si.uses) {
+            return self.per_lane(stm, si);
+        }
+        let is = self.get(indices)?.clone();
+        let vs = self.args(values)?;
+        let mut all = vec![is.clone()];
+        all.extend(vs.iter().cloned());
+        let n = self
+            .soac_len(&all, "reduce_by_index")?
+            .ok_or_else(Fail::rep_length)?;
+        let mut dests = self.take_dests(dest, &si.moves)?;
+        if self.opts.bulk
+            && let Some(f) = fast_op(op)
+            && let ([d], [v]) = (&mut dests[..], &vs[..])
+            && d.rank() == 1
+            && let (Value::Array(ia), Value::Array(va)) = (&is.v, &v.v)
+            && va.rank() == 1
+            && hist_fast(f, d, ia, va)
+        {
+            return Ok(dests
+                .into_iter()
+                .map(|d| LVal::inv(Value::Array(d)))
+                .collect());
+        }
+        for i in 0..n {
+            if i % 1024 == 0 {
+                self.check_interrupt()?;
+            }
+            let Some(b) = element_of(&is, i).scalar() else {
+                return Err(Fail::internal("a histogram index that is not a scalar"));
+            };
+            let Some(b) = usize::try_from(b.as_i64())
+                .ok()
+                .filter(|&b| dests.iter().all(|d| b < d.len()))
+            else {
+                continue;
+            };
+            let mut args: Vec<LVal> = dests
+                .iter()
+                .map(|d| element_of(&LVal::inv(Value::Array(d.clone())), b))
+                .collect();
+            args.extend(vs.iter().map(|v| element_of(v, i)));
+            let r = self.apply(&op.lam, args)?;
+            self.clear_params(&op.lam);
+            for (d, x) in dests.iter_mut().zip(r) {
+                write(d, &[b], &x)?;
+            }
+        }
+        Ok(dests
+            .into_iter()
+            .map(|d| LVal::inv(Value::Array(d)))
+            .collect())
+    }
+
+    pub(crate) fn eval_scatter(
+        &mut self,
+        stm: &Stm,
+        si: &super::analysis::StmInfo,
+        dest: &[Var],
+        indices: &[Var],
+        values: &[Var],
+    ) -> R<Vec<LVal>> {
+        if self.varies(&si.uses) {
+            return self.per_lane(stm, si);
+        }
+        let is = self.args(indices)?;
+        let vs = self.args(values)?;
+        if vs.len() != dest.len() {
+            return Err(Fail::internal(
+                "scatter with as many value arrays as destinations",
+            ));
+        }
+        let mut all = is.clone();
+        all.extend(vs.iter().cloned());
+        let n = self
+            .soac_len(&all, "scatter")?
+            .ok_or_else(Fail::rep_length)?;
+        let mut dests = self.take_dests(dest, &si.moves)?;
+        let idx: Vec<Vec<i64>> = is
+            .iter()
+            .map(|x| {
+                (0..n)
+                    .map(|i| {
+                        element_of(x, i)
+                            .scalar()
+                            .map(|s| s.as_i64())
+                            .ok_or_else(|| Fail::internal("a scatter index that is not a scalar"))
+                    })
+                    .collect()
+            })
+            .collect::<R<_>>()?;
+        for (d, v) in dests.iter_mut().zip(&vs) {
+            if idx.len() > d.rank() {
+                return Err(Fail::internal("scatter with more indices than dimensions"));
+            }
+            for i in 0..n {
+                if i % 4096 == 0 {
+                    self.check_interrupt()?;
+                }
+                let shape = d.shape();
+                let Some(at) = idx
+                    .iter()
+                    .zip(shape)
+                    .map(|(is, &m)| usize::try_from(is[i]).ok().filter(|&k| k < m))
+                    .collect::<Option<Vec<usize>>>()
+                else {
+                    continue;
+                };
+                write(d, &at, &element_of(v, i))?;
+            }
+        }
+        Ok(dests
+            .into_iter()
+            .map(|d| LVal::inv(Value::Array(d)))
+            .collect())
+    }
+
+    // ----- accumulators -----
+
+    pub(crate) fn eval_with_acc(
+        &mut self,
+        stm: &Stm,
+        si: &super::analysis::StmInfo,
+        arrays: &[Var],
+        lam: &Lambda,
+    ) -> R<Vec<LVal>> {
+        let outer_accs = si.uses.iter().any(|v| {
+            matches!(
+                self.env.get(v.0 as usize),
+                Some(Some(LVal {
+                    v: Value::Acc(_),
+                    ..
+                }))
+            )
+        });
+        if outer_accs && self.active != 0 {
+            // Updates of outer accumulators happen once in every lane.
+            return self.per_lane_over(stm, si, self.active);
+        }
+        if self.varies(&si.uses) {
+            return self.per_lane(stm, si);
+        }
+        let k = arrays.len();
+        if lam.params.len() != k {
+            return Err(Fail::internal(
+                "with_acc whose lambda does not take one accumulator per array",
+            ));
+        }
+        let cells: Vec<AccCell> = self
+            .take_dests(arrays, &si.moves)?
+            .iter()
+            .map(|a| Rc::new(RefCell::new(ops::standard(a))))
+            .collect();
+        let args = cells
+            .iter()
+            .map(|c| LVal::inv(Value::Acc(c.clone())))
+            .collect();
+        // The lambda runs once for all lanes, so its own accumulators are
+        // updated once.
+        let outer = self.active;
+        self.active = 0;
+        let res = self.apply(lam, args);
+        self.active = outer;
+        let res = res?;
+        self.clear_params(lam);
+        self.flush_acc_log(Some(&cells))?;
+        let others: Vec<LVal> = res.into_iter().skip(k).collect();
+        let mut out: Vec<LVal> = cells
+            .into_iter()
+            .map(|c| {
+                let a = match Rc::try_unwrap(c) {
+                    Ok(cell) => cell.into_inner(),
+                    Err(shared) => shared.borrow().clone(),
+                };
+                LVal::inv(Value::Array(a))
+            })
+            .collect();
+        out.extend(others);
+        Ok(out)
+    }
+
+    /// `upd acc indices value` in every active lane: applied at once where
+    /// no lane is active, logged otherwise (see `Interp::acc_log`).
+    pub(crate) fn eval_upd_acc(&mut self, acc: Var, indices: &[Atom], value: &Atom) -> R<LVal> {
+        let a = self.get(acc)?.clone();
+        let Value::Acc(cell) = &a.v else {
+            return Err(Fail::internal(
+                "upd on something that is not an accumulator",
+            ));
+        };
+        let idx = self.atoms(indices)?;
+        let x = self.atom(value)?;
+        let u = idx.iter().fold(self.active | x.mask, |m, i| m | i.mask);
+        let udims = lane_dims(&self.lanes, u);
+        let n: usize = udims.iter().product();
+        let flat_idx = idx
+            .iter()
+            .map(|i| {
+                let op = index_operand(i, u)?;
+                let mut cur = LaneCursor::new(&udims, vec![op.strides.clone()]);
+                Ok((0..n)
+                    .map(|_| {
+                        let k = op.data[cur.offs[0]];
+                        cur.advance();
+                        k
+                    })
+                    .collect())
+            })
+            .collect::<R<Vec<Vec<i64>>>>()?;
+        let v = materialize(&x, u, &self.lanes)?;
+        let mut shape = vec![n];
+        shape.extend_from_slice(&v.shape()[udims.len()..]);
+        let up = AccUpdate {
+            cell: cell.clone(),
+            indices: flat_idx,
+            values: ops::with_shape(&v, &shape),
+        };
+        if self.lanes.is_empty() {
+            up.apply()?;
+        } else {
+            self.acc_log.push(up);
+        }
+        Ok(a)
+    }
+
+    /// Applies the logged accumulator updates (only those of the given
+    /// cells, if any are given), in order.
+    pub(crate) fn flush_acc_log(&mut self, only: Option<&[AccCell]>) -> R<()> {
+        let log = std::mem::take(&mut self.acc_log);
+        for up in log {
+            match only {
+                Some(cells) if !cells.iter().any(|c| Rc::ptr_eq(c, &up.cell)) => {
+                    self.acc_log.push(up)
+                }
+                _ => up.apply()?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Additions to an accumulator: row `q` of `values` is added at the index
+/// made of element `q` of each of `indices` (ignored when out of range).
+pub(crate) struct AccUpdate {
+    cell: AccCell,
+    indices: Vec<Vec<i64>>,
+    values: Array,
+}
+
+impl AccUpdate {
+    fn apply(&self) -> R<()> {
+        let mut arr = self.cell.borrow_mut();
+        with_array!(&mut *arr, d => add_rows(d, &self.indices, &self.values))
+    }
+}
+
+/// `d[at] = x` (an element or a row).
+fn write(d: &mut Array, at: &[usize], x: &LVal) -> R<()> {
+    if let Some(s) = x.scalar()
+        && at.len() == d.rank()
+    {
+        return ops::set_element(d, at, s);
+    }
+    let steps: Vec<Step> = at.iter().map(|&i| Step::Fix(i)).collect();
+    ops::update(d, 0, &steps, &x.array()?)
+}
+
+/// A histogram with a recognised operator; `false` if it does not apply.
+fn hist_fast(f: FastOp, d: &mut Array, is: &Array, vs: &Array) -> bool {
+    fn go<T: Element>(f: FastOp, d: &mut Array, is: &[i64], vs: &Array) -> bool {
+        let (Some(vs), true) = (T::unwrap_array(vs), fast_supported::<T>(f)) else {
+            return false;
+        };
+        let Some(dst) = d_slice::<T>(d) else {
+            return false;
+        };
+        let vs = row_major(vs);
+        fast_call!(f, T, hist_into(dst, is, &vs));
+        true
+    }
+    let is: Vec<i64> = match is {
+        Array::I64(a) => row_major(a).into_owned(),
+        a if a.elem().is_int() => a.to_scalars().iter().map(|s| s.as_i64()).collect(),
+        _ => return false,
+    };
+    crate::dispatch_prim!(d.elem(), go(f, d, &is, vs))
+}
+
+/// The elements of an array of type `T`, row-major and unshared, for
+/// writing in place.
+fn d_slice<T: Element>(d: &mut Array) -> Option<&mut [T]> {
+    let x = T::unwrap_array_mut(d)?;
+    if !x.is_standard_layout() {
+        *x = x.as_standard_layout().into_owned().into_shared();
+    }
+    x.as_slice_mut()
+}
+
+/// `d[indices[.][q]] += values[q]` for every row `q` whose index is in
+/// range.
+fn add_rows<T: Element>(d: &mut ArcArray<T, IxDyn>, indices: &[Vec<i64>], values: &Array) -> R<()> {
+    if !d.is_standard_layout() {
+        *d = d.as_standard_layout().into_owned().into_shared();
+    }
+    let own = d.shape().to_vec();
+    let j = indices.len();
+    if j > own.len() {
+        return Err(Fail::internal("too many indices for an accumulator"));
+    }
+    let rest = &own[j..];
+    if values.shape()[1..] != *rest {
+        return Err(Fail::shape(format!(
+            "cannot add a value of shape {} to an accumulator slice of shape {}",
+            fmt_shape(&values.shape()[1..]),
+            fmt_shape(rest)
+        )));
+    }
+    let vals = row_major(
+        T::unwrap_array(values)
+            .ok_or_else(|| Fail::internal("upd with a value of another type"))?,
+    );
+    let own_strides = kernels::standard_strides(&own);
+    let rs: usize = rest.iter().product();
+    let n = values.len();
+    let data = d
+        .as_slice_mut()
+        .ok_or_else(|| Fail::internal("an accumulator that is not row-major"))?;
+    'rows: for q in 0..n {
+        let mut off = 0;
+        for (k, is) in indices.iter().enumerate() {
+            match usize::try_from(is[q]) {
+                Ok(i) if i < own[k] => off += i * own_strides[k],
+                _ => continue 'rows,
+            }
+        }
+        for e in 0..rs {
+            data[off + e] = data[off + e].add(vals[q * rs + e]);
+        }
+    }
+    Ok(())
+}
