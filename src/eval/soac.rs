@@ -501,6 +501,12 @@ impl Interp<'_> {
                 .collect();
         };
         if n == 0 {
+            // The body over an empty lane gives the results' inner shapes
+            // (`map (scan (+) 0)` of a [0][3] array is [0][3]); where it
+            // cannot, the results are empty in every dimension.
+            if let Ok(r) = self.map_lanes(lam, &vals, 0) {
+                return Ok(r);
+            }
             return self.empty_map(stm, lam, &vals);
         }
         if !self.lanes.is_empty() {
