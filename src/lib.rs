@@ -16,6 +16,7 @@ pub mod driver;
 pub mod elab;
 pub mod eval;
 pub mod prim;
+pub mod semantics;
 pub mod source;
 pub mod syntax;
 pub mod testing;
