@@ -270,6 +270,11 @@ impl Session {
         self.run(c, args, opts)
     }
 
+    /// A value bound at the prompt.
+    pub fn stored(&self, id: ValueId) -> Option<&Stored> {
+        self.values.get(id.0 as usize)
+    }
+
     /// Binds a value at the prompt under `name`.
     pub fn bind_value(&mut self, name: &str, ty: Type, leaves: Vec<Value>) {
         let id = ValueId(self.values.len() as u32);

@@ -54,10 +54,26 @@ enum Command {
         #[arg(long)]
         no_simplify: bool,
     },
+    /// Show the reduction sequence of an entry point under the reference
+    /// small-step semantics.
+    Step {
+        file: PathBuf,
+        /// The entry point to run.
+        #[arg(short, long, default_value = "main")]
+        entry: String,
+        /// Show at most this many steps (the rest are counted).
+        #[arg(short = 'n', long, default_value_t = 50)]
+        limit: u64,
+        /// Print only the number of steps and the result.
+        #[arg(long)]
+        count: bool,
+        values: Vec<String>,
+    },
     /// Run the test blocks of every `.fut` file under the given paths.
     Test {
         paths: Vec<PathBuf>,
-        /// The evaluator: `fast`.
+        /// The evaluator: `fast`, or `small-step` (the reference
+        /// semantics).
         #[arg(long, default_value = "fast")]
         engine: String,
         /// Also run cases marked `compiled`.
@@ -107,6 +123,13 @@ fn main() -> Result<ExitCode> {
             entry,
             no_simplify,
         }) => core(&file, entry, !no_simplify),
+        Some(Command::Step {
+            file,
+            entry,
+            limit,
+            count,
+            values,
+        }) => step(&file, &entry, limit, count, values),
         Some(Command::Test {
             paths,
             engine,
@@ -114,6 +137,49 @@ fn main() -> Result<ExitCode> {
             verbose,
         }) => test(&paths, &engine, compiled, verbose),
     }
+}
+
+/// Reads the arguments of an entry point from the command line (or stdin
+/// when there are none), at the parameter types.
+fn arguments(
+    s: &mut Session,
+    entry: &str,
+    types: &[urchin::core::ir::Type],
+    values: Vec<String>,
+) -> Result<Option<Vec<urchin::eval::value::Value>>> {
+    let text = if values.is_empty() && !types.is_empty() {
+        let mut t = String::new();
+        std::io::stdin().read_to_string(&mut t).into_diagnostic()?;
+        t
+    } else {
+        values.join(" ")
+    };
+    let input = s.add_source("<arguments>", &text);
+    let lits = match parse_values(&text, input, 0) {
+        Ok(v) => v,
+        Err(d) => {
+            eprint!("{}", d.render(&s.sources, color()));
+            return Ok(None);
+        }
+    };
+    if lits.len() != types.len() {
+        return Err(miette!(
+            "`{entry}` takes {} value{}, but {} {} given",
+            types.len(),
+            if types.len() == 1 { "" } else { "s" },
+            lits.len(),
+            if lits.len() == 1 { "was" } else { "were" }
+        ));
+    }
+    let mut args = Vec::new();
+    for (i, (l, t)) in lits.iter().zip(types).enumerate() {
+        let vt = urchin::testing::values::ValueType::new(t.elem(), t.rank() as usize);
+        args.push(
+            l.to_value(Some(vt))
+                .map_err(|e| miette!("argument {}: {e}", i + 1))?,
+        );
+    }
+    Ok(Some(args))
 }
 
 fn run(file: &PathBuf, entry: &str, values: Vec<String>) -> Result<ExitCode> {
@@ -133,39 +199,9 @@ fn run(file: &PathBuf, entry: &str, values: Vec<String>) -> Result<ExitCode> {
             return Ok(ExitCode::FAILURE);
         }
     };
-    let types = compiled.param_types();
-    let text = if values.is_empty() && !types.is_empty() {
-        let mut t = String::new();
-        std::io::stdin().read_to_string(&mut t).into_diagnostic()?;
-        t
-    } else {
-        values.join(" ")
+    let Some(args) = arguments(&mut s, entry, &compiled.param_types(), values)? else {
+        return Ok(ExitCode::FAILURE);
     };
-    let input = s.add_source("<arguments>", &text);
-    let lits = match parse_values(&text, input, 0) {
-        Ok(v) => v,
-        Err(d) => {
-            eprint!("{}", d.render(&s.sources, color()));
-            return Ok(ExitCode::FAILURE);
-        }
-    };
-    if lits.len() != types.len() {
-        return Err(miette!(
-            "`{entry}` takes {} value{}, but {} {} given",
-            types.len(),
-            if types.len() == 1 { "" } else { "s" },
-            lits.len(),
-            if lits.len() == 1 { "was" } else { "were" }
-        ));
-    }
-    let mut args = Vec::new();
-    for (i, (l, t)) in lits.iter().zip(&types).enumerate() {
-        let vt = urchin::testing::values::ValueType::new(t.elem(), t.rank() as usize);
-        args.push(
-            l.to_value(Some(vt))
-                .map_err(|e| miette!("argument {}: {e}", i + 1))?,
-        );
-    }
     match s.run(&compiled, args, &EvalOptions::default()) {
         Ok(results) => {
             for v in results {
@@ -178,6 +214,44 @@ fn run(file: &PathBuf, entry: &str, values: Vec<String>) -> Result<ExitCode> {
             Ok(ExitCode::FAILURE)
         }
     }
+}
+
+fn step(file: &PathBuf, entry: &str, limit: u64, count: bool, values: Vec<String>) -> Result<ExitCode> {
+    use urchin::semantics;
+    let Some((mut s, _)) = load(file)? else {
+        return Ok(ExitCode::FAILURE);
+    };
+    let Some(id) = s.lookup_def(entry) else {
+        return Err(miette!("{} has no entry point named `{entry}`", file.display()));
+    };
+    let types = semantics::entry_param_types(&s, id);
+    let Some(args) = arguments(&mut s, entry, &types, values)? else {
+        return Ok(ExitCode::FAILURE);
+    };
+    if count {
+        return match semantics::run_entry(&s, id, args, &semantics::Options::default()) {
+            Ok((results, steps)) => {
+                println!("{steps} step{}", if steps == 1 { "" } else { "s" });
+                for v in results {
+                    println!("{}", format_value(&v));
+                }
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(semantics::Stop::Error(e)) => {
+                eprint!("{}", e.to_diagnostic().render(&s.sources, color()));
+                Ok(ExitCode::FAILURE)
+            }
+            Err(stop) => Err(miette!("{stop}")),
+        };
+    }
+    let opts = semantics::TraceOptions {
+        limit,
+        color: std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal(),
+        ..Default::default()
+    };
+    let trace = semantics::entry_trace(&s, id, args, &opts).map_err(|m| miette!("{m}"))?;
+    print!("{trace}");
+    Ok(ExitCode::SUCCESS)
 }
 
 fn check(file: &PathBuf, stats: bool) -> Result<ExitCode> {
@@ -261,7 +335,15 @@ fn test(paths: &[PathBuf], engine: &str, compiled: bool, verbose: bool) -> Resul
             let mut e = urchin::testing::engine::FastEngine::default();
             urchin::testing::runner::run_paths(paths, &mut e, &opts, &mut out).into_diagnostic()?
         }
-        other => return Err(miette!("unknown engine `{other}`; the engines are: fast")),
+        "small-step" => {
+            let mut e = urchin::testing::engine::SmallStepEngine::default();
+            urchin::testing::runner::run_paths(paths, &mut e, &opts, &mut out).into_diagnostic()?
+        }
+        other => {
+            return Err(miette!(
+                "unknown engine `{other}`; the engines are: fast, small-step"
+            ));
+        }
     };
     Ok(if summary.failed > 0 {
         ExitCode::FAILURE

@@ -70,3 +70,58 @@ impl Engine for FastEngine {
             .map_err(|e| e.to_diagnostic().render(&prog.session.sources, false))
     }
 }
+
+/// Runs test programs with the reference semantics (`--engine
+/// small-step`). A case that uses what the reference does not define (AD)
+/// or that runs out of steps is skipped, with the reason.
+#[derive(Default)]
+pub struct SmallStepEngine {
+    pub options: crate::semantics::Options,
+    skip: Option<String>,
+}
+
+impl Engine for SmallStepEngine {
+    type Program = Session;
+
+    fn compile(&mut self, path: &Path, text: &str) -> Result<Session, String> {
+        let mut session = Session::new();
+        match session.load(&path.display().to_string(), text) {
+            Ok(_) => Ok(session),
+            Err(diags) => Err(crate::diag::render_all(&diags, &session.sources, false)),
+        }
+    }
+
+    fn entry_params(&self, prog: &Session, entry: &str) -> Result<Vec<ValueType>, String> {
+        let id = prog
+            .lookup_def(entry)
+            .ok_or_else(|| format!("no entry point named `{entry}`"))?;
+        Ok(crate::semantics::entry_param_types(prog, id)
+            .into_iter()
+            .map(|t| ValueType::new(t.elem(), t.rank() as usize))
+            .collect())
+    }
+
+    fn run(&mut self, prog: &Session, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, String> {
+        use crate::semantics::Stop;
+        self.skip = None;
+        let id = prog
+            .lookup_def(entry)
+            .ok_or_else(|| format!("no entry point named `{entry}`"))?;
+        match crate::semantics::run_entry(prog, id, args, &self.options) {
+            Ok((values, _)) => Ok(values),
+            Err(Stop::Error(e)) => Err(e.to_diagnostic().render(&prog.sources, false)),
+            Err(stop) => {
+                let msg = stop.to_string();
+                self.skip = Some(match stop {
+                    Stop::Budget(n) => format!("the reference semantics gave up after {n} steps"),
+                    _ => msg.clone(),
+                });
+                Err(msg)
+            }
+        }
+    }
+
+    fn skip_reason(&mut self) -> Option<String> {
+        self.skip.take()
+    }
+}

@@ -31,6 +31,12 @@ pub trait Engine {
         entry: &str,
         args: Vec<Value>,
     ) -> Result<Vec<Value>, String>;
+    /// After a failed [`Engine::run`]: why the failure means the engine
+    /// could not run the case (it is then reported as skipped, not failed),
+    /// if it does.
+    fn skip_reason(&mut self) -> Option<String> {
+        None
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -146,7 +152,7 @@ impl Report<'_> {
 enum Outcome {
     Pass,
     Fail(String),
-    Skip(&'static str),
+    Skip(String),
 }
 
 /// 1-based line of a byte offset.
@@ -268,10 +274,10 @@ fn run_case<E: Engine>(
     opts: &RunnerOptions,
 ) -> Outcome {
     if case.input == CaseInput::Script {
-        return Outcome::Skip("script input");
+        return Outcome::Skip("script input".into());
     }
     if case.compiled_only && !opts.compiled {
-        return Outcome::Skip("compiled only");
+        return Outcome::Skip("compiled only".into());
     }
     let Some(prog) = prog else {
         return Outcome::Fail("the program does not compile".to_string());
@@ -285,6 +291,11 @@ fn run_case<E: Engine>(
         Err(e) => return Outcome::Fail(e),
     };
     let result = engine.run(prog, entry, args);
+    if result.is_err() {
+        if let Some(why) = engine.skip_reason() {
+            return Outcome::Skip(why);
+        }
+    }
     let outcome = match (&case.expect, result) {
         (Expect::Error(re, _), Ok(_)) => {
             Err(format!("expected an error matching \"{re}\", got success"))

@@ -1,0 +1,244 @@
+//! The reference semantics: a small-step contextual semantics of the
+//! elaborated target language (thesis section 4.4, Figures 4.4 and 4.5),
+//! extended to the whole T1 language. It defines what programs mean; the
+//! fast evaluator is tested against it, and `:step` shows it to students.
+//!
+//! It is written to be read, not to be fast: terms are rewritten one redex
+//! at a time, left to right, call by value, by substituting values for
+//! variables. docs/SEMANTICS.md states every rule.
+//!
+//! - `term.rs`: terms, values, substitution.
+//! - `convert.rs`: the elaborated AST as terms; values in and out.
+//! - `step.rs`: contexts, redexes, the rules.
+//! - `prims.rs`: the defining equations of the primitives.
+//! - `print.rs`, `trace.rs`: terms as text, and `:step`'s output.
+
+pub mod convert;
+pub mod prims;
+pub mod print;
+pub mod step;
+pub mod term;
+pub mod trace;
+
+use crate::driver::{Session, default_inst};
+use crate::eval::value::Value as EvalValue;
+use crate::types::CheckedDef;
+use crate::types::env::{DefId, ValueId};
+use crate::types::scheme::Inst;
+use convert::Converter;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+pub use step::{Machine, Rule, Stop};
+pub use term::{Term, TermKind, Value};
+pub use trace::TraceOptions;
+
+/// Steps taken at most before giving up (a budget, so that a program too
+/// big for the reference is reported rather than left running).
+pub const DEFAULT_MAX_STEPS: u64 = 50_000_000;
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub max_steps: u64,
+    /// Set asynchronously (Ctrl-C) to stop; polled at every step.
+    pub interrupt: Option<Arc<AtomicBool>>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            max_steps: DEFAULT_MAX_STEPS,
+            interrupt: None,
+        }
+    }
+}
+
+/// A value and the number of steps it took.
+#[derive(Clone, Debug)]
+pub struct Evaluation {
+    pub value: Value,
+    pub steps: u64,
+}
+
+/// Steps a term until it is a value.
+pub fn evaluate(m: &Machine, mut t: Term, opts: &Options) -> Result<Evaluation, Stop> {
+    let mut steps = 0;
+    loop {
+        if opts
+            .interrupt
+            .as_ref()
+            .is_some_and(|i| i.load(Ordering::Relaxed))
+        {
+            return Err(Stop::Interrupted);
+        }
+        match m.decompose(&mut t) {
+            step::Decomposition::Value => return finish(t, steps),
+            step::Decomposition::Stuck(_, stop) => return Err(stop),
+            step::Decomposition::Redex(path) => {
+                if steps >= opts.max_steps {
+                    return Err(Stop::Budget(steps));
+                }
+                m.contract(&mut t, &path)?;
+                steps += 1;
+            }
+        }
+    }
+}
+
+fn finish(t: Term, steps: u64) -> Result<Evaluation, Stop> {
+    match t.kind {
+        TermKind::Val(value) => Ok(Evaluation { value, steps }),
+        _ => Err(internal(
+            "evaluation ended in a term that is not a value",
+            t.span,
+        )),
+    }
+}
+
+fn internal(message: &str, span: crate::source::Span) -> Stop {
+    Stop::Error(crate::eval::RuntimeError {
+        kind: crate::eval::RuntimeErrorKind::Internal,
+        message: format!("internal error in the reference semantics: {message}"),
+        span,
+    })
+}
+
+/// The values bound at a session's prompt, as term values.
+fn repl_value(session: &Session, id: ValueId) -> Option<Value> {
+    let s = session.stored(id)?;
+    convert::from_leaves(&s.ty, &mut s.leaves.iter().cloned()).ok()
+}
+
+/// Runs `f` with the session's reduction relation.
+pub fn with_machine<T>(session: &Session, f: impl FnOnce(&Machine) -> T) -> T {
+    let values = |id| repl_value(session, id);
+    f(&Machine {
+        types: &session.types,
+        values: &values,
+    })
+}
+
+/// The term of an expression typed at the prompt, its polymorphic parts
+/// defaulted as the fast evaluator does.
+pub fn expr_term(session: &Session, checked: &CheckedDef) -> Result<Term, Stop> {
+    let values = |id| repl_value(session, id);
+    let c = Converter {
+        types: &session.types,
+        def: checked,
+        inst: Rc::new(default_inst(&checked.scheme)),
+        values: &values,
+    };
+    let body = &checked.target.body;
+    c.expr(body).map_err(|f| stop_at(f, body.span))
+}
+
+fn stop_at(f: step::Fail, span: crate::source::Span) -> Stop {
+    match f {
+        step::Fail::Error { kind, message } => Stop::Error(crate::eval::RuntimeError {
+            kind,
+            message,
+            span,
+        }),
+        step::Fail::Unsupported(message) => Stop::Unsupported { message, span },
+    }
+}
+
+/// `entry v1 ... vn`: an entry point applied to arguments given in the
+/// fast evaluator's representation.
+pub fn entry_term(session: &Session, id: DefId, args: Vec<EvalValue>) -> Result<Term, String> {
+    let def = session.def(id);
+    let inst = Inst::default();
+    let span = def.source.span;
+    let mut leaves = args.into_iter();
+    let mut t = Term::new(
+        TermKind::Global {
+            name: def.name.clone(),
+            def: id,
+            inst: Rc::new(inst.clone()),
+        },
+        span,
+    );
+    for p in &def.params {
+        let v = convert::from_leaves(&p.subst(&inst), &mut leaves)?;
+        t = Term::app(t, Term::val(v, span), span);
+    }
+    if leaves.next().is_some() {
+        return Err(format!("too many values for `{}`", def.name));
+    }
+    Ok(t)
+}
+
+/// The types of an entry point's parameters, one per primitive leaf, as
+/// `run_entry` takes its arguments.
+pub fn entry_param_types(session: &Session, id: DefId) -> Vec<crate::core::ir::Type> {
+    let inst = Inst::default();
+    session
+        .def(id)
+        .params
+        .iter()
+        .flat_map(|t| crate::core::lower::leaf_types(&t.subst(&inst)))
+        .collect()
+}
+
+/// Runs an entry point; the results in the fast evaluator's
+/// representation, and the number of steps.
+pub fn run_entry(
+    session: &Session,
+    id: DefId,
+    args: Vec<EvalValue>,
+    opts: &Options,
+) -> Result<(Vec<EvalValue>, u64), Stop> {
+    let def = session.def(id);
+    let t = entry_term(session, id, args)
+        .map_err(|m| internal(&format!("the arguments do not fit: {m}"), def.source.span))?;
+    let r = with_machine(session, |m| evaluate(m, t, opts))?;
+    let mut out = Vec::new();
+    convert::to_leaves(&def.ret.subst(&Inst::default()), &r.value, &mut out)
+        .map_err(|f| stop_at(f, def.source.span))?;
+    Ok((out, r.steps))
+}
+
+/// Evaluates an expression typed at the prompt.
+pub fn eval_expr(
+    session: &Session,
+    checked: &CheckedDef,
+    opts: &Options,
+) -> Result<Evaluation, Stop> {
+    let t = expr_term(session, checked)?;
+    with_machine(session, |m| evaluate(m, t, opts))
+}
+
+/// `:step e`: the reduction sequence of an expression typed at the prompt.
+pub fn step_trace(session: &Session, checked: &CheckedDef, opts: &TraceOptions) -> String {
+    match expr_term(session, checked) {
+        Ok(t) => with_machine(session, |m| trace::trace(m, t, opts)),
+        Err(stop) => format!("{stop}\n"),
+    }
+}
+
+/// `:steps e`: how many steps an expression typed at the prompt takes.
+pub fn step_count(session: &Session, checked: &CheckedDef, opts: &Options) -> String {
+    match eval_expr(session, checked, opts) {
+        Ok(e) => plural(e.steps),
+        Err(stop) => format!("{stop}"),
+    }
+}
+
+/// `urchin step FILE -e ENTRY VALUES`: the reduction sequence of an entry
+/// point applied to arguments.
+pub fn entry_trace(
+    session: &Session,
+    id: DefId,
+    args: Vec<EvalValue>,
+    opts: &TraceOptions,
+) -> Result<String, String> {
+    let t = entry_term(session, id, args)?;
+    Ok(with_machine(session, |m| trace::trace(m, t, opts)))
+}
+
+fn plural(n: u64) -> String {
+    format!("{n} step{}", if n == 1 { "" } else { "s" })
+}
+
+#[cfg(test)]
+mod tests;
