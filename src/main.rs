@@ -216,13 +216,22 @@ fn run(file: &PathBuf, entry: &str, values: Vec<String>) -> Result<ExitCode> {
     }
 }
 
-fn step(file: &PathBuf, entry: &str, limit: u64, count: bool, values: Vec<String>) -> Result<ExitCode> {
+fn step(
+    file: &PathBuf,
+    entry: &str,
+    limit: u64,
+    count: bool,
+    values: Vec<String>,
+) -> Result<ExitCode> {
     use urchin::semantics;
     let Some((mut s, _)) = load(file)? else {
         return Ok(ExitCode::FAILURE);
     };
     let Some(id) = s.lookup_def(entry) else {
-        return Err(miette!("{} has no entry point named `{entry}`", file.display()));
+        return Err(miette!(
+            "{} has no entry point named `{entry}`",
+            file.display()
+        ));
     };
     let types = semantics::entry_param_types(&s, id);
     let Some(args) = arguments(&mut s, entry, &types, values)? else {

@@ -17,37 +17,6 @@ use urchin::prim::{PrimType, Scalar};
 use urchin::semantics::{self, Stop};
 use urchin::testing::values::{Mismatch, Tolerance, compare};
 
-/// Disagreements already found and reported, each a bug in the fast
-/// evaluator; the generator avoids them unless `URCHIN_PROPS_ALL=1`, so
-/// that the test keeps looking for new ones.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum FastBug {
-    /// `entry main (xss: [][]i32) = xss + 0`, elaborated to
-    /// `map2 (map2 (+)) xss (rep (rep 0))`, panics in `kernels.rs`
-    /// ("kernels produce one element per index of the shape").
-    Broadcast2d,
-    /// Any `map` whose results are arrays panics the same way:
-    /// `entry main (xss: [][]i32) = map (map (+1)) xss` on `[[1, 2]]`, or
-    /// `map (\x -> [x, 0]) ys`.
-    MapToArrays,
-    /// The simplifier removes a dead `hist` although it can fail (its
-    /// `can_fail` only counts extra value arrays, not the length check):
-    /// `entry main (is: []i64) (vs: []f64) : i32 = let _ = hist (+) 0 3 is vs in 1`
-    /// returns 1 on `[0i64, 1i64, 2i64] [1.0, 2.0]`.
-    DeadHist,
-    /// Fusion moves a `map2` that can fail past another failing statement,
-    /// so a different error is reported:
-    /// `map2 (+) (map2 (+) xs ys) (copy ys with [is[5]] = 0)` on
-    /// `[1] [1, 2] [0i64]` reports the index error, not the shape mismatch
-    /// that comes first. (Checked instead: the unsimplified program reports
-    /// the reference's error.)
-    FusionOrder,
-}
-
-fn avoid(_bug: FastBug) -> bool {
-    std::env::var_os("URCHIN_PROPS_ALL").is_none()
-}
-
 #[derive(Clone, Debug, PartialEq)]
 enum Ty {
     I32,
@@ -360,15 +329,10 @@ fn array(e: &Ty, env: &Env, d: u32) -> BoxedStrategy<String> {
             expr(&Bool, &inner, d).prop_map(move |p| format!("(filter (\\(q: {e}) -> {p}) {xs})"))
         }
     });
-    let maps = if matches!(e, Arr(_)) && avoid(FastBug::MapToArrays) {
-        0
-    } else {
-        1
-    };
     let mut forms: Vec<(u32, BoxedStrategy<String>)> = vec![
-        (3 * maps, map.boxed()),
-        (2 * maps, map2.boxed()),
-        (maps, zipped.boxed()),
+        (3, map.boxed()),
+        (2, map2.boxed()),
+        (1, zipped.boxed()),
         (1, rev.boxed()),
         (1, slice.boxed()),
         (1, rot.boxed()),
@@ -403,20 +367,8 @@ fn array(e: &Ty, env: &Env, d: u32) -> BoxedStrategy<String> {
         let rep = (expr(&t, env, d), expr(e, env, d))
             .prop_map(|(xs, y)| format!("(map2 (+) {xs} (rep {y}))"));
         let scan = expr(&t, env, d).prop_map(move |xs| format!("(scan (+) {z} {xs})"));
-        let hist = (
-            small.clone(),
-            expr(&arr(I64), env, d),
-            expr(&t, env, d),
-            expr(e, env, d),
-        )
-            .prop_map(move |(k, is, vs, v)| {
-                if avoid(FastBug::DeadHist) {
-                    // Values as many as the indices: a hist that cannot fail.
-                    format!("(let h = {is} in hist (+) {z} {k} h (map (\\(_: i64) -> {v}) h))")
-                } else {
-                    format!("(hist (+) {z} {k} {is} {vs})")
-                }
-            });
+        let hist = (small.clone(), expr(&arr(I64), env, d), expr(&t, env, d))
+            .prop_map(move |(k, is, vs)| format!("(hist (+) {z} {k} {is} {vs})"));
         let scat = (expr(&t, env, d), expr(&arr(I64), env, d), expr(&t, env, d))
             .prop_map(|(dst, is, vs)| format!("(scatter (copy {dst}) {is} {vs})"));
         forms.extend([
@@ -433,7 +385,7 @@ fn array(e: &Ty, env: &Env, d: u32) -> BoxedStrategy<String> {
         forms.push((1, small.prop_map(|n| format!("(iota {n})")).boxed()));
     }
     if let Arr(inner) = e {
-        if inner.is_num() && !avoid(FastBug::Broadcast2d) {
+        if inner.is_num() {
             let tr = expr(&t, env, d).prop_map(|m| format!("(transpose {m})"));
             let auto =
                 (expr(&t, env, d), expr(inner, env, d)).prop_map(|(m, y)| format!("({m} + {y})"));
@@ -593,18 +545,6 @@ fn check(c: &Case) -> Result<(), TestCaseError> {
             Ok(())
         }
         (Err((rk, _)), Err((fk, _))) if rk == fk && *rk != RuntimeErrorKind::Internal => Ok(()),
-        (Err((rk, _)), Err(_)) if avoid(FastBug::FusionOrder) => {
-            // With two errors in a program, which one is reported depends
-            // on the order of evaluation: the reference's is left to
-            // right, which the simplifier may change (fusing a map into
-            // the one after it). Unsimplified, the order is the source's.
-            match fast(&s, c.inputs.clone(), false).map_err(fail)? {
-                Err((k, _)) if k == *rk => Ok(()),
-                unsimplified => Err(fail(format!(
-                    "reference: {r:?}\nfast: {f:?}\nfast, unsimplified: {unsimplified:?}"
-                ))),
-            }
-        }
         _ => Err(fail(format!("reference: {r:?}\nfast: {f:?}"))),
     }
 }
@@ -616,7 +556,7 @@ proptest! {
             .and_then(|n| n.parse().ok())
             .unwrap_or(if cfg!(debug_assertions) { 100 } else { 2000 }),
         max_shrink_iters: 200,
-        failure_persistence: None,
+        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("regressions"))),
         ..ProptestConfig::default()
     })]
 

@@ -1640,10 +1640,12 @@ impl<'t> Lower<'t> {
                     let n = self.emit1(Exp::Size(f, 0), i64t, "_n", span);
                     for (k, a) in args.iter().enumerate().skip(1) {
                         if let Some(Atom::Var(x)) = Self::first_leaf(a) {
+                            let mut expected = vec![None; self.vars.ty(x).rank() as usize];
+                            expected[0] = Some(n);
                             self.emit(
                                 Exp::CheckShape {
                                     array: x,
-                                    expected: vec![Some(n)],
+                                    expected,
                                     what: format!("argument {} of zip", k + 1),
                                 },
                                 &[],

@@ -371,7 +371,8 @@ pub fn can_fail(e: &Exp) -> bool {
                 || body_can_fail(&op.lam.body)
                 || pre.as_ref().is_some_and(|p| body_can_fail(&p.body))
         }
-        Exp::Hist { op, values, .. } => values.len() > 1 || body_can_fail(&op.lam.body),
+        // Indices and values may differ in length.
+        Exp::Hist { .. } => true,
         Exp::Jvp { lam, .. } | Exp::Vjp { lam, .. } => body_can_fail(&lam.body),
         _ => true,
     }
@@ -531,18 +532,19 @@ fn fusable(b: &Body, i: usize, j: usize) -> bool {
         return false;
     };
     let produced = &b.stms[i].pat;
-    let (g_fails, args) = match &b.stms[j].exp {
-        Exp::Map { lam, args } => (body_can_fail(&lam.body), args),
-        Exp::Reduce { op, pre, args } | Exp::Scan { op, pre, args } => (
-            body_can_fail(&op.lam.body) || pre.as_ref().is_some_and(|p| body_can_fail(&p.body)),
-            args,
-        ),
+    let args = match &b.stms[j].exp {
+        Exp::Map { args, .. } | Exp::Reduce { args, .. } | Exp::Scan { args, .. } => args,
         _ => return false,
     };
     if !produced.iter().all(|v| args.contains(v)) {
         return false;
     }
-    if g_fails && (body_can_fail(&f.body) || xs.len() > 1) {
+    // Moving the producer down to its consumer must not change which
+    // error comes first: if it can fail, nothing it moves past — the
+    // statements in between, or the consumer's own checks — may fail.
+    if can_fail(&b.stms[i].exp)
+        && (can_fail(&b.stms[j].exp) || b.stms[i + 1..j].iter().any(|s| can_fail(&s.exp)))
+    {
         return false;
     }
     let mut inputs: HashSet<Var> = xs.iter().copied().collect();

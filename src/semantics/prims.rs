@@ -210,9 +210,7 @@ pub fn delta(name: &Ident, op: &Intrinsic, args: Vec<Value>, span: Span) -> R<(T
         | Intrinsic::Vjp
         | Intrinsic::Vjp2
         | Intrinsic::Jmp
-        | Intrinsic::Mjp => {
-            Err(Fail::unsupported(format!("`{name}`")))
-        }
+        | Intrinsic::Mjp => Err(Fail::unsupported(format!("`{name}`"))),
         Intrinsic::Operator(op) => {
             let mut it = args.into_iter();
             let (Some(l), Some(r)) = (it.next(), it.next()) else {
