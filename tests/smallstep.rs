@@ -95,7 +95,7 @@ fn ad_cases_are_skipped() {
         verbose: true,
         ..RunnerOptions::default()
     };
-    let summary = run_paths(&[dir.clone()], &mut engine, &opts, &mut out)
+    let summary = run_paths(std::slice::from_ref(&dir), &mut engine, &opts, &mut out)
         .expect("writing to a buffer cannot fail");
     let report = String::from_utf8_lossy(&out);
     assert_eq!(summary.failed, 0, "{report}");
