@@ -1,0 +1,25 @@
+-- | k-means clustering by Newton's method (Schenck's thesis, Figure 3.4):
+-- the gradient of the cost by reverse mode (`vjp`), the diagonal of the
+-- Hessian by forward mode over reverse mode (`jvp2` of `vjp`), and implicit
+-- maps (AUTOMAP) for the vector arithmetic.
+--
+-- Run it:   urchin run examples/kmeans.fut < examples/kmeans.in
+-- ==
+-- input @ kmeans.in
+-- output { [[0.3333333333333333, 0.3333333333333333], [10.5, 10.0]] 1.8333333333333333 }
+
+-- | Squared distance between two points.
+def dist2 [d] (p: [d]f64) (c: [d]f64) = f64.sum ((p - c) * (p - c))
+
+-- | Each point's squared distance to its nearest center, summed.
+def cost [n][k][d] (points: [n][d]f64) (centers: [k][d]f64) =
+  f64.sum (map (\p -> f64.minimum (map (dist2 p) centers)) points)
+
+-- | One Newton step: centers − gradient / diag(Hessian).
+def newton_step [n][k][d] (points: [n][d]f64) (centers: [k][d]f64) =
+  let (g, h) = jvp2 (\c -> vjp (cost points) c 1) centers (replicate k (replicate d 1))
+  in centers - g / h
+
+entry main [n][k][d] (points: [n][d]f64) (centers: [k][d]f64) =
+  let centers' = loop c = centers for _i < 3 do newton_step points c
+  in (centers', cost points centers')
