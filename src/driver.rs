@@ -35,6 +35,8 @@ pub struct Compiled {
     pub signature: Signature,
     /// Which sweep each statement of reverse-mode code belongs to.
     pub tags: std::collections::HashMap<crate::core::ir::Var, &'static str>,
+    /// Variables holding loop checkpoints of reverse-mode code.
+    pub checkpoints: std::collections::HashSet<crate::core::ir::Var>,
 }
 
 impl Compiled {
@@ -213,7 +215,26 @@ impl Session {
             program,
             signature,
             tags: ad.tags,
+            checkpoints: ad.checkpoints,
         })
+    }
+
+    /// Runs a compiled function measuring memory: the peak bytes of live
+    /// arrays and of loop checkpoints.
+    pub fn run_with_stats(
+        &self,
+        c: &Compiled,
+        args: Vec<Value>,
+        opts: &EvalOptions,
+    ) -> (Result<Vec<Value>, RuntimeError>, EvalStats) {
+        let opts = EvalOptions {
+            track_memory: true,
+            checkpoint_vars: c.checkpoints.clone(),
+            ..opts.clone()
+        };
+        let mut stats = EvalStats::default();
+        let r = eval::run_function(&c.program, &c.program.functions[0], args, &opts, &mut stats);
+        (r, stats)
     }
 
     /// Runs a compiled function.
@@ -251,6 +272,7 @@ impl Session {
                     result: ty,
                 },
                 tags: ad.tags,
+                checkpoints: ad.checkpoints,
             },
             externals,
         ))
