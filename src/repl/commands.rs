@@ -91,6 +91,20 @@ pub const COMMANDS: &[Command] = &[
         run: time,
     },
     Command {
+        name: "step",
+        args: "[N] EXPR",
+        arg: Arg::Expr,
+        help: "show the reduction sequence of the reference semantics (N steps)",
+        run: step,
+    },
+    Command {
+        name: "steps",
+        args: "EXPR",
+        arg: Arg::Expr,
+        help: "count the reduction steps of the reference semantics",
+        run: steps,
+    },
+    Command {
         name: "help",
         args: "[COMMAND]",
         arg: Arg::Command,
@@ -303,4 +317,58 @@ mod tests {
         assert_eq!(split("  :q"), ("q", 4));
         assert_eq!(split(":"), ("", 1));
     }
+}
+
+/// `:step [N] e`: the reduction sequence of the reference semantics.
+fn step(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    // A leading number is the count of steps to show.
+    let (limit, rest) = match inv.arg.split_once(char::is_whitespace) {
+        Some((n, rest)) if n.parse::<u64>().is_ok() => (n.parse().ok(), rest.trim_start()),
+        _ => (None, inv.arg),
+    };
+    if rest.is_empty() {
+        return Err(usage("step", sink));
+    }
+    // Blank the count out (keeping offsets) so spans still point into the
+    // line as typed.
+    let padded = match limit {
+        Some(_) => {
+            let at = inv.padded.len() - inv.padded.trim_start().len();
+            let n = inv.arg.len() - rest.len();
+            format!("{}{}{}", &inv.padded[..at], " ".repeat(n), &inv.padded[at + n..])
+        }
+        None => inv.padded.to_string(),
+    };
+    let inv = Invocation {
+        arg: rest,
+        file: inv.file,
+        padded: &padded,
+    };
+    let e = r.parse_expr(&inv, sink)?;
+    let checked = r.checked(&e, sink)?;
+    let mut opts = crate::semantics::TraceOptions {
+        color: r.color,
+        interrupt: Some(r.interrupt_flag()),
+        ..Default::default()
+    };
+    if let Some(n) = limit {
+        opts.limit = n;
+    }
+    sink.out(&crate::semantics::step_trace(&r.session, &checked, &opts));
+    Ok(Flow::Continue)
+}
+
+/// `:steps e`: how many reduction steps an expression takes.
+fn steps(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    if inv.arg.is_empty() {
+        return Err(usage("steps", sink));
+    }
+    let e = r.parse_expr(inv, sink)?;
+    let checked = r.checked(&e, sink)?;
+    let opts = crate::semantics::Options {
+        interrupt: Some(r.interrupt_flag()),
+        ..Default::default()
+    };
+    sink.out(&format!("{}\n", crate::semantics::step_count(&r.session, &checked, &opts)));
+    Ok(Flow::Continue)
 }

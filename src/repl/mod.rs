@@ -409,6 +409,11 @@ impl Repl {
         Ok(show_scheme(&checked.scheme))
     }
 
+    /// An expression checked (elaborated) for the reference semantics.
+    fn checked(&self, e: &Expr, sink: &mut dyn Sink) -> Result<crate::types::CheckedDef, Failed> {
+        self.session.check_expr(e).map_err(|d| self.report(&d, sink))
+    }
+
     fn elaborate(&self, e: &Expr, sink: &mut dyn Sink) -> Result<String, Failed> {
         let checked = self
             .session
