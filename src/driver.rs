@@ -285,11 +285,24 @@ impl Session {
         externals: &[ValueId],
         opts: &EvalOptions,
     ) -> Result<Vec<Value>, RuntimeError> {
-        let mut args = Vec::new();
-        for id in externals {
-            args.extend(self.values[id.0 as usize].leaves.iter().cloned());
-        }
-        self.run(c, args, opts)
+        self.run(c, self.external_args(externals), opts)
+    }
+
+    /// [`Session::run_expr`] measuring memory, as [`Session::run_with_stats`].
+    pub fn run_expr_with_stats(
+        &self,
+        c: &Compiled,
+        externals: &[ValueId],
+        opts: &EvalOptions,
+    ) -> (Result<Vec<Value>, RuntimeError>, EvalStats) {
+        self.run_with_stats(c, self.external_args(externals), opts)
+    }
+
+    fn external_args(&self, externals: &[ValueId]) -> Vec<Value> {
+        externals
+            .iter()
+            .flat_map(|id| self.values[id.0 as usize].leaves.iter().cloned())
+            .collect()
     }
 
     /// A value bound at the prompt.

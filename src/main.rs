@@ -315,7 +315,10 @@ fn core(file: &PathBuf, entry: Option<String>, simplify: bool) -> Result<ExitCod
     let mut failed = false;
     for id in targets {
         match s.compile_with(id, simplify) {
-            Ok(c) => println!("{}", urchin::core::pretty::Printer::program(&c.program)),
+            Ok(c) => println!(
+                "{}",
+                urchin::core::pretty::Printer::program_labelled(&c.program, &c.tags)
+            ),
             Err(d) => {
                 eprint!("{}", d.render(&s.sources, color()));
                 failed = true;

@@ -473,3 +473,124 @@ fn a_big_map_can_be_interrupted() {
         "i64.sum (map (\\n -> loop s = 0i64 for i < n do s + i) (replicate 100000 100000000i64))",
     );
 }
+
+#[test]
+fn step_commands() {
+    check(
+        "step_commands",
+        ":step f64.sqrt [1.0, 4.0, 9.0]\n\
+         :step 2 1 + 2 * 3 - 4\n\
+         :steps i32.sum (map i32.i64 (iota 10))\n\
+         :step\n\
+         :steps 1 +\n",
+    );
+}
+
+#[test]
+fn grad_values() {
+    check(
+        "grad_values",
+        "def f (x: f64) = x * x * 3.0\n\
+         :grad f 2.0\n\
+         :grad f64.sum [1.0, 2.0]\n\
+         def h (x: f64) (y: f64) = x * f64.sin y\n\
+         :grad h 2.0 0.0\n\
+         :grad (\\(xs: []f64) -> f64.sum (xs * xs)) [1.0, -2.0, 3.0]\n\
+         let xs = [0.5, 1.5]\n\
+         :grad (\\(v: []f64) -> f64.sum (v * v * xs)) xs\n\
+         :grad (\\x -> x * x) 3\n\
+         :grad (\\(x: f32) -> f32.exp x) 0f32\n\
+         :grad (\\(a, b) -> a / b) (1.0, 4.0)\n",
+    );
+}
+
+#[test]
+fn grad_errors() {
+    check(
+        "grad_errors",
+        "def f (x: f64) = x * x\n\
+         :grad f\n\
+         :grad (\\(x: f64) -> [x, x]) 3.0\n\
+         :grad (\\(n: i32) -> n * n) 3\n\
+         :grad (\\x (n: i32) -> x * f64.i32 n) 3.0 2\n\
+         :grad --bogus f 1.0\n\
+         :grad\n\
+         :grad g 1.0\n\
+         :vjp 3.0\n\
+         :vjp\n\
+         :grad f 2.0\n",
+    );
+}
+
+#[test]
+fn grad_stats_report_time_and_memory() {
+    let out = transcript(
+        "def sumsq (xs: []f64) = f64.sum (map (\\x -> x * x) xs)\n\
+         :grad --stats sumsq (map f64.i64 (iota 100))\n",
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    let function = lines.iter().find(|l| l.starts_with("function: run "));
+    let gradient = lines.iter().find(|l| l.starts_with("gradient: run "));
+    assert!(
+        function.is_some_and(|l| l.contains("peak live arrays")),
+        "{out}"
+    );
+    assert!(
+        gradient
+            .is_some_and(|l| l.contains("× the function") && l.contains("loop checkpoints 0 B")),
+        "{out}"
+    );
+}
+
+#[test]
+fn grad_stats_count_loop_checkpoints() {
+    let out = transcript(
+        "def pow (x: f64) = loop acc = 1.0 for i < 1000 do acc * x\n\
+         :grad --stats pow 1.0\n",
+    );
+    // 1000 iterations keep one f64 each.
+    assert!(out.contains("loop checkpoints 7.8 KiB"), "{out}");
+}
+
+/// The thesis's program P (Figure 3.1): a straight-line body, one forward
+/// and one return sweep.
+#[test]
+fn vjp_figure_3_1() {
+    check(
+        "vjp_figure_3_1",
+        "def P (x0: f64) (x1: f64) =\n  \
+           let v0 = f64.sin x0\n  \
+           let v1 = x1 * v0\n  \
+           let v2 = v0 * v1\n  \
+           let y0 = v1 + v2\n  \
+           let y1 = f64.cos v2\n  \
+           in [y0, y1]\n\
+         :vjp P\n\
+         :jvp P\n",
+    );
+}
+
+/// The perfect nest of Figure 3.8: after simplification no scope
+/// re-executes anything (no forward sweep inside the maps or the `if`).
+#[test]
+fn vjp_figure_3_8_perfect_nest() {
+    check(
+        "vjp_figure_3_8",
+        "def nest (cs: []bool) (ass: [][]f64) =\n  \
+           map2 (\\c as -> if c then as else map (\\a -> a * a) as) cs ass\n\
+         :vjp (\\ass -> nest [true, false] ass)\n",
+    );
+}
+
+#[test]
+fn vjp_loop_and_if() {
+    check(
+        "vjp_loop_and_if",
+        "def pow5 (x: f64) = loop acc = 1.0 for i < 5 do acc * x\n\
+         :vjp pow5\n\
+         :grad pow5 2.0\n\
+         def smooth (x: f64) = if x > 0.0 then x * x else f64.sin x\n\
+         :vjp smooth\n\
+         :grad --explain smooth (-1.0)\n",
+    );
+}

@@ -13,9 +13,9 @@ pub struct Printer<'p> {
     vars: &'p Vars,
     names: HashMap<Var, String>,
     counts: HashMap<String, usize>,
-    /// Labels printed as comments before the statements they precede
-    /// (keyed by the first variable the statement binds, or for a body's
-    /// result by `None`): used to mark forward and return sweeps.
+    /// Labels of statements (keyed by the first variable the statement
+    /// binds), printed as a comment where the label changes within a body:
+    /// used to mark forward and return sweeps.
     pub labels: HashMap<Var, String>,
     out: String,
 }
@@ -138,17 +138,32 @@ impl<'p> Printer<'p> {
 
     /// Prints a whole program.
     pub fn program(p: &Program) -> String {
+        Printer::program_labelled(p, &HashMap::new())
+    }
+
+    /// Prints a whole program with the statements of `labels` marked.
+    pub fn program_labelled(p: &Program, labels: &HashMap<Var, &str>) -> String {
         p.functions
             .iter()
-            .map(|f| Printer::new(&p.vars).function(f))
+            .map(|f| {
+                let mut pr = Printer::new(&p.vars);
+                pr.labels = labels.iter().map(|(v, l)| (*v, l.to_string())).collect();
+                pr.function(f)
+            })
             .collect::<Vec<_>>()
             .join("\n")
     }
 
     fn body(&mut self, b: &Body, indent: usize) {
+        let mut current: Option<String> = None;
         for s in &b.stms {
-            if let Some(l) = s.pat.first().and_then(|v| self.labels.get(v)).cloned() {
-                self.line(indent, &format!("-- {l}"));
+            let label = s.pat.first().and_then(|v| self.labels.get(v)).cloned();
+            if label.is_some() && label != current {
+                self.line(
+                    indent,
+                    &format!("-- {}", label.as_deref().unwrap_or_default()),
+                );
+                current = label;
             }
             self.stm(s, indent);
         }

@@ -31,6 +31,32 @@ pub struct Invocation<'a> {
     pub padded: &'a str,
 }
 
+impl<'a> Invocation<'a> {
+    /// The input with the part of the argument before `rest` (a suffix of
+    /// the argument, after a flag or a count) blanked out, keeping offsets
+    /// so that spans still point into the line as typed.
+    pub fn blank_before(&self, rest: &str) -> String {
+        let at = self.padded.len() - self.padded.trim_start().len();
+        let n = self.arg.len() - rest.len();
+        format!(
+            "{}{}{}",
+            &self.padded[..at],
+            " ".repeat(n),
+            &self.padded[at + n..]
+        )
+    }
+
+    /// The invocation with `arg` (a suffix of the argument) as argument and
+    /// `padded` (from [`Invocation::blank_before`]) as input.
+    pub fn with_arg<'b>(&self, arg: &'b str, padded: &'b str) -> Invocation<'b> {
+        Invocation {
+            arg,
+            file: self.file,
+            padded,
+        }
+    }
+}
+
 pub type Handler = fn(&mut Repl, &Invocation, &mut dyn Sink) -> Result<Flow, Failed>;
 
 pub struct Command {
@@ -91,6 +117,27 @@ pub const COMMANDS: &[Command] = &[
         run: time,
     },
     Command {
+        name: "grad",
+        args: "[--stats] [--explain] F X...",
+        arg: Arg::Expr,
+        help: "the gradient of F at X; --stats: time and memory, --explain: the program",
+        run: super::ad::grad,
+    },
+    Command {
+        name: "vjp",
+        args: "F",
+        arg: Arg::Expr,
+        help: "show the reverse-mode derivative program of F, sweeps labelled",
+        run: super::ad::vjp,
+    },
+    Command {
+        name: "jvp",
+        args: "F",
+        arg: Arg::Expr,
+        help: "show the forward-mode derivative program of F",
+        run: super::ad::jvp,
+    },
+    Command {
         name: "step",
         args: "[N] EXPR",
         arg: Arg::Expr,
@@ -141,7 +188,7 @@ pub fn split(input: &str) -> (&str, usize) {
     (&body[..end], colon + 1 + end)
 }
 
-fn usage(c: &str, sink: &mut dyn Sink) -> Failed {
+pub(super) fn usage(c: &str, sink: &mut dyn Sink) -> Failed {
     let cmd = find(c).expect("usage is asked for existing commands");
     sink.err(&format!("usage: :{} {}\n", cmd.name, cmd.args));
     Failed
@@ -279,6 +326,50 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// `:step [N] e`: the reduction sequence of the reference semantics.
+fn step(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    // A leading number is the count of steps to show.
+    let (limit, rest) = match inv.arg.split_once(char::is_whitespace) {
+        Some((n, rest)) if n.parse::<u64>().is_ok() => (n.parse().ok(), rest.trim_start()),
+        _ => (None, inv.arg),
+    };
+    if rest.is_empty() {
+        return Err(usage("step", sink));
+    }
+    let padded = inv.blank_before(rest);
+    let inv = inv.with_arg(rest, &padded);
+    let e = r.parse_expr(&inv, sink)?;
+    let checked = r.checked(&e, sink)?;
+    let mut opts = crate::semantics::TraceOptions {
+        color: r.color,
+        interrupt: Some(r.interrupt_flag()),
+        ..Default::default()
+    };
+    if let Some(n) = limit {
+        opts.limit = n;
+    }
+    sink.out(&crate::semantics::step_trace(&r.session, &checked, &opts));
+    Ok(Flow::Continue)
+}
+
+/// `:steps e`: how many reduction steps an expression takes.
+fn steps(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    if inv.arg.is_empty() {
+        return Err(usage("steps", sink));
+    }
+    let e = r.parse_expr(inv, sink)?;
+    let checked = r.checked(&e, sink)?;
+    let opts = crate::semantics::Options {
+        interrupt: Some(r.interrupt_flag()),
+        ..Default::default()
+    };
+    sink.out(&format!(
+        "{}\n",
+        crate::semantics::step_count(&r.session, &checked, &opts)
+    ));
+    Ok(Flow::Continue)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,58 +408,4 @@ mod tests {
         assert_eq!(split("  :q"), ("q", 4));
         assert_eq!(split(":"), ("", 1));
     }
-}
-
-/// `:step [N] e`: the reduction sequence of the reference semantics.
-fn step(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
-    // A leading number is the count of steps to show.
-    let (limit, rest) = match inv.arg.split_once(char::is_whitespace) {
-        Some((n, rest)) if n.parse::<u64>().is_ok() => (n.parse().ok(), rest.trim_start()),
-        _ => (None, inv.arg),
-    };
-    if rest.is_empty() {
-        return Err(usage("step", sink));
-    }
-    // Blank the count out (keeping offsets) so spans still point into the
-    // line as typed.
-    let padded = match limit {
-        Some(_) => {
-            let at = inv.padded.len() - inv.padded.trim_start().len();
-            let n = inv.arg.len() - rest.len();
-            format!("{}{}{}", &inv.padded[..at], " ".repeat(n), &inv.padded[at + n..])
-        }
-        None => inv.padded.to_string(),
-    };
-    let inv = Invocation {
-        arg: rest,
-        file: inv.file,
-        padded: &padded,
-    };
-    let e = r.parse_expr(&inv, sink)?;
-    let checked = r.checked(&e, sink)?;
-    let mut opts = crate::semantics::TraceOptions {
-        color: r.color,
-        interrupt: Some(r.interrupt_flag()),
-        ..Default::default()
-    };
-    if let Some(n) = limit {
-        opts.limit = n;
-    }
-    sink.out(&crate::semantics::step_trace(&r.session, &checked, &opts));
-    Ok(Flow::Continue)
-}
-
-/// `:steps e`: how many reduction steps an expression takes.
-fn steps(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
-    if inv.arg.is_empty() {
-        return Err(usage("steps", sink));
-    }
-    let e = r.parse_expr(inv, sink)?;
-    let checked = r.checked(&e, sink)?;
-    let opts = crate::semantics::Options {
-        interrupt: Some(r.interrupt_flag()),
-        ..Default::default()
-    };
-    sink.out(&format!("{}\n", crate::semantics::step_count(&r.session, &checked, &opts)));
-    Ok(Flow::Continue)
 }

@@ -13,6 +13,7 @@
 //! definition. Every input is transactional: on an error the session is
 //! left as it was.
 
+mod ad;
 pub mod commands;
 mod complete;
 mod highlight;
@@ -411,7 +412,9 @@ impl Repl {
 
     /// An expression checked (elaborated) for the reference semantics.
     fn checked(&self, e: &Expr, sink: &mut dyn Sink) -> Result<crate::types::CheckedDef, Failed> {
-        self.session.check_expr(e).map_err(|d| self.report(&d, sink))
+        self.session
+            .check_expr(e)
+            .map_err(|d| self.report(&d, sink))
     }
 
     fn elaborate(&self, e: &Expr, sink: &mut dyn Sink) -> Result<String, Failed> {

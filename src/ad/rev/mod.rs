@@ -260,6 +260,7 @@ impl Rev {
 
     /// The return sweep of a body's statements, last first.
     fn reverse(&mut self, b: &mut Builder, stms: &[Stm]) -> RResult<()> {
+        let mark = b.stms.len();
         for s in stms.iter().rev() {
             let saved = b.span;
             b.span = s.span;
@@ -267,6 +268,7 @@ impl Rev {
             b.span = saved;
             r?;
         }
+        self.tag_from(b, mark, RETURN);
         Ok(())
     }
 

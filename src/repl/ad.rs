@@ -1,0 +1,534 @@
+//! The AD commands: `:grad` evaluates a gradient; `:vjp` and `:jvp` show
+//! the derivative program urchin generates for a function, with the
+//! forward and return sweeps of reverse mode labelled.
+//!
+//! Each builds an ordinary use of the language's `vjp`/`jvp` around what
+//! the user typed, after checking what the user typed on its own, so that
+//! mistakes are reported against the line as typed and with advice
+//! specific to differentiation.
+
+use super::commands::{Invocation, usage};
+use super::print;
+use super::{Failed, Flow, Repl, Sink, duration, show_scheme};
+use crate::core::pretty::Printer;
+use crate::diag::Diagnostic;
+use crate::driver::Compiled;
+use crate::eval::EvalStats;
+use crate::eval::value::Value;
+use crate::prim::PrimType;
+use crate::source::Span;
+use crate::syntax::ast::{Expr, ExprKind, Ident, Literal, Pat, QualName};
+use crate::types::env::GlobalKind;
+use crate::types::scheme::{Inst, Scheme};
+use crate::types::ty::{Base, Rank, Type};
+use crate::types::unify::Class;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+/// `:grad [--stats] f x ...`: the gradient of a scalar-valued `f` at the
+/// point, with respect to every argument (`vjp f x 1`).
+pub(super) fn grad(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    let (mut stats, mut explain, mut rest) = (false, false, inv.arg);
+    while let Some((flag, after)) = rest
+        .split_once(char::is_whitespace)
+        .or(Some((rest, "")))
+        .filter(|(w, _)| w.starts_with("--"))
+    {
+        match flag {
+            "--stats" => stats = true,
+            "--explain" => explain = true,
+            _ => {
+                sink.err(&format!(
+                    "unknown option {flag} of :grad; it takes --stats and --explain\n"
+                ));
+                return Err(Failed);
+            }
+        }
+        rest = after.trim_start();
+    }
+    if rest.is_empty() {
+        return Err(usage("grad", sink));
+    }
+    let padded = inv.blank_before(rest);
+    let inv = inv.with_arg(rest, &padded);
+    let e = r.parse_expr(&inv, sink)?;
+    let ExprKind::Apply(head, args) = &e.kind else {
+        let d = Diagnostic::ty("`:grad` needs a function applied to a point", e.span)
+            .with_label("this is not a function application")
+            .with_help("write the function and where to differentiate it: `:grad f 3.0`, or `:grad f x y` for the gradient with respect to both arguments");
+        return Err(r.report(&d, sink));
+    };
+    let checked = r.checked(&e, sink)?;
+    let result = defaulted(&checked.scheme);
+    let Some(one) = float_scalar(&result) else {
+        return Err(r.report(&not_scalar(&e, &result), sink));
+    };
+    // An argument counts as typed by the function's parameter where that
+    // is fixed: a literal `2` passed for an `i32` is an integer.
+    let (params, _) = arrows(&defaulted(&r.checked(head, sink)?.scheme));
+    for (i, a) in args.iter().enumerate() {
+        let own = defaulted(&r.checked(a, sink)?.scheme);
+        let t = match params.get(i) {
+            Some(p) if !all_float(p) && all_float(&own) => p.clone(),
+            _ => own,
+        };
+        if !all_float(&t) {
+            let d = Diagnostic::ty(
+                format!("`:grad` differentiates with respect to every argument, and this one has type `{t}`"),
+                a.span,
+            )
+            .with_label("not a float argument")
+            .with_help("keep it fixed inside a lambda and differentiate the rest: `:grad (\\x -> f x 3) 1.0`");
+            return Err(r.report(&d, sink));
+        }
+    }
+    let g = gradient_expr(head, args, one, e.span);
+    let gradient = r.measure(&g, stats, sink)?;
+    let text = print::value(&gradient.ty, &gradient.leaves, r.color);
+    sink.out(&format!("{text}\n"));
+    if stats {
+        let primal = r.measure(&e, stats, sink)?;
+        sink.out(&cost_report(&primal, &gradient));
+    }
+    if explain {
+        let f = &inv.padded[head.span.start as usize..head.span.end as usize];
+        let program = r.derivative_program(f, head, Direction::Reverse, sink)?;
+        sink.out(&program);
+    }
+    Ok(Flow::Continue)
+}
+
+/// `vjp f x 1`, or for several arguments
+/// `vjp (\(x₀, x₁) -> f x₀ x₁) (a, b) 1`. The lambda's names cannot be
+/// written by a user, so they capture nothing.
+fn gradient_expr(head: &Expr, args: &[Expr], one: PrimType, span: Span) -> Expr {
+    let node = |kind| Expr {
+        id: crate::syntax::ast::NodeId::fresh(),
+        span,
+        kind,
+    };
+    let var = |name: &str| node(ExprKind::Var(QualName::plain(name)));
+    let (f, point) = if let [a] = args {
+        (head.clone(), a.clone())
+    } else {
+        let names: Vec<Ident> = (0..args.len())
+            .map(|i| Ident::from(format!("x{}", subscript(i))))
+            .collect();
+        let pat = Pat::Tuple(
+            names.iter().map(|n| Pat::Id(n.clone(), span)).collect(),
+            span,
+        );
+        let call = node(ExprKind::Apply(
+            Box::new(head.clone()),
+            names.iter().map(|n| var(n)).collect(),
+        ));
+        (
+            node(ExprKind::Lambda(vec![pat], None, Box::new(call))),
+            node(ExprKind::Tuple(args.to_vec())),
+        )
+    };
+    let seed = node(ExprKind::Literal(Literal::Float {
+        value: 1.0,
+        text: Rc::from("1.0"),
+        suffix: Some(one),
+    }));
+    node(ExprKind::Apply(Box::new(var("vjp")), vec![f, point, seed]))
+}
+
+fn subscript(i: usize) -> String {
+    i.to_string()
+        .chars()
+        .map(|c| char::from_u32(0x2080 + c.to_digit(10).unwrap_or(0)).unwrap_or(c))
+        .collect()
+}
+
+fn not_scalar(e: &Expr, t: &Type) -> Diagnostic {
+    let help = if all_float(t) {
+        "a gradient needs one scalar result: reduce it first (`:grad (\\x -> f64.sum (f x)) x`), or use `vjp f x ȳ` with a cotangent ȳ of the result's shape"
+    } else {
+        "only float functions have gradients: convert inside the function (`f64.i32`), or differentiate a float function"
+    };
+    Diagnostic::ty(
+        format!("`:grad` needs a function with a scalar float result, and this application has type `{t}`"),
+        e.span,
+    )
+    .with_label(format!("this is `{t}`"))
+    .with_help(help)
+}
+
+/// The float type of a scalar float type.
+fn float_scalar(t: &Type) -> Option<PrimType> {
+    match &t.base {
+        Base::Prim(p) if p.is_float() && t.rank == Rank::zero() => Some(*p),
+        _ => None,
+    }
+}
+
+/// Whether every leaf of a (non-function) type is a float.
+fn all_float(t: &Type) -> bool {
+    match &t.base {
+        Base::Prim(p) => p.is_float(),
+        Base::Tuple(ts) => !ts.is_empty() && ts.iter().all(all_float),
+        Base::Record(fs) => !fs.is_empty() && fs.iter().all(|(_, t)| all_float(t)),
+        Base::Var(_) | Base::Arrow(..) => false,
+    }
+}
+
+/// A scheme's type with numeric type variables taken as `f64` (a
+/// derivative of `\x -> x * x` is wanted at floats, not at the `i32` a
+/// literal defaults to) and the rest defaulted as usual.
+fn defaulted(s: &Scheme) -> Type {
+    let mut inst: Inst = crate::driver::default_inst(s);
+    for (t, (class, _)) in inst.tys.iter_mut().zip(&s.tyvars) {
+        if matches!(class, Class::Num | Class::Float | Class::Ord | Class::Eq) {
+            *t = Base::Prim(PrimType::F64);
+        }
+    }
+    s.ty.subst(&inst)
+}
+
+/// The parameter types and the result type of a function type.
+fn arrows(t: &Type) -> (Vec<Type>, Type) {
+    let mut params = Vec::new();
+    let mut t = t.clone();
+    while let (true, Base::Arrow(a, b)) = (t.rank == Rank::zero(), &t.base) {
+        params.push((**a).clone());
+        let next = (**b).clone();
+        t = next;
+    }
+    (params, t)
+}
+
+/// One evaluation of an expression with its cost.
+pub(super) struct Measured {
+    ty: Type,
+    leaves: Vec<Value>,
+    time: Duration,
+    stats: EvalStats,
+}
+
+fn cost_report(primal: &Measured, gradient: &Measured) -> String {
+    let ratio = |a: f64, b: f64| {
+        if b > 0.0 {
+            format!(" ({:.1}× the function)", a / b)
+        } else {
+            String::new()
+        }
+    };
+    let pt = primal.time.as_secs_f64();
+    let gt = gradient.time.as_secs_f64();
+    let pm = primal.stats.peak_live_bytes;
+    let gm = gradient.stats.peak_live_bytes;
+    format!(
+        "function: run {}, peak live arrays {}\n\
+         gradient: run {}{}, peak live arrays {}{}, loop checkpoints {}\n",
+        duration(primal.time),
+        bytes(pm),
+        duration(gradient.time),
+        ratio(gt, pt),
+        bytes(gm),
+        ratio(gm as f64, pm as f64),
+        bytes(gradient.stats.peak_checkpoint_bytes),
+    )
+}
+
+/// `512 B`, `1.5 KiB`, `3.2 MiB`.
+fn bytes(n: usize) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut x = n as f64;
+    let mut u = 0;
+    while x >= 1024.0 && u + 1 < UNITS.len() {
+        x /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{x:.1} {}", UNITS[u])
+    }
+}
+
+/// Which derivative program `:vjp` or `:jvp` shows.
+#[derive(Clone, Copy, PartialEq)]
+enum Direction {
+    Reverse,
+    Forward,
+}
+
+impl Direction {
+    /// The command, and the language's operator.
+    fn command(self) -> &'static str {
+        match self {
+            Direction::Reverse => "vjp",
+            Direction::Forward => "jvp",
+        }
+    }
+}
+
+/// `:vjp f`: the reverse-mode derivative program of `f`.
+pub(super) fn vjp(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    derivative(r, inv, Direction::Reverse, sink)
+}
+
+/// `:jvp f`: the forward-mode derivative program of `f`.
+pub(super) fn jvp(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    derivative(r, inv, Direction::Forward, sink)
+}
+
+fn derivative(
+    r: &mut Repl,
+    inv: &Invocation,
+    dir: Direction,
+    sink: &mut dyn Sink,
+) -> Result<Flow, Failed> {
+    if inv.arg.is_empty() {
+        return Err(usage(dir.command(), sink));
+    }
+    let e = r.parse_expr(inv, sink)?;
+    let program = r.derivative_program(inv.arg, &e, dir, sink)?;
+    sink.out(&program);
+    Ok(Flow::Continue)
+}
+
+impl Repl {
+    /// The derivative program of the function `e` (typed as `text`), with
+    /// the sweeps labelled.
+    fn derivative_program(
+        &mut self,
+        text: &str,
+        e: &Expr,
+        dir: Direction,
+        sink: &mut dyn Sink,
+    ) -> Result<String, Failed> {
+        let command = dir.command();
+        let r = self;
+        let checked = r.checked(e, sink)?;
+        let (params, result) = arrows(&defaulted(&checked.scheme));
+        if params.is_empty() {
+            let d = Diagnostic::ty(
+                format!(
+                    "`:{command}` shows the derivative of a function, and this has type `{}`",
+                    show_scheme(&checked.scheme)
+                ),
+                e.span,
+            )
+            .with_label("not a function")
+            .with_help(format!(
+                "give a function: `:{command} f`, or `:{command} (\\x -> x * x)`"
+            ));
+            return Err(r.report(&d, sink));
+        }
+        if let Some(t) = params.iter().chain([&result]).find(|t| has_function(t)) {
+            let d = Diagnostic::ty(
+            format!("`:{command}` differentiates first-order functions, and this one takes or returns `{t}`"),
+            e.span,
+        )
+        .with_help("apply the higher-order arguments first: `:vjp (\\x -> g h x)`");
+            return Err(r.report(&d, sink));
+        }
+        let names = param_names(r, e, params.len());
+        let text = wrapper(text, &params, &result, dir, &name_of(e), &names);
+        let saved = r.session.checkpoint();
+        let compiled = compile_wrapper(r, &text, sink);
+        r.session.rollback(saved);
+        let compiled = compiled?;
+        Ok(Printer::program_labelled(&compiled.program, &compiled.tags))
+    }
+}
+
+/// Loads the definition `text` and compiles it.
+fn compile_wrapper(r: &mut Repl, text: &str, sink: &mut dyn Sink) -> Result<Compiled, Failed> {
+    let ids = r
+        .session
+        .load("<derivative>", text)
+        .map_err(|ds| r.report_all(&ds, sink))?;
+    let id = *ids.last().expect("the wrapper is one definition");
+    r.session.compile(id).map_err(|d| r.report(&d, sink))
+}
+
+/// The parameter names of a definition given by name, so that the
+/// derivative program reads like the definition; `x`, `x1`, ... otherwise.
+fn param_names(r: &Repl, e: &Expr, n: usize) -> Vec<String> {
+    let own = match &e.kind {
+        ExprKind::Var(q) => match r.session.types.globals.lookup(q) {
+            Some(g) => match &g.kind {
+                GlobalKind::Def(id) => r
+                    .session
+                    .def(*id)
+                    .source
+                    .params
+                    .iter()
+                    .map(pat_name)
+                    .collect(),
+                _ => Vec::new(),
+            },
+            None => Vec::new(),
+        },
+        _ => Vec::new(),
+    };
+    if own.len() == n && own.iter().all(Option::is_some) {
+        return own.into_iter().flatten().collect();
+    }
+    if n == 1 {
+        vec!["x".to_string()]
+    } else {
+        (1..=n).map(|i| format!("x{i}")).collect()
+    }
+}
+
+fn pat_name(p: &Pat) -> Option<String> {
+    match p {
+        Pat::Id(x, _) => Some(x.to_string()),
+        Pat::Ascribed(p, _, _) => pat_name(p),
+        _ => None,
+    }
+}
+
+/// The name the derivative program is shown under.
+fn name_of(e: &Expr) -> String {
+    match &e.kind {
+        ExprKind::Var(q) => q.name.to_string(),
+        _ => "f".to_string(),
+    }
+}
+
+fn has_function(t: &Type) -> bool {
+    match &t.base {
+        Base::Arrow(..) => true,
+        Base::Tuple(ts) => ts.iter().any(has_function),
+        Base::Record(fs) => fs.iter().any(|(_, t)| has_function(t)),
+        Base::Prim(_) | Base::Var(_) => false,
+    }
+}
+
+/// The definition whose body is the derivative:
+/// `def f_vjp (x: A) (y_bar: B) = vjp (f) x y_bar`, with the parameters
+/// tupled when `f` takes several.
+fn wrapper(
+    f: &str,
+    params: &[Type],
+    result: &Type,
+    dir: Direction,
+    name: &str,
+    names: &[String],
+) -> String {
+    let taken = |n: &str| mentions(f, n);
+    let xs: Vec<String> = names.iter().map(|x| fresh(x, &taken)).collect();
+    let mut decl: Vec<String> = xs
+        .iter()
+        .zip(params)
+        .map(|(x, t)| format!("({x}: {t})"))
+        .collect();
+    let tuple = |vs: &[String]| {
+        if vs.len() == 1 {
+            vs[0].clone()
+        } else {
+            format!("({})", vs.join(", "))
+        }
+    };
+    let fun = if xs.len() == 1 {
+        format!("({f})")
+    } else {
+        format!("(\\{} -> ({f}) {})", tuple(&xs), xs.join(" "))
+    };
+    let (suffix, seeds) = match dir {
+        Direction::Reverse => {
+            let y = fresh("y_bar", &taken);
+            decl.push(format!("({y}: {result})"));
+            ("vjp", y)
+        }
+        Direction::Forward => {
+            let dots: Vec<String> = xs
+                .iter()
+                .map(|x| fresh(&format!("{x}_dot"), &taken))
+                .collect();
+            for (d, t) in dots.iter().zip(params) {
+                decl.push(format!("({d}: {t})"));
+            }
+            ("jvp", tuple(&dots))
+        }
+    };
+    format!(
+        "def {name}_{suffix} {} = {suffix} {fun} {} {seeds}",
+        decl.join(" "),
+        tuple(&xs)
+    )
+}
+
+/// `base`, or `base'`, `base''`, ... : the first that `taken` rejects not.
+fn fresh(base: &str, taken: &dyn Fn(&str) -> bool) -> String {
+    let mut name = base.to_string();
+    while taken(&name) {
+        name.push('\'');
+    }
+    name
+}
+
+/// Whether `name` occurs in `text` as a whole word.
+fn mentions(text: &str, name: &str) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '\'';
+    text.match_indices(name).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + name.len()..].chars().next();
+        !before.is_some_and(word) && !after.is_some_and(word)
+    })
+}
+
+impl Repl {
+    /// Checks, compiles and runs an expression, timing the run; `memory`
+    /// runs it a second time measuring memory (which slows a run down).
+    fn measure(&mut self, e: &Expr, memory: bool, sink: &mut dyn Sink) -> Result<Measured, Failed> {
+        let checked = self.checked(e, sink)?;
+        let (compiled, externals) = self
+            .session
+            .compile_expr(&checked)
+            .map_err(|d| self.report(&d, sink))?;
+        let opts = self.eval_options();
+        let start = Instant::now();
+        let leaves = self.session.run_expr(&compiled, &externals, &opts);
+        let time = start.elapsed();
+        let leaves = leaves.map_err(|e| self.runtime_error(&e, sink))?;
+        let stats = if memory {
+            let (r, stats) = self
+                .session
+                .run_expr_with_stats(&compiled, &externals, &opts);
+            r.map_err(|e| self.runtime_error(&e, sink))?;
+            stats
+        } else {
+            EvalStats::default()
+        };
+        Ok(Measured {
+            ty: compiled.signature.result,
+            leaves,
+            time,
+            stats,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_words_only() {
+        assert!(mentions("f x", "x"));
+        assert!(!mentions("f xs", "x"));
+        assert!(!mentions("x_1 + x'", "x"));
+        assert!(mentions("(x)", "x"));
+    }
+
+    #[test]
+    fn fresh_names_avoid_the_function_text() {
+        let taken = |n: &str| mentions("\\x -> x * x'", n);
+        assert_eq!(fresh("x", &taken), "x''");
+        assert_eq!(fresh("y_bar", &taken), "y_bar");
+    }
+
+    #[test]
+    fn sizes_read_well() {
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(1536), "1.5 KiB");
+        assert_eq!(bytes(3 << 20), "3.0 MiB");
+    }
+}
