@@ -1,7 +1,7 @@
 -- | The Gaussian mixture model objective of ADBench (Srajer, Kukelova and
--- Fitzgibbon, 2018): the log-likelihood of n points in d dimensions under K Gaussians, plus a
--- Wishart prior on the inverse covariances, and its gradient with respect
--- to all parameters by one `vjp`.
+-- Fitzgibbon, 2018): the log-likelihood of n points in d dimensions under
+-- K Gaussians, plus a Wishart prior on the inverse covariances, and its
+-- gradient with respect to all parameters by one `vjp`.
 --
 -- Component k has weight logit αₖ, mean μₖ and inverse covariance factor
 -- Qₖ = diag (exp qₖ) + Lₖ with Lₖ strictly lower triangular (ADBench packs
@@ -13,8 +13,9 @@
 -- ADBench's prior also has a term that depends only on n, d, γ and m (a
 -- log multivariate gamma); it is left out, as it does not change the
 -- gradient. The expected outputs below were computed independently (the
--- gradient by central differences). AUTOMAP does the vector arithmetic: `xi - mu`, `f64.exp q * v`,
--- and the matrix-vector product `f64.sum (l * v)`.
+-- gradient by central differences). AUTOMAP does the vector arithmetic:
+-- `xi - mu`, `f64.exp q * v`, and the matrix-vector product
+-- `f64.sum (l * v)`.
 --
 -- Run it:   urchin run examples/gmm.fut -e grad < examples/gmm.in
 -- ==
