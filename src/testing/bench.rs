@@ -300,7 +300,10 @@ impl BenchEngine<'_> {
             if self.results.iter().all(|r| r.file != m.file) {
                 self.header().map_err(|e| e.to_string())?;
             }
-            self.row(&m).map_err(|e| e.to_string())?;
+            // Flushed row by row: a long benchmark shows its progress.
+            self.row(&m)
+                .and_then(|()| self.out.flush())
+                .map_err(|e| e.to_string())?;
         }
         self.results.push(m);
         Ok(result)
