@@ -458,7 +458,8 @@ mod tests {
         assert_eq!(m.min(), Duration::from_micros(10));
         assert_eq!(m.max(), Duration::from_micros(40));
         let sd = m.stddev().as_secs_f64() * 1e6;
-        assert!((sd - 125f64.sqrt()).abs() < 1e-6, "{sd}");
+        // Durations have nanosecond resolution.
+        assert!((sd - 125f64.sqrt()).abs() < 1e-3, "{sd}");
     }
 
     #[test]
