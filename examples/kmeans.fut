@@ -9,18 +9,21 @@
 -- input @ kmeans.in
 -- output { [[0.3333333333333333, 0.3333333333333333], [10.5, 10.0]] 1.8333333333333333 }
 
--- The cost and its gradient alone; the random datasets (n = 10^5 points,
--- d = 8, k = 16 centers) are for `urchin bench` only.
+-- The cost and its gradient alone. The random dataset further down
+-- (n = 10^5 points, d = 8, k = 16 centers) is for `urchin bench` only.
 -- ==
 -- entry: kmeans_cost
 -- input @ kmeans.in
 -- output { 4.5 }
--- compiled random input { [100000][8]f64 [16][8]f64 }
 
 -- ==
 -- entry: kmeans_grad
 -- input @ kmeans.in
 -- output { [[1.0, 1.0], [-2.0, -4.0]] }
+
+-- The same data for both, to compare their times (`urchin bench`).
+-- ==
+-- entry: kmeans_cost kmeans_grad
 -- compiled random input { [100000][8]f64 [16][8]f64 }
 
 -- | Squared distance between two points.

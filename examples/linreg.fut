@@ -12,19 +12,22 @@
 -- output { 5.25 }
 -- input { [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 1.0]] [2.5, -0.5, 1.5, 3.5] [2.0, -1.0] 0.5 }
 -- output { 0.0 }
--- compiled random input { [100000][8]f64 [100000]f64 [8]f64 f64 }
 
 -- ==
 -- entry: grad
 -- input { [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 1.0]] [2.5, -0.5, 1.5, 3.5] [0.0, 0.0] 0.0 }
 -- output { [-5.5, -2.25] -3.5 }
--- compiled random input { [100000][8]f64 [100000]f64 [8]f64 f64 }
 
 -- The data lie on y = 2 x0 - x1 + 0.5; gradient descent finds that line.
 -- ==
 -- entry: main
 -- input @ linreg.in
 -- output { [2.0, -1.0] 0.5 }
+
+-- The same data for both, to compare their times (`urchin bench`).
+-- ==
+-- entry: loss grad
+-- compiled random input { [100000][8]f64 [100000]f64 [8]f64 f64 }
 
 def predict [n][d] (X: [n][d]f64) (w: [d]f64) (b: f64) : [n]f64 =
   f64.sum (X * w) + b

@@ -11,7 +11,6 @@
 -- output { 0.6931471805599453 }
 -- input @ logreg.in
 -- output { 0.784380483604895 }
--- compiled random input { [100000][16]f64 [100000]f64 [16]f64 }
 
 -- ==
 -- entry: grad
@@ -19,6 +18,10 @@
 -- output { [-0.16666666666666666, -0.5833333333333334] }
 -- input @ logreg.in
 -- output { [-0.07605156695684578, -0.6276151330661194] }
+
+-- The same data for both, to compare their times (`urchin bench`).
+-- ==
+-- entry: loss grad
 -- compiled random input { [100000][16]f64 [100000]f64 [16]f64 }
 
 -- | log (1 + exp z), without overflow for large z.

@@ -19,7 +19,6 @@
 -- entry: main
 -- input @ lstm.in
 -- output { -0.25302075376016586 }
--- compiled random input { [4][32][32]f64 [4][32][32]f64 [4][32]f64 [20][32]f64 }
 
 -- ==
 -- entry: grad
@@ -34,6 +33,10 @@
 --            [[-0.08080057, 0.0411817], [-0.14254476, 0.06767894]]]
 --          [[-0.14217944, 0.10038731], [-0.12899057, 0.05742768],
 --           [-0.24695935, 0.10560255], [0.97593751, 1.31357341]] }
+
+-- The same data for both, to compare their times (`urchin bench`).
+-- ==
+-- entry: main grad
 -- compiled random input { [4][32][32]f64 [4][32][32]f64 [4][32]f64 [20][32]f64 }
 
 def sigmoid (x: f64) = 1 / (1 + f64.exp (-x))

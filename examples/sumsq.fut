@@ -11,12 +11,15 @@
 -- output { 14.0 }
 -- input { empty([0]f64) }
 -- output { 0.0 }
--- compiled random input { [10000000]f64 }
 
 -- ==
 -- entry: grad
 -- input { [1.0, 2.0, 3.0] }
 -- output { [2.0, 4.0, 6.0] }
+
+-- The same data for both, to compare their times (`urchin bench`).
+-- ==
+-- entry: main grad
 -- compiled random input { [10000000]f64 }
 
 entry main (xs: []f64) = f64.sum (xs * xs)
