@@ -4,9 +4,27 @@
 -- maps (AUTOMAP) for the vector arithmetic.
 --
 -- Run it:   urchin run examples/kmeans.fut < examples/kmeans.in
+-- Time it:  urchin bench examples/kmeans.fut
 -- ==
 -- input @ kmeans.in
 -- output { [[0.3333333333333333, 0.3333333333333333], [10.5, 10.0]] 1.8333333333333333 }
+
+-- The cost and its gradient alone. The random dataset further down
+-- (n = 10^5 points, d = 8, k = 16 centers) is for `urchin bench` only.
+-- ==
+-- entry: kmeans_cost
+-- input @ kmeans.in
+-- output { 4.5 }
+
+-- ==
+-- entry: kmeans_grad
+-- input @ kmeans.in
+-- output { [[1.0, 1.0], [-2.0, -4.0]] }
+
+-- The same data for both, to compare their times (`urchin bench`).
+-- ==
+-- entry: kmeans_cost kmeans_grad
+-- compiled random input { [100000][8]f64 [16][8]f64 }
 
 -- | Squared distance between two points.
 def dist2 [d] (p: [d]f64) (c: [d]f64) = f64.sum ((p - c) * (p - c))
@@ -19,6 +37,12 @@ def cost [n][k][d] (points: [n][d]f64) (centers: [k][d]f64) =
 def newton_step [n][k][d] (points: [n][d]f64) (centers: [k][d]f64) =
   let (g, h) = jvp2 (\c -> vjp (cost points) c 1) centers (replicate k (replicate d 1))
   in centers - g / h
+
+entry kmeans_cost [n][k][d] (points: [n][d]f64) (centers: [k][d]f64) =
+  cost points centers
+
+entry kmeans_grad [n][k][d] (points: [n][d]f64) (centers: [k][d]f64) =
+  vjp (cost points) centers 1
 
 entry main [n][k][d] (points: [n][d]f64) (centers: [k][d]f64) =
   let centers' = loop c = centers for _i < 3 do newton_step points c

@@ -83,6 +83,20 @@ enum Command {
         #[arg(short, long)]
         verbose: bool,
     },
+    /// Time every entry point on every dataset of the test blocks of the
+    /// `.fut` files under the given paths.
+    Bench {
+        paths: Vec<PathBuf>,
+        /// Timed runs per dataset, after one warm-up run.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+        runs: u32,
+        /// Benchmark only this entry point.
+        #[arg(short, long)]
+        entry: Option<String>,
+        /// Print the measurements as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn color() -> bool {
@@ -136,6 +150,12 @@ fn main() -> Result<ExitCode> {
             compiled,
             verbose,
         }) => test(&paths, &engine, compiled, verbose),
+        Some(Command::Bench {
+            paths,
+            runs,
+            entry,
+            json,
+        }) => bench(&paths, runs as usize, entry, json),
     }
 }
 
@@ -357,6 +377,25 @@ fn test(paths: &[PathBuf], engine: &str, compiled: bool, verbose: bool) -> Resul
             ));
         }
     };
+    Ok(if summary.failed > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn bench(paths: &[PathBuf], runs: usize, entry: Option<String>, json: bool) -> Result<ExitCode> {
+    if paths.is_empty() {
+        return Err(miette!("give at least one file or directory to benchmark"));
+    }
+    let opts = urchin::testing::bench::BenchOptions { runs, entry, json };
+    let (summary, _) = urchin::testing::bench::bench_paths(
+        paths,
+        &opts,
+        &mut std::io::stdout(),
+        &mut std::io::stderr(),
+    )
+    .into_diagnostic()?;
     Ok(if summary.failed > 0 {
         ExitCode::FAILURE
     } else {

@@ -1,0 +1,490 @@
+//! `urchin bench`: times every entry point on every dataset of the test
+//! blocks, as `futhark bench` does.
+//!
+//! The test runner does the rest — finding files, reading test blocks,
+//! loading inputs (inline, `@ file`, `random`) and checking outputs — so
+//! benchmarking is an [`Engine`] that, for each case the runner asks it to
+//! run, runs the entry point once with memory tracking (the warm-up) and
+//! then `runs` times with a clock, and hands the last result back to be
+//! checked. Cases marked `compiled` are datasets too (as in Futhark, they
+//! are the ones too big for `urchin test`); `nobench` cases and cases that
+//! expect an error are not timed.
+
+use super::blocks::{CaseInput, Expect, parse_test_spec};
+use super::runner::{Engine, RunnerOptions, Summary, run_paths};
+use super::values::ValueType;
+use crate::driver::{Compiled, Session};
+use crate::eval::EvalOptions;
+use crate::eval::value::Value;
+use crate::source::FileId;
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchOptions {
+    /// Timed runs per dataset, after one warm-up run.
+    pub runs: usize,
+    /// Benchmark only this entry point.
+    pub entry: Option<String>,
+    /// Print the measurements as JSON (at the end) instead of a table (as
+    /// they are made).
+    pub json: bool,
+}
+
+impl Default for BenchOptions {
+    fn default() -> BenchOptions {
+        BenchOptions {
+            runs: 10,
+            entry: None,
+            json: false,
+        }
+    }
+}
+
+/// The measurements of one entry point on one dataset.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measurement {
+    pub file: String,
+    /// The line of the case's `input`.
+    pub line: usize,
+    pub entry: String,
+    pub dataset: String,
+    pub times: Vec<Duration>,
+    /// From the warm-up run.
+    pub peak_live_bytes: usize,
+    pub peak_checkpoint_bytes: usize,
+}
+
+impl Measurement {
+    pub fn mean(&self) -> Duration {
+        self.times.iter().sum::<Duration>() / self.times.len().max(1) as u32
+    }
+
+    pub fn min(&self) -> Duration {
+        self.times.iter().copied().min().unwrap_or_default()
+    }
+
+    pub fn max(&self) -> Duration {
+        self.times.iter().copied().max().unwrap_or_default()
+    }
+
+    /// The population standard deviation.
+    pub fn stddev(&self) -> Duration {
+        let mean = self.mean().as_secs_f64();
+        let var = self
+            .times
+            .iter()
+            .map(|t| (t.as_secs_f64() - mean).powi(2))
+            .sum::<f64>()
+            / self.times.len().max(1) as f64;
+        Duration::from_secs_f64(var.sqrt())
+    }
+}
+
+/// Benchmarks every `.fut` file under `paths`: the table (or JSON) goes to
+/// `out`; the runner's report — cases that failed (a run-time error, a
+/// wrong result, an input that cannot be read) and its summary line — goes
+/// to `diag`.
+pub fn bench_paths(
+    paths: &[PathBuf],
+    opts: &BenchOptions,
+    out: &mut dyn Write,
+    diag: &mut dyn Write,
+) -> io::Result<(Summary, Vec<Measurement>)> {
+    let mut engine = BenchEngine {
+        opts,
+        out,
+        plan: RefCell::new(VecDeque::new()),
+        current: RefCell::new(None),
+        skip: None,
+        results: Vec::new(),
+        file: String::new(),
+        widths: (0, 0),
+    };
+    // Big datasets are marked `compiled` so that `urchin test` leaves them
+    // out; they are what benchmarks are for.
+    let ropts = RunnerOptions {
+        compiled: true,
+        ..RunnerOptions::default()
+    };
+    let summary = run_paths(paths, &mut engine, &ropts, diag)?;
+    let results = engine.results;
+    if opts.json {
+        write_json(out, &results)?;
+    }
+    Ok((summary, results))
+}
+
+/// A case the runner will ask for, in the runner's order.
+struct Planned {
+    line: usize,
+    entry: String,
+    dataset: String,
+    /// `nobench`, or an expected error: run once, untimed.
+    untimed: bool,
+}
+
+struct BenchEngine<'a> {
+    opts: &'a BenchOptions,
+    out: &'a mut dyn Write,
+    /// The cases of the current file not yet reached. The runner asks for
+    /// an entry point's parameters exactly once per case it does not skip,
+    /// just before loading the inputs, so that call moves the next planned
+    /// case to `current`; when the inputs cannot be loaded, `run` is not
+    /// called and the next case replaces it.
+    plan: RefCell<VecDeque<Planned>>,
+    current: RefCell<Option<Planned>>,
+    skip: Option<String>,
+    results: Vec<Measurement>,
+    file: String,
+    /// Column widths of the entry and dataset names in the current file.
+    widths: (usize, usize),
+}
+
+/// A checked program and its entry points, compiled on first use.
+pub struct BenchProgram {
+    session: Session,
+    compiled: RefCell<HashMap<String, Result<Rc<Compiled>, String>>>,
+}
+
+impl BenchProgram {
+    fn compiled(&self, entry: &str) -> Result<Rc<Compiled>, String> {
+        if let Some(c) = self.compiled.borrow().get(entry) {
+            return c.clone();
+        }
+        let c = match self.session.lookup_def(entry) {
+            None => Err(format!("no entry point named `{entry}`")),
+            Some(id) => self
+                .session
+                .compile(id)
+                .map(Rc::new)
+                .map_err(|d| d.render(&self.session.sources, false)),
+        };
+        self.compiled
+            .borrow_mut()
+            .insert(entry.to_string(), c.clone());
+        c
+    }
+
+    fn run(&self, c: &Compiled, args: &[Value]) -> Result<Vec<Value>, String> {
+        self.session
+            .run(c, args.to_vec(), &EvalOptions::default())
+            .map_err(|e| e.to_diagnostic().render(&self.session.sources, false))
+    }
+}
+
+/// How a dataset is named in the report: its inline values (shortened),
+/// its file, or its random shapes.
+fn dataset_name(input: &CaseInput) -> String {
+    const WIDTH: usize = 40;
+    match input {
+        CaseInput::Values(text, _) => {
+            let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            if words.chars().count() > WIDTH {
+                let short: String = words.chars().take(WIDTH - 1).collect();
+                format!("{{ {short}… }}")
+            } else {
+                format!("{{ {words} }}")
+            }
+        }
+        CaseInput::File(p) => format!("@ {}", p.display()),
+        CaseInput::Random(specs, _) => {
+            let vals: Vec<String> = specs
+                .iter()
+                .map(|(shape, t)| {
+                    let dims: String = shape.iter().map(|n| format!("[{n}]")).collect();
+                    format!("{dims}{t}")
+                })
+                .collect();
+            format!("random {{ {} }}", vals.join(" "))
+        }
+        CaseInput::Script => "script".to_string(),
+    }
+}
+
+fn line_of(text: &str, offset: u32) -> usize {
+    let end = (offset as usize).min(text.len());
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+        + 1
+}
+
+/// `1.23ms`: three or four significant digits in a unit that fits.
+pub fn format_duration(d: Duration) -> String {
+    let us = d.as_secs_f64() * 1e6;
+    if us < 1000.0 {
+        format!("{us:.1}µs")
+    } else if us < 1e6 {
+        format!("{:.2}ms", us / 1e3)
+    } else {
+        format!("{:.3}s", us / 1e6)
+    }
+}
+
+pub fn format_bytes(b: usize) -> String {
+    let b = b as f64;
+    if b < 1024.0 {
+        format!("{b}B")
+    } else if b < 1024.0 * 1024.0 {
+        format!("{:.1}KiB", b / 1024.0)
+    } else if b < 1024.0 * 1024.0 * 1024.0 {
+        format!("{:.1}MiB", b / (1024.0 * 1024.0))
+    } else {
+        format!("{:.2}GiB", b / (1024.0 * 1024.0 * 1024.0))
+    }
+}
+
+impl BenchEngine<'_> {
+    fn header(&mut self) -> io::Result<()> {
+        let (ew, dw) = self.widths;
+        writeln!(self.out, "{}", self.file)?;
+        writeln!(
+            self.out,
+            "  {:<ew$}  {:<dw$}  {:>10}  {:>10}  {:>10}  {:>10}  {:>11}",
+            "entry", "dataset", "mean", "min", "stddev", "peak mem", "checkpoints"
+        )
+    }
+
+    fn row(&mut self, m: &Measurement) -> io::Result<()> {
+        let (ew, dw) = self.widths;
+        writeln!(
+            self.out,
+            "  {:<ew$}  {:<dw$}  {:>10}  {:>10}  {:>10}  {:>10}  {:>11}",
+            m.entry,
+            m.dataset,
+            format_duration(m.mean()),
+            format_duration(m.min()),
+            format_duration(m.stddev()),
+            format_bytes(m.peak_live_bytes),
+            format_bytes(m.peak_checkpoint_bytes)
+        )
+    }
+
+    /// The warm-up run (measuring memory), then the timed runs; the last
+    /// result is returned.
+    fn measure(
+        &mut self,
+        prog: &BenchProgram,
+        c: &Compiled,
+        case: Planned,
+        args: Vec<Value>,
+    ) -> Result<Vec<Value>, String> {
+        let (warm, stats) = prog
+            .session
+            .run_with_stats(c, args.clone(), &EvalOptions::default());
+        let mut result =
+            warm.map_err(|e| e.to_diagnostic().render(&prog.session.sources, false))?;
+        let mut times = Vec::with_capacity(self.opts.runs);
+        for _ in 0..self.opts.runs {
+            let start = Instant::now();
+            let r = prog.run(c, &args);
+            times.push(start.elapsed());
+            result = r?;
+        }
+        let m = Measurement {
+            file: self.file.clone(),
+            line: case.line,
+            entry: case.entry,
+            dataset: case.dataset,
+            times,
+            peak_live_bytes: stats.peak_live_bytes,
+            peak_checkpoint_bytes: stats.peak_checkpoint_bytes,
+        };
+        if !self.opts.json {
+            if self.results.iter().all(|r| r.file != m.file) {
+                self.header().map_err(|e| e.to_string())?;
+            }
+            // Flushed row by row: a long benchmark shows its progress.
+            self.row(&m)
+                .and_then(|()| self.out.flush())
+                .map_err(|e| e.to_string())?;
+        }
+        self.results.push(m);
+        Ok(result)
+    }
+}
+
+impl Engine for BenchEngine<'_> {
+    type Program = BenchProgram;
+
+    fn compile(&mut self, path: &Path, text: &str) -> Result<BenchProgram, String> {
+        self.file = path.display().to_string();
+        // The runner has read these blocks already (and reported them if
+        // invalid); reading them again gives the order of its cases.
+        let blocks = parse_test_spec(text, FileId(0))
+            .map(|s| s.blocks)
+            .unwrap_or_default();
+        let mut plan = VecDeque::new();
+        for b in &blocks {
+            let block_nobench = b.tags.iter().any(|t| t == "nobench");
+            for case in b.cases.iter().filter(|c| c.input != CaseInput::Script) {
+                for entry in &b.entries {
+                    plan.push_back(Planned {
+                        line: line_of(text, case.span.start),
+                        entry: entry.clone(),
+                        dataset: dataset_name(&case.input),
+                        untimed: block_nobench
+                            || case.tags.iter().any(|t| t == "nobench")
+                            || matches!(case.expect, Expect::Error(..)),
+                    });
+                }
+            }
+        }
+        let timed = plan
+            .iter()
+            .filter(|p| !p.untimed && self.opts.entry.as_ref().is_none_or(|e| *e == p.entry));
+        self.widths = timed.fold((5, 7), |(ew, dw), p| {
+            (ew.max(p.entry.len()), dw.max(p.dataset.chars().count()))
+        });
+        *self.plan.borrow_mut() = plan;
+        let mut session = Session::new();
+        match session.load(&self.file, text) {
+            Ok(_) => Ok(BenchProgram {
+                session,
+                compiled: RefCell::new(HashMap::new()),
+            }),
+            Err(diags) => Err(crate::diag::render_all(&diags, &session.sources, false)),
+        }
+    }
+
+    fn entry_params(&self, prog: &BenchProgram, entry: &str) -> Result<Vec<ValueType>, String> {
+        *self.current.borrow_mut() = self.plan.borrow_mut().pop_front();
+        let c = prog.compiled(entry)?;
+        Ok(c.param_types()
+            .into_iter()
+            .map(|t| ValueType::new(t.elem(), t.rank() as usize))
+            .collect())
+    }
+
+    fn run(
+        &mut self,
+        prog: &BenchProgram,
+        entry: &str,
+        args: Vec<Value>,
+    ) -> Result<Vec<Value>, String> {
+        self.skip = None;
+        let c = prog.compiled(entry)?;
+        let case = self
+            .current
+            .borrow_mut()
+            .take()
+            .filter(|p| p.entry == entry);
+        let Some(case) = case else {
+            // Not reached unless the runner's order changes: still check
+            // the case, without a measurement.
+            return prog.run(&c, &args);
+        };
+        if self.opts.entry.as_ref().is_some_and(|e| e != entry) {
+            self.skip = Some("not the entry point benchmarked".to_string());
+            return Err(String::new());
+        }
+        if case.untimed {
+            return prog.run(&c, &args);
+        }
+        self.measure(prog, &c, case, args)
+    }
+
+    fn skip_reason(&mut self) -> Option<String> {
+        self.skip.take()
+    }
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for ch in s.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// One object per measurement; times in microseconds.
+fn write_json(out: &mut dyn Write, results: &[Measurement]) -> io::Result<()> {
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    writeln!(out, "[")?;
+    for (i, m) in results.iter().enumerate() {
+        let runs: Vec<String> = m.times.iter().map(|t| format!("{:.3}", us(*t))).collect();
+        writeln!(
+            out,
+            "  {{\"file\": {}, \"line\": {}, \"entry\": {}, \"dataset\": {}, \"runs_us\": [{}], \"mean_us\": {:.3}, \"min_us\": {:.3}, \"max_us\": {:.3}, \"stddev_us\": {:.3}, \"peak_live_bytes\": {}, \"peak_checkpoint_bytes\": {}}}{}",
+            json_string(&m.file),
+            m.line,
+            json_string(&m.entry),
+            json_string(&m.dataset),
+            runs.join(", "),
+            us(m.mean()),
+            us(m.min()),
+            us(m.max()),
+            us(m.stddev()),
+            m.peak_live_bytes,
+            m.peak_checkpoint_bytes,
+            if i + 1 < results.len() { "," } else { "" }
+        )?;
+    }
+    writeln!(out, "]")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn measurement(micros: &[u64]) -> Measurement {
+        Measurement {
+            file: "f.fut".into(),
+            line: 1,
+            entry: "main".into(),
+            dataset: "{ 1 }".into(),
+            times: micros.iter().map(|u| Duration::from_micros(*u)).collect(),
+            peak_live_bytes: 0,
+            peak_checkpoint_bytes: 0,
+        }
+    }
+
+    #[test]
+    fn statistics() {
+        let m = measurement(&[10, 20, 30, 40]);
+        assert_eq!(m.mean(), Duration::from_micros(25));
+        assert_eq!(m.min(), Duration::from_micros(10));
+        assert_eq!(m.max(), Duration::from_micros(40));
+        let sd = m.stddev().as_secs_f64() * 1e6;
+        // Durations have nanosecond resolution.
+        assert!((sd - 125f64.sqrt()).abs() < 1e-3, "{sd}");
+    }
+
+    #[test]
+    fn units() {
+        assert_eq!(format_duration(Duration::from_nanos(1500)), "1.5µs");
+        assert_eq!(format_duration(Duration::from_micros(12_345)), "12.35ms");
+        assert_eq!(format_duration(Duration::from_millis(2500)), "2.500s");
+        assert_eq!(format_bytes(100), "100B");
+        assert_eq!(format_bytes(8 * 1024 * 1024), "8.0MiB");
+    }
+
+    #[test]
+    fn dataset_names() {
+        use crate::prim::PrimType;
+        use crate::source::Span;
+        let span = Span::new(FileId(0), 0, 0);
+        let random = CaseInput::Random(
+            vec![(vec![100, 8], PrimType::F64), (vec![], PrimType::I64)],
+            span,
+        );
+        assert_eq!(dataset_name(&random), "random { [100][8]f64 i64 }");
+        let inline = CaseInput::Values("[1,  2]\n  3".into(), span);
+        assert_eq!(dataset_name(&inline), "{ [1, 2] 3 }");
+        let long = CaseInput::Values("1 ".repeat(30), span);
+        assert!(dataset_name(&long).ends_with("… }"));
+        assert_eq!(json_string("a\"b\\\n"), "\"a\\\"b\\\\\\u000a\"".to_string());
+    }
+}
