@@ -321,7 +321,15 @@ fn atom_key(a: &Atom) -> String {
 
 /// A key identifying pure, cheap expressions for CSE.
 fn cse_key(e: &Exp) -> Option<String> {
-    let a = atom_key;
+    if let Exp::Map { lam, args } = e {
+        let args: Vec<String> = args.iter().map(|v| format!("v{}", v.0)).collect();
+        return Some(format!("map({})[{}]", lambda_key(lam)?, args.join(",")));
+    }
+    scalar_key(e, &atom_key)
+}
+
+/// The key of a scalar operation, with atoms keyed by `a`.
+fn scalar_key(e: &Exp, a: &dyn Fn(&Atom) -> String) -> Option<String> {
     Some(match e {
         Exp::BinOp(op, x, y) => format!("bin{op:?}({},{})", a(x), a(y)),
         Exp::UnOp(op, x) => format!("un{op:?}({})", a(x)),
@@ -340,6 +348,47 @@ fn cse_key(e: &Exp) -> Option<String> {
         }
         _ => return None,
     })
+}
+
+/// A key of a lambda of scalar operations, the same for lambdas equal up
+/// to the names of their parameters and local variables (the element-wise
+/// `p - c` that AUTOMAP elaborates once per occurrence).
+fn lambda_key(lam: &Lambda) -> Option<String> {
+    let mut local: HashMap<Var, usize> = HashMap::new();
+    for p in &lam.params {
+        let n = local.len();
+        local.insert(*p, n);
+    }
+    let mut parts = Vec::new();
+    for s in &lam.body.stms {
+        let key = {
+            let a = |x: &Atom| match x {
+                Atom::Var(v) if local.contains_key(v) => format!("l{}", local[v]),
+                _ => atom_key(x),
+            };
+            scalar_key(&s.exp, &a)?
+        };
+        parts.push(key);
+        for v in &s.pat {
+            let n = local.len();
+            local.insert(*v, n);
+        }
+    }
+    let result: Vec<String> = lam
+        .body
+        .result
+        .iter()
+        .map(|x| match x {
+            Atom::Var(v) if local.contains_key(v) => format!("l{}", local[v]),
+            _ => atom_key(x),
+        })
+        .collect();
+    Some(format!(
+        "\\{}->{};{}",
+        lam.params.len(),
+        parts.join(";"),
+        result.join(",")
+    ))
 }
 
 /// Whether evaluating an expression can fail (or not terminate).

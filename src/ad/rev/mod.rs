@@ -124,7 +124,34 @@ fn mark_body(vars: &Vars, b: &Body, active: &mut HashSet<Var>) {
                     active.insert(*v);
                 }
             }
+            // A mapped lambda's parameter is active only with its array
+            // (a constant array read in a map needs no adjoint); other
+            // binders conservatively whenever the statement is.
+            let mapped = match &s.exp {
+                Exp::Map { lam, args }
+                | Exp::Reduce {
+                    pre: Some(lam),
+                    args,
+                    ..
+                }
+                | Exp::Scan {
+                    pre: Some(lam),
+                    args,
+                    ..
+                } => Some((lam.params.clone(), args.clone())),
+                _ => None,
+            };
+            if let Some((params, args)) = &mapped {
+                for (p, a) in params.iter().zip(args) {
+                    if active.contains(a) && is_float(vars.ty(*p)) {
+                        active.insert(*p);
+                    }
+                }
+            }
             for (binders, _) in nested(&s.exp) {
+                if mapped.as_ref().is_some_and(|(ps, _)| ps == &binders) {
+                    continue;
+                }
                 for v in binders {
                     if is_float(vars.ty(v)) {
                         active.insert(v);
