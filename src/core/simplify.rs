@@ -287,7 +287,15 @@ fn fold(e: Exp) -> Folded {
         Exp::BinOp(BinOp::Add, a, b) if is_zero(&a) => Folded::Atoms(vec![b]),
         Exp::BinOp(BinOp::Add | BinOp::Sub, a, b) if is_zero(&b) => Folded::Atoms(vec![a]),
         Exp::BinOp(BinOp::Mul, a, b) if is_one(&a) => Folded::Atoms(vec![b]),
-        Exp::BinOp(BinOp::Mul | BinOp::Div, a, b) if is_one(&b) => Folded::Atoms(vec![a]),
+        Exp::BinOp(BinOp::Mul | BinOp::Div | BinOp::Pow, a, b) if is_one(&b) => {
+            Folded::Atoms(vec![a])
+        }
+        // Exact: a correctly rounded `pow` squares as `*` does.
+        Exp::BinOp(BinOp::Pow, a, Atom::Const(c))
+            if c.as_f64() == 2.0 && c.ty() != PrimType::Bool =>
+        {
+            Folded::Exp(Exp::BinOp(BinOp::Mul, a, a))
+        }
         Exp::UnOp(op, Atom::Const(a)) => match prim::unop(op, a) {
             Ok(c) => Folded::Atoms(vec![Atom::Const(c)]),
             Err(_) => Folded::Exp(Exp::UnOp(op, Atom::Const(a))),

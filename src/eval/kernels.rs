@@ -34,10 +34,18 @@ pub(crate) fn standard_strides(shape: &[usize]) -> Vec<usize> {
 
 /// The elements of `a` in row-major order, without copying when possible.
 pub(crate) fn row_major<T: Copy>(a: &ArcArray<T, IxDyn>) -> Cow<'_, [T]> {
-    match a.as_slice() {
-        Some(s) => Cow::Borrowed(s),
-        None => Cow::Owned(a.iter().copied().collect()),
+    if let Some(s) = a.as_slice() {
+        return Cow::Borrowed(s);
     }
+    let Some(&first) = a.first() else {
+        return Cow::Owned(Vec::new());
+    };
+    // `assign` walks a permuted or strided view a row at a time, where
+    // element-wise iteration over a dynamic-rank array would pay for an
+    // index increment per element.
+    let mut out = ndarray::Array::from_elem(a.raw_dim(), first);
+    out.assign(a);
+    Cow::Owned(out.into_raw_vec_and_offset().0)
 }
 
 impl<'a, T: Copy> Operand<'a, T> {

@@ -9,7 +9,7 @@
 use super::{RResult, Rev};
 use crate::core::build::Builder;
 use crate::core::ir::*;
-use crate::core::visit::free_in_lambda;
+use crate::core::visit::{free_in_lambda, nested};
 use std::collections::HashMap;
 
 impl Rev {
@@ -34,15 +34,21 @@ impl Rev {
             .filter(|v| self.active.contains(v))
             .collect();
         free.sort();
-        let scalars: Vec<Var> = free
-            .iter()
-            .copied()
-            .filter(|v| b.vars.ty(*v).rank() == 0)
-            .collect();
+        // Free scalars get their adjoints as per-element contributions,
+        // summed. So do free arrays inside an enclosing map's return sweep
+        // when they are only read whole (never indexed): an accumulator
+        // there would live per element of the enclosing map. Other free
+        // arrays accumulate.
+        let dense = |v: &Var| {
+            let rank = b.vars.ty(*v).rank();
+            rank == 0
+                || (self.map_depth > 0 && !self.accs.contains_key(v) && !indexes(&lam.body, *v))
+        };
+        let scalars: Vec<Var> = free.iter().copied().filter(dense).collect();
         let arrays: Vec<Var> = free
             .iter()
             .copied()
-            .filter(|v| b.vars.ty(*v).rank() > 0 && !self.accs.contains_key(v))
+            .filter(|v| !dense(v) && !self.accs.contains_key(v))
             .collect();
         if active_args.is_empty() && free.is_empty() {
             return Ok(());
@@ -124,6 +130,7 @@ impl Rev {
         }
         let mut nb = Builder::new(b.vars);
         nb.span = b.span;
+        self.map_depth += 1;
         let result = (|| {
             self.forward(&mut nb, &copy.stms)?;
             for ((k, _), sp) in seeds.iter().zip(&seed_params) {
@@ -139,10 +146,19 @@ impl Rev {
             }
             Ok(out)
         })();
+        self.map_depth -= 1;
         self.adj = saved;
         let out = result?;
         let body = nb.finish(out);
         params.extend(seed_params);
         Ok(Lambda { params, body })
     }
+}
+
+/// Whether `v` is indexed anywhere in `body`, nested bodies included.
+fn indexes(body: &Body, v: Var) -> bool {
+    body.stms.iter().any(|s| {
+        matches!(&s.exp, Exp::Index(x, _) if *x == v)
+            || nested(&s.exp).into_iter().any(|(_, nb)| indexes(nb, v))
+    })
 }

@@ -62,6 +62,8 @@ pub struct Rev {
     pub tags: HashMap<Var, &'static str>,
     /// Variables holding loop checkpoints, for memory accounting.
     pub checkpoints: HashSet<Var>,
+    /// How many reversed map lambdas enclose the code being emitted.
+    map_depth: usize,
 }
 
 /// The statements computing `pat = vjp lam primals cotangents`: the primal
@@ -182,6 +184,7 @@ impl Rev {
             ckpts: HashMap::new(),
             tags: HashMap::new(),
             checkpoints: HashSet::new(),
+            map_depth: 0,
         }
     }
 
