@@ -70,6 +70,10 @@ fn check_program(path: &PathBuf, rng: &mut Rng) -> Result<(usize, usize), String
                     .zip(&params)
                     .map(|(l, t)| l.to_value(Some(*t)))
                     .collect::<Result<Vec<_>, _>>()?;
+                let ys = f.primal_values(&s, &args)?;
+                if ys.iter().any(|y| !y.is_finite()) {
+                    return Err(format!("{name}: `{entry}` is not finite at {values}"));
+                }
                 let cov = f
                     .check(&s, &args, rng)
                     .map_err(|e| format!("{name}: input {values}: {e}"))?;
@@ -108,4 +112,23 @@ fn derivatives_of_test_programs() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(cases > 0, "no function was checked");
+}
+
+/// The checks can fail: a function with a jump at the sample point has
+/// finite differences that no derivative matches.
+#[test]
+fn a_jump_is_caught() {
+    let mut s = Session::new();
+    s.load(
+        "<jump>",
+        "entry f_jump (x: f64) : f64 = if x > 1 then x else x + 1",
+    )
+    .expect("the program checks");
+    let f = Function::new(&mut s, "f_jump").expect("the derivatives compile");
+    let x = urchin::eval::value::Value::Scalar(urchin::prim::Scalar::F64(1.0 + 1e-9));
+    let r = f.check(&s, &[x], &mut Rng::new(1));
+    assert!(
+        r.as_ref().is_err_and(|e| e.contains("finite differences")),
+        "{r:?}"
+    );
 }

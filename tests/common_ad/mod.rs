@@ -198,6 +198,15 @@ impl Function {
         self.run(s, &self.primal, args.to_vec())
     }
 
+    /// The elements of the function's result at `args`.
+    pub fn primal_values(&self, s: &Session, args: &[Value]) -> Result<Vec<f64>, String> {
+        Ok(self
+            .primal(s, args)?
+            .into_iter()
+            .flat_map(|y| y.data)
+            .collect())
+    }
+
     /// The active arguments.
     fn actives(&self, args: &[Value]) -> Result<Vec<Floats>, String> {
         args.iter()
