@@ -105,6 +105,37 @@
 -- input { -1.0 [1.0, 2.0] }
 -- output { 0.0 [3.0, 1.0] }
 
+-- Loops whose initial value is also a free variable of the body.
+-- ==
+-- entry: f_init_free
+-- input { 1.5 }
+-- output { 5.0625 }
+
+-- ==
+-- entry: vjp_init_free jvp_init_free
+-- input { 1.5 }
+-- output { 13.5 }
+
+-- ==
+-- entry: f_init_free_array
+-- input { [1.0, 2.0] }
+-- output { [1.0, 8.0] }
+
+-- ==
+-- entry: vjp_init_free_array
+-- input { [1.0, 2.0] }
+-- output { [3.0, 12.0] }
+
+-- ==
+-- entry: f_init_free_while
+-- input { 2.0 }
+-- output { 16.0 }
+
+-- ==
+-- entry: vjp_init_free_while
+-- input { 2.0 }
+-- output { 32.0 }
+
 -- ==
 -- entry: f_strip1 f_strip2 f_strip3
 -- input { 0.8 }
@@ -167,6 +198,20 @@ entry f_if_arrays (c: f64) (xs: []f64) : []f64 =
 
 entry vjp_if_arrays (c: f64) (xs: []f64) =
   vjp (\(c, xs) -> f_if_arrays c xs) (c, xs) [1, 3]
+
+entry f_init_free (x: f64) : f64 = loop y = x for _i < 3 do y * x
+
+entry vjp_init_free (x: f64) = vjp f_init_free x 1
+
+entry jvp_init_free (x: f64) = jvp f_init_free x 1
+
+entry f_init_free_array (xs: []f64) : []f64 = loop ys = xs for _i < 2 do map2 (*) ys xs
+
+entry vjp_init_free_array [n] (xs: [n]f64) = vjp f_init_free_array xs (replicate n 1)
+
+entry f_init_free_while (x: f64) : f64 = loop y = x while y < 10 do y * x
+
+entry vjp_init_free_while (x: f64) = vjp f_init_free_while x 1
 
 def step (a: f64) = a * 0.9 + 0.1 * f64.sin a
 
