@@ -115,7 +115,12 @@ fn scalar(env: &Env, d: u32) -> BoxedStrategy<String> {
         1 => (s(), expr(Ty::S, &env.with(Ty::S, &x), d)).prop_map(move |(p, q)| {
             format!("(let {x} = {p} in {q})")
         }),
-        1 => (s(), expr(Ty::S, &inner, d), 1i64..4).prop_map(move |(init, body, k)| {
+        1 => (s(), expr(Ty::S, &inner, d), 1i64..4).prop_map({
+            let acc = acc.clone();
+            move |(init, body, k)| format!("(loop {acc} = {init} for _i < {k} do {body})")
+        }),
+        // The initial value is a variable the body may also read.
+        1 => (leaf(Ty::S, env), expr(Ty::S, &inner, d), 1i64..4).prop_map(move |(init, body, k)| {
             format!("(loop {acc} = {init} for _i < {k} do {body})")
         }),
     ]
