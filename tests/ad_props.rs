@@ -1,7 +1,8 @@
 //! Random differentiable programs (f64 scalar and array arithmetic with
-//! smooth functions, map, reduce, scan, if, for loops, indexing, gathers,
-//! hist, scatter, implicit maps) pass the checks of `common_ad`: `vjp`
-//! and `jvp` against finite differences and the dot-product test.
+//! smooth functions, map, reduce (+, *, a general operator), scan (+, *),
+//! if, for loops, indexing, gathers, hist, scatter, implicit maps) pass
+//! the checks of `common_ad`: `vjp` and `jvp` against finite differences
+//! and the dot-product test.
 //!
 //! Programs stay smooth near the sample point: divisions and logarithms
 //! are of positive expressions, and branches test only the parameters
@@ -109,6 +110,9 @@ fn scalar(env: &Env, d: u32) -> BoxedStrategy<String> {
         1 => (s(), s()).prop_map(|(p, q)| format!("f64.atan2 {} (2 + {q} * {q})", paren(&p))),
         2 => a().prop_map(|p| format!("f64.sum {}", paren(&p))),
         1 => a().prop_map(|p| format!("reduce (+) 0 {}", paren(&p))),
+        1 => a().prop_map(|p| format!("f64.product {}", paren(&p))),
+        // A general associative operator (neutral element 0).
+        1 => a().prop_map(|p| format!("reduce (\\u v -> u + v + u * v) 0 {}", paren(&p))),
         2 => (a(), 0i64..5).prop_map(|(p, k)| format!("{}[{k} % n]", paren(&p))),
         1 => (condition(), s(), s())
             .prop_map(|(c, p, q)| format!("(if {c} then {p} else {q})")),
@@ -154,6 +158,7 @@ fn array(env: &Env, d: u32) -> BoxedStrategy<String> {
         1 => (s(), a()).prop_map(|(p, q)| format!("({} * {q})", paren(&p))),
         1 => a().prop_map(|p| format!("f64.sin {}", paren(&p))),
         2 => a().prop_map(|p| format!("scan (+) 0 {}", paren(&p))),
+        1 => a().prop_map(|p| format!("scan (*) 1 {}", paren(&p))),
         1 => a().prop_map(|p| format!("reverse {}", paren(&p))),
         1 => a().prop_map(|p| format!("rotate 1 {}", paren(&p))),
         1 => a().prop_map(|p| {
