@@ -82,10 +82,13 @@ impl Rev {
                 let factor_adj =
                     |b: &mut Builder, x: Var, h: Var, pr: Var, zc: Var, hbar_x: Var| -> Var {
                         b.map_fn(&[x, h, pr, zc, hbar_x], |b, e| {
-                            let q = b.bin(BinOp::Div, e[1], e[0]);
+                            // A zero value whose index is out of bounds has
+                            // a zero count of 0: divide by 1 there, not 0.
+                            let is0 = b.bin(BinOp::Eq, e[0], zero);
+                            let safe = b.select(is0, one, e[0]);
+                            let q = b.bin(BinOp::Div, e[1], safe);
                             let none = b.bin(BinOp::Mul, q, e[4]);
                             let only = b.bin(BinOp::Mul, e[2], e[4]);
-                            let is0 = b.bin(BinOp::Eq, e[0], zero);
                             let one_zero = b.bin(BinOp::Eq, e[3], Atom::i64(1));
                             let here = b.bin(BinOp::LogAnd, is0, one_zero);
                             let single = b.select(here, only, zero);

@@ -239,11 +239,15 @@ impl Rev {
                 stripmine: None,
             },
         );
-        for (k, jj) in floats.iter().enumerate() {
-            self.add_adj(b, params[*jj].1, Atom::Var(finals[k]));
-        }
+        // The free variables' accumulators started from their adjoints
+        // before the loop, so they replace them; only then are the
+        // initial values' adjoints added, as an initial value may also be
+        // a free variable of the body (`loop y = x ... y * x`).
         for (v, f) in fvs.iter().zip(&finals[floats.len()..]) {
             self.adj.insert(*v, Atom::Var(*f));
+        }
+        for (k, jj) in floats.iter().enumerate() {
+            self.add_adj(b, params[*jj].1, Atom::Var(finals[k]));
         }
         Ok(())
     }

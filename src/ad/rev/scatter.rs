@@ -52,6 +52,9 @@ pub(super) fn gather_guarded(b: &mut Builder, arr: Var, indices: &[Var], like: V
     let rank = indices.len() as u32;
     let dims: Vec<Var> = (0..rank).map(|d| b.size(arr, d)).collect();
     let elem_like = b.vars.ty(like).peel(1);
+    // The zero must have `arr`'s element type, which may differ from
+    // `like`'s (hist gathers bool and i64 arrays shaped like f64 values).
+    let p = b.vars.ty(arr).elem();
     let row_dims: Vec<Var> = (rank..b.vars.ty(arr).rank())
         .map(|d| b.size(arr, d))
         .collect();
@@ -69,7 +72,7 @@ pub(super) fn gather_guarded(b: &mut Builder, arr: Var, indices: &[Var], like: V
         let ok = ok.expect("at least one index");
         match elem_like {
             // Scalars: read a safe index and select (cheap in bulk).
-            Type::Prim(p) => {
+            Type::Prim(_) => {
                 let safe: Vec<DimIndex> = is
                     .iter()
                     .map(|i| DimIndex::Fix(b.select(ok, *i, Atom::i64(0)).into()))
@@ -83,7 +86,6 @@ pub(super) fn gather_guarded(b: &mut Builder, arr: Var, indices: &[Var], like: V
             _ => {
                 let fixed: Vec<DimIndex> =
                     is.iter().map(|i| DimIndex::Fix(Atom::Var(*i))).collect();
-                let p = elem_like.elem();
                 b.if_(
                     ok,
                     |b| vec![b.index(arr, fixed).into()],

@@ -1,0 +1,104 @@
+//! Strip-mining (`#[stripmine(k)]`) trades recomputation for checkpoint
+//! memory in reverse mode: a loop of n = 10⁴ iterations checkpoints n
+//! states with k = 1, and about k·n^(1/k) with k = 2, 3. The gradients
+//! must not change. Prints the checkpoint bytes, peak live bytes and run
+//! times (`--nocapture`).
+
+use std::time::Instant;
+use urchin::driver::Session;
+use urchin::eval::EvalOptions;
+use urchin::eval::value::{Array, Value};
+use urchin::prim::{PrimType, Scalar};
+
+const N: usize = 10_000;
+/// Elements of the loop state.
+const STATE: usize = 8;
+
+fn program() -> String {
+    let mut text = String::from(
+        "def step (xs: []f64) : []f64 = map (\\x -> x * 0.9999 + 0.0001 * f64.sin x) xs\n\
+         entry primal (xs: []f64) = loop ys = xs for _i < 10000 do step ys\n",
+    );
+    for k in 1..=3 {
+        text.push_str(&format!(
+            "entry grad{k} (xs: []f64) =\n  \
+             vjp (\\xs -> f64.sum (#[stripmine({k})] loop ys = xs for _i < 10000 do step ys)) xs 1\n"
+        ));
+    }
+    text
+}
+
+struct Figures {
+    gradient: Vec<f64>,
+    checkpoint_bytes: usize,
+    live_bytes: usize,
+    seconds: f64,
+}
+
+fn input() -> Value {
+    let xs: Vec<Scalar> = (0..STATE)
+        .map(|i| Scalar::F64(0.1 + i as f64 / 4.0))
+        .collect();
+    Value::Array(Array::from_scalars(PrimType::F64, vec![STATE], &xs))
+}
+
+fn measure(s: &Session, entry: &str) -> Figures {
+    let id = s.lookup_def(entry).expect("the entry exists");
+    let c = s.compile(id).expect("the entry compiles");
+    let opts = EvalOptions::default();
+    let start = Instant::now();
+    let plain = s.run(&c, vec![input()], &opts).expect("the entry runs");
+    let seconds = start.elapsed().as_secs_f64();
+    let (r, stats) = s.run_with_stats(&c, vec![input()], &opts);
+    let tracked = r.expect("the entry runs with statistics");
+    let flat = |v: &Value| -> Vec<f64> {
+        v.array()
+            .expect("an array result")
+            .to_scalars()
+            .iter()
+            .map(|x| x.as_f64())
+            .collect()
+    };
+    assert_eq!(flat(&plain[0]), flat(&tracked[0]));
+    Figures {
+        gradient: flat(&plain[0]),
+        checkpoint_bytes: stats.peak_checkpoint_bytes,
+        live_bytes: stats.peak_live_bytes,
+        seconds,
+    }
+}
+
+#[test]
+fn strip_mining_reduces_checkpoint_memory() {
+    let mut s = Session::new();
+    s.load("<stripmine>", &program())
+        .expect("the program checks");
+    let primal = measure(&s, "primal");
+    eprintln!(
+        "primal: peak live {} B, {:.4} s",
+        primal.live_bytes, primal.seconds
+    );
+    let figures: Vec<Figures> = (1..=3).map(|k| measure(&s, &format!("grad{k}"))).collect();
+    for (k, f) in (1..).zip(&figures) {
+        eprintln!(
+            "k = {k}: checkpoints {} B, peak live {} B, {:.4} s ({:.1}x the primal)",
+            f.checkpoint_bytes,
+            f.live_bytes,
+            f.seconds,
+            f.seconds / primal.seconds
+        );
+    }
+    let state_bytes = STATE * 8;
+    // k = 1 checkpoints the state of every iteration.
+    assert!(figures[0].checkpoint_bytes >= N * state_bytes);
+    // k = 2: two levels of ⌈√n⌉ = 100 states; k = 3: three of ⌈∛n⌉ = 22.
+    assert!(figures[1].checkpoint_bytes * 20 <= figures[0].checkpoint_bytes);
+    assert!(figures[2].checkpoint_bytes * 40 <= figures[0].checkpoint_bytes);
+    assert!(figures[2].checkpoint_bytes < figures[1].checkpoint_bytes);
+    // The same gradient, up to rounding.
+    for f in &figures[1..] {
+        for (a, b) in figures[0].gradient.iter().zip(&f.gradient) {
+            assert!((a - b).abs() <= 1e-12 * a.abs().max(1.0), "{a} against {b}");
+        }
+    }
+}
