@@ -93,6 +93,24 @@ impl Fwd {
                 }
             };
         match &s.exp {
+            // Forward mode differentiates the primal; the custom adjoint is
+            // for reverse mode only.
+            Exp::WithVjp { lam, args, .. } => {
+                let mut inner = Builder::new(b.vars);
+                let results = inner.inline(lam, args);
+                let stms = inner.stms;
+                self.stms(b, &stms);
+                for (v, r) in s.pat.iter().zip(results) {
+                    self.stm(
+                        b,
+                        &Stm {
+                            pat: vec![*v],
+                            exp: Exp::Atom(r),
+                            span: s.span,
+                        },
+                    );
+                }
+            }
             Exp::Atom(a) => simple(self, b, &|this, _, _| this.tangent(*a)),
             Exp::BinOp(op, x, y) => simple(self, b, &|this, b, r| {
                 let (tx, ty) = (this.tangent(*x), this.tangent(*y));

@@ -47,8 +47,36 @@ pub fn transform_program(p: &mut Program) -> Result<AdOutput, Diagnostic> {
             }
         }
     }
+    if result.is_ok() {
+        for f in &mut p.functions {
+            let body = std::mem::take(&mut f.body);
+            f.body = inline_custom(&mut vars, body);
+        }
+    }
     p.vars = vars;
     result.map(|()| out)
+}
+
+/// Replaces every `with_vjp` left after differentiation by its primal:
+/// the custom adjoint only matters to a `vjp` around it.
+fn inline_custom(vars: &mut Vars, body: Body) -> Body {
+    let mut b = Builder::new(vars);
+    for mut s in body.stms {
+        for nb in nested_mut(&mut s.exp) {
+            *nb = inline_custom(b.vars, std::mem::take(nb));
+        }
+        match s.exp {
+            Exp::WithVjp { lam, args, .. } => {
+                b.span = s.span;
+                let results = b.inline(&lam, &args);
+                for (v, r) in s.pat.into_iter().zip(results) {
+                    b.push(vec![v], Exp::Atom(r));
+                }
+            }
+            exp => b.stms.push(Stm { exp, ..s }),
+        }
+    }
+    b.finish(body.result)
 }
 
 fn transform_body(vars: &mut Vars, body: Body, out: &mut AdOutput) -> Result<Body, Diagnostic> {

@@ -100,6 +100,17 @@ impl<'a> Builder<'a> {
     }
 
     /// Appends `pat = exp`.
+    /// The statements of `lam` applied to `args`, with fresh variables;
+    /// returns its results.
+    pub fn inline(&mut self, lam: &Lambda, args: &[Atom]) -> Vec<Atom> {
+        let lam = super::visit::freshen_lambda(lam, self.vars);
+        for (p, a) in lam.params.iter().zip(args) {
+            self.push(vec![*p], Exp::Atom(*a));
+        }
+        self.stms.extend(lam.body.stms);
+        lam.body.result
+    }
+
     pub fn push(&mut self, pat: Vec<Var>, exp: Exp) {
         self.stms.push(Stm {
             pat,

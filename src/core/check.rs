@@ -229,6 +229,11 @@ impl Checker<'_> {
                 self.lambda(lam)?;
                 Ok(None)
             }
+            Exp::WithVjp { lam, adjoint, .. } => {
+                self.lambda(lam)?;
+                self.lambda(adjoint)?;
+                Ok(None)
+            }
             Exp::UpdAcc { acc, .. } => one(self.vars.ty(*acc)),
         }
     }

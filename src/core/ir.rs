@@ -351,6 +351,16 @@ pub enum Exp {
         primals: Vec<Atom>,
         cotangents: Vec<Atom>,
     },
+    /// `with_vjp f f' x`: the results of `lam` applied to `args`. Reverse
+    /// mode takes the arguments' adjoints from `adjoint` (applied to the
+    /// arguments and the results' cotangents) instead of differentiating
+    /// `lam`; AD removes it (the primal inlined) once nothing differentiates
+    /// it any more.
+    WithVjp {
+        lam: Lambda,
+        adjoint: Lambda,
+        args: Vec<Atom>,
+    },
     /// Runs `lam` with each array of `arrays` viewed as an accumulator (the
     /// lambda's first parameters, of `Acc` type). The lambda returns the
     /// final accumulators followed by other results; the expression returns

@@ -1755,6 +1755,7 @@ impl<'t> Lower<'t> {
                 self.ad(i, &args, span)
             }
             Intrinsic::Jmp | Intrinsic::Mjp => self.ad_many(i, &args, span),
+            Intrinsic::WithVjp => self.with_vjp(&args, span),
             Intrinsic::Operator(op) => self.operator_app(op, &args, span),
             Intrinsic::Neg => self.unop(UnOp::Neg, &args[0], span),
             Intrinsic::Not => self.unop(UnOp::Not, &args[0], span),
@@ -1924,6 +1925,30 @@ impl<'t> Lower<'t> {
 }
 
 impl<'t> Lower<'t> {
+    /// `with_vjp f f' x`: `f` and `f'` as lambdas over the leaves of `x`
+    /// (and, for `f'`, of the result's cotangent).
+    fn with_vjp(&mut self, args: &[Val<'t>], span: Span) -> LResult<Val<'t>> {
+        let (f, df, x) = (&args[0], &args[1], &args[2]);
+        let (lam, out_template) = self.lambda(f, std::slice::from_ref(x), span)?;
+        let (adjoint, _) = self.lambda(df, &[x.clone(), out_template.clone()], span)?;
+        let primals = self.leaves(x, span)?;
+        let tys: Vec<ir::Type> = lam.body.result.iter().map(|a| a.ty(&self.vars)).collect();
+        let out = self.emit(
+            Exp::WithVjp {
+                lam,
+                adjoint,
+                args: primals,
+            },
+            &tys,
+            "_wv",
+            span,
+        );
+        Ok(Self::restructure(
+            &out_template,
+            &mut out.into_iter().map(Atom::Var),
+        ))
+    }
+
     /// `jmp f x dxs` is `map (\dx -> jvp f x dx) dxs`, and `mjp` likewise
     /// with `vjp`: the derivative code is built once and mapped over the
     /// seeds.

@@ -485,6 +485,11 @@ impl<'p> Printer<'p> {
                 let l = self.lambda(lam, indent);
                 format!("vjp {l} {} {}", self.tuple(primals), self.tuple(cotangents))
             }
+            Exp::WithVjp { lam, adjoint, args } => {
+                let l = self.lambda(lam, indent);
+                let a = self.lambda(adjoint, indent);
+                format!("with_vjp {l} {a} {}", self.tuple(args))
+            }
             Exp::WithAcc { arrays, lam } => {
                 let l = self.lambda(lam, indent);
                 format!("withacc {} {l}", self.pattern(arrays))

@@ -430,7 +430,9 @@ pub fn can_fail(e: &Exp) -> bool {
         }
         // Indices and values may differ in length.
         Exp::Hist { .. } => true,
-        Exp::Jvp { lam, .. } | Exp::Vjp { lam, .. } => body_can_fail(&lam.body),
+        Exp::Jvp { lam, .. } | Exp::Vjp { lam, .. } | Exp::WithVjp { lam, .. } => {
+            body_can_fail(&lam.body)
+        }
         _ => true,
     }
 }

@@ -103,6 +103,7 @@ pub fn own_atoms(e: &Exp, f: &mut impl FnMut(&Atom)) {
         } => {
             primals.iter().chain(seeds).for_each(&mut *f);
         }
+        Exp::WithVjp { args, .. } => args.iter().for_each(&mut *f),
         Exp::WithAcc { arrays, .. } => arrays.iter().for_each(|v| var(v, f)),
         Exp::UpdAcc {
             acc,
@@ -143,6 +144,10 @@ pub fn nested(e: &Exp) -> Vec<(Vec<Var>, &Body)> {
         | Exp::WithAcc { lam, .. } => {
             vec![(lam.params.clone(), &lam.body)]
         }
+        Exp::WithVjp { lam, adjoint, .. } => vec![
+            (lam.params.clone(), &lam.body),
+            (adjoint.params.clone(), &adjoint.body),
+        ],
         Exp::Reduce { op, pre, .. } | Exp::Scan { op, pre, .. } => {
             let mut v = vec![(op.lam.params.clone(), &op.lam.body)];
             if let Some(p) = pre {
@@ -177,6 +182,7 @@ pub fn nested_mut(e: &mut Exp) -> Vec<&mut Body> {
         | Exp::WithAcc { lam, .. } => {
             vec![&mut lam.body]
         }
+        Exp::WithVjp { lam, adjoint, .. } => vec![&mut lam.body, &mut adjoint.body],
         Exp::Reduce { op, pre, .. } | Exp::Scan { op, pre, .. } => {
             let mut v = vec![&mut op.lam.body];
             if let Some(p) = pre {
@@ -335,6 +341,7 @@ pub fn rename_exp(e: &mut Exp, subst: &HashMap<Var, Atom>) {
         } => {
             primals.iter_mut().chain(seeds.iter_mut()).for_each(atom);
         }
+        Exp::WithVjp { args, .. } => args.iter_mut().for_each(atom),
         Exp::WithAcc { arrays, .. } => arrays.iter_mut().for_each(var),
         Exp::UpdAcc {
             acc,
@@ -467,6 +474,12 @@ fn freshen_binders(e: &mut Exp, vars: &mut Vars, subst: &mut HashMap<Var, Atom>)
         | Exp::Jvp { lam: l, .. }
         | Exp::Vjp { lam: l, .. }
         | Exp::WithAcc { lam: l, .. } => lam(l, vars, subst),
+        Exp::WithVjp {
+            lam: l, adjoint, ..
+        } => {
+            lam(l, vars, subst);
+            lam(adjoint, vars, subst);
+        }
         Exp::Reduce { op, pre, .. } | Exp::Scan { op, pre, .. } => {
             lam(&mut op.lam, vars, subst);
             if let Some(p) = pre {

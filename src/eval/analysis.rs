@@ -231,6 +231,7 @@ fn direct_vars(e: &Exp) -> Vec<Var> {
                 .chain(cotangents)
                 .for_each(|a| atom_var(a, &mut out));
         }
+        Exp::WithVjp { args, .. } => args.iter().for_each(|a| atom_var(a, &mut out)),
         Exp::WithAcc { arrays, .. } => out.extend(arrays),
         Exp::UpdAcc {
             acc,

@@ -541,8 +541,8 @@ impl<'p> Interp<'p> {
                 check_shape(&x, &exp, what)?;
                 Ok(stm.pat.iter().map(|_| x.clone()).collect())
             }
-            Exp::Jvp { .. } | Exp::Vjp { .. } => Err(Fail::internal(
-                "jvp/vjp reached the evaluator: automatic differentiation should have removed it",
+            Exp::Jvp { .. } | Exp::Vjp { .. } | Exp::WithVjp { .. } => Err(Fail::internal(
+                "jvp/vjp/with_vjp reached the evaluator: automatic differentiation should have removed it",
             )),
             Exp::WithAcc { arrays, lam } => self.eval_with_acc(stm, si, arrays, lam),
             Exp::UpdAcc {

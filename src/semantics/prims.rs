@@ -211,6 +211,11 @@ pub fn delta(name: &Ident, op: &Intrinsic, args: Vec<Value>, span: Span) -> R<(T
         | Intrinsic::Vjp2
         | Intrinsic::Jmp
         | Intrinsic::Mjp => Err(Fail::unsupported(format!("`{name}`"))),
+        // Without differentiation, only the primal matters.
+        Intrinsic::WithVjp => Ok((
+            apply_term(&args[0], vec![args[2].clone()], span)?,
+            Rule::new("WITH-VJP"),
+        )),
         Intrinsic::Operator(op) => {
             let mut it = args.into_iter();
             let (Some(l), Some(r)) = (it.next(), it.next()) else {

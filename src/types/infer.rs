@@ -1059,7 +1059,11 @@ impl<'g> Infer<'g> {
         matches!(
             self.lookup_global(q, e.id).map(|g| g.kind),
             Some(GlobalKind::Intrinsic(
-                Intrinsic::Jvp | Intrinsic::Jvp2 | Intrinsic::Vjp | Intrinsic::Vjp2
+                Intrinsic::Jvp
+                    | Intrinsic::Jvp2
+                    | Intrinsic::Vjp
+                    | Intrinsic::Vjp2
+                    | Intrinsic::WithVjp
             ))
         )
     }

@@ -46,6 +46,9 @@ pub enum Intrinsic {
     Jmp,
     /// `mjp f x dys`: `vjp` for many adjoints at once.
     Mjp,
+    /// `with_vjp f f' x`: `f x`, whose adjoint under `vjp` is
+    /// `f' x ȳ` instead of the derivative of `f`.
+    WithVjp,
     /// A source operator (`+`, `==`, `++`, ...), overloaded.
     Operator(BinOpKind),
     /// Unary minus.
@@ -91,7 +94,7 @@ impl Intrinsic {
             | Intrinsic::Scatter2d => 3,
             Intrinsic::Unflatten => 3,
             Intrinsic::Jvp | Intrinsic::Jvp2 | Intrinsic::Vjp | Intrinsic::Vjp2 => 3,
-            Intrinsic::Jmp | Intrinsic::Mjp => 3,
+            Intrinsic::Jmp | Intrinsic::Mjp | Intrinsic::WithVjp => 3,
             Intrinsic::Hist | Intrinsic::ReduceByIndex => 5,
             Intrinsic::Const(_) => 0,
         }
@@ -144,6 +147,10 @@ pub fn global(name: &str) -> Option<(Intrinsic, Scheme)> {
         "vjp2" => (Intrinsic::Vjp2, "(a -> b) -> a -> b -> (b, a)".into()),
         "jmp" => (Intrinsic::Jmp, "(a -> b) -> a -> []a -> []b".into()),
         "mjp" => (Intrinsic::Mjp, "(a -> b) -> a -> []b -> []a".into()),
+        "with_vjp" => (
+            Intrinsic::WithVjp,
+            "(a -> b) -> (a -> b -> a) -> a -> b".into(),
+        ),
         _ => return numbered(name),
     };
     Some((i, parse_sig(&sig, None)?))
@@ -180,6 +187,9 @@ pub fn global_names() -> Vec<String> {
         "jvp2",
         "vjp",
         "vjp2",
+        "jmp",
+        "mjp",
+        "with_vjp",
     ];
     let mut names: Vec<String> = fixed.iter().map(|n| n.to_string()).collect();
     for family in ["map", "zip", "unzip"] {

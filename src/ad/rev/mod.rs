@@ -319,6 +319,22 @@ impl Rev {
         let needed = adjs.iter().any(|a| a.is_some());
         match &s.exp {
             _ if !needed => Ok(()),
+            // The user's adjoint, applied to the arguments and the results'
+            // cotangents, in place of differentiating the primal.
+            Exp::WithVjp { adjoint, args, .. } => {
+                let cots: Vec<Atom> = s
+                    .pat
+                    .iter()
+                    .map(|v| self.adjoint_or_zero(b, Atom::Var(*v)))
+                    .collect();
+                let mut inputs = args.clone();
+                inputs.extend(cots);
+                let bars = b.inline(adjoint, &inputs);
+                for (a, bar) in args.iter().zip(bars) {
+                    self.add_adj(b, *a, bar);
+                }
+                Ok(())
+            }
             Exp::Atom(a) => {
                 self.add_adj(b, *a, adjs[0].expect("needed"));
                 Ok(())
