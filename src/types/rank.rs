@@ -112,6 +112,9 @@ pub struct RankSystem {
     pub conflict: Option<usize>,
     finals: HashMap<RankVar, Final>,
     pub stats: RankStats,
+    /// Skip local solving and send every equation to the ILP, to measure
+    /// what local solving saves (`urchin check --stats --no-local-solving`).
+    pub ilp_only: bool,
 }
 
 impl RankSystem {
@@ -203,7 +206,7 @@ impl RankSystem {
     }
 
     fn examine(&mut self, e: usize) {
-        if self.done[e] {
+        if self.done[e] || self.ilp_only {
             return;
         }
         let (unknown, k) = self.reduce(e);
