@@ -49,6 +49,7 @@ fn lerp_is_scalar() {
     let out = snapshot("lerp", LERP);
     // No maps: the elaboration is the source, and L stays scalar.
     assert_eq!(out, LERP);
+    assert_eq!(load("lerp.fut", LERP, true).unwrap().insertions(), 0);
     assert_eq!(type_of(LERP, "L"), "a -> a -> a -> a");
 }
 

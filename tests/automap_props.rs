@@ -320,7 +320,7 @@ fn expr(r: usize, env: &Env, depth: u32, fns: &Rc<Vec<Sig>>) -> BoxedStrategy<E>
         // Explicit map of a named function whose result has rank r − 1.
         let named: Vec<Sig> = fns
             .iter()
-            .filter(|s| s.ret + 1 == r && s.params.iter().all(|p| p + 1 <= MAX_RANK))
+            .filter(|s| s.ret + 1 == r && s.params.iter().all(|p| *p < MAX_RANK))
             .cloned()
             .collect();
         if !named.is_empty() {

@@ -892,6 +892,23 @@ mod tests {
     }
 
     #[test]
+    fn ilp_only_finds_the_same_solution() {
+        // The induced-rep example again, with local solving off.
+        let mut s = RankSystem::new();
+        s.ilp_only = true;
+        let y = s.fresh(RankKind::Assoc);
+        s.equate(&r(&[y], 1), &r(&[], 1), 9);
+        let (_, m1, r1) = s.add_app(vec![], 0);
+        s.equate(&r(&[m1], 0), &r(&[r1], 1), 0);
+        let (_, m2, r2) = s.add_app(vec![m1], 1);
+        s.equate(&r(&[m2, m1], 0), &r(&[r2, y], 0), 1);
+        s.solve().unwrap();
+        assert_eq!(s.assignment(), vec![(1, 0), (0, 1)]);
+        assert_eq!(s.stats.solved_locally, 0);
+        assert!(s.stats.ilp_variables > 0);
+    }
+
+    #[test]
     fn vector_times_unknown_is_ambiguous() {
         // \y -> xs * y with nothing known about y: a scalar y (a rep
         // induced by the map over xs, free) or a vector y (no rep) both
