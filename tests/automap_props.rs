@@ -451,17 +451,23 @@ fn loaded(text: &str) -> Result<Loaded, TestCaseError> {
 
 /// WELL-TYPEDNESS, and that an elaboration is a fixed point.
 fn well_typed(text: &str) -> Result<(), TestCaseError> {
-    let l = loaded(text)?;
-    let target = l.elab();
-    let off = load("elaborated.fut", &target, false).map_err(|d| {
+    let target = loaded(text)?.elab();
+    target_checks(text, &target, &target)
+}
+
+/// `program` (the elaboration of `text`, with any type declarations)
+/// checks with AUTOMAP off; with AUTOMAP on it needs no insertions. Both
+/// elaborate to `elab`.
+fn target_checks(text: &str, program: &str, elab: &str) -> Result<(), TestCaseError> {
+    let off = load("elaborated.fut", program, false).map_err(|d| {
         TestCaseError::fail(format!(
-            "the elaboration does not check with AUTOMAP off:\n{text}\nelaborated:\n{target}\n{d}"
+            "the elaboration does not check with AUTOMAP off:\n{text}\nelaborated:\n{program}\n{d}"
         ))
     })?;
-    prop_assert_eq!(off.elab(), target.clone());
-    let again = loaded(&target)?;
-    prop_assert_eq!(again.insertions(), 0, "{}", target);
-    prop_assert_eq!(again.elab(), target);
+    prop_assert_eq!(off.elab(), elab);
+    let again = loaded(program)?;
+    prop_assert_eq!(again.insertions(), 0, "{}", program);
+    prop_assert_eq!(again.elab(), elab);
     Ok(())
 }
 
@@ -686,18 +692,23 @@ fn backwards_rep() {
     assert_eq!(removed.elab(), x.elab());
 }
 
-/// Programs that type-check without AUTOMAP: checked definition by
-/// definition, each one that checks with AUTOMAP off must get zero
-/// insertions with AUTOMAP on. Returns how many definitions that were.
-fn zero_insertions(dir: &std::path::Path) -> usize {
-    let mut checked = 0;
+/// The `.fut` files of a directory, in order.
+fn programs(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .expect("read the directory")
         .map(|e| e.expect("a directory entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "fut"))
         .collect();
     files.sort();
-    for f in files {
+    files
+}
+
+/// Programs that type-check without AUTOMAP: checked definition by
+/// definition, each one that checks with AUTOMAP off must get zero
+/// insertions with AUTOMAP on. Returns how many definitions that were.
+fn zero_insertions(dir: &std::path::Path) -> usize {
+    let mut checked = 0;
+    for f in programs(dir) {
         let text = std::fs::read_to_string(&f).expect("read a program");
         let mut s = urchin::driver::Session::new();
         let file = s.add_source(&f.display().to_string(), &text);
@@ -752,4 +763,50 @@ fn corpus_programs_need_no_insertions() {
     } else {
         eprintln!("skipping: {} is not present", dir.display());
     }
+}
+
+/// The elaboration of a loaded program with its type declarations, which
+/// `urchin elab` (printing definitions only) leaves out.
+fn with_type_decs(text: &str, l: &Loaded) -> String {
+    let mut s = urchin::driver::Session::new();
+    let file = s.add_source("program.fut", text);
+    let ast = urchin::syntax::parse_program(text, file).expect("the program parses");
+    let mut defs = l.defs();
+    let mut out = String::new();
+    for d in &ast.decs {
+        match d {
+            Dec::Type(_) => out.push_str(&urchin::syntax::pretty::dec(d)),
+            Dec::Val(_) => out.push_str(&show_dec(&defs.next().expect("a definition").target)),
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// WELL-TYPEDNESS on the programs that check with AUTOMAP: the project's,
+/// and the shared corpus's when present.
+#[test]
+fn real_programs_elaborate_to_well_typed_programs() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut checked = 0;
+    for dir in [
+        "tests/programs",
+        "../shared/corpus/lang",
+        "../shared/corpus/automap",
+    ] {
+        let dir = root.join(dir);
+        if !dir.is_dir() {
+            eprintln!("skipping: {} is not present", dir.display());
+            continue;
+        }
+        for f in programs(&dir) {
+            let text = std::fs::read_to_string(&f).expect("read a program");
+            if let Ok(l) = load("program.fut", &text, true) {
+                target_checks(&text, &with_type_decs(&text, &l), &l.elab())
+                    .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100);
 }
