@@ -41,6 +41,10 @@ enum Command {
         /// many were solved locally, and the ILP's size and solve time.
         #[arg(long)]
         stats: bool,
+        /// Send every application to the ILP instead of solving what can
+        /// be solved on the spot (to see what local solving saves).
+        #[arg(long)]
+        no_local_solving: bool,
     },
     /// Print the program with every implicit `map` and `rep` made explicit.
     Elab { file: PathBuf },
@@ -109,8 +113,15 @@ fn read(path: &PathBuf) -> Result<String> {
 
 /// Loads a file into a fresh session, printing diagnostics on failure.
 fn load(path: &PathBuf) -> Result<Option<(Session, Vec<urchin::types::env::DefId>)>> {
+    load_with(path, Session::new())
+}
+
+/// Loads a file into the given session (a fresh one, possibly configured).
+fn load_with(
+    path: &PathBuf,
+    mut s: Session,
+) -> Result<Option<(Session, Vec<urchin::types::env::DefId>)>> {
     let text = read(path)?;
-    let mut s = Session::new();
     match s.load(&path.display().to_string(), &text) {
         Ok(ids) => Ok(Some((s, ids))),
         Err(diags) => {
@@ -130,7 +141,11 @@ fn main() -> Result<ExitCode> {
             entry,
             values,
         }) => run(&file, &entry, values),
-        Some(Command::Check { file, stats }) => check(&file, stats),
+        Some(Command::Check {
+            file,
+            stats,
+            no_local_solving,
+        }) => check(&file, stats, !no_local_solving),
         Some(Command::Elab { file }) => elab(&file),
         Some(Command::Core {
             file,
@@ -283,8 +298,10 @@ fn step(
     Ok(ExitCode::SUCCESS)
 }
 
-fn check(file: &PathBuf, stats: bool) -> Result<ExitCode> {
-    let Some((s, ids)) = load(file)? else {
+fn check(file: &PathBuf, stats: bool, local_solving: bool) -> Result<ExitCode> {
+    let mut s = Session::new();
+    s.types.local_solving = local_solving;
+    let Some((s, ids)) = load_with(file, s)? else {
         return Ok(ExitCode::FAILURE);
     };
     for id in ids {

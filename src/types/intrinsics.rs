@@ -11,6 +11,8 @@ use super::ty::{Base, Rank, RankVar, TyVar, Type};
 use super::unify::Class;
 use crate::prim::{BinOp, PrimType, Scalar, UnOp};
 use crate::syntax::ast::BinOpKind;
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Intrinsic {
@@ -101,8 +103,29 @@ impl Intrinsic {
     }
 }
 
+type Found = Option<(Intrinsic, Scheme)>;
+
+thread_local! {
+    /// Intrinsics already built, by (module, name): building one parses
+    /// its signature, which dominated checking programs with many `map`s.
+    static BUILT: RefCell<HashMap<(Option<PrimType>, String), Found>> = RefCell::default();
+}
+
+fn cached(module: Option<PrimType>, name: &str, build: impl FnOnce() -> Found) -> Found {
+    if let Some(f) = BUILT.with_borrow(|b| b.get(&(module, name.to_string())).cloned()) {
+        return f;
+    }
+    let f = build();
+    BUILT.with_borrow_mut(|b| b.insert((module, name.to_string()), f.clone()));
+    f
+}
+
 /// Global (unqualified) intrinsics by name.
 pub fn global(name: &str) -> Option<(Intrinsic, Scheme)> {
+    cached(None, name, || build_global(name))
+}
+
+fn build_global(name: &str) -> Option<(Intrinsic, Scheme)> {
     let (i, sig) = match name {
         "map" | "map1" => (Intrinsic::Map(1), "(a -> b) -> []a -> []b".to_string()),
         "rep" => (Intrinsic::Rep, "a -> []a".into()),
@@ -263,6 +286,10 @@ fn numbered(name: &str) -> Option<(Intrinsic, Scheme)> {
 /// Members of the numeric module of type `t` (`f32.sqrt`, `i64.max`, ...)
 /// that are primitive. `sum`, `product`, ... are in the prelude.
 pub fn module_member(t: PrimType, name: &str) -> Option<(Intrinsic, Scheme)> {
+    cached(Some(t), name, || build_module_member(t, name))
+}
+
+fn build_module_member(t: PrimType, name: &str) -> Option<(Intrinsic, Scheme)> {
     if let Some(from) = PrimType::from_name(name) {
         return Some((
             Intrinsic::Convert { from, to: t },

@@ -68,6 +68,9 @@ pub struct TypeEnv {
     /// Whether implicit maps and reps are inferred (on by default; off, an
     /// argument must match its parameter exactly).
     pub automap: bool,
+    /// Whether rank equations are solved locally as they arrive (on by
+    /// default; off, every application becomes part of the ILP).
+    pub local_solving: bool,
 }
 
 impl Default for TypeEnv {
@@ -76,6 +79,7 @@ impl Default for TypeEnv {
             globals: Globals::default(),
             defs: Vec::new(),
             automap: true,
+            local_solving: true,
         }
     }
 }
@@ -193,6 +197,7 @@ impl TypeEnv {
     fn check_val(&self, d: &ValDec, show: Printer) -> Result<CheckedDef, Diagnostic> {
         // 1. Infer (with AUTOMAP, unless switched off) and solve the ranks.
         let mut inf = Infer::new(&self.globals, self.automap);
+        inf.ranks.ilp_only = !self.local_solving;
         Self::infer_def(&mut inf, d)?;
         inf.finish_constraints()?;
         match inf.ranks.solve() {

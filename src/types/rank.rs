@@ -112,6 +112,9 @@ pub struct RankSystem {
     pub conflict: Option<usize>,
     finals: HashMap<RankVar, Final>,
     pub stats: RankStats,
+    /// Skip local solving and send every equation to the ILP, to measure
+    /// what local solving saves (`urchin check --stats --no-local-solving`).
+    pub ilp_only: bool,
 }
 
 impl RankSystem {
@@ -203,7 +206,7 @@ impl RankSystem {
     }
 
     fn examine(&mut self, e: usize) {
-        if self.done[e] {
+        if self.done[e] || self.ilp_only {
             return;
         }
         let (unknown, k) = self.reduce(e);
@@ -886,6 +889,23 @@ mod tests {
         s.solve().unwrap();
         assert_eq!(s.assignment(), vec![(1, 0), (0, 1)]);
         assert_eq!(s.stats.solved_locally, 2);
+    }
+
+    #[test]
+    fn ilp_only_finds_the_same_solution() {
+        // The induced-rep example again, with local solving off.
+        let mut s = RankSystem::new();
+        s.ilp_only = true;
+        let y = s.fresh(RankKind::Assoc);
+        s.equate(&r(&[y], 1), &r(&[], 1), 9);
+        let (_, m1, r1) = s.add_app(vec![], 0);
+        s.equate(&r(&[m1], 0), &r(&[r1], 1), 0);
+        let (_, m2, r2) = s.add_app(vec![m1], 1);
+        s.equate(&r(&[m2, m1], 0), &r(&[r2, y], 0), 1);
+        s.solve().unwrap();
+        assert_eq!(s.assignment(), vec![(1, 0), (0, 1)]);
+        assert_eq!(s.stats.solved_locally, 0);
+        assert!(s.stats.ilp_variables > 0);
     }
 
     #[test]
