@@ -325,15 +325,26 @@ fn check(file: &PathBuf, stats: bool, local_solving: bool) -> Result<ExitCode> {
 }
 
 fn elab(file: &PathBuf) -> Result<ExitCode> {
-    let Some((s, ids)) = load(file)? else {
+    let Some((mut s, ids)) = load(file)? else {
         return Ok(ExitCode::FAILURE);
     };
-    let decs: Vec<String> = ids
-        .iter()
-        .map(|id| urchin::driver::show_dec(&s.def(*id).target))
-        .collect();
-    for d in decs {
-        println!("{d}");
+    // Type declarations print as written, in their places, so that the
+    // output is a program that checks again.
+    let text = read(file)?;
+    let file_id = s.sources.add(file.display().to_string(), text.clone());
+    let decs = urchin::syntax::parse_program(&text, file_id)
+        .map(|p| p.decs)
+        .unwrap_or_default();
+    let mut defs = ids.iter();
+    for d in &decs {
+        match d {
+            urchin::syntax::ast::Dec::Type(_) => println!("{}", urchin::syntax::pretty::dec(d)),
+            urchin::syntax::ast::Dec::Val(_) => {
+                if let Some(id) = defs.next() {
+                    println!("{}", urchin::driver::show_dec(&s.def(*id).target));
+                }
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
