@@ -11,17 +11,17 @@
 //! expect an error are not timed.
 
 use super::blocks::{CaseInput, Expect, parse_test_spec};
-use super::runner::{Engine, RunnerOptions, Summary, run_paths};
+use super::engine::Loaded;
+use super::runner::{Engine, RunnerOptions, Summary, line_of, run_paths};
 use super::values::ValueType;
-use crate::driver::{Compiled, Session};
+use crate::driver::Compiled;
 use crate::eval::EvalOptions;
 use crate::eval::value::Value;
 use crate::source::FileId;
 use std::cell::RefCell;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -145,38 +145,6 @@ struct BenchEngine<'a> {
     widths: (usize, usize),
 }
 
-/// A checked program and its entry points, compiled on first use.
-pub struct BenchProgram {
-    session: Session,
-    compiled: RefCell<HashMap<String, Result<Rc<Compiled>, String>>>,
-}
-
-impl BenchProgram {
-    fn compiled(&self, entry: &str) -> Result<Rc<Compiled>, String> {
-        if let Some(c) = self.compiled.borrow().get(entry) {
-            return c.clone();
-        }
-        let c = match self.session.lookup_def(entry) {
-            None => Err(format!("no entry point named `{entry}`")),
-            Some(id) => self
-                .session
-                .compile(id)
-                .map(Rc::new)
-                .map_err(|d| d.render(&self.session.sources, false)),
-        };
-        self.compiled
-            .borrow_mut()
-            .insert(entry.to_string(), c.clone());
-        c
-    }
-
-    fn run(&self, c: &Compiled, args: &[Value]) -> Result<Vec<Value>, String> {
-        self.session
-            .run(c, args.to_vec(), &EvalOptions::default())
-            .map_err(|e| e.to_diagnostic().render(&self.session.sources, false))
-    }
-}
-
 /// How a dataset is named in the report: its inline values (shortened),
 /// its file, or its random shapes.
 fn dataset_name(input: &CaseInput) -> String {
@@ -204,15 +172,6 @@ fn dataset_name(input: &CaseInput) -> String {
         }
         CaseInput::Script => "script".to_string(),
     }
-}
-
-fn line_of(text: &str, offset: u32) -> usize {
-    let end = (offset as usize).min(text.len());
-    text.as_bytes()[..end]
-        .iter()
-        .filter(|b| **b == b'\n')
-        .count()
-        + 1
 }
 
 /// `1.23ms`: three or four significant digits in a unit that fits.
@@ -270,7 +229,7 @@ impl BenchEngine<'_> {
     /// result is returned.
     fn measure(
         &mut self,
-        prog: &BenchProgram,
+        prog: &Loaded,
         c: &Compiled,
         case: Planned,
         args: Vec<Value>,
@@ -283,7 +242,7 @@ impl BenchEngine<'_> {
         let mut times = Vec::with_capacity(self.opts.runs);
         for _ in 0..self.opts.runs {
             let start = Instant::now();
-            let r = prog.run(c, &args);
+            let r = prog.run(c, args.clone(), &EvalOptions::default());
             times.push(start.elapsed());
             result = r?;
         }
@@ -311,9 +270,9 @@ impl BenchEngine<'_> {
 }
 
 impl Engine for BenchEngine<'_> {
-    type Program = BenchProgram;
+    type Program = Loaded;
 
-    fn compile(&mut self, path: &Path, text: &str) -> Result<BenchProgram, String> {
+    fn compile(&mut self, path: &Path, text: &str) -> Result<Loaded, String> {
         self.file = path.display().to_string();
         // The runner has read these blocks already (and reported them if
         // invalid); reading them again gives the order of its cases.
@@ -343,31 +302,15 @@ impl Engine for BenchEngine<'_> {
             (ew.max(p.entry.len()), dw.max(p.dataset.chars().count()))
         });
         *self.plan.borrow_mut() = plan;
-        let mut session = Session::new();
-        match session.load(&self.file, text) {
-            Ok(_) => Ok(BenchProgram {
-                session,
-                compiled: RefCell::new(HashMap::new()),
-            }),
-            Err(diags) => Err(crate::diag::render_all(&diags, &session.sources, false)),
-        }
+        Loaded::load(path, text)
     }
 
-    fn entry_params(&self, prog: &BenchProgram, entry: &str) -> Result<Vec<ValueType>, String> {
+    fn entry_params(&self, prog: &Loaded, entry: &str) -> Result<Vec<ValueType>, String> {
         *self.current.borrow_mut() = self.plan.borrow_mut().pop_front();
-        let c = prog.compiled(entry)?;
-        Ok(c.param_types()
-            .into_iter()
-            .map(|t| ValueType::new(t.elem(), t.rank() as usize))
-            .collect())
+        prog.params(entry)
     }
 
-    fn run(
-        &mut self,
-        prog: &BenchProgram,
-        entry: &str,
-        args: Vec<Value>,
-    ) -> Result<Vec<Value>, String> {
+    fn run(&mut self, prog: &Loaded, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, String> {
         self.skip = None;
         let c = prog.compiled(entry)?;
         let case = self
@@ -378,14 +321,14 @@ impl Engine for BenchEngine<'_> {
         let Some(case) = case else {
             // Not reached unless the runner's order changes: still check
             // the case, without a measurement.
-            return prog.run(&c, &args);
+            return prog.run(&c, args, &EvalOptions::default());
         };
         if self.opts.entry.as_ref().is_some_and(|e| e != entry) {
             self.skip = Some("not the entry point benchmarked".to_string());
             return Err(String::new());
         }
         if case.untimed {
-            return prog.run(&c, &args);
+            return prog.run(&c, args, &EvalOptions::default());
         }
         self.measure(prog, &c, case, args)
     }

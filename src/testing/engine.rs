@@ -9,15 +9,29 @@ use crate::eval::value::Value;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
+use std::rc::Rc;
 
-/// A checked program with its compiled entry points.
+/// A checked program with its compiled entry points (used by the fast
+/// engine and by `urchin bench`).
 pub struct Loaded {
-    session: Session,
-    compiled: RefCell<HashMap<String, Result<Compiled, String>>>,
+    pub(crate) session: Session,
+    compiled: RefCell<HashMap<String, Result<Rc<Compiled>, String>>>,
 }
 
 impl Loaded {
-    fn compiled(&self, entry: &str) -> Result<Compiled, String> {
+    /// Checks a program in a fresh session; errors rendered without colour.
+    pub fn load(path: &Path, text: &str) -> Result<Loaded, String> {
+        let mut session = Session::new();
+        match session.load(&path.display().to_string(), text) {
+            Ok(_) => Ok(Loaded {
+                session,
+                compiled: RefCell::new(HashMap::new()),
+            }),
+            Err(diags) => Err(crate::diag::render_all(&diags, &session.sources, false)),
+        }
+    }
+
+    pub(crate) fn compiled(&self, entry: &str) -> Result<Rc<Compiled>, String> {
         if let Some(c) = self.compiled.borrow().get(entry) {
             return c.clone();
         }
@@ -26,12 +40,35 @@ impl Loaded {
             Some(id) => self
                 .session
                 .compile(id)
+                .map(Rc::new)
                 .map_err(|d| d.render(&self.session.sources, false)),
         };
         self.compiled
             .borrow_mut()
             .insert(entry.to_string(), c.clone());
         c
+    }
+
+    /// Runs a compiled entry point; errors rendered without colour.
+    pub(crate) fn run(
+        &self,
+        c: &Compiled,
+        args: Vec<Value>,
+        opts: &EvalOptions,
+    ) -> Result<Vec<Value>, String> {
+        self.session
+            .run(c, args, opts)
+            .map_err(|e| e.to_diagnostic().render(&self.session.sources, false))
+    }
+
+    /// The parameter types of an entry point, as test values.
+    pub(crate) fn params(&self, entry: &str) -> Result<Vec<ValueType>, String> {
+        Ok(self
+            .compiled(entry)?
+            .param_types()
+            .into_iter()
+            .map(|t| ValueType::new(t.elem(), t.rank() as usize))
+            .collect())
     }
 }
 
@@ -45,29 +82,16 @@ impl Engine for FastEngine {
     type Program = Loaded;
 
     fn compile(&mut self, path: &Path, text: &str) -> Result<Loaded, String> {
-        let mut session = Session::new();
-        match session.load(&path.display().to_string(), text) {
-            Ok(_) => Ok(Loaded {
-                session,
-                compiled: RefCell::new(HashMap::new()),
-            }),
-            Err(diags) => Err(crate::diag::render_all(&diags, &session.sources, false)),
-        }
+        Loaded::load(path, text)
     }
 
     fn entry_params(&self, prog: &Loaded, entry: &str) -> Result<Vec<ValueType>, String> {
-        let c = prog.compiled(entry)?;
-        Ok(c.param_types()
-            .into_iter()
-            .map(|t| ValueType::new(t.elem(), t.rank() as usize))
-            .collect())
+        prog.params(entry)
     }
 
     fn run(&mut self, prog: &Loaded, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, String> {
         let c = prog.compiled(entry)?;
-        prog.session
-            .run(&c, args, &self.options)
-            .map_err(|e| e.to_diagnostic().render(&prog.session.sources, false))
+        prog.run(&c, args, &self.options)
     }
 }
 

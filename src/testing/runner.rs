@@ -156,7 +156,7 @@ enum Outcome {
 }
 
 /// 1-based line of a byte offset.
-fn line_of(text: &str, offset: u32) -> usize {
+pub(crate) fn line_of(text: &str, offset: u32) -> usize {
     let end = (offset as usize).min(text.len());
     text.as_bytes()[..end]
         .iter()

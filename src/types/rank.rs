@@ -879,7 +879,15 @@ mod tests {
         // map (\y -> xs * y) ys with ys : []f64: the explicit map makes y a
         // scalar; (*) xs has M1 = 1, and y then needs R2 = 1, a rep induced
         // by the frame, which costs nothing.
+        let s = induced_rep(false);
+        assert_eq!(s.assignment(), vec![(1, 0), (0, 1)]);
+        assert_eq!(s.stats.solved_locally, 2);
+    }
+
+    /// The system of the induced-rep example, solved.
+    fn induced_rep(ilp_only: bool) -> RankSystem {
         let mut s = RankSystem::new();
+        s.ilp_only = ilp_only;
         let y = s.fresh(RankKind::Assoc);
         s.equate(&r(&[y], 1), &r(&[], 1), 9);
         let (_, m1, r1) = s.add_app(vec![], 0);
@@ -887,22 +895,13 @@ mod tests {
         let (_, m2, r2) = s.add_app(vec![m1], 1);
         s.equate(&r(&[m2, m1], 0), &r(&[r2, y], 0), 1);
         s.solve().unwrap();
-        assert_eq!(s.assignment(), vec![(1, 0), (0, 1)]);
-        assert_eq!(s.stats.solved_locally, 2);
+        s
     }
 
     #[test]
     fn ilp_only_finds_the_same_solution() {
         // The induced-rep example again, with local solving off.
-        let mut s = RankSystem::new();
-        s.ilp_only = true;
-        let y = s.fresh(RankKind::Assoc);
-        s.equate(&r(&[y], 1), &r(&[], 1), 9);
-        let (_, m1, r1) = s.add_app(vec![], 0);
-        s.equate(&r(&[m1], 0), &r(&[r1], 1), 0);
-        let (_, m2, r2) = s.add_app(vec![m1], 1);
-        s.equate(&r(&[m2, m1], 0), &r(&[r2, y], 0), 1);
-        s.solve().unwrap();
+        let s = induced_rep(true);
         assert_eq!(s.assignment(), vec![(1, 0), (0, 1)]);
         assert_eq!(s.stats.solved_locally, 0);
         assert!(s.stats.ilp_variables > 0);
