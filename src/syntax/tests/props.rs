@@ -351,6 +351,12 @@ fn dec() -> S<Dec> {
     prop_oneof![4 => val, 1 => ty].boxed()
 }
 
+thread_local! {
+    /// One session for every token soup that parses (the prelude loads once).
+    static SOUP_SESSION: std::cell::RefCell<crate::driver::Session> =
+        std::cell::RefCell::new(crate::driver::Session::new());
+}
+
 /// Fragments of programs, valid and not, for the token soup.
 const SOUP: &[&str] = &[
     "def", "let", "in", "entry", "type", "if", "then", "else", "loop", "for", "while", "do",
@@ -416,8 +422,15 @@ proptest! {
         let len = text.len();
         let (_, ds) = lex(&text, FileId(0));
         prop_assert!(in_range(&ds, len));
-        if let Err(ds) = parse_program(&text, FileId(0)) {
-            prop_assert!(!ds.is_empty() && in_range(&ds, len), "{text:?}: {ds:?}");
+        match parse_program(&text, FileId(0)) {
+            Err(ds) => prop_assert!(!ds.is_empty() && in_range(&ds, len), "{text:?}: {ds:?}"),
+            // What parses goes on to the checker, which must not panic.
+            Ok(_) => SOUP_SESSION.with(|s| {
+                let mut s = s.borrow_mut();
+                let saved = s.checkpoint();
+                let _ = s.load("soup.fut", &text);
+                s.rollback(saved);
+            }),
         }
         if let Err(ds) = parse_expr(&text, FileId(0)) {
             prop_assert!(!ds.is_empty() && in_range(&ds, len), "{text:?}: {ds:?}");
