@@ -1430,8 +1430,21 @@ impl<'t> Lower<'t> {
             let r = self.apply(f, elems, span)?;
             return Ok(Val::Rep(Box::new(r)));
         }
+        self.emit_map(params, arrays, "_map", span, |l| l.apply(f, elems, span))
+    }
+
+    /// A `map` over `arrays` whose lambda (taking `params`) is the code
+    /// `body` lowers; the result has the structure of the body's value.
+    fn emit_map(
+        &mut self,
+        params: Vec<Var>,
+        arrays: Vec<Var>,
+        name: &str,
+        span: Span,
+        body: impl FnOnce(&mut Self) -> LResult<Val<'t>>,
+    ) -> LResult<Val<'t>> {
         let (stms, (result, template)) = self.scoped(|l| {
-            let v = l.apply(f, elems, span)?;
+            let v = body(l)?;
             Ok((l.leaves(&v, span)?, v))
         })?;
         let tys: Vec<ir::Type> = result.iter().map(|a| self.ty(*a).array_of(1)).collect();
@@ -1444,7 +1457,7 @@ impl<'t> Lower<'t> {
                 args: arrays,
             },
             &tys,
-            "_map",
+            name,
             span,
         );
         Ok(Self::restructure(
@@ -1800,27 +1813,7 @@ impl<'t> Lower<'t> {
     }
 
     fn operator_app(&mut self, op: &BinOpKind, args: &[Val<'t>], span: Span) -> LResult<Val<'t>> {
-        let simple = match op {
-            BinOpKind::Add => Some(BinOp::Add),
-            BinOpKind::Sub => Some(BinOp::Sub),
-            BinOpKind::Mul => Some(BinOp::Mul),
-            BinOpKind::Div => Some(BinOp::Div),
-            BinOpKind::Mod => Some(BinOp::Mod),
-            BinOpKind::Quot => Some(BinOp::Quot),
-            BinOpKind::Rem => Some(BinOp::Rem),
-            BinOpKind::Pow => Some(BinOp::Pow),
-            BinOpKind::Lt => Some(BinOp::Lt),
-            BinOpKind::Le => Some(BinOp::Le),
-            BinOpKind::Gt => Some(BinOp::Gt),
-            BinOpKind::Ge => Some(BinOp::Ge),
-            BinOpKind::BitAnd => Some(BinOp::BitAnd),
-            BinOpKind::BitOr => Some(BinOp::BitOr),
-            BinOpKind::BitXor => Some(BinOp::BitXor),
-            BinOpKind::Shl => Some(BinOp::Shl),
-            BinOpKind::Shr => Some(BinOp::Shr),
-            BinOpKind::UShr => Some(BinOp::UShr),
-            _ => None,
-        };
+        let simple = op.scalar_op();
         if let Some(b) = simple {
             return self.binop(b, &args[0], &args[1], span);
         }
@@ -1962,27 +1955,9 @@ impl<'t> Lower<'t> {
         let mut params = Vec::new();
         let mut arrays = Vec::new();
         let elem = self.map_elem(seeds, &mut params, &mut arrays, span)?;
-        let (stms, (result, template)) = self.scoped(|l| {
-            let v = l.ad(&single, &[f.clone(), x.clone(), elem], span)?;
-            Ok((l.leaves(&v, span)?, v))
-        })?;
-        let tys: Vec<ir::Type> = result.iter().map(|a| self.ty(*a).array_of(1)).collect();
-        let out = self.emit(
-            Exp::Map {
-                lam: Lambda {
-                    params,
-                    body: Body { stms, result },
-                },
-                args: arrays,
-            },
-            &tys,
-            "_many",
-            span,
-        );
-        Ok(Self::restructure(
-            &template,
-            &mut out.into_iter().map(Atom::Var),
-        ))
+        self.emit_map(params, arrays, "_many", span, |l| {
+            l.ad(&single, &[f.clone(), x.clone(), elem], span)
+        })
     }
 }
 

@@ -324,29 +324,12 @@ fn apply_term(f: &Value, args: Vec<Value>, span: Span) -> R<Term> {
 
 /// The value of a binary operator on two values.
 pub fn binary(op: &BinOpKind, l: Value, r: Value, span: Span) -> R<(Term, Rule)> {
-    let simple = match op {
-        BinOpKind::Add => Some(BinOp::Add),
-        BinOpKind::Sub => Some(BinOp::Sub),
-        BinOpKind::Mul => Some(BinOp::Mul),
-        BinOpKind::Div => Some(BinOp::Div),
-        BinOpKind::Mod => Some(BinOp::Mod),
-        BinOpKind::Quot => Some(BinOp::Quot),
-        BinOpKind::Rem => Some(BinOp::Rem),
-        BinOpKind::Pow => Some(BinOp::Pow),
-        BinOpKind::Lt => Some(BinOp::Lt),
-        BinOpKind::Le => Some(BinOp::Le),
-        BinOpKind::Gt => Some(BinOp::Gt),
-        BinOpKind::Ge => Some(BinOp::Ge),
-        BinOpKind::BitAnd => Some(BinOp::BitAnd),
-        BinOpKind::BitOr => Some(BinOp::BitOr),
-        BinOpKind::BitXor => Some(BinOp::BitXor),
-        BinOpKind::Shl => Some(BinOp::Shl),
-        BinOpKind::Shr => Some(BinOp::Shr),
-        BinOpKind::UShr => Some(BinOp::UShr),
+    // `&&` and `||` on values: both operands are already evaluated.
+    let simple = op.scalar_op().or(match op {
         BinOpKind::And => Some(BinOp::LogAnd),
         BinOpKind::Or => Some(BinOp::LogOr),
         _ => None,
-    };
+    });
     let delta = |v: Value| Ok((Term::val(v, span), Rule::on("δ", op.symbol())));
     if let Some(b) = simple {
         return delta(Value::Scalar(prim::binop(b, scalar(&l)?, scalar(&r)?)?));

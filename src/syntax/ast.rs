@@ -330,6 +330,34 @@ pub enum BinOpKind {
 }
 
 impl BinOpKind {
+    /// The scalar operation of an operator that is one (arithmetic,
+    /// comparison, bitwise); `None` for `==`, `&&`, pipes and the rest,
+    /// whose meaning is not a single scalar operation.
+    pub fn scalar_op(&self) -> Option<crate::prim::BinOp> {
+        use crate::prim::BinOp;
+        Some(match self {
+            BinOpKind::Add => BinOp::Add,
+            BinOpKind::Sub => BinOp::Sub,
+            BinOpKind::Mul => BinOp::Mul,
+            BinOpKind::Div => BinOp::Div,
+            BinOpKind::Mod => BinOp::Mod,
+            BinOpKind::Quot => BinOp::Quot,
+            BinOpKind::Rem => BinOp::Rem,
+            BinOpKind::Pow => BinOp::Pow,
+            BinOpKind::Lt => BinOp::Lt,
+            BinOpKind::Le => BinOp::Le,
+            BinOpKind::Gt => BinOp::Gt,
+            BinOpKind::Ge => BinOp::Ge,
+            BinOpKind::BitAnd => BinOp::BitAnd,
+            BinOpKind::BitOr => BinOp::BitOr,
+            BinOpKind::BitXor => BinOp::BitXor,
+            BinOpKind::Shl => BinOp::Shl,
+            BinOpKind::Shr => BinOp::Shr,
+            BinOpKind::UShr => BinOp::UShr,
+            _ => return None,
+        })
+    }
+
     pub fn symbol(&self) -> String {
         let s = match self {
             BinOpKind::Add => "+",
