@@ -1,6 +1,7 @@
 //! Random differentiable programs (f64 scalar and array arithmetic with
-//! smooth functions, map, reduce (+, *, a general operator), scan (+, *),
-//! if, for loops, indexing, gathers, hist, scatter, implicit maps) pass
+//! smooth functions, map, reduce (+, *, a general operator), scan (+, *,
+//! over pairs), reduce and scan whose operator reads a differentiated
+//! value, if, for loops, indexing, gathers, hist, scatter, implicit maps) pass
 //! the checks of `common_ad`: `vjp` and `jvp` against finite differences
 //! and the dot-product test.
 //!
@@ -113,6 +114,11 @@ fn scalar(env: &Env, d: u32) -> BoxedStrategy<String> {
         1 => a().prop_map(|p| format!("f64.product {}", paren(&p))),
         // A general associative operator (neutral element 0).
         1 => a().prop_map(|p| format!("reduce (\\u v -> u + v + u * v) 0 {}", paren(&p))),
+        // An operator reading a differentiated value: associative for any c,
+        // as 1 + c·(u ⊙ v) = (1 + c·u)(1 + c·v).
+        1 => (s(), a()).prop_map(|(c, p)| {
+            format!("reduce (\\u v -> u + v + 0.25 * f64.tanh {} * u * v) 0 {}", paren(&c), paren(&p))
+        }),
         2 => (a(), 0i64..5).prop_map(|(p, k)| format!("{}[{k} % n]", paren(&p))),
         1 => (condition(), s(), s())
             .prop_map(|(c, p, q)| format!("(if {c} then {p} else {q})")),
@@ -159,6 +165,17 @@ fn array(env: &Env, d: u32) -> BoxedStrategy<String> {
         1 => a().prop_map(|p| format!("f64.sin {}", paren(&p))),
         2 => a().prop_map(|p| format!("scan (+) 0 {}", paren(&p))),
         1 => a().prop_map(|p| format!("scan (*) 1 {}", paren(&p))),
+        1 => (s(), a()).prop_map(|(c, p)| {
+            format!("scan (\\u v -> u + v + 0.25 * f64.tanh {} * u * v) 0 {}", paren(&c), paren(&p))
+        }),
+        // A scan over pairs: composition of affine maps x ↦ v·x + u.
+        1 => (a(), a()).prop_map(|(p, q)| {
+            format!(
+                "(let (u, _) = unzip (scan (\\(u1, v1) (u2, v2) -> (u1 * v2 + u2, v1 * v2)) (0, 1) (zip {} {})) in u)",
+                paren(&p),
+                paren(&q)
+            )
+        }),
         1 => a().prop_map(|p| format!("reverse {}", paren(&p))),
         1 => a().prop_map(|p| format!("rotate 1 {}", paren(&p))),
         1 => a().prop_map(|p| {

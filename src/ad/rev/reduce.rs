@@ -11,7 +11,7 @@ use crate::ad::util::zero;
 use crate::core::build::Builder;
 use crate::core::ir::*;
 use crate::core::pretty::is_simple_binop;
-use crate::core::visit::{free_in_lambda, freshen_lambda};
+use crate::core::visit::freshen_lambda;
 use crate::prim::{BinOp, PrimType, Scalar};
 
 impl Rev {
@@ -26,17 +26,12 @@ impl Rev {
         if pre.is_some() {
             return Err(unsupported("a fused map-reduce", s.span));
         }
-        if !args.iter().any(|a| self.active.contains(a)) {
-            if free_in_lambda(&op.lam)
-                .iter()
-                .any(|v| self.active.contains(v))
-            {
-                return Err(unsupported(
-                    "a `reduce` whose operator uses a differentiated variable",
-                    s.span,
-                ));
-            }
+        let reads_active = self.reads_active(op);
+        if !args.iter().any(|a| self.active.contains(a)) && !reads_active {
             return Ok(());
+        }
+        if reads_active {
+            return self.reduce_as_scan(b, s, op, args);
         }
         let ybars: Vec<Atom> = s
             .pat
@@ -75,16 +70,41 @@ impl Rev {
             }
             return Ok(());
         }
-        if free_in_lambda(&op.lam)
-            .iter()
-            .any(|v| self.active.contains(v))
-        {
+        self.general(b, op, args, n, &ybars)
+    }
+
+    /// A reduction whose operator reads a differentiated variable, as the
+    /// last element of the scan of the same operator: the scan rule makes
+    /// every step explicit, so each step's use of the variable is reversed.
+    fn reduce_as_scan(
+        &mut self,
+        b: &mut Builder,
+        s: &Stm,
+        op: &Operator,
+        args: &[Var],
+    ) -> RResult<()> {
+        if args.iter().any(|a| b.vars.ty(*a).rank() != 1) {
             return Err(unsupported(
-                "a `reduce` whose operator uses a differentiated variable",
+                "a `reduce` over arrays whose operator uses a differentiated variable",
                 s.span,
             ));
         }
-        self.general(b, op, args, n, &ybars)
+        let ys = b.scan(op.clone(), None, args);
+        let n = b.size(args[0], 0);
+        let is = b.iota(n);
+        let last = b.bin(BinOp::Sub, n, Atom::i64(1));
+        for (y, r) in ys.iter().zip(&s.pat) {
+            let Some(rbar) = self.adjoint(*r) else {
+                continue;
+            };
+            let z = zero(b.vars.ty(*y).elem());
+            let seed = b.map_fn(&[is], |b, i| {
+                let at = b.bin(BinOp::Eq, i[0], last);
+                vec![b.select(at, rbar, z).into()]
+            })[0];
+            self.adj.insert(*y, Atom::Var(seed));
+        }
+        self.scan_adjoint(b, s.span, op, args, &ys)
     }
 
     /// The general rule with two exclusive scans.

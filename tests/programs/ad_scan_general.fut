@@ -1,0 +1,121 @@
+-- AD of `scan` by the general rule: operators over tuples (a linear
+-- recurrence, a component-wise pair, integer components that are
+-- constants, a segmented scan with boolean flags), and `scan`/`reduce`
+-- whose operator reads a differentiated variable, also inside a `map`.
+-- ==
+-- entry: f_linrec
+-- input { [0.5, 0.5, 0.5] [1.0, 2.0, 3.0] }
+-- output { [1.0, 2.5, 4.25] }
+-- input { [2.0, -1.0, 0.25, 3.0] [0.5, 1.0, -2.0, 1.5] }
+-- output { [0.5, 0.5, -1.875, -4.125] }
+
+-- ==
+-- entry: vjp_linrec
+-- input { [0.5, 0.5, 0.5] [1.0, 2.0, 3.0] }
+-- output { [0.0, 1.5, 2.5] [1.75, 1.5, 1.0] }
+
+-- ==
+-- entry: f_pair
+-- input { [1.0, 2.0, 3.0] [4.0, 5.0, 6.0] }
+-- output { [1.0, 3.0, 6.0] [4.0, 20.0, 120.0] }
+
+-- ==
+-- entry: vjp_pair
+-- input { [1.0, 2.0, 3.0] [4.0, 5.0, 6.0] }
+-- output { [3.0, 2.0, 1.0] [36.0, 28.0, 20.0] }
+
+-- ==
+-- entry: f_counted
+-- input { [1.0, 2.0, 3.0, 4.0] }
+-- output { [1.0, 1.5, 2.0, 2.5] }
+
+-- ==
+-- entry: f_segmented
+-- input { [0.5, 1.0, 0.25, 2.0, 0.5] [true, false, true, false, false] }
+-- output { [0.5, 2.0, 0.25, 2.75, 4.625] }
+
+-- ==
+-- entry: vjp_segmented
+-- input { [0.5, 1.0, 0.25, 2.0, 0.5] [true, false, true, false, false] }
+-- output { [3.0, 1.5, 8.5, 3.125, 3.75] }
+
+-- ==
+-- entry: f_scan_free
+-- input { 0.5 [1.0, 2.0, 3.0] }
+-- output { [1.0, 4.0, 13.0] }
+
+-- ==
+-- entry: vjp_scan_free
+-- input { 0.5 [1.0, 2.0, 3.0] }
+-- output { 19.0 [8.0, 5.25, 3.0] }
+
+-- ==
+-- entry: f_reduce_free
+-- input { 0.5 [1.0, 2.0, 3.0] }
+-- output { 13.0 }
+-- input { -0.25 [1.0, 2.0, 0.5, 1.5] }
+-- output { 3.1796875 }
+
+-- ==
+-- entry: f_reduce_free_pair
+-- input { 2.0 [1.0, 2.0, 3.0] [0.5, 1.5, 1.0] }
+-- output { 52.0 0.75 }
+
+-- ==
+-- entry: f_map_scan_free
+-- input { 0.5 [[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]] }
+-- output { [[1.0, 4.0, 13.0], [0.5, -0.75, 0.5]] }
+
+-- ==
+-- entry: f_map_linrec
+-- input { [[0.5, 0.5], [2.0, -1.0]] [[1.0, 2.0], [3.0, 4.0]] }
+-- output { 7.5 }
+
+-- ys₀ = b₀, ysᵢ = ysᵢ₋₁·aᵢ + bᵢ: the second component of the scan of
+-- (a₁, b₁) ⊙ (a₂, b₂) = (a₁a₂, b₁a₂ + b₂).
+entry f_linrec (as: []f64) (bs: []f64) : []f64 =
+  let (_, ys) = unzip (scan (\(a1, b1) (a2, b2) -> (a1 * a2, b1 * a2 + b2)) (1, 0) (zip as bs))
+  in ys
+
+entry vjp_linrec [n] (as: [n]f64) (bs: [n]f64) =
+  vjp (\(as, bs) -> f_linrec as bs) (as, bs) (replicate n 1)
+
+entry f_pair (xs: []f64) (ys: []f64) : ([]f64, []f64) =
+  unzip (scan (\(a1, b1) (a2, b2) -> (a1 + a2, b1 * b2)) (0, 1) (zip xs ys))
+
+entry vjp_pair [n] (xs: [n]f64) (ys: [n]f64) =
+  vjp (\(xs, ys) -> let (a, b) = f_pair xs ys in f64.sum a + f64.sum b) (xs, ys) 1
+
+-- The running mean: an integer count rides along with the sum.
+entry f_counted (xs: []f64) : []f64 =
+  let ps = scan (\(s1, n1) (s2, n2) -> (s1 + s2, n1 + n2)) (0, 0i64) (zip xs (map (\_ -> 1i64) xs))
+  in map (\(s, n) -> s / f64.i64 n) ps
+
+-- A segmented scan of a ⊕ b = a + b + a·b, restarting at each flag.
+entry f_segmented (vs: []f64) (fs: []bool) : []f64 =
+  let (r, _) = unzip (scan (\(v1, f1) (v2, f2) -> (if f2 then v2 else v1 + v2 + v1 * v2, f1 || f2))
+                           (0, false) (zip vs fs))
+  in r
+
+entry vjp_segmented [n] (vs: [n]f64) (fs: [n]bool) =
+  vjp (\vs -> f64.sum (f_segmented vs fs)) vs 1
+
+-- a ⊙ b = a + b + c·a·b is associative for every c (1 + c·(a ⊙ b) =
+-- (1 + c·a)(1 + c·b)), and reads the differentiated c.
+entry f_scan_free (c: f64) (xs: []f64) : []f64 =
+  scan (\a b -> a + b + c * a * b) 0 xs
+
+entry vjp_scan_free [n] (c: f64) (xs: [n]f64) =
+  vjp (\(c, xs) -> f64.sum (f_scan_free c xs)) (c, xs) 1
+
+entry f_reduce_free (c: f64) (xs: []f64) : f64 =
+  reduce (\a b -> a + b + c * a * b) 0 xs
+
+entry f_reduce_free_pair (c: f64) (xs: []f64) (ys: []f64) : (f64, f64) =
+  reduce (\(a1, b1) (a2, b2) -> (a1 + a2 + c * a1 * a2, b1 * b2)) (0, 1) (zip xs ys)
+
+entry f_map_scan_free (c: f64) (xss: [][]f64) : [][]f64 =
+  map (\xs -> scan (\a b -> a + b + c * a * b) 0 xs) xss
+
+entry f_map_linrec (ass: [][]f64) (bss: [][]f64) : f64 =
+  f64.sum (map2 (\as bs -> f64.sum (f_linrec as bs)) ass bss)
