@@ -19,6 +19,7 @@
 //! One file per rule family: `map`, `reduce`, `scan`, `hist`, `scatter`,
 //! `loops`, `ifs`.
 
+mod accs;
 mod hist;
 mod ifs;
 mod loops;
@@ -64,6 +65,9 @@ pub struct Rev {
     pub checkpoints: HashSet<Var>,
     /// How many reversed map lambdas enclose the code being emitted.
     map_depth: usize,
+    /// While a `withacc` is reversed: its accumulators (and their aliases)
+    /// to the adjoints of the arrays they add to.
+    acc_bars: HashMap<Var, Var>,
 }
 
 /// The statements computing `pat = vjp lam primals cotangents`: the primal
@@ -105,7 +109,7 @@ fn activity(vars: &Vars, lam: &Lambda) -> HashSet<Var> {
         .params
         .iter()
         .copied()
-        .filter(|p| is_float(vars.ty(*p)))
+        .filter(|p| differentiable(vars.ty(*p)))
         .collect();
     loop {
         let before = active.len();
@@ -116,13 +120,19 @@ fn activity(vars: &Vars, lam: &Lambda) -> HashSet<Var> {
     }
 }
 
+/// Float values have adjoints; accumulators are written, never read, and
+/// are reversed through `acc_bars` instead.
+fn differentiable(t: Type) -> bool {
+    is_float(t) && !matches!(t, Type::Acc(..))
+}
+
 fn mark_body(vars: &Vars, b: &Body, active: &mut HashSet<Var>) {
     for s in &b.stms {
         let mut inputs = HashSet::new();
         free_in_exp(&s.exp, &mut inputs);
         if inputs.iter().any(|v| active.contains(v)) {
             for v in &s.pat {
-                if is_float(vars.ty(*v)) {
+                if differentiable(vars.ty(*v)) {
                     active.insert(*v);
                 }
             }
@@ -145,7 +155,7 @@ fn mark_body(vars: &Vars, b: &Body, active: &mut HashSet<Var>) {
             };
             if let Some((params, args)) = &mapped {
                 for (p, a) in params.iter().zip(args) {
-                    if active.contains(a) && is_float(vars.ty(*p)) {
+                    if active.contains(a) && differentiable(vars.ty(*p)) {
                         active.insert(*p);
                     }
                 }
@@ -155,7 +165,7 @@ fn mark_body(vars: &Vars, b: &Body, active: &mut HashSet<Var>) {
                     continue;
                 }
                 for v in binders {
-                    if is_float(vars.ty(v)) {
+                    if differentiable(vars.ty(v)) {
                         active.insert(v);
                     }
                 }
@@ -185,6 +195,7 @@ impl Rev {
             tags: HashMap::new(),
             checkpoints: HashSet::new(),
             map_depth: 0,
+            acc_bars: HashMap::new(),
         }
     }
 
@@ -279,9 +290,12 @@ impl Rev {
     fn forward(&mut self, b: &mut Builder, stms: &[Stm]) -> RResult<()> {
         let mark = b.stms.len();
         for s in stms {
+            let Some(s) = self.without_reversed_upds(s) else {
+                continue;
+            };
             match &s.exp {
-                Exp::Loop { .. } if self.loop_is_active(s) => self.forward_loop(b, s)?,
-                _ => b.stms.push(s.clone()),
+                Exp::Loop { .. } if self.loop_is_active(&s) => self.forward_loop(b, &s)?,
+                _ => b.stms.push(s),
             }
         }
         self.tag_from(b, mark, FORWARD);
@@ -316,7 +330,7 @@ impl Rev {
 
     fn rev_stm(&mut self, b: &mut Builder, s: &Stm) -> RResult<()> {
         let adjs: Vec<Option<Atom>> = s.pat.iter().map(|v| self.adjoint(*v)).collect();
-        let needed = adjs.iter().any(|a| a.is_some());
+        let needed = adjs.iter().any(|a| a.is_some()) || self.updates_reversed_acc(&s.exp);
         match &s.exp {
             _ if !needed => Ok(()),
             // The user's adjoint, applied to the arguments and the results'
@@ -500,10 +514,12 @@ impl Rev {
                 indices,
                 values,
             } => self.rev_scatter(b, s, dest, indices, values),
-            Exp::WithAcc { .. } | Exp::UpdAcc { .. } => Err(unsupported(
-                "code that is itself a reverse-mode derivative",
-                s.span,
-            )),
+            Exp::WithAcc { arrays, lam } => self.rev_with_acc(b, s, arrays, lam),
+            Exp::UpdAcc {
+                acc,
+                indices,
+                value,
+            } => self.rev_upd_acc(b, s, *acc, indices, *value),
             Exp::Jvp { .. } | Exp::Vjp { .. } => {
                 unreachable!("inner AD operators are expanded before outer ones")
             }
