@@ -1,7 +1,8 @@
 //! Random differentiable programs (f64 scalar and array arithmetic with
 //! smooth functions, map, reduce (+, *, a general operator), scan (+, *,
 //! over pairs), reduce and scan whose operator reads a differentiated
-//! value, if, for loops, indexing, gathers, hist, scatter, implicit maps) pass
+//! value, if, for, while and strip-mined loops, `with_vjp`, indexing,
+//! gathers, hist, scatter, implicit maps) pass
 //! the checks of `common_ad`: `vjp` and `jvp` against finite differences
 //! and the dot-product test.
 //!
@@ -130,8 +131,25 @@ fn scalar(env: &Env, d: u32) -> BoxedStrategy<String> {
             move |(init, body, k)| format!("(loop {acc} = {init} for _i < {k} do {body})")
         }),
         // The initial value is a variable the body may also read.
-        1 => (leaf(Ty::S, env), expr(Ty::S, &inner, d), 1i64..4).prop_map(move |(init, body, k)| {
-            format!("(loop {acc} = {init} for _i < {k} do {body})")
+        1 => (leaf(Ty::S, env), expr(Ty::S, &inner, d), 1i64..4).prop_map({
+            let acc = acc.clone();
+            move |(init, body, k)| format!("(loop {acc} = {init} for _i < {k} do {body})")
+        }),
+        1 => (s(), expr(Ty::S, &inner, d), 1i64..4).prop_map({
+            let acc = acc.clone();
+            move |(init, body, k)| {
+                format!("(let ({acc}, _) = loop ({acc}, k) = ({init}, 0i64) while k < {k} do ({body}, k + 1) in {acc})")
+            }
+        }),
+        1 => (s(), expr(Ty::S, &inner, d), 4i64..12, 2u32..4).prop_map({
+            let acc = acc.clone();
+            move |(init, body, k, depth)| {
+                format!("(#[stripmine({depth})] loop {acc} = {init} for _i < {k} do 0.5 * {})", paren(&body))
+            }
+        }),
+        // A user adjoint that is the true derivative.
+        1 => s().prop_map(|p| {
+            format!("with_vjp (\\x -> f64.sin x) (\\x ybar -> f64.cos x * ybar) {}", paren(&p))
         }),
     ]
     .boxed()
