@@ -395,9 +395,11 @@ impl Fwd {
             params.push(t);
         }
         let body = self.dual_body(b, &op.lam.body, floats);
+        // A neutral element computed from differentiated values has a
+        // tangent; (ne, ṅe) is the dual operator's neutral element.
         let mut neutral = op.neutral.clone();
         for i in floats {
-            neutral.push(zeros_like(b, op.neutral[*i]));
+            neutral.push(self.tangent_or_zero(b, op.neutral[*i]));
         }
         Operator {
             lam: Lambda { params, body },

@@ -1,7 +1,9 @@
 -- AD of `scan` by the general rule: operators over tuples (a linear
 -- recurrence, a component-wise pair, integer components that are
 -- constants, a segmented scan with boolean flags), and `scan`/`reduce`
--- whose operator reads a differentiated variable, also inside a `map`.
+-- whose operator reads a differentiated variable, also inside a `map`;
+-- scans of arrays with an operator on whole arrays (matrix products),
+-- whose recurrence is solved by a sequential loop.
 -- ==
 -- entry: f_linrec
 -- input { [0.5, 0.5, 0.5] [1.0, 2.0, 3.0] }
@@ -71,6 +73,20 @@
 -- input { [[0.5, 0.5], [2.0, -1.0]] [[1.0, 2.0], [3.0, 4.0]] }
 -- output { 7.5 }
 
+-- ==
+-- entry: f_scan_matmul
+-- input { [[[1.0, 2.0], [3.0, 4.0]], [[0.5, 0.0], [1.0, 1.0]], [[0.0, 1.0], [-1.0, 0.5]]] }
+-- output { [[[1.0, 2.0], [3.0, 4.0]], [[2.5, 2.0], [5.5, 4.0]], [[-2.0, 3.5], [-4.0, 7.5]]] }
+
+-- ==
+-- entry: vjp_scan_matmul
+-- input { [[[1.0, 2.0], [3.0, 4.0]], [[0.5, 0.0], [1.0, 1.0]]] }
+-- output { [[[1.5, 3.0], [1.5, 3.0]], [[4.0, 4.0], [6.0, 6.0]]] }
+
+-- ==
+-- entry: f_scan_matmul_free
+-- input { 0.5 [[[1.0, 2.0], [3.0, 4.0]], [[0.5, 0.0], [1.0, 1.0]], [[0.0, 1.0], [-1.0, 0.5]]] }
+
 -- ys₀ = b₀, ysᵢ = ysᵢ₋₁·aᵢ + bᵢ: the second component of the scan of
 -- (a₁, b₁) ⊙ (a₂, b₂) = (a₁a₂, b₁a₂ + b₂).
 entry f_linrec (as: []f64) (bs: []f64) : []f64 =
@@ -119,3 +135,17 @@ entry f_map_scan_free (c: f64) (xss: [][]f64) : [][]f64 =
 
 entry f_map_linrec (ass: [][]f64) (bss: [][]f64) : f64 =
   f64.sum (map2 (\as bs -> f64.sum (f_linrec as bs)) ass bss)
+
+def matmul [n] (a: [n][n]f64) (b: [n][n]f64) : [n][n]f64 =
+  map (\r -> map (\c -> f64.sum (map2 (*) r c)) (transpose b)) a
+
+entry f_scan_matmul (ms: [][2][2]f64) : [][2][2]f64 =
+  scan matmul [[1, 0], [0, 1]] ms
+
+entry vjp_scan_matmul [n] (ms: [n][2][2]f64) =
+  vjp (\ms -> f64.sum (flatten (flatten (f_scan_matmul ms)))) ms 1
+
+-- a ⊙ b = a·S·b with S = [[1, c], [0, 1]] is associative, with neutral
+-- element S⁻¹, and reads c.
+entry f_scan_matmul_free (c: f64) (ms: [][2][2]f64) : [][2][2]f64 =
+  scan (\a b -> matmul (matmul a [[1, c], [0, 1]]) b) [[1, -c], [0, 1]] ms

@@ -13,9 +13,9 @@
 //! the matrices. Scans whose operator works on arrays element-wise were
 //! interchanged into maps of scalar scans before AD.
 
-use super::{RResult, Rev, activity, unsupported};
+use super::{RResult, Rev, activity};
 use crate::ad::deriv::is_float;
-use crate::ad::util::zero;
+use crate::ad::util::{add, zero, zeros_like};
 use crate::core::build::Builder;
 use crate::core::ir::*;
 use crate::core::pretty::is_simple_binop;
@@ -55,12 +55,6 @@ impl Rev {
         xs: &[Var],
         ys: &[Var],
     ) -> RResult<()> {
-        if xs.iter().any(|x| b.vars.ty(*x).rank() != 1) {
-            return Err(unsupported(
-                "a `scan` over arrays whose operator is not element-wise",
-                span,
-            ));
-        }
         let floats: Vec<usize> = (0..xs.len())
             .filter(|j| is_float(b.vars.ty(xs[*j])))
             .collect();
@@ -68,10 +62,12 @@ impl Rev {
             return Ok(());
         };
         let p = b.vars.ty(xs[first]).elem();
-        if floats.iter().any(|j| b.vars.ty(xs[*j]).elem() != p) {
-            return Err(unsupported("a `scan` over tuples mixing float types", span));
-        }
-        if xs.len() == 1 && is_simple_binop(op) == Some(BinOp::Add) && !self.reads_active(op) {
+        let scalars = xs.iter().all(|x| b.vars.ty(*x).rank() == 1);
+        if scalars
+            && xs.len() == 1
+            && is_simple_binop(op) == Some(BinOp::Add)
+            && !self.reads_active(op)
+        {
             let ybar = self.adjoint_var(b, ys[0]);
             let rev = b.reverse(ybar);
             let add = b.binop_operator(BinOp::Add, p, zero(p));
@@ -82,64 +78,39 @@ impl Rev {
         }
         let n = b.size(xs[0], 0);
         let is = b.iota(n);
-        // The left operand of each step: ne, ys₀, …, ys_{n−2}.
-        let prevs = b.map_fn(&[is], |b, i| {
-            let first = b.bin(BinOp::Eq, i[0], Atom::i64(0));
-            let prev = b.bin(BinOp::Sub, i[0], Atom::i64(1));
-            let safe = b.bin(BinOp::Max, prev, Atom::i64(0));
-            ys.iter()
-                .zip(&op.neutral)
-                .map(|(y, ne)| {
-                    let v = b.index1(*y, safe);
-                    b.select(first, *ne, v).into()
-                })
-                .collect()
-        });
-        let step_vjp = self.step_vjp(b, op, &floats)?;
-        let kf = floats.len();
-        // β_j = B_{n−1−j}, the matrix at step n−j (0 for j = 0), row-major.
-        let betas = b.map_fn(&[is], |b, j| {
-            let first = b.bin(BinOp::Eq, j[0], Atom::i64(0));
-            let at = b.bin(BinOp::Sub, n, j[0]);
-            let last = b.bin(BinOp::Sub, n, Atom::i64(1));
-            let safe = b.bin(BinOp::Min, at, last);
-            let mut inputs: Vec<Atom> = prevs
-                .iter()
-                .chain(xs)
-                .map(|a| b.index1(*a, safe).into())
-                .collect();
-            inputs.extend(floats.iter().map(|_| zero(p)));
-            let mut jac = vec![zero(p); kf * kf];
-            for m in 0..kf {
-                inputs[2 * xs.len() + m] = Atom::Const(Scalar::one(p));
-                // Seeding output m gives row m of the Jacobian: ∂out_m/∂a_l.
-                let abar = b.inline(&step_vjp, &inputs);
-                for l in 0..kf {
-                    jac[l * kf + m] = abar[l];
-                }
-                inputs[2 * xs.len() + m] = zero(p);
-            }
-            jac.into_iter()
-                .map(|e| b.select(first, zero(p), e).into())
-                .collect()
-        });
-        let ybars_rev: Vec<Var> = floats
-            .iter()
-            .map(|j| {
-                let ybar = self.adjoint_var(b, ys[*j]);
-                b.reverse(ybar)
-            })
-            .collect();
-        let mut elems = ybars_rev;
-        elems.extend(betas);
-        let compose = affine_compose(b, p, kf);
-        let ds = b.scan(compose, None, &elems);
-        let cs: Vec<Var> = ds[..kf].iter().map(|d| b.reverse(*d)).collect();
+        let prevs = left_operands(b, op, ys, is);
+        let steps = Steps {
+            op,
+            xs,
+            ys,
+            prevs: &prevs,
+            floats: &floats,
+            n,
+        };
+        let cs = if scalars && floats.iter().all(|j| b.vars.ty(xs[*j]).elem() == p) {
+            self.recurrence_by_scan(b, &steps, is, p)?
+        } else {
+            self.recurrence_by_loop(b, &steps)?
+        };
         // Each step, reversed as a map seeded with cᵢ; its left operands
         // are not active, their adjoint being the recurrence above.
         let tmps: Vec<Var> = ys.iter().map(|y| b.vars.copy_of(*y)).collect();
         for (j, c) in floats.iter().zip(&cs) {
             self.adj.insert(tmps[*j], Atom::Var(*c));
+        }
+        // A neutral element computed from differentiated values cancels
+        // the operator's own dependence on them at the first step
+        // (ne ⊙ x = x for every value): its adjoint is that of the first
+        // left operand.
+        let ne_active: Vec<(Atom, Var)> = op
+            .neutral
+            .iter()
+            .zip(&prevs)
+            .filter(|(ne, _)| self.is_active(**ne))
+            .map(|(ne, pv)| (*ne, *pv))
+            .collect();
+        for (_, pv) in &ne_active {
+            self.active.insert(*pv);
         }
         let mut margs = prevs;
         margs.extend(xs);
@@ -151,47 +122,206 @@ impl Rev {
             },
             span,
         };
-        let r = self.rev_map(b, &step, &op.lam, &margs);
+        self.rev_map(b, &step, &op.lam, &margs)?;
         for t in &tmps {
             self.adj.remove(t);
         }
-        r
+        for (ne, pv) in ne_active {
+            let pbar = self.adjoint_var(b, pv);
+            let nonempty = b.bin(BinOp::Gt, n, Atom::i64(0));
+            let first = b.if_(
+                nonempty,
+                |b| vec![b.index1(pbar, Atom::i64(0)).into()],
+                |b| vec![zeros_like(b, ne)],
+            )[0];
+            self.add_adj(b, ne, Atom::Var(first));
+        }
+        Ok(())
     }
 
-    /// `\a x seeds -> (ā, x̄)` for one step `a ⊙ x` of the operator, over
-    /// the float components `floats` (seeds and adjoints), by reverse mode
-    /// on its body. The operator's free variables are constants here.
-    fn step_vjp(&mut self, b: &mut Builder, op: &Operator, floats: &[usize]) -> RResult<Lambda> {
-        let lam = freshen_lambda(&op.lam, b.vars);
-        let k = op.neutral.len();
-        let mut inner = Rev::new(activity(b.vars, &lam));
-        let seeds: Vec<Var> = floats
+    /// The adjoints `cᵢ` for scalar components, in parallel: the
+    /// recurrence as a `scan` composing affine maps over (vector, matrix)
+    /// pairs.
+    fn recurrence_by_scan(
+        &mut self,
+        b: &mut Builder,
+        st: &Steps,
+        is: Var,
+        p: PrimType,
+    ) -> RResult<Vec<Var>> {
+        let (n, kf) = (st.n, st.floats.len());
+        let rows = st
+            .floats
             .iter()
-            .map(|j| {
-                let t = b.vars.ty(lam.params[*j]);
-                b.fresh("seed", t)
+            .map(|m| self.left_adjoint(b, st.op, st.floats, Some(*m)))
+            .collect::<RResult<Vec<Lambda>>>()?;
+        // β_j = B_{n−1−j}, the matrix at step n−j (0 for j = 0), row-major.
+        let betas = b.map_fn(&[is], |b, j| {
+            let first = b.bin(BinOp::Eq, j[0], Atom::i64(0));
+            let at = b.bin(BinOp::Sub, n, j[0]);
+            let last = b.bin(BinOp::Sub, n, Atom::i64(1));
+            let safe = b.bin(BinOp::Min, at, last);
+            let inputs = st.operands_at(b, safe);
+            let mut jac = vec![zero(p); kf * kf];
+            for (m, row) in rows.iter().enumerate() {
+                for (l, d) in b.inline(row, &inputs).into_iter().enumerate() {
+                    jac[l * kf + m] = d;
+                }
+            }
+            jac.into_iter()
+                .map(|e| b.select(first, zero(p), e).into())
+                .collect()
+        });
+        let mut elems: Vec<Var> = st
+            .floats
+            .iter()
+            .map(|j| match self.adjoint(st.ys[*j]) {
+                Some(_) => {
+                    let ybar = self.adjoint_var(b, st.ys[*j]);
+                    b.reverse(ybar)
+                }
+                None => b.replicate(n, zero(p)),
             })
             .collect();
+        elems.extend(betas);
+        let compose = affine_compose(b, p, kf);
+        let ds = b.scan(compose, None, &elems);
+        Ok(ds[..kf].iter().map(|d| b.reverse(*d)).collect())
+    }
+
+    /// The adjoints `cᵢ` when elements are arrays (an operator on whole
+    /// rows, like a matrix product): the recurrence solved sequentially,
+    /// last step first, each step a vector-Jacobian product of the
+    /// operator.
+    fn recurrence_by_loop(&mut self, b: &mut Builder, st: &Steps) -> RResult<Vec<Var>> {
+        let kf = st.floats.len();
+        let vjp = self.left_adjoint(b, st.op, st.floats, None)?;
+        let ybars: Vec<Var> = st
+            .floats
+            .iter()
+            .map(|j| self.adjoint_var(b, st.ys[*j]))
+            .collect();
+        let mut init: Vec<Atom> = st
+            .floats
+            .iter()
+            .map(|j| zeros_like(b, st.op.neutral[*j]))
+            .collect();
+        init.extend(ybars.iter().map(|y| zeros_like(b, Atom::Var(*y))));
+        let n = st.n;
+        let out = b.loop_for(init, n, |b, j, ps| {
+            let (after, cs) = ps.split_at(kf);
+            let back = b.bin(BinOp::Sub, n, j);
+            let i = b.bin(BinOp::Sub, back, Atom::i64(1));
+            let mut next_cs = Vec::with_capacity(kf);
+            let mut inputs = st.operands_at(b, i);
+            for ((a, c), ybar) in after.iter().zip(cs).zip(&ybars) {
+                let here = b.index1(*ybar, i);
+                let ci = add(b, Atom::Var(*a), Atom::Var(here));
+                next_cs.push(Atom::Var(b.update(*c, vec![DimIndex::Fix(i.into())], ci)));
+                inputs.push(ci);
+            }
+            let mut next = b.inline(&vjp, &inputs);
+            next.extend(next_cs);
+            next
+        });
+        Ok(out[kf..].to_vec())
+    }
+
+    /// `\a x -> ∂(a ⊙ x)ₘ/∂a` (with `Some(m)`) or `\a x seeds -> seedsᵀ ·
+    /// ∂(a ⊙ x)/∂a` (with `None`), over the float components, by reverse
+    /// mode on the operator's body. The operator's free variables are
+    /// constants here.
+    fn left_adjoint(
+        &mut self,
+        b: &mut Builder,
+        op: &Operator,
+        floats: &[usize],
+        row: Option<usize>,
+    ) -> RResult<Lambda> {
+        let lam = freshen_lambda(&op.lam, b.vars);
+        let mut inner = Rev::new(activity(b.vars, &lam));
+        let seeds: Vec<Var> = match row {
+            Some(_) => Vec::new(),
+            None => floats
+                .iter()
+                .map(|j| {
+                    let t = b.vars.ty(lam.params[*j]);
+                    b.fresh("seed", t)
+                })
+                .collect(),
+        };
         let mut nb = Builder::new(b.vars);
         inner.forward(&mut nb, &lam.body.stms)?;
-        for (j, sd) in floats.iter().zip(&seeds) {
-            inner.add_adj(&mut nb, lam.body.result[*j], Atom::Var(*sd));
+        match row {
+            Some(m) => {
+                let one = Atom::Const(Scalar::one(nb.vars.ty(lam.params[m]).elem()));
+                inner.add_adj(&mut nb, lam.body.result[m], one);
+            }
+            None => {
+                for (j, sd) in floats.iter().zip(&seeds) {
+                    inner.add_adj(&mut nb, lam.body.result[*j], Atom::Var(*sd));
+                }
+            }
         }
         inner.reverse(&mut nb, &lam.body.stms)?;
-        let wrt: Vec<Var> = [0, k]
+        let out: Vec<Atom> = floats
             .iter()
-            .flat_map(|off| floats.iter().map(move |j| off + j))
-            .map(|i| lam.params[i])
-            .collect();
-        let out: Vec<Atom> = wrt
-            .iter()
-            .map(|x| inner.adjoint_or_zero(&mut nb, Atom::Var(*x)))
+            .map(|j| inner.adjoint_or_zero(&mut nb, Atom::Var(lam.params[*j])))
             .collect();
         let body = nb.finish(out);
         let mut params = lam.params;
         params.extend(seeds);
         Ok(Lambda { params, body })
     }
+}
+
+/// The steps `ysᵢ = prevsᵢ ⊙ xsᵢ` of a scan being reversed.
+struct Steps<'a> {
+    op: &'a Operator,
+    xs: &'a [Var],
+    ys: &'a [Var],
+    /// The left operand of each step: ne, ys₀, …, ys_{n−2}.
+    prevs: &'a [Var],
+    /// The float components.
+    floats: &'a [usize],
+    n: Var,
+}
+
+impl Steps<'_> {
+    /// The operands of step `i`, left then right.
+    fn operands_at(&self, b: &mut Builder, i: Var) -> Vec<Atom> {
+        self.prevs
+            .iter()
+            .chain(self.xs)
+            .map(|a| b.index1(*a, i).into())
+            .collect()
+    }
+}
+
+/// `[ne, ys₀, …, ys_{n−2}]` per component.
+fn left_operands(b: &mut Builder, op: &Operator, ys: &[Var], is: Var) -> Vec<Var> {
+    b.map_fn(&[is], |b, i| {
+        let first = b.bin(BinOp::Eq, i[0], Atom::i64(0));
+        let prev = b.bin(BinOp::Sub, i[0], Atom::i64(1));
+        let safe = b.bin(BinOp::Max, prev, Atom::i64(0));
+        let prevs: Vec<Var> = ys.iter().map(|y| b.index1(*y, safe)).collect();
+        if prevs.iter().all(|v| b.vars.ty(*v).rank() == 0) {
+            prevs
+                .iter()
+                .zip(&op.neutral)
+                .map(|(v, ne)| b.select(first, *ne, *v).into())
+                .collect()
+        } else {
+            b.if_(
+                first,
+                |_| op.neutral.clone(),
+                |_| prevs.iter().map(|v| Atom::Var(*v)).collect(),
+            )
+            .into_iter()
+            .map(Atom::Var)
+            .collect()
+        }
+    })
 }
 
 /// Composition of affine maps `d ↦ M·d + v` on k-vectors, as an operator
