@@ -18,7 +18,7 @@
 //! Values whose index is out of range were ignored and get no adjoint.
 
 use super::reduce::{Seed, exclusive_scan, is_vector_add};
-use super::scatter::gather_guarded;
+use super::scatter::{elem_zeros, gather_guarded};
 use super::sort::sort_by_key;
 use super::{RResult, Rev, unsupported};
 use crate::ad::deriv::is_float;
@@ -232,9 +232,7 @@ impl Rev {
             })[0];
             for (v, c) in vs.iter().zip(cs) {
                 if self.active.contains(v) {
-                    let Atom::Var(z) = zeros_like(b, Atom::Var(*v)) else {
-                        unreachable!("an array's zeros are a variable")
-                    };
+                    let z = elem_zeros(b, *v);
                     let vbar = b.scatter(&[z], &[back], &[c])[0];
                     self.add_adj(b, Atom::Var(*v), Atom::Var(vbar));
                 }
