@@ -2,9 +2,9 @@
 //! smooth functions, map, reduce (+, *, a general operator), scan (+, *,
 //! over pairs), reduce and scan whose operator reads a differentiated
 //! value, if, for, while and strip-mined loops, `with_vjp`, indexing,
-//! gathers, hist, scatter, implicit maps) pass
-//! the checks of `common_ad`: `vjp` and `jvp` against finite differences
-//! and the dot-product test.
+//! gathers, hist (+, a general operator, a tuple operator), scatter,
+//! implicit maps) pass the checks of `common_ad`: `vjp` and `jvp` against
+//! finite differences and the dot-product test.
 //!
 //! Programs stay smooth near the sample point: divisions and logarithms
 //! are of positive expressions, and branches test only the parameters
@@ -201,6 +201,23 @@ fn array(env: &Env, d: u32) -> BoxedStrategy<String> {
         }),
         1 => a().prop_map(|p| {
             format!("hist (+) 0 n (map (\\i -> (i * 3) % n) (iota n)) {}", paren(&p))
+        }),
+        // General operators (the sort-based rule): bins with two values,
+        // one and none, in reverse order; the last index is -1 (ignored).
+        1 => a().prop_map(|p| {
+            format!(
+                "hist (\\u v -> u + v + u * v) 0 n (map (\\i -> (n - 2 - i) / 2) (iota n)) {}",
+                paren(&p)
+            )
+        }),
+        // A tuple operator: composing affine maps x ↦ u·x + v.
+        1 => (a(), a()).prop_map(|(p, q)| {
+            format!(
+                "(let (_, h) = unzip (hist (\\(u1, v1) (u2, v2) -> (u1 * u2, v1 * u2 + v2)) (1, 0) n \
+                 (map (\\i -> (n - 2 - i) / 2) (iota n)) (zip {} {})) in h)",
+                paren(&p),
+                paren(&q)
+            )
         }),
         1 => (a(), a()).prop_map(|(p, q)| {
             format!(

@@ -99,7 +99,6 @@ impl<'a> Builder<'a> {
         self.vars.fresh(name, ty)
     }
 
-    /// Appends `pat = exp`.
     /// The statements of `lam` applied to `args`, with fresh variables;
     /// returns its results.
     pub fn inline(&mut self, lam: &Lambda, args: &[Atom]) -> Vec<Atom> {
@@ -111,6 +110,7 @@ impl<'a> Builder<'a> {
         lam.body.result
     }
 
+    /// Appends `pat = exp`.
     pub fn push(&mut self, pat: Vec<Var>, exp: Exp) {
         self.stms.push(Stm {
             pat,

@@ -1,17 +1,28 @@
 //! `hist` / `reduce_by_index` (thesis 3.4.2):
 //! `hs = reduce_by_index dest ⊙ ne is vs`. Special rules:
-//! - `+`: `dest̄ += h̄s`, and each value gets the adjoint of its bin.
+//! - `+`: `dest̄ += h̄s`, and each value gets the adjoint of its bin; the
+//!   same for rows with element-wise `+` (`map2 (+)`).
 //! - `*`: per bin, the product of the non-zero factors and the number of
 //!   zero factors (as for `reduce`), so a single zero still gets its
 //!   adjoint.
 //! - `min`/`max`: all of a bin's adjoint goes to the first factor equal to
 //!   the result, the destination element counting as first.
 //!
+//! The general rule, for any operator on scalars, tuples or rows: sort the
+//! values stably by bin; a value `x` of bin `b` with left context `l`
+//! (`dest[b]` and the bin's values before it) and right context `r` (those
+//! after it) gets the adjoint of `x` in `l ⊙ x ⊙ r`, seeded with `h̄s[b]`;
+//! the contexts are segmented exclusive scans. `dest[b]` gets the adjoint
+//! of `d` in `d ⊙ total_b`, with `total_b` the bin's values reduced alone.
+//!
 //! Values whose index is out of range were ignored and get no adjoint.
 
-use super::scatter::gather_guarded;
+use super::reduce::{Seed, exclusive_scan, is_vector_add};
+use super::scatter::{elem_zeros, gather_guarded};
+use super::sort::sort_by_key;
 use super::{RResult, Rev, unsupported};
 use crate::ad::deriv::is_float;
+use crate::ad::util::{zero as zero_of, zeros_like};
 use crate::core::build::Builder;
 use crate::core::ir::*;
 use crate::core::pretty::is_simple_binop;
@@ -35,18 +46,30 @@ impl Rev {
         if !any_active && !free_active {
             return Ok(());
         }
-        let (Some(bop), [d], [v]) = (is_simple_binop(op), dest, vs) else {
+        if free_active {
             return Err(unsupported(
-                "`reduce_by_index` with this operator (only +, *, min and max)",
-                s.span,
-            ));
-        };
-        if free_active || !is_float(b.vars.ty(*v)) || b.vars.ty(*v).rank() != 1 {
-            return Err(unsupported(
-                "`reduce_by_index` with this operator (only +, *, min and max)",
+                "a `reduce_by_index` whose operator uses a differentiated variable",
                 s.span,
             ));
         }
+        if is_vector_add(op) {
+            let hbar = self.adjoint_var(b, s.pat[0]);
+            self.add_adj(b, Atom::Var(dest[0]), Atom::Var(hbar));
+            let hb = gather_guarded(b, hbar, &[is], vs[0]);
+            self.add_adj(b, Atom::Var(vs[0]), Atom::Var(hb));
+            return Ok(());
+        }
+        let special = match (is_simple_binop(op), dest, vs) {
+            (Some(bop @ (BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max)), [d], [v])
+                if is_float(b.vars.ty(*v)) && b.vars.ty(*v).rank() == 1 =>
+            {
+                Some((bop, d, v))
+            }
+            _ => None,
+        };
+        let Some((bop, d, v)) = special else {
+            return self.hist_general(b, s, op, dest, is, vs);
+        };
         let (d, v) = (*d, *v);
         let hs = s.pat[0];
         let hbar = self.adjoint_var(b, hs);
@@ -132,13 +155,128 @@ impl Rev {
                 })[0];
                 self.add_adj(b, Atom::Var(v), Atom::Var(vbar));
             }
-            _ => {
-                return Err(unsupported(
-                    "`reduce_by_index` with this operator (only +, *, min and max)",
-                    s.span,
-                ));
+            _ => unreachable!("only +, *, min and max have special rules"),
+        }
+        Ok(())
+    }
+
+    /// The general rule (see the module comment).
+    fn hist_general(
+        &mut self,
+        b: &mut Builder,
+        s: &Stm,
+        op: &Operator,
+        dest: &[Var],
+        is: Var,
+        vs: &[Var],
+    ) -> RResult<()> {
+        let m = b.size(dest[0], 0);
+        let hbars: Vec<Option<Var>> = s
+            .pat
+            .iter()
+            .map(|h| is_float(b.vars.ty(*h)).then(|| self.adjoint_var(b, *h)))
+            .collect();
+        if vs.iter().any(|v| self.active.contains(v)) {
+            let n = b.size(is, 0);
+            // Out-of-range values go to a pseudo-bin `m`, sorted last.
+            let keys = b.map_fn(&[is], |b, i| {
+                let ge = b.bin(BinOp::Ge, i[0], Atom::i64(0));
+                let lt = b.bin(BinOp::Lt, i[0], m);
+                let ok = b.bin(BinOp::LogAnd, ge, lt);
+                vec![b.select(ok, i[0], m).into()]
+            })[0];
+            let (perm, sorted) = sort_by_key(b, keys, m);
+            let svs = b.map_fn(&[perm], |b, j| {
+                vs.iter().map(|v| b.index1(*v, j[0]).into()).collect()
+            });
+            let starts = segment_starts(b, sorted);
+            let before = exclusive_scan(b, op, &svs, n, Some(starts), false);
+            let rsorted = b.reverse(sorted);
+            let rstarts = segment_starts(b, rsorted);
+            let rsvs: Vec<Var> = svs.iter().map(|v| b.reverse(*v)).collect();
+            let after_rev = exclusive_scan(b, op, &rsvs, n, Some(rstarts), true);
+            let rs: Vec<Var> = after_rev.iter().map(|r| b.reverse(*r)).collect();
+            // `dest` and the adjoints get an extra element for the
+            // pseudo-bin: the neutral element, and a zero seed.
+            let dext: Vec<Var> = dest
+                .iter()
+                .zip(&op.neutral)
+                .map(|(d, ne)| append(b, *d, *ne))
+                .collect();
+            let mut largs = vec![sorted];
+            largs.extend(&before);
+            let ls = b.map_fn(&largs, |b, e| {
+                let mut args: Vec<Atom> = dext.iter().map(|d| b.index1(*d, e[0]).into()).collect();
+                args.extend(e[1..].iter().map(|v| Atom::Var(*v)));
+                b.inline(&op.lam, &args)
+            });
+            let seeds: Vec<Seed> = hbars
+                .iter()
+                .zip(&op.neutral)
+                .map(|(h, ne)| match h {
+                    Some(h) => {
+                        let z = zeros_like(b, *ne);
+                        let hext = append(b, *h, z);
+                        let g = b.map_fn(&[sorted], |b, k| vec![b.index1(hext, k[0]).into()]);
+                        Seed::Each(g[0])
+                    }
+                    None => Seed::All(zero_of(b.ty(*ne).elem())),
+                })
+                .collect();
+            let cs = self.context_adjoints(b, op, &ls, &svs, &rs, &seeds)?;
+            // Back to the original order; the pseudo-bin's values are
+            // dropped (index -1).
+            let back = b.map_fn(&[sorted, perm], |b, e| {
+                let out = b.bin(BinOp::Eq, e[0], m);
+                vec![b.select(out, Atom::i64(-1), e[1]).into()]
+            })[0];
+            for (v, c) in vs.iter().zip(cs) {
+                if self.active.contains(v) {
+                    let z = elem_zeros(b, *v);
+                    let vbar = b.scatter(&[z], &[back], &[c])[0];
+                    self.add_adj(b, Atom::Var(*v), Atom::Var(vbar));
+                }
+            }
+        }
+        if dest.iter().any(|d| self.active.contains(d)) {
+            let blanks: Vec<Var> = op.neutral.iter().map(|ne| b.replicate(m, *ne)).collect();
+            let totals = b.hist(op.clone(), &blanks, is, vs);
+            let ls: Vec<Var> = op.neutral.iter().map(|ne| b.replicate(m, *ne)).collect();
+            let seeds: Vec<Seed> = hbars
+                .iter()
+                .zip(&op.neutral)
+                .map(|(h, ne)| match h {
+                    Some(h) => Seed::Each(*h),
+                    None => Seed::All(zero_of(b.ty(*ne).elem())),
+                })
+                .collect();
+            let cs = self.context_adjoints(b, op, &ls, dest, &totals, &seeds)?;
+            for (d, c) in dest.iter().zip(cs) {
+                self.add_adj(b, Atom::Var(*d), Atom::Var(c));
             }
         }
         Ok(())
     }
+}
+
+/// `arr ++ [x]`.
+fn append(b: &mut Builder, arr: Var, x: Atom) -> Var {
+    let t = b.ty(x);
+    let one = b.array_lit(vec![x], t);
+    b.concat(vec![arr, one])
+}
+
+/// Whether each element of a sorted array of keys starts a run of equal
+/// keys.
+fn segment_starts(b: &mut Builder, keys: Var) -> Var {
+    let n = b.size(keys, 0);
+    let is = b.iota(n);
+    b.map_fn(&[is, keys], |b, e| {
+        let first = b.bin(BinOp::Eq, e[0], Atom::i64(0));
+        let prev = b.bin(BinOp::Sub, e[0], Atom::i64(1));
+        let safe = b.bin(BinOp::Max, prev, Atom::i64(0));
+        let pk = b.index1(keys, safe);
+        let new = b.bin(BinOp::Neq, pk, e[1]);
+        vec![b.bin(BinOp::LogOr, first, new).into()]
+    })[0]
 }

@@ -27,6 +27,7 @@ mod map;
 mod reduce;
 mod scan;
 mod scatter;
+mod sort;
 
 use super::deriv::{self, is_float};
 use super::util::{add, deriv_name, sum_outer, zero, zeros_like};

@@ -116,21 +116,60 @@ impl Rev {
         n: Var,
         ybars: &[Atom],
     ) -> RResult<()> {
-        let k = xs.len();
-        let is = b.iota(n);
-        let ls = exclusive_scan(b, op, xs, is, false);
+        let ls = exclusive_scan(b, op, xs, n, None, false);
         let rxs: Vec<Var> = xs.iter().map(|x| b.reverse(*x)).collect();
-        let rs_rev = exclusive_scan(b, op, &rxs, is, true);
+        let rs_rev = exclusive_scan(b, op, &rxs, n, None, true);
         let rs: Vec<Var> = rs_rev.iter().map(|r| b.reverse(*r)).collect();
-        // \l x r -> the adjoint of x in (l ⊙ x) ⊙ r, seeded with ȳ.
+        let seeds: Vec<Seed> = ybars.iter().map(|y| Seed::All(*y)).collect();
+        let contribs = self.context_adjoints(b, op, &ls, xs, &rs, &seeds)?;
+        for (x, c) in xs.iter().zip(contribs) {
+            self.add_adj(b, Atom::Var(*x), c.into());
+        }
+        Ok(())
+    }
+
+    /// The heart of the general rule for `reduce` and `hist`: per element
+    /// `i`, the adjoint of `x` in `lᵢ ⊙ x ⊙ rᵢ` at `x = xsᵢ`, seeded with
+    /// the adjoint of the result, by reverse mode on the operator inlined
+    /// twice. One array per component (zeros for non-float ones).
+    pub(super) fn context_adjoints(
+        &mut self,
+        b: &mut Builder,
+        op: &Operator,
+        ls: &[Var],
+        xs: &[Var],
+        rs: &[Var],
+        seeds: &[Seed],
+    ) -> RResult<Vec<Var>> {
         let tys: Vec<Type> = xs.iter().map(|x| b.vars.ty(*x).peel(1)).collect();
         let lp: Vec<Var> = tys.iter().map(|t| b.fresh("l", *t)).collect();
         let xp: Vec<Var> = tys.iter().map(|t| b.fresh("x", *t)).collect();
         let rp: Vec<Var> = tys.iter().map(|t| b.fresh("r", *t)).collect();
+        // Per-element seeds are mapped over; a common one is used as is.
+        let mut seed_params = Vec::new();
+        let mut seed_args = Vec::new();
+        let seed_atoms: Vec<Atom> = seeds
+            .iter()
+            .map(|s| match s {
+                Seed::All(a) => *a,
+                Seed::Each(arr) => {
+                    let t = b.vars.ty(*arr).peel(1);
+                    let p = b.fresh("s", t);
+                    seed_params.push(p);
+                    seed_args.push(*arr);
+                    Atom::Var(p)
+                }
+            })
+            .collect();
         let mut synth = Builder::new(b.vars);
-        let t = inline_op(&mut synth, op, &lp, &xp);
-        let u = inline_op(&mut synth, op, &t, &rp);
-        let body = synth.finish(u.iter().map(|v| Atom::Var(*v)).collect());
+        let xa: Vec<Atom> = xp.iter().map(|x| Atom::Var(*x)).collect();
+        let mut args: Vec<Atom> = lp.iter().map(|l| Atom::Var(*l)).collect();
+        args.extend(&xa);
+        let t = synth.inline(&op.lam, &args);
+        let mut args = t;
+        args.extend(rp.iter().map(|r| Atom::Var(*r)));
+        let u = synth.inline(&op.lam, &args);
+        let body = synth.finish(u);
         let f = Lambda {
             params: xp.clone(),
             body,
@@ -139,32 +178,39 @@ impl Rev {
         inner.accs = self.accs.clone();
         let mut nb = Builder::new(b.vars);
         inner.forward(&mut nb, &f.body.stms)?;
-        for (res, y) in f.body.result.iter().zip(ybars) {
-            inner.add_adj(&mut nb, *res, *y);
+        for (res, y) in f.body.result.iter().zip(seed_atoms) {
+            inner.add_adj(&mut nb, *res, y);
         }
         inner.reverse(&mut nb, &f.body.stms)?;
-        let out: Vec<Atom> = xp
+        let out: Vec<Atom> = xa
             .iter()
-            .map(|x| inner.adjoint_or_zero(&mut nb, Atom::Var(*x)))
+            .map(|x| inner.adjoint_or_zero(&mut nb, *x))
             .collect();
         let body = nb.finish(out);
         let mut params = lp;
         params.extend(xp);
         params.extend(rp);
-        let mut margs = ls;
-        margs.extend(xs.iter().copied());
+        params.extend(seed_params);
+        let mut margs = ls.to_vec();
+        margs.extend(xs);
         margs.extend(rs);
-        let contribs = b.map(Lambda { params, body }, &margs);
-        for (x, c) in xs.iter().zip(contribs).take(k) {
-            self.add_adj(b, Atom::Var(*x), c.into());
-        }
-        Ok(())
+        margs.extend(seed_args);
+        Ok(b.map(Lambda { params, body }, &margs))
     }
+}
+
+/// What the general rule seeds each component's adjoint with: one value
+/// for all elements (`reduce`), or one per element (`hist`: the adjoint of
+/// its bin).
+#[derive(Clone, Copy)]
+pub(super) enum Seed {
+    All(Atom),
+    Each(Var),
 }
 
 /// Whether the operator is element-wise addition of arrays
 /// (`map2 (+)` nests), whose adjoint rule is a broadcast like `+`.
-fn is_vector_add(op: &Operator) -> bool {
+pub(super) fn is_vector_add(op: &Operator) -> bool {
     fn adds(lam: &Lambda) -> bool {
         match lam.body.stms.as_slice() {
             [
@@ -205,31 +251,18 @@ fn is_vector_add(op: &Operator) -> bool {
         && adds(&op.lam)
 }
 
-/// The operator applied to two groups of values, inlined (a fresh copy).
-fn inline_op(b: &mut Builder, op: &Operator, a: &[Var], x: &[Var]) -> Vec<Var> {
-    let lam = freshen_lambda(&op.lam, b.vars);
-    let k = a.len();
-    for (p, v) in lam.params[..k]
-        .iter()
-        .zip(a)
-        .chain(lam.params[k..].iter().zip(x))
-    {
-        b.push(vec![*p], Exp::Atom(Atom::Var(*v)));
-    }
-    b.stms.extend(lam.body.stms);
-    lam.body
-        .result
-        .iter()
-        .map(|r| match r {
-            Atom::Var(v) => *v,
-            c => b.atom(*c),
-        })
-        .collect()
-}
-
-/// `[ne, s₀, s₁, …, s_{n−2}]` where `s` is the inclusive scan (of the
-/// flipped operator when `flipped`).
-fn exclusive_scan(b: &mut Builder, op: &Operator, xs: &[Var], is: Var, flipped: bool) -> Vec<Var> {
+/// The exclusive scan of the operator (flipped when `flipped`):
+/// `[ne, s₀, s₁, …, s_{n−2}]` with `s` the inclusive scan, or, with
+/// segment-start flags, the same restarted at each segment (a scan over
+/// (flag, value) pairs).
+pub(super) fn exclusive_scan(
+    b: &mut Builder,
+    op: &Operator,
+    xs: &[Var],
+    n: Var,
+    starts: Option<Var>,
+    flipped: bool,
+) -> Vec<Var> {
     let k = xs.len();
     let mut lam = freshen_lambda(&op.lam, b.vars);
     if flipped {
@@ -240,19 +273,53 @@ fn exclusive_scan(b: &mut Builder, op: &Operator, xs: &[Var], is: Var, flipped: 
         neutral: op.neutral.clone(),
         commutative: op.commutative,
     };
-    let sc = b.scan(scan_op, None, xs);
+    let is = b.iota(n);
+    let (sc, firsts) = match starts {
+        None => (b.scan(scan_op, None, xs), Vec::new()),
+        Some(f) => {
+            let seg = segmented(b, &scan_op);
+            let mut args = vec![f];
+            args.extend(xs);
+            (b.scan(seg, None, &args)[1..].to_vec(), vec![f])
+        }
+    };
     let ne = op.neutral.clone();
-    b.map_fn(&[is], |b, i| {
-        let first = b.bin(BinOp::Eq, i[0], Atom::i64(0));
-        let prev = b.bin(BinOp::Sub, i[0], Atom::i64(1));
+    let mut margs = vec![is];
+    margs.extend(firsts);
+    b.map_fn(&margs, |b, e| {
+        let first = match e.get(1) {
+            Some(f) => *f,
+            None => b.bin(BinOp::Eq, e[0], Atom::i64(0)),
+        };
+        let prev = b.bin(BinOp::Sub, e[0], Atom::i64(1));
         let safe = b.bin(BinOp::Max, prev, Atom::i64(0));
         sc.iter()
             .zip(&ne)
-            .map(|(s, e)| {
+            .map(|(s, z)| {
                 let v = b.index(*s, vec![DimIndex::Fix(safe.into())]);
-                b.select(first, *e, v).into()
+                b.select(first, *z, v).into()
             })
             .collect()
+    })
+}
+
+/// The segmented version of an operator, on (flag, value) pairs:
+/// `(f₁, a₁) ⊕ (f₂, a₂) = (f₁ || f₂, if f₂ then a₂ else a₁ ⊙ a₂)`.
+fn segmented(b: &mut Builder, op: &Operator) -> Operator {
+    let mut tys = vec![Type::Prim(PrimType::Bool)];
+    tys.extend(op.neutral.iter().map(|a| a.ty(b.vars)));
+    let mut neutral = vec![Atom::Const(Scalar::Bool(false))];
+    neutral.extend(&op.neutral);
+    b.operator(&tys, neutral, |b, a, x| {
+        let f = b.bin(BinOp::LogOr, a[0], x[0]);
+        let mut args: Vec<Atom> = a[1..].iter().map(|v| Atom::Var(*v)).collect();
+        args.extend(x[1..].iter().map(|v| Atom::Var(*v)));
+        let c = b.inline(&op.lam, &args);
+        let mut out = vec![Atom::Var(f)];
+        for (c, x2) in c.into_iter().zip(&x[1..]) {
+            out.push(b.select(x[0], *x2, c).into());
+        }
+        out
     })
 }
 

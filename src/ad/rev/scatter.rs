@@ -39,7 +39,7 @@ impl Rev {
 }
 
 /// An array of zeros shaped like `vs` (one zero element per value).
-fn elem_zeros(b: &mut Builder, vs: Var) -> Var {
+pub(super) fn elem_zeros(b: &mut Builder, vs: Var) -> Var {
     match zeros_like(b, Atom::Var(vs)) {
         Atom::Var(z) => z,
         c => b.atom(c),
