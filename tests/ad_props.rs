@@ -2,9 +2,10 @@
 //! smooth functions, map, reduce (+, *, a general operator), scan (+, *,
 //! over pairs), reduce and scan whose operator reads a differentiated
 //! value, if, for, while and strip-mined loops, `with_vjp`, indexing,
-//! gathers, hist (+, a general operator, a tuple operator), scatter,
-//! implicit maps) pass the checks of `common_ad`: `vjp` and `jvp` against
-//! finite differences and the dot-product test.
+//! gathers, hist (+, a general operator, a tuple operator, one reading a
+//! differentiated value), scatter, implicit maps) pass the checks of
+//! `common_ad`: `vjp` and `jvp` against finite differences and the
+//! dot-product test.
 //!
 //! Programs stay smooth near the sample point: divisions and logarithms
 //! are of positive expressions, and branches test only the parameters
@@ -207,6 +208,14 @@ fn array(env: &Env, d: u32) -> BoxedStrategy<String> {
         1 => a().prop_map(|p| {
             format!(
                 "hist (\\u v -> u + v + u * v) 0 n (map (\\i -> (n - 2 - i) / 2) (iota n)) {}",
+                paren(&p)
+            )
+        }),
+        // An operator reading a differentiated value (a segmented scan).
+        1 => (s(), a()).prop_map(|(c, p)| {
+            format!(
+                "hist (\\u v -> u + v + 0.25 * f64.tanh {} * u * v) 0 n (map (\\i -> (n - 2 - i) / 2) (iota n)) {}",
+                paren(&c),
                 paren(&p)
             )
         }),

@@ -333,6 +333,11 @@ fn cse_key(e: &Exp) -> Option<String> {
         let args: Vec<String> = args.iter().map(|v| format!("v{}", v.0)).collect();
         return Some(format!("map({})[{}]", lambda_key(lam)?, args.join(",")));
     }
+    // Arrays are values (an update consumes its operand only at its last
+    // use), so equal `iota`s can share one array.
+    if let Exp::Iota(n) = e {
+        return Some(format!("iota({})", atom_key(n)));
+    }
     scalar_key(e, &atom_key)
 }
 

@@ -64,12 +64,13 @@ pub(super) fn grad(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Resul
         return Err(r.report(&not_scalar(&e, &result), sink));
     };
     // An argument counts as typed by the function's parameter where that
-    // is fixed: a literal `2` passed for an `i32` is an integer.
+    // is fixed: a literal `2` passed for an `i32` is an integer, and an
+    // empty `[]` passed for a `[]f64` is floats.
     let (params, _) = arrows(&defaulted(&r.checked(head, sink)?.scheme));
     for (i, a) in args.iter().enumerate() {
         let own = defaulted(&r.checked(a, sink)?.scheme);
         let t = match params.get(i) {
-            Some(p) if !all_float(p) && all_float(&own) => p.clone(),
+            Some(p) if all_float(p) != all_float(&own) => p.clone(),
             _ => own,
         };
         if !all_float(&t) {

@@ -1,7 +1,8 @@
 -- Reverse-mode AD of `hist`/`reduce_by_index` by the general rule (thesis
 -- 3.4.2): operators other than +, *, min and max on scalars, tuples (with
 -- an integer component, which gets no adjoint) and rows, and the rule for
--- rows with element-wise `+`. Bin 0 gets three values, bin 1 one, bin 2
+-- rows with element-wise `+`; operators that read a differentiated
+-- variable (`f_hist_free`, `f_rbi_free*`). Bin 0 gets three values, bin 1 one, bin 2
 -- two and bin 3 none; indices 7 and -1 are out of range, so their values
 -- are ignored and get no adjoint.
 -- ==
@@ -130,3 +131,37 @@ entry f_rbi_rows_mul [d] (dest: [4][d]f64) (vs: [8][d]f64) : [4][d]f64 =
 
 entry vjp_rbi_rows_mul [d] (dest: [4][d]f64) (vs: [8][d]f64) =
   vjp (\(dest, vs) -> f_rbi_rows_mul dest vs) (dest, vs) (replicate 4 (replicate d 1))
+
+-- ==
+-- entry: f_hist_free
+-- input { 0.5 [1.0, 2.0, 3.0, 4.0] }
+-- output { [5.5, 2.0, 4.0] }
+
+-- ==
+-- entry: f_rbi_free
+-- input { 0.5 [1.0, 0.5, 2.0] [1.0, 2.0, 3.0, 4.0, 0.5, 0.25] }
+
+-- ==
+-- entry: vjp_rbi_free
+-- input { 0.5 [1.0, 0.5, 2.0] [1.0, 2.0, 3.0, 4.0, 0.5, 0.25] }
+-- output { 15.5625 [4.21875, 2.0, 1.25] [4.21875, 1.25, 2.53125, 0.0, 2.0, 5.625] }
+
+-- ==
+-- entry: f_rbi_free_pair
+-- input { 0.5 [1.0, 2.0, 0.5, 1.5] [0.5, 1.0, 2.0, -1.0] }
+
+-- Operators that read the differentiated `c` (associative for every c:
+-- 1 + c·(a ⊙ b) = (1 + c·a)(1 + c·b)), reversed as segmented scans.
+entry f_hist_free (c: f64) (vs: []f64) : []f64 =
+  hist (\a b -> a + b + c * a * b) 0 3 [0, 1, 0, 2] vs
+
+entry f_rbi_free (c: f64) (d: []f64) (vs: []f64) : []f64 =
+  reduce_by_index (copy d) (\a b -> a + b + c * a * b) 0 [0, 1, 0, 7, 2, 0] vs
+
+entry vjp_rbi_free (c: f64) (d: []f64) (vs: []f64) =
+  vjp (\(c, d, vs) -> f64.sum (f_rbi_free c d vs)) (c, d, vs) 1
+
+entry f_rbi_free_pair (c: f64) (as: []f64) (bs: []f64) : ([]f64, []f64) =
+  unzip (reduce_by_index (replicate 2 (0, 1))
+                         (\(a1, b1) (a2, b2) -> (a1 + a2 + c * a1 * a2, b1 * b2)) (0, 1)
+                         [1, 0, 1, -1] (zip as bs))

@@ -167,3 +167,15 @@ entry f_scatter (dest: []f64) (vs: []f64) : []f64 =
 
 entry vjp_scatter (dest: []f64) (vs: []f64) =
   vjp (\(dest, vs) -> f_scatter dest vs) (dest, vs) [1, 2, 3, 4, 5]
+
+-- ==
+-- entry: vjp_no_bins
+-- input { [1.0, 2.0] }
+-- output { [0.0, 0.0] [0.0, 0.0] [0.0, 0.0] [0.0, 0.0] }
+
+-- With no bins (or an empty destination) every value is ignored.
+entry vjp_no_bins (vs: []f64) =
+  ( vjp (\vs -> f64.sum (hist (+) 0 0 [0, 1] vs)) vs 1
+  , vjp (\vs -> f64.sum (hist (*) 1 0 [0, 1] vs)) vs 1
+  , vjp (\vs -> f64.sum (hist f64.max 0 0 [0, 1] vs)) vs 1
+  , vjp (\vs -> f64.sum (scatter (replicate 0 0.0) [0, 1] vs)) vs 1 )

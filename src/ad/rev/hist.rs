@@ -47,10 +47,7 @@ impl Rev {
             return Ok(());
         }
         if free_active {
-            return Err(unsupported(
-                "a `reduce_by_index` whose operator uses a differentiated variable",
-                s.span,
-            ));
+            return self.hist_as_scan(b, s, op, dest, is, vs);
         }
         if is_vector_add(op) {
             let hbar = self.adjoint_var(b, s.pat[0]);
@@ -254,6 +251,136 @@ impl Rev {
             for (d, c) in dest.iter().zip(cs) {
                 self.add_adj(b, Atom::Var(*d), Atom::Var(c));
             }
+        }
+        Ok(())
+    }
+}
+
+impl Rev {
+    /// A histogram whose operator reads a differentiated variable, as a
+    /// segmented scan: `dest` and the values, sorted stably by bin (each
+    /// bin's `dest` element first), scanned with the operator restarting at
+    /// each bin, bin `b`'s result being the last element of its segment.
+    /// The scan rule then reverses every step, the operator's reads of the
+    /// variable included.
+    fn hist_as_scan(
+        &mut self,
+        b: &mut Builder,
+        s: &Stm,
+        op: &Operator,
+        dest: &[Var],
+        is: Var,
+        vs: &[Var],
+    ) -> RResult<()> {
+        if vs.iter().any(|v| b.vars.ty(*v).rank() != 1) {
+            return Err(unsupported(
+                "a `reduce_by_index` over rows whose operator uses a differentiated variable",
+                s.span,
+            ));
+        }
+        let m = b.size(dest[0], 0);
+        let dkeys = b.iota(m);
+        let vkeys = b.map_fn(&[is], |b, i| {
+            let ge = b.bin(BinOp::Ge, i[0], Atom::i64(0));
+            let lt = b.bin(BinOp::Lt, i[0], m);
+            let ok = b.bin(BinOp::LogAnd, ge, lt);
+            vec![b.select(ok, i[0], m).into()]
+        })[0];
+        let keys = b.concat(vec![dkeys, vkeys]);
+        let (perm, sorted) = sort_by_key(b, keys, m);
+        let all: Vec<Var> = dest
+            .iter()
+            .zip(vs)
+            .map(|(d, v)| b.concat(vec![*d, *v]))
+            .collect();
+        let sorted_elems = b.map_fn(&[perm], |b, j| {
+            all.iter().map(|a| b.index1(*a, j[0]).into()).collect()
+        });
+        let starts = segment_starts(b, sorted);
+        let tys: Vec<Type> = std::iter::once(Type::Prim(PrimType::Bool))
+            .chain(vs.iter().map(|v| b.vars.ty(*v).peel(1)))
+            .collect();
+        let mut neutral = vec![Atom::Const(Scalar::Bool(false))];
+        neutral.extend(op.neutral.iter().copied());
+        let segmented = b.operator(&tys, neutral, |b, l, r| {
+            let flag = b.bin(BinOp::LogOr, l[0], r[0]);
+            let mut args: Vec<Atom> = l[1..].iter().map(|v| Atom::Var(*v)).collect();
+            args.extend(r[1..].iter().map(|v| Atom::Var(*v)));
+            let vals = b.if_(
+                r[0],
+                |_| r[1..].iter().map(|v| Atom::Var(*v)).collect(),
+                |b| b.inline(&op.lam, &args),
+            );
+            std::iter::once(Atom::Var(flag))
+                .chain(vals.into_iter().map(Atom::Var))
+                .collect()
+        });
+        self.mark_active(b.vars, &segmented.lam);
+        let mut xs = vec![starts];
+        xs.extend(&sorted_elems);
+        let ys = b.scan(segmented.clone(), None, &xs);
+        // Each bin's adjoint seeds the last element of its segment.
+        let total = b.size(sorted, 0);
+        let last = b.bin(BinOp::Sub, total, Atom::i64(1));
+        let positions = b.iota(total);
+        let ends = b.map_fn(&[positions], |b, p| {
+            let at_end = b.bin(BinOp::Eq, p[0], last);
+            let next = b.bin(BinOp::Add, p[0], Atom::i64(1));
+            let safe = b.bin(BinOp::Min, next, last);
+            let here = b.index1(sorted, p[0]);
+            let after = b.index1(sorted, safe);
+            let differs = b.bin(BinOp::Neq, here, after);
+            let end = b.bin(BinOp::LogOr, at_end, differs);
+            let real = b.bin(BinOp::Lt, here, m);
+            let seeded = b.bin(BinOp::LogAnd, end, real);
+            let bin = b.select(real, here, Atom::i64(0));
+            vec![seeded.into(), bin.into()]
+        });
+        for (y, h) in ys[1..].iter().zip(&s.pat) {
+            if !is_float(b.vars.ty(*y)) || self.adjoint(*h).is_none() {
+                continue;
+            }
+            let hbar = self.adjoint_var(b, *h);
+            let z = zero_of(b.vars.ty(*y).elem());
+            let seed = b.map_fn(&ends, |b, e| {
+                let g = b.index1(hbar, e[1]);
+                vec![b.select(e[0], g, z).into()]
+            })[0];
+            self.adj.insert(*y, Atom::Var(seed));
+        }
+        for e in &sorted_elems {
+            if is_float(b.vars.ty(*e)) {
+                self.active.insert(*e);
+            }
+        }
+        self.scan_adjoint(b, s.span, &segmented, &xs, &ys)?;
+        // Back to the original order, then split into `dest` and values.
+        for ((e, d), v) in sorted_elems.iter().zip(dest).zip(vs) {
+            let Some(ebar) = self.adjoint(*e) else {
+                continue;
+            };
+            let ebar = match ebar {
+                Atom::Var(x) => x,
+                c => b.atom(c),
+            };
+            let z = elem_zeros(b, *e);
+            let back = b.scatter(&[z], &[perm], &[ebar])[0];
+            let n = b.size(*v, 0);
+            let end = b.bin(BinOp::Add, m, n);
+            let part = |b: &mut Builder, from: Atom, to: Atom| {
+                b.index(
+                    back,
+                    vec![DimIndex::Slice {
+                        start: Some(from),
+                        end: Some(to),
+                        stride: None,
+                    }],
+                )
+            };
+            let dbar = part(b, Atom::i64(0), m.into());
+            let vbar = part(b, m.into(), end.into());
+            self.add_adj(b, Atom::Var(*d), Atom::Var(dbar));
+            self.add_adj(b, Atom::Var(*v), Atom::Var(vbar));
         }
         Ok(())
     }

@@ -200,6 +200,23 @@ impl Rev {
         }
     }
 
+    /// Marks a lambda built during differentiation: its float parameters,
+    /// and what depends on them or on active free variables.
+    fn mark_active(&mut self, vars: &Vars, lam: &Lambda) {
+        for p in &lam.params {
+            if differentiable(vars.ty(*p)) {
+                self.active.insert(*p);
+            }
+        }
+        loop {
+            let before = self.active.len();
+            mark_body(vars, &lam.body, &mut self.active);
+            if self.active.len() == before {
+                return;
+            }
+        }
+    }
+
     fn is_active(&self, a: Atom) -> bool {
         matches!(a, Atom::Var(v) if self.active.contains(&v))
     }

@@ -58,49 +58,76 @@ pub(super) fn gather_guarded(b: &mut Builder, arr: Var, indices: &[Var], like: V
     let row_dims: Vec<Var> = (rank..b.vars.ty(arr).rank())
         .map(|d| b.size(arr, d))
         .collect();
-    b.map_fn(indices, |b, is| {
-        let mut ok: Option<Var> = None;
-        for (i, n) in is.iter().zip(&dims) {
-            let ge = b.bin(BinOp::Ge, *i, Atom::i64(0));
-            let lt = b.bin(BinOp::Lt, *i, *n);
-            let both = b.bin(BinOp::LogAnd, ge, lt);
-            ok = Some(match ok {
-                None => both,
-                Some(prev) => b.bin(BinOp::LogAnd, prev, both),
-            });
-        }
-        let ok = ok.expect("at least one index");
-        match elem_like {
-            // Scalars: read a safe index and select (cheap in bulk).
-            Type::Prim(_) => {
-                let safe: Vec<DimIndex> = is
-                    .iter()
-                    .map(|i| DimIndex::Fix(b.select(ok, *i, Atom::i64(0)).into()))
-                    .collect();
-                let got = b.index(arr, safe);
-                vec![
-                    b.select(ok, got, Atom::Const(crate::prim::Scalar::zero(p)))
-                        .into(),
-                ]
+    let gather = |b: &mut Builder| {
+        b.map_fn(indices, |b, is| {
+            let mut ok: Option<Var> = None;
+            for (i, n) in is.iter().zip(&dims) {
+                let ge = b.bin(BinOp::Ge, *i, Atom::i64(0));
+                let lt = b.bin(BinOp::Lt, *i, *n);
+                let both = b.bin(BinOp::LogAnd, ge, lt);
+                ok = Some(match ok {
+                    None => both,
+                    Some(prev) => b.bin(BinOp::LogAnd, prev, both),
+                });
             }
-            _ => {
-                let fixed: Vec<DimIndex> =
-                    is.iter().map(|i| DimIndex::Fix(Atom::Var(*i))).collect();
-                b.if_(
-                    ok,
-                    |b| vec![b.index(arr, fixed).into()],
-                    |b| {
-                        let mut z = Atom::Const(crate::prim::Scalar::zero(p));
-                        for d in row_dims.iter().rev() {
-                            z = b.replicate(*d, z).into();
-                        }
-                        vec![z]
-                    },
-                )
-                .into_iter()
-                .map(Atom::Var)
-                .collect()
+            let ok = ok.expect("at least one index");
+            match elem_like {
+                // Scalars: read a safe index and select (cheap in bulk).
+                Type::Prim(_) => {
+                    let safe: Vec<DimIndex> = is
+                        .iter()
+                        .map(|i| DimIndex::Fix(b.select(ok, *i, Atom::i64(0)).into()))
+                        .collect();
+                    let got = b.index(arr, safe);
+                    vec![
+                        b.select(ok, got, Atom::Const(crate::prim::Scalar::zero(p)))
+                            .into(),
+                    ]
+                }
+                _ => {
+                    let fixed: Vec<DimIndex> =
+                        is.iter().map(|i| DimIndex::Fix(Atom::Var(*i))).collect();
+                    b.if_(
+                        ok,
+                        |b| vec![b.index(arr, fixed).into()],
+                        |b| {
+                            let mut z = Atom::Const(crate::prim::Scalar::zero(p));
+                            for d in row_dims.iter().rev() {
+                                z = b.replicate(*d, z).into();
+                            }
+                            vec![z]
+                        },
+                    )
+                    .into_iter()
+                    .map(Atom::Var)
+                    .collect()
+                }
             }
-        }
-    })[0]
+        })[0]
+    };
+    if !matches!(elem_like, Type::Prim(_)) {
+        return gather(b);
+    }
+    // The scalar gather reads index 0 for ignored values: only when `arr`
+    // has an element; otherwise every value is ignored.
+    let mut nonempty: Option<Var> = None;
+    for n in &dims {
+        let pos = b.bin(BinOp::Gt, *n, Atom::i64(0));
+        nonempty = Some(match nonempty {
+            None => pos,
+            Some(prev) => b.bin(BinOp::LogAnd, prev, pos),
+        });
+    }
+    let nonempty = nonempty.expect("at least one index");
+    b.if_(
+        nonempty,
+        |b| vec![Atom::Var(gather(b))],
+        |b| {
+            let m = b.size(like, 0);
+            vec![
+                b.replicate(m, Atom::Const(crate::prim::Scalar::zero(p)))
+                    .into(),
+            ]
+        },
+    )[0]
 }
