@@ -87,6 +87,10 @@
 -- entry: f_scan_matmul_free
 -- input { 0.5 [[[1.0, 2.0], [3.0, 4.0]], [[0.5, 0.0], [1.0, 1.0]], [[0.0, 1.0], [-1.0, 0.5]]] }
 
+-- ==
+-- entry: f_reduce_matmul_free
+-- input { 0.5 [[[1.0, 2.0], [3.0, 4.0]], [[0.5, 0.0], [1.0, 1.0]], [[0.0, 1.0], [-1.0, 0.5]]] }
+
 -- ys₀ = b₀, ysᵢ = ysᵢ₋₁·aᵢ + bᵢ: the second component of the scan of
 -- (a₁, b₁) ⊙ (a₂, b₂) = (a₁a₂, b₁a₂ + b₂).
 entry f_linrec (as: []f64) (bs: []f64) : []f64 =
@@ -149,3 +153,6 @@ entry vjp_scan_matmul [n] (ms: [n][2][2]f64) =
 -- element S⁻¹, and reads c.
 entry f_scan_matmul_free (c: f64) (ms: [][2][2]f64) : [][2][2]f64 =
   scan (\a b -> matmul (matmul a [[1, c], [0, 1]]) b) [[1, -c], [0, 1]] ms
+
+entry f_reduce_matmul_free (c: f64) (ms: [][2][2]f64) : [2][2]f64 =
+  reduce (\a b -> matmul (matmul a [[1, c], [0, 1]]) b) [[1, -c], [0, 1]] ms

@@ -7,7 +7,7 @@
 
 use super::{RResult, Rev, activity, unsupported};
 use crate::ad::deriv::is_float;
-use crate::ad::util::zero;
+use crate::ad::util::{zero, zeros_like};
 use crate::core::build::Builder;
 use crate::core::ir::*;
 use crate::core::pretty::is_simple_binop;
@@ -83,25 +83,23 @@ impl Rev {
         op: &Operator,
         args: &[Var],
     ) -> RResult<()> {
-        if args.iter().any(|a| b.vars.ty(*a).rank() != 1) {
-            return Err(unsupported(
-                "a `reduce` over arrays whose operator uses a differentiated variable",
-                s.span,
-            ));
-        }
         let ys = b.scan(op.clone(), None, args);
         let n = b.size(args[0], 0);
-        let is = b.iota(n);
         let last = b.bin(BinOp::Sub, n, Atom::i64(1));
+        let nonempty = b.bin(BinOp::Gt, n, Atom::i64(0));
         for (y, r) in ys.iter().zip(&s.pat) {
             let Some(rbar) = self.adjoint(*r) else {
                 continue;
             };
-            let z = zero(b.vars.ty(*y).elem());
-            let seed = b.map_fn(&[is], |b, i| {
-                let at = b.bin(BinOp::Eq, i[0], last);
-                vec![b.select(at, rbar, z).into()]
-            })[0];
+            let z = zeros_like(b, Atom::Var(*y));
+            let seed = b.if_(
+                nonempty,
+                |b| {
+                    let zv = b.atom(z);
+                    vec![b.update(zv, vec![DimIndex::Fix(last.into())], rbar).into()]
+                },
+                |_| vec![z],
+            )[0];
             self.adj.insert(*y, Atom::Var(seed));
         }
         self.scan_adjoint(b, s.span, op, args, &ys)
