@@ -1294,7 +1294,9 @@ impl<'p> Interp<'p> {
         body: &Body,
     ) -> R<Option<Vec<LVal>>> {
         let fl = flags(active)?;
-        if !fl.iter().any(|&b| b) {
+        // Inside a map over an empty array there are no lanes, even where
+        // the condition only varies over the enclosing ones.
+        if !fl.iter().any(|&b| b) || self.lanes.contains(&0) {
             return Ok(None);
         }
         if fl.iter().all(|&b| b) {

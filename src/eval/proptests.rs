@@ -481,3 +481,11 @@ fn bulk_agrees_on_long_inputs() {
         let _ = run(&program(seed * 7919), inputs(seed, 5000, 4, 3));
     }
 }
+
+#[test]
+fn bulk_loops_end_in_maps_over_empty_arrays() {
+    // A `while` loop in a map over the empty `small_f` whose condition
+    // varies only over the enclosing map's lanes once looped forever.
+    let seed = 16546958893370332441;
+    let _ = run(&program(seed), inputs(seed, 25, 5, 0));
+}

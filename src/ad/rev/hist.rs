@@ -26,7 +26,6 @@ use crate::ad::util::{zero as zero_of, zeros_like};
 use crate::core::build::Builder;
 use crate::core::ir::*;
 use crate::core::pretty::is_simple_binop;
-use crate::core::visit::free_in_lambda;
 use crate::prim::{BinOp, PrimType, Scalar};
 
 impl Rev {
@@ -40,9 +39,7 @@ impl Rev {
         vs: &[Var],
     ) -> RResult<()> {
         let any_active = dest.iter().chain(vs).any(|v| self.active.contains(v));
-        let free_active = free_in_lambda(&op.lam)
-            .iter()
-            .any(|v| self.active.contains(v));
+        let free_active = self.reads_active(op);
         if !any_active && !free_active {
             return Ok(());
         }
