@@ -5,12 +5,14 @@
 //!   `m = ⌈n^(1/k)⌉`, reversing the nest checkpoints `k·m` values instead of
 //!   `n`, for at most `k + 1` executions of the body;
 //! - a `scan` whose operator works element-wise on arrays is interchanged
-//!   into a map of scalar scans over the transposed input (thesis 3.4.3).
+//!   into a map of scalar scans over the transposed input (thesis 3.4.3);
+//!   so is a `reduce_by_index` over rows whose element-wise operator reads
+//!   free variables, so that the scalar rule reverses those reads.
 
 use crate::core::build::Builder;
 use crate::core::ir::*;
 use crate::core::pretty::is_simple_binop;
-use crate::core::visit::{nested_mut, rename_body};
+use crate::core::visit::{free_in_lambda, freshen_lambda, nested_mut, rename_body};
 use crate::prim::{BinOp, PrimType, Scalar, UnOp};
 use std::collections::HashMap;
 
@@ -71,6 +73,22 @@ fn prepare_body(vars: &mut Vars, body: Body) -> Body {
                         pre: None,
                         args,
                     });
+                b.push(s.pat, exp);
+            }
+            Exp::Hist {
+                op,
+                dest,
+                indices,
+                values,
+            } => {
+                let exp = interchange_hist(&mut b, op, dest, indices, values).unwrap_or_else(
+                    |(op, dest, values)| Exp::Hist {
+                        op,
+                        dest,
+                        indices,
+                        values,
+                    },
+                );
                 b.push(s.pat, exp);
             }
             Exp::Loop {
@@ -207,6 +225,53 @@ fn interchange_scan(
     let cols = b.map_fn(&[t, *ne], |b, ps| {
         let scalar = b.binop_operator(bop, p, Atom::Var(ps[1]));
         vec![b.scan(scalar, None, &[ps[0]])[0].into()]
+    })[0];
+    Ok(Exp::Rearrange(vec![1, 0], cols))
+}
+
+/// `reduce_by_index dest (map2 f) ne is vss` with `f` reading free
+/// variables ⇒ `transpose (map3 (\dcol vcol e -> reduce_by_index dcol f e
+/// is vcol) (transpose dest) (transpose vss) ne)`; returns the operator and
+/// arrays back otherwise.
+fn interchange_hist(
+    b: &mut Builder,
+    op: Operator,
+    dest: Vec<Var>,
+    indices: Var,
+    values: Vec<Var>,
+) -> Result<Exp, (Operator, Vec<Var>, Vec<Var>)> {
+    let inner = match (op.lam.body.stms.as_slice(), op.neutral.as_slice()) {
+        (
+            [
+                Stm {
+                    exp: Exp::Map { lam, args: margs },
+                    pat,
+                    ..
+                },
+            ],
+            [Atom::Var(ne)],
+        ) if margs == &op.lam.params
+            && op.lam.body.result == [Atom::Var(pat[0])]
+            && values.len() == 1
+            && b.vars.ty(values[0]).rank() == 2
+            && !free_in_lambda(lam).is_empty() =>
+        {
+            Some((lam.clone(), *ne))
+        }
+        _ => None,
+    };
+    let Some((lam, ne)) = inner else {
+        return Err((op, dest, values));
+    };
+    let dt = b.rearrange(vec![1, 0], dest[0]);
+    let vt = b.rearrange(vec![1, 0], values[0]);
+    let cols = b.map_fn(&[dt, vt, ne], |b, ps| {
+        let scalar = Operator {
+            lam: freshen_lambda(&lam, b.vars),
+            neutral: vec![Atom::Var(ps[2])],
+            commutative: op.commutative,
+        };
+        vec![b.hist(scalar, &[ps[0]], indices, &[ps[1]])[0].into()]
     })[0];
     Ok(Exp::Rearrange(vec![1, 0], cols))
 }

@@ -165,3 +165,13 @@ entry f_rbi_free_pair (c: f64) (as: []f64) (bs: []f64) : ([]f64, []f64) =
   unzip (reduce_by_index (replicate 2 (0, 1))
                          (\(a1, b1) (a2, b2) -> (a1 + a2 + c * a1 * a2, b1 * b2)) (0, 1)
                          [1, 0, 1, -1] (zip as bs))
+
+-- ==
+-- entry: f_hist_rows_free
+-- input { 0.5 [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [0.5, 0.25]] }
+-- output { [[8.5, 14.0], [3.0, 4.0]] }
+
+-- Rows with an element-wise operator that reads `c`: interchanged into a
+-- map of scalar histograms over the columns before AD.
+entry f_hist_rows_free (c: f64) (vss: [][]f64) : [][]f64 =
+  hist (map2 (\a b -> a + b + c * a * b)) (replicate 2 0) 2 [0, 1, 0, 5] vss

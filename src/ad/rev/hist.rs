@@ -15,6 +15,11 @@
 //! the contexts are segmented exclusive scans. `dest[b]` gets the adjoint
 //! of `d` in `d ⊙ total_b`, with `total_b` the bin's values reduced alone.
 //!
+//! An operator that reads a differentiated variable makes every application
+//! matter: `dest` and the values, sorted by bin together, become a
+//! segmented scan, reversed by the scan rule (element-wise operators on
+//! rows were interchanged into scalar histograms before AD).
+//!
 //! Values whose index is out of range were ignored and get no adjoint.
 
 use super::reduce::{Seed, exclusive_scan, is_vector_add};
@@ -271,7 +276,7 @@ impl Rev {
     ) -> RResult<()> {
         if vs.iter().any(|v| b.vars.ty(*v).rank() != 1) {
             return Err(unsupported(
-                "a `reduce_by_index` over rows whose operator uses a differentiated variable",
+                "a `reduce_by_index` of arrays whose operator is not element-wise and uses a differentiated variable",
                 s.span,
             ));
         }
