@@ -177,13 +177,7 @@ impl Rev {
             .collect();
         if vs.iter().any(|v| self.active.contains(v)) {
             let n = b.size(is, 0);
-            // Out-of-range values go to a pseudo-bin `m`, sorted last.
-            let keys = b.map_fn(&[is], |b, i| {
-                let ge = b.bin(BinOp::Ge, i[0], Atom::i64(0));
-                let lt = b.bin(BinOp::Lt, i[0], m);
-                let ok = b.bin(BinOp::LogAnd, ge, lt);
-                vec![b.select(ok, i[0], m).into()]
-            })[0];
+            let keys = bin_keys(b, is, m);
             let (perm, sorted) = sort_by_key(b, keys, m);
             let svs = b.map_fn(&[perm], |b, j| {
                 vs.iter().map(|v| b.index1(*v, j[0]).into()).collect()
@@ -282,12 +276,7 @@ impl Rev {
         }
         let m = b.size(dest[0], 0);
         let dkeys = b.iota(m);
-        let vkeys = b.map_fn(&[is], |b, i| {
-            let ge = b.bin(BinOp::Ge, i[0], Atom::i64(0));
-            let lt = b.bin(BinOp::Lt, i[0], m);
-            let ok = b.bin(BinOp::LogAnd, ge, lt);
-            vec![b.select(ok, i[0], m).into()]
-        })[0];
+        let vkeys = bin_keys(b, is, m);
         let keys = b.concat(vec![dkeys, vkeys]);
         let (perm, sorted) = sort_by_key(b, keys, m);
         let all: Vec<Var> = dest
@@ -358,13 +347,10 @@ impl Rev {
         self.scan_adjoint(b, s.span, &segmented, &xs, &ys)?;
         // Back to the original order, then split into `dest` and values.
         for ((e, d), v) in sorted_elems.iter().zip(dest).zip(vs) {
-            let Some(ebar) = self.adjoint(*e) else {
+            if self.adjoint(*e).is_none() {
                 continue;
-            };
-            let ebar = match ebar {
-                Atom::Var(x) => x,
-                c => b.atom(c),
-            };
+            }
+            let ebar = self.adjoint_var(b, *e);
             let z = elem_zeros(b, *e);
             let back = b.scatter(&[z], &[perm], &[ebar])[0];
             let n = b.size(*v, 0);
@@ -386,6 +372,17 @@ impl Rev {
         }
         Ok(())
     }
+}
+
+/// The sort key of each value: its bin, or the pseudo-bin `m` (sorted
+/// last) where its index is out of range.
+fn bin_keys(b: &mut Builder, is: Var, m: Var) -> Var {
+    b.map_fn(&[is], |b, i| {
+        let ge = b.bin(BinOp::Ge, i[0], Atom::i64(0));
+        let lt = b.bin(BinOp::Lt, i[0], m);
+        let ok = b.bin(BinOp::LogAnd, ge, lt);
+        vec![b.select(ok, i[0], m).into()]
+    })[0]
 }
 
 /// `arr ++ [x]`.
