@@ -1,215 +1,506 @@
-//! Generic traversals of the core IR: the variables an expression uses,
-//! the variables it binds, and renaming.
+//! The one traversal of the core IR (in the manner of Futhark's
+//! `walkExpM`/`mapExpM`), and the generic passes built on it: free
+//! variables, renaming, freshening.
+//!
+//! [`walk_exp`] (read-only, a [`Walker`]) and [`map_exp`] (rewriting, a
+//! [`Mapper`]) visit the parts of one expression, without recursing:
+//! 1. its operands — every atom and variable it reads directly, dimension
+//!    indices included — each with its [`Use`] (read, or consumed);
+//! 2. for each nested scope in turn (a lambda, a loop, a branch): the
+//!    variables the scope binds, each once, and then its bodies, each with
+//!    a [`Scope`] saying its [`Role`], the binders it sees, and for a lambda
+//!    applied to array elements, those arrays.
+//!
+//! The `match` over every `Exp` variant is written here once (both
+//! traversals are instances of one macro), so a new variant is a compile
+//! error here and nowhere else that asks for the parts of an expression:
+//! liveness, free variables, renaming, the checker, the simplifier and AD
+//! all see its operands and bodies through these functions.
 
 use super::ir::*;
 use std::collections::{HashMap, HashSet};
 
-/// Calls `f` on every atom an expression reads directly (not inside its
-/// nested bodies and lambdas).
-pub fn own_atoms(e: &Exp, f: &mut impl FnMut(&Atom)) {
-    let var = |v: &Var, f: &mut dyn FnMut(&Atom)| f(&Atom::Var(*v));
-    let dims = |ds: &[DimIndex], f: &mut dyn FnMut(&Atom)| {
-        for d in ds {
-            match d {
-                DimIndex::Fix(a) => f(a),
-                DimIndex::Slice { start, end, stride } => {
-                    for a in [start, end, stride].into_iter().flatten() {
-                        f(a);
+/// Where a nested body sits in its expression: how often it runs and what
+/// its binders are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// The `then` branch of an `if`.
+    Then,
+    /// The `else` branch of an `if`.
+    Else,
+    /// The condition of a `while` loop, run before every iteration; binds
+    /// the loop parameters.
+    LoopCond,
+    /// The body of a loop; binds the loop parameters, and the index of a
+    /// `for` loop.
+    LoopBody,
+    /// The lambda of a `map`, applied to the arrays' elements.
+    MapLambda,
+    /// The fused map of a `reduce` or `scan`, applied to the arrays'
+    /// elements before the operator.
+    PreMap,
+    /// The operator of a `reduce`, `scan` or `hist`.
+    Operator,
+    /// The function a `jvp` differentiates.
+    Jvp,
+    /// The function a `vjp` differentiates.
+    Vjp,
+    /// The primal function of a `with_vjp`.
+    WithVjpPrimal,
+    /// The user's adjoint of a `with_vjp` (run only by reverse mode).
+    WithVjpAdjoint,
+    /// The lambda of a `withacc`, run once; binds the accumulators.
+    WithAcc,
+}
+
+/// How an expression uses an operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Use {
+    Read,
+    /// Consumed: updated in place when unshared (the array of a `with`, the
+    /// destinations of `scatter`, `hist` and `withacc`, loop initialisers)
+    /// or threaded on (an accumulator); not to be read afterwards.
+    Consume,
+}
+
+/// The variables a nested body sees bound on entry.
+#[derive(Clone, Copy, Debug)]
+pub enum Binders<'a> {
+    None,
+    /// Lambda parameters.
+    Params(&'a [Var]),
+    /// Loop parameters, and the index of a `for` loop (in its body only).
+    Loop {
+        params: &'a [(Var, Atom)],
+        index: Option<Var>,
+    },
+}
+
+impl<'a> Binders<'a> {
+    pub fn iter(self) -> impl Iterator<Item = Var> + 'a {
+        let (params, loop_params, index): (&'a [Var], &'a [(Var, Atom)], Option<Var>) = match self
+        {
+            Binders::None => (&[], &[], None),
+            Binders::Params(ps) => (ps, &[], None),
+            Binders::Loop { params, index } => (&[], params, index),
+        };
+        params
+            .iter()
+            .copied()
+            .chain(loop_params.iter().map(|(p, _)| *p))
+            .chain(index)
+    }
+
+    pub fn contains(self, v: Var) -> bool {
+        self.iter().any(|b| b == v)
+    }
+}
+
+/// The context of a nested body.
+#[derive(Clone, Copy, Debug)]
+pub struct Scope<'a> {
+    pub role: Role,
+    pub binders: Binders<'a>,
+    /// For a map lambda or a fused pre-map: the arrays whose elements its
+    /// parameters are, one per parameter. Empty for other bodies.
+    pub arrays: &'a [Var],
+}
+
+impl Scope<'_> {
+    fn branch(role: Role) -> Scope<'static> {
+        Scope {
+            role,
+            binders: Binders::None,
+            arrays: &[],
+        }
+    }
+}
+
+/// A nested body with its scope.
+#[derive(Clone, Copy, Debug)]
+pub struct Nested<'a> {
+    pub body: &'a Body,
+    pub scope: Scope<'a>,
+}
+
+/// Writes the traversal of one expression for shared (`Walker`) or
+/// mutable (`Mapper`, with `mut`) references. `$s` is the lifetime of the
+/// scopes handed to `body`: the expression's own for walkers (so they can
+/// keep them), any for mappers (the body is borrowed mutably beside them).
+macro_rules! traversal {
+    ($(#[$doc:meta])* $Trait:ident, $(#[$fdoc:meta])* $exp_fn:ident, $module:ident,
+     $a:lifetime, $s:lifetime $(, $mut:ident)?) => {
+        $(#[$doc])*
+        pub trait $Trait<$a> {
+            /// An atom operand.
+            fn atom(&mut self, _a: &$($mut)? Atom, _u: Use) {}
+            /// A variable operand (an array, an accumulator).
+            fn var(&mut self, _v: &$($mut)? Var, _u: Use) {}
+            /// A variable bound by a nested scope, visited once, before the
+            /// bodies that see it.
+            fn binder(&mut self, _v: &$($mut)? Var) {}
+            /// A nested body; not entered unless the hook recurses.
+            fn body(&mut self, _b: &$a $($mut)? Body, _scope: Scope<$s>) {}
+        }
+
+        $(#[$fdoc])*
+        pub fn $exp_fn<$a, V: $Trait<$a> + ?Sized>(e: &$a $($mut)? Exp, v: &mut V) {
+            $module::exp(e, v)
+        }
+
+        mod $module {
+            use super::*;
+
+            pub(super) fn exp<$a, V: $Trait<$a> + ?Sized>(e: &$a $($mut)? Exp, v: &mut V) {
+                use Use::{Consume, Read};
+                match e {
+                    Exp::Atom(a)
+                    | Exp::UnOp(_, a)
+                    | Exp::Convert(_, a)
+                    | Exp::Iota(a)
+                    | Exp::Rep(a) => v.atom(a, Read),
+                    Exp::BinOp(_, a, b) | Exp::Replicate(a, b) => {
+                        v.atom(a, Read);
+                        v.atom(b, Read);
+                    }
+                    Exp::Select(c, a, b) => {
+                        v.atom(c, Read);
+                        v.atom(a, Read);
+                        v.atom(b, Read);
+                    }
+                    Exp::ArrayLit(xs, _) => {
+                        for a in xs {
+                            v.atom(a, Read);
+                        }
+                    }
+                    Exp::Index(a, ds) => {
+                        v.var(a, Read);
+                        dims(ds, v);
+                    }
+                    Exp::Update(a, ds, x) => {
+                        v.var(a, Consume);
+                        dims(ds, v);
+                        v.atom(x, Read);
+                    }
+                    Exp::Size(a, _) | Exp::Reverse(a) | Exp::Copy(a) | Exp::Rearrange(_, a) => {
+                        v.var(a, Read)
+                    }
+                    Exp::Reshape(shape, a) => {
+                        for d in shape {
+                            v.atom(d, Read);
+                        }
+                        v.var(a, Read);
+                    }
+                    Exp::Rotate(r, a) => {
+                        v.atom(r, Read);
+                        v.var(a, Read);
+                    }
+                    Exp::Concat(xs) => {
+                        for x in xs {
+                            v.var(x, Read);
+                        }
+                    }
+                    Exp::If {
+                        cond,
+                        then_body,
+                        else_body,
+                    } => {
+                        v.atom(cond, Read);
+                        v.body(then_body, Scope::branch(Role::Then));
+                        v.body(else_body, Scope::branch(Role::Else));
+                    }
+                    Exp::Loop {
+                        params,
+                        form,
+                        body,
+                        stripmine: _,
+                    } => {
+                        for (_, init) in & $($mut)? *params {
+                            v.atom(init, Consume);
+                        }
+                        let index = match form {
+                            LoopForm::For { i, bound } => {
+                                v.atom(bound, Read);
+                                for (p, _) in & $($mut)? *params {
+                                    v.binder(p);
+                                }
+                                v.binder(i);
+                                Some(*i)
+                            }
+                            LoopForm::While { cond } => {
+                                for (p, _) in & $($mut)? *params {
+                                    v.binder(p);
+                                }
+                                let binders = Binders::Loop { params, index: None };
+                                v.body(cond, Scope { role: Role::LoopCond, binders, arrays: &[] });
+                                None
+                            }
+                        };
+                        let binders = Binders::Loop { params, index };
+                        v.body(body, Scope { role: Role::LoopBody, binders, arrays: &[] });
+                    }
+                    Exp::Map { lam, args } => {
+                        for a in & $($mut)? *args {
+                            v.var(a, Read);
+                        }
+                        lambda(lam, Role::MapLambda, args, v);
+                    }
+                    Exp::Reduce {
+                        op: Operator { lam, neutral, commutative: _ },
+                        pre,
+                        args,
+                    }
+                    | Exp::Scan {
+                        op: Operator { lam, neutral, commutative: _ },
+                        pre,
+                        args,
+                    } => {
+                        for a in neutral {
+                            v.atom(a, Read);
+                        }
+                        for a in & $($mut)? *args {
+                            v.var(a, Read);
+                        }
+                        // The fused map first: it runs before the operator.
+                        if let Some(f) = pre {
+                            lambda(f, Role::PreMap, args, v);
+                        }
+                        lambda(lam, Role::Operator, &[], v);
+                    }
+                    Exp::Hist {
+                        op: Operator { lam, neutral, commutative: _ },
+                        dest,
+                        indices,
+                        values,
+                    } => {
+                        for a in neutral {
+                            v.atom(a, Read);
+                        }
+                        for d in dest {
+                            v.var(d, Consume);
+                        }
+                        v.var(indices, Read);
+                        for x in values {
+                            v.var(x, Read);
+                        }
+                        lambda(lam, Role::Operator, &[], v);
+                    }
+                    Exp::Scatter {
+                        dest,
+                        indices,
+                        values,
+                    } => {
+                        for d in dest {
+                            v.var(d, Consume);
+                        }
+                        for x in indices {
+                            v.var(x, Read);
+                        }
+                        for x in values {
+                            v.var(x, Read);
+                        }
+                    }
+                    Exp::Assert { cond, message: _ } => v.atom(cond, Read),
+                    Exp::CheckShape {
+                        array,
+                        expected,
+                        what: _,
+                    } => {
+                        v.var(array, Read);
+                        for a in expected.into_iter().flatten() {
+                            v.atom(a, Read);
+                        }
+                    }
+                    Exp::Jvp {
+                        lam,
+                        primals,
+                        tangents,
+                    } => {
+                        for a in primals {
+                            v.atom(a, Read);
+                        }
+                        for a in tangents {
+                            v.atom(a, Read);
+                        }
+                        lambda(lam, Role::Jvp, &[], v);
+                    }
+                    Exp::Vjp {
+                        lam,
+                        primals,
+                        cotangents,
+                    } => {
+                        for a in primals {
+                            v.atom(a, Read);
+                        }
+                        for a in cotangents {
+                            v.atom(a, Read);
+                        }
+                        lambda(lam, Role::Vjp, &[], v);
+                    }
+                    Exp::WithVjp { lam, adjoint, args } => {
+                        for a in args {
+                            v.atom(a, Read);
+                        }
+                        lambda(lam, Role::WithVjpPrimal, &[], v);
+                        lambda(adjoint, Role::WithVjpAdjoint, &[], v);
+                    }
+                    Exp::WithAcc { arrays, lam } => {
+                        for a in arrays {
+                            v.var(a, Consume);
+                        }
+                        lambda(lam, Role::WithAcc, &[], v);
+                    }
+                    Exp::UpdAcc {
+                        acc,
+                        indices,
+                        value,
+                    } => {
+                        v.var(acc, Consume);
+                        for a in indices {
+                            v.atom(a, Read);
+                        }
+                        v.atom(value, Read);
                     }
                 }
             }
+
+            fn dims<$a, V: $Trait<$a> + ?Sized>(ds: & $($mut)? [DimIndex], v: &mut V) {
+                for d in ds {
+                    match d {
+                        DimIndex::Fix(a) => v.atom(a, Use::Read),
+                        DimIndex::Slice { start, end, stride } => {
+                            for a in [start, end, stride].into_iter().flatten() {
+                                v.atom(a, Use::Read);
+                            }
+                        }
+                    }
+                }
+            }
+
+            fn lambda<$a, V: $Trait<$a> + ?Sized>(
+                lam: &$a $($mut)? Lambda,
+                role: Role,
+                arrays: &$s [Var],
+                v: &mut V,
+            ) {
+                let Lambda { params, body } = lam;
+                for p in & $($mut)? *params {
+                    v.binder(p);
+                }
+                let binders = Binders::Params(params);
+                v.body(body, Scope { role, binders, arrays });
+            }
         }
     };
-    match e {
-        Exp::Atom(a) | Exp::UnOp(_, a) | Exp::Convert(_, a) | Exp::Iota(a) | Exp::Rep(a) => f(a),
-        Exp::BinOp(_, a, b) | Exp::Replicate(a, b) => {
-            f(a);
-            f(b);
+}
+
+traversal!(
+    /// A read-only visitor of the parts of an expression (see [`walk_exp`]).
+    Walker,
+    /// Visits the operands, binders and nested bodies of `e`, in order (see
+    /// the module documentation); nested bodies are not entered.
+    walk_exp,
+    walking,
+    'a,
+    'a
+);
+
+traversal!(
+    /// A rewriting visitor of the parts of an expression (see [`map_exp`]).
+    Mapper,
+    /// Visits the operands, binders and nested bodies of `e` mutably, in the
+    /// order of [`walk_exp`]; nested bodies are not entered.
+    map_exp,
+    mapping,
+    'a,
+    '_,
+    mut
+);
+
+struct Operands<F>(F);
+
+impl<F: FnMut(Var, Use)> Walker<'_> for Operands<F> {
+    fn atom(&mut self, a: &Atom, u: Use) {
+        if let Atom::Var(v) = a {
+            (self.0)(*v, u);
         }
-        Exp::Select(c, a, b) => {
-            f(c);
-            f(a);
-            f(b);
-        }
-        Exp::ArrayLit(xs, _) => xs.iter().for_each(&mut *f),
-        Exp::Index(a, ds) => {
-            var(a, f);
-            dims(ds, f);
-        }
-        Exp::Update(a, ds, v) => {
-            var(a, f);
-            dims(ds, f);
-            f(v);
-        }
-        Exp::Size(a, _) | Exp::Reverse(a) | Exp::Copy(a) | Exp::Rearrange(_, a) => var(a, f),
-        Exp::Reshape(shape, a) => {
-            shape.iter().for_each(&mut *f);
-            var(a, f);
-        }
-        Exp::Rotate(r, a) => {
-            f(r);
-            var(a, f);
-        }
-        Exp::Concat(xs) => xs.iter().for_each(|v| var(v, f)),
-        Exp::If { cond, .. } => f(cond),
-        Exp::Loop { params, form, .. } => {
-            params.iter().for_each(|(_, i)| f(i));
-            if let LoopForm::For { bound, .. } = form {
-                f(bound);
-            }
-        }
-        Exp::Map { args, .. } => args.iter().for_each(|v| var(v, f)),
-        Exp::Reduce { op, args, .. } | Exp::Scan { op, args, .. } => {
-            op.neutral.iter().for_each(&mut *f);
-            args.iter().for_each(|v| var(v, f));
-        }
-        Exp::Hist {
-            op,
-            dest,
-            indices,
-            values,
-        } => {
-            op.neutral.iter().for_each(&mut *f);
-            dest.iter().for_each(|v| var(v, f));
-            var(indices, f);
-            values.iter().for_each(|v| var(v, f));
-        }
-        Exp::Scatter {
-            dest,
-            indices,
-            values,
-        } => {
-            dest.iter()
-                .chain(indices)
-                .chain(values)
-                .for_each(|v| var(v, f));
-        }
-        Exp::Assert { cond, .. } => f(cond),
-        Exp::CheckShape {
-            array, expected, ..
-        } => {
-            var(array, f);
-            expected.iter().flatten().for_each(&mut *f);
-        }
-        Exp::Jvp {
-            primals,
-            tangents: seeds,
-            ..
-        }
-        | Exp::Vjp {
-            primals,
-            cotangents: seeds,
-            ..
-        } => {
-            primals.iter().chain(seeds).for_each(&mut *f);
-        }
-        Exp::WithVjp { args, .. } => args.iter().for_each(&mut *f),
-        Exp::WithAcc { arrays, .. } => arrays.iter().for_each(|v| var(v, f)),
-        Exp::UpdAcc {
-            acc,
-            indices,
-            value,
-        } => {
-            var(acc, f);
-            indices.iter().for_each(&mut *f);
-            f(value);
-        }
+    }
+
+    fn var(&mut self, v: &Var, u: Use) {
+        (self.0)(*v, u);
     }
 }
 
-/// The nested bodies of an expression, with the variables each binds on
-/// entry (lambda and loop parameters).
-pub fn nested(e: &Exp) -> Vec<(Vec<Var>, &Body)> {
-    match e {
-        Exp::If {
-            then_body,
-            else_body,
-            ..
-        } => vec![(vec![], then_body), (vec![], else_body)],
-        Exp::Loop {
-            params, form, body, ..
-        } => {
-            let mut ps: Vec<Var> = params.iter().map(|(p, _)| *p).collect();
-            let mut out = Vec::new();
-            match form {
-                LoopForm::For { i, .. } => ps.push(*i),
-                LoopForm::While { cond } => out.push((ps.clone(), cond)),
-            }
-            out.push((ps, body));
-            out
-        }
-        Exp::Map { lam, .. }
-        | Exp::Jvp { lam, .. }
-        | Exp::Vjp { lam, .. }
-        | Exp::WithAcc { lam, .. } => {
-            vec![(lam.params.clone(), &lam.body)]
-        }
-        Exp::WithVjp { lam, adjoint, .. } => vec![
-            (lam.params.clone(), &lam.body),
-            (adjoint.params.clone(), &adjoint.body),
-        ],
-        Exp::Reduce { op, pre, .. } | Exp::Scan { op, pre, .. } => {
-            let mut v = vec![(op.lam.params.clone(), &op.lam.body)];
-            if let Some(p) = pre {
-                v.push((p.params.clone(), &p.body));
-            }
-            v
-        }
-        Exp::Hist { op, .. } => vec![(op.lam.params.clone(), &op.lam.body)],
-        _ => Vec::new(),
-    }
+/// Calls `f` on every variable an expression reads directly (not inside its
+/// nested bodies), once per occurrence, in order.
+pub fn operands(e: &Exp, f: impl FnMut(Var, Use)) {
+    walk_exp(e, &mut Operands(f));
 }
 
-/// Mutable access to the nested bodies of an expression.
+/// The nested bodies of an expression with their scopes, in order.
+pub fn nested(e: &Exp) -> Vec<Nested<'_>> {
+    struct Collect<'a>(Vec<Nested<'a>>);
+    impl<'a> Walker<'a> for Collect<'a> {
+        fn body(&mut self, body: &'a Body, scope: Scope<'a>) {
+            self.0.push(Nested { body, scope });
+        }
+    }
+    let mut c = Collect(Vec::new());
+    walk_exp(e, &mut c);
+    c.0
+}
+
+/// Mutable access to the nested bodies of an expression, in order.
 pub fn nested_mut(e: &mut Exp) -> Vec<&mut Body> {
-    match e {
-        Exp::If {
-            then_body,
-            else_body,
-            ..
-        } => vec![then_body, else_body],
-        Exp::Loop { form, body, .. } => {
-            let mut out = Vec::new();
-            if let LoopForm::While { cond } = form {
-                out.push(cond);
-            }
-            out.push(body);
-            out
+    struct Collect<'a>(Vec<&'a mut Body>);
+    impl<'a> Mapper<'a> for Collect<'a> {
+        fn body(&mut self, body: &'a mut Body, _: Scope<'_>) {
+            self.0.push(body);
         }
-        Exp::Map { lam, .. }
-        | Exp::Jvp { lam, .. }
-        | Exp::Vjp { lam, .. }
-        | Exp::WithAcc { lam, .. } => {
-            vec![&mut lam.body]
+    }
+    let mut c = Collect(Vec::new());
+    map_exp(e, &mut c);
+    c.0
+}
+
+/// Calls `f` on every variable a body binds — statement patterns, and the
+/// binders of nested scopes, at any depth — once each, in order of binding.
+pub fn bound_in_body(b: &Body, f: &mut impl FnMut(Var)) {
+    struct Bound<'f, F>(&'f mut F);
+    impl<F: FnMut(Var)> Walker<'_> for Bound<'_, F> {
+        fn binder(&mut self, v: &Var) {
+            (self.0)(*v);
         }
-        Exp::WithVjp { lam, adjoint, .. } => vec![&mut lam.body, &mut adjoint.body],
-        Exp::Reduce { op, pre, .. } | Exp::Scan { op, pre, .. } => {
-            let mut v = vec![&mut op.lam.body];
-            if let Some(p) = pre {
-                v.push(&mut p.body);
-            }
-            v
+        fn body(&mut self, b: &Body, _: Scope<'_>) {
+            bound_in_body(b, self.0);
         }
-        Exp::Hist { op, .. } => vec![&mut op.lam.body],
-        _ => Vec::new(),
+    }
+    for s in &b.stms {
+        s.pat.iter().for_each(|v| f(*v));
+        walk_exp(&s.exp, &mut Bound(f));
     }
 }
 
 /// Free variables of an expression, including those of its nested bodies.
 pub fn free_in_exp(e: &Exp, out: &mut HashSet<Var>) {
-    own_atoms(e, &mut |a| {
-        if let Atom::Var(v) = a {
-            out.insert(*v);
+    struct Free<'o>(&'o mut HashSet<Var>);
+    impl Walker<'_> for Free<'_> {
+        fn atom(&mut self, a: &Atom, _: Use) {
+            if let Atom::Var(v) = a {
+                self.0.insert(*v);
+            }
         }
-    });
-    for (bound, b) in nested(e) {
-        let mut inner = HashSet::new();
-        free_in_body(b, &mut inner);
-        for v in bound {
-            inner.remove(&v);
+        fn var(&mut self, v: &Var, _: Use) {
+            self.0.insert(*v);
         }
-        out.extend(inner);
+        fn body(&mut self, b: &Body, scope: Scope<'_>) {
+            let mut inner = HashSet::new();
+            free_in_body(b, &mut inner);
+            self.0
+                .extend(inner.into_iter().filter(|v| !scope.binders.contains(*v)));
+        }
     }
+    walk_exp(e, &mut Free(out));
 }
 
 /// Free variables of a body.
@@ -241,139 +532,58 @@ pub fn free_in_lambda(l: &Lambda) -> HashSet<Var> {
     out
 }
 
+fn rename_atom(a: &mut Atom, subst: &HashMap<Var, Atom>) {
+    if let Atom::Var(v) = a {
+        if let Some(n) = subst.get(v) {
+            *a = *n;
+        }
+    }
+}
+
+/// A variable operand (an array) is only ever replaced by a variable.
+fn rename_var(v: &mut Var, subst: &HashMap<Var, Atom>) {
+    if let Some(Atom::Var(n)) = subst.get(v) {
+        *v = *n;
+    }
+}
+
+/// Renames operands by a substitution, and nested bodies when `deep`.
+struct Rename<'s> {
+    subst: &'s HashMap<Var, Atom>,
+    deep: bool,
+}
+
+impl<'a> Mapper<'a> for Rename<'_> {
+    fn atom(&mut self, a: &mut Atom, _: Use) {
+        rename_atom(a, self.subst);
+    }
+
+    fn var(&mut self, v: &mut Var, _: Use) {
+        rename_var(v, self.subst);
+    }
+
+    fn body(&mut self, b: &'a mut Body, _: Scope<'_>) {
+        if self.deep {
+            rename_body(b, self.subst);
+        }
+    }
+}
+
 /// Replaces atoms everywhere (including nested bodies) by `subst`.
 pub fn rename_exp(e: &mut Exp, subst: &HashMap<Var, Atom>) {
     if subst.is_empty() {
         return;
     }
-    let atom = |a: &mut Atom| {
-        if let Atom::Var(v) = a {
-            if let Some(n) = subst.get(v) {
-                *a = *n;
-            }
-        }
-    };
-    let var = |v: &mut Var| {
-        if let Some(Atom::Var(n)) = subst.get(v) {
-            *v = *n;
-        }
-    };
-    match e {
-        Exp::Atom(a) | Exp::UnOp(_, a) | Exp::Convert(_, a) | Exp::Iota(a) | Exp::Rep(a) => atom(a),
-        Exp::BinOp(_, a, b) | Exp::Replicate(a, b) => {
-            atom(a);
-            atom(b);
-        }
-        Exp::Select(c, a, b) => {
-            atom(c);
-            atom(a);
-            atom(b);
-        }
-        Exp::ArrayLit(xs, _) => xs.iter_mut().for_each(atom),
-        Exp::Index(a, ds) => {
-            var(a);
-            rename_dims(ds, subst);
-        }
-        Exp::Update(a, ds, v) => {
-            var(a);
-            rename_dims(ds, subst);
-            atom(v);
-        }
-        Exp::Size(a, _) | Exp::Reverse(a) | Exp::Copy(a) | Exp::Rearrange(_, a) => var(a),
-        Exp::Reshape(shape, a) => {
-            shape.iter_mut().for_each(atom);
-            var(a);
-        }
-        Exp::Rotate(r, a) => {
-            atom(r);
-            var(a);
-        }
-        Exp::Concat(xs) => xs.iter_mut().for_each(var),
-        Exp::If { cond, .. } => atom(cond),
-        Exp::Loop { params, form, .. } => {
-            params.iter_mut().for_each(|(_, i)| atom(i));
-            if let LoopForm::For { bound, .. } = form {
-                atom(bound);
-            }
-        }
-        Exp::Map { args, .. } => args.iter_mut().for_each(var),
-        Exp::Reduce { op, args, .. } | Exp::Scan { op, args, .. } => {
-            op.neutral.iter_mut().for_each(atom);
-            args.iter_mut().for_each(var);
-        }
-        Exp::Hist {
-            op,
-            dest,
-            indices,
-            values,
-        } => {
-            op.neutral.iter_mut().for_each(atom);
-            dest.iter_mut().for_each(var);
-            var(indices);
-            values.iter_mut().for_each(var);
-        }
-        Exp::Scatter {
-            dest,
-            indices,
-            values,
-        } => {
-            dest.iter_mut()
-                .chain(indices.iter_mut())
-                .chain(values.iter_mut())
-                .for_each(var);
-        }
-        Exp::Assert { cond, .. } => atom(cond),
-        Exp::CheckShape {
-            array, expected, ..
-        } => {
-            var(array);
-            expected.iter_mut().flatten().for_each(atom);
-        }
-        Exp::Jvp {
-            primals,
-            tangents: seeds,
-            ..
-        }
-        | Exp::Vjp {
-            primals,
-            cotangents: seeds,
-            ..
-        } => {
-            primals.iter_mut().chain(seeds.iter_mut()).for_each(atom);
-        }
-        Exp::WithVjp { args, .. } => args.iter_mut().for_each(atom),
-        Exp::WithAcc { arrays, .. } => arrays.iter_mut().for_each(var),
-        Exp::UpdAcc {
-            acc,
-            indices,
-            value,
-        } => {
-            var(acc);
-            indices.iter_mut().for_each(atom);
-            atom(value);
-        }
-    }
-    for b in nested_mut(e) {
-        rename_body(b, subst);
-    }
+    map_exp(e, &mut Rename { subst, deep: true });
 }
 
-fn rename_dims(ds: &mut [DimIndex], subst: &HashMap<Var, Atom>) {
-    for d in ds {
-        let atoms: Vec<&mut Atom> = match d {
-            DimIndex::Fix(a) => vec![a],
-            DimIndex::Slice { start, end, stride } => {
-                [start, end, stride].into_iter().flatten().collect()
-            }
-        };
-        for a in atoms {
-            if let Atom::Var(v) = a {
-                if let Some(n) = subst.get(v) {
-                    *a = *n;
-                }
-            }
-        }
+/// Replaces the atoms an expression reads directly (not those of its
+/// nested bodies) by `subst`.
+pub fn rename_operands(e: &mut Exp, subst: &HashMap<Var, Atom>) {
+    if subst.is_empty() {
+        return;
     }
+    map_exp(e, &mut Rename { subst, deep: false });
 }
 
 pub fn rename_body(b: &mut Body, subst: &HashMap<Var, Atom>) {
@@ -384,11 +594,7 @@ pub fn rename_body(b: &mut Body, subst: &HashMap<Var, Atom>) {
         rename_exp(&mut s.exp, subst);
     }
     for a in &mut b.result {
-        if let Atom::Var(v) = a {
-            if let Some(n) = subst.get(v) {
-                *a = *n;
-            }
-        }
+        rename_atom(a, subst);
     }
 }
 
@@ -411,12 +617,33 @@ fn fresh_for(v: Var, vars: &mut Vars, subst: &mut HashMap<Var, Atom>) -> Var {
     n
 }
 
+/// A copy of a body with fresh variables for everything it binds (at any
+/// depth), recorded in `subst`, which also renames its free variables.
 pub fn freshen_body(b: &Body, vars: &mut Vars, subst: &mut HashMap<Var, Atom>) -> Body {
+    /// Renames operands, gives binders fresh variables, and freshens the
+    /// nested bodies.
+    struct Freshen<'v, 's> {
+        vars: &'v mut Vars,
+        subst: &'s mut HashMap<Var, Atom>,
+    }
+    impl<'a> Mapper<'a> for Freshen<'_, '_> {
+        fn atom(&mut self, a: &mut Atom, _: Use) {
+            rename_atom(a, self.subst);
+        }
+        fn var(&mut self, v: &mut Var, _: Use) {
+            rename_var(v, self.subst);
+        }
+        fn binder(&mut self, v: &mut Var) {
+            *v = fresh_for(*v, self.vars, self.subst);
+        }
+        fn body(&mut self, b: &'a mut Body, _: Scope<'_>) {
+            *b = freshen_body(b, self.vars, self.subst);
+        }
+    }
     let mut stms = Vec::with_capacity(b.stms.len());
     for s in &b.stms {
         let mut exp = s.exp.clone();
-        freshen_binders(&mut exp, vars, subst);
-        rename_exp(&mut exp, subst);
+        map_exp(&mut exp, &mut Freshen { vars, subst });
         let pat = s.pat.iter().map(|p| fresh_for(*p, vars, subst)).collect();
         stms.push(Stm {
             pat,
@@ -426,67 +653,7 @@ pub fn freshen_body(b: &Body, vars: &mut Vars, subst: &mut HashMap<Var, Atom>) -
     }
     let mut result = b.result.clone();
     for a in &mut result {
-        if let Atom::Var(v) = a {
-            if let Some(n) = subst.get(v) {
-                *a = *n;
-            }
-        }
+        rename_atom(a, subst);
     }
     Body { stms, result }
-}
-
-/// Renames the variables bound inside an expression (lambda and loop
-/// parameters, nested statements) to fresh ones, recording them in
-/// `subst`; atoms are renamed afterwards by the caller.
-fn freshen_binders(e: &mut Exp, vars: &mut Vars, subst: &mut HashMap<Var, Atom>) {
-    fn lam(l: &mut Lambda, vars: &mut Vars, subst: &mut HashMap<Var, Atom>) {
-        *l = Lambda {
-            params: l
-                .params
-                .iter()
-                .map(|p| fresh_for(*p, vars, subst))
-                .collect(),
-            body: freshen_body(&l.body, vars, subst),
-        };
-    }
-    match e {
-        Exp::If {
-            then_body,
-            else_body,
-            ..
-        } => {
-            *then_body = freshen_body(then_body, vars, subst);
-            *else_body = freshen_body(else_body, vars, subst);
-        }
-        Exp::Loop {
-            params, form, body, ..
-        } => {
-            for (p, _) in params.iter_mut() {
-                *p = fresh_for(*p, vars, subst);
-            }
-            match form {
-                LoopForm::For { i, .. } => *i = fresh_for(*i, vars, subst),
-                LoopForm::While { cond } => *cond = freshen_body(cond, vars, subst),
-            }
-            *body = freshen_body(body, vars, subst);
-        }
-        Exp::Map { lam: l, .. }
-        | Exp::Jvp { lam: l, .. }
-        | Exp::Vjp { lam: l, .. }
-        | Exp::WithAcc { lam: l, .. } => lam(l, vars, subst),
-        Exp::WithVjp {
-            lam: l, adjoint, ..
-        } => {
-            lam(l, vars, subst);
-            lam(adjoint, vars, subst);
-        }
-        Exp::Reduce { op, pre, .. } | Exp::Scan { op, pre, .. } => {
-            lam(&mut op.lam, vars, subst);
-            if let Some(p) = pre {
-                lam(p, vars, subst);
-            }
-        }
-        Exp::Hist { op, .. } => lam(&mut op.lam, vars, subst),
-        _ => {}
-    }
 }

@@ -85,7 +85,7 @@ impl Rev {
                 Exp::UpdAcc { acc, .. } => self.acc_bars.contains_key(acc),
                 _ => nested(e)
                     .iter()
-                    .any(|(_, body)| body.stms.iter().any(|s| self.updates_reversed_acc(&s.exp))),
+                    .any(|n| n.body.stms.iter().any(|s| self.updates_reversed_acc(&s.exp))),
             }
     }
 

@@ -30,7 +30,6 @@ use crate::ad::deriv::is_float;
 use crate::ad::util::{zero as zero_of, zeros_like};
 use crate::core::build::Builder;
 use crate::core::ir::*;
-use crate::core::pretty::is_simple_binop;
 use crate::prim::{BinOp, PrimType, Scalar};
 
 impl Rev {
@@ -58,7 +57,7 @@ impl Rev {
             self.add_adj(b, Atom::Var(vs[0]), Atom::Var(hb));
             return Ok(());
         }
-        let special = match (is_simple_binop(op), dest, vs) {
+        let special = match (op.lam.section(), dest, vs) {
             (Some(bop @ (BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max)), [d], [v])
                 if is_float(b.vars.ty(*v)) && b.vars.ty(*v).rank() == 1 =>
             {
