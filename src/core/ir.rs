@@ -4,7 +4,7 @@
 //! lowering produces it from the elaborated AST, the simplifier and the AD
 //! transformations rewrite it, and the evaluator executes it.
 //!
-//! Invariants (checked by `core::check` in debug builds and tests):
+//! Invariants (checked by `core::check` in tests):
 //! - Every variable is bound exactly once (by a statement pattern, a lambda
 //!   or loop parameter, or a function parameter) before it is used.
 //! - Tuples and records do not exist here: a tuple-typed source value is a

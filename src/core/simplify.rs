@@ -12,8 +12,8 @@
 
 use super::ir::*;
 use super::visit::{
-    Role, Use, free_in_body, free_in_exp, free_in_lambda, nested, nested_mut, operands, rename_body,
-    rename_operands,
+    Role, Use, free_in_body, free_in_exp, free_in_lambda, nested, nested_mut, operands,
+    rename_body, rename_operands,
 };
 use crate::prim::{self, BinOp, PrimType, Scalar};
 use std::collections::{HashMap, HashSet};

@@ -78,8 +78,7 @@ pub enum Binders<'a> {
 
 impl<'a> Binders<'a> {
     pub fn iter(self) -> impl Iterator<Item = Var> + 'a {
-        let (params, loop_params, index): (&'a [Var], &'a [(Var, Atom)], Option<Var>) = match self
-        {
+        let (params, loop_params, index): (&'a [Var], &'a [(Var, Atom)], Option<Var>) = match self {
             Binders::None => (&[], &[], None),
             Binders::Params(ps) => (ps, &[], None),
             Binders::Loop { params, index } => (&[], params, index),
@@ -656,4 +655,571 @@ pub fn freshen_body(b: &Body, vars: &mut Vars, subst: &mut HashMap<Var, Atom>) -
         rename_atom(a, subst);
     }
     Body { stms, result }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prim::{BinOp, PrimType, Scalar, UnOp};
+
+    /// Fresh variables for hand-built expressions (their types do not
+    /// matter to the traversal).
+    struct Gen(Vars);
+
+    impl Gen {
+        fn v(&mut self) -> Var {
+            self.0.fresh("x", Type::Prim(PrimType::F64))
+        }
+        fn a(&mut self) -> Atom {
+            Atom::Var(self.v())
+        }
+        fn vs(&mut self, n: usize) -> Vec<Var> {
+            (0..n).map(|_| self.v()).collect()
+        }
+        /// A body whose result marks it.
+        fn body(&mut self) -> Body {
+            Body {
+                stms: Vec::new(),
+                result: vec![self.a()],
+            }
+        }
+        fn lam(&mut self, n: usize) -> Lambda {
+            Lambda {
+                params: self.vs(n),
+                body: self.body(),
+            }
+        }
+        fn op(&mut self) -> Operator {
+            Operator {
+                lam: self.lam(2),
+                neutral: vec![self.a()],
+                commutative: false,
+            }
+        }
+        fn dims(&mut self) -> Vec<DimIndex> {
+            vec![
+                DimIndex::Fix(self.a()),
+                DimIndex::Slice {
+                    start: Some(self.a()),
+                    end: None,
+                    stride: Some(self.a()),
+                },
+            ]
+        }
+    }
+
+    /// An expression of every variant (both loop forms, SOACs with and
+    /// without a fused map), every variable in it distinct.
+    fn examples(g: &mut Gen) -> Vec<Exp> {
+        let c = Atom::Const(Scalar::F64(1.0));
+        vec![
+            Exp::Atom(g.a()),
+            Exp::BinOp(BinOp::Add, g.a(), c),
+            Exp::UnOp(UnOp::Neg, g.a()),
+            Exp::Convert(PrimType::F32, g.a()),
+            Exp::Select(g.a(), g.a(), g.a()),
+            Exp::ArrayLit(vec![g.a(), c, g.a()], Type::Prim(PrimType::F64)),
+            Exp::Index(g.v(), g.dims()),
+            Exp::Update(g.v(), g.dims(), g.a()),
+            Exp::Size(g.v(), 1),
+            Exp::Iota(g.a()),
+            Exp::Replicate(g.a(), g.a()),
+            Exp::Rep(g.a()),
+            Exp::Reshape(vec![g.a(), g.a()], g.v()),
+            Exp::Rearrange(vec![1, 0], g.v()),
+            Exp::Reverse(g.v()),
+            Exp::Rotate(g.a(), g.v()),
+            Exp::Concat(g.vs(3)),
+            Exp::Copy(g.v()),
+            Exp::If {
+                cond: g.a(),
+                then_body: g.body(),
+                else_body: g.body(),
+            },
+            Exp::Loop {
+                params: vec![(g.v(), g.a()), (g.v(), c)],
+                form: LoopForm::For {
+                    i: g.v(),
+                    bound: g.a(),
+                },
+                body: g.body(),
+                stripmine: None,
+            },
+            Exp::Loop {
+                params: vec![(g.v(), g.a()), (g.v(), g.a())],
+                form: LoopForm::While { cond: g.body() },
+                body: g.body(),
+                stripmine: Some(2),
+            },
+            Exp::Map {
+                lam: g.lam(2),
+                args: g.vs(2),
+            },
+            Exp::Reduce {
+                op: g.op(),
+                pre: None,
+                args: g.vs(2),
+            },
+            Exp::Reduce {
+                op: g.op(),
+                pre: Some(g.lam(2)),
+                args: g.vs(2),
+            },
+            Exp::Scan {
+                op: g.op(),
+                pre: None,
+                args: g.vs(1),
+            },
+            Exp::Scan {
+                op: g.op(),
+                pre: Some(g.lam(1)),
+                args: g.vs(1),
+            },
+            Exp::Hist {
+                op: g.op(),
+                dest: g.vs(1),
+                indices: g.v(),
+                values: g.vs(1),
+            },
+            Exp::Scatter {
+                dest: g.vs(2),
+                indices: g.vs(2),
+                values: g.vs(2),
+            },
+            Exp::Assert {
+                cond: g.a(),
+                message: "m".into(),
+            },
+            Exp::CheckShape {
+                array: g.v(),
+                expected: vec![Some(g.a()), None],
+                what: "w".into(),
+            },
+            Exp::Jvp {
+                lam: g.lam(1),
+                primals: vec![g.a()],
+                tangents: vec![g.a()],
+            },
+            Exp::Vjp {
+                lam: g.lam(1),
+                primals: vec![g.a()],
+                cotangents: vec![g.a()],
+            },
+            Exp::WithVjp {
+                lam: g.lam(1),
+                adjoint: g.lam(2),
+                args: vec![g.a()],
+            },
+            Exp::WithAcc {
+                arrays: g.vs(2),
+                lam: g.lam(2),
+            },
+            Exp::UpdAcc {
+                acc: g.v(),
+                indices: vec![g.a(), c],
+                value: g.a(),
+            },
+        ]
+    }
+
+    /// The variant of an expression: a new variant fails to compile here
+    /// until it has an example.
+    fn variant(e: &Exp) -> usize {
+        match e {
+            Exp::Atom(_) => 0,
+            Exp::BinOp(..) => 1,
+            Exp::UnOp(..) => 2,
+            Exp::Convert(..) => 3,
+            Exp::Select(..) => 4,
+            Exp::ArrayLit(..) => 5,
+            Exp::Index(..) => 6,
+            Exp::Update(..) => 7,
+            Exp::Size(..) => 8,
+            Exp::Iota(_) => 9,
+            Exp::Replicate(..) => 10,
+            Exp::Rep(_) => 11,
+            Exp::Reshape(..) => 12,
+            Exp::Rearrange(..) => 13,
+            Exp::Reverse(_) => 14,
+            Exp::Rotate(..) => 15,
+            Exp::Concat(_) => 16,
+            Exp::Copy(_) => 17,
+            Exp::If { .. } => 18,
+            Exp::Loop { .. } => 19,
+            Exp::Map { .. } => 20,
+            Exp::Reduce { .. } => 21,
+            Exp::Scan { .. } => 22,
+            Exp::Hist { .. } => 23,
+            Exp::Scatter { .. } => 24,
+            Exp::Assert { .. } => 25,
+            Exp::CheckShape { .. } => 26,
+            Exp::Jvp { .. } => 27,
+            Exp::Vjp { .. } => 28,
+            Exp::WithVjp { .. } => 29,
+            Exp::WithAcc { .. } => 30,
+            Exp::UpdAcc { .. } => 31,
+        }
+    }
+    const VARIANTS: usize = 32;
+
+    /// What a traversal reports, as text, so that the walker and the mapper
+    /// can be compared event by event.
+    #[derive(Default)]
+    struct Log {
+        events: Vec<String>,
+        /// Every variable seen: operands, binders, and the results of the
+        /// bodies visited.
+        seen: Vec<Var>,
+    }
+
+    impl Log {
+        fn atom(&mut self, a: &Atom, u: Use) {
+            if let Atom::Var(v) = a {
+                self.var(v, u);
+            } else {
+                self.events.push(format!("const {u:?}"));
+            }
+        }
+        fn var(&mut self, v: &Var, u: Use) {
+            self.events.push(format!("{v:?} {u:?}"));
+            self.seen.push(*v);
+        }
+        fn binder(&mut self, v: &Var) {
+            self.events.push(format!("bind {v:?}"));
+            self.seen.push(*v);
+        }
+        fn body(&mut self, b: &Body, s: Scope<'_>) {
+            let binders: Vec<Var> = s.binders.iter().collect();
+            self.events
+                .push(format!("body {:?} {binders:?} {:?}", s.role, s.arrays));
+            self.seen.extend(b.result.iter().filter_map(|a| a.var()));
+        }
+    }
+
+    impl Walker<'_> for Log {
+        fn atom(&mut self, a: &Atom, u: Use) {
+            Log::atom(self, a, u);
+        }
+        fn var(&mut self, v: &Var, u: Use) {
+            Log::var(self, v, u);
+        }
+        fn binder(&mut self, v: &Var) {
+            Log::binder(self, v);
+        }
+        fn body(&mut self, b: &Body, s: Scope<'_>) {
+            Log::body(self, b, s);
+        }
+    }
+
+    struct MapLog(Log);
+
+    impl<'a> Mapper<'a> for MapLog {
+        fn atom(&mut self, a: &mut Atom, u: Use) {
+            self.0.atom(a, u);
+        }
+        fn var(&mut self, v: &mut Var, u: Use) {
+            self.0.var(v, u);
+        }
+        fn binder(&mut self, v: &mut Var) {
+            self.0.binder(v);
+        }
+        fn body(&mut self, b: &'a mut Body, s: Scope<'_>) {
+            self.0.body(b, s);
+        }
+    }
+
+    fn walk_log(e: &Exp) -> Log {
+        let mut log = Log::default();
+        walk_exp(e, &mut log);
+        log
+    }
+
+    /// The variables written in an expression, by its `Debug` text (an
+    /// oracle independent of the traversal).
+    fn written(e: &Exp) -> Vec<Var> {
+        let text = format!("{e:?}");
+        let re = regex::Regex::new(r"\bv(\d+)\b").expect("a valid regex");
+        re.captures_iter(&text)
+            .map(|c| Var(c[1].parse().expect("digits")))
+            .collect()
+    }
+
+    #[test]
+    fn examples_cover_every_variant() {
+        let mut g = Gen(Vars::new());
+        let mut covered = vec![false; VARIANTS];
+        for e in examples(&mut g) {
+            covered[variant(&e)] = true;
+        }
+        assert!(covered.iter().all(|c| *c), "{covered:?}");
+    }
+
+    /// Every variable of every variant is visited, as often as it is
+    /// written: operands, binders, and (through the bodies) body results.
+    #[test]
+    fn every_part_is_visited() {
+        let mut g = Gen(Vars::new());
+        for e in examples(&mut g) {
+            let mut seen = walk_log(&e).seen;
+            let mut expected = written(&e);
+            seen.sort();
+            expected.sort();
+            assert_eq!(seen, expected, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn walker_and_mapper_agree() {
+        let mut g = Gen(Vars::new());
+        for mut e in examples(&mut g) {
+            let walked = walk_log(&e).events;
+            let mut m = MapLog(Log::default());
+            map_exp(&mut e, &mut m);
+            assert_eq!(walked, m.0.events, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn bodies_have_their_roles_and_binders() {
+        use Role::*;
+        let mut g = Gen(Vars::new());
+        for e in examples(&mut g) {
+            let nested = nested(&e);
+            let roles: Vec<Role> = nested.iter().map(|n| n.scope.role).collect();
+            let binders: Vec<Vec<Var>> = nested
+                .iter()
+                .map(|n| n.scope.binders.iter().collect())
+                .collect();
+            let lam = |l: &Lambda| l.params.clone();
+            let (want_roles, want_binders): (Vec<Role>, Vec<Vec<Var>>) = match &e {
+                Exp::If { .. } => (vec![Then, Else], vec![vec![], vec![]]),
+                Exp::Loop { params, form, .. } => {
+                    let ps: Vec<Var> = params.iter().map(|(p, _)| *p).collect();
+                    match form {
+                        LoopForm::For { i, .. } => (vec![LoopBody], vec![[ps, vec![*i]].concat()]),
+                        LoopForm::While { .. } => (vec![LoopCond, LoopBody], vec![ps.clone(), ps]),
+                    }
+                }
+                Exp::Map { lam: l, .. } => (vec![MapLambda], vec![lam(l)]),
+                Exp::Reduce { op, pre, .. } | Exp::Scan { op, pre, .. } => match pre {
+                    Some(f) => (vec![PreMap, Operator], vec![lam(f), lam(&op.lam)]),
+                    None => (vec![Operator], vec![lam(&op.lam)]),
+                },
+                Exp::Hist { op, .. } => (vec![Operator], vec![lam(&op.lam)]),
+                Exp::Jvp { lam: l, .. } => (vec![Jvp], vec![lam(l)]),
+                Exp::Vjp { lam: l, .. } => (vec![Vjp], vec![lam(l)]),
+                Exp::WithVjp {
+                    lam: l, adjoint, ..
+                } => (
+                    vec![WithVjpPrimal, WithVjpAdjoint],
+                    vec![lam(l), lam(adjoint)],
+                ),
+                Exp::WithAcc { lam: l, .. } => (vec![WithAcc], vec![lam(l)]),
+                _ => (vec![], vec![]),
+            };
+            assert_eq!(roles, want_roles, "{e:?}");
+            assert_eq!(binders, want_binders, "{e:?}");
+            for n in &nested {
+                match (&e, n.scope.role) {
+                    (Exp::Map { args, .. }, MapLambda)
+                    | (Exp::Reduce { args, .. } | Exp::Scan { args, .. }, PreMap) => {
+                        assert_eq!(n.scope.arrays, args.as_slice())
+                    }
+                    _ => assert!(n.scope.arrays.is_empty(), "{e:?}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn consumed_operands() {
+        let mut g = Gen(Vars::new());
+        for e in examples(&mut g) {
+            let mut consumed = Vec::new();
+            operands(&e, |v, u| {
+                if u == Use::Consume {
+                    consumed.push(v);
+                }
+            });
+            let want: Vec<Var> = match &e {
+                Exp::Update(a, ..) => vec![*a],
+                Exp::Scatter { dest, .. } | Exp::Hist { dest, .. } => dest.clone(),
+                Exp::WithAcc { arrays, .. } => arrays.clone(),
+                Exp::UpdAcc { acc, .. } => vec![*acc],
+                Exp::Loop { params, .. } => params.iter().filter_map(|(_, a)| a.var()).collect(),
+                _ => vec![],
+            };
+            assert_eq!(consumed, want, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn renaming_reaches_operands_and_bodies_but_not_binders() {
+        let mut g = Gen(Vars::new());
+        for e in examples(&mut g) {
+            let mut binders = HashSet::new();
+            bound_in_body(
+                &Body {
+                    stms: vec![Stm {
+                        pat: Vec::new(),
+                        exp: e.clone(),
+                        span: Default::default(),
+                    }],
+                    result: Vec::new(),
+                },
+                &mut |v| {
+                    binders.insert(v);
+                },
+            );
+            // Every variable that is not a binder gets a new name.
+            let subst: HashMap<Var, Atom> = written(&e)
+                .into_iter()
+                .filter(|v| !binders.contains(v))
+                .map(|v| (v, Atom::Var(Var(v.0 + 10_000))))
+                .collect();
+            let mut renamed = e.clone();
+            rename_exp(&mut renamed, &subst);
+            for v in written(&renamed) {
+                assert!(
+                    binders.contains(&v) || v.0 >= 10_000,
+                    "{v:?} not renamed in {renamed:?}"
+                );
+            }
+            // Renaming the operands only leaves the bodies as they were.
+            let mut shallow = e.clone();
+            rename_operands(&mut shallow, &subst);
+            let before: Vec<String> = nested(&e).iter().map(|n| format!("{:?}", n.body)).collect();
+            let after: Vec<String> = nested(&shallow)
+                .iter()
+                .map(|n| format!("{:?}", n.body))
+                .collect();
+            assert_eq!(before, after);
+            let mut ops = Vec::new();
+            operands(&shallow, |v, _| ops.push(v));
+            assert!(ops.iter().all(|v| v.0 >= 10_000), "{shallow:?}");
+        }
+    }
+
+    #[test]
+    fn freshening_examples_renames_every_binder() {
+        let mut g = Gen(Vars::new());
+        for e in examples(&mut g) {
+            let body = Body {
+                stms: vec![Stm {
+                    pat: vec![g.v()],
+                    exp: e,
+                    span: Default::default(),
+                }],
+                result: Vec::new(),
+            };
+            let mut old = HashSet::new();
+            bound_in_body(&body, &mut |v| {
+                old.insert(v);
+            });
+            let fresh = freshen_body(&body, &mut g.0, &mut HashMap::new());
+            let mut new = Vec::new();
+            bound_in_body(&fresh, &mut |v| new.push(v));
+            assert_eq!(new.len(), old.len());
+            assert!(new.iter().all(|v| !old.contains(v)));
+            let (mut f0, mut f1) = (HashSet::new(), HashSet::new());
+            free_in_body(&body, &mut f0);
+            free_in_body(&fresh, &mut f1);
+            assert_eq!(f0, f1);
+        }
+    }
+
+    /// The compiled entry points of the examples and of the AD test
+    /// programs, as lowering and AD leave them and simplified: real core IR
+    /// with every construct AD produces.
+    fn programs() -> Vec<(String, Program)> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files: Vec<std::path::PathBuf> = Vec::new();
+        for (dir, prefix) in [("examples", ""), ("tests/programs", "ad_")] {
+            let entries = std::fs::read_dir(root.join(dir)).expect("the directory exists");
+            for entry in entries {
+                let path = entry.expect("a directory entry").path();
+                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                if name.starts_with(prefix) && name.ends_with(".fut") {
+                    files.push(path);
+                }
+            }
+        }
+        files.sort();
+        assert!(files.len() > 10, "{files:?}");
+        let mut out = Vec::new();
+        for path in files {
+            let text = std::fs::read_to_string(&path).expect("readable");
+            let mut session = crate::driver::Session::new();
+            let ids = session
+                .load(&path.display().to_string(), &text)
+                .unwrap_or_else(|_| panic!("{} loads", path.display()));
+            for id in ids {
+                for simplify in [false, true] {
+                    // Polymorphic definitions do not compile on their own.
+                    if let Ok(c) = session.compile_with(id, simplify) {
+                        let name = format!("{} (simplified: {simplify})", path.display());
+                        out.push((name, c.program));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Every body of a program, nested ones included.
+    fn all_bodies(b: &Body, out: &mut Vec<Body>) {
+        out.push(b.clone());
+        for s in &b.stms {
+            for n in nested(&s.exp) {
+                all_bodies(n.body, out);
+            }
+        }
+    }
+
+    #[test]
+    fn laws_on_compiled_programs() {
+        let programs = programs();
+        assert!(programs.len() > 20);
+        let mut ill_formed = Vec::new();
+        for (name, mut p) in programs {
+            if let Err(e) = super::super::check::check_program(&p) {
+                ill_formed.push(format!("{name}: {e}"));
+            }
+            for f in p.functions.clone() {
+                let mut bodies = Vec::new();
+                all_bodies(&f.body, &mut bodies);
+                for b in bodies {
+                    // Renaming by the identity is the identity.
+                    let identity: HashMap<Var, Atom> = (0..p.vars.len() as u32)
+                        .map(|i| (Var(i), Atom::Var(Var(i))))
+                        .collect();
+                    let mut same = b.clone();
+                    rename_body(&mut same, &identity);
+                    assert_eq!(format!("{same:?}"), format!("{b:?}"));
+                    // Freshening keeps the free variables, and binds only
+                    // new variables.
+                    let fresh = freshen_body(&b, &mut p.vars, &mut HashMap::new());
+                    let (mut f0, mut f1) = (HashSet::new(), HashSet::new());
+                    free_in_body(&b, &mut f0);
+                    free_in_body(&fresh, &mut f1);
+                    assert_eq!(f0, f1);
+                    let mut old = HashSet::new();
+                    bound_in_body(&b, &mut |v| {
+                        old.insert(v);
+                    });
+                    bound_in_body(&fresh, &mut |v| assert!(!old.contains(&v)));
+                }
+                // A freshened copy of a function is well formed too.
+                let copy = Function {
+                    name: f.name.clone(),
+                    params: f.params.clone(),
+                    body: freshen_body(&f.body, &mut p.vars, &mut HashMap::new()),
+                };
+                if let Err(e) = super::super::check::check_function(&copy, &p.vars) {
+                    ill_formed.push(format!("{name}: freshened: {e}"));
+                }
+            }
+        }
+        assert!(ill_formed.is_empty(), "{}", ill_formed.join("\n"));
+    }
 }
