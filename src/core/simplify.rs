@@ -394,10 +394,19 @@ fn lambda_key(lam: &Lambda) -> Option<String> {
     ))
 }
 
-/// Whether evaluating an expression can fail (or not terminate), by
-/// itself or in a nested body it runs.
-pub fn can_fail(e: &Exp) -> bool {
-    let own = match e {
+/// What evaluating an expression may do besides computing its results,
+/// by itself (not counting its nested bodies).
+#[derive(Clone, Copy)]
+struct Effects {
+    /// It may fail (or not terminate).
+    fail: bool,
+    /// It updates accumulators: kept even when dead.
+    acc: bool,
+}
+
+fn own_effects(e: &Exp) -> Effects {
+    let fail = |fail| Effects { fail, acc: false };
+    match e {
         Exp::Atom(_)
         | Exp::UnOp(..)
         | Exp::Convert(..)
@@ -410,17 +419,19 @@ pub fn can_fail(e: &Exp) -> bool {
         | Exp::If { .. }
         | Exp::Jvp { .. }
         | Exp::Vjp { .. }
-        | Exp::WithVjp { .. } => false,
-        Exp::BinOp(op, _, b) => {
+        | Exp::WithVjp { .. } => fail(false),
+        Exp::BinOp(op, _, b) => fail(
             matches!(op, BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem)
-                && !matches!(b, Atom::Const(c) if c.ty().is_float() || c.as_f64() != 0.0)
-        }
-        Exp::ArrayLit(xs, t) => t.rank() > 0 && xs.len() > 1,
-        Exp::Loop { form, .. } => matches!(form, LoopForm::While { .. }),
+                && !matches!(b, Atom::Const(c) if c.ty().is_float() || c.as_f64() != 0.0),
+        ),
+        Exp::ArrayLit(xs, t) => fail(t.rank() > 0 && xs.len() > 1),
+        Exp::Loop { form, .. } => fail(matches!(form, LoopForm::While { .. })),
         // The arrays may differ in length.
-        Exp::Map { args, .. } | Exp::Reduce { args, .. } | Exp::Scan { args, .. } => args.len() > 1,
+        Exp::Map { args, .. } | Exp::Reduce { args, .. } | Exp::Scan { args, .. } => {
+            fail(args.len() > 1)
+        }
         // Indices and values may differ in length.
-        Exp::Hist { .. } => true,
+        Exp::Hist { .. } => fail(true),
         Exp::Index(..)
         | Exp::Update(..)
         | Exp::Size(..)
@@ -430,60 +441,36 @@ pub fn can_fail(e: &Exp) -> bool {
         | Exp::Concat(_)
         | Exp::Scatter { .. }
         | Exp::Assert { .. }
-        | Exp::CheckShape { .. }
-        | Exp::WithAcc { .. }
-        | Exp::UpdAcc { .. } => true,
-    };
+        | Exp::CheckShape { .. } => fail(true),
+        Exp::WithAcc { .. } | Exp::UpdAcc { .. } => Effects {
+            fail: true,
+            acc: true,
+        },
+    }
+}
+
+/// Whether evaluating an expression can fail (or not terminate), by
+/// itself or in a nested body it runs.
+pub fn can_fail(e: &Exp) -> bool {
     // The adjoint of a `with_vjp` runs only under the `vjp` that replaces
     // the expression.
-    own || nested(e)
-        .iter()
-        .any(|n| n.scope.role != Role::WithVjpAdjoint && body_can_fail(n.body))
+    own_effects(e).fail
+        || nested(e)
+            .iter()
+            .any(|n| n.scope.role != Role::WithVjpAdjoint && body_can_fail(n.body))
 }
 
 fn body_can_fail(b: &Body) -> bool {
     b.stms.iter().any(|s| can_fail(&s.exp))
 }
 
-/// Effects beyond failing, which keep a dead statement: accumulator
-/// updates, anywhere inside.
+/// Whether a statement must stay even when dead because it updates
+/// accumulators, itself or anywhere inside.
 fn has_effect(e: &Exp) -> bool {
-    let own = match e {
-        Exp::UpdAcc { .. } | Exp::WithAcc { .. } => true,
-        Exp::Atom(_)
-        | Exp::BinOp(..)
-        | Exp::UnOp(..)
-        | Exp::Convert(..)
-        | Exp::Select(..)
-        | Exp::ArrayLit(..)
-        | Exp::Index(..)
-        | Exp::Update(..)
-        | Exp::Size(..)
-        | Exp::Iota(_)
-        | Exp::Replicate(..)
-        | Exp::Rep(_)
-        | Exp::Reshape(..)
-        | Exp::Rearrange(..)
-        | Exp::Reverse(_)
-        | Exp::Rotate(..)
-        | Exp::Concat(_)
-        | Exp::Copy(_)
-        | Exp::If { .. }
-        | Exp::Loop { .. }
-        | Exp::Map { .. }
-        | Exp::Reduce { .. }
-        | Exp::Scan { .. }
-        | Exp::Hist { .. }
-        | Exp::Scatter { .. }
-        | Exp::Assert { .. }
-        | Exp::CheckShape { .. }
-        | Exp::Jvp { .. }
-        | Exp::Vjp { .. }
-        | Exp::WithVjp { .. } => false,
-    };
-    own || nested(e)
-        .iter()
-        .any(|n| n.body.stms.iter().any(|s| has_effect(&s.exp)))
+    own_effects(e).acc
+        || nested(e)
+            .iter()
+            .any(|n| n.body.stms.iter().any(|s| has_effect(&s.exp)))
 }
 
 /// Removes dead statements, and dead results of maps and branches.

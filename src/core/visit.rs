@@ -167,11 +167,7 @@ macro_rules! traversal {
                         v.atom(a, Read);
                         v.atom(b, Read);
                     }
-                    Exp::ArrayLit(xs, _) => {
-                        for a in xs {
-                            v.atom(a, Read);
-                        }
-                    }
+                    Exp::ArrayLit(xs, _) => atoms(xs, Read, v),
                     Exp::Index(a, ds) => {
                         v.var(a, Read);
                         dims(ds, v);
@@ -185,20 +181,14 @@ macro_rules! traversal {
                         v.var(a, Read)
                     }
                     Exp::Reshape(shape, a) => {
-                        for d in shape {
-                            v.atom(d, Read);
-                        }
+                        atoms(shape, Read, v);
                         v.var(a, Read);
                     }
                     Exp::Rotate(r, a) => {
                         v.atom(r, Read);
                         v.var(a, Read);
                     }
-                    Exp::Concat(xs) => {
-                        for x in xs {
-                            v.var(x, Read);
-                        }
-                    }
+                    Exp::Concat(xs) => vars(xs, Read, v),
                     Exp::If {
                         cond,
                         then_body,
@@ -239,9 +229,7 @@ macro_rules! traversal {
                         v.body(body, Scope { role: Role::LoopBody, binders, arrays: &[] });
                     }
                     Exp::Map { lam, args } => {
-                        for a in & $($mut)? *args {
-                            v.var(a, Read);
-                        }
+                        vars(args, Read, v);
                         lambda(lam, Role::MapLambda, args, v);
                     }
                     Exp::Reduce {
@@ -254,12 +242,8 @@ macro_rules! traversal {
                         pre,
                         args,
                     } => {
-                        for a in neutral {
-                            v.atom(a, Read);
-                        }
-                        for a in & $($mut)? *args {
-                            v.var(a, Read);
-                        }
+                        atoms(neutral, Read, v);
+                        vars(args, Read, v);
                         // The fused map first: it runs before the operator.
                         if let Some(f) = pre {
                             lambda(f, Role::PreMap, args, v);
@@ -272,16 +256,10 @@ macro_rules! traversal {
                         indices,
                         values,
                     } => {
-                        for a in neutral {
-                            v.atom(a, Read);
-                        }
-                        for d in dest {
-                            v.var(d, Consume);
-                        }
+                        atoms(neutral, Read, v);
+                        vars(dest, Consume, v);
                         v.var(indices, Read);
-                        for x in values {
-                            v.var(x, Read);
-                        }
+                        vars(values, Read, v);
                         lambda(lam, Role::Operator, &[], v);
                     }
                     Exp::Scatter {
@@ -289,15 +267,9 @@ macro_rules! traversal {
                         indices,
                         values,
                     } => {
-                        for d in dest {
-                            v.var(d, Consume);
-                        }
-                        for x in indices {
-                            v.var(x, Read);
-                        }
-                        for x in values {
-                            v.var(x, Read);
-                        }
+                        vars(dest, Consume, v);
+                        vars(indices, Read, v);
+                        vars(values, Read, v);
                     }
                     Exp::Assert { cond, message: _ } => v.atom(cond, Read),
                     Exp::CheckShape {
@@ -315,12 +287,8 @@ macro_rules! traversal {
                         primals,
                         tangents,
                     } => {
-                        for a in primals {
-                            v.atom(a, Read);
-                        }
-                        for a in tangents {
-                            v.atom(a, Read);
-                        }
+                        atoms(primals, Read, v);
+                        atoms(tangents, Read, v);
                         lambda(lam, Role::Jvp, &[], v);
                     }
                     Exp::Vjp {
@@ -328,25 +296,17 @@ macro_rules! traversal {
                         primals,
                         cotangents,
                     } => {
-                        for a in primals {
-                            v.atom(a, Read);
-                        }
-                        for a in cotangents {
-                            v.atom(a, Read);
-                        }
+                        atoms(primals, Read, v);
+                        atoms(cotangents, Read, v);
                         lambda(lam, Role::Vjp, &[], v);
                     }
                     Exp::WithVjp { lam, adjoint, args } => {
-                        for a in args {
-                            v.atom(a, Read);
-                        }
+                        atoms(args, Read, v);
                         lambda(lam, Role::WithVjpPrimal, &[], v);
                         lambda(adjoint, Role::WithVjpAdjoint, &[], v);
                     }
                     Exp::WithAcc { arrays, lam } => {
-                        for a in arrays {
-                            v.var(a, Consume);
-                        }
+                        vars(arrays, Consume, v);
                         lambda(lam, Role::WithAcc, &[], v);
                     }
                     Exp::UpdAcc {
@@ -355,11 +315,21 @@ macro_rules! traversal {
                         value,
                     } => {
                         v.var(acc, Consume);
-                        for a in indices {
-                            v.atom(a, Read);
-                        }
+                        atoms(indices, Read, v);
                         v.atom(value, Read);
                     }
+                }
+            }
+
+            fn atoms<$a, V: $Trait<$a> + ?Sized>(xs: & $($mut)? [Atom], u: Use, v: &mut V) {
+                for a in xs {
+                    v.atom(a, u);
+                }
+            }
+
+            fn vars<$a, V: $Trait<$a> + ?Sized>(xs: & $($mut)? [Var], u: Use, v: &mut V) {
+                for x in xs {
+                    v.var(x, u);
                 }
             }
 
