@@ -3,7 +3,7 @@
 
 use super::value::Val;
 use super::{LResult, Lower};
-use crate::core::ir::{self, Atom, Exp};
+use crate::core::ir::Atom;
 use crate::source::Span;
 use crate::types::intrinsics::Intrinsic;
 
@@ -15,32 +15,14 @@ impl<'t> Lower<'t> {
         let (lam, out_template) = self.lambda(f, std::slice::from_ref(x), span)?;
         let primals = self.leaves(x, span)?;
         let seeds = self.leaves(seed, span)?;
-        let res_tys: Vec<ir::Type> = lam.body.result.iter().map(|a| a.ty(&self.vars)).collect();
-        let arg_tys: Vec<ir::Type> = primals.iter().map(|a| self.ty(*a)).collect();
+        let n_results = lam.body.result.len();
         let forward = matches!(i, Intrinsic::Jvp | Intrinsic::Jvp2);
-        let (exp, deriv_tys) = if forward {
-            (
-                Exp::Jvp {
-                    lam,
-                    primals,
-                    tangents: seeds,
-                },
-                res_tys.clone(),
-            )
+        let out = if forward {
+            self.b.at(span, "_jvp").jvp(lam, primals, seeds)
         } else {
-            (
-                Exp::Vjp {
-                    lam,
-                    primals,
-                    cotangents: seeds,
-                },
-                arg_tys,
-            )
+            self.b.at(span, "_vjp").vjp(lam, primals, seeds)
         };
-        let mut tys = res_tys.clone();
-        tys.extend(deriv_tys);
-        let out = self.emit(exp, &tys, if forward { "_jvp" } else { "_vjp" }, span);
-        let (prim, deriv) = out.split_at(res_tys.len());
+        let (prim, deriv) = out.split_at(n_results);
         let primal_val = Self::restructure(&out_template, &mut prim.iter().map(|v| Atom::Var(*v)));
         let deriv_val = if forward {
             Self::restructure(&out_template, &mut deriv.iter().map(|v| Atom::Var(*v)))
@@ -60,17 +42,7 @@ impl<'t> Lower<'t> {
         let (lam, out_template) = self.lambda(f, std::slice::from_ref(x), span)?;
         let (adjoint, _) = self.lambda(df, &[x.clone(), out_template.clone()], span)?;
         let primals = self.leaves(x, span)?;
-        let tys: Vec<ir::Type> = lam.body.result.iter().map(|a| a.ty(&self.vars)).collect();
-        let out = self.emit(
-            Exp::WithVjp {
-                lam,
-                adjoint,
-                args: primals,
-            },
-            &tys,
-            "_wv",
-            span,
-        );
+        let out = self.b.at(span, "_wv").with_vjp(lam, adjoint, primals);
         Ok(Self::restructure(
             &out_template,
             &mut out.into_iter().map(Atom::Var),

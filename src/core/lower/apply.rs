@@ -3,9 +3,9 @@
 
 use super::value::{Env, Val};
 use super::{Ctx, LResult, Lower};
-use crate::core::ir::{self, Atom, Body, Exp, Lambda};
+use crate::core::ir::{Atom, Body, Lambda};
 use crate::diag::Diagnostic;
-use crate::prim::{PrimType, Scalar};
+use crate::prim::Scalar;
 use crate::source::Span;
 use crate::syntax::ast::*;
 use crate::types::CheckedDef;
@@ -158,11 +158,7 @@ impl<'t> Lower<'t> {
                 Ok(Val::Leaf(l))
             };
         }
-        let (stms, ra) = self.scoped(r)?;
-        let evaluated = Body {
-            stms,
-            result: vec![ra],
-        };
+        let (evaluated, ()) = self.body(|l| Ok((vec![r(l)?], ())))?;
         let constant = Body {
             stms: Vec::new(),
             result: vec![Atom::Const(Scalar::Bool(!and))],
@@ -172,16 +168,8 @@ impl<'t> Lower<'t> {
         } else {
             (constant, evaluated)
         };
-        Ok(Val::Leaf(self.emit1(
-            Exp::If {
-                cond: l,
-                then_body,
-                else_body,
-            },
-            ir::Type::Prim(PrimType::Bool),
-            "_b",
-            span,
-        )))
+        let out = self.b.at(span, "_b").if_bodies(l, then_body, else_body);
+        Ok(Val::Leaf(out[0].into()))
     }
 
     pub fn apply(&mut self, f: &Val<'t>, args: Vec<Val<'t>>, span: Span) -> LResult<Val<'t>> {
@@ -295,16 +283,10 @@ impl<'t> Lower<'t> {
             params.extend(ps);
             args.push(v);
         }
-        let (stms, (result, v)) = self.scoped(|l| {
+        let (body, v) = self.body(|l| {
             let v = l.apply(f, args, span)?;
             Ok((l.leaves(&v, span)?, v))
         })?;
-        Ok((
-            Lambda {
-                params,
-                body: Body { stms, result },
-            },
-            v,
-        ))
+        Ok((Lambda { params, body }, v))
     }
 }

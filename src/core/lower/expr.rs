@@ -4,7 +4,7 @@
 use super::apply::Closure;
 use super::value::{Env, Val, leaf_types, structure};
 use super::{Ctx, LResult, Lower};
-use crate::core::ir::{self, Atom, Body, DimIndex, Exp, LoopForm, Var};
+use crate::core::ir::{self, Atom, DimIndex, LoopForm, Var};
 use crate::prim::{PrimType, Scalar};
 use crate::source::Span;
 use crate::syntax::ast::LoopForm as LoopForm_;
@@ -229,7 +229,7 @@ impl<'t> Lower<'t> {
             None => {
                 let vs: Vec<Var> = leaf_types(&t)
                     .into_iter()
-                    .map(|lt| self.vars.fresh("_val", lt))
+                    .map(|lt| self.b.vars.fresh("_val", lt))
                     .collect();
                 self.externals.push((id, vs.clone()));
                 vs
@@ -308,7 +308,7 @@ impl<'t> Lower<'t> {
         }
         let mut out = Vec::new();
         for (col, lt) in columns.into_iter().zip(&elem_leaf_types) {
-            out.push(self.emit1(Exp::ArrayLit(col, *lt), lt.array_of(1), "_arr", e.span));
+            out.push(self.b.at(e.span, "_arr").array_lit(col, *lt).into());
         }
         Ok(structure(&t, &mut out.into_iter()))
     }
@@ -327,32 +327,15 @@ impl<'t> Lower<'t> {
         if let Atom::Const(Scalar::Bool(b)) = cond {
             return self.expr(ctx, env, if b { t } else { f });
         }
-        let (then_stms, (tv, tres)) = self.scoped(|l| {
+        let (then_body, tv) = self.body(|l| {
             let v = l.expr(ctx, env, t)?;
-            let r = l.leaves(&v, t.span)?;
-            Ok((v, r))
+            Ok((l.leaves(&v, t.span)?, v))
         })?;
-        let (else_stms, eres) = self.scoped(|l| {
+        let (else_body, ()) = self.body(|l| {
             let v = l.expr(ctx, env, f)?;
-            l.leaves(&v, f.span)
+            Ok((l.leaves(&v, f.span)?, ()))
         })?;
-        let tys: Vec<ir::Type> = tres.iter().map(|a| self.ty(*a)).collect();
-        let out = self.emit(
-            Exp::If {
-                cond,
-                then_body: Body {
-                    stms: then_stms,
-                    result: tres,
-                },
-                else_body: Body {
-                    stms: else_stms,
-                    result: eres,
-                },
-            },
-            &tys,
-            "_if",
-            span,
-        );
+        let out = self.b.at(span, "_if").if_bodies(cond, then_body, else_body);
         Ok(Self::restructure(&tv, &mut out.into_iter().map(Atom::Var)))
     }
 
@@ -386,11 +369,9 @@ impl<'t> Lower<'t> {
             LoopForm_::For(i, _, bound) => {
                 let bv = self.expr(ctx, env, bound)?;
                 let b = self.scalar(&bv, bound.span)?;
-                let bt = self.ty(b).elem();
+                let bt = self.b.ty(b).elem();
                 let b64 = self.i64_atom(b, span);
-                let iv = self
-                    .vars
-                    .fresh(i.to_string(), ir::Type::Prim(PrimType::I64));
+                let iv = self.b.fresh(i, ir::Type::Prim(PrimType::I64));
                 index = Some((i.clone(), iv, bt));
                 LoopForm::For { i: iv, bound: b64 }
             }
@@ -399,41 +380,29 @@ impl<'t> Lower<'t> {
                 let first = Self::first_leaf(&xv)
                     .and_then(|a| a.var())
                     .ok_or_else(|| Self::internal("for-in over a non-array", xs.span))?;
-                let n = self.emit1(
-                    Exp::Size(first, 0),
-                    ir::Type::Prim(PrimType::I64),
-                    "n",
-                    span,
-                );
-                let iv = self.vars.fresh("i", ir::Type::Prim(PrimType::I64));
+                let n = self.b.at(span, "n").size(first, 0);
+                let iv = self.b.fresh("i", ir::Type::Prim(PrimType::I64));
                 walk = Some(xv);
-                LoopForm::For { i: iv, bound: n }
-            }
-            LoopForm_::While(c) => {
-                let (stms, r) = self.scoped(|lw| {
-                    let cv = lw.expr(ctx, &env_p, c)?;
-                    lw.scalar(&cv, c.span)
-                })?;
-                LoopForm::While {
-                    cond: Body {
-                        stms,
-                        result: vec![r],
-                    },
+                LoopForm::For {
+                    i: iv,
+                    bound: n.into(),
                 }
             }
+            LoopForm_::While(c) => {
+                let (cond, ()) = self.body(|lw| {
+                    let cv = lw.expr(ctx, &env_p, c)?;
+                    Ok((vec![lw.scalar(&cv, c.span)?], ()))
+                })?;
+                LoopForm::While { cond }
+            }
         };
-        let (body_stms, bres) = self.scoped(|lw| {
+        let (body, ()) = self.body(|lw| {
             let mut benv = env_p.clone();
             if let Some((name, iv, ty)) = &index {
                 let ia = if *ty == PrimType::I64 {
                     Atom::Var(*iv)
                 } else {
-                    lw.emit1(
-                        Exp::Convert(*ty, Atom::Var(*iv)),
-                        ir::Type::Prim(*ty),
-                        name,
-                        span,
-                    )
+                    lw.b.at(span, name).convert(*ty, *iv).into()
                 };
                 benv = benv.bind(name.clone(), Val::Leaf(ia));
             }
@@ -444,23 +413,10 @@ impl<'t> Lower<'t> {
                 benv = lw.bind_pat(&benv, p, elem, "the loop element")?;
             }
             let v = lw.expr(ctx, &benv, &l.body)?;
-            lw.leaves(&v, l.body.span)
+            Ok((lw.leaves(&v, l.body.span)?, ()))
         })?;
-        let tys: Vec<ir::Type> = params.iter().map(|p| self.vars.ty(*p)).collect();
-        let out = self.emit(
-            Exp::Loop {
-                params: params.iter().copied().zip(init_atoms).collect(),
-                form,
-                body: Body {
-                    stms: body_stms,
-                    result: bres,
-                },
-                stripmine,
-            },
-            &tys,
-            &pname,
-            span,
-        );
+        let params = params.into_iter().zip(init_atoms).collect();
+        let out = self.b.at(span, &pname).loop_(params, form, body, stripmine);
         Ok(Self::restructure(
             &template,
             &mut out.into_iter().map(Atom::Var),
@@ -470,13 +426,8 @@ impl<'t> Lower<'t> {
     fn i64_atom(&mut self, a: Atom, span: Span) -> Atom {
         match a {
             Atom::Const(s) => Atom::Const(crate::prim::convert(s, PrimType::I64)),
-            Atom::Var(_) if self.ty(a).elem() == PrimType::I64 => a,
-            _ => self.emit1(
-                Exp::Convert(PrimType::I64, a),
-                ir::Type::Prim(PrimType::I64),
-                "_n",
-                span,
-            ),
+            Atom::Var(_) if self.b.ty(a).elem() == PrimType::I64 => a,
+            _ => self.b.at(span, "_n").convert(PrimType::I64, a).into(),
         }
     }
 
@@ -522,18 +473,8 @@ impl<'t> Lower<'t> {
                 let Atom::Var(arr) = a else {
                     return Err(Self::internal("indexing a constant", span));
                 };
-                let t = self.vars.ty(*arr);
-                let fixed = dims
-                    .iter()
-                    .filter(|d| matches!(d, DimIndex::Fix(_)))
-                    .count() as u32;
-                let rt = t.peel(fixed);
-                Ok(Val::Leaf(self.emit1(
-                    Exp::Index(*arr, dims.to_vec()),
-                    rt,
-                    "_elem",
-                    span,
-                )))
+                let elem = self.b.at(span, "_elem").index(*arr, dims.to_vec());
+                Ok(Val::Leaf(elem.into()))
             }
             Val::Node(cs) => {
                 let mut out = Vec::new();
@@ -570,13 +511,8 @@ impl<'t> Lower<'t> {
             let Atom::Var(av) = a else {
                 return Err(Self::internal("updating a constant", span));
             };
-            let t = self.vars.ty(av);
-            out.push(self.emit1(
-                Exp::Update(av, dims.clone(), v),
-                t,
-                self.vars.name(av).to_string().as_str(),
-                span,
-            ));
+            let name = self.b.vars.name(av).to_string();
+            out.push(self.b.at(span, &name).update(av, dims.clone(), v).into());
         }
         Ok(Self::restructure(&arr, &mut out.into_iter()))
     }

@@ -4,9 +4,10 @@
 use super::apply::Closure;
 use super::value::Val;
 use super::{LResult, Lower};
-use crate::core::ir::{self, Atom, Body, Exp, Lambda, Operator, Var};
+use crate::core::build::Builder;
+use crate::core::ir::{Atom, Lambda, Operator, Var};
 use crate::diag::Diagnostic;
-use crate::prim::{BinOp, PrimType, Scalar, UnOp};
+use crate::prim::{BinOp, Scalar, UnOp};
 use crate::source::Span;
 use crate::syntax::ast::*;
 use crate::types::intrinsics::Intrinsic;
@@ -22,10 +23,10 @@ impl<'t> Lower<'t> {
         span: Span,
     ) -> LResult<Val<'t>> {
         match v {
-            Val::Leaf(Atom::Var(a)) if self.vars.ty(*a).rank() > 0 => {
-                let et = self.vars.ty(*a).peel(1);
-                let name = format!("{}_e", self.vars.name(*a).trim_start_matches('_'));
-                let p = self.vars.fresh(name, et);
+            Val::Leaf(Atom::Var(a)) if self.b.vars.ty(*a).rank() > 0 => {
+                let et = self.b.vars.ty(*a).peel(1);
+                let name = format!("{}_e", self.b.vars.name(*a).trim_start_matches('_'));
+                let p = self.b.vars.fresh(name, et);
                 params.push(p);
                 arrays.push(*a);
                 Ok(Val::Leaf(Atom::Var(p)))
@@ -68,23 +69,11 @@ impl<'t> Lower<'t> {
         span: Span,
         body: impl FnOnce(&mut Self) -> LResult<Val<'t>>,
     ) -> LResult<Val<'t>> {
-        let (stms, (result, template)) = self.scoped(|l| {
+        let (body, template) = self.body(|l| {
             let v = body(l)?;
             Ok((l.leaves(&v, span)?, v))
         })?;
-        let tys: Vec<ir::Type> = result.iter().map(|a| self.ty(*a).array_of(1)).collect();
-        let out = self.emit(
-            Exp::Map {
-                lam: Lambda {
-                    params,
-                    body: Body { stms, result },
-                },
-                args: arrays,
-            },
-            &tys,
-            name,
-            span,
-        );
+        let out = self.b.at(span, name).map(Lambda { params, body }, &arrays);
         Ok(Self::restructure(
             &template,
             &mut out.into_iter().map(Atom::Var),
@@ -112,11 +101,12 @@ impl<'t> Lower<'t> {
         ))
     }
 
+    /// `f` applied to each array leaf of a value (it builds the new leaf).
     fn each_leaf(
         &mut self,
         v: &Val<'t>,
         span: Span,
-        mut f: impl FnMut(&mut Self, Var) -> LResult<Atom>,
+        mut f: impl FnMut(&mut Builder<'t>, Var) -> Var,
     ) -> LResult<Val<'t>> {
         let leaves = self.leaves(v, span)?;
         let mut out = Vec::new();
@@ -124,7 +114,7 @@ impl<'t> Lower<'t> {
             let Atom::Var(x) = a else {
                 return Err(Self::internal("an array operation on a constant", span));
             };
-            out.push(f(self, x)?);
+            out.push(Atom::Var(f(&mut self.b, x)));
         }
         Ok(Self::restructure(v, &mut out.into_iter()))
     }
@@ -135,7 +125,6 @@ impl<'t> Lower<'t> {
         args: Vec<Val<'t>>,
         span: Span,
     ) -> LResult<Val<'t>> {
-        let i64t = ir::Type::Prim(PrimType::I64);
         match i {
             Intrinsic::Map(_) => self.map(&args[0], &args[1..], span),
             Intrinsic::Rep => Ok(Val::Rep(Box::new(args[0].clone()))),
@@ -143,17 +132,7 @@ impl<'t> Lower<'t> {
                 let (op, template) = self.operator(&args[0], &args[1], *commutative, span)?;
                 let xs = self.leaves(&args[2], span)?;
                 let arrays: Vec<Var> = xs.iter().filter_map(|a| a.var()).collect();
-                let tys: Vec<ir::Type> = op.neutral.iter().map(|a| self.ty(*a)).collect();
-                let out = self.emit(
-                    Exp::Reduce {
-                        op,
-                        pre: None,
-                        args: arrays,
-                    },
-                    &tys,
-                    "_red",
-                    span,
-                );
+                let out = self.b.at(span, "_red").reduce(op, None, &arrays);
                 Ok(Self::restructure(
                     &template,
                     &mut out.into_iter().map(Atom::Var),
@@ -163,18 +142,7 @@ impl<'t> Lower<'t> {
                 let (op, template) = self.operator(&args[0], &args[1], false, span)?;
                 let xs = self.leaves(&args[2], span)?;
                 let arrays: Vec<Var> = xs.iter().filter_map(|a| a.var()).collect();
-                let tys: Vec<ir::Type> =
-                    op.neutral.iter().map(|a| self.ty(*a).array_of(1)).collect();
-                let out = self.emit(
-                    Exp::Scan {
-                        op,
-                        pre: None,
-                        args: arrays,
-                    },
-                    &tys,
-                    "_scan",
-                    span,
-                );
+                let out = self.b.at(span, "_scan").scan(op, None, &arrays);
                 Ok(Self::restructure(
                     &template,
                     &mut out.into_iter().map(Atom::Var),
@@ -202,18 +170,10 @@ impl<'t> Lower<'t> {
                     .iter()
                     .filter_map(|a| a.var())
                     .collect();
-                let tys: Vec<ir::Type> = dest_leaves.iter().map(|v| self.vars.ty(*v)).collect();
-                let out = self.emit(
-                    Exp::Hist {
-                        op,
-                        dest: dest_leaves,
-                        indices,
-                        values,
-                    },
-                    &tys,
-                    "_hist",
-                    span,
-                );
+                let out = self
+                    .b
+                    .at(span, "_hist")
+                    .hist(op, &dest_leaves, indices, &values);
                 Ok(Self::restructure(
                     &dest,
                     &mut out.into_iter().map(Atom::Var),
@@ -236,40 +196,26 @@ impl<'t> Lower<'t> {
                     .iter()
                     .filter_map(|a| a.var())
                     .collect();
-                let tys: Vec<ir::Type> = dest_leaves.iter().map(|v| self.vars.ty(*v)).collect();
-                let out = self.emit(
-                    Exp::Scatter {
-                        dest: dest_leaves,
-                        indices,
-                        values,
-                    },
-                    &tys,
-                    "_scatter",
-                    span,
-                );
+                let out = self
+                    .b
+                    .at(span, "_scatter")
+                    .scatter(&dest_leaves, &indices, &values);
                 Ok(Self::restructure(dest, &mut out.into_iter().map(Atom::Var)))
             }
             Intrinsic::Iota => {
                 let n = self.scalar(&args[0], span)?;
-                Ok(Val::Leaf(self.emit1(
-                    Exp::Iota(n),
-                    ir::Type::Array(PrimType::I64, 1),
-                    "_iota",
-                    span,
-                )))
+                Ok(Val::Leaf(self.b.at(span, "_iota").iota(n).into()))
             }
             Intrinsic::Replicate => {
                 let n = self.scalar(&args[0], span)?;
                 self.each_replicate(n, &args[1], span)
             }
             Intrinsic::Length => match Self::first_leaf(&args[0]) {
-                Some(Atom::Var(a)) => {
-                    Ok(Val::Leaf(self.emit1(Exp::Size(a, 0), i64t, "_len", span)))
-                }
+                Some(Atom::Var(a)) => Ok(Val::Leaf(self.b.at(span, "_len").size(a, 0).into())),
                 _ => {
                     let leaves = self.leaves(&args[0], span)?;
                     match leaves.first().and_then(|a| a.var()) {
-                        Some(a) => Ok(Val::Leaf(self.emit1(Exp::Size(a, 0), i64t, "_len", span))),
+                        Some(a) => Ok(Val::Leaf(self.b.at(span, "_len").size(a, 0).into())),
                         None => Err(Diagnostic::ty(
                             "the length of an array of empty tuples is not known",
                             span,
@@ -280,21 +226,13 @@ impl<'t> Lower<'t> {
             Intrinsic::Zip(_) => {
                 let first = args.iter().find_map(Self::first_leaf).and_then(|a| a.var());
                 if let Some(f) = first {
-                    let n = self.emit1(Exp::Size(f, 0), i64t, "_n", span);
+                    let n = self.b.at(span, "_n").size(f, 0);
                     for (k, a) in args.iter().enumerate().skip(1) {
                         if let Some(Atom::Var(x)) = Self::first_leaf(a) {
-                            let mut expected = vec![None; self.vars.ty(x).rank() as usize];
-                            expected[0] = Some(n);
-                            self.emit(
-                                Exp::CheckShape {
-                                    array: x,
-                                    expected,
-                                    what: format!("argument {} of zip", k + 1),
-                                },
-                                &[],
-                                "check",
-                                span,
-                            );
+                            let mut expected = vec![None; self.b.vars.ty(x).rank() as usize];
+                            expected[0] = Some(n.into());
+                            let what = format!("argument {} of zip", k + 1);
+                            self.b.at(span, "check").check_shape(x, expected, &what);
                         }
                     }
                 }
@@ -314,33 +252,30 @@ impl<'t> Lower<'t> {
                 },
                 _ => Err(Self::internal("unzip of a non-tuple", span)),
             },
-            Intrinsic::Transpose => self.each_leaf(&args[0], span, |l, x| {
-                let t = l.vars.ty(x);
-                let mut perm: Vec<u32> = (0..t.rank()).collect();
+            Intrinsic::Transpose => self.each_leaf(&args[0], span, |b, x| {
+                let mut perm: Vec<u32> = (0..b.vars.ty(x).rank()).collect();
                 perm.swap(0, 1);
-                Ok(l.emit1(Exp::Rearrange(perm, x), t, "_tr", span))
+                b.at(span, "_tr").rearrange(perm, x)
             }),
-            Intrinsic::Flatten => self.each_leaf(&args[0], span, |l, x| {
-                let t = l.vars.ty(x);
-                let n = l.emit1(Exp::Size(x, 0), i64t, "_n", span);
-                let m = l.emit1(Exp::Size(x, 1), i64t, "_m", span);
-                let nm = l.emit1(Exp::BinOp(BinOp::Mul, n, m), i64t, "_nm", span);
-                let mut shape = vec![nm];
-                for d in 2..t.rank() {
-                    shape.push(l.emit1(Exp::Size(x, d), i64t, "_d", span));
+            Intrinsic::Flatten => self.each_leaf(&args[0], span, |b, x| {
+                let n = b.at(span, "_n").size(x, 0);
+                let m = b.at(span, "_m").size(x, 1);
+                let nm = b.at(span, "_nm").bin(BinOp::Mul, n, m);
+                let mut shape = vec![nm.into()];
+                for d in 2..b.vars.ty(x).rank() {
+                    shape.push(b.at(span, "_d").size(x, d).into());
                 }
-                Ok(l.emit1(Exp::Reshape(shape, x), t.peel(1), "_flat", span))
+                b.at(span, "_flat").reshape(shape, x)
             }),
             Intrinsic::Unflatten => {
                 let n = self.scalar(&args[0], span)?;
                 let m = self.scalar(&args[1], span)?;
-                self.each_leaf(&args[2], span, |l, x| {
-                    let t = l.vars.ty(x);
+                self.each_leaf(&args[2], span, |b, x| {
                     let mut shape = vec![n, m];
-                    for d in 1..t.rank() {
-                        shape.push(l.emit1(Exp::Size(x, d), i64t, "_d", span));
+                    for d in 1..b.vars.ty(x).rank() {
+                        shape.push(b.at(span, "_d").size(x, d).into());
                     }
-                    Ok(l.emit1(Exp::Reshape(shape, x), t.array_of(1), "_unflat", span))
+                    b.at(span, "_unflat").reshape(shape, x)
                 })
             }
             Intrinsic::Concat | Intrinsic::Operator(BinOpKind::Concat) => {
@@ -351,30 +286,24 @@ impl<'t> Lower<'t> {
                     let (Some(x), Some(y)) = (x.var(), y.var()) else {
                         return Err(Self::internal("concatenating constants", span));
                     };
-                    let t = self.vars.ty(x);
-                    out.push(self.emit1(Exp::Concat(vec![x, y]), t, "_cat", span));
+                    out.push(self.b.at(span, "_cat").concat(vec![x, y]).into());
                 }
                 Ok(Self::restructure(&args[0], &mut out.into_iter()))
             }
             Intrinsic::Rotate => {
                 let r = self.scalar(&args[0], span)?;
-                self.each_leaf(&args[1], span, |l, x| {
-                    let t = l.vars.ty(x);
-                    Ok(l.emit1(Exp::Rotate(r, x), t, "_rot", span))
-                })
+                self.each_leaf(&args[1], span, |b, x| b.at(span, "_rot").rotate(r, x))
             }
-            Intrinsic::Reverse => self.each_leaf(&args[0], span, |l, x| {
-                let t = l.vars.ty(x);
-                Ok(l.emit1(Exp::Reverse(x), t, "_rev", span))
-            }),
+            Intrinsic::Reverse => {
+                self.each_leaf(&args[0], span, |b, x| b.at(span, "_rev").reverse(x))
+            }
             Intrinsic::Copy => {
                 let leaves = self.leaves(&args[0], span)?;
                 let mut out = Vec::new();
                 for a in leaves {
                     out.push(match a {
-                        Atom::Var(x) if self.vars.ty(x).rank() > 0 => {
-                            let t = self.vars.ty(x);
-                            self.emit1(Exp::Copy(x), t, "_copy", span)
+                        Atom::Var(x) if self.b.vars.ty(x).rank() > 0 => {
+                            self.b.at(span, "_copy").copy(x).into()
                         }
                         other => other,
                     });
@@ -383,15 +312,7 @@ impl<'t> Lower<'t> {
             }
             Intrinsic::Assert => {
                 let c = self.scalar(&args[0], span)?;
-                self.emit(
-                    Exp::Assert {
-                        cond: c,
-                        message: "assert".into(),
-                    },
-                    &[],
-                    "assert",
-                    span,
-                );
+                self.b.at(span, "assert").assert(c, "assert");
                 Ok(args[1].clone())
             }
             Intrinsic::Jvp | Intrinsic::Jvp2 | Intrinsic::Vjp | Intrinsic::Vjp2 => {
@@ -408,7 +329,7 @@ impl<'t> Lower<'t> {
                 let a = self.scalar(&args[0], span)?;
                 Ok(Val::Leaf(match a {
                     Atom::Const(s) => Atom::Const(crate::prim::convert(s, *to)),
-                    _ => self.emit1(Exp::Convert(*to, a), ir::Type::Prim(*to), "_conv", span),
+                    _ => self.b.at(span, "_conv").convert(*to, a).into(),
                 }))
             }
             Intrinsic::Const(s) => Ok(Val::Leaf(Atom::Const(*s))),
@@ -419,8 +340,7 @@ impl<'t> Lower<'t> {
         let leaves = self.leaves(v, span)?;
         let mut out = Vec::new();
         for a in leaves {
-            let t = self.ty(a).array_of(1);
-            out.push(self.emit1(Exp::Replicate(n, a), t, "_rep", span));
+            out.push(self.b.at(span, "_rep").replicate(n, a).into());
         }
         Ok(Self::restructure(v, &mut out.into_iter()))
     }
@@ -428,18 +348,12 @@ impl<'t> Lower<'t> {
     fn binop(&mut self, op: BinOp, a: &Val<'t>, b: &Val<'t>, span: Span) -> LResult<Val<'t>> {
         let x = self.scalar(a, span)?;
         let y = self.scalar(b, span)?;
-        let t = if op.is_comparison() {
-            ir::Type::Prim(PrimType::Bool)
-        } else {
-            self.ty(x)
-        };
-        Ok(Val::Leaf(self.emit1(Exp::BinOp(op, x, y), t, "_t", span)))
+        Ok(Val::Leaf(self.b.at(span, "_t").bin(op, x, y).into()))
     }
 
     fn unop(&mut self, op: UnOp, a: &Val<'t>, span: Span) -> LResult<Val<'t>> {
         let x = self.scalar(a, span)?;
-        let t = ir::Type::Prim(op.result_type(self.ty(x).elem()));
-        Ok(Val::Leaf(self.emit1(Exp::UnOp(op, x), t, "_t", span)))
+        Ok(Val::Leaf(self.b.at(span, "_t").un(op, x).into()))
     }
 
     fn operator_app(&mut self, op: &BinOpKind, args: &[Val<'t>], span: Span) -> LResult<Val<'t>> {
@@ -452,10 +366,9 @@ impl<'t> Lower<'t> {
                 let eq = *op == BinOpKind::Eq;
                 let xs = self.leaves(&args[0], span)?;
                 let ys = self.leaves(&args[1], span)?;
-                let bool_t = ir::Type::Prim(PrimType::Bool);
                 let mut acc: Option<Atom> = None;
                 for (x, y) in xs.into_iter().zip(ys) {
-                    if self.ty(x).rank() > 0 {
+                    if self.b.ty(x).rank() > 0 {
                         return Err(Diagnostic::ty(
                             "comparing arrays with `==` inside a tuple or record is not supported",
                             span,
@@ -464,20 +377,15 @@ impl<'t> Lower<'t> {
                             "compare the components separately, e.g. `and (map2 (==) a b)`",
                         ));
                     }
-                    let c = self.emit1(
-                        Exp::BinOp(if eq { BinOp::Eq } else { BinOp::Neq }, x, y),
-                        bool_t,
-                        "_eq",
-                        span,
-                    );
+                    let (cmp, join) = if eq {
+                        (BinOp::Eq, BinOp::LogAnd)
+                    } else {
+                        (BinOp::Neq, BinOp::LogOr)
+                    };
+                    let c = self.b.at(span, "_eq").bin(cmp, x, y);
                     acc = Some(match acc {
-                        None => c,
-                        Some(prev) => self.emit1(
-                            Exp::BinOp(if eq { BinOp::LogAnd } else { BinOp::LogOr }, prev, c),
-                            bool_t,
-                            "_eq",
-                            span,
-                        ),
+                        None => c.into(),
+                        Some(prev) => self.b.at(span, "_eq").bin(join, prev, c).into(),
                     });
                 }
                 Ok(Val::Leaf(acc.unwrap_or(Atom::Const(Scalar::Bool(eq)))))

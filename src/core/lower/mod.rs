@@ -21,7 +21,8 @@ mod expr;
 mod intrinsic;
 mod value;
 
-use super::ir::{self, Atom, Body, Exp, Function, Program, Stm, Var, Vars};
+use super::build::Builder;
+use super::ir::{Atom, Body, Function, Program, Var, Vars};
 use crate::diag::Diagnostic;
 use crate::source::Span;
 use crate::syntax::ast::*;
@@ -68,10 +69,12 @@ pub struct Signature {
     pub result: Type,
 }
 
+/// The lowering state. Its one lifetime covers the type environment and the
+/// program's variable table alike (both outlive the lowering).
 pub struct Lower<'t> {
     tenv: &'t TypeEnv,
-    pub vars: Vars,
-    stms: Vec<Stm>,
+    /// Where the statements go; nested bodies are opened and closed on it.
+    b: Builder<'t>,
     /// Values computed at the REPL that the code refers to, and the
     /// parameters standing for them.
     pub externals: Vec<(ValueId, Vec<Var>)>,
@@ -83,11 +86,10 @@ fn no_externals(_: ValueId) -> Option<Type> {
 }
 
 impl<'t> Lower<'t> {
-    pub fn new(tenv: &'t TypeEnv) -> Lower<'t> {
+    pub fn new(tenv: &'t TypeEnv, vars: &'t mut Vars) -> Lower<'t> {
         Lower {
             tenv,
-            vars: Vars::new(),
-            stms: Vec::new(),
+            b: Builder::new(vars),
             externals: Vec::new(),
             external_types: &no_externals,
         }
@@ -95,38 +97,27 @@ impl<'t> Lower<'t> {
 
     pub fn with_externals(
         tenv: &'t TypeEnv,
+        vars: &'t mut Vars,
         types: &'t dyn Fn(ValueId) -> Option<Type>,
     ) -> Lower<'t> {
         Lower {
             external_types: types,
-            ..Lower::new(tenv)
+            ..Lower::new(tenv, vars)
         }
     }
 
-    fn emit(&mut self, exp: Exp, tys: &[ir::Type], name: &str, span: Span) -> Vec<Var> {
-        let pat: Vec<Var> = tys.iter().map(|t| self.vars.fresh(name, *t)).collect();
-        self.stms.push(Stm {
-            pat: pat.clone(),
-            exp,
-            span,
-        });
-        pat
-    }
-
-    fn emit1(&mut self, exp: Exp, ty: ir::Type, name: &str, span: Span) -> Atom {
-        Atom::Var(self.emit(exp, &[ty], name, span)[0])
-    }
-
-    fn ty(&self, a: Atom) -> ir::Type {
-        a.ty(&self.vars)
-    }
-
-    /// Runs `f` collecting its statements into a separate body.
-    fn scoped<R>(&mut self, f: impl FnOnce(&mut Self) -> LResult<R>) -> LResult<(Vec<Stm>, R)> {
-        let saved = std::mem::take(&mut self.stms);
+    /// Lowers into a nested body: `f` returns the body's results and a
+    /// value to pass on.
+    fn body<R>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> LResult<(Vec<Atom>, R)>,
+    ) -> LResult<(Body, R)> {
+        let outer = self.b.open_body();
         let r = f(self);
-        let inner = std::mem::replace(&mut self.stms, saved);
-        Ok((inner, r?))
+        let mut body = self.b.close_body(outer, Vec::new());
+        let (result, x) = r?;
+        body.result = result;
+        Ok((body, x))
     }
 
     fn internal(msg: impl Into<String>, span: Span) -> Diagnostic {
@@ -152,14 +143,14 @@ impl<'t> Lower<'t> {
                 .unwrap_or_else(|| "arg".into());
             let vars: Vec<Var> = leaf_types(t)
                 .into_iter()
-                .map(|lt| self.vars.fresh(name.as_str(), lt))
+                .map(|lt| self.b.fresh(name.as_str(), lt))
                 .collect();
             fparams.extend(vars.iter().copied());
             args.push(structure(t, &mut vars.iter().map(|v| Atom::Var(*v))));
         }
-        let (stms, result) = self.scoped(|l| {
+        let (body, ()) = self.body(|l| {
             let v = l.apply_def(def, inst.clone(), args, def.source.span)?;
-            l.leaves(&v, def.target.body.span)
+            Ok((l.leaves(&v, def.target.body.span)?, ()))
         })?;
         let sig = Signature {
             params,
@@ -169,7 +160,7 @@ impl<'t> Lower<'t> {
             Function {
                 name: def.name.to_string().into(),
                 params: fparams,
-                body: Body { stms, result },
+                body,
             },
             sig,
         ))
@@ -182,9 +173,9 @@ impl<'t> Lower<'t> {
             def,
             inst: inst.clone(),
         };
-        let (stms, result) = self.scoped(|l| {
+        let (body, ()) = self.body(|l| {
             let v = l.expr(&ctx, &Env::default(), &def.target.body)?;
-            l.leaves(&v, def.target.body.span)
+            Ok((l.leaves(&v, def.target.body.span)?, ()))
         })?;
         let mut params = Vec::new();
         for (_, vs) in &self.externals {
@@ -194,7 +185,7 @@ impl<'t> Lower<'t> {
             Function {
                 name: "it".into(),
                 params,
-                body: Body { stms, result },
+                body,
             },
             def.ret.subst(&inst),
         ))
@@ -204,11 +195,11 @@ impl<'t> Lower<'t> {
 /// Lowers an entry point of the environment into a program of one
 /// function.
 pub fn lower_entry(tenv: &TypeEnv, id: DefId) -> LResult<(Program, Signature)> {
-    let mut l = Lower::new(tenv);
-    let (f, sig) = l.entry(id)?;
+    let mut vars = Vars::new();
+    let (f, sig) = Lower::new(tenv, &mut vars).entry(id)?;
     Ok((
         Program {
-            vars: l.vars,
+            vars,
             functions: vec![f],
         },
         sig,
@@ -223,12 +214,13 @@ pub fn lower_expression(
     inst: Inst,
     externals: &dyn Fn(ValueId) -> Option<Type>,
 ) -> LResult<(Program, Type, Vec<ValueId>)> {
-    let mut l = Lower::with_externals(tenv, externals);
+    let mut vars = Vars::new();
+    let mut l = Lower::with_externals(tenv, &mut vars, externals);
     let (f, t) = l.expression(def, inst)?;
     let ids = l.externals.iter().map(|(id, _)| *id).collect();
     Ok((
         Program {
-            vars: l.vars,
+            vars,
             functions: vec![f],
         },
         t,

@@ -3,9 +3,8 @@
 
 use super::apply::Closure;
 use super::{LResult, Lower};
-use crate::core::ir::{self, Atom, Exp, Var};
+use crate::core::ir::{self, Atom, Var};
 use crate::diag::Diagnostic;
-use crate::prim::PrimType;
 use crate::source::Span;
 use crate::syntax::ast::*;
 use crate::types::ty::{Base, Type};
@@ -104,8 +103,7 @@ impl<'t> Lower<'t> {
             }
             Val::Rep(inner) => {
                 for a in self.leaves(inner, span)? {
-                    let t = self.ty(a).array_of(1);
-                    out.push(self.emit1(Exp::Rep(a), t, "rep", span));
+                    out.push(self.b.at(span, "rep").rep(a).into());
                 }
             }
             Val::Fun(_) => {
@@ -148,8 +146,8 @@ impl<'t> Lower<'t> {
         let vars: Vec<Var> = leaves
             .iter()
             .map(|a| {
-                let t = self.ty(*a);
-                self.vars.fresh(name, t)
+                let t = self.b.ty(*a);
+                self.b.vars.fresh(name, t)
             })
             .collect();
         let val = Self::restructure(v, &mut vars.iter().map(|v| Atom::Var(*v)));
@@ -175,9 +173,9 @@ impl<'t> Lower<'t> {
         match p {
             Pat::Id(x, _) => {
                 if let Val::Leaf(Atom::Var(var)) = &v {
-                    let name = self.vars.name(*var);
+                    let name = self.b.vars.name(*var);
                     if name.starts_with('_') {
-                        self.vars.set_name(*var, x.clone());
+                        self.b.vars.set_name(*var, x.clone());
                     }
                 }
                 Ok(env.bind(x.clone(), v))
@@ -254,32 +252,18 @@ impl<'t> Lower<'t> {
                         Dim::Named(n) => match env.get(n) {
                             Some(Val::Leaf(a)) => Some(*a),
                             _ => {
-                                let size = self.emit1(
-                                    Exp::Size(arr, depth),
-                                    ir::Type::Prim(PrimType::I64),
-                                    n,
-                                    span,
-                                );
-                                env = env.bind(n.clone(), Val::Leaf(size));
+                                let size = self.b.at(span, n).size(arr, depth);
+                                env = env.bind(n.clone(), Val::Leaf(size.into()));
                                 None
                             }
                         },
                     };
                     if let Some(e) = expected {
-                        let mut exp = vec![None; self.vars.ty(arr).rank() as usize];
+                        let mut exp = vec![None; self.b.vars.ty(arr).rank() as usize];
                         if let Some(slot) = exp.get_mut(depth as usize) {
                             *slot = Some(e);
                         }
-                        self.emit(
-                            Exp::CheckShape {
-                                array: arr,
-                                expected: exp,
-                                what: what.to_string(),
-                            },
-                            &[],
-                            "check",
-                            span,
-                        );
+                        self.b.at(span, "check").check_shape(arr, exp, what);
                     }
                 }
                 self.bind_sizes(&env, inner, v, depth + 1, what, span)
