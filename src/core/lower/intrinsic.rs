@@ -101,6 +101,15 @@ impl<'t> Lower<'t> {
         ))
     }
 
+    /// The variables among a value's leaves (the arrays of a SOAC operand).
+    fn array_leaves(&mut self, v: &Val<'t>, span: Span) -> LResult<Vec<Var>> {
+        Ok(self
+            .leaves(v, span)?
+            .iter()
+            .filter_map(|a| a.var())
+            .collect())
+    }
+
     /// `f` applied to each array leaf of a value (it builds the new leaf).
     fn each_leaf(
         &mut self,
@@ -128,21 +137,15 @@ impl<'t> Lower<'t> {
         match i {
             Intrinsic::Map(_) => self.map(&args[0], &args[1..], span),
             Intrinsic::Rep => Ok(Val::Rep(Box::new(args[0].clone()))),
-            Intrinsic::Reduce { commutative } => {
-                let (op, template) = self.operator(&args[0], &args[1], *commutative, span)?;
-                let xs = self.leaves(&args[2], span)?;
-                let arrays: Vec<Var> = xs.iter().filter_map(|a| a.var()).collect();
-                let out = self.b.at(span, "_red").reduce(op, None, &arrays);
-                Ok(Self::restructure(
-                    &template,
-                    &mut out.into_iter().map(Atom::Var),
-                ))
-            }
-            Intrinsic::Scan => {
-                let (op, template) = self.operator(&args[0], &args[1], false, span)?;
-                let xs = self.leaves(&args[2], span)?;
-                let arrays: Vec<Var> = xs.iter().filter_map(|a| a.var()).collect();
-                let out = self.b.at(span, "_scan").scan(op, None, &arrays);
+            Intrinsic::Reduce { .. } | Intrinsic::Scan => {
+                let commutative = matches!(i, Intrinsic::Reduce { commutative: true });
+                let (op, template) = self.operator(&args[0], &args[1], commutative, span)?;
+                let arrays = self.array_leaves(&args[2], span)?;
+                let out = if *i == Intrinsic::Scan {
+                    self.b.at(span, "_scan").scan(op, None, &arrays)
+                } else {
+                    self.b.at(span, "_red").reduce(op, None, &arrays)
+                };
                 Ok(Self::restructure(
                     &template,
                     &mut out.into_iter().map(Atom::Var),
@@ -157,19 +160,11 @@ impl<'t> Lower<'t> {
                     (args[0].clone(), &args[1], &args[2], &args[3], &args[4])
                 };
                 let (op, _) = self.operator(op, ne, true, span)?;
-                let dest_leaves: Vec<Var> = self
-                    .leaves(&dest, span)?
-                    .iter()
-                    .filter_map(|a| a.var())
-                    .collect();
+                let dest_leaves = self.array_leaves(&dest, span)?;
                 let indices = self.leaves(is, span)?[0]
                     .var()
                     .ok_or_else(|| Self::internal("hist indices", span))?;
-                let values: Vec<Var> = self
-                    .leaves(vs, span)?
-                    .iter()
-                    .filter_map(|a| a.var())
-                    .collect();
+                let values = self.array_leaves(vs, span)?;
                 let out = self
                     .b
                     .at(span, "_hist")
@@ -181,21 +176,9 @@ impl<'t> Lower<'t> {
             }
             Intrinsic::Scatter | Intrinsic::Scatter2d => {
                 let dest = &args[0];
-                let dest_leaves: Vec<Var> = self
-                    .leaves(dest, span)?
-                    .iter()
-                    .filter_map(|a| a.var())
-                    .collect();
-                let indices: Vec<Var> = self
-                    .leaves(&args[1], span)?
-                    .iter()
-                    .filter_map(|a| a.var())
-                    .collect();
-                let values: Vec<Var> = self
-                    .leaves(&args[2], span)?
-                    .iter()
-                    .filter_map(|a| a.var())
-                    .collect();
+                let dest_leaves = self.array_leaves(dest, span)?;
+                let indices = self.array_leaves(&args[1], span)?;
+                let values = self.array_leaves(&args[2], span)?;
                 let out = self
                     .b
                     .at(span, "_scatter")
