@@ -19,6 +19,11 @@ use urchin::testing::values::{format_value, parse_values};
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// The OpenCL device SOAC statements are offloaded to: `auto` (a GPU
+    /// over a CPU driver, when the work pays), `none`, or a device's name
+    /// or `PLATFORM:DEVICE` index (default: `$URCHIN_DEVICE`, else `auto`).
+    #[arg(long, global = true, value_name = "auto|none|NAME")]
+    device: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -133,6 +138,13 @@ fn load_with(
 
 fn main() -> Result<ExitCode> {
     let cli = Cli::parse();
+    match &cli.device {
+        Some(d) => urchin::gpu::configure(urchin::gpu::Choice::parse(d)),
+        None if std::env::var_os("URCHIN_DEVICE").is_none() => {
+            urchin::gpu::configure(urchin::gpu::Choice::Auto)
+        }
+        None => {}
+    }
     match cli.command {
         None => Ok(urchin::repl::run(None)),
         Some(Command::Repl { file }) => Ok(urchin::repl::run(file)),

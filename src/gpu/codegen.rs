@@ -343,15 +343,32 @@ impl<'a> Gen<'a> {
 
     // ----- arrays -----
 
-    /// The length of the outer dimension shared by map arguments.
-    pub fn outer_len(args: &[KVal]) -> G<Dim> {
-        args.iter()
+    /// The length of the outer dimension shared by SOAC arguments. Lengths
+    /// that differ are left to the evaluator, which reports them.
+    pub fn outer_len(&mut self, args: &[KVal]) -> G<Dim> {
+        let dims: Vec<Dim> = args
+            .iter()
             .filter_map(|a| match a {
                 KVal::Arr(x) => x.dims.first().filter(|d| **d != Dim::Any).cloned(),
                 _ => None,
             })
-            .next()
-            .ok_or_else(|| Unsupported("a map over no array of known length".into()))
+            .collect();
+        let first = dims
+            .first()
+            .cloned()
+            .ok_or_else(|| Unsupported("a map over no array of known length".into()))?;
+        for d in &dims[1..] {
+            match ((self.sizes)(&first), (self.sizes)(d)) {
+                (Some(a), Some(b)) if a != b => return no("arrays of different lengths"),
+                (Some(_), Some(_)) => {}
+                _ => {
+                    self.open(format!("if ({} != {})", first.c(), d.c()));
+                    self.fail(ERR_ASSERT);
+                    self.close();
+                }
+            }
+        }
+        Ok(first)
     }
 
     /// Element (or sub-array) at `idx` of `a`, computing it here.
@@ -633,7 +650,7 @@ impl<'a> Gen<'a> {
                 for a in args {
                     xs.push(self.get(*a)?);
                 }
-                let n = Gen::outer_len(&xs)?;
+                let n = self.outer_len(&xs)?;
                 let acc = self.neutral(&op.neutral, &op.lam)?;
                 let accs = self.decl_accs(&acc);
                 let i = self.fresh("i");
@@ -781,7 +798,7 @@ impl<'a> Gen<'a> {
         for a in args {
             xs.push(self.get(*a)?);
         }
-        let n = Gen::outer_len(&xs)?;
+        let n = self.outer_len(&xs)?;
         let acc_results: Vec<bool> = stm
             .pat
             .iter()

@@ -537,7 +537,7 @@ impl<'a> Kernels<'a> {
             self.fused(fused)?;
             self.args(args)?
         };
-        let n_dim = Gen::outer_len(&xs)?;
+        let n_dim = self.g.outer_len(&xs)?;
         let n = host(&n_dim)?;
         let commutative = op.commutative || fast_op(op).is_some();
         let group = self.shape.group;
@@ -654,7 +654,7 @@ impl<'a> Kernels<'a> {
         }
         self.fused(fused)?;
         let xs = self.args(args)?;
-        let n_dim = Gen::outer_len(&xs)?;
+        let n_dim = self.g.outer_len(&xs)?;
         let n = host(&n_dim)?;
         let group = self.shape.group;
         let groups = self.shape.groups(n);
@@ -850,7 +850,7 @@ impl<'a> Kernels<'a> {
         let mut all = indices.to_vec();
         all.extend_from_slice(values);
         let xs = self.args(&all)?;
-        let n = host(&Gen::outer_len(&xs)?)?;
+        let n = host(&self.g.outer_len(&xs)?)?;
         if n >= i32::MAX as usize {
             return no("a scatter of more than 2^31 elements");
         }
@@ -948,7 +948,7 @@ impl<'a> Kernels<'a> {
         let mut all = vec![indices];
         all.extend_from_slice(values);
         let xs = self.args(&all)?;
-        let n = host(&Gen::outer_len(&xs)?)?;
+        let n = host(&self.g.outer_len(&xs)?)?;
         let atomic = match fast_op(op) {
             Some(f) if tys.len() == 1 && matches!(f.op, BinOp::Add | BinOp::Min | BinOp::Max) => {
                 self.g.atomic_helper(f.op, tys[0]).ok()
@@ -1139,7 +1139,7 @@ impl<'a> Kernels<'a> {
             self.g.stm(s)?;
         }
         let xs = self.args(args)?;
-        let n = host(&Gen::outer_len(&xs)?)?;
+        let n = host(&self.g.outer_len(&xs)?)?;
         self.begin("acc_k", &format!("long n, {}", self.out_params(0)));
         self.g.line("long gid = get_global_id(0);");
         self.g.line("if (gid >= n) return;");

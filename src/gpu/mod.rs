@@ -153,11 +153,12 @@ impl Gpu {
         if end == start {
             return Offload::Host(1);
         }
-        if !large_enough(&body.stms[start..end], lookup) {
-            return Offload::Host(end - start);
-        }
         let mut g = self.lock();
         let g = &mut *g;
+        // With a threshold set, it alone decides (0 offloads everything).
+        if g.threshold_override.is_none() && !large_enough(&body.stms[start..end], lookup) {
+            return Offload::Host(end - start);
+        }
         loop {
             let shape = kernels::Shape {
                 group: g.cl.max_group.min(256),

@@ -114,19 +114,19 @@ impl Slot {
 /// while cached).
 #[derive(Default)]
 pub struct Resident {
-    bufs: HashMap<(usize, usize, PrimType), (Array, Arc<DevBuf>)>,
+    bufs: HashMap<Identity, (Array, Arc<DevBuf>)>,
     bytes: usize,
 }
 
 /// The most bytes kept resident between regions.
 const RESIDENT_BYTES: usize = 1 << 30;
 
-fn identity(a: &Array) -> (usize, usize, PrimType) {
-    (
-        with_array!(a, x => x.as_ptr() as usize),
-        a.size(),
-        a.elem(),
-    )
+/// A host array's data pointer, shape and strides (a transposed view
+/// shares its array's pointer), and element type.
+type Identity = (usize, Vec<usize>, Vec<isize>, PrimType);
+
+fn identity(a: &Array) -> Identity {
+    with_array!(a, x => (x.as_ptr() as usize, x.shape().to_vec(), x.strides().to_vec(), a.elem()))
 }
 
 impl Resident {
@@ -283,6 +283,9 @@ pub fn run(
     let mut errbuf = dev.cl.alloc(4).map_err(Failure::Device)?;
     dev.cl.fill(&mut errbuf, &0i32.to_ne_bytes()).map_err(Failure::Device)?;
     for (comp, outs) in &compiled {
+        if std::env::var_os("URCHIN_GPU_DUMP").is_some() {
+            eprintln!("-- device kernels:\n{}", comp.source);
+        }
         let prog = dev.cl.program(&comp.source, dev.stats).map_err(Failure::Device)?;
         let mut out_bufs = Vec::new();
         for o in &comp.outputs {
