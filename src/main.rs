@@ -182,7 +182,7 @@ fn main() -> Result<ExitCode> {
             runs,
             entry,
             json,
-        }) => bench(&paths, runs as usize, entry, json),
+        }) => bench(&paths, runs as usize, entry, json, cli.device.as_deref()),
     }
 }
 
@@ -424,11 +424,42 @@ fn test(paths: &[PathBuf], engine: &str, compiled: bool, verbose: bool) -> Resul
     })
 }
 
-fn bench(paths: &[PathBuf], runs: usize, entry: Option<String>, json: bool) -> Result<ExitCode> {
+fn bench(
+    paths: &[PathBuf],
+    runs: usize,
+    entry: Option<String>,
+    json: bool,
+    device: Option<&str>,
+) -> Result<ExitCode> {
+    use urchin::gpu::Choice;
+    use urchin::testing::bench::Backend;
     if paths.is_empty() {
         return Err(miette!("give at least one file or directory to benchmark"));
     }
-    let opts = urchin::testing::bench::BenchOptions { runs, entry, json };
+    // `--device NAME`: the evaluator and the device, side by side.
+    let backends = match device.map(Choice::parse) {
+        None | Some(Choice::None) => Vec::new(),
+        Some(choice) => {
+            let g = urchin::gpu::open(&choice).map_err(|why| miette!("--device {choice}: {why}"))?;
+            let name = g.info().name;
+            vec![
+                Backend {
+                    name: "evaluator".into(),
+                    device: None,
+                },
+                Backend {
+                    name,
+                    device: Some(g),
+                },
+            ]
+        }
+    };
+    let opts = urchin::testing::bench::BenchOptions {
+        runs,
+        entry,
+        json,
+        backends,
+    };
     let (summary, _) = urchin::testing::bench::bench_paths(
         paths,
         &opts,

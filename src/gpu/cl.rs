@@ -101,7 +101,6 @@ pub struct Cl {
     pub info: DeviceInfo,
     pub extensions: String,
     pub max_group: usize,
-    pub local_mem: u64,
     /// The host's memory is the device's (a CPU driver): buffers wrap host
     /// arrays instead of copying them.
     pub unified: bool,
@@ -135,7 +134,6 @@ impl Cl {
         );
         Ok(Cl {
             max_group: device.max_work_group_size().unwrap_or(64).max(1),
-            local_mem: device.local_mem_size().unwrap_or(16 << 10),
             info,
             extensions,
             unified,
@@ -150,10 +148,6 @@ impl Cl {
 
     pub fn has(&self, ext: &str) -> bool {
         self.extensions.split_whitespace().any(|e| e == ext)
-    }
-
-    pub fn build_id(&self) -> &str {
-        &self.build_id
     }
 
     // ----- programs and the kernel caches -----

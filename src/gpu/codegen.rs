@@ -123,8 +123,6 @@ pub enum ArrKind {
         res: usize,
         env: Rc<Env>,
     },
-    /// `base` with its first indices fixed.
-    Row { base: Rc<KArr>, ix: Vec<String> },
 }
 
 pub type Env = HashMap<Var, KVal>;
@@ -133,7 +131,6 @@ pub type Env = HashMap<Var, KVal>;
 #[derive(Clone, Debug)]
 pub struct AccInfo {
     pub buf: String,
-    pub elem: PrimType,
     pub dims: Vec<Dim>,
 }
 
@@ -209,6 +206,9 @@ pub struct Gen<'a> {
     mult: f64,
     /// The host's value of each dimension, for the cost estimate.
     pub sizes: &'a dyn Fn(&Dim) -> Option<i64>,
+    /// Index variables known to be within `[0, dim)` (loop counters), which
+    /// need no bounds check.
+    in_range: Vec<(String, Dim)>,
 }
 
 impl<'a> Gen<'a> {
@@ -226,6 +226,7 @@ impl<'a> Gen<'a> {
             cost: 0.0,
             mult: 1.0,
             sizes,
+            in_range: Vec::new(),
         }
     }
 
@@ -281,6 +282,12 @@ impl<'a> Gen<'a> {
         r
     }
 
+    /// Records that `i` is within `[0, n)` from here on (`i` is a fresh
+    /// loop counter or work-item index).
+    pub fn known_in_range(&mut self, i: &str, n: &Dim) {
+        self.in_range.push((i.to_string(), n.clone()));
+    }
+
     /// Sets the error flag (the first error wins).
     pub fn fail(&mut self, code: i32) {
         self.line(format!("atomic_cmpxchg(err, 0, {code});"));
@@ -289,12 +296,16 @@ impl<'a> Gen<'a> {
     /// `i` checked against `n`: out of range sets the error flag and reads
     /// element 0 instead.
     fn checked(&mut self, i: &str, n: &Dim) -> String {
-        if *n == Dim::Any {
+        // Sizes equal for this launch count as equal: the generated text
+        // then holds only for such launches, and every launch generates
+        // its text anew (only building is cached).
+        let same = |d: &Dim| d == n || ((self.sizes)(d).is_some() && (self.sizes)(d) == (self.sizes)(n));
+        if *n == Dim::Any || self.in_range.iter().any(|(v, d)| v == i && same(d)) {
             return i.to_string();
         }
-        self.helpers.insert(
-            "static inline long ck(long i, long n, volatile __global int *err) {\n  if (i < 0 || i >= n) { atomic_cmpxchg(err, 0, 1); return 0; }\n  return i;\n}\n".into(),
-        );
+        self.helpers.insert(format!(
+            "static inline long ck(long i, long n, volatile __global int *err) {{\n  if (i < 0 || i >= n) {{ atomic_cmpxchg(err, 0, {ERR_INDEX}); return 0; }}\n  return i;\n}}\n"
+        ));
         format!("ck({i}, {}, err)", n.c())
     }
 
@@ -449,12 +460,6 @@ impl<'a> Gen<'a> {
                     _ if idx.len() == 1 => Ok(r),
                     _ => no("too many indices"),
                 }
-            }
-            ArrKind::Row { base, ix } => {
-                let mut all = ix.clone();
-                all.extend_from_slice(idx);
-                let base = base.clone();
-                self.index(&base, &all)
             }
         }
     }
@@ -655,6 +660,7 @@ impl<'a> Gen<'a> {
                 let accs = self.decl_accs(&acc);
                 let i = self.fresh("i");
                 self.open(format!("for (long {i} = 0; {i} < {}; {i}++)", n.c()));
+                self.known_in_range(&i, &n);
                 let r = self.in_loop(Some(&n), |g| {
                     let elems = match pre {
                         Some(f) => g.apply_at(f, &xs, &i)?,
@@ -811,6 +817,7 @@ impl<'a> Gen<'a> {
             }
             let i = self.fresh("i");
             self.open(format!("for (long {i} = 0; {i} < {}; {i}++)", n.c()));
+            self.known_in_range(&i, &n);
             let r = self.in_loop(Some(&n), |g| g.apply_at(lam, &xs, &i));
             self.close();
             for (p, x) in stm.pat.iter().zip(r?) {
@@ -1056,6 +1063,7 @@ impl<'a> Gen<'a> {
         let d = &rest[idx.len()];
         let j = self.fresh("j");
         self.open(format!("for (long {j} = 0; {j} < {}; {j}++)", d.c()));
+        self.known_in_range(&j, d);
         let off2 = format!("({off}) * {} + {j}", d.c());
         idx.push(j);
         let r = self.in_loop(Some(d), |g| g.add_row(info, &off2, a, rest, idx));

@@ -421,6 +421,7 @@ impl<'a> Kernels<'a> {
             let i = format!("i{l}");
             self.g.line(format!("long {i} = rest % {};", nest[l].c()));
             self.g.line(format!("rest /= {};", nest[l].c()));
+            self.g.known_in_range(&i, &nest[l]);
             idx[l] = i;
         }
         self.g.cost = 0.0;
@@ -510,6 +511,8 @@ impl<'a> Kernels<'a> {
         let accs = self.g.decl_accs(&ne);
         self.g
             .open(format!("for (long i = {lo}; i < {hi}; i += {step})"));
+        // Every bound used here is at most `n` and `lo` is not negative.
+        self.g.known_in_range("i", n);
         let r = self.g.in_loop(Some(n), |g| -> G<()> {
             let xs: Vec<KVal> = args.iter().map(|v| g.get(*v)).collect::<G<_>>()?;
             let es = elems_in(g, pre, &xs, "i")?;
@@ -850,7 +853,9 @@ impl<'a> Kernels<'a> {
         let mut all = indices.to_vec();
         all.extend_from_slice(values);
         let xs = self.args(&all)?;
-        let n = host(&self.g.outer_len(&xs)?)?;
+        let n_dim = self.g.outer_len(&xs)?;
+        let n = host(&n_dim)?;
+        self.g.known_in_range("gid", &n_dim);
         if n >= i32::MAX as usize {
             return no("a scatter of more than 2^31 elements");
         }
@@ -948,7 +953,10 @@ impl<'a> Kernels<'a> {
         let mut all = vec![indices];
         all.extend_from_slice(values);
         let xs = self.args(&all)?;
-        let n = host(&self.g.outer_len(&xs)?)?;
+        let n_dim = self.g.outer_len(&xs)?;
+        let n = host(&n_dim)?;
+        self.g.known_in_range("gid", &n_dim);
+        self.g.known_in_range("i", &n_dim);
         let atomic = match fast_op(op) {
             Some(f) if tys.len() == 1 && matches!(f.op, BinOp::Add | BinOp::Min | BinOp::Max) => {
                 self.g.atomic_helper(f.op, tys[0]).ok()
@@ -1130,20 +1138,21 @@ impl<'a> Kernels<'a> {
             self.output(x.elem, shape, OutInit::CopyOf(slot), false);
             self.g.accs.push(super::codegen::AccInfo {
                 buf: format!("o{k}"),
-                elem: x.elem,
                 dims: x.dims.clone(),
             });
             self.g.bind(lam.params[k], KVal::Acc(k));
         }
-        for s in before {
-            self.g.stm(s)?;
-        }
-        let xs = self.args(args)?;
-        let n = host(&self.g.outer_len(&xs)?)?;
         self.begin("acc_k", &format!("long n, {}", self.out_params(0)));
         self.g.line("long gid = get_global_id(0);");
         self.g.line("if (gid >= n) return;");
         self.g.cost = 0.0;
+        for s in before {
+            self.g.stm(s)?;
+        }
+        let xs = self.args(args)?;
+        let n_dim = self.g.outer_len(&xs)?;
+        let n = host(&n_dim)?;
+        self.g.known_in_range("gid", &n_dim);
         self.g
             .in_loop(Some(&Dim::Const(n as i64)), |g| g.apply_at(f, &xs, "gid"))?;
         self.work = self.g.cost;
@@ -1214,6 +1223,7 @@ fn write_all_in(g: &mut Gen, a: &Rc<KArr>, out: &str, base: &str, idx: &mut Vec<
     }
     let j = g.fresh("j");
     g.open(format!("for (long {j} = 0; {j} < {}; {j}++)", d.c()));
+    g.known_in_range(&j, &d);
     idx.push(j);
     let r = g.in_loop(Some(&d), |g| write_all_in(g, a, out, base, idx));
     idx.pop();
