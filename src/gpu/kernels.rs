@@ -542,7 +542,10 @@ impl<'a> Kernels<'a> {
         };
         let n_dim = self.g.outer_len(&xs)?;
         let n = host(&n_dim)?;
-        let commutative = op.commutative || fast_op(op).is_some();
+        // Strided (coalesced on a GPU) only where the order may change; a
+        // CPU driver runs a group's work items one after another, where
+        // contiguous chunks are what the caches want.
+        let strided = self.shape.gpu && (op.commutative || fast_op(op).is_some());
         let group = self.shape.group;
         let groups = self.shape.groups(n);
         for t in &tys {
@@ -567,7 +570,7 @@ impl<'a> Kernels<'a> {
         self.begin("red1", &extra);
         self.g.line("long lid = get_local_id(0), gs = get_local_size(0);");
         self.g.line("long tid = get_global_id(0), nt = get_global_size(0);");
-        let accs = if commutative {
+        let accs = if strided {
             self.fold_range(op, pre, args, "tid", "n", "nt", &n_dim)?
         } else {
             self.fold_range(op, pre, args, "tid * per", "min(n, tid * per + per)", "1", &n_dim)?
