@@ -440,7 +440,8 @@ fn bench(
     let backends = match device.map(Choice::parse) {
         None | Some(Choice::None) => Vec::new(),
         Some(choice) => {
-            let g = urchin::gpu::open(&choice).map_err(|why| miette!("--device {choice}: {why}"))?;
+            let g =
+                urchin::gpu::open(&choice).map_err(|why| miette!("--device {choice}: {why}"))?;
             let name = g.info().name;
             vec![
                 Backend {

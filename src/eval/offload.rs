@@ -22,7 +22,12 @@ impl Interp<'_> {
         info: &BodyInfo,
         k: usize,
     ) -> R<Result<usize, usize>> {
-        let lookup = |v| self.get(v).ok().filter(|x| x.mask == 0).map(|x| x.v.clone());
+        let lookup = |v| {
+            self.get(v)
+                .ok()
+                .filter(|x| x.mask == 0)
+                .map(|x| x.v.clone())
+        };
         match gpu.offload(&self.prog.vars, body, k, &lookup) {
             Offload::Host(n) => Ok(Err(n)),
             Offload::Ran { consumed, values } => {

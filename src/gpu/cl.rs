@@ -18,7 +18,7 @@ use opencl3::device::{
 };
 use opencl3::kernel::Kernel;
 use opencl3::memory::{
-    Buffer, ClMem, CL_MAP_READ, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_WRITE, CL_MEM_USE_HOST_PTR,
+    Buffer, CL_MAP_READ, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_WRITE, CL_MEM_USE_HOST_PTR, ClMem,
 };
 use opencl3::platform::get_platforms;
 use opencl3::program::Program;

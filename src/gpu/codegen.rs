@@ -299,7 +299,8 @@ impl<'a> Gen<'a> {
         // Sizes equal for this launch count as equal: the generated text
         // then holds only for such launches, and every launch generates
         // its text anew (only building is cached).
-        let same = |d: &Dim| d == n || ((self.sizes)(d).is_some() && (self.sizes)(d) == (self.sizes)(n));
+        let same =
+            |d: &Dim| d == n || ((self.sizes)(d).is_some() && (self.sizes)(d) == (self.sizes)(n));
         if *n == Dim::Any || self.in_range.iter().any(|(v, d)| v == i && same(d)) {
             return i.to_string();
         }
@@ -774,12 +775,7 @@ impl<'a> Gen<'a> {
     }
 
     /// `accs = op(accs, elems)`.
-    pub fn combine(
-        &mut self,
-        op: &Lambda,
-        accs: &[(String, PrimType)],
-        elems: Vec<KVal>,
-    ) -> G<()> {
+    pub fn combine(&mut self, op: &Lambda, accs: &[(String, PrimType)], elems: Vec<KVal>) -> G<()> {
         let mut args: Vec<KVal> = accs
             .iter()
             .map(|(c, t)| Gen::scalar(c.clone(), *t))
@@ -920,13 +916,7 @@ impl<'a> Gen<'a> {
         Ok(())
     }
 
-    fn loop_(
-        &mut self,
-        stm: &Stm,
-        params: &[(Var, Atom)],
-        form: &LoopForm,
-        body: &Body,
-    ) -> G<()> {
+    fn loop_(&mut self, stm: &Stm, params: &[(Var, Atom)], form: &LoopForm, body: &Body) -> G<()> {
         let mut state: Vec<Option<(String, PrimType)>> = Vec::new();
         for (p, init) in params {
             let x = self.atom(init)?;
@@ -1181,7 +1171,8 @@ impl<'a> Gen<'a> {
             BinOp::Quot if float => same(format!("trunc({x} / {y})")),
             BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem => {
                 let signed = t.is_signed();
-                let zero = format!("  if (y == 0) {{ atomic_cmpxchg(err, 0, {ERR_DIV}); return 0; }}");
+                let zero =
+                    format!("  if (y == 0) {{ atomic_cmpxchg(err, 0, {ERR_DIV}); return 0; }}");
                 // `MIN / -1` wraps (to MIN) and `MIN % -1` is 0, as in Rust.
                 let neg = format!("({ct})(({ut})0 - ({ut})x)");
                 let body = match op {
@@ -1333,7 +1324,12 @@ fn replicated(n: Dim, x: KVal) -> G<KVal> {
 }
 
 /// The C text of a kernel program: extensions, helpers, then the kernels.
-pub fn program(fp64: bool, int64_atomics: bool, helpers: &BTreeSet<String>, kernels: &str) -> String {
+pub fn program(
+    fp64: bool,
+    int64_atomics: bool,
+    helpers: &BTreeSet<String>,
+    kernels: &str,
+) -> String {
     let mut s = String::new();
     if fp64 {
         s.push_str("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");

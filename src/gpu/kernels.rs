@@ -16,9 +16,7 @@
 //! - `withacc` over a `map` (what reverse-mode AD generates): one work item
 //!   per element, `upd` as atomic adds.
 
-use super::codegen::{
-    ArrKind, Dim, G, Gen, KArr, KVal, Unsupported, ctype, program,
-};
+use super::codegen::{ArrKind, Dim, G, Gen, KArr, KVal, Unsupported, ctype, program};
 use crate::core::ir::{Exp, Lambda, Operator, Stm, Type, Var};
 use crate::eval::analysis::fast_op;
 use crate::prim::{BinOp, PrimType, Scalar};
@@ -201,12 +199,7 @@ pub fn compile(
         Exp::WithAcc { arrays, lam } => k.with_acc(fused, arrays, lam, slot_of, &host)?,
         _ => return no("not a SOAC"),
     }
-    let source = program(
-        k.g.uses_f64,
-        k.g.uses_int64_atomics,
-        &k.g.helpers,
-        &k.src,
-    );
+    let source = program(k.g.uses_f64, k.g.uses_int64_atomics, &k.g.helpers, &k.src);
     Ok(Compiled {
         source,
         slots,
@@ -309,7 +302,6 @@ pub fn scalar_bytes(s: Scalar) -> Vec<u8> {
     }
 }
 
-
 struct Kernels<'a> {
     g: Gen<'a>,
     params: String,
@@ -399,8 +391,7 @@ impl<'a> Kernels<'a> {
         let first = results
             .first()
             .ok_or_else(|| Unsupported("a map without results".into()))?;
-        let depth = perfect_depth(lam)
-            .min(results.iter().map(|r| r.dims.len()).min().unwrap_or(1));
+        let depth = perfect_depth(lam).min(results.iter().map(|r| r.dims.len()).min().unwrap_or(1));
         let nest: Vec<Dim> = first.dims[..depth].to_vec();
         let nest_sizes: Vec<usize> = nest.iter().map(host).collect::<G<_>>()?;
         let total: usize = nest_sizes.iter().product();
@@ -446,7 +437,7 @@ impl<'a> Kernels<'a> {
         self.launches.push(Launch {
             kernel: "map_k",
             global: total,
-            local: self.shape.group.min(64),
+            local: self.shape.group,
             extra: std::iter::once(Extra::Long(total as i64))
                 .chain((0..self.outputs.len()).map(Extra::Out))
                 .collect(),
@@ -485,7 +476,13 @@ impl<'a> Kernels<'a> {
     }
 
     /// `accs = op(accs, arr[k][i])` for arrays named `{name}{k}`.
-    fn combine_from(&mut self, op: &Operator, accs: &[(String, PrimType)], name: &str, i: &str) -> G<()> {
+    fn combine_from(
+        &mut self,
+        op: &Operator,
+        accs: &[(String, PrimType)],
+        name: &str,
+        i: &str,
+    ) -> G<()> {
         let elems = accs
             .iter()
             .enumerate()
@@ -568,12 +565,22 @@ impl<'a> Kernels<'a> {
             Self::globals(&tys, "p")
         );
         self.begin("red1", &extra);
-        self.g.line("long lid = get_local_id(0), gs = get_local_size(0);");
-        self.g.line("long tid = get_global_id(0), nt = get_global_size(0);");
+        self.g
+            .line("long lid = get_local_id(0), gs = get_local_size(0);");
+        self.g
+            .line("long tid = get_global_id(0), nt = get_global_size(0);");
         let accs = if strided {
             self.fold_range(op, pre, args, "tid", "n", "nt", &n_dim)?
         } else {
-            self.fold_range(op, pre, args, "tid * per", "min(n, tid * per + per)", "1", &n_dim)?
+            self.fold_range(
+                op,
+                pre,
+                args,
+                "tid * per",
+                "min(n, tid * per + per)",
+                "1",
+                &n_dim,
+            )?
         };
         self.work = self.g.cost;
         for (k, (a, _)) in accs.iter().enumerate() {
@@ -721,7 +728,10 @@ impl<'a> Kernels<'a> {
         for (k, (a, _)) in accs.iter().enumerate() {
             self.g.line(format!("p{k}[g] = {a};"));
         }
-        let es = tmp.iter().map(|(c, t)| Gen::scalar(c.clone(), *t)).collect();
+        let es = tmp
+            .iter()
+            .map(|(c, t)| Gen::scalar(c.clone(), *t))
+            .collect();
         self.g.combine(&op.lam, &accs, es)?;
         self.g.close();
         self.end();
@@ -756,7 +766,10 @@ impl<'a> Kernels<'a> {
         for (k, (a, _)) in run.iter().enumerate() {
             self.g.line(format!("l{k}[s] = {a};"));
         }
-        let es = cur.iter().map(|(c, t)| Gen::scalar(c.clone(), *t)).collect();
+        let es = cur
+            .iter()
+            .map(|(c, t)| Gen::scalar(c.clone(), *t))
+            .collect();
         self.g.combine(&op.lam, &run, es)?;
         self.g.close();
         self.g.close();
@@ -839,7 +852,8 @@ impl<'a> Kernels<'a> {
         self.fused(fused)?;
         let mut shapes = Vec::new();
         for d in dest {
-            let k = slot_of(*d).ok_or_else(|| Unsupported("a destination not on the device".into()))?;
+            let k =
+                slot_of(*d).ok_or_else(|| Unsupported("a destination not on the device".into()))?;
             let KVal::Arr(a) = self.g.get(*d)? else {
                 return no("a scalar destination");
             };
@@ -880,9 +894,9 @@ impl<'a> Kernels<'a> {
             self.g.line("if (gid >= n) return;");
             self.g.cost = 0.0;
             let ixs = self.args(indices)?;
-            let is = self
-                .g
-                .in_loop(Some(&Dim::Const(n as i64)), |g| index_values_in(g, &ixs, "gid"))?;
+            let is = self.g.in_loop(Some(&Dim::Const(n as i64)), |g| {
+                index_values_in(g, &ixs, "gid")
+            })?;
             let (off, cond) = self.dest_offset(k0, rank, &is);
             self.g.open(format!("if ({cond})"));
             if pass == 0 {
@@ -938,7 +952,8 @@ impl<'a> Kernels<'a> {
         self.fused(fused)?;
         let mut bins = None;
         for d in dest {
-            let k = slot_of(*d).ok_or_else(|| Unsupported("a destination not on the device".into()))?;
+            let k =
+                slot_of(*d).ok_or_else(|| Unsupported("a destination not on the device".into()))?;
             let KVal::Arr(a) = self.g.get(*d)? else {
                 return no("a scalar destination");
             };
@@ -997,9 +1012,14 @@ impl<'a> Kernels<'a> {
         // its own copy of the bins, in order; then each bin combines the
         // destination with the copies, in order.
         const BUDGET: usize = 1 << 24;
-        let groups = (n / 4096)
-            .min(BUDGET / bins.max(1))
-            .clamp(1, if self.shape.gpu { 256 } else { self.shape.compute_units * 4 });
+        let groups = (n / 4096).min(BUDGET / bins.max(1)).clamp(
+            1,
+            if self.shape.gpu {
+                256
+            } else {
+                self.shape.compute_units * 4
+            },
+        );
         let per = n.div_ceil(groups).max(1);
         let subs: Vec<usize> = tys
             .iter()
@@ -1047,7 +1067,10 @@ impl<'a> Kernels<'a> {
         r?;
         self.work = self.g.cost;
         self.end();
-        self.begin("hist2", &format!("long ng, long bins, {subp}, {}", self.out_params(0)));
+        self.begin(
+            "hist2",
+            &format!("long ng, long bins, {subp}, {}", self.out_params(0)),
+        );
         self.g.line("long b = get_global_id(0);");
         self.g.line("if (b >= bins) return;");
         let accs: Vec<(String, PrimType)> = tys
@@ -1128,12 +1151,18 @@ impl<'a> Kernels<'a> {
                 a.var() == Some(lam.params[k])
                     || map_stm.pat.get(k).is_some_and(|p| a.var() == Some(*p))
             });
-        if !returns_accs || map_stm.pat.iter().any(|p| !matches!(self.g.vars.ty(*p), Type::Acc(..))) {
+        if !returns_accs
+            || map_stm
+                .pat
+                .iter()
+                .any(|p| !matches!(self.g.vars.ty(*p), Type::Acc(..)))
+        {
             return no("an accumulator body returning other values");
         }
         self.fused(fused)?;
         for (k, a) in arrays.iter().enumerate() {
-            let slot = slot_of(*a).ok_or_else(|| Unsupported("an accumulator not on the device".into()))?;
+            let slot = slot_of(*a)
+                .ok_or_else(|| Unsupported("an accumulator not on the device".into()))?;
             let KVal::Arr(x) = self.g.get(*a)? else {
                 return no("a scalar accumulator");
             };
@@ -1241,13 +1270,17 @@ fn nest_apply(g: &mut Gen, lam: &Lambda, xs: &[KVal], idx: &[String]) -> G<Vec<K
     for i in &idx[1..] {
         let shared = match vals.first() {
             Some(KVal::Arr(a)) => match &a.kind {
-                ArrKind::Map { lam, args, env, .. } => Some((lam.clone(), args.clone(), env.clone())),
+                ArrKind::Map { lam, args, env, .. } => {
+                    Some((lam.clone(), args.clone(), env.clone()))
+                }
                 _ => None,
             },
             _ => None,
         };
         let same = |v: &KVal, k: usize, l: &Rc<Lambda>| match v {
-            KVal::Arr(a) => matches!(&a.kind, ArrKind::Map { lam, res, .. } if Rc::ptr_eq(lam, l) && *res == k),
+            KVal::Arr(a) => {
+                matches!(&a.kind, ArrKind::Map { lam, res, .. } if Rc::ptr_eq(lam, l) && *res == k)
+            }
             _ => false,
         };
         match shared {
@@ -1268,4 +1301,3 @@ fn nest_apply(g: &mut Gen, lam: &Lambda, xs: &[KVal], idx: &[String]) -> G<Vec<K
     }
     Ok(vals)
 }
-

@@ -284,7 +284,8 @@ fn large_enough(stms: &[crate::core::ir::Stm], lookup: &dyn Fn(Var) -> Option<Va
             | crate::core::ir::Exp::Scan { args, .. } => args.clone(),
             crate::core::ir::Exp::Scatter { indices, .. } => indices.clone(),
             crate::core::ir::Exp::Hist { indices, .. } => vec![*indices],
-            crate::core::ir::Exp::WithAcc { lam, .. } => match lam.body.stms.last().map(|s| &s.exp) {
+            crate::core::ir::Exp::WithAcc { lam, .. } => match lam.body.stms.last().map(|s| &s.exp)
+            {
                 Some(crate::core::ir::Exp::Map { args, .. }) => args.clone(),
                 _ => vec![],
             },
@@ -352,7 +353,10 @@ pub fn report() -> String {
     let _ = writeln!(out, "setting: {choice}");
     match cl::list_devices() {
         Ok(ds) if ds.is_empty() => {
-            let _ = writeln!(out, "devices: none (an OpenCL library, but no platform with a device)");
+            let _ = writeln!(
+                out,
+                "devices: none (an OpenCL library, but no platform with a device)"
+            );
         }
         Ok(ds) => {
             let _ = writeln!(out, "devices:");
@@ -371,7 +375,10 @@ pub fn report() -> String {
             }
         }
         Err(why) => {
-            let _ = writeln!(out, "devices: none ({why}; docs/GPU.md says how to install a platform)");
+            let _ = writeln!(
+                out,
+                "devices: none ({why}; docs/GPU.md says how to install a platform)"
+            );
         }
     }
     match choice {

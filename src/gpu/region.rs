@@ -211,7 +211,10 @@ pub fn run(
                 continue;
             }
             if defined.contains(&v) {
-                return Err(Failure::Unsupported(start + i, "a value computed by a fused map".into()));
+                return Err(Failure::Unsupported(
+                    start + i,
+                    "a value computed by a fused map".into(),
+                ));
             }
             let slot = match lookup(v) {
                 Some(Value::Scalar(s)) => Slot::Scalar(s),
@@ -219,7 +222,8 @@ pub fn run(
                     let buf = match dev.resident.get(&a) {
                         Some(b) => b,
                         None => {
-                            let b = Arc::new(dev.cl.upload(&a, dev.stats).map_err(Failure::Device)?);
+                            let b =
+                                Arc::new(dev.cl.upload(&a, dev.stats).map_err(Failure::Device)?);
                             dev.resident.insert(&a, b.clone());
                             b
                         }
@@ -251,10 +255,16 @@ pub fn run(
             Err(Unsupported(why)) => return Err(Failure::Unsupported(start + i, why)),
         };
         if comp.uses_f64 && !dev.cl.info.fp64 {
-            return Err(Failure::Unsupported(start + i, "f64 on a device without cl_khr_fp64".into()));
+            return Err(Failure::Unsupported(
+                start + i,
+                "f64 on a device without cl_khr_fp64".into(),
+            ));
         }
         if comp.uses_int64_atomics && !dev.cl.has("cl_khr_int64_base_atomics") {
-            return Err(Failure::Unsupported(start + i, "64-bit atomics on a device without them".into()));
+            return Err(Failure::Unsupported(
+                start + i,
+                "64-bit atomics on a device without them".into(),
+            ));
         }
         // The statement's results, as slots for the statements after it
         // (placeholders until it has run).
@@ -281,12 +291,17 @@ pub fn run(
     }
     // Run.
     let mut errbuf = dev.cl.alloc(4).map_err(Failure::Device)?;
-    dev.cl.fill(&mut errbuf, &0i32.to_ne_bytes()).map_err(Failure::Device)?;
+    dev.cl
+        .fill(&mut errbuf, &0i32.to_ne_bytes())
+        .map_err(Failure::Device)?;
     for (comp, outs) in &compiled {
         if std::env::var_os("URCHIN_GPU_DUMP").is_some() {
             eprintln!("-- device kernels:\n{}", comp.source);
         }
-        let prog = dev.cl.program(&comp.source, dev.stats).map_err(Failure::Device)?;
+        let prog = dev
+            .cl
+            .program(&comp.source, dev.stats)
+            .map_err(Failure::Device)?;
         let mut out_bufs = Vec::new();
         for o in &comp.outputs {
             let like = Array::filled(o.shape.clone(), Scalar::zero(o.elem));
@@ -316,7 +331,9 @@ pub fn run(
                     }
                     Slot::Scalar(s) => args.push(Arg::Bytes(scalar_bytes(*s))),
                     Slot::Pending(_) | Slot::Planned(..) => {
-                        return Err(Failure::Device("a value read before it was computed".into()));
+                        return Err(Failure::Device(
+                            "a value read before it was computed".into(),
+                        ));
                     }
                 }
             }
@@ -337,7 +354,10 @@ pub fn run(
         for ((o, b), &k) in comp.outputs.iter().zip(out_bufs).zip(outs) {
             c.slots[k] = if o.scalar {
                 let like = Array::filled(vec![1], Scalar::zero(o.elem));
-                let a = dev.cl.download(&b, like, dev.stats).map_err(Failure::Device)?;
+                let a = dev
+                    .cl
+                    .download(&b, like, dev.stats)
+                    .map_err(Failure::Device)?;
                 Slot::Scalar(a.get_flat(0))
             } else {
                 Slot::Array {
@@ -349,7 +369,10 @@ pub fn run(
         }
     }
     let like = Array::filled(vec![1], Scalar::I32(0));
-    let flag = dev.cl.download(&errbuf, like, dev.stats).map_err(Failure::Device)?;
+    let flag = dev
+        .cl
+        .download(&errbuf, like, dev.stats)
+        .map_err(Failure::Device)?;
     if let Scalar::I32(e) = flag.get_flat(0)
         && e != 0
     {
@@ -369,7 +392,10 @@ pub fn run(
                 Slot::Scalar(x) => Value::Scalar(*x),
                 Slot::Array { buf, elem, shape } => {
                     let like = Array::filled(shape.clone(), Scalar::zero(*elem));
-                    let a = dev.cl.download(buf, like, dev.stats).map_err(Failure::Device)?;
+                    let a = dev
+                        .cl
+                        .download(buf, like, dev.stats)
+                        .map_err(Failure::Device)?;
                     dev.resident.insert(&a, buf.clone());
                     Value::Array(a)
                 }

@@ -145,7 +145,14 @@ mod tests {
 
     fn fake() -> Vec<DeviceInfo> {
         vec![
-            dev(0, 0, "Portable Computing Language", "pthread-x86", Kind::Cpu, 64),
+            dev(
+                0,
+                0,
+                "Portable Computing Language",
+                "pthread-x86",
+                Kind::Cpu,
+                64,
+            ),
             dev(1, 0, "NVIDIA CUDA", "NVIDIA H100", Kind::Gpu, 132),
             dev(2, 0, "Intel(R) OpenCL", "Intel Xeon", Kind::Cpu, 16),
         ]

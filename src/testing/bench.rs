@@ -216,7 +216,13 @@ pub fn format_bytes(b: usize) -> String {
 impl BenchEngine<'_> {
     /// The backend column: its width and the header's text.
     fn backend_column(&self) -> (usize, String) {
-        let w = self.opts.backends.iter().map(|b| b.name.len()).max().unwrap_or(0);
+        let w = self
+            .opts
+            .backends
+            .iter()
+            .map(|b| b.name.len())
+            .max()
+            .unwrap_or(0);
         if w == 0 {
             (0, String::new())
         } else {
