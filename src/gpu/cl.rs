@@ -339,7 +339,7 @@ impl Cl {
                     .enqueue_map_buffer(&b.buf, CL_BLOCKING, CL_MAP_READ, 0, b.bytes, &mut p, &[])
                     .map_err(err("reading device memory"))?;
                 ev.wait().map_err(err("reading device memory"))?;
-                let hp = with_array!(host, x => x.as_ptr() as *const u8);
+                let hp = with_array!(host, x => x.as_ptr().cast::<u8>());
                 if p as *const u8 != hp {
                     stats.bytes_from_device += b.bytes as u64;
                     std::ptr::copy_nonoverlapping(p as *const u8, hp as *mut u8, b.bytes);
@@ -356,7 +356,7 @@ impl Cl {
             with_array!(&mut out, x => {
                 let s = x.as_slice_mut().expect("a fresh array is contiguous");
                 let bytes = unsafe {
-                    std::slice::from_raw_parts_mut(s.as_mut_ptr() as *mut u8, std::mem::size_of_val(s))
+                    std::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(s))
                 };
                 unsafe {
                     self.queue

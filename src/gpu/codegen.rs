@@ -961,7 +961,7 @@ impl<'a> Gen<'a> {
             }
         };
         let r = self.in_loop(trip.as_ref(), |g| g.body(body));
-        let r = r.and_then(|rs| {
+        let r = r.map(|rs| {
             // Next values through temporaries: a result may read another
             // parameter's current value.
             let mut tmps = Vec::new();
@@ -979,7 +979,6 @@ impl<'a> Gen<'a> {
                     self.line(format!("{v} = {t};"));
                 }
             }
-            Ok(())
         });
         self.close();
         r?;
