@@ -61,6 +61,9 @@ pub struct Stored {
     pub leaves: Vec<Value>,
 }
 
+/// Cloning a session is cheap next to [`Session::new`] (definitions are
+/// shared), which the tests use to start each case from a loaded prelude.
+#[derive(Clone)]
 pub struct Session {
     pub sources: SourceMap,
     pub types: TypeEnv,

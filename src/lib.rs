@@ -27,3 +27,6 @@ pub mod source;
 pub mod syntax;
 pub mod testing;
 pub mod types;
+
+#[cfg(test)]
+mod test_env;

@@ -746,6 +746,10 @@ mod tests {
     }
 
     proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(
+            crate::test_env::proptest_cases(256)
+        ))]
+
         #[test]
         fn arbitrary_blocks_never_panic(s in "[-={}\\[\\]@:,. \n0-9a-z_é]{0,80}") {
             let _ = parse_test_spec(&s, FileId(0));
@@ -758,16 +762,6 @@ mod tests {
                     }
                 }
             }
-        }
-    }
-
-    fn corpus() -> Option<PathBuf> {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-        if dir.is_dir() {
-            Some(dir)
-        } else {
-            eprintln!("skipping: no corpus at {}", dir.display());
-            None
         }
     }
 
@@ -788,7 +782,9 @@ mod tests {
 
     #[test]
     fn every_corpus_file_parses() {
-        let Some(dir) = corpus() else { return };
+        let Some(dir) = crate::test_env::shared_data("corpus") else {
+            return;
+        };
         let mut files = Vec::new();
         fut_files(&dir, &mut files);
         assert!(!files.is_empty());
@@ -825,7 +821,9 @@ mod tests {
 
     #[test]
     fn corpus_contents() {
-        let Some(dir) = corpus() else { return };
+        let Some(dir) = crate::test_env::shared_data("corpus") else {
+            return;
+        };
         let arith = corpus_spec(&dir, "lang/arith.fut");
         assert_eq!(arith.blocks.len(), 6);
         assert_eq!(arith.blocks[0].entries, ["ints"]);

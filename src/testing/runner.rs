@@ -181,7 +181,7 @@ fn indented(msg: &str) -> String {
 
 /// The number of tests in a file: one per case and entry point, and one
 /// per compile-error expectation.
-fn test_count(spec: &TestSpec) -> usize {
+pub fn test_count(spec: &TestSpec) -> usize {
     spec.blocks
         .iter()
         .map(|b| usize::from(b.compile_error.is_some()) + b.cases.len() * b.entries.len())

@@ -1179,6 +1179,8 @@ mod tests {
     }
 
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(crate::test_env::proptest_cases(256)))]
+
         #[test]
         fn arbitrary_text_never_panics(s in "[-\\[\\](),. \n0-9a-z_é]{0,40}") {
             if let Ok(vs) = parse_values(&s, FileId(0), 0) {

@@ -378,7 +378,7 @@ fn in_range(ds: &[crate::diag::Diagnostic], len: usize) -> bool {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 256,
+        cases: crate::test_env::proptest_cases(256),
         failure_persistence: None,
         ..ProptestConfig::default()
     })]

@@ -30,8 +30,8 @@ fn transcript(script: &str) -> String {
 }
 
 fn snapshot(name: &str, text: &str) {
-    insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => true}, {
-        insta::assert_snapshot!(name, text);
+    insta::with_settings!({snapshot_path => "../../snapshots", prepend_module_to_snapshot => false}, {
+        insta::assert_snapshot!(format!("repl_transcripts__{name}"), text);
     });
 }
 
