@@ -26,6 +26,8 @@ use crate::types::ty::{Base, Type};
 use crate::types::{CheckedDef, TypeEnv};
 use std::rc::Rc;
 
+mod sums;
+
 pub type LResult<T> = Result<T, Diagnostic>;
 
 /// A source-level value during lowering.
@@ -160,6 +162,12 @@ fn collect_leaf_types(t: &Type, outer: u32, out: &mut Vec<ir::Type>) {
         Base::Prim(p) => out.push(ir::Type::Prim(*p).array_of(r)),
         Base::Tuple(ts) => ts.iter().for_each(|t| collect_leaf_types(t, r, out)),
         Base::Record(fs) => fs.iter().for_each(|(_, t)| collect_leaf_types(t, r, out)),
+        Base::Sum(cs) => {
+            out.push(ir::Type::Prim(sums::TAG).array_of(r));
+            cs.iter()
+                .flat_map(|(_, ts)| ts)
+                .for_each(|t| collect_leaf_types(t, r, out));
+        }
         Base::Arrow(..) | Base::Var(_) => {}
     }
 }
@@ -174,6 +182,7 @@ pub fn structure<'t>(t: &Type, leaves: &mut impl Iterator<Item = Atom>) -> Val<'
                 .map(|(n, t)| (Some(n.clone()), structure(t, leaves)))
                 .collect(),
         ),
+        Base::Sum(cs) => sums::structure(cs, leaves),
         Base::Arrow(..) | Base::Var(_) => Val::Node(Vec::new()),
     }
 }
@@ -481,6 +490,8 @@ impl<'t> Lower<'t> {
                 let env = self.bind_sizes(env, te, &v, 0, what, *s)?;
                 self.bind_pat(&env, inner, v, what)
             }
+            Pat::Literal(..) => Ok(env.clone()),
+            Pat::Constr(c, ps, s) => self.bind_constr(env, c, ps, v, what, *s),
         }
     }
 
@@ -509,7 +520,8 @@ impl<'t> Lower<'t> {
                 let mut env = env.clone();
                 if let Some(Atom::Var(arr)) = Self::first_leaf(v) {
                     let expected = match dim {
-                        Dim::Any => None,
+                        // TODO(sums): size expressions once lowering is split.
+                        Dim::Any | Dim::Exp(_) => None,
                         Dim::Const(k) => Some(Atom::i64(*k as i64)),
                         Dim::Named(n) => match env.get(n) {
                             Some(Val::Leaf(a)) => Some(*a),
@@ -737,6 +749,23 @@ impl<'t> Lower<'t> {
                 }
                 self.expr(ctx, env, x)
             }
+            ExprKind::Constr(c, args) => self.constr(ctx, env, e, c, args),
+            ExprKind::Match(x, cases) => {
+                let v = self.expr(ctx, env, x)?;
+                self.cases(ctx, env, &v, cases, e.span)
+            }
+            ExprKind::Coerce(x, te) => {
+                let v = self.expr(ctx, env, x)?;
+                let what = crate::semantics::convert::coercion_what(te);
+                self.check_sizes(env, te, &v, &what, e.span)?;
+                Ok(v)
+            }
+            ExprKind::LetSizes(_, p, v, body) => {
+                // TODO(sums): the sizes must be fresh names.
+                let val = self.expr(ctx, env, v)?;
+                let env = self.bind_pat(env, p, val, "the let-bound value")?;
+                self.expr(ctx, &env, body)
+            }
         }
     }
 
@@ -898,33 +927,12 @@ impl<'t> Lower<'t> {
         if let Atom::Const(Scalar::Bool(b)) = cond {
             return self.expr(ctx, env, if b { t } else { f });
         }
-        let (then_stms, (tv, tres)) = self.scoped(|l| {
-            let v = l.expr(ctx, env, t)?;
-            let r = l.leaves(&v, t.span)?;
-            Ok((v, r))
-        })?;
-        let (else_stms, eres) = self.scoped(|l| {
-            let v = l.expr(ctx, env, f)?;
-            l.leaves(&v, f.span)
-        })?;
-        let tys: Vec<ir::Type> = tres.iter().map(|a| self.ty(*a)).collect();
-        let out = self.emit(
-            Exp::If {
-                cond,
-                then_body: Body {
-                    stms: then_stms,
-                    result: tres,
-                },
-                else_body: Body {
-                    stms: else_stms,
-                    result: eres,
-                },
-            },
-            &tys,
-            "_if",
+        self.branch(
+            cond,
+            (|l: &mut Self| l.expr(ctx, env, t), t.span),
+            (|l: &mut Self| l.expr(ctx, env, f), f.span),
             span,
-        );
-        Ok(Self::restructure(&tv, &mut out.into_iter().map(Atom::Var)))
+        )
     }
 
     fn loop_(
@@ -1042,6 +1050,8 @@ impl<'t> Lower<'t> {
     fn pattern_value(env: &Env<'t>, p: &Pat) -> Option<Val<'t>> {
         match p {
             Pat::Id(x, _) => env.get(x).cloned(),
+            // A constructor as a loop parameter has no variable to start from.
+            Pat::Constr(..) | Pat::Literal(..) => None,
             Pat::Tuple(ps, _) => ps
                 .iter()
                 .map(|p| Self::pattern_value(env, p).map(|v| (None, v)))

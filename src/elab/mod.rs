@@ -163,6 +163,24 @@ impl<'s> Elaborator<'s> {
             ),
             ExprKind::Ascript(x, t) => ExprKind::Ascript(self.boxed(x), t.clone()),
             ExprKind::Attr(a, x) => ExprKind::Attr(a.clone(), self.boxed(x)),
+            ExprKind::Constr(c, args) => {
+                ExprKind::Constr(c.clone(), args.iter().map(|x| self.expr(x)).collect())
+            }
+            ExprKind::Match(x, cases) => ExprKind::Match(
+                self.boxed(x),
+                cases
+                    .iter()
+                    .map(|c| Case {
+                        pat: c.pat.clone(),
+                        body: self.expr(&c.body),
+                        span: c.span,
+                    })
+                    .collect(),
+            ),
+            ExprKind::Coerce(x, t) => ExprKind::Coerce(self.boxed(x), t.clone()),
+            ExprKind::LetSizes(ns, p, v, body) => {
+                ExprKind::LetSizes(ns.clone(), p.clone(), self.boxed(v), self.boxed(body))
+            }
         };
         Expr {
             id: e.id,
@@ -479,6 +497,13 @@ fn collect_names(e: &Expr, out: &mut HashSet<String>) {
             collect_names(v, out);
             collect_names(b, out);
         }
+        ExprKind::LetSizes(ns, p, v, b) => {
+            out.extend(ns.iter().map(|(n, _)| n.to_string()));
+            pat(p, out);
+            collect_names(v, out);
+            collect_names(b, out);
+        }
+        ExprKind::Match(_, cases) => cases.iter().for_each(|c| pat(&c.pat, out)),
         _ => {}
     }
     for child in children(e) {
@@ -494,7 +519,7 @@ fn children(e: &Expr) -> Vec<&Expr> {
         | ExprKind::Var(_)
         | ExprKind::OpValue(_)
         | ExprKind::ProjSection(_) => {}
-        ExprKind::Lambda(..) | ExprKind::Let(..) => {}
+        ExprKind::Lambda(..) | ExprKind::Let(..) | ExprKind::LetSizes(..) => {}
         ExprKind::OpSection { left, right, .. } => {
             v.extend(left.as_deref());
             v.extend(right.as_deref());
@@ -510,7 +535,13 @@ fn children(e: &Expr) -> Vec<&Expr> {
         ExprKind::Project(x, _)
         | ExprKind::UnOp(_, x)
         | ExprKind::Ascript(x, _)
+        | ExprKind::Coerce(x, _)
         | ExprKind::Attr(_, x) => v.push(x),
+        ExprKind::Constr(_, es) => v.extend(es.iter()),
+        ExprKind::Match(x, cases) => {
+            v.push(x);
+            v.extend(cases.iter().map(|c| &c.body));
+        }
         ExprKind::RecordUpdate(a, _, b) | ExprKind::BinOp(_, _, a, b) => {
             v.push(a);
             v.push(b);

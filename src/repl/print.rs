@@ -10,6 +10,7 @@
 use super::style::{self, Style};
 use crate::eval::value::Value;
 use crate::prim::{PrimType, Scalar};
+use crate::syntax::ast::Ident;
 use crate::types::ty::{Base, Type};
 
 /// A result: `leaves` are the values the evaluator returned for a value
@@ -31,18 +32,15 @@ pub fn leaf_count(t: &Type) -> usize {
         Base::Prim(_) => 1,
         Base::Tuple(ts) => ts.iter().map(leaf_count).sum(),
         Base::Record(fs) => fs.iter().map(|(_, t)| leaf_count(t)).sum(),
+        // The tag, then every constructor's payload.
+        Base::Sum(cs) => {
+            1 + cs
+                .iter()
+                .flat_map(|(_, ts)| ts)
+                .map(leaf_count)
+                .sum::<usize>()
+        }
         Base::Arrow(..) | Base::Var(_) => 0,
-    }
-}
-
-/// Whether a value of type `t` contains a function, which has no value
-/// syntax (and which the evaluator cannot return).
-pub fn has_function(t: &Type) -> bool {
-    match &t.base {
-        Base::Arrow(..) => true,
-        Base::Tuple(ts) => ts.iter().any(has_function),
-        Base::Record(fs) => fs.iter().any(|(_, t)| has_function(t)),
-        Base::Prim(_) | Base::Var(_) => false,
     }
 }
 
@@ -196,9 +194,44 @@ impl Printer {
                 }
                 self.push("}");
             }
+            Base::Sum(cs) => self.sum(cs, views),
             Base::Arrow(..) => self.paint(&format!("<function: {t}>"), Style::Opaque),
             Base::Var(_) => self.push("()"),
         }
+    }
+
+    /// `#c v1 ... vn`: the constructor the tag names, and its payload
+    /// (the payloads of the other constructors are blanks).
+    fn sum(&mut self, cs: &[(Ident, Vec<Type>)], views: &[View]) {
+        let tag = match views.first() {
+            Some(View::Data { data, .. }) => data.first().map_or(0, |s| s.as_i64()),
+            _ => 0,
+        };
+        let mut rest = views.get(1..).unwrap_or_default();
+        for (i, (c, ts)) in cs.iter().enumerate() {
+            let n: usize = ts.iter().map(leaf_count).sum::<usize>().min(rest.len());
+            if i as i64 == tag {
+                self.push(&format!("#{c}"));
+                let mut payload = &rest[..n];
+                for t in ts {
+                    self.push(" ");
+                    let k = leaf_count(t).min(payload.len());
+                    let atom = t.rank.konst > 0
+                        || !matches!(&t.base, Base::Sum(cs) if cs.iter().any(|(_, ts)| !ts.is_empty()));
+                    if !atom {
+                        self.push("(");
+                    }
+                    self.print(t, &payload[..k]);
+                    if !atom {
+                        self.push(")");
+                    }
+                    payload = &payload[k..];
+                }
+                return;
+            }
+            rest = &rest[n..];
+        }
+        self.paint("<invalid constructor>", Style::Opaque);
     }
 
     /// A value of array type (rank at least 1).

@@ -30,6 +30,8 @@ pub enum Value {
     Tuple(Rc<[Value]>),
     /// Fields sorted by name.
     Record(Rc<[(Ident, Value)]>),
+    /// `#c v1 ... vn`: a constructor and its payload.
+    Sum(Ident, Rc<[Value]>),
     Fun(Rc<Fun>),
 }
 
@@ -202,6 +204,12 @@ pub enum TermKind {
     /// `e : t`, checking the sizes in `t`; `what` names the checked thing
     /// in the error message.
     Ascribe(Box<Term>, TypeExp, Rc<str>),
+    /// `#c e1 ... en`; a value once the payload is.
+    Constr(Ident, Vec<Term>),
+    /// `match e case p1 -> e1 ...`
+    Match(Box<Term>, Vec<(Pat, Term)>),
+    /// `let [n] p = e in b`: the names are bound by the pattern's sizes.
+    LetSizes(Vec<Ident>, Pat, Box<Term>, Box<Term>),
 }
 
 /// Where an array term came from, for the message when its elements turn
@@ -313,6 +321,29 @@ impl Term {
             TermKind::Ascribe(e, t, what) => {
                 TermKind::Ascribe(b(e), subst_type(t, s), what.clone())
             }
+            TermKind::Constr(c, es) => {
+                TermKind::Constr(c.clone(), es.iter().map(|e| e.subst(s)).collect())
+            }
+            TermKind::Match(x, cases) => TermKind::Match(
+                b(x),
+                cases
+                    .iter()
+                    .map(|(p, e)| (subst_pat(p, s), e.subst(&s.without(&p.binders()))))
+                    .collect(),
+            ),
+            TermKind::LetSizes(ns, p, e, body) => {
+                let sizes: Vec<(Ident, Span)> =
+                    ns.iter().map(|n| (n.clone(), Span::default())).collect();
+                let in_pat = s.without(&sizes);
+                let mut bound = p.binders();
+                bound.extend(sizes);
+                TermKind::LetSizes(
+                    ns.clone(),
+                    subst_pat(p, &in_pat),
+                    b(e),
+                    Box::new(body.subst(&s.without(&bound))),
+                )
+            }
         };
         Term::new(kind, self.span)
     }
@@ -335,7 +366,11 @@ impl Term {
             TermKind::Array(es, ..) | TermKind::Tuple(es) => es.get(i),
             TermKind::Record(fs) => fs.get(i).map(|(_, e)| e),
             TermKind::RecordUpdate(r, _, v) => [&**r, &**v].get(i).copied(),
-            TermKind::Let(_, e, _) | TermKind::If(e, ..) => (i == 0).then_some(&**e),
+            TermKind::Let(_, e, _)
+            | TermKind::LetSizes(_, _, e, _)
+            | TermKind::If(e, ..)
+            | TermKind::Match(e, _) => (i == 0).then_some(&**e),
+            TermKind::Constr(_, es) => es.get(i),
             TermKind::Loop(l) => match (i, &l.form) {
                 (0, _) => Some(&l.init),
                 (1, Form::For { bound, .. }) => Some(bound),
@@ -385,7 +420,11 @@ impl Term {
                 1 => Some(v),
                 _ => None,
             },
-            TermKind::Let(_, e, _) | TermKind::If(e, ..) => (i == 0).then_some(&mut **e),
+            TermKind::Let(_, e, _)
+            | TermKind::LetSizes(_, _, e, _)
+            | TermKind::If(e, ..)
+            | TermKind::Match(e, _) => (i == 0).then_some(&mut **e),
+            TermKind::Constr(_, es) => es.get_mut(i),
             TermKind::Loop(l) => match (i, &mut l.form) {
                 (0, _) => Some(&mut l.init),
                 (1, Form::For { bound, .. }) => Some(bound),
@@ -496,8 +535,11 @@ fn subst_slices(ix: &[Slice], s: &Subst) -> Vec<Slice> {
 /// Replaces known size names in the type ascriptions of a pattern.
 pub fn subst_pat(p: &Pat, s: &Subst) -> Pat {
     match p {
-        Pat::Id(..) | Pat::Wildcard(_) => p.clone(),
+        Pat::Id(..) | Pat::Wildcard(_) | Pat::Literal(..) => p.clone(),
         Pat::Tuple(ps, sp) => Pat::Tuple(ps.iter().map(|p| subst_pat(p, s)).collect(), *sp),
+        Pat::Constr(c, ps, sp) => {
+            Pat::Constr(c.clone(), ps.iter().map(|p| subst_pat(p, s)).collect(), *sp)
+        }
         Pat::Record(fs, sp) => Pat::Record(
             fs.iter()
                 .map(|(n, p)| (n.clone(), p.as_ref().map(|p| subst_pat(p, s))))
@@ -548,17 +590,29 @@ pub fn subst_type(t: &TypeExp, s: &Subst) -> TypeExp {
             *sp,
         ),
         TypeExp::Unique(t, sp) => TypeExp::Unique(Box::new(subst_type(t, s)), *sp),
+        TypeExp::Sum(cs, sp) => TypeExp::Sum(
+            cs.iter()
+                .map(|(c, ts)| (c.clone(), ts.iter().map(|t| subst_type(t, s)).collect()))
+                .collect(),
+            *sp,
+        ),
+        TypeExp::Exists(ns, t, sp) => {
+            let bound: Vec<(Ident, Span)> =
+                ns.iter().map(|n| (n.clone(), Span::default())).collect();
+            TypeExp::Exists(ns.clone(), Box::new(subst_type(t, &s.without(&bound))), *sp)
+        }
     }
 }
 
 /// Whether checking a value against `t` can fail: it names or fixes a size.
+/// (The payloads of sum types are not checked.)
 pub fn has_sizes(t: &TypeExp) -> bool {
     match t {
         TypeExp::Array(d, inner, _) => !matches!(d, Dim::Any) || has_sizes(inner),
         TypeExp::Tuple(ts, _) => ts.iter().any(has_sizes),
         TypeExp::Record(fs, _) => fs.iter().any(|(_, t)| has_sizes(t)),
-        TypeExp::Unique(t, _) => has_sizes(t),
-        TypeExp::Prim(..) | TypeExp::Named(..) | TypeExp::Arrow(..) => false,
+        TypeExp::Unique(t, _) | TypeExp::Exists(_, t, _) => has_sizes(t),
+        TypeExp::Prim(..) | TypeExp::Named(..) | TypeExp::Arrow(..) | TypeExp::Sum(..) => false,
     }
 }
 
@@ -585,7 +639,7 @@ impl Subst {
     }
 
     /// The substitution under binders of `names`.
-    fn without(&self, names: &[(Ident, Span)]) -> Subst {
+    pub fn without(&self, names: &[(Ident, Span)]) -> Subst {
         if names.is_empty() {
             return self.clone();
         }

@@ -3,7 +3,7 @@
 
 use super::intrinsics::{self, Intrinsic};
 use super::scheme::Scheme;
-use crate::syntax::ast::{QualName, TypeExp, TypeParam};
+use crate::syntax::ast::{Liftedness, QualName, TypeExp, TypeParam};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -31,6 +31,8 @@ pub struct Global {
 
 #[derive(Clone, Debug)]
 pub struct TypeAbbrev {
+    /// `type`, `type~` or `type^`.
+    pub lifted: Liftedness,
     pub params: Vec<TypeParam>,
     pub ty: TypeExp,
 }
