@@ -201,7 +201,7 @@ fn dec_bodies(decs: &[Dec]) -> impl Iterator<Item = &Expr> {
 }
 
 /// The direct subexpressions of an expression.
-fn children(e: &Expr) -> Vec<&Expr> {
+pub(crate) fn children(e: &Expr) -> Vec<&Expr> {
     use ast::{ExprKind as E, IndexExp, LoopForm, RecordField};
     fn indices<'e>(is: &'e [IndexExp], out: &mut Vec<&'e Expr>) {
         for i in is {

@@ -98,8 +98,9 @@ pub(crate) fn grammar<'a>() -> Grammar<'a> {
     })
     .boxed();
     let ty_term = type_term(ty.clone(), size);
-    let (pat_atom, pat_full) = patterns(ty.clone());
-    let expr = expression(ty.clone(), ty_term, pat_atom.clone(), pat_full.clone());
+    let pats = patterns(ty.clone(), ty_term.clone());
+    let (pat_atom, pat_full) = (pats.atom.clone(), pats.full.clone());
+    let expr = expression(ty.clone(), ty_term, pats);
     expr_decl.define(expr.clone());
 
     let def_kw = select! {
@@ -294,9 +295,19 @@ fn type_term<'a>(ty: P<'a, TypeExp>, size: P<'a, Expr>) -> P<'a, TypeExp> {
     .boxed()
 }
 
-/// Pattern atoms (parameters) and full patterns with an optional ascription
-/// (`let x: i32 = ...`, `case #some x -> ...`).
-fn patterns<'a>(ty: P<'a, TypeExp>) -> (P<'a, Pat>, P<'a, Pat>) {
+/// The pattern grammars.
+#[derive(Clone)]
+struct Patterns<'a> {
+    /// Parameters: `x`, `(x: i32)`, `#none`.
+    atom: P<'a, Pat>,
+    /// With a payload or an ascription: `let x: i32 = ...`, `#some x`.
+    full: P<'a, Pat>,
+    /// As `full`, but an ascription has no function type (the `->` ends
+    /// the pattern): `case x: i32 -> x`.
+    case: P<'a, Pat>,
+}
+
+fn patterns<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>) -> Patterns<'a> {
     let ascribe = |ty: P<'a, TypeExp>, p: P<'a, Pat>| {
         p.then(just(Token::Colon).ignore_then(ty).or_not())
             .map_with(|(p, t), e| match t {
@@ -361,7 +372,8 @@ fn patterns<'a>(ty: P<'a, TypeExp>) -> (P<'a, Pat>, P<'a, Pat>) {
     })
     .boxed();
     let full = ascribe(ty, term(atom.clone()));
-    (atom, full)
+    let case = ascribe(ty_term, term(atom.clone()));
+    Patterns { atom, full, case }
 }
 
 fn attr<'a>() -> impl Parser<'a, In<'a>, Attr, Ex<'a>> + Clone {
@@ -435,12 +447,12 @@ fn boxed(e: Expr) -> Box<Expr> {
     Box::new(e)
 }
 
-fn expression<'a>(
-    ty: P<'a, TypeExp>,
-    ty_term: P<'a, TypeExp>,
-    pat_atom: P<'a, Pat>,
-    pat_full: P<'a, Pat>,
-) -> P<'a, Expr> {
+fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a>) -> P<'a, Expr> {
+    let Patterns {
+        atom: pat_atom,
+        full: pat_full,
+        case: pat_case,
+    } = pats;
     let ty2 = ty.clone();
     recursive(move |expr| {
         let expr = expr.boxed();
@@ -628,7 +640,7 @@ fn expression<'a>(
                 });
 
             let case = kw(Keyword::Case)
-                .ignore_then(pat_full.clone())
+                .ignore_then(pat_case.clone())
                 .then_ignore(just(Token::Arrow))
                 .then(expr.clone())
                 .map_with(|(pat, body), e| Case {
@@ -1057,10 +1069,28 @@ fn slip_help(
         ));
     }
     if exp.has(Token::Arrow) {
-        return Some((
-            "a lambda needs `->` between its parameters and its body: `\\x y -> x + y`",
-            None,
-        ));
+        // In a lambda or a case, whichever began last.
+        let in_case = tokens
+            .iter()
+            .rev()
+            .filter(|(_, s)| (s.start as usize) < pos)
+            .find_map(|(t, _)| match t {
+                Token::Kw(Keyword::Case) => Some(true),
+                Token::Backslash => Some(false),
+                _ => None,
+            })
+            .unwrap_or(false);
+        return Some(if in_case {
+            (
+                "a case needs `->` between its pattern and its result: `case #some x -> x`",
+                at(Keyword::Case, "this case"),
+            )
+        } else {
+            (
+                "a lambda needs `->` between its parameters and its body: `\\x y -> x + y`",
+                None,
+            )
+        });
     }
     if exp.has(Token::Eq) {
         use Keyword::*;

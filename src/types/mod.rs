@@ -12,6 +12,7 @@
 //!    node types of this second check are what lowering uses.
 
 pub mod env;
+mod expand;
 pub mod infer;
 pub mod intrinsics;
 pub mod patterns;
@@ -244,7 +245,7 @@ impl TypeEnv {
         drop(inf);
 
         // 2. Elaborate.
-        let mut el = Elaborator::new(&solution);
+        let mut el = Elaborator::new(&solution).expanding(&self.globals);
         let target = el.dec(d);
         let insertions = el.insertions;
 
