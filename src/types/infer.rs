@@ -79,6 +79,37 @@ fn may_refute(p: &Pat) -> bool {
     }
 }
 
+fn check_literal_sizes(te: &TypeExp, e: &Expr) -> Result<()> {
+    match (te, &e.kind) {
+        (TypeExp::Unique(t, _), _) => check_literal_sizes(t, e),
+        (TypeExp::Array(d, elem, _), ExprKind::ArrayLit(es)) => {
+            if let Dim::Const(k) = d {
+                if *k != es.len() as u64 {
+                    return Err(Diagnostic::ty(
+                        format!(
+                            "this array has {} element{}, but its type says {k}",
+                            es.len(),
+                            if es.len() == 1 { "" } else { "s" }
+                        ),
+                        e.span,
+                    )
+                    .with_label(format!(
+                        "the type is `{}`",
+                        crate::syntax::pretty::type_exp(te)
+                    ))
+                    .with_note(format!("sizes `{k}` and `{}` do not match", es.len())));
+                }
+            }
+            es.iter().try_for_each(|x| check_literal_sizes(elem, x))
+        }
+        (TypeExp::Tuple(ts, _), ExprKind::Tuple(es)) => ts
+            .iter()
+            .zip(es)
+            .try_for_each(|(t, x)| check_literal_sizes(t, x)),
+        _ => Ok(()),
+    }
+}
+
 /// An argument of a spine: a source expression, or a value introduced by
 /// desugaring (the parameter of a section or composition).
 #[derive(Clone, Copy)]
@@ -501,6 +532,15 @@ impl<'g> Infer<'g> {
         })
     }
 
+    /// Sizes are checked at run time, but an array literal given a type
+    /// with constant sizes (`def v: vec = [1, 2]` with `type vec = [3]f64`)
+    /// can be checked here, as Futhark does.
+    pub fn literal_sizes(&self, te: &TypeExp, e: &Expr) -> Result<()> {
+        use crate::elab::Abbreviations;
+        let shadowed: Vec<Ident> = self.type_params.iter().map(|(n, _)| n.clone()).collect();
+        check_literal_sizes(&self.globals.expand(te, &shadowed), e)
+    }
+
     /// Checks a size expression `[e]`: an `i64` (sizes are not part of
     /// types; they are checked at run time).
     fn size(&mut self, d: &Dim) -> Result<()> {
@@ -811,6 +851,9 @@ impl<'g> Infer<'g> {
                 Ok(pts.into_iter().rev().fold(bt, |acc, p| Type::arrow(p, acc)))
             }
             ExprKind::Let(p, v, body) => {
+                if let Pat::Ascribed(_, te, _) = p {
+                    self.literal_sizes(te, v)?;
+                }
                 let vt = self.infer(v)?;
                 let saved = self.locals.len();
                 self.bind_pat(p, &vt)?;
@@ -873,6 +916,7 @@ impl<'g> Infer<'g> {
                 Ok(at)
             }
             ExprKind::Ascript(x, te) => {
+                self.literal_sizes(te, x)?;
                 let t = self.infer(x)?;
                 let at = self.convert(te)?;
                 self.expect(

@@ -199,6 +199,9 @@ impl TypeEnv {
             inf.bind_pat(p, &t)?;
             params.push(t);
         }
+        if let Some(r) = &d.ret {
+            inf.literal_sizes(r, &d.body)?;
+        }
         let bt = inf.infer(&d.body)?;
         let ret = match &d.ret {
             Some(r) => {
