@@ -133,7 +133,7 @@ fn type_declarations() {
         "type_declarations",
         "type point = {x: f64, y: f64}\ndef origin : point = {x = 0, y = 0}\norigin\n\
          def norm (p: point) = f64.sqrt (p.x * p.x + p.y * p.y)\nnorm {x = 3, y = 4}\n\
-         type vec 't = []t\ndef total (v: vec i32) = i32.sum v\ntotal [1, 2, 3]\n:browse",
+         type~ vec 't = []t\ndef total (v: vec i32) = i32.sum v\ntotal [1, 2, 3]\n:browse",
     );
 }
 
