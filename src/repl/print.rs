@@ -44,6 +44,27 @@ pub fn leaf_count(t: &Type) -> usize {
     }
 }
 
+/// The constructor a sum value has, its payload types, and the views of
+/// its payload.
+fn constructor<'c, 'v, 'a>(
+    cs: &'c [(Ident, Vec<Type>)],
+    views: &'v [View<'a>],
+) -> Option<(&'c Ident, &'c [Type], &'v [View<'a>])> {
+    let tag = match views.first()? {
+        View::Data { data, .. } => data.first()?.as_i64(),
+        _ => return None,
+    };
+    let mut rest = views.get(1..)?;
+    for (i, (c, ts)) in cs.iter().enumerate() {
+        let n = ts.iter().map(leaf_count).sum::<usize>().min(rest.len());
+        if i as i64 == tag {
+            return Some((c, ts, &rest[..n]));
+        }
+        rest = &rest[n..];
+    }
+    None
+}
+
 /// A leaf value with its elements read out once.
 enum Leaf {
     Data {
@@ -203,35 +224,26 @@ impl Printer {
     /// `#c v1 ... vn`: the constructor the tag names, and its payload
     /// (the payloads of the other constructors are blanks).
     fn sum(&mut self, cs: &[(Ident, Vec<Type>)], views: &[View]) {
-        let tag = match views.first() {
-            Some(View::Data { data, .. }) => data.first().map_or(0, |s| s.as_i64()),
-            _ => 0,
+        let Some((c, ts, mut payload)) = constructor(cs, views) else {
+            return self.paint("<invalid constructor>", Style::Opaque);
         };
-        let mut rest = views.get(1..).unwrap_or_default();
-        for (i, (c, ts)) in cs.iter().enumerate() {
-            let n: usize = ts.iter().map(leaf_count).sum::<usize>().min(rest.len());
-            if i as i64 == tag {
-                self.push(&format!("#{c}"));
-                let mut payload = &rest[..n];
-                for t in ts {
-                    self.push(" ");
-                    let k = leaf_count(t).min(payload.len());
-                    let atom = t.rank.konst > 0
-                        || !matches!(&t.base, Base::Sum(cs) if cs.iter().any(|(_, ts)| !ts.is_empty()));
-                    if !atom {
-                        self.push("(");
-                    }
-                    self.print(t, &payload[..k]);
-                    if !atom {
-                        self.push(")");
-                    }
-                    payload = &payload[k..];
-                }
-                return;
+        self.push(&format!("#{c}"));
+        for t in ts {
+            self.push(" ");
+            let k = leaf_count(t).min(payload.len());
+            let (this, rest) = payload.split_at(k);
+            // A constructor with a payload is parenthesised as a payload.
+            let open = t.rank.konst == 0
+                && matches!(&t.base, Base::Sum(cs) if constructor(cs, this).is_some_and(|(_, ts, _)| !ts.is_empty()));
+            if open {
+                self.push("(");
             }
-            rest = &rest[n..];
+            self.print(t, this);
+            if open {
+                self.push(")");
+            }
+            payload = rest;
         }
-        self.paint("<invalid constructor>", Style::Opaque);
     }
 
     /// A value of array type (rank at least 1).
