@@ -13,7 +13,7 @@
 
 use crate::prim::Scalar;
 use crate::source::Span;
-use crate::syntax::ast::{BinOpKind, Dim, Ident, Pat, TypeArg, TypeExp, UnOpKind};
+use crate::syntax::ast::{BinOpKind, Dim, Ident, Pat, TypeExp, UnOpKind};
 use crate::types::env::DefId;
 use crate::types::intrinsics::Intrinsic;
 use crate::types::scheme::Inst;
@@ -554,6 +554,14 @@ pub fn subst_pat(p: &Pat, s: &Subst) -> Pat {
 
 /// Replaces known size names `[n]` by their values `[3]`.
 pub fn subst_type(t: &TypeExp, s: &Subst) -> TypeExp {
+    if let TypeExp::Exists(ns, inner, sp) = t {
+        let bound: Vec<(Ident, Span)> = ns.iter().map(|n| (n.clone(), Span::default())).collect();
+        return TypeExp::Exists(
+            ns.clone(),
+            Box::new(subst_type(inner, &s.without(&bound))),
+            *sp,
+        );
+    }
     let dim = |d: &Dim| match d {
         Dim::Named(n) => match s.get(n) {
             Some(Value::Scalar(k)) => Dim::Const(k.as_i64().max(0) as u64),
@@ -561,47 +569,7 @@ pub fn subst_type(t: &TypeExp, s: &Subst) -> TypeExp {
         },
         _ => d.clone(),
     };
-    match t {
-        TypeExp::Prim(..) => t.clone(),
-        TypeExp::Named(q, args, sp) => TypeExp::Named(
-            q.clone(),
-            args.iter()
-                .map(|a| match a {
-                    TypeArg::Type(t) => TypeArg::Type(subst_type(t, s)),
-                    TypeArg::Size(d) => TypeArg::Size(dim(d)),
-                })
-                .collect(),
-            *sp,
-        ),
-        TypeExp::Array(d, inner, sp) => TypeExp::Array(dim(d), Box::new(subst_type(inner, s)), *sp),
-        TypeExp::Tuple(ts, sp) => {
-            TypeExp::Tuple(ts.iter().map(|t| subst_type(t, s)).collect(), *sp)
-        }
-        TypeExp::Record(fs, sp) => TypeExp::Record(
-            fs.iter()
-                .map(|(n, t)| (n.clone(), subst_type(t, s)))
-                .collect(),
-            *sp,
-        ),
-        TypeExp::Arrow(n, a, b, sp) => TypeExp::Arrow(
-            n.clone(),
-            Box::new(subst_type(a, s)),
-            Box::new(subst_type(b, s)),
-            *sp,
-        ),
-        TypeExp::Unique(t, sp) => TypeExp::Unique(Box::new(subst_type(t, s)), *sp),
-        TypeExp::Sum(cs, sp) => TypeExp::Sum(
-            cs.iter()
-                .map(|(c, ts)| (c.clone(), ts.iter().map(|t| subst_type(t, s)).collect()))
-                .collect(),
-            *sp,
-        ),
-        TypeExp::Exists(ns, t, sp) => {
-            let bound: Vec<(Ident, Span)> =
-                ns.iter().map(|n| (n.clone(), Span::default())).collect();
-            TypeExp::Exists(ns.clone(), Box::new(subst_type(t, &s.without(&bound))), *sp)
-        }
-    }
+    t.map_sizes(dim).map_children(|c| subst_type(c, s))
 }
 
 /// Whether checking a value against `t` can fail: it names or fixes a size.

@@ -203,6 +203,60 @@ impl TypeExp {
     }
 }
 
+impl TypeExp {
+    /// The same type with `f` applied to each direct component type (the
+    /// sizes are kept): the one traversal that type rewrites build on.
+    pub fn map_children(&self, mut f: impl FnMut(&TypeExp) -> TypeExp) -> TypeExp {
+        let mut b = |t: &TypeExp| Box::new(f(t));
+        match self {
+            TypeExp::Prim(..) => self.clone(),
+            TypeExp::Named(q, args, s) => TypeExp::Named(
+                q.clone(),
+                args.iter()
+                    .map(|a| match a {
+                        TypeArg::Type(t) => TypeArg::Type(*b(t)),
+                        TypeArg::Size(d) => TypeArg::Size(d.clone()),
+                    })
+                    .collect(),
+                *s,
+            ),
+            TypeExp::Array(d, t, s) => TypeExp::Array(d.clone(), b(t), *s),
+            TypeExp::Tuple(ts, s) => TypeExp::Tuple(ts.iter().map(|t| *b(t)).collect(), *s),
+            TypeExp::Record(fs, s) => {
+                TypeExp::Record(fs.iter().map(|(n, t)| (n.clone(), *b(t))).collect(), *s)
+            }
+            TypeExp::Arrow(n, x, y, s) => TypeExp::Arrow(n.clone(), b(x), b(y), *s),
+            TypeExp::Unique(t, s) => TypeExp::Unique(b(t), *s),
+            TypeExp::Sum(cs, s) => TypeExp::Sum(
+                cs.iter()
+                    .map(|(c, ts)| (c.clone(), ts.iter().map(|t| *b(t)).collect()))
+                    .collect(),
+                *s,
+            ),
+            TypeExp::Exists(ns, t, s) => TypeExp::Exists(ns.clone(), b(t), *s),
+        }
+    }
+
+    /// The same type with `f` applied to each size (at this level: array
+    /// dimensions and size arguments).
+    pub fn map_sizes(&self, f: impl Fn(&Dim) -> Dim) -> TypeExp {
+        match self {
+            TypeExp::Array(d, t, s) => TypeExp::Array(f(d), t.clone(), *s),
+            TypeExp::Named(q, args, s) => TypeExp::Named(
+                q.clone(),
+                args.iter()
+                    .map(|a| match a {
+                        TypeArg::Size(d) => TypeArg::Size(f(d)),
+                        TypeArg::Type(t) => TypeArg::Type(t.clone()),
+                    })
+                    .collect(),
+                *s,
+            ),
+            _ => self.clone(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum TypeArg {
     Type(TypeExp),

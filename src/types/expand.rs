@@ -2,7 +2,7 @@
 //! becomes `[n]i32`, so that the sizes an abbreviation fixes or names are
 //! bound and checked where it is used, like sizes written out.
 
-use super::env::{Globals, key};
+use super::env::{Globals, key, split_args};
 use crate::elab::Abbreviations;
 use crate::syntax::ast::*;
 
@@ -25,26 +25,9 @@ struct Expander<'g> {
 
 impl Expander<'_> {
     fn ty(&mut self, t: &TypeExp, shadowed: &[Ident]) -> TypeExp {
-        let mut go = |t: &TypeExp| self.ty(t, shadowed);
         match t {
-            TypeExp::Prim(..) => t.clone(),
             TypeExp::Named(q, args, span) => self.named(q, args, *span, shadowed),
-            TypeExp::Array(d, inner, s) => TypeExp::Array(d.clone(), Box::new(go(inner)), *s),
-            TypeExp::Tuple(ts, s) => TypeExp::Tuple(ts.iter().map(go).collect(), *s),
-            TypeExp::Record(fs, s) => {
-                TypeExp::Record(fs.iter().map(|(n, t)| (n.clone(), go(t))).collect(), *s)
-            }
-            TypeExp::Arrow(n, a, b, s) => {
-                TypeExp::Arrow(n.clone(), Box::new(go(a)), Box::new(go(b)), *s)
-            }
-            TypeExp::Unique(inner, s) => TypeExp::Unique(Box::new(go(inner)), *s),
-            TypeExp::Sum(cs, s) => TypeExp::Sum(
-                cs.iter()
-                    .map(|(c, ts)| (c.clone(), ts.iter().map(&mut go).collect()))
-                    .collect(),
-                *s,
-            ),
-            TypeExp::Exists(ns, inner, s) => TypeExp::Exists(ns.clone(), Box::new(go(inner)), *s),
+            _ => t.map_children(|c| self.ty(c, shadowed)),
         }
     }
 
@@ -70,27 +53,9 @@ impl Expander<'_> {
         let Some(abbrev) = self.globals.lookup_type(&name) else {
             return unexpanded();
         };
-        let (mut types, mut sizes) = (Vec::new(), Vec::new());
-        for p in &abbrev.params {
-            match p {
-                TypeParam::Type(n, _, _) => types.push(n.clone()),
-                TypeParam::Size(n, _) => sizes.push(n.clone()),
-            }
-        }
-        let type_args: Vec<&TypeExp> = args
-            .iter()
-            .filter_map(|a| match a {
-                TypeArg::Type(t) => Some(t),
-                TypeArg::Size(_) => None,
-            })
-            .collect();
-        let size_args: Vec<&Dim> = args
-            .iter()
-            .filter_map(|a| match a {
-                TypeArg::Size(d) => Some(d),
-                TypeArg::Type(_) => None,
-            })
-            .collect();
+        let (types, sizes) = abbrev.param_names();
+        let types: Vec<Ident> = types.into_iter().cloned().collect();
+        let (type_args, size_args) = split_args(&args);
         if type_args.len() != types.len() || size_args.len() != sizes.len() {
             // The checker reports the wrong number of arguments.
             return unexpanded();
@@ -101,7 +66,7 @@ impl Expander<'_> {
         self.open.pop();
         let subst = Subst {
             types: types.into_iter().zip(type_args).collect(),
-            sizes: sizes.into_iter().zip(size_args).collect(),
+            sizes: sizes.into_iter().cloned().zip(size_args).collect(),
         };
         subst.ty(&body)
     }
@@ -115,39 +80,13 @@ struct Subst<'a> {
 
 impl Subst<'_> {
     fn ty(&self, t: &TypeExp) -> TypeExp {
-        let go = |t: &TypeExp| self.ty(t);
         match t {
-            TypeExp::Prim(..) => t.clone(),
-            TypeExp::Named(q, args, s) => {
-                if let (None, true) = (&q.qual, args.is_empty()) {
-                    if let Some((_, t)) = self.types.iter().find(|(n, _)| *n == q.name) {
-                        return (*t).clone();
-                    }
+            TypeExp::Named(q, args, _) if q.qual.is_none() && args.is_empty() => {
+                if let Some((_, t)) = self.types.iter().find(|(n, _)| *n == q.name) {
+                    return (*t).clone();
                 }
-                let args = args
-                    .iter()
-                    .map(|a| match a {
-                        TypeArg::Type(t) => TypeArg::Type(go(t)),
-                        TypeArg::Size(d) => TypeArg::Size(self.dim(d)),
-                    })
-                    .collect();
-                TypeExp::Named(q.clone(), args, *s)
             }
-            TypeExp::Array(d, inner, s) => TypeExp::Array(self.dim(d), Box::new(go(inner)), *s),
-            TypeExp::Tuple(ts, s) => TypeExp::Tuple(ts.iter().map(go).collect(), *s),
-            TypeExp::Record(fs, s) => {
-                TypeExp::Record(fs.iter().map(|(n, t)| (n.clone(), go(t))).collect(), *s)
-            }
-            TypeExp::Arrow(n, a, b, s) => {
-                TypeExp::Arrow(n.clone(), Box::new(go(a)), Box::new(go(b)), *s)
-            }
-            TypeExp::Unique(inner, s) => TypeExp::Unique(Box::new(go(inner)), *s),
-            TypeExp::Sum(cs, s) => TypeExp::Sum(
-                cs.iter()
-                    .map(|(c, ts)| (c.clone(), ts.iter().map(go).collect()))
-                    .collect(),
-                *s,
-            ),
+            // Existential sizes shadow the parameters of the same name.
             TypeExp::Exists(ns, body, s) => {
                 let inner = Subst {
                     types: self.types.clone(),
@@ -158,9 +97,11 @@ impl Subst<'_> {
                         .cloned()
                         .collect(),
                 };
-                TypeExp::Exists(ns.clone(), Box::new(inner.ty(body)), *s)
+                return TypeExp::Exists(ns.clone(), Box::new(inner.ty(body)), *s);
             }
+            _ => {}
         }
+        t.map_sizes(|d| self.dim(d)).map_children(|c| self.ty(c))
     }
 
     fn dim(&self, d: &Dim) -> Dim {

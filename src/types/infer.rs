@@ -424,21 +424,8 @@ impl<'g> Infer<'g> {
                     return Err(Diagnostic::ty(format!("unknown type `{q}`"), *span)
                         .with_label("not defined"));
                 };
-                let tparams: Vec<&Ident> = abbrev
-                    .params
-                    .iter()
-                    .filter_map(|p| match p {
-                        TypeParam::Type(n, _, _) => Some(n),
-                        TypeParam::Size(..) => None,
-                    })
-                    .collect();
-                let targs: Vec<&TypeExp> = args
-                    .iter()
-                    .filter_map(|a| match a {
-                        TypeArg::Type(t) => Some(t),
-                        TypeArg::Size(_) => None,
-                    })
-                    .collect();
+                let (tparams, sizes) = abbrev.param_names();
+                let (targs, _) = super::env::split_args(args);
                 if tparams.len() != targs.len() {
                     return Err(Diagnostic::ty(
                         format!(
@@ -465,10 +452,8 @@ impl<'g> Infer<'g> {
                 }
                 // The abbreviation's size parameters are names in its sizes.
                 let saved_locals = self.locals.len();
-                for p in &abbrev.params {
-                    if let TypeParam::Size(n, _) = p {
-                        self.bind_size(n.clone());
-                    }
+                for n in sizes {
+                    self.bind_size(n.clone());
                 }
                 let r = self.convert(&abbrev.ty);
                 self.locals.truncate(saved_locals);
@@ -917,15 +902,7 @@ impl<'g> Infer<'g> {
             }
             ExprKind::Ascript(x, te) => {
                 self.literal_sizes(te, x)?;
-                let t = self.infer(x)?;
-                let at = self.convert(te)?;
-                self.expect(
-                    &at,
-                    &t,
-                    x.span,
-                    "the expression does not have the annotated type",
-                )?;
-                Ok(at)
+                self.annotated(x, te, "the expression does not have the annotated type")
             }
             ExprKind::Attr(_, x) => self.infer(x),
             ExprKind::Constr(c, args) => {
@@ -936,17 +913,11 @@ impl<'g> Infer<'g> {
                 Ok(self.class_var(Class::Constrs(vec![(c.clone(), payload)])))
             }
             ExprKind::Match(x, cases) => self.infer_match(x, cases, e.span),
-            ExprKind::Coerce(x, te) => {
-                let t = self.infer(x)?;
-                let ct = self.convert(te)?;
-                self.expect(
-                    &ct,
-                    &t,
-                    x.span,
-                    "a size coercion `:>` changes only sizes, not the type",
-                )?;
-                Ok(ct)
-            }
+            ExprKind::Coerce(x, te) => self.annotated(
+                x,
+                te,
+                "a size coercion `:>` changes only sizes, not the type",
+            ),
             ExprKind::LetSizes(ns, p, v, body) => {
                 let vt = self.infer(v)?;
                 let saved = self.locals.len();
@@ -970,6 +941,14 @@ impl<'g> Infer<'g> {
                 Ok(bt)
             }
         }
+    }
+
+    /// `x : te` or `x :> te` (sizes are not part of types).
+    fn annotated(&mut self, x: &Expr, te: &TypeExp, what: &str) -> Result<Type> {
+        let t = self.infer(x)?;
+        let at = self.convert(te)?;
+        self.expect(&at, &t, x.span, what)?;
+        Ok(at)
     }
 
     fn infer_match(&mut self, x: &Expr, cases: &[Case], span: Span) -> Result<Type> {

@@ -1,32 +1,8 @@
 //! One test per construct: the shape each snippet parses to.
 
-use super::sexp;
+use super::sexp::{parse_d as d, parse_e as e, parse_t as t};
 use crate::source::FileId;
 use crate::syntax::*;
-
-#[track_caller]
-fn e(src: &str) -> String {
-    match parse_expr(src, FileId(0)) {
-        Ok(x) => sexp::expr(&x),
-        Err(ds) => panic!("{src:?} failed to parse: {ds:?}"),
-    }
-}
-
-#[track_caller]
-fn t(src: &str) -> String {
-    match parse_type(src, FileId(0)) {
-        Ok(x) => sexp::ty(&x),
-        Err(ds) => panic!("{src:?} failed to parse: {ds:?}"),
-    }
-}
-
-#[track_caller]
-fn d(src: &str) -> Vec<String> {
-    match parse_program(src, FileId(0)) {
-        Ok(p) => p.decs.iter().map(sexp::dec).collect(),
-        Err(ds) => panic!("{src:?} failed to parse: {ds:?}"),
-    }
-}
 
 #[track_caller]
 fn check(cases: &[(&str, &str)]) {

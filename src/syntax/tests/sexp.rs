@@ -1,7 +1,36 @@
 //! A compact S-expression view of ASTs, so tests can state the shape a
 //! snippet parses to in one readable line (independently of the printer).
 
+use crate::source::FileId;
 use crate::syntax::ast::*;
+use crate::syntax::{parse_expr, parse_program, parse_type};
+
+/// The shape an expression parses to.
+#[track_caller]
+pub fn parse_e(src: &str) -> String {
+    match parse_expr(src, FileId(0)) {
+        Ok(x) => expr(&x),
+        Err(ds) => panic!("{src:?} failed to parse: {ds:?}"),
+    }
+}
+
+/// The shape a type parses to.
+#[track_caller]
+pub fn parse_t(src: &str) -> String {
+    match parse_type(src, FileId(0)) {
+        Ok(x) => ty(&x),
+        Err(ds) => panic!("{src:?} failed to parse: {ds:?}"),
+    }
+}
+
+/// The shapes the declarations of a program parse to.
+#[track_caller]
+pub fn parse_d(src: &str) -> Vec<String> {
+    match parse_program(src, FileId(0)) {
+        Ok(p) => p.decs.iter().map(dec).collect(),
+        Err(ds) => panic!("{src:?} failed to parse: {ds:?}"),
+    }
+}
 
 fn join<T>(xs: &[T], f: impl Fn(&T) -> String) -> String {
     xs.iter().map(f).collect::<Vec<_>>().join(" ")

@@ -1,32 +1,10 @@
 //! The shapes of sum types, `match`, size expressions, coercions,
 //! existential sizes and lifted abbreviations.
 
-use super::sexp;
-use crate::source::FileId;
-use crate::syntax::*;
+use super::sexp::{parse_d, parse_e as e, parse_t as t};
 
-#[track_caller]
-fn e(src: &str) -> String {
-    match parse_expr(src, FileId(0)) {
-        Ok(x) => sexp::expr(&x),
-        Err(ds) => panic!("{src:?} failed to parse: {ds:?}"),
-    }
-}
-
-#[track_caller]
-fn t(src: &str) -> String {
-    match parse_type(src, FileId(0)) {
-        Ok(x) => sexp::ty(&x),
-        Err(ds) => panic!("{src:?} failed to parse: {ds:?}"),
-    }
-}
-
-#[track_caller]
 fn d(src: &str) -> String {
-    match parse_program(src, FileId(0)) {
-        Ok(p) => p.decs.iter().map(sexp::dec).collect::<Vec<_>>().join("\n"),
-        Err(ds) => panic!("{src:?} failed to parse: {ds:?}"),
-    }
+    parse_d(src).join("\n")
 }
 
 #[test]
