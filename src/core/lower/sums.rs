@@ -13,8 +13,14 @@
 //! applied in view picks its case while lowering: its payload may then
 //! be a function (`type^ t = #f (i32 -> i32)`), which could not be data.
 
-use super::*;
+use super::value::{Env, Val, leaf_types};
+use super::{Ctx, LResult, Lower};
+use crate::core::ir::{self, Atom};
+use crate::prim::{BinOp, PrimType, Scalar};
+use crate::source::Span;
+use crate::syntax::ast::{Case, Expr, Ident, Pat};
 use crate::types::patterns::literal_scalar;
+use crate::types::ty::{Base, Type};
 
 /// The type of tags.
 pub(super) const TAG: PrimType = PrimType::I32;
@@ -91,7 +97,7 @@ impl<'t> Lower<'t> {
         let mut leaves = leaves.into_iter();
         Val::Node(
             ts.iter()
-                .map(|t| (None, super::structure(t, &mut leaves)))
+                .map(|t| (None, super::value::structure(t, &mut leaves)))
                 .collect(),
         )
     }
@@ -99,22 +105,22 @@ impl<'t> Lower<'t> {
     /// Zero, or an empty array of the type's rank.
     fn blank_leaf(&mut self, t: ir::Type, span: Span) -> Atom {
         match t {
-            ir::Type::Array(p, r) => {
+            ir::Type::Array(..) => {
                 let row = self.blank_leaf(t.peel(1), span);
-                self.emit1(
-                    Exp::Replicate(Atom::i64(0), row),
-                    ir::Type::Array(p, r),
-                    "_blank",
-                    span,
-                )
+                self.b
+                    .at(span, "_blank")
+                    .replicate(Atom::i64(0), row)
+                    .into()
             }
             _ => Atom::Const(Scalar::zero(t.elem())),
         }
     }
 
     /// Binds the payload patterns of `#c p1 ... pn`.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn bind_constr(
         &mut self,
+        ctx: &Ctx<'t>,
         env: &Env<'t>,
         c: &Ident,
         ps: &'t [Pat],
@@ -130,7 +136,7 @@ impl<'t> Lower<'t> {
         };
         let mut env = env.clone();
         for (p, (_, pv)) in ps.iter().zip(payload) {
-            env = self.bind_pat(&env, p, pv.clone(), what)?;
+            env = self.bind_pat(ctx, &env, p, pv.clone(), what)?;
         }
         Ok(env)
     }
@@ -157,7 +163,7 @@ impl<'t> Lower<'t> {
             return Err(Self::internal("a `match` without cases", span));
         };
         let take = |l: &mut Self| {
-            let env = l.bind_pat(env, &first.pat, v.clone(), "the matched value")?;
+            let env = l.bind_pat(ctx, env, &first.pat, v.clone(), "the matched value")?;
             l.expr(ctx, &env, &first.body)
         };
         let cond = match rest.is_empty() {
@@ -186,7 +192,7 @@ impl<'t> Lower<'t> {
             (Pat::Ascribed(p, _, _), _) => return self.pat_cond(p, v, span),
             (Pat::Literal(l, neg, _), _) => {
                 let x = self.scalar(v, span)?;
-                let lit = literal_scalar(l, *neg, self.ty(x).elem());
+                let lit = literal_scalar(l, *neg, self.b.ty(x).elem());
                 return Ok(Some(self.compare(BinOp::Eq, x, Atom::Const(lit), span)));
             }
             (Pat::Tuple(ps, _), Val::Node(cs)) => {
@@ -250,8 +256,7 @@ impl<'t> Lower<'t> {
                 return Atom::Const(r);
             }
         }
-        let bool_t = ir::Type::Prim(PrimType::Bool);
-        self.emit1(Exp::BinOp(op, a, b), bool_t, "_case", span)
+        self.b.at(span, "_case").bin(op, a, b).into()
     }
 
     /// `if cond then (first branch) else (second branch)`, each branch
@@ -264,32 +269,15 @@ impl<'t> Lower<'t> {
         (else_, else_span): (impl FnOnce(&mut Self) -> LResult<Val<'t>>, Span),
         span: Span,
     ) -> LResult<Val<'t>> {
-        let (then_stms, (tv, tres)) = self.scoped(|l| {
+        let (then_body, tv) = self.body(|l| {
             let v = then_(l)?;
-            let r = l.leaves(&v, then_span)?;
-            Ok((v, r))
+            Ok((l.leaves(&v, then_span)?, v))
         })?;
-        let (else_stms, eres) = self.scoped(|l| {
+        let (else_body, ()) = self.body(|l| {
             let v = else_(l)?;
-            l.leaves(&v, else_span)
+            Ok((l.leaves(&v, else_span)?, ()))
         })?;
-        let tys: Vec<ir::Type> = tres.iter().map(|a| self.ty(*a)).collect();
-        let out = self.emit(
-            Exp::If {
-                cond,
-                then_body: Body {
-                    stms: then_stms,
-                    result: tres,
-                },
-                else_body: Body {
-                    stms: else_stms,
-                    result: eres,
-                },
-            },
-            &tys,
-            "_if",
-            span,
-        );
+        let out = self.b.at(span, "_if").if_bodies(cond, then_body, else_body);
         Ok(Self::restructure(&tv, &mut out.into_iter().map(Atom::Var)))
     }
 }
