@@ -594,3 +594,20 @@ fn vjp_loop_and_if() {
          :grad --explain smooth (-1.0)\n",
     );
 }
+
+/// Sum types at the prompt: values print as Futhark writes them, `match`
+/// takes them apart, and a `match` that misses a case is a type error
+/// naming the value it misses.
+#[test]
+fn sum_types() {
+    check(
+        "sum_types",
+        "type shape = #circle f64 | #rect f64 f64 | #point\n\
+         [#circle 1.5, #point, #rect 2 3] : []shape\n\
+         :type #some 1\n\
+         def area (s: shape) = match s case #circle r -> 3 * r * r case #rect w h -> w * h case #point -> 0\n\
+         map area [#circle 1, #rect 2 3]\n\
+         def bad (s: shape) = match s case #circle r -> r case #point -> 0\n\
+         (#some (#none : #none | #some i32), #rect 1 2 == (#rect 1 2 : shape))\n",
+    );
+}

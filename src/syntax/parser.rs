@@ -902,12 +902,13 @@ fn structural_rank(t: &Token) -> Option<u8> {
         Token::Kw(Keyword::Do) => 3,
         Token::Kw(Keyword::For) => 4,
         Token::Kw(Keyword::While) => 5,
-        Token::Eq => 6,
-        Token::Arrow => 7,
-        Token::RParen => 8,
-        Token::RBracket => 9,
-        Token::RBrace => 10,
-        Token::Comma => 11,
+        Token::Kw(Keyword::Case) => 6,
+        Token::Eq => 7,
+        Token::Arrow => 8,
+        Token::RParen => 9,
+        Token::RBracket => 10,
+        Token::RBrace => 11,
+        Token::Comma => 12,
         _ => return None,
     })
 }
@@ -1060,6 +1061,17 @@ fn slip_help(
         return Some((
             "every `if` needs an `else` branch: `if c then a else b`",
             at(Keyword::If, "this `if` has no `else`"),
+        ));
+    }
+    // Right after `match e`, before any case.
+    let in_scrutinee = matches!(
+        last_kw(&[Keyword::Match, Keyword::Case]),
+        Some((Keyword::Match, _))
+    );
+    if exp.has(Token::Kw(Keyword::Case)) && in_scrutinee {
+        return Some((
+            "a `match` needs at least one case: `match e case p -> e1 case _ -> e2`",
+            at(Keyword::Match, "this `match`"),
         ));
     }
     if exp.has(Token::Kw(Keyword::Do)) {

@@ -120,9 +120,9 @@ impl<'s> Matcher<'s> {
         let dom = self.dom(t);
         let heads: Vec<&Con> = rows
             .iter()
-            .filter_map(|r| match &r[0] {
-                SPat::Con(c, _) => Some(c),
-                SPat::Wild => None,
+            .filter_map(|r| match r.first() {
+                Some(SPat::Con(c, _)) => Some(c),
+                _ => None,
             })
             .collect();
         let all: Option<Vec<(Con, Vec<Type>)>> = match &dom {
@@ -157,7 +157,7 @@ impl<'s> Matcher<'s> {
         }
         let defaults: Vec<Vec<SPat>> = rows
             .iter()
-            .filter(|r| matches!(r[0], SPat::Wild))
+            .filter(|r| matches!(r.first(), Some(SPat::Wild)))
             .map(|r| r[1..].to_vec())
             .collect();
         let mut w = self.missing(defaults, rest)?;
@@ -178,10 +178,12 @@ impl<'s> Matcher<'s> {
 fn specialize(rows: &[Vec<SPat>], c: &Con, n: usize) -> Vec<Vec<SPat>> {
     rows.iter()
         .filter_map(|r| {
-            let args = match &r[0] {
-                SPat::Con(d, args) if d == c => args.clone(),
-                SPat::Con(..) => return None,
-                SPat::Wild => vec![SPat::Wild; n],
+            let args = match r.first()? {
+                SPat::Con(d, args) if d == c && args.len() == n => args.clone(),
+                SPat::Con(d, _) if d != c => return None,
+                // (A pattern of another arity is a type error reported
+                // elsewhere.)
+                _ => vec![SPat::Wild; n],
             };
             Some(args.into_iter().chain(r[1..].iter().cloned()).collect())
         })

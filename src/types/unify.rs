@@ -178,9 +178,12 @@ impl Subst {
         self.vars[v.0 as usize] = VarState::Link(b);
     }
 
+    /// Whether `v` occurs in `b`, including in what the classes of the
+    /// variables of `b` say about their fields and constructors (binding
+    /// `v` there would make a cyclic type).
     fn occurs(&self, v: TyVar, b: &Base) -> bool {
         match self.resolve(b) {
-            Base::Var(w) => w == v,
+            Base::Var(w) => w == v || self.occurs_in_class(v, &self.class_of(w)),
             Base::Prim(_) => false,
             Base::Tuple(ts) => ts.iter().any(|t| self.occurs(v, &t.base)),
             Base::Record(fs) => fs.iter().any(|(_, t)| self.occurs(v, &t.base)),
@@ -188,6 +191,16 @@ impl Subst {
             Base::Sum(cs) => cs
                 .iter()
                 .any(|(_, ts)| ts.iter().any(|t| self.occurs(v, &t.base))),
+        }
+    }
+
+    fn occurs_in_class(&self, v: TyVar, c: &Class) -> bool {
+        match c {
+            Class::Fields(fs) => fs.iter().any(|(_, t)| self.occurs(v, &t.base)),
+            Class::Constrs(cs) => cs
+                .iter()
+                .any(|(_, ts)| ts.iter().any(|t| self.occurs(v, &t.base))),
+            _ => false,
         }
     }
 
@@ -333,6 +346,9 @@ impl Subst {
             (None, None) => {}
         }
         let merged = self.merge_classes(ranks, &cx, &cy, origin)?;
+        if self.occurs_in_class(x, &merged) || self.occurs_in_class(y, &merged) {
+            return Err(Mismatch::Occurs);
+        }
         self.bind(y, Base::Var(x));
         self.set_class(x, merged);
         Ok(())
