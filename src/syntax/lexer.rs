@@ -20,7 +20,7 @@ const QUALIFIERS: [&str; 12] = [
 ];
 
 /// Operator symbols, longest first so that the first match is the longest.
-const SYMBOLS: [(&str, Sym); 44] = [
+const SYMBOLS: [(&str, Sym); 45] = [
     (">>>", Sym::Op(BinOpKind::UShr)),
     (">->", Sym::Op(BinOpKind::ComposeRight)),
     ("<-<", Sym::Op(BinOpKind::ComposeLeft)),
@@ -39,7 +39,7 @@ const SYMBOLS: [(&str, Sym); 44] = [
     ("|>", Sym::Op(BinOpKind::PipeRight)),
     ("<|", Sym::Op(BinOpKind::PipeLeft)),
     ("->", Sym::Tok(Token::Arrow)),
-    (":>", Sym::Unsupported("size coercions (`:>`)")),
+    (":>", Sym::Tok(Token::Coerce)),
     ("+=", Sym::Unsupported("`+=`-style update sugar")),
     ("-=", Sym::Unsupported("`-=`-style update sugar")),
     ("*=", Sym::Unsupported("`*=`-style update sugar")),
@@ -65,6 +65,7 @@ const SYMBOLS: [(&str, Sym); 44] = [
     ("{", Sym::Tok(Token::LBrace)),
     ("}", Sym::Tok(Token::RBrace)),
     ("`", Sym::Tok(Token::Backtick)),
+    ("?", Sym::Tok(Token::Question)),
 ];
 
 #[derive(Clone)]
@@ -222,6 +223,7 @@ impl Lexer<'_> {
             self.push(Token::Qual(w.into(), name.into()), start);
             return;
         }
+        let is_type = w == "type";
         let tok = if w == "_" {
             Token::Underscore
         } else if let Some(k) = Keyword::from_name(&w) {
@@ -230,6 +232,17 @@ impl Lexer<'_> {
             Token::Ident(w.into())
         };
         self.push(tok, start);
+        // `type^` and `type~` (lifted abbreviations) are written together.
+        if is_type {
+            let lift = match self.at(self.pos) {
+                Some(b'^') => Liftedness::Lifted,
+                Some(b'~') => Liftedness::SizeLifted,
+                _ => return,
+            };
+            let start = self.pos;
+            self.pos += 1;
+            self.push(Token::Lift(lift), start);
+        }
     }
 
     fn digits(&mut self, ok: impl Fn(u8) -> bool) {
