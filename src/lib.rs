@@ -26,3 +26,4 @@ pub mod source;
 pub mod syntax;
 pub mod testing;
 pub mod types;
+pub mod values;

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use urchin::driver::Session;
 use urchin::eval::EvalOptions;
-use urchin::testing::values::{format_value, parse_values};
+use urchin::values::{format_value, parse_values};
 
 #[derive(Parser)]
 #[command(
@@ -208,7 +208,7 @@ fn arguments(
     }
     let mut args = Vec::new();
     for (i, (l, t)) in lits.iter().zip(types).enumerate() {
-        let vt = urchin::testing::values::ValueType::new(t.elem(), t.rank() as usize);
+        let vt = urchin::values::ValueType::new(t.elem(), t.rank() as usize);
         args.push(
             l.to_value(Some(vt))
                 .map_err(|e| miette!("argument {}: {e}", i + 1))?,

@@ -13,11 +13,11 @@
 use super::blocks::{CaseInput, Expect, parse_test_spec};
 use super::engine::Loaded;
 use super::runner::{Engine, RunnerOptions, Summary, line_of, run_paths};
-use super::values::ValueType;
 use crate::driver::Compiled;
 use crate::eval::EvalOptions;
 use crate::eval::value::Value;
 use crate::source::FileId;
+use crate::values::ValueType;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::io::{self, Write};

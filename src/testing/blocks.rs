@@ -596,7 +596,7 @@ mod tests {
         };
         assert!(!v.contains("--"), "{v:?}");
         assert_eq!(v.len(), span.range().len());
-        let parsed = crate::testing::values::parse_values(v, FileId(0), span.start as usize)
+        let parsed = crate::values::parse_values(v, FileId(0), span.start as usize)
             .unwrap_or_else(|d| panic!("{d}"));
         assert_eq!(parsed[0].shape(), &[2, 2]);
         assert_eq!(
@@ -754,7 +754,7 @@ mod tests {
                 for c in spec.blocks.iter().flat_map(|b| &b.cases) {
                     if let CaseInput::Values(v, span) = &c.input {
                         proptest::prop_assert_eq!(&block[span.range()], v.as_str());
-                        let _ = crate::testing::values::parse_values(v, FileId(0), 0);
+                        let _ = crate::values::parse_values(v, FileId(0), 0);
                     }
                 }
             }
@@ -806,11 +806,11 @@ mod tests {
                 for c in &b.cases {
                     // Every input and output parses as values.
                     if let CaseInput::Values(v, span) = &c.input {
-                        crate::testing::values::parse_values(v, FileId(0), span.start as usize)
+                        crate::values::parse_values(v, FileId(0), span.start as usize)
                             .unwrap_or_else(|d| panic!("{}: {d}", f.display()));
                     }
                     if let Expect::Output(v, span) = &c.expect {
-                        crate::testing::values::parse_values(v, FileId(0), span.start as usize)
+                        crate::values::parse_values(v, FileId(0), span.start as usize)
                             .unwrap_or_else(|d| panic!("{}: {d}", f.display()));
                     }
                 }
@@ -850,8 +850,7 @@ mod tests {
 
         let kmeans = corpus_spec(&dir, "ad/kmeans.fut");
         let v = values(&kmeans.blocks[0].cases[0].input);
-        let parsed =
-            crate::testing::values::parse_values(v, FileId(0), 0).unwrap_or_else(|d| panic!("{d}"));
+        let parsed = crate::values::parse_values(v, FileId(0), 0).unwrap_or_else(|d| panic!("{d}"));
         assert_eq!(parsed.len(), 2);
         assert_eq!(parsed[0].shape(), &[5, 2]);
 

@@ -6,10 +6,10 @@
 //! programs, so it can be tested with a fake one.
 
 use super::blocks::{CaseInput, Expect, TestCase, TestSpec, parse_test_spec};
-use super::values::{LitValue, Tolerance, ValueType, compare, parse_values};
 use crate::eval::value::{Array, Value};
 use crate::prim::{PrimType, Scalar};
 use crate::source::{FileId, Span};
+use crate::values::{LitValue, Tolerance, ValueType, compare, parse_values};
 use regex::Regex;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
