@@ -130,46 +130,87 @@ fn int_scalar(value: i128, pattern: bool, t: PrimType) -> Option<Scalar> {
     }
 }
 
-/// A parsed value before its type is settled: the literals of a scalar or
-/// of a (regular) array in row-major order, with the array's shape.
-#[derive(Clone, Debug, PartialEq)]
+/// A value as read, before its type is settled. A text value keeps its
+/// literals (row-major, with the array's shape); a binary value has its
+/// type already.
+#[derive(Clone, Debug)]
 pub struct LitValue {
-    elems: Vec<Lit>,
-    shape: Vec<usize>,
-    /// The element type fixed by a suffix, a `bool` or an `empty(..)`.
-    explicit: Option<PrimType>,
+    repr: Repr,
     span: Span,
 }
 
+#[derive(Clone, Debug)]
+enum Repr {
+    Text {
+        elems: Vec<Lit>,
+        shape: Vec<usize>,
+        /// The element type fixed by a suffix, a `bool` or an `empty(..)`.
+        explicit: Option<PrimType>,
+    },
+    Typed(Value),
+}
+
 impl LitValue {
+    /// A value whose type is known (one read from binary data).
+    pub(super) fn typed(value: Value, span: Span) -> LitValue {
+        LitValue {
+            repr: Repr::Typed(value),
+            span,
+        }
+    }
+
     pub fn span(&self) -> Span {
         self.span
     }
 
     pub fn shape(&self) -> &[usize] {
-        &self.shape
+        match &self.repr {
+            Repr::Text { shape, .. } => shape,
+            Repr::Typed(Value::Array(a)) => a.shape(),
+            Repr::Typed(_) => &[],
+        }
     }
 
-    /// The type the value has on its own: the explicit element type, else
-    /// `f64` if any literal is a float, else `i32`.
+    /// The type the value has on its own: a binary value's type; for text,
+    /// the explicit element type, else `f64` if any literal is a float,
+    /// else `i32`.
     pub fn value_type(&self) -> ValueType {
-        let elem = self.explicit.unwrap_or_else(|| {
-            if self.elems.iter().any(Lit::is_float) {
-                PrimType::F64
-            } else {
-                PrimType::I32
+        match &self.repr {
+            Repr::Text {
+                elems,
+                shape,
+                explicit,
+            } => {
+                let elem = explicit.unwrap_or_else(|| {
+                    if elems.iter().any(Lit::is_float) {
+                        PrimType::F64
+                    } else {
+                        PrimType::I32
+                    }
+                });
+                ValueType::new(elem, shape.len())
             }
-        });
-        ValueType::new(elem, self.shape.len())
+            Repr::Typed(v) => ValueType::of(v),
+        }
     }
 
-    /// Whether the value can be read at type `t`: the same rank, no other
-    /// explicit element type, and every literal of a kind `t.elem` allows.
-    /// (Reading may still fail on an integer literal out of range.)
+    /// Whether the value can be read at type `t`: for text, the same rank,
+    /// no other explicit element type, and every literal of a kind `t.elem`
+    /// allows (reading may still fail on an integer literal out of range);
+    /// a binary value only at its own type, as in Futhark.
     pub fn accepts(&self, t: ValueType) -> bool {
-        t.rank == self.shape.len()
-            && self.explicit.is_none_or(|e| e == t.elem)
-            && self.elems.iter().all(|l| l.fits_kind(t.elem))
+        match &self.repr {
+            Repr::Text {
+                elems,
+                shape,
+                explicit,
+            } => {
+                t.rank == shape.len()
+                    && explicit.is_none_or(|e| e == t.elem)
+                    && elems.iter().all(|l| l.fits_kind(t.elem))
+            }
+            Repr::Typed(v) => ValueType::of(v) == t,
+        }
     }
 
     /// The value at type `expected` (or at its own type). Unsuffixed
@@ -182,16 +223,19 @@ impl LitValue {
         if !self.accepts(t) {
             return Err(format!("expected {t}, got {own}"));
         }
-        let scalars = self
-            .elems
+        let (elems, shape) = match &self.repr {
+            Repr::Typed(v) => return Ok(v.clone()),
+            Repr::Text { elems, shape, .. } => (elems, shape),
+        };
+        let scalars = elems
             .iter()
             .map(|l| l.to_scalar(t.elem))
             .collect::<Result<Vec<_>, _>>()?;
         match scalars.as_slice() {
-            [s] if self.shape.is_empty() => Ok(Value::Scalar(*s)),
+            [s] if shape.is_empty() => Ok(Value::Scalar(*s)),
             _ => Ok(Value::Array(Array::from_scalars(
                 t.elem,
-                self.shape.clone(),
+                shape.clone(),
                 &scalars,
             ))),
         }
@@ -587,9 +631,11 @@ fn lit_value(node: Node) -> Result<LitValue, Diagnostic> {
         }
     }
     Ok(LitValue {
-        elems,
-        shape,
-        explicit,
+        repr: Repr::Text {
+            elems,
+            shape,
+            explicit,
+        },
         span,
     })
 }
@@ -601,6 +647,18 @@ pub fn parse_values(
     file: FileId,
     base_offset: usize,
 ) -> Result<Vec<LitValue>, Diagnostic> {
+    parse_run(text, file, base_offset, false).map(|(values, _)| values)
+}
+
+/// Parses values up to the end of `text`, or, with `stop_at_binary`, up to
+/// a `b` where a value would start (no text value starts with `b`, so that
+/// is a binary value). Returns the values and where parsing stopped.
+pub(super) fn parse_run(
+    text: &str,
+    file: FileId,
+    base_offset: usize,
+    stop_at_binary: bool,
+) -> Result<(Vec<LitValue>, usize), Diagnostic> {
     let mut p = Parser {
         text,
         pos: 0,
@@ -610,8 +668,8 @@ pub fn parse_values(
     let mut values = Vec::new();
     loop {
         p.skip_ws();
-        if p.pos >= text.len() {
-            return Ok(values);
+        if p.pos >= text.len() || (stop_at_binary && p.peek() == Some('b')) {
+            return Ok((values, p.pos));
         }
         values.push(lit_value(p.value()?)?);
     }
