@@ -10,6 +10,7 @@
 //! infinity, `//` and `%%` truncate (Futhark's semantics); integer division
 //! by zero is an error. Floats follow IEEE 754.
 
+use half::f16;
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -23,12 +24,13 @@ pub enum PrimType {
     U16,
     U32,
     U64,
+    F16,
     F32,
     F64,
 }
 
 impl PrimType {
-    pub const ALL: [PrimType; 11] = [
+    pub const ALL: [PrimType; 12] = [
         PrimType::Bool,
         PrimType::I8,
         PrimType::I16,
@@ -38,11 +40,12 @@ impl PrimType {
         PrimType::U16,
         PrimType::U32,
         PrimType::U64,
+        PrimType::F16,
         PrimType::F32,
         PrimType::F64,
     ];
 
-    pub const NUMERIC: [PrimType; 10] = [
+    pub const NUMERIC: [PrimType; 11] = [
         PrimType::I8,
         PrimType::I16,
         PrimType::I32,
@@ -51,6 +54,7 @@ impl PrimType {
         PrimType::U16,
         PrimType::U32,
         PrimType::U64,
+        PrimType::F16,
         PrimType::F32,
         PrimType::F64,
     ];
@@ -66,6 +70,7 @@ impl PrimType {
             PrimType::U16 => "u16",
             PrimType::U32 => "u32",
             PrimType::U64 => "u64",
+            PrimType::F16 => "f16",
             PrimType::F32 => "f32",
             PrimType::F64 => "f64",
         }
@@ -76,7 +81,10 @@ impl PrimType {
     }
 
     pub fn is_int(self) -> bool {
-        !matches!(self, PrimType::Bool | PrimType::F32 | PrimType::F64)
+        !matches!(
+            self,
+            PrimType::Bool | PrimType::F16 | PrimType::F32 | PrimType::F64
+        )
     }
 
     pub fn is_signed(self) -> bool {
@@ -87,7 +95,7 @@ impl PrimType {
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, PrimType::F32 | PrimType::F64)
+        matches!(self, PrimType::F16 | PrimType::F32 | PrimType::F64)
     }
 
     pub fn is_numeric(self) -> bool {
@@ -98,7 +106,7 @@ impl PrimType {
     pub fn bytes(self) -> usize {
         match self {
             PrimType::Bool | PrimType::I8 | PrimType::U8 => 1,
-            PrimType::I16 | PrimType::U16 => 2,
+            PrimType::I16 | PrimType::U16 | PrimType::F16 => 2,
             PrimType::I32 | PrimType::U32 | PrimType::F32 => 4,
             PrimType::I64 | PrimType::U64 | PrimType::F64 => 8,
         }
@@ -123,6 +131,7 @@ pub enum Scalar {
     U16(u16),
     U32(u32),
     U64(u64),
+    F16(f16),
     F32(f32),
     F64(f64),
 }
@@ -142,6 +151,7 @@ macro_rules! with_scalar {
             $crate::prim::Scalar::U16($x) => $body,
             $crate::prim::Scalar::U32($x) => $body,
             $crate::prim::Scalar::U64($x) => $body,
+            $crate::prim::Scalar::F16($x) => $body,
             $crate::prim::Scalar::F32($x) => $body,
             $crate::prim::Scalar::F64($x) => $body,
         }
@@ -160,6 +170,7 @@ impl Scalar {
             Scalar::U16(_) => PrimType::U16,
             Scalar::U32(_) => PrimType::U32,
             Scalar::U64(_) => PrimType::U64,
+            Scalar::F16(_) => PrimType::F16,
             Scalar::F32(_) => PrimType::F32,
             Scalar::F64(_) => PrimType::F64,
         }
@@ -186,6 +197,7 @@ impl Scalar {
     /// From an unsigned literal value that may not fit in an i64.
     pub fn from_u128(t: PrimType, v: u128) -> Scalar {
         match t {
+            PrimType::F16 => Scalar::F16(f16::from_f64(v as f64)),
             PrimType::F32 => Scalar::F32(v as f32),
             PrimType::F64 => Scalar::F64(v as f64),
             PrimType::Bool => Scalar::Bool(v != 0),
@@ -218,6 +230,9 @@ impl Scalar {
     /// results in tests and when deduplicating constants.
     pub fn same(self, other: Scalar) -> bool {
         match (self, other) {
+            (Scalar::F16(a), Scalar::F16(b)) => {
+                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+            }
             (Scalar::F32(a), Scalar::F32(b)) => {
                 a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
             }
@@ -243,16 +258,26 @@ pub fn format_float(x: f64, ty: PrimType) -> String {
             format!("-{t}.inf")
         };
     }
-    let s = if ty == PrimType::F32 {
-        format!("{:?}", x as f32)
-    } else {
-        format!("{x:?}")
+    let s = match ty {
+        PrimType::F16 => shortest_f16(x),
+        PrimType::F32 => format!("{:?}", x as f32),
+        _ => format!("{x:?}"),
     };
     if s.contains(['.', 'e', 'E']) {
         s
     } else {
         format!("{s}.0")
     }
+}
+
+/// The shortest decimal that reads back as the `f16` nearest to `x`
+/// (Rust prints the shortest form of `f32` and `f64` only).
+fn shortest_f16(x: f64) -> String {
+    let h = f16::from_f64(x);
+    (0..8)
+        .map(|p| format!("{x:.p$e}").parse::<f64>().unwrap_or(x))
+        .find(|y| f16::from_f64(*y) == h)
+        .map_or_else(|| format!("{x:?}"), |y| format!("{y:?}"))
 }
 
 impl fmt::Display for Scalar {
@@ -263,16 +288,21 @@ impl fmt::Display for Scalar {
             Scalar::Bool(b) => write!(f, "{b}"),
             Scalar::I32(x) => write!(f, "{x}"),
             Scalar::F64(x) => f.write_str(&format_float(x, PrimType::F64)),
-            Scalar::F32(x) => {
-                let s = format_float(x as f64, PrimType::F32);
-                if x.is_finite() {
-                    write!(f, "{s}f32")
-                } else {
-                    f.write_str(&s)
-                }
-            }
+            Scalar::F32(x) => suffixed_float(f, x as f64, PrimType::F32),
+            Scalar::F16(x) => suffixed_float(f, x.to_f64(), PrimType::F16),
             other => with_scalar!(other, x => write!(f, "{}{}", x, other.ty().name())),
         }
+    }
+}
+
+/// A float of a non-default type: with its suffix when finite (the names
+/// of non-finite values carry the type already).
+fn suffixed_float(f: &mut fmt::Formatter<'_>, x: f64, t: PrimType) -> fmt::Result {
+    let s = format_float(x, t);
+    if x.is_finite() {
+        write!(f, "{s}{t}")
+    } else {
+        f.write_str(&s)
     }
 }
 
@@ -772,6 +802,98 @@ macro_rules! float_native {
 float_native!(f32, F32);
 float_native!(f64, F64);
 
+/// `f16` computes in `f32` and rounds the result to `f16` once. For `+`,
+/// `-`, `*`, `/` and `sqrt` that is the correctly rounded `f16` result
+/// (`f32` has more than twice `f16`'s precision plus two bits); the other
+/// functions are as accurate as their `f32` versions, rounded.
+impl Native for f16 {
+    const TY: PrimType = PrimType::F16;
+    fn wrap(self) -> Scalar {
+        Scalar::F16(self)
+    }
+    fn unwrap(s: Scalar) -> Option<Self> {
+        match s {
+            Scalar::F16(x) => Some(x),
+            _ => None,
+        }
+    }
+    fn add(self, o: Self) -> Self {
+        f16::from_f32(self.to_f32() + o.to_f32())
+    }
+    fn sub(self, o: Self) -> Self {
+        f16::from_f32(self.to_f32() - o.to_f32())
+    }
+    fn mul(self, o: Self) -> Self {
+        f16::from_f32(self.to_f32() * o.to_f32())
+    }
+    fn div(self, o: Self) -> Result<Self, PrimError> {
+        self.to_f32().div(o.to_f32()).map(f16::from_f32)
+    }
+    fn modulo(self, o: Self) -> Result<Self, PrimError> {
+        self.to_f32().modulo(o.to_f32()).map(f16::from_f32)
+    }
+    fn quot(self, o: Self) -> Result<Self, PrimError> {
+        self.to_f32().quot(o.to_f32()).map(f16::from_f32)
+    }
+    fn rem(self, o: Self) -> Result<Self, PrimError> {
+        self.to_f32().rem(o.to_f32()).map(f16::from_f32)
+    }
+    fn pow(self, o: Self) -> Self {
+        f16::from_f32(self.to_f32().powf(o.to_f32()))
+    }
+    fn min(self, o: Self) -> Self {
+        f16::from_f32(self.to_f32().min(o.to_f32()))
+    }
+    fn max(self, o: Self) -> Self {
+        f16::from_f32(self.to_f32().max(o.to_f32()))
+    }
+    fn neg(self) -> Self {
+        -self
+    }
+    fn abs(self) -> Self {
+        f16::from_bits(self.to_bits() & 0x7fff)
+    }
+    fn sgn(self) -> Self {
+        f16::from_f32(self.to_f32().sgn())
+    }
+    fn bits(_op: BinOp, _a: Self, _b: Self) -> Option<Self> {
+        None
+    }
+    fn not(self) -> Option<Self> {
+        None
+    }
+    fn float_op(op: UnOp, a: Self) -> Option<Self> {
+        f32::float_op(op, a.to_f32()).map(f16::from_f32)
+    }
+    fn float_atan2(a: Self, b: Self) -> Option<Self> {
+        Some(f16::from_f32(a.to_f32().atan2(b.to_f32())))
+    }
+    fn is_nan(self) -> bool {
+        f16::is_nan(self)
+    }
+    fn is_inf(self) -> bool {
+        f16::is_infinite(self)
+    }
+    fn to_f64(self) -> f64 {
+        f16::to_f64(self)
+    }
+    fn to_i64(self) -> i64 {
+        f16::to_f64(self) as i64
+    }
+    fn to_u64(self) -> u64 {
+        f16::to_f64(self) as u64
+    }
+    fn from_f64(x: f64) -> Self {
+        f16::from_f64(x)
+    }
+    fn from_i64(x: i64) -> Self {
+        f16::from_f64(x as f64)
+    }
+    fn from_u64(x: u64) -> Self {
+        f16::from_f64(x as f64)
+    }
+}
+
 impl Native for bool {
     const TY: PrimType = PrimType::Bool;
     fn wrap(self) -> Scalar {
@@ -956,6 +1078,7 @@ macro_rules! dispatch_prim {
             $crate::prim::PrimType::U16 => $f::<u16>($($arg),*),
             $crate::prim::PrimType::U32 => $f::<u32>($($arg),*),
             $crate::prim::PrimType::U64 => $f::<u64>($($arg),*),
+            $crate::prim::PrimType::F16 => $f::<half::f16>($($arg),*),
             $crate::prim::PrimType::F32 => $f::<f32>($($arg),*),
             $crate::prim::PrimType::F64 => $f::<f64>($($arg),*),
         }
@@ -998,6 +1121,7 @@ fn convert_from<A: Native>(a: Scalar, to: PrimType) -> Scalar {
         PrimType::U16 => to_native::<A, u16>(x),
         PrimType::U32 => to_native::<A, u32>(x),
         PrimType::U64 => to_native::<A, u64>(x),
+        PrimType::F16 => to_native::<A, f16>(x),
         PrimType::F32 => to_native::<A, f32>(x),
         PrimType::F64 => to_native::<A, f64>(x),
     }
@@ -1018,10 +1142,13 @@ pub fn constant(t: PrimType, name: &str) -> Option<Scalar> {
         ("lowest", PrimType::F32) => Some(Scalar::F32(f32::NEG_INFINITY)),
         ("highest", PrimType::F64) => Some(Scalar::F64(f64::INFINITY)),
         ("lowest", PrimType::F64) => Some(Scalar::F64(f64::NEG_INFINITY)),
-        ("inf", PrimType::F32 | PrimType::F64) => f(f64::INFINITY),
-        ("nan", PrimType::F32 | PrimType::F64) => f(f64::NAN),
-        ("pi", PrimType::F32 | PrimType::F64) => f(std::f64::consts::PI),
-        ("e", PrimType::F32 | PrimType::F64) => f(std::f64::consts::E),
+        ("highest", PrimType::F16) => Some(Scalar::F16(f16::INFINITY)),
+        ("lowest", PrimType::F16) => Some(Scalar::F16(f16::NEG_INFINITY)),
+        ("inf", _) if t.is_float() => f(f64::INFINITY),
+        ("nan", _) if t.is_float() => f(f64::NAN),
+        ("pi", _) if t.is_float() => f(std::f64::consts::PI),
+        ("e", _) if t.is_float() => f(std::f64::consts::E),
+        ("epsilon", PrimType::F16) => Some(Scalar::F16(f16::EPSILON)),
         ("epsilon", PrimType::F32) => Some(Scalar::F32(f32::EPSILON)),
         ("epsilon", PrimType::F64) => Some(Scalar::F64(f64::EPSILON)),
         ("highest", _) => Some(match t {

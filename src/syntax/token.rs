@@ -150,7 +150,7 @@ pub enum Token {
     /// `#name`, a sum type constructor (T2).
     Constructor(Ident),
     /// Something lexed only to be rejected with "not supported yet: ..."
-    /// (`f16` literals, ranges, `:>`, `+=`); the text names the construct.
+    /// (ranges, `:>`, `+=`); the text names the construct.
     Unsupported(&'static str, Rc<str>),
     /// Text that is not a token; the lexer has reported it.
     Error(Rc<str>),

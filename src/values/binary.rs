@@ -24,6 +24,7 @@ pub fn type_tag(t: PrimType) -> &'static [u8; 4] {
         PrimType::U16 => b" u16",
         PrimType::U32 => b" u32",
         PrimType::U64 => b" u64",
+        PrimType::F16 => b" f16",
         PrimType::F32 => b" f32",
         PrimType::F64 => b" f64",
     }
@@ -50,7 +51,7 @@ macro_rules! little_endian {
     )*};
 }
 
-little_endian!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
+little_endian!(i8, i16, i32, i64, u8, u16, u32, u64, half::f16, f32, f64);
 
 impl LittleEndian for bool {
     fn put(self, out: &mut Vec<u8>) {

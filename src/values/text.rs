@@ -84,17 +84,23 @@ impl Lit {
                     FloatLit::Inf { negative: true } => f64::NEG_INFINITY,
                     FloatLit::Inf { negative: false } => f64::INFINITY,
                     FloatLit::Text(s) => {
+                        // f32 and f64 parse the decimal directly so that it
+                        // is rounded once; f16 rounds the f64 (Rust has no
+                        // decimal parser for it).
                         return match t {
                             PrimType::F32 => s.parse().map(Scalar::F32).map_err(|_| mismatch()),
-                            PrimType::F64 => s.parse().map(Scalar::F64).map_err(|_| mismatch()),
+                            PrimType::F64 | PrimType::F16 => s
+                                .parse()
+                                .map(|x| Scalar::from_f64(t, x))
+                                .map_err(|_| mismatch()),
                             _ => Err(mismatch()),
                         };
                     }
                 };
-                match t {
-                    PrimType::F32 => Ok(Scalar::F32(x as f32)),
-                    PrimType::F64 => Ok(Scalar::F64(x)),
-                    _ => Err(mismatch()),
+                if t.is_float() {
+                    Ok(Scalar::from_f64(t, x))
+                } else {
+                    Err(mismatch())
                 }
             }
         }
@@ -106,7 +112,7 @@ fn int_scalar(value: i128, pattern: bool, t: PrimType) -> Option<Scalar> {
     match t {
         PrimType::Bool => None,
         PrimType::F32 => Some(Scalar::F32(value as f32)),
-        PrimType::F64 => Some(Scalar::F64(value as f64)),
+        PrimType::F64 | PrimType::F16 => Some(Scalar::from_f64(t, value as f64)),
         _ => {
             let bits = 8 * t.bytes() as u32;
             let (min, max) = if t.is_signed() {
@@ -396,7 +402,7 @@ impl<'a> Parser<'a> {
             (false, "true") => lit(LitKind::Bool(true)),
             (false, "false") => lit(LitKind::Bool(false)),
             (false, "empty") => self.empty(start),
-            (_, "f32.nan" | "f64.nan" | "f32.inf" | "f64.inf") => {
+            (_, "f16.nan" | "f32.nan" | "f64.nan" | "f16.inf" | "f32.inf" | "f64.inf") => {
                 let suffix = PrimType::from_name(&w[..3]);
                 let value = if w.ends_with("nan") {
                     FloatLit::Nan
@@ -802,6 +808,15 @@ mod tests {
     #[test]
     fn special_floats() {
         assert!(matches!(scalar("f32.nan"), Scalar::F32(x) if x.is_nan()));
+        assert!(matches!(scalar("f16.nan"), Scalar::F16(x) if x.is_nan()));
+        assert_eq!(scalar("-f16.inf"), Scalar::F16(half::f16::NEG_INFINITY));
+        assert_eq!(scalar("0.1f16"), Scalar::F16(half::f16::from_f64(0.1)));
+        assert_eq!(
+            at("[1, 2.5]", PrimType::F16, 1).map(|v| format_value(&v)),
+            Ok("[1.0f16, 2.5f16]".to_string())
+        );
+        assert_eq!(format_value(&one("0.1f16")), "0.1f16");
+        assert_eq!(format_value(&one("65504f16")), "65504.0f16");
         assert_eq!(scalar("f64.inf"), Scalar::F64(f64::INFINITY));
         assert_eq!(scalar("-f32.inf"), Scalar::F32(f32::NEG_INFINITY));
         assert_eq!(
@@ -975,6 +990,9 @@ mod tests {
             PrimType::U16 => any::<u16>().prop_map(Scalar::U16).boxed(),
             PrimType::U32 => any::<u32>().prop_map(Scalar::U32).boxed(),
             PrimType::U64 => any::<u64>().prop_map(Scalar::U64).boxed(),
+            PrimType::F16 => prop_oneof![any::<u16>().prop_map(half::f16::from_bits), special().prop_map(half::f16::from_f64)]
+                .prop_map(Scalar::F16)
+                .boxed(),
             PrimType::F32 => prop_oneof![any::<f32>(), special().prop_map(|x| x as f32)]
                 .prop_map(Scalar::F32)
                 .boxed(),
