@@ -13,6 +13,8 @@
 use half::f16;
 use std::fmt;
 
+pub mod special;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PrimType {
     Bool,
@@ -359,6 +361,13 @@ pub enum BinOp {
     /// `>>>`: logical shift.
     UShr,
     Atan2,
+    Hypot,
+    /// The next float after `x` in the direction of `y`.
+    NextAfter,
+    /// `|x|` with the sign of `y`.
+    CopySign,
+    /// The upper half of the double-width product (integers).
+    MulHi,
 }
 
 impl BinOp {
@@ -397,12 +406,33 @@ impl BinOp {
             BinOp::Shr => ">>",
             BinOp::UShr => ">>>",
             BinOp::Atan2 => "atan2",
+            BinOp::Hypot => "hypot",
+            BinOp::NextAfter => "nextafter",
+            BinOp::CopySign => "copysign",
+            BinOp::MulHi => "mul_hi",
         }
     }
 
     /// Whether the operator is written infix in source and core IR.
     pub fn is_infix(self) -> bool {
-        !matches!(self, BinOp::Min | BinOp::Max | BinOp::Atan2)
+        !matches!(
+            self,
+            BinOp::Min
+                | BinOp::Max
+                | BinOp::Atan2
+                | BinOp::Hypot
+                | BinOp::NextAfter
+                | BinOp::CopySign
+                | BinOp::MulHi
+        )
+    }
+
+    /// Operations defined only on floats.
+    pub fn float_only(self) -> bool {
+        matches!(
+            self,
+            BinOp::Atan2 | BinOp::Hypot | BinOp::NextAfter | BinOp::CopySign
+        )
     }
 }
 
@@ -433,6 +463,30 @@ pub enum UnOp {
     Trunc,
     IsNan,
     IsInf,
+    Cbrt,
+    Log1p,
+    Asinh,
+    Acosh,
+    Atanh,
+    Gamma,
+    Lgamma,
+    Erf,
+    Erfc,
+    /// `sin(πx)`, exact at integers and half-integers (as `cospi`).
+    SinPi,
+    CosPi,
+    TanPi,
+    /// The derivatives of `lgamma`: ψ and ψ′ (used by AD, not in the
+    /// prelude, as in Futhark).
+    Digamma,
+    Trigamma,
+    /// Population count, leading and trailing zeros of an integer: `i32`.
+    Popc,
+    Clz,
+    Ctz,
+    /// A float's bits as the unsigned integer of its width, and back.
+    ToBits,
+    FromBits,
 }
 
 impl UnOp {
@@ -462,20 +516,65 @@ impl UnOp {
             UnOp::Trunc => "trunc",
             UnOp::IsNan => "isnan",
             UnOp::IsInf => "isinf",
+            UnOp::Cbrt => "cbrt",
+            UnOp::Log1p => "log1p",
+            UnOp::Asinh => "asinh",
+            UnOp::Acosh => "acosh",
+            UnOp::Atanh => "atanh",
+            UnOp::Gamma => "gamma",
+            UnOp::Lgamma => "lgamma",
+            UnOp::Erf => "erf",
+            UnOp::Erfc => "erfc",
+            UnOp::SinPi => "sinpi",
+            UnOp::CosPi => "cospi",
+            UnOp::TanPi => "tanpi",
+            UnOp::Digamma => "digamma",
+            UnOp::Trigamma => "trigamma",
+            UnOp::Popc => "popc",
+            UnOp::Clz => "clz",
+            UnOp::Ctz => "ctz",
+            UnOp::ToBits => "to_bits",
+            UnOp::FromBits => "from_bits",
         }
     }
 
     /// Operations defined only on floats.
     pub fn float_only(self) -> bool {
-        !matches!(self, UnOp::Neg | UnOp::Not | UnOp::Abs | UnOp::Sgn)
+        !matches!(
+            self,
+            UnOp::Neg
+                | UnOp::Not
+                | UnOp::Abs
+                | UnOp::Sgn
+                | UnOp::Popc
+                | UnOp::Clz
+                | UnOp::Ctz
+                | UnOp::FromBits
+        )
     }
 
     /// The result type for an operand of type `t`.
     pub fn result_type(self, t: PrimType) -> PrimType {
-        match self {
-            UnOp::IsNan | UnOp::IsInf => PrimType::Bool,
+        match (self, t) {
+            (UnOp::IsNan | UnOp::IsInf, _) => PrimType::Bool,
+            (UnOp::Popc | UnOp::Clz | UnOp::Ctz, _) => PrimType::I32,
+            (UnOp::ToBits, PrimType::F16) => PrimType::U16,
+            (UnOp::ToBits, PrimType::F32) => PrimType::U32,
+            (UnOp::ToBits, PrimType::F64) => PrimType::U64,
+            (UnOp::FromBits, PrimType::U16) => PrimType::F16,
+            (UnOp::FromBits, PrimType::U32) => PrimType::F32,
+            (UnOp::FromBits, PrimType::U64) => PrimType::F64,
             _ => t,
         }
+    }
+
+    /// Whether the result has another type than the operand and is not a
+    /// `bool` (these go through [`Native::other_unop`]).
+    pub fn changes_type(self) -> bool {
+        matches!(
+            self,
+            UnOp::Popc | UnOp::Clz | UnOp::Ctz | UnOp::ToBits | UnOp::FromBits
+        )
     }
 }
 
@@ -513,7 +612,13 @@ pub trait Native: Copy + PartialOrd + 'static {
     fn not(self) -> Option<Self>;
     /// Float-only unary operations (`None` for integers and bool).
     fn float_op(op: UnOp, a: Self) -> Option<Self>;
-    fn float_atan2(a: Self, b: Self) -> Option<Self>;
+    /// Float-only binary operations (`atan2`, `hypot`, ...).
+    fn float_bin(op: BinOp, a: Self, b: Self) -> Option<Self>;
+    /// The unary operations whose result has another type
+    /// ([`UnOp::changes_type`]); `None` where the type has none.
+    fn other_unop(_op: UnOp, _a: Self) -> Option<Scalar> {
+        None
+    }
     fn is_nan(self) -> bool;
     fn is_inf(self) -> bool;
     fn to_f64(self) -> f64;
@@ -634,6 +739,9 @@ macro_rules! int_native {
                         let s = (b as u64 % width as u64) as u32;
                         ((a as u64 & (u64::MAX >> (64 - width))) >> s) as $t
                     }
+                    // The double-width product fits in 128 bits.
+                    BinOp::MulHi if $signed => ((a as i128 * b as i128) >> width) as $t,
+                    BinOp::MulHi => ((a as u128 * b as u128) >> width) as $t,
                     _ => return None,
                 })
             }
@@ -643,8 +751,22 @@ macro_rules! int_native {
             fn float_op(_op: UnOp, _a: Self) -> Option<Self> {
                 None
             }
-            fn float_atan2(_a: Self, _b: Self) -> Option<Self> {
+            fn float_bin(_op: BinOp, _a: Self, _b: Self) -> Option<Self> {
                 None
+            }
+            fn other_unop(op: UnOp, a: Self) -> Option<Scalar> {
+                Some(match op {
+                    UnOp::Popc => Scalar::I32(a.count_ones() as i32),
+                    UnOp::Clz => Scalar::I32(a.leading_zeros() as i32),
+                    UnOp::Ctz => Scalar::I32(a.trailing_zeros() as i32),
+                    UnOp::FromBits => match Self::TY {
+                        PrimType::U16 => Scalar::F16(f16::from_bits(a as u16)),
+                        PrimType::U32 => Scalar::F32(f32::from_bits(a as u32)),
+                        PrimType::U64 => Scalar::F64(f64::from_bits(a as u64)),
+                        _ => return None,
+                    },
+                    _ => return None,
+                })
             }
             fn is_nan(self) -> bool {
                 false
@@ -765,11 +887,40 @@ macro_rules! float_native {
                     UnOp::Ceil => a.ceil(),
                     UnOp::Round => a.round_ties_even(),
                     UnOp::Trunc => a.trunc(),
+                    UnOp::Cbrt => a.cbrt(),
+                    UnOp::Log1p => a.ln_1p(),
+                    UnOp::Asinh => a.asinh(),
+                    UnOp::Acosh => a.acosh(),
+                    UnOp::Atanh => a.atanh(),
+                    UnOp::Gamma => special::gamma(a as f64) as $t,
+                    UnOp::Lgamma => special::lgamma(a as f64) as $t,
+                    UnOp::Erf => special::erf(a as f64) as $t,
+                    UnOp::Erfc => special::erfc(a as f64) as $t,
+                    UnOp::SinPi => special::sinpi(a as f64) as $t,
+                    UnOp::CosPi => special::cospi(a as f64) as $t,
+                    UnOp::TanPi => special::tanpi(a as f64) as $t,
+                    UnOp::Digamma => special::digamma(a as f64) as $t,
+                    UnOp::Trigamma => special::trigamma(a as f64) as $t,
                     _ => return None,
                 })
             }
-            fn float_atan2(a: Self, b: Self) -> Option<Self> {
-                Some(a.atan2(b))
+            fn float_bin(op: BinOp, a: Self, b: Self) -> Option<Self> {
+                Some(match op {
+                    BinOp::Atan2 => a.atan2(b),
+                    BinOp::Hypot => a.hypot(b),
+                    BinOp::CopySign => a.copysign(b),
+                    BinOp::NextAfter => special::next_after(a, b),
+                    _ => return None,
+                })
+            }
+            fn other_unop(op: UnOp, a: Self) -> Option<Scalar> {
+                match op {
+                    UnOp::ToBits => Some(Scalar::from_u128(
+                        PrimType::from_name(&format!("u{}", 8 * std::mem::size_of::<$t>()))?,
+                        a.to_bits() as u128,
+                    )),
+                    _ => None,
+                }
             }
             fn is_nan(self) -> bool {
                 <$t>::is_nan(self)
@@ -865,8 +1016,21 @@ impl Native for f16 {
     fn float_op(op: UnOp, a: Self) -> Option<Self> {
         f32::float_op(op, a.to_f32()).map(f16::from_f32)
     }
-    fn float_atan2(a: Self, b: Self) -> Option<Self> {
-        Some(f16::from_f32(a.to_f32().atan2(b.to_f32())))
+    fn float_bin(op: BinOp, a: Self, b: Self) -> Option<Self> {
+        match op {
+            // Steps in f16's own spacing, not f32's.
+            BinOp::NextAfter => Some(special::next_after(a, b)),
+            BinOp::CopySign => Some(f16::from_bits(
+                (a.to_bits() & 0x7fff) | (b.to_bits() & 0x8000),
+            )),
+            _ => f32::float_bin(op, a.to_f32(), b.to_f32()).map(f16::from_f32),
+        }
+    }
+    fn other_unop(op: UnOp, a: Self) -> Option<Scalar> {
+        match op {
+            UnOp::ToBits => Some(Scalar::U16(a.to_bits())),
+            _ => None,
+        }
     }
     fn is_nan(self) -> bool {
         f16::is_nan(self)
@@ -960,7 +1124,7 @@ impl Native for bool {
     fn float_op(_op: UnOp, _a: Self) -> Option<Self> {
         None
     }
-    fn float_atan2(_a: Self, _b: Self) -> Option<Self> {
+    fn float_bin(_op: BinOp, _a: Self, _b: Self) -> Option<Self> {
         None
     }
     fn is_nan(self) -> bool {
@@ -1018,8 +1182,11 @@ pub fn native_binop<T: Native>(op: BinOp, a: T, b: T) -> Result<BinResult<T>, Pr
         BinOp::Le => Bool(a.le(b)),
         BinOp::Gt => Bool(b.lt(a)),
         BinOp::Ge => Bool(b.le(a)),
-        BinOp::Atan2 => Same(T::float_atan2(a, b).ok_or(PrimError::TypeMismatch)?),
-        BinOp::LogAnd
+        BinOp::Atan2 | BinOp::Hypot | BinOp::NextAfter | BinOp::CopySign => {
+            Same(T::float_bin(op, a, b).ok_or(PrimError::TypeMismatch)?)
+        }
+        BinOp::MulHi
+        | BinOp::LogAnd
         | BinOp::LogOr
         | BinOp::BitAnd
         | BinOp::BitOr
@@ -1094,6 +1261,9 @@ fn scalar_binop<T: Native>(op: BinOp, a: Scalar, b: Scalar) -> Result<Scalar, Pr
 
 fn scalar_unop<T: Native>(op: UnOp, a: Scalar) -> Result<Scalar, PrimError> {
     let x = T::unwrap(a).ok_or(PrimError::TypeMismatch)?;
+    if op.changes_type() {
+        return T::other_unop(op, x).ok_or(PrimError::TypeMismatch);
+    }
     native_unop(op, x).map(lift)
 }
 
@@ -1244,6 +1414,81 @@ mod tests {
         assert_eq!(
             binop(BinOp::Shl, Scalar::U8(1), Scalar::U8(7)),
             Ok(Scalar::U8(128))
+        );
+    }
+
+    #[test]
+    fn bit_operations_and_their_result_types() {
+        assert_eq!(unop(UnOp::Popc, Scalar::U8(0xff)), Ok(Scalar::I32(8)));
+        assert_eq!(unop(UnOp::Clz, Scalar::I64(1)), Ok(Scalar::I32(63)));
+        assert_eq!(unop(UnOp::Ctz, Scalar::I16(0)), Ok(Scalar::I32(16)));
+        assert_eq!(unop(UnOp::Popc, Scalar::I8(-1)), Ok(Scalar::I32(8)));
+        assert_eq!(
+            binop(BinOp::MulHi, Scalar::U64(u64::MAX), Scalar::U64(u64::MAX)),
+            Ok(Scalar::U64(u64::MAX - 1))
+        );
+        assert_eq!(
+            binop(BinOp::MulHi, Scalar::I32(-2), Scalar::I32(3)),
+            Ok(Scalar::I32(-1))
+        );
+        assert_eq!(
+            unop(UnOp::ToBits, Scalar::F32(1.0)),
+            Ok(Scalar::U32(0x3f80_0000))
+        );
+        assert_eq!(
+            unop(UnOp::FromBits, Scalar::U16(0x3c00)),
+            Ok(Scalar::F16(f16::ONE))
+        );
+        assert_eq!(
+            unop(UnOp::ToBits, Scalar::I32(1)),
+            Err(PrimError::TypeMismatch)
+        );
+        assert_eq!(UnOp::ToBits.result_type(PrimType::F64), PrimType::U64);
+        assert_eq!(UnOp::Clz.result_type(PrimType::U8), PrimType::I32);
+    }
+
+    #[test]
+    fn special_functions() {
+        let f = |op, x: f64| unop(op, Scalar::F64(x)).map(Scalar::as_f64);
+        assert_eq!(f(UnOp::Gamma, 5.0), Ok(24.0));
+        assert_eq!(f(UnOp::Cbrt, -27.0), Ok(-3.0));
+        assert_eq!(f(UnOp::SinPi, 2.0), Ok(0.0));
+        assert_eq!(f(UnOp::Erf, 0.0), Ok(0.0));
+        assert!(
+            f(UnOp::Lgamma, 0.5)
+                .is_ok_and(|y| (y - std::f64::consts::PI.sqrt().ln()).abs() < 1e-15)
+        );
+        assert_eq!(
+            binop(BinOp::Hypot, Scalar::F32(3.0), Scalar::F32(4.0)),
+            Ok(Scalar::F32(5.0))
+        );
+        assert_eq!(
+            binop(
+                BinOp::CopySign,
+                Scalar::F16(f16::ONE),
+                Scalar::F16(f16::NEG_ONE)
+            ),
+            Ok(Scalar::F16(f16::NEG_ONE))
+        );
+        assert_eq!(
+            binop(BinOp::Hypot, Scalar::I32(3), Scalar::I32(4)),
+            Err(PrimError::TypeMismatch)
+        );
+    }
+
+    #[test]
+    fn f16_arithmetic_rounds_once() {
+        let h = |x: f64| Scalar::F16(f16::from_f64(x));
+        assert_eq!(binop(BinOp::Add, h(1.0), h(2.0)), Ok(h(3.0)));
+        // 2049 is not an f16: 2048 + 1 rounds to even.
+        assert_eq!(binop(BinOp::Add, h(2048.0), h(1.0)), Ok(h(2048.0)));
+        assert_eq!(binop(BinOp::Mul, h(300.0), h(300.0)), Ok(h(f64::INFINITY)));
+        assert_eq!(convert(h(2.5), PrimType::I32), Scalar::I32(2));
+        assert_eq!(convert(Scalar::I32(70000), PrimType::F16), h(f64::INFINITY));
+        assert_eq!(Scalar::F16(f16::from_f64(0.1)).to_string(), "0.1f16");
+        assert_eq!(
+            constant(PrimType::F16, "epsilon"),
+            Some(Scalar::F16(f16::EPSILON))
         );
     }
 

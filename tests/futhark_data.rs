@@ -157,10 +157,7 @@ fn same_element(text: &str, s: Scalar) -> bool {
 fn same_value(a: &Value, b: &Value) -> bool {
     ValueType::of(a) == ValueType::of(b)
         && shape(a) == shape(b)
-        && elements(a)
-            .iter()
-            .zip(elements(b))
-            .all(|(x, y)| x.same(y))
+        && elements(a).iter().zip(elements(b)).all(|(x, y)| x.same(y))
 }
 
 struct TempDir(PathBuf);
@@ -204,7 +201,8 @@ fn binary_values_agree_with_futhark_data() {
         );
         return;
     }
-    let dir = TempDir(std::env::temp_dir().join(format!("urchin-futhark-data-{}", std::process::id())));
+    let dir =
+        TempDir(std::env::temp_dir().join(format!("urchin-futhark-data-{}", std::process::id())));
     std::fs::create_dir_all(&dir.0).expect("temp dir");
     let originals = values();
     let data = write_binary(&originals).expect("plain values encode");
@@ -223,13 +221,20 @@ fn binary_values_agree_with_futhark_data() {
             .map(|d| d.to_string())
             .collect::<Vec<_>>()
             .join(",");
-        let dims = if dims.is_empty() { "-".to_string() } else { dims };
+        let dims = if dims.is_empty() {
+            "-".to_string()
+        } else {
+            dims
+        };
         assert_eq!(words.next(), Some(dims.as_str()), "{line}");
         let elems: Vec<&str> = words.collect();
         let expected = elements(v);
         assert_eq!(elems.len(), expected.len(), "{line}");
         for (text, s) in elems.iter().zip(&expected) {
-            assert!(same_element(text, *s), "{t}: urchin wrote {s}, futhark-data read {text}");
+            assert!(
+                same_element(text, *s),
+                "{t}: urchin wrote {s}, futhark-data read {text}"
+            );
         }
     }
 

@@ -8,9 +8,9 @@
 use super::blocks::{CaseInput, Expect, RandomValue, TestCase, TestSpec, parse_test_spec};
 use crate::eval::value::{Array, Element, Value};
 use crate::prim::{Native, PrimType};
-use ndarray::{ArcArray, IxDyn};
 use crate::source::{FileId, Span};
 use crate::values::{LitValue, Tolerance, ValueType, compare, parse_values};
+use ndarray::{ArcArray, IxDyn};
 use regex::Regex;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -464,11 +464,7 @@ fn random_inputs(
                 .iter()
                 .try_fold(1usize, |n, d| n.checked_mul(*d))
                 .ok_or_else(too_large)?;
-            fn fill<T: Element>(
-                rng: &mut XorShift,
-                shape: &[usize],
-                n: usize,
-            ) -> Option<Array> {
+            fn fill<T: Element>(rng: &mut XorShift, shape: &[usize], n: usize) -> Option<Array> {
                 let mut data: Vec<T> = Vec::new();
                 data.try_reserve_exact(n).ok()?;
                 data.extend((0..n).map(|_| rng.element::<T>()));
@@ -517,7 +513,11 @@ impl XorShift {
             t if t.is_float() => {
                 // Rounding to a narrower float may give 1.0; stay below.
                 let y = T::from_f64((x >> 11) as f64 / (1u64 << 53) as f64);
-                if y.to_f64() < 1.0 { y } else { T::from_f64(0.0) }
+                if y.to_f64() < 1.0 {
+                    y
+                } else {
+                    T::from_f64(0.0)
+                }
             }
             _ => T::from_u64(x % 100),
         }
@@ -796,7 +796,10 @@ mod tests {
             assert!(huge.is_err_and(|e| e.contains("too large to generate")));
         }
         let wrong = random_inputs(&specs[2..], span, &[ValueType::new(PrimType::I32, 0)]);
-        assert_eq!(wrong.err().as_deref(), Some("random input value #0: expected i32, got i64"));
+        assert_eq!(
+            wrong.err().as_deref(),
+            Some("random input value #0: expected i32, got i64")
+        );
     }
 
     #[test]
@@ -830,7 +833,10 @@ mod tests {
             "-- ==\n-- property: p q\n-- \"one\" input { 1 }\n-- output { 2 }\nentry main i32\n",
         );
         assert_eq!(s, summary(0, 1, 2), "{out}");
-        assert!(out.contains("props.fut:3: entry `main` case 0 \"one\": expected 2, got 1"), "{out}");
+        assert!(
+            out.contains("props.fut:3: entry `main` case 0 \"one\": expected 2, got 1"),
+            "{out}"
+        );
     }
 
     #[test]

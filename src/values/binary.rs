@@ -127,7 +127,9 @@ pub fn read_value(data: &[u8], start: usize) -> Result<(Value, usize), ReadError
     };
     if version != VERSION {
         return fail(
-            format!("binary format version {version} is not supported (urchin reads version {VERSION})"),
+            format!(
+                "binary format version {version} is not supported (urchin reads version {VERSION})"
+            ),
             start + 1..start + 2,
         );
     }
@@ -162,10 +164,7 @@ pub fn read_value(data: &[u8], start: usize) -> Result<(Value, usize), ReadError
             start..data.len(),
         );
     };
-    fn elements<T: LittleEndian>(
-        data: &[u8],
-        shape: Vec<usize>,
-    ) -> Result<Array, Option<usize>> {
+    fn elements<T: LittleEndian>(data: &[u8], shape: Vec<usize>) -> Result<Array, Option<usize>> {
         let size = std::mem::size_of::<T>();
         let v = data
             .chunks_exact(size)

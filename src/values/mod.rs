@@ -172,11 +172,17 @@ mod tests {
         let vs = read_values(&data, FileId(0)).unwrap_or_else(|d| panic!("{d}"));
         let types: Vec<String> = vs.iter().map(|v| v.value_type().to_string()).collect();
         assert_eq!(types, ["f32", "[]i64", "[]bool", "u8", "bool"]);
-        assert_eq!(vs[1].to_value(None).ok().and_then(|v| v.array().cloned()), Some(xs));
+        assert_eq!(
+            vs[1].to_value(None).ok().and_then(|v| v.array().cloned()),
+            Some(xs)
+        );
         // A binary value is read only at its own type, as in Futhark.
         assert!(!vs[1].accepts(ValueType::new(PrimType::I32, 1)));
         assert_eq!(
-            vs[3].to_value(Some(ValueType::new(PrimType::I32, 0))).err().as_deref(),
+            vs[3]
+                .to_value(Some(ValueType::new(PrimType::I32, 0)))
+                .err()
+                .as_deref(),
             Some("expected i32, got u8")
         );
         assert_eq!(vs[1].span(), Span::new(FileId(0), 22, 22 + 7 + 8 + 16));
@@ -188,7 +194,10 @@ mod tests {
         let mut data = b"1 ".to_vec();
         data.extend(b"b\x02\x00 i64\x01");
         let d = read_values(&data, FileId(3)).err();
-        assert!(d.as_ref().is_some_and(|d| d.message.contains("ends early")), "{d:?}");
+        assert!(
+            d.as_ref().is_some_and(|d| d.message.contains("ends early")),
+            "{d:?}"
+        );
         let d = read_values(b"1 \xff\xfe", FileId(3)).err();
         assert_eq!(d.and_then(|d| d.span), Some(Span::new(FileId(3), 2, 3)));
         assert_eq!(display_text(b"a\xffb"), "a.b");

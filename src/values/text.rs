@@ -990,9 +990,12 @@ mod tests {
             PrimType::U16 => any::<u16>().prop_map(Scalar::U16).boxed(),
             PrimType::U32 => any::<u32>().prop_map(Scalar::U32).boxed(),
             PrimType::U64 => any::<u64>().prop_map(Scalar::U64).boxed(),
-            PrimType::F16 => prop_oneof![any::<u16>().prop_map(half::f16::from_bits), special().prop_map(half::f16::from_f64)]
-                .prop_map(Scalar::F16)
-                .boxed(),
+            PrimType::F16 => prop_oneof![
+                any::<u16>().prop_map(half::f16::from_bits),
+                special().prop_map(half::f16::from_f64)
+            ]
+            .prop_map(Scalar::F16)
+            .boxed(),
             PrimType::F32 => prop_oneof![any::<f32>(), special().prop_map(|x| x as f32)]
                 .prop_map(Scalar::F32)
                 .boxed(),
