@@ -328,8 +328,8 @@ impl Printer {
 mod tests {
     use super::*;
     use crate::eval::value::Array;
-    use crate::testing::values::format_value;
     use crate::types::ty::Rank;
+    use crate::values::format_value;
 
     fn arr(elem: PrimType, shape: Vec<usize>, xs: &[Scalar]) -> Value {
         Value::Array(Array::from_scalars(elem, shape, xs))

@@ -14,7 +14,7 @@ use crate::prim::PrimType;
 use crate::source::{FileId, Span};
 
 /// Names that qualify a member of a built-in module when directly followed
-/// by `.name` (`f16` only so that it can be reported as unsupported).
+/// by `.name`.
 const QUALIFIERS: [&str; 12] = [
     "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "f32", "f64", "bool",
 ];
@@ -315,17 +315,13 @@ impl Lexer<'_> {
             Suffix::Int(_) => self.error(
                 start,
                 "a float literal cannot have an integer suffix".into(),
-                "use `f32` or `f64`",
+                "use `f16`, `f32` or `f64`",
             ),
             Suffix::Float(t) => self.float_token(start, text_end, Some(t)),
-            Suffix::F16 => self.push(
-                Token::Unsupported("`f16` literals", self.text[start..self.pos].into()),
-                start,
-            ),
             Suffix::Bad(s) => self.error(
                 start,
                 format!("invalid suffix `{s}` on a numeric literal"),
-                "suffixes are i8 i16 i32 i64 u8 u16 u32 u64 f32 f64",
+                "suffixes are i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64",
             ),
         }
     }
@@ -339,7 +335,6 @@ impl Lexer<'_> {
         match PrimType::from_name(w) {
             Some(t) if t.is_int() => Suffix::Int(t),
             Some(t) if t.is_float() => Suffix::Float(t),
-            _ if w == "f16" => Suffix::F16,
             _ => Suffix::Bad(w.to_string()),
         }
     }
@@ -515,6 +510,5 @@ enum Suffix {
     None,
     Int(PrimType),
     Float(PrimType),
-    F16,
     Bad(String),
 }

@@ -305,7 +305,6 @@ fn unsupported(t: &Token, span: Span) -> Option<Diagnostic> {
         ) => {
             format!("the module system (`{}`)", k.as_str())
         }
-        Token::Ident(x) | Token::Qual(x, _) if &**x == "f16" => "the `f16` type".into(),
         _ => return None,
     };
     Some(

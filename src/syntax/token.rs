@@ -156,7 +156,7 @@ pub enum Token {
     /// `^` or `~` directly after `type`: a lifted type abbreviation.
     Lift(Liftedness),
     /// Something lexed only to be rejected with "not supported yet: ..."
-    /// (`f16` literals, ranges, `:>`, `+=`); the text names the construct.
+    /// (ranges, `:>`, `+=`); the text names the construct.
     Unsupported(&'static str, Rc<str>),
     /// Text that is not a token; the lexer has reported it.
     Error(Rc<str>),

@@ -10,7 +10,7 @@
 use crate::ad_support::{Function, Rng};
 use std::path::PathBuf;
 use urchin::testing::blocks::{CaseInput, Expect, parse_test_spec};
-use urchin::testing::values::{ValueType, parse_values};
+use urchin::values::{ValueType, parse_values};
 
 fn programs() -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/programs");

@@ -16,7 +16,7 @@ use urchin::eval::value::{Array, Value};
 use urchin::eval::{EvalOptions, RuntimeErrorKind};
 use urchin::prim::{PrimType, Scalar};
 use urchin::semantics::{self, Stop};
-use urchin::testing::values::{Mismatch, Tolerance, compare};
+use urchin::values::{Mismatch, Tolerance, compare};
 
 #[derive(Clone, Debug, PartialEq)]
 enum Ty {

@@ -478,9 +478,6 @@ fn unsupported_constructs_are_reported_not_misparsed() {
     for (src, what) in [
         ("def f = \"s\"", "string literals"),
         ("def f = 'a'", "character literals"),
-        ("def f = 1.5f16", "`f16` literals"),
-        ("def f (x: f16) = x", "`f16` type"),
-        ("def f = f16.sqrt 2", "`f16` type"),
         ("import \"lib\"", "module system"),
         ("module m = {}", "module system"),
         ("open m", "module system"),
