@@ -611,3 +611,25 @@ fn sum_types() {
          (#some (#none : #none | #some i32), #rect 1 2 == (#rect 1 2 : shape))\n",
     );
 }
+
+#[test]
+fn it_is_the_last_value() {
+    check(
+        "it",
+        "2 + 3\nit\nit * 2\n:type it\n:elab it\n[1, 2] + it\n\
+         \\x -> x + 1\nit 4\n1 / 0\nit\n\
+         let xss = [[1f32, 2], [3, 4]]\ni64.product (length xss)",
+    );
+}
+
+#[test]
+fn big_values_are_summarised() {
+    check(
+        "summary",
+        "iota 1000000\nit[999999]\niota 1001\n\
+         tabulate_2d 100 100 (\\i j -> i * 100 + j)\n\
+         (iota 2000, 1.5, {a = map (\\i -> (i, i % 2 == 0)) (iota 3000)})\n\
+         :set\n:set print full\nmap (* 2) (iota 1100) |> length\niota 20\n\
+         :set print summary\n:set print all",
+    );
+}
