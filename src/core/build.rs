@@ -448,6 +448,7 @@ impl<'a> Builder<'a> {
             Exp::Assert {
                 cond: cond.into(),
                 message: message.into(),
+                args: Vec::new(),
             },
         );
     }

@@ -323,10 +323,12 @@ pub enum Exp {
         values: Vec<Var>,
     },
 
-    /// Fails with `message` (and the statement's span) unless `cond`.
+    /// Fails with `message` (and the statement's span) unless `cond`; the
+    /// values of `args` fill the `{}`s of the message, in order.
     Assert {
         cond: Atom,
         message: String,
+        args: Vec<Atom>,
     },
     /// Fails unless `array` has, in each dimension given as `Some`, the
     /// expected size. `what` names the array for the message (a parameter,

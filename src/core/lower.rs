@@ -28,6 +28,9 @@ use std::rc::Rc;
 
 pub type LResult<T> = Result<T, Diagnostic>;
 
+/// What the failure of a typed hole says.
+pub const HOLE_MESSAGE: &str = "reached a typed hole (`???`)";
+
 /// A source-level value during lowering.
 #[derive(Clone)]
 pub enum Val<'t> {
@@ -114,12 +117,15 @@ pub enum Closure<'t> {
         inst: Rc<Inst>,
     },
     Intrinsic(Intrinsic),
-    /// `(x ⊕)` or `(⊕ y)`.
+    /// `(x ⊕)` or `(⊕ y)`, with `op` the operator's function.
     Section {
-        op: Intrinsic,
+        op: Val<'t>,
         left: Option<Val<'t>>,
         right: Option<Val<'t>>,
     },
+    /// A typed hole of function type: what it returns when applied (the
+    /// hole itself has failed already).
+    Hole(Type),
     /// `first` then `second`.
     Compose(Val<'t>, Val<'t>),
     Proj(&'t [Ident]),
@@ -133,7 +139,10 @@ impl Closure<'_> {
             Closure::LocalFun { f, .. } => f.params.len(),
             Closure::Def { def, .. } => def.target.params.len(),
             Closure::Intrinsic(i) => i.arity(),
-            Closure::Section { .. } | Closure::Compose(..) | Closure::Proj(_) => 1,
+            Closure::Section { .. }
+            | Closure::Compose(..)
+            | Closure::Proj(_)
+            | Closure::Hole(_) => 1,
             Closure::Partial(c, args) => c.arity().saturating_sub(args.len()),
         }
     }
@@ -606,10 +615,9 @@ impl<'t> Lower<'t> {
                 })))
             }
             ExprKind::Var(q) => self.var(ctx, env, e.id, q, e.span),
-            ExprKind::OpValue(op) => Ok(Self::fun(Closure::Intrinsic(Intrinsic::Operator(
-                op.clone(),
-            )))),
+            ExprKind::OpValue(op) => self.operator_value(ctx, env, e.id, op, e.span),
             ExprKind::OpSection { op, left, right } => {
+                let op = self.operator_value(ctx, env, e.id, op, e.span)?;
                 let left = match left {
                     Some(l) => Some(self.expr(ctx, env, l)?),
                     None => None,
@@ -618,11 +626,7 @@ impl<'t> Lower<'t> {
                     Some(r) => Some(self.expr(ctx, env, r)?),
                     None => None,
                 };
-                Ok(Self::fun(Closure::Section {
-                    op: Intrinsic::Operator(op.clone()),
-                    left,
-                    right,
-                }))
+                Ok(Self::fun(Closure::Section { op, left, right }))
             }
             ExprKind::ProjSection(fields) => Ok(Self::fun(Closure::Proj(fields))),
             ExprKind::ArrayLit(es) => self.array_lit(ctx, env, e, es),
@@ -737,7 +741,109 @@ impl<'t> Lower<'t> {
                 }
                 self.expr(ctx, env, x)
             }
+            ExprKind::Range(r) => {
+                let mut args = vec![self.expr(ctx, env, &r.start)?];
+                if let Some(x) = &r.second {
+                    args.push(self.expr(ctx, env, x)?);
+                }
+                args.push(self.expr(ctx, env, &r.end)?);
+                let range = Intrinsic::Range {
+                    kind: r.kind,
+                    stepped: r.second.is_some(),
+                };
+                self.intrinsic(&range, args, e.span)
+            }
+            ExprKind::StringLit(text) => {
+                let u8t = ir::Type::Prim(PrimType::U8);
+                let bytes = text.bytes().map(|b| Atom::Const(Scalar::U8(b))).collect();
+                Ok(Val::Leaf(self.emit1(
+                    Exp::ArrayLit(bytes, u8t),
+                    u8t.array_of(1),
+                    "_str",
+                    e.span,
+                )))
+            }
+            ExprKind::Hole => {
+                let t = ctx
+                    .type_of(e.id)
+                    .ok_or_else(|| Self::internal("a hole without a type", e.span))?;
+                self.emit(
+                    Exp::Assert {
+                        cond: Atom::Const(Scalar::Bool(false)),
+                        message: HOLE_MESSAGE.into(),
+                        args: Vec::new(),
+                    },
+                    &[],
+                    "hole",
+                    e.span,
+                );
+                Ok(self.hole_value(&t, e.span))
+            }
         }
+    }
+
+    /// The function an operator stands for: a user definition or local
+    /// that shadows it (as the checker resolved it), else the built-in.
+    fn operator_value(
+        &mut self,
+        ctx: &Ctx<'t>,
+        env: &Env<'t>,
+        id: NodeId,
+        op: &BinOpKind,
+        span: Span,
+    ) -> LResult<Val<'t>> {
+        let q = op.name();
+        let user = matches!(op, BinOpKind::Backtick(_) | BinOpKind::Symbol(_))
+            || ctx.def.resolved.contains_key(&id)
+            || env.get(&q.name).is_some();
+        if user {
+            self.named_operator(ctx, env, id, &q, span)
+        } else {
+            Ok(Self::fun(Closure::Intrinsic(Intrinsic::Operator(
+                op.clone(),
+            ))))
+        }
+    }
+
+    /// A name used as an operator: a global as resolved at `id`, or a local.
+    fn named_operator(
+        &mut self,
+        ctx: &Ctx<'t>,
+        env: &Env<'t>,
+        id: NodeId,
+        q: &QualName,
+        span: Span,
+    ) -> LResult<Val<'t>> {
+        match ctx.def.resolved.get(&id) {
+            Some(k) => self.global(ctx, id, k.clone(), span),
+            None => env
+                .get(&q.name)
+                .cloned()
+                .ok_or_else(|| Self::internal(format!("unbound {q}"), span)),
+        }
+    }
+
+    /// A value of type `t` standing for a hole that has failed: zeros and
+    /// empty arrays (never used), or a function returning such values.
+    fn hole_value(&mut self, t: &Type, span: Span) -> Val<'t> {
+        if let Base::Arrow(_, r) = &t.base {
+            return Self::fun(Closure::Hole((**r).clone()));
+        }
+        let leaves = leaf_types(t)
+            .into_iter()
+            .map(|lt| match lt {
+                ir::Type::Array(p, r) => {
+                    let elem = if r == 1 {
+                        ir::Type::Prim(p)
+                    } else {
+                        ir::Type::Array(p, r - 1)
+                    };
+                    self.emit1(Exp::ArrayLit(Vec::new(), elem), lt, "_hole", span)
+                }
+                other => Atom::Const(Scalar::from_u128(other.elem(), 0)),
+            })
+            .collect::<Vec<_>>();
+        structure(t, &mut leaves.into_iter())
     }
 
     fn fun(c: Closure<'t>) -> Val<'t> {
@@ -1064,6 +1170,98 @@ impl<'t> Lower<'t> {
         }
     }
 
+    /// A range `start[..second](...|..<|..>)end` (`args` in that order):
+    /// checks it as Futhark does, then maps over `iota n`.
+    fn range(
+        &mut self,
+        kind: RangeKind,
+        stepped: bool,
+        args: &[Val<'t>],
+        span: Span,
+    ) -> LResult<Val<'t>> {
+        use BinOp::*;
+        let atoms: Vec<Atom> = args
+            .iter()
+            .map(|a| self.scalar(a, span))
+            .collect::<LResult<_>>()?;
+        let elem = self.ty(atoms[0]).elem();
+        let (i64t, boolt) = (
+            ir::Type::Prim(PrimType::I64),
+            ir::Type::Prim(PrimType::Bool),
+        );
+        let wide: Vec<Atom> = atoms.iter().map(|a| self.i64_atom(*a, span)).collect();
+        let (start, end) = (wide[0], wide[wide.len() - 1]);
+        let op = |l: &mut Self, o: BinOp, a: Atom, b: Atom| {
+            let t = if o.is_comparison() || matches!(o, LogAnd | LogOr) {
+                boolt
+            } else {
+                i64t
+            };
+            l.emit1(Exp::BinOp(o, a, b), t, "_range", span)
+        };
+        let step = match (stepped, kind) {
+            (true, _) => op(self, Sub, wide[1], start),
+            (false, RangeKind::DownTo) => Atom::i64(-1),
+            (false, _) => Atom::i64(1),
+        };
+        let zero = Atom::i64(0);
+        let up = op(self, Gt, step, zero);
+        let down = op(self, Lt, step, zero);
+        let fits_up = op(self, Le, start, end);
+        let fits_down = op(self, Ge, start, end);
+        let ok_up = op(self, LogAnd, up, fits_up);
+        let ok_down = op(self, LogAnd, down, fits_down);
+        let ok = match kind {
+            RangeKind::UpTo => ok_up,
+            RangeKind::DownTo => ok_down,
+            RangeKind::Inclusive => op(self, LogOr, ok_up, ok_down),
+        };
+        // The values fill the message's `{}`s when it fails.
+        let message = kind.invalid_message("{}", stepped.then_some("{}"), "{}");
+        self.emit(
+            Exp::Assert {
+                cond: ok,
+                message,
+                args: atoms.clone(),
+            },
+            &[],
+            "range",
+            span,
+        );
+        // The number of elements: |end - start| / |step|, rounded up for
+        // an exclusive end and plus one for an inclusive one. (Computed
+        // without failing when the range is invalid: the check is first.)
+        let span_len = op(self, Sub, end, start);
+        let dist = self.emit1(Exp::UnOp(UnOp::Abs, span_len), i64t, "_range", span);
+        let abs_step = self.emit1(Exp::UnOp(UnOp::Abs, step), i64t, "_range", span);
+        let stride = op(self, Max, abs_step, Atom::i64(1));
+        let n = match kind {
+            RangeKind::Inclusive => {
+                let q = op(self, Quot, dist, stride);
+                op(self, Add, q, Atom::i64(1))
+            }
+            _ => {
+                let round = op(self, Sub, stride, Atom::i64(1));
+                let d = op(self, Add, dist, round);
+                op(self, Quot, d, stride)
+            }
+        };
+        let iota = self.emit1(Exp::Iota(n), i64t.array_of(1), "_iota", span);
+        let Atom::Var(iota) = iota else {
+            unreachable!("emit1 returns a variable")
+        };
+        let i = self.vars.fresh("i", i64t);
+        self.emit_map(vec![i], vec![iota], "_range", span, |l| {
+            let offset = op(l, Mul, Atom::Var(i), step);
+            let x = op(l, Add, start, offset);
+            Ok(Val::Leaf(if elem == PrimType::I64 {
+                x
+            } else {
+                l.emit1(Exp::Convert(elem, x), ir::Type::Prim(elem), "_range", span)
+            }))
+        })
+    }
+
     fn i64_atom(&mut self, a: Atom, span: Span) -> Atom {
         match a {
             Atom::Const(s) => Atom::Const(crate::prim::convert(s, PrimType::I64)),
@@ -1088,14 +1286,16 @@ impl<'t> Lower<'t> {
             dims.push(match ix {
                 IndexExp::Single(i) => {
                     let v = self.expr(ctx, env, i)?;
-                    DimIndex::Fix(self.scalar(&v, i.span)?)
+                    let a = self.scalar(&v, i.span)?;
+                    DimIndex::Fix(self.i64_atom(a, i.span))
                 }
                 IndexExp::Slice { start, end, stride } => {
                     let part = |x: &'t Option<Box<Expr>>, l: &mut Self| -> LResult<Option<Atom>> {
                         match x {
                             Some(x) => {
                                 let v = l.expr(ctx, env, x)?;
-                                Ok(Some(l.scalar(&v, x.span)?))
+                                let a = l.scalar(&v, x.span)?;
+                                Ok(Some(l.i64_atom(a, x.span)))
                             }
                             None => Ok(None),
                         }
@@ -1205,16 +1405,11 @@ impl<'t> Lower<'t> {
         }
         let head = match sp.head {
             Head::Expr(h) => self.expr(ctx, env, h)?,
-            Head::Op(op) => Self::fun(Closure::Intrinsic(Intrinsic::Operator(op.clone()))),
-            Head::Backtick(q) => match ctx.def.resolved.get(&e.id) {
-                Some(k) => self.global(ctx, e.id, k.clone(), e.span)?,
-                None => env
-                    .get(&q.name)
-                    .cloned()
-                    .ok_or_else(|| Self::internal(format!("unbound {q}"), e.span))?,
-            },
+            Head::Op(op) => self.operator_value(ctx, env, e.id, op, e.span)?,
+            Head::Backtick(q) => self.named_operator(ctx, env, e.id, q, e.span)?,
             Head::Neg => Self::fun(Closure::Intrinsic(Intrinsic::Neg)),
             Head::Not => Self::fun(Closure::Intrinsic(Intrinsic::Not)),
+            Head::Proj(f) => Self::fun(Closure::Proj(std::slice::from_ref(f))),
         };
         let mut args = Vec::new();
         for a in &sp.args {
@@ -1340,8 +1535,9 @@ impl<'t> Lower<'t> {
                     (None, Some(r)) => (x, r.clone()),
                     (None, None) => return Err(Self::internal("empty section", span)),
                 };
-                self.intrinsic(op, vec![a, b], span)
+                self.apply(op, vec![a, b], span)
             }
+            Closure::Hole(result) => Ok(self.hole_value(result, span)),
             Closure::Compose(first, second) => {
                 let x = args.into_iter().next().expect("arity 1");
                 let y = self.apply(first, vec![x], span)?;
@@ -1757,6 +1953,7 @@ impl<'t> Lower<'t> {
                     Exp::Assert {
                         cond: c,
                         message: "assert".into(),
+                        args: Vec::new(),
                     },
                     &[],
                     "assert",
@@ -1782,6 +1979,10 @@ impl<'t> Lower<'t> {
                 }))
             }
             Intrinsic::Const(s) => Ok(Val::Leaf(Atom::Const(*s))),
+            Intrinsic::Opaque | Intrinsic::Trace => Ok(args[0].clone()),
+            Intrinsic::Manifest => self.intrinsic(&Intrinsic::Copy, args, span),
+            Intrinsic::Range { kind, stepped } => self.range(*kind, *stepped, &args, span),
+            Intrinsic::Hole => Err(Self::internal("a hole applied", span)),
         }
     }
 

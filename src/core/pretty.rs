@@ -454,7 +454,14 @@ impl<'p> Printer<'p> {
                 self.pattern(indices),
                 self.pattern(values)
             ),
-            Exp::Assert { cond, message } => format!("assert {} {message:?}", self.atom(cond)),
+            Exp::Assert {
+                cond,
+                message,
+                args,
+            } => {
+                let args: String = args.iter().map(|a| format!(" {}", self.atom(a))).collect();
+                format!("assert {} {message:?}{args}", self.atom(cond))
+            }
             Exp::CheckShape {
                 array, expected, ..
             } => format!(

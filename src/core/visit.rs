@@ -84,7 +84,10 @@ pub fn own_atoms(e: &Exp, f: &mut impl FnMut(&Atom)) {
                 .chain(values)
                 .for_each(|v| var(v, f));
         }
-        Exp::Assert { cond, .. } => f(cond),
+        Exp::Assert { cond, args, .. } => {
+            f(cond);
+            args.iter().for_each(&mut *f);
+        }
         Exp::CheckShape {
             array, expected, ..
         } => {
@@ -322,7 +325,10 @@ pub fn rename_exp(e: &mut Exp, subst: &HashMap<Var, Atom>) {
                 .chain(values.iter_mut())
                 .for_each(var);
         }
-        Exp::Assert { cond, .. } => atom(cond),
+        Exp::Assert { cond, args, .. } => {
+            atom(cond);
+            args.iter_mut().for_each(atom);
+        }
         Exp::CheckShape {
             array, expected, ..
         } => {

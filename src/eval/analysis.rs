@@ -203,7 +203,10 @@ fn direct_vars(e: &Exp) -> Vec<Var> {
             out.extend(indices);
             out.extend(values);
         }
-        Exp::Assert { cond, .. } => atom_var(cond, &mut out),
+        Exp::Assert { cond, args, .. } => {
+            atom_var(cond, &mut out);
+            args.iter().for_each(|a| atom_var(a, &mut out));
+        }
         Exp::CheckShape {
             array, expected, ..
         } => {

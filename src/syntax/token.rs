@@ -1,6 +1,6 @@
 //! Tokens produced by the lexer.
 
-use super::ast::{BinOpKind, Ident, Liftedness};
+use super::ast::{BinOpKind, Ident, Liftedness, RangeKind};
 use crate::prim::PrimType;
 use std::fmt;
 use std::rc::Rc;
@@ -154,6 +154,12 @@ pub enum Token {
     Unsupported(&'static str, Rc<str>),
     /// Text that is not a token; the lexer has reported it.
     Error(Rc<str>),
+    /// `???`, a typed hole.
+    Hole,
+    /// `..` between the first and second element of a range.
+    DotDot,
+    /// `...`, `..<`, `..>` before the end of a range.
+    Range(RangeKind),
 }
 
 /// What kind of thing a token is, for syntax highlighting.
@@ -175,11 +181,16 @@ impl Token {
             | Token::Float(..)
             | Token::Char(_)
             | Token::Str(_)
+            | Token::Hole
             | Token::Kw(Keyword::True | Keyword::False) => TokenClass::Literal,
             Token::Kw(_) => TokenClass::Keyword,
-            Token::Op(_) | Token::Bang | Token::Eq | Token::Arrow | Token::Backslash => {
-                TokenClass::Operator
-            }
+            Token::Op(_)
+            | Token::Bang
+            | Token::Eq
+            | Token::Arrow
+            | Token::Backslash
+            | Token::DotDot
+            | Token::Range(_) => TokenClass::Operator,
             Token::Colon
             | Token::Comma
             | Token::LParen
@@ -231,6 +242,9 @@ impl Token {
                 s.to_string()
             }
             Token::Constructor(c) => format!("#{c}"),
+            Token::Hole => "???".into(),
+            Token::DotDot => "..".into(),
+            Token::Range(k) => k.symbol().into(),
         }
     }
 }

@@ -50,6 +50,9 @@ pub struct CheckedDef {
     pub insts: HashMap<NodeId, Inst>,
     /// What global names in the target refer to.
     pub resolved: HashMap<NodeId, env::GlobalKind>,
+    /// Operators in the target that name local bindings (see
+    /// [`infer::Infer::local_ops`]).
+    pub local_ops: std::collections::HashSet<NodeId>,
     /// Types of the parameters (target), in the scheme's variables.
     pub params: Vec<Type>,
     pub ret: Type,
@@ -139,6 +142,7 @@ impl TypeEnv {
     /// Type parameters, parameters, body and return annotation of a
     /// definition; returns (parameter types, return type).
     fn infer_def(inf: &mut Infer, d: &ValDec) -> Result<(Vec<Type>, Type), Diagnostic> {
+        Infer::check_bindable(&d.name, d.name_span)?;
         inf.def_name = Some(d.name.clone());
         let mut declared: Vec<Ident> = Vec::new();
         for tp in &d.type_params {
@@ -198,7 +202,14 @@ impl TypeEnv {
         // 1. Infer (with AUTOMAP, unless switched off) and solve the ranks.
         let mut inf = Infer::new(&self.globals, self.automap);
         inf.ranks.ilp_only = !self.local_solving;
-        Self::infer_def(&mut inf, d)?;
+        let (_, ret) = Self::infer_def(&mut inf, d)?;
+        // A definition whose result is a function (`def main = map f`)
+        // takes that function's parameters as its own: entry points then
+        // have all their parameters, and lowering sees first-order bodies.
+        let arity = inf.arrow_arity(&ret);
+        if arity > 0 {
+            return self.check_val(&d.eta_expand(arity), show);
+        }
         inf.finish_constraints()?;
         match inf.ranks.solve() {
             Ok(()) => {}
@@ -289,6 +300,7 @@ impl TypeEnv {
         }
         let scheme = g.scheme(scheme_ty);
         let resolved = inf.resolved.iter().cloned().collect();
+        let local_ops = inf.local_ops.clone();
         Ok(CheckedDef {
             name: d.name.clone(),
             entry: d.is_entry(),
@@ -298,6 +310,7 @@ impl TypeEnv {
             types,
             insts,
             resolved,
+            local_ops,
             params,
             ret,
             solution,
