@@ -512,6 +512,10 @@ impl<'a> Builder<'a> {
         );
     }
 
+    pub fn trace(&mut self, message: String, args: Vec<Atom>) {
+        self.push(vec![], Exp::Trace { message, args });
+    }
+
     pub fn check_shape(&mut self, array: Var, expected: Vec<Option<Atom>>, what: &str) {
         self.push(
             vec![],

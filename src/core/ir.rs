@@ -368,6 +368,12 @@ pub enum Exp {
         message: String,
         args: Vec<Atom>,
     },
+    /// Prints `message` on the standard error, its `{}`s filled with the
+    /// values of `args` (`trace`, `#[trace]`); no results.
+    Trace {
+        message: String,
+        args: Vec<Atom>,
+    },
     /// Fails unless `array` has, in each dimension given as `Some`, the
     /// expected size. `what` names the array for the message (a parameter,
     /// a return value).

@@ -455,6 +455,10 @@ impl<'p> Printer<'p> {
                 let args: String = args.iter().map(|a| format!(" {}", self.atom(a))).collect();
                 format!("assert {} {message:?}{args}", self.atom(cond))
             }
+            Exp::Trace { message, args } => {
+                let args: String = args.iter().map(|a| format!(" {}", self.atom(a))).collect();
+                format!("trace {message:?}{args}")
+            }
             Exp::CheckShape {
                 array, expected, ..
             } => format!(

@@ -279,6 +279,7 @@ macro_rules! traversal {
                         v.atom(cond, Read);
                         atoms(args, Read, v);
                     }
+                    Exp::Trace { message: _, args } => atoms(args, Read, v),
                     Exp::CheckShape {
                         array,
                         expected,
@@ -768,6 +769,10 @@ mod tests {
                 message: "m {}".into(),
                 args: vec![g.a()],
             },
+            Exp::Trace {
+                message: "t: {}".into(),
+                args: vec![g.a()],
+            },
             Exp::CheckShape {
                 array: g.v(),
                 expected: vec![Some(g.a()), None],
@@ -836,6 +841,7 @@ mod tests {
             Exp::WithVjp { .. } => 29,
             Exp::WithAcc { .. } => 30,
             Exp::UpdAcc { .. } => 31,
+            Exp::Trace { .. } => 32,
         }
     }
     const VARIANTS: usize = 32;

@@ -168,6 +168,7 @@ impl<'s> Elaborator<'s> {
             ),
             ExprKind::Ascript(x, t) => ExprKind::Ascript(self.boxed(x), t.clone()),
             ExprKind::Attr(a, x) => ExprKind::Attr(a.clone(), self.boxed(x)),
+            ExprKind::OpenIn(m, x) => ExprKind::OpenIn(m.clone(), self.boxed(x)),
             ExprKind::Range(r) => ExprKind::Range(Box::new(Range {
                 start: self.expr(&r.start),
                 second: r.second.as_ref().map(|x| self.expr(x)),

@@ -540,6 +540,19 @@ impl<'p> Interp<'p> {
                 }
                 Err(Fail::new(RuntimeErrorKind::AssertionFailed, text))
             }
+            Exp::Trace { message, args } => {
+                let mut text = message.clone();
+                for a in args {
+                    let v = self.atom(a)?;
+                    // Varying over lanes: print each element's on its own.
+                    if v.mask != 0 {
+                        return Err(Fail::Irregular);
+                    }
+                    text = text.replacen("{}", &crate::testing::values::format_value(&v.v), 1);
+                }
+                eprintln!("{text}");
+                Ok(Vec::new())
+            }
             Exp::CheckShape {
                 array,
                 expected,

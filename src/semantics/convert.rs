@@ -225,7 +225,7 @@ impl Converter<'_> {
                     "the annotated expression".into(),
                 ));
             }
-            ExprKind::Attr(_, x) => return self.expr(x),
+            ExprKind::Attr(_, x) | ExprKind::OpenIn(_, x) => return self.expr(x),
             ExprKind::Range(r) => {
                 let range = Intrinsic::Range {
                     kind: r.kind,

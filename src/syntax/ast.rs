@@ -646,6 +646,9 @@ pub enum ExprKind {
     StringLit(Rc<str>),
     /// `???`, a typed hole: any type, a run-time error when evaluated.
     Hole,
+    /// `m.(e)`: `e` with the numeric module `m` opened, so that its names
+    /// and operators (`f64.(x + sqrt y)`) are those of `m`.
+    OpenIn(Ident, Box<Expr>),
 }
 
 /// `start [.. second] (... | ..< | ..>) end`
@@ -924,6 +927,7 @@ impl Erase for Expr {
             })),
             ExprKind::StringLit(s) => ExprKind::StringLit(s.clone()),
             ExprKind::Hole => ExprKind::Hole,
+            ExprKind::OpenIn(m, x) => ExprKind::OpenIn(m.clone(), b(x)),
         };
         Expr {
             id: NodeId(0),
@@ -972,6 +976,7 @@ impl Expr {
             | ExprKind::UnOp(_, x)
             | ExprKind::Ascript(x, _)
             | ExprKind::Attr(_, x)
+            | ExprKind::OpenIn(_, x)
             | ExprKind::Lambda(_, _, x) => v.push(x),
             ExprKind::RecordUpdate(a, _, b)
             | ExprKind::BinOp(_, _, a, b)

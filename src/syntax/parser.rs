@@ -301,8 +301,11 @@ fn patterns<'a>(ty: P<'a, TypeExp>) -> (P<'a, Pat>, P<'a, Pat>) {
     };
     let ty2 = ty.clone();
     let atom = recursive(move |atom| {
+        // `#[attr] p`: attributes on patterns are accepted and ignored.
+        let attributed = attr_block().ignore_then(atom.clone());
         let full = ascribe(ty2, atom.boxed());
         choice((
+            attributed,
             binder().map(|(x, s)| Pat::Id(x, s)),
             just(Token::Underscore).map_with(|_, e| Pat::Wildcard(e.span())),
             full.clone()
@@ -576,6 +579,14 @@ fn expression<'a>(
                 Expr::new(ExprKind::StringLit(text.into()), e.span())
             }};
             let hole = just(Token::Hole).map_with(|_, e| Expr::new(ExprKind::Hole, e.span()));
+            // `f64.(x + y)`: the module opened locally.
+            let open_in = name()
+                .then_ignore(just(Token::Dot))
+                .then(
+                    expr.clone()
+                        .delimited_by(just(Token::LParen), just(Token::RParen)),
+                )
+                .map_with(|(m, x), e| Expr::new(ExprKind::OpenIn(m, boxed(x)), e.span()));
             let var = qual_name().map_with(|q, e| Expr::new(ExprKind::Var(q), e.span()));
 
             let slice_rest = just(Token::Colon)
@@ -705,7 +716,7 @@ fn expression<'a>(
                 .map_with(|fs, e| Expr::new(ExprKind::Record(fs), e.span()));
 
             let atom = choice((
-                literal, char_lit, string_lit, hole, var, paren, array, record,
+                literal, char_lit, string_lit, hole, open_in, var, paren, array, record,
             ))
             .boxed();
 

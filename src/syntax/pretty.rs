@@ -86,7 +86,8 @@ fn level(e: &Expr) -> Lvl {
         | ExprKind::Project(..)
         | ExprKind::Index(..)
         | ExprKind::StringLit(_)
-        | ExprKind::Hole => Lvl::Atom,
+        | ExprKind::Hole
+        | ExprKind::OpenIn(..) => Lvl::Atom,
     }
 }
 
@@ -439,6 +440,11 @@ impl Printer {
             }
             ExprKind::StringLit(text) => self.w(&string_literal(text)),
             ExprKind::Hole => self.w("???"),
+            ExprKind::OpenIn(m, x) => {
+                self.w(&format!("{m}.("));
+                self.expr(x, Lvl::Expr, false);
+                self.w(")");
+            }
         }
     }
 

@@ -96,6 +96,8 @@ pub struct Infer<'g> {
     /// Operators (nodes of applications, sections, operator values) that
     /// name a local binding: a parameter `(+)`, a local `let (+^) ...`.
     pub local_ops: HashSet<NodeId>,
+    /// The modules opened by enclosing `m.(e)`, innermost last.
+    opened: Vec<PrimType>,
 }
 
 impl RankView for Infer<'_> {
@@ -145,6 +147,7 @@ impl<'g> Infer<'g> {
             forced: HashSet::new(),
             resolved: Vec::new(),
             local_ops: HashSet::new(),
+            opened: Vec::new(),
         }
     }
 
@@ -308,6 +311,16 @@ impl<'g> Infer<'g> {
         self.locals.push((name, Local::Value(t)));
     }
 
+    /// `t` is the type of a size (`i64`).
+    pub fn expect_size(&mut self, t: &Type, span: Span) -> Result<()> {
+        self.expect(
+            &Type::prim(PrimType::I64),
+            t,
+            span,
+            "a size must be an `i64`",
+        )
+    }
+
     pub fn bind_size(&mut self, name: Ident) {
         self.bind(name, Type::prim(PrimType::I64));
     }
@@ -345,6 +358,14 @@ impl<'g> Infer<'g> {
                 scheme: std::rc::Rc::new(s),
                 kind: GlobalKind::Intrinsic(i),
             });
+        }
+        if q.qual.is_none() {
+            for m in self.opened.iter().rev() {
+                let member = QualName::qualified(m.name(), q.name.clone());
+                if let Some(g) = self.globals.lookup(&member) {
+                    return Some(g);
+                }
+            }
         }
         self.globals.lookup(q)
     }
@@ -792,6 +813,18 @@ impl<'g> Infer<'g> {
             ExprKind::Range(r) => self.infer_range(r),
             ExprKind::StringLit(_) => Ok(Type::prim(PrimType::U8).array(1)),
             ExprKind::Hole => Ok(self.full_var()),
+            ExprKind::OpenIn(m, x) => {
+                let Some(t) = PrimType::from_name(m).filter(|t| PrimType::NUMERIC.contains(t))
+                else {
+                    return Err(Diagnostic::ty(format!("unknown module `{m}`"), e.span)
+                        .with_label("only the numeric modules can be opened")
+                        .with_help("write, for example, `f64.(x + y)`"));
+                };
+                self.opened.push(t);
+                let r = self.infer(x);
+                self.opened.pop();
+                r
+            }
         }
     }
 
@@ -825,7 +858,13 @@ impl<'g> Infer<'g> {
             self.globals.lookup(&q).map(|g| g.kind),
             Some(GlobalKind::Def(_) | GlobalKind::Value(_))
         );
-        (local || global).then_some(q)
+        if local || global {
+            return Some(q);
+        }
+        // In `m.(e)`, the module's own operator (`f64.+`).
+        let opened = self.opened.last()?;
+        let member = QualName::qualified(opened.name(), q.name);
+        self.globals.lookup(&member).map(|_| member)
     }
 
     /// A name used as a function head (backticks, a user-defined operator):
@@ -837,7 +876,7 @@ impl<'g> Infer<'g> {
                 return Ok(t);
             }
         }
-        match self.globals.lookup(q) {
+        match self.lookup_global(q, node) {
             Some(g) => {
                 self.resolved.push((node, g.kind.clone()));
                 Ok(self.instantiate(&g.scheme, node))

@@ -172,6 +172,13 @@ impl TypeEnv {
         let mut params = Vec::new();
         for p in &d.params {
             let t = inf.pat_type(p)?;
+            // A parameter that another parameter's type uses as a size
+            // (`def f n (xs: [n]i32)`) is an `i64`.
+            if let Pat::Id(x, s) = p {
+                if declared.contains(x) {
+                    inf.expect_size(&t, *s)?;
+                }
+            }
             inf.bind_pat(p, &t)?;
             params.push(t);
         }

@@ -1,4 +1,5 @@
--- `opaque`, `manifest` and `trace` return their argument.
+-- `opaque`, `manifest` and `trace` return their argument (what `trace`
+-- prints is tested in tests/trace_cli.rs).
 -- ==
 -- input { [1, 2, 3] }
 -- output { [2, 3, 4] 6 [1, 2, 3] }

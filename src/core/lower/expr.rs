@@ -163,8 +163,14 @@ impl<'t> Lower<'t> {
                 if let (Some(k), ExprKind::Loop(l)) = (stripmine(attr), &x.kind) {
                     return self.loop_(ctx, env, l, Some(k), x.span);
                 }
-                self.expr(ctx, env, x)
+                let v = self.expr(ctx, env, x)?;
+                if let Some(label) = trace_label(attr) {
+                    self.trace(&v, &label, e.span)?;
+                }
+                Ok(v)
             }
+            // The checker resolved the names the module provides.
+            ExprKind::OpenIn(_, x) => self.expr(ctx, env, x),
             ExprKind::Range(r) => {
                 let mut args = vec![self.expr(ctx, env, &r.start)?];
                 if let Some(x) = &r.second {
@@ -562,6 +568,19 @@ impl<'t> Lower<'t> {
             out.push(self.b.at(span, &name).update(av, dims.clone(), v).into());
         }
         Ok(Self::restructure(&arr, &mut out.into_iter()))
+    }
+}
+
+/// The label `#[trace]` (the source location) or `#[trace(tag)]` prints
+/// before the value.
+fn trace_label(a: &Attr) -> Option<String> {
+    match a {
+        Attr::Atom(name) if &**name == "trace" => Some(super::TRACE_HERE.into()),
+        Attr::Call(name, args) if &**name == "trace" => match args.as_slice() {
+            [Attr::Atom(tag)] => Some(tag.to_string()),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

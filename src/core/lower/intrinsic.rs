@@ -316,11 +316,59 @@ impl<'t> Lower<'t> {
                 }))
             }
             Intrinsic::Const(s) => Ok(Val::Leaf(Atom::Const(*s))),
-            Intrinsic::Opaque | Intrinsic::Trace => Ok(args[0].clone()),
+            Intrinsic::Opaque => Ok(args[0].clone()),
+            Intrinsic::Trace => {
+                self.trace(&args[0], "trace", span)?;
+                Ok(args[0].clone())
+            }
             Intrinsic::Manifest => self.intrinsic(&Intrinsic::Copy, args, span),
             Intrinsic::Range { kind, stepped } => self.range(*kind, *stepped, &args, span),
             Intrinsic::Hole => Err(Self::internal("a hole applied", span)),
         }
+    }
+
+    /// Prints `label: v` when run, `v` in value syntax (a tuple or record
+    /// of arrays prints as one of arrays).
+    pub(super) fn trace(&mut self, v: &Val<'t>, label: &str, span: Span) -> LResult<()> {
+        fn template(v: &Val, out: &mut String) {
+            match v {
+                Val::Leaf(_) | Val::Rep(_) => out.push_str("{}"),
+                Val::Node(cs) => {
+                    let record = cs.iter().any(|(n, _)| n.is_some());
+                    out.push(if record { '{' } else { '(' });
+                    for (i, (n, c)) in cs.iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        if let Some(n) = n {
+                            out.push_str(&format!("{n} = "));
+                        }
+                        template(c, out);
+                    }
+                    out.push(if record { '}' } else { ')' });
+                }
+                Val::Fun(_) => {}
+            }
+        }
+        fn has_function(v: &Val) -> bool {
+            match v {
+                Val::Leaf(_) => false,
+                Val::Node(cs) => cs.iter().any(|(_, c)| has_function(c)),
+                Val::Rep(inner) => has_function(inner),
+                Val::Fun(_) => true,
+            }
+        }
+        let mut message = format!("{label}: ");
+        template(v, &mut message);
+        // A function has no value syntax: only its place is printed.
+        let args = if has_function(v) {
+            message = format!("{label}: #<function>");
+            Vec::new()
+        } else {
+            self.leaves(v, span)?
+        };
+        self.b.at(span, "trace").trace(message, args);
+        Ok(())
     }
 
     /// A range `start[..second](...|..<|..>)end` (`args` in that order):

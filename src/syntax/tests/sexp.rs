@@ -183,6 +183,7 @@ pub fn expr(e: &Expr) -> String {
         ),
         ExprKind::StringLit(s) => format!("(string {s:?})"),
         ExprKind::Hole => "???".into(),
+        ExprKind::OpenIn(m, x) => format!("(open {m} {})", expr(x)),
     }
 }
 
