@@ -122,6 +122,22 @@ impl ValDec {
     /// `def main = map f` becomes `def main x = map f x` (a declared return
     /// type becomes an ascription of the body: `(body : t) x`).
     pub fn eta_expand(&self, n: usize) -> ValDec {
+        // A lambda's parameters become the definition's own:
+        // `def inc = \(x: i32) -> x + 1` is `def inc (x: i32) = x + 1`.
+        if let (ExprKind::Lambda(ps, ret, body), None) = (&self.body.kind, &self.ret) {
+            let mut params = self.params.clone();
+            params.extend(ps.iter().cloned());
+            let d = ValDec {
+                params,
+                ret: ret.as_deref().cloned(),
+                body: (**body).clone(),
+                ..self.clone()
+            };
+            return match n.checked_sub(ps.len()) {
+                Some(rest) if rest > 0 => d.eta_expand(rest),
+                _ => d,
+            };
+        }
         let span = self.name_span;
         let mut names: Vec<Ident> = Vec::new();
         for _ in 0..n {
@@ -155,10 +171,12 @@ impl ValDec {
     }
 }
 
-/// `type name 'a [n] = t`
+/// `type name 'a [n] = t` (also `type^` and `type~`)
 #[derive(Clone, Debug, PartialEq)]
 pub struct TypeDec {
     pub name: Ident,
+    /// `type` is `Plain`, `type~` `SizeLifted`, `type^` `Lifted`.
+    pub lifted: Liftedness,
     pub params: Vec<TypeParam>,
     pub ty: TypeExp,
     pub span: Span,
@@ -190,12 +208,16 @@ impl TypeParam {
     }
 }
 
-/// The size in an array type: `[]`, `[n]`, `[3]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The size in an array type: `[]`, `[n]`, `[3]`, `[n * 2]`.
+#[derive(Clone, Debug, PartialEq)]
 pub enum Dim {
     Any,
     Named(Ident),
     Const(u64),
+    /// Any other expression of type `i64`. The parser never produces a
+    /// plain name or an unsuffixed integer here (those are `Named` and
+    /// `Const`).
+    Exp(Box<Expr>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -212,6 +234,11 @@ pub enum TypeExp {
     Arrow(Option<Ident>, Box<TypeExp>, Box<TypeExp>, Span),
     /// `*t`: uniqueness marks are parsed and ignored in T1.
     Unique(Box<TypeExp>, Span),
+    /// `#foo t1 t2 | #bar`: constructors with their payload types, in
+    /// source order.
+    Sum(Vec<(Ident, Vec<TypeExp>)>, Span),
+    /// `?[n][m].t`: sizes that are known only once the value exists.
+    Exists(Vec<Ident>, Box<TypeExp>, Span),
 }
 
 impl TypeExp {
@@ -223,7 +250,63 @@ impl TypeExp {
             | TypeExp::Tuple(_, s)
             | TypeExp::Record(_, s)
             | TypeExp::Arrow(_, _, _, s)
-            | TypeExp::Unique(_, s) => *s,
+            | TypeExp::Unique(_, s)
+            | TypeExp::Sum(_, s)
+            | TypeExp::Exists(_, _, s) => *s,
+        }
+    }
+}
+
+impl TypeExp {
+    /// The same type with `f` applied to each direct component type (the
+    /// sizes are kept): the one traversal that type rewrites build on.
+    pub fn map_children(&self, mut f: impl FnMut(&TypeExp) -> TypeExp) -> TypeExp {
+        let mut b = |t: &TypeExp| Box::new(f(t));
+        match self {
+            TypeExp::Prim(..) => self.clone(),
+            TypeExp::Named(q, args, s) => TypeExp::Named(
+                q.clone(),
+                args.iter()
+                    .map(|a| match a {
+                        TypeArg::Type(t) => TypeArg::Type(*b(t)),
+                        TypeArg::Size(d) => TypeArg::Size(d.clone()),
+                    })
+                    .collect(),
+                *s,
+            ),
+            TypeExp::Array(d, t, s) => TypeExp::Array(d.clone(), b(t), *s),
+            TypeExp::Tuple(ts, s) => TypeExp::Tuple(ts.iter().map(|t| *b(t)).collect(), *s),
+            TypeExp::Record(fs, s) => {
+                TypeExp::Record(fs.iter().map(|(n, t)| (n.clone(), *b(t))).collect(), *s)
+            }
+            TypeExp::Arrow(n, x, y, s) => TypeExp::Arrow(n.clone(), b(x), b(y), *s),
+            TypeExp::Unique(t, s) => TypeExp::Unique(b(t), *s),
+            TypeExp::Sum(cs, s) => TypeExp::Sum(
+                cs.iter()
+                    .map(|(c, ts)| (c.clone(), ts.iter().map(|t| *b(t)).collect()))
+                    .collect(),
+                *s,
+            ),
+            TypeExp::Exists(ns, t, s) => TypeExp::Exists(ns.clone(), b(t), *s),
+        }
+    }
+
+    /// The same type with `f` applied to each size (at this level: array
+    /// dimensions and size arguments).
+    pub fn map_sizes(&self, f: impl Fn(&Dim) -> Dim) -> TypeExp {
+        match self {
+            TypeExp::Array(d, t, s) => TypeExp::Array(f(d), t.clone(), *s),
+            TypeExp::Named(q, args, s) => TypeExp::Named(
+                q.clone(),
+                args.iter()
+                    .map(|a| match a {
+                        TypeArg::Size(d) => TypeArg::Size(f(d)),
+                        TypeArg::Type(t) => TypeArg::Type(t.clone()),
+                    })
+                    .collect(),
+                *s,
+            ),
+            _ => self.clone(),
         }
     }
 }
@@ -245,6 +328,11 @@ pub enum Pat {
     Record(Vec<(Ident, Option<Pat>)>, Span),
     /// `p: t`
     Ascribed(Box<Pat>, Box<TypeExp>, Span),
+    /// A literal, matching exactly that value: `3`, `-1`, `true`, `2.5f32`
+    /// (the flag is a leading `-`).
+    Literal(Literal, bool, Span),
+    /// `#foo p1 p2`: a constructor and patterns for its payload.
+    Constr(Ident, Vec<Pat>, Span),
 }
 
 impl Pat {
@@ -254,7 +342,9 @@ impl Pat {
             | Pat::Wildcard(s)
             | Pat::Tuple(_, s)
             | Pat::Record(_, s)
-            | Pat::Ascribed(_, _, s) => *s,
+            | Pat::Ascribed(_, _, s)
+            | Pat::Literal(_, _, s)
+            | Pat::Constr(_, _, s) => *s,
         }
     }
 
@@ -263,8 +353,8 @@ impl Pat {
         fn go(p: &Pat, out: &mut Vec<(Ident, Span)>) {
             match p {
                 Pat::Id(x, s) => out.push((x.clone(), *s)),
-                Pat::Wildcard(_) => {}
-                Pat::Tuple(ps, _) => ps.iter().for_each(|p| go(p, out)),
+                Pat::Wildcard(_) | Pat::Literal(..) => {}
+                Pat::Tuple(ps, _) | Pat::Constr(_, ps, _) => ps.iter().for_each(|p| go(p, out)),
                 Pat::Record(fs, s) => {
                     for (f, p) in fs {
                         match p {
@@ -649,6 +739,24 @@ pub enum ExprKind {
     /// `m.(e)`: `e` with the numeric module `m` opened, so that its names
     /// and operators (`f64.(x + sqrt y)`) are those of `m`.
     OpenIn(Ident, Box<Expr>),
+    /// `#foo e1 e2`: a sum-type constructor applied to its payload (none
+    /// for `#foo` alone).
+    Constr(Ident, Vec<Expr>),
+    /// `match e case p1 -> e1 case p2 -> e2 ...`
+    Match(Box<Expr>, Vec<Case>),
+    /// `e :> t`: a size coercion, checked at run time.
+    Coerce(Box<Expr>, Box<TypeExp>),
+    /// `let [n] [m] p = e in body`: `n` and `m` are bound to sizes of
+    /// the value that `p` names.
+    LetSizes(Vec<(Ident, Span)>, Pat, Box<Expr>, Box<Expr>),
+}
+
+/// `case pat -> body`
+#[derive(Clone, Debug, PartialEq)]
+pub struct Case {
+    pub pat: Pat,
+    pub body: Expr,
+    pub span: Span,
 }
 
 /// `start [.. second] (... | ..< | ..>) end`
@@ -763,6 +871,7 @@ impl Erase for Dec {
             })),
             Dec::Type(t) => Dec::Type(TypeDec {
                 name: t.name.clone(),
+                lifted: t.lifted,
                 params: t.params.iter().map(Erase::erase).collect(),
                 ty: t.ty.erase(),
                 span: z(),
@@ -789,12 +898,12 @@ impl Erase for TypeExp {
                 args.iter()
                     .map(|a| match a {
                         TypeArg::Type(t) => TypeArg::Type(t.erase()),
-                        TypeArg::Size(d) => TypeArg::Size(d.clone()),
+                        TypeArg::Size(d) => TypeArg::Size(d.erase()),
                     })
                     .collect(),
                 z(),
             ),
-            TypeExp::Array(d, t, _) => TypeExp::Array(d.clone(), Box::new(t.erase()), z()),
+            TypeExp::Array(d, t, _) => TypeExp::Array(d.erase(), Box::new(t.erase()), z()),
             TypeExp::Tuple(ts, _) => TypeExp::Tuple(ts.iter().map(Erase::erase).collect(), z()),
             TypeExp::Record(fs, _) => TypeExp::Record(
                 fs.iter().map(|(n, t)| (n.clone(), t.erase())).collect(),
@@ -804,6 +913,22 @@ impl Erase for TypeExp {
                 TypeExp::Arrow(n.clone(), Box::new(a.erase()), Box::new(b.erase()), z())
             }
             TypeExp::Unique(t, _) => TypeExp::Unique(Box::new(t.erase()), z()),
+            TypeExp::Sum(cs, _) => TypeExp::Sum(
+                cs.iter()
+                    .map(|(c, ts)| (c.clone(), ts.iter().map(Erase::erase).collect()))
+                    .collect(),
+                z(),
+            ),
+            TypeExp::Exists(ns, t, _) => TypeExp::Exists(ns.clone(), Box::new(t.erase()), z()),
+        }
+    }
+}
+
+impl Erase for Dim {
+    fn erase(&self) -> Dim {
+        match self {
+            Dim::Exp(e) => Dim::Exp(Box::new(e.erase())),
+            d => d.clone(),
         }
     }
 }
@@ -821,6 +946,10 @@ impl Erase for Pat {
                 z(),
             ),
             Pat::Ascribed(p, t, _) => Pat::Ascribed(Box::new(p.erase()), Box::new(t.erase()), z()),
+            Pat::Literal(l, neg, _) => Pat::Literal(l.clone(), *neg, z()),
+            Pat::Constr(c, ps, _) => {
+                Pat::Constr(c.clone(), ps.iter().map(Erase::erase).collect(), z())
+            }
         }
     }
 }
@@ -928,6 +1057,27 @@ impl Erase for Expr {
             ExprKind::StringLit(s) => ExprKind::StringLit(s.clone()),
             ExprKind::Hole => ExprKind::Hole,
             ExprKind::OpenIn(m, x) => ExprKind::OpenIn(m.clone(), b(x)),
+            ExprKind::Constr(c, es) => {
+                ExprKind::Constr(c.clone(), es.iter().map(Erase::erase).collect())
+            }
+            ExprKind::Match(x, cases) => ExprKind::Match(
+                b(x),
+                cases
+                    .iter()
+                    .map(|c| Case {
+                        pat: c.pat.erase(),
+                        body: c.body.erase(),
+                        span: z(),
+                    })
+                    .collect(),
+            ),
+            ExprKind::Coerce(e, t) => ExprKind::Coerce(b(e), Box::new(t.erase())),
+            ExprKind::LetSizes(ns, p, v, body) => ExprKind::LetSizes(
+                ns.iter().map(|(n, _)| (n.clone(), z())).collect(),
+                p.erase(),
+                b(v),
+                b(body),
+            ),
         };
         Expr {
             id: NodeId(0),
@@ -977,12 +1127,19 @@ impl Expr {
             | ExprKind::Ascript(x, _)
             | ExprKind::Attr(_, x)
             | ExprKind::OpenIn(_, x)
+            | ExprKind::Coerce(x, _)
             | ExprKind::Lambda(_, _, x) => v.push(x),
             ExprKind::RecordUpdate(a, _, b)
             | ExprKind::BinOp(_, _, a, b)
-            | ExprKind::Let(_, a, b) => {
+            | ExprKind::Let(_, a, b)
+            | ExprKind::LetSizes(_, _, a, b) => {
                 v.push(a);
                 v.push(b);
+            }
+            ExprKind::Constr(_, es) => v.extend(es.iter()),
+            ExprKind::Match(x, cases) => {
+                v.push(x);
+                v.extend(cases.iter().map(|c| &c.body));
             }
             ExprKind::Apply(f, args) => {
                 v.push(f);
@@ -1052,6 +1209,11 @@ impl Expr {
             }
             ExprKind::Lambda(ps, _, _) => ps.iter().for_each(|p| pat(p, out)),
             ExprKind::Let(p, _, _) => pat(p, out),
+            ExprKind::LetSizes(ns, p, _, _) => {
+                out.extend(ns.iter().map(|(n, _)| n.clone()));
+                pat(p, out);
+            }
+            ExprKind::Match(_, cases) => cases.iter().for_each(|c| pat(&c.pat, out)),
             ExprKind::LetFun(f) => {
                 out.insert(f.name.clone());
                 f.params.iter().for_each(|p| pat(p, out));

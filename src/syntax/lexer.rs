@@ -14,30 +14,25 @@ use crate::prim::PrimType;
 use crate::source::{FileId, Span};
 
 /// Names that qualify a member of a built-in module when directly followed
-/// by `.name` (`f16` only so that it can be reported as unsupported).
+/// by `.name`.
 const QUALIFIERS: [&str; 12] = [
     "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "f32", "f64", "bool",
 ];
 
 /// Punctuation that is not an operator symbol, longest first.
-const PUNCTUATION: [(&str, Sym); 10] = [
-    (":>", Sym::Unsupported("size coercions (`:>`)")),
-    (":", Sym::Tok(Token::Colon)),
-    (",", Sym::Tok(Token::Comma)),
-    ("(", Sym::Tok(Token::LParen)),
-    (")", Sym::Tok(Token::RParen)),
-    ("]", Sym::Tok(Token::RBracket)),
-    ("\\", Sym::Tok(Token::Backslash)),
-    ("{", Sym::Tok(Token::LBrace)),
-    ("}", Sym::Tok(Token::RBrace)),
-    ("`", Sym::Tok(Token::Backtick)),
+const PUNCTUATION: [(&str, Token); 11] = [
+    (":>", Token::Coerce),
+    (":", Token::Colon),
+    (",", Token::Comma),
+    ("(", Token::LParen),
+    (")", Token::RParen),
+    ("]", Token::RBracket),
+    ("\\", Token::Backslash),
+    ("{", Token::LBrace),
+    ("}", Token::RBrace),
+    ("`", Token::Backtick),
+    ("?", Token::Question),
 ];
-
-#[derive(Clone)]
-enum Sym {
-    Tok(Token),
-    Unsupported(&'static str),
-}
 
 /// The token of an operator symbol (`symstartchar symchar*`): a built-in
 /// operator, one of the reserved symbols, or a user-defined operator.
@@ -217,6 +212,7 @@ impl Lexer<'_> {
             self.push(Token::Qual(w.into(), name.into()), start);
             return;
         }
+        let is_type = w == "type";
         let tok = if w == "_" {
             Token::Underscore
         } else if let Some(k) = Keyword::from_name(&w) {
@@ -225,6 +221,17 @@ impl Lexer<'_> {
             Token::Ident(w.into())
         };
         self.push(tok, start);
+        // `type^` and `type~` (lifted abbreviations) are written together.
+        if is_type {
+            let lift = match self.at(self.pos) {
+                Some(b'^') => Liftedness::Lifted,
+                Some(b'~') => Liftedness::SizeLifted,
+                _ => return,
+            };
+            let start = self.pos;
+            self.pos += 1;
+            self.push(Token::Lift(lift), start);
+        }
     }
 
     fn digits(&mut self, ok: impl Fn(u8) -> bool) {
@@ -302,17 +309,13 @@ impl Lexer<'_> {
             Suffix::Int(_) => self.error(
                 start,
                 "a float literal cannot have an integer suffix".into(),
-                "use `f32` or `f64`",
+                "use `f16`, `f32` or `f64`",
             ),
             Suffix::Float(t) => self.float_token(start, text_end, Some(t)),
-            Suffix::F16 => self.push(
-                Token::Unsupported("`f16` literals", self.text[start..self.pos].into()),
-                start,
-            ),
             Suffix::Bad(s) => self.error(
                 start,
                 format!("invalid suffix `{s}` on a numeric literal"),
-                "suffixes are i8 i16 i32 i64 u8 u16 u32 u64 f32 f64",
+                "suffixes are i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64",
             ),
         }
     }
@@ -364,14 +367,10 @@ impl Lexer<'_> {
         match self.suffix() {
             Suffix::None => self.push(Token::Float(value, text, None), start),
             Suffix::Float(t) => self.push(Token::Float(value, text, Some(t)), start),
-            Suffix::F16 => self.push(
-                Token::Unsupported("`f16` literals", self.text[start..self.pos].into()),
-                start,
-            ),
             _ => self.error(
                 start,
                 "invalid suffix on a hexadecimal float".into(),
-                "only `f32` or `f64` can follow here",
+                "only `f16`, `f32` or `f64` can follow here",
             ),
         }
     }
@@ -385,7 +384,6 @@ impl Lexer<'_> {
         match PrimType::from_name(w) {
             Some(t) if t.is_int() => Suffix::Int(t),
             Some(t) if t.is_float() => Suffix::Float(t),
-            _ if w == "f16" => Suffix::F16,
             _ => Suffix::Bad(w.to_string()),
         }
     }
@@ -581,12 +579,8 @@ impl Lexer<'_> {
             .find(|(s, _)| rest.starts_with(s))
             .cloned();
         match found {
-            Some((s, sym)) => {
+            Some((s, tok)) => {
                 self.pos += s.len();
-                let tok = match sym {
-                    Sym::Tok(t) => t,
-                    Sym::Unsupported(what) => Token::Unsupported(what, s.into()),
-                };
                 self.push(tok, start);
             }
             None => {
@@ -677,6 +671,5 @@ enum Suffix {
     None,
     Int(PrimType),
     Float(PrimType),
-    F16,
     Bad(String),
 }

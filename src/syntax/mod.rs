@@ -213,22 +213,18 @@ fn check_supported<O>(result: Result<O, Failure>, tokens: &[(Token, Span)]) -> R
 }
 
 fn unsupported(t: &Token, span: Span) -> Option<Diagnostic> {
-    let what: String = match t {
-        Token::Constructor(_) => "sum types (`#constructor`)".into(),
-        Token::Unsupported(what, _) => (*what).into(),
-        Token::Kw(K::Match) => "`match` expressions".into(),
-        Token::Kw(K::Case) => "`case` (pattern matching)".into(),
-        Token::Kw(
-            k @ (K::Module | K::Open | K::Import | K::Include | K::Val | K::Sig | K::Functor),
-        ) => {
-            format!("the module system (`{}`)", k.as_str())
-        }
-        Token::Ident(x) | Token::Qual(x, _) if &**x == "f16" => "the `f16` type".into(),
-        _ => return None,
+    let Token::Kw(
+        k @ (K::Module | K::Open | K::Import | K::Include | K::Val | K::Sig | K::Functor),
+    ) = t
+    else {
+        return None;
     };
     Some(
-        Diagnostic::parse(format!("not supported yet: {what}"), span)
-            .with_label("urchin does not implement this yet"),
+        Diagnostic::parse(
+            format!("not supported yet: the module system (`{}`)", k.as_str()),
+            span,
+        )
+        .with_label("urchin does not implement this yet"),
     )
 }
 
