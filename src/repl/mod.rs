@@ -17,6 +17,7 @@ mod ad;
 pub mod commands;
 mod complete;
 mod highlight;
+mod plot;
 mod print;
 mod style;
 mod terminal;
@@ -25,6 +26,7 @@ use crate::diag::{Diagnostic, render_all};
 use crate::driver::{Checkpoint, Session, default_inst, show_dec};
 use crate::eval::value::Value;
 use crate::eval::{EvalOptions, RuntimeError, RuntimeErrorKind};
+use crate::plot::Figure;
 use crate::prim::PrimType;
 use crate::source::FileId;
 use crate::syntax::ast::{
@@ -57,6 +59,15 @@ pub const CONTINUATION_PROMPT: &str = "urchin| ";
 pub trait Sink {
     fn out(&mut self, text: &str);
     fn err(&mut self, text: &str);
+    /// A figure (`:plot`, `:img`): drawn as text among the results, unless
+    /// the front end shows pictures (a notebook, a literate document).
+    fn figure(&mut self, fig: &Figure, color: bool) {
+        self.out(&crate::plot::terminal::render(
+            fig,
+            crate::plot::terminal::Cells::DEFAULT,
+            color,
+        ));
+    }
 }
 
 /// Both streams into one transcript, in order.
