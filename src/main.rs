@@ -87,6 +87,21 @@ enum Command {
         #[arg(short, long)]
         verbose: bool,
     },
+    /// Turn a program with prose in its comments and `-- >` directives into
+    /// a Markdown document (as `futhark literate` does).
+    Literate {
+        program: PathBuf,
+        /// The Markdown file (default: the program with `.md`); images go
+        /// in a directory beside it named after it with `-img`.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Stop at the first failing directive, without writing anything.
+        #[arg(long)]
+        stop_on_error: bool,
+        /// Print each directive on standard error as it runs.
+        #[arg(short, long)]
+        verbose: bool,
+    },
     /// Time every entry point on every dataset of the test blocks of the
     /// `.fut` files under the given paths.
     Bench {
@@ -165,12 +180,40 @@ fn main() -> Result<ExitCode> {
             compiled,
             verbose,
         }) => test(&paths, &engine, compiled, verbose),
+        Some(Command::Literate {
+            program,
+            output,
+            stop_on_error,
+            verbose,
+        }) => Ok(literate(urchin::literate::Options {
+            program,
+            output,
+            stop_on_error,
+            verbose,
+        })),
         Some(Command::Bench {
             paths,
             runs,
             entry,
             json,
         }) => bench(&paths, runs as usize, entry, json),
+    }
+}
+
+fn literate(opts: urchin::literate::Options) -> ExitCode {
+    match urchin::literate::run(&opts) {
+        urchin::literate::Outcome::Written { failed: 0 } => ExitCode::SUCCESS,
+        urchin::literate::Outcome::Written { failed } => {
+            eprintln!(
+                "{failed} directive{} failed (marked FAILED in the document)",
+                if failed == 1 { "" } else { "s" }
+            );
+            ExitCode::FAILURE
+        }
+        urchin::literate::Outcome::Failed(why) => {
+            eprintln!("{why}");
+            ExitCode::FAILURE
+        }
     }
 }
 

@@ -17,7 +17,7 @@ mod ad;
 pub mod commands;
 mod complete;
 mod highlight;
-mod plot;
+pub mod plot;
 mod print;
 mod style;
 mod terminal;
@@ -287,7 +287,9 @@ impl Repl {
         }
     }
 
-    fn incomplete(&self, text: &str) -> bool {
+    /// Whether `text` needs more lines to be a complete input (an open
+    /// bracket, a trailing operator, `let` without `in`, ...).
+    pub fn incomplete(&self, text: &str) -> bool {
         if !text.trim_start().starts_with(':') {
             return syntax::is_incomplete(text);
         }
@@ -302,14 +304,35 @@ impl Repl {
     /// it was before the input; so it does on a panic (a bug), which is
     /// reported like an error so that the session goes on.
     fn run(&mut self, text: &str, first_line: usize, sink: &mut dyn Sink) -> Status {
+        self.run_named(text, &format!("<repl:{first_line}>"), sink)
+    }
+
+    /// Runs `text` as one complete input, whatever its lines: a notebook
+    /// cell's input, a literate document's directive. Diagnostics name it
+    /// `origin`.
+    pub fn run_input(
+        &mut self,
+        text: &str,
+        origin: &str,
+        sink: &mut dyn Sink,
+    ) -> Result<Flow, Failed> {
+        self.pending = None;
+        self.line += text.lines().count().max(1);
+        let before = self.failures;
+        match self.run_named(text, origin, sink) {
+            Status::Quit => Ok(Flow::Quit),
+            _ if self.failures > before => Err(Failed),
+            _ => Ok(Flow::Continue),
+        }
+    }
+
+    fn run_named(&mut self, text: &str, origin: &str, sink: &mut dyn Sink) -> Status {
         if text.trim().is_empty() {
             return Status::Ready;
         }
         self.interrupt.store(false, Ordering::SeqCst);
         let saved = self.checkpoint();
-        let file = self
-            .session
-            .add_source(&format!("<repl:{first_line}>"), text);
+        let file = self.session.add_source(origin, text);
         let result = catch_unwind(AssertUnwindSafe(|| self.dispatch(text, file, sink)));
         match result {
             Ok(Ok(Flow::Continue)) => Status::Ready,

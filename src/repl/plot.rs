@@ -478,3 +478,69 @@ fn image(p: PrimType, leaf: &Value) -> Result<Image, String> {
         pixels: xs.into_iter().map(pixel).collect(),
     })
 }
+
+/// One data set for gnuplot: a name and its columns.
+pub type Columns = (String, Vec<Vec<f64>>);
+
+impl Repl {
+    /// Evaluates `text`, a record whose fields are tuples of 1-D numeric
+    /// arrays (or single arrays), for `futhark literate`'s `:gnuplot`:
+    /// each field's name and its arrays as columns. Diagnostics name the
+    /// text `origin`.
+    pub fn columns(
+        &mut self,
+        text: &str,
+        origin: &str,
+        sink: &mut dyn Sink,
+    ) -> Result<Vec<Columns>, Failed> {
+        let file = self.session.add_source(origin, text);
+        let e = crate::syntax::parse_expr(text, file).map_err(|ds| self.report_all(&ds, sink))?;
+        let checked = self.checked(&e, sink)?;
+        let evaluated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut quiet = String::new();
+            let r = self.compute(&e, &checked, "the data", &mut quiet);
+            (r, quiet)
+        }));
+        let (ty, leaves, _) = match evaluated {
+            Ok((Ok(v), _)) => v,
+            Ok((Err(f), errors)) => {
+                sink.err(&errors);
+                return Err(f);
+            }
+            Err(_) => {
+                sink.err("internal error: urchin panicked on this input (a bug)\n");
+                return Err(Failed);
+            }
+        };
+        let refuse = |r: &Repl, sink: &mut dyn Sink| {
+            let d = Diagnostic::ty(
+                format!("`:gnuplot` plots a record of tuples of 1-D arrays, and this is `{ty}`"),
+                e.span,
+            )
+            .with_label("not a record of arrays")
+            .with_help("write `{name = (xs, ys)}`: each field becomes a data file named by the field, one column per array");
+            r.report(&d, sink)
+        };
+        let Base::Record(fields) = &ty.base else {
+            return Err(refuse(self, sink));
+        };
+        let mut rest = leaves.as_slice();
+        let mut out = Vec::new();
+        for (name, t) in fields {
+            let n = leaf_count(t).min(rest.len());
+            let arrays_ok = t.rank == Rank::zero()
+                && matches!(&t.base, Base::Tuple(ts) if ts.iter().all(|c| c.rank == Rank::konst(1)))
+                || t.rank == Rank::konst(1) && matches!(t.base, Base::Prim(_));
+            let columns: Option<Vec<Vec<f64>>> = rest[..n]
+                .iter()
+                .map(|v| numbers(v).filter(|(s, _)| s.len() == 1).map(|(_, xs)| xs))
+                .collect();
+            match columns {
+                Some(cs) if arrays_ok => out.push((name.to_string(), cs)),
+                _ => return Err(refuse(self, sink)),
+            }
+            rest = &rest[n..];
+        }
+        Ok(out)
+    }
+}
