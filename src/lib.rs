@@ -19,6 +19,7 @@ pub mod diag;
 pub mod driver;
 pub mod elab;
 pub mod eval;
+pub mod jupyter;
 pub mod literate;
 pub mod plot;
 pub mod prim;

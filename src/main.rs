@@ -102,6 +102,11 @@ enum Command {
         #[arg(short, long)]
         verbose: bool,
     },
+    /// The Jupyter kernel: `install` makes it known to Jupyter.
+    Jupyter {
+        #[command(subcommand)]
+        action: Jupyter,
+    },
     /// Time every entry point on every dataset of the test blocks of the
     /// `.fut` files under the given paths.
     Bench {
@@ -116,6 +121,20 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Subcommand)]
+enum Jupyter {
+    /// Write the kernelspec, so that Jupyter offers urchin as a kernel.
+    Install {
+        /// Install under PREFIX/share/jupyter/kernels (a virtual
+        /// environment's prefix, say) instead of the user's Jupyter data
+        /// directory.
+        #[arg(long)]
+        prefix: Option<PathBuf>,
+    },
+    /// Run the kernel (Jupyter starts this, with a connection file).
+    Kernel { connection_file: PathBuf },
 }
 
 fn color() -> bool {
@@ -191,6 +210,7 @@ fn main() -> Result<ExitCode> {
             stop_on_error,
             verbose,
         })),
+        Some(Command::Jupyter { action }) => Ok(jupyter(action)),
         Some(Command::Bench {
             paths,
             runs,
@@ -212,6 +232,22 @@ fn literate(opts: urchin::literate::Options) -> ExitCode {
         }
         urchin::literate::Outcome::Failed(why) => {
             eprintln!("{why}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn jupyter(action: Jupyter) -> ExitCode {
+    let result = match action {
+        Jupyter::Install { prefix } => urchin::jupyter::install(prefix.as_deref()).map(|dir| {
+            println!("installed the urchin kernel in {}", dir.display());
+        }),
+        Jupyter::Kernel { connection_file } => urchin::jupyter::kernel(&connection_file),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
             ExitCode::FAILURE
         }
     }

@@ -19,6 +19,7 @@ mod complete;
 mod highlight;
 pub mod plot;
 mod print;
+mod query;
 mod style;
 mod terminal;
 
