@@ -19,6 +19,7 @@ pub mod diag;
 pub mod driver;
 pub mod elab;
 pub mod eval;
+pub mod gpu;
 pub mod jupyter;
 pub mod literate;
 pub mod plot;
@@ -29,3 +30,7 @@ pub mod source;
 pub mod syntax;
 pub mod testing;
 pub mod types;
+pub mod values;
+
+#[cfg(test)]
+mod test_env;

@@ -48,6 +48,7 @@ impl Repl {
         let a = globals.lookup_type(&q.to_string())?;
         Some(pretty::dec(&Dec::Type(TypeDec {
             name: q.name.clone(),
+            lifted: a.lifted,
             params: a.params.clone(),
             ty: a.ty.clone(),
             span: Default::default(),
@@ -63,7 +64,14 @@ mod tests {
     fn descriptions_have_the_type_and_the_doc() {
         let mut r = Repl::new(false);
         let mut out = String::new();
-        r.feed("-- | The square.\ndef sq (x: f64) = x * x", &mut out);
+        // One input, as a notebook cell or a file gives it (at the prompt,
+        // a comment line is an input of its own).
+        r.run_input(
+            "-- | The square.\ndef sq (x: f64) = x * x",
+            "<test>",
+            &mut out,
+        )
+        .expect("defines sq");
         r.feed("type pt = (f64, f64)", &mut out);
         r.feed("let v = 3", &mut out);
         assert_eq!(out, "");
@@ -90,9 +98,10 @@ mod tests {
         let (start, c) = r.completions("f64.sq", 6);
         assert_eq!(start, 0);
         assert!(c.contains(&"f64.sqrt".to_string()), "{c:?}");
+        // A `:` inside an expression does not start a command.
         let (start, c) = r.completions("1 + :gr", 7);
-        assert_eq!(start, 4);
-        assert!(c.is_empty(), "{c:?}");
+        assert_eq!(start, 5);
+        assert!(!c.iter().any(|w| w.starts_with(':')), "{c:?}");
         let (_, c) = r.completions(":pl", 3);
         assert_eq!(c, vec![":plot", ":plot2d"]);
     }
