@@ -33,6 +33,9 @@ pub fn render(fig: &Figure, cells: Cells, color: bool) -> String {
     }
 }
 
+/// The points of one unbroken line, as textplots takes them.
+type Line = Vec<(f32, f32)>;
+
 /// A braille character is two dots wide and four high.
 fn chart(c: &Chart, cells: Cells, color: bool) -> String {
     // textplots needs at least 32 dots across and rounds the height to a
@@ -40,7 +43,7 @@ fn chart(c: &Chart, cells: Cells, color: bool) -> String {
     let width = cells.columns.max(16) * 2;
     let height = (cells.rows.max(4) / 4 * 4) * 4;
     let ((x0, x1), (y0, y1)) = c.ranges();
-    let shapes: Vec<(usize, Vec<Vec<(f32, f32)>>)> = c
+    let shapes: Vec<(usize, Vec<Line>)> = c
         .series
         .iter()
         .enumerate()

@@ -153,9 +153,9 @@ pub const COMMANDS: &[Command] = &[
     },
     Command {
         name: "plot",
-        args: "[--grad] [--vjp] [--out FILE] EXPR [LO HI]",
+        args: "[OPTIONS] EXPR [LO HI]",
         arg: Arg::Expr,
-        help: "draw a float function over [LO, HI] (--grad/--vjp: and its derivative), an array, points or an image",
+        help: "draw a float function over [LO, HI], an array, points or an image; OPTIONS: --grad or --vjp (and the derivative), --out FILE",
         run: super::plot::plot,
     },
     Command {

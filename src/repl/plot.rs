@@ -163,31 +163,34 @@ fn figure(
         // `f 0 1` is a function over [0, 1] only if `f` is a function of
         // one float; otherwise the whole argument is an expression. The
         // trial is silent: its errors are not the user's.
-        let padded = blank_after(
-            inv.padded,
-            head.len() + (inv.padded.len() - inv.padded.trim_start().len()),
-        );
+        let start = inv.padded.len() - inv.padded.trim_start().len();
+        let padded = blank_after(inv.padded, start + head.len());
         let trial = inv.with_arg(head, &padded);
         let mut quiet = String::new();
         if let Ok(e) = r.parse_expr(&trial, &mut quiet)
-            && let Ok(Some(p)) = r.float_function(&e, &mut quiet)
+            && let Ok(checked) = r.checked(&e, &mut quiet)
         {
-            return function_figure(r, &e, head, p, (lo, hi), opts, sink);
+            let ty = defaulted(&checked.scheme);
+            if matches!(ty.base, Base::Arrow(..)) && ty.rank == Rank::zero() {
+                let p = float_function_of(r, &e, &ty, sink)?;
+                if lo >= hi {
+                    let d = Diagnostic::ty(
+                        format!("the interval [{lo}, {hi}] is empty"),
+                        Span::new(inv.file, start + head.len(), start + inv.arg.len()),
+                    )
+                    .with_label("LO must be below HI")
+                    .with_help(format!("write `:plot {head} {hi} {lo}`"));
+                    return Err(r.report(&d, sink));
+                }
+                return function_figure(r, &e, head, p, (lo, hi), opts, sink);
+            }
         }
     }
     let e = r.parse_expr(inv, sink)?;
     let checked = r.checked(&e, sink)?;
     let ty = defaulted(&checked.scheme);
     if want == Want::Any && matches!(ty.base, Base::Arrow(..)) && ty.rank == Rank::zero() {
-        let Some(p) = r.float_function(&e, sink)? else {
-            let d = Diagnostic::ty(
-                format!("`:plot` draws functions from a float to a float, and this is `{ty}`"),
-                e.span,
-            )
-            .with_label("not a function of one float")
-            .with_help("fix the other arguments in a lambda: `:plot (\\x -> f x 2.0) 0 1`");
-            return Err(r.report(&d, sink));
-        };
+        let p = float_function_of(r, &e, &ty, sink)?;
         return function_figure(r, &e, inv.arg, p, DEFAULT_RANGE, opts, sink);
     }
     if opts.grad || opts.vjp {
@@ -214,13 +217,35 @@ fn interval(arg: &str) -> Option<(&str, f64, f64)> {
     let hi: f64 = words.next()?.parse().ok()?;
     let lo: f64 = words.next()?.trim().parse().ok()?;
     let head = words.next()?.trim_end();
-    (!head.is_empty() && lo.is_finite() && hi.is_finite() && lo < hi).then_some((head, lo, hi))
+    (!head.is_empty() && lo.is_finite() && hi.is_finite()).then_some((head, lo, hi))
 }
 
 /// `text` with everything from byte `end` on blanked out.
 fn blank_after(text: &str, end: usize) -> String {
     let end = end.min(text.len());
     format!("{}{}", &text[..end], " ".repeat(text.len() - end))
+}
+
+/// The float type of `e`, a function of type `ty`, or an error saying
+/// that `:plot` draws functions of one float.
+fn float_function_of(
+    r: &Repl,
+    e: &Expr,
+    ty: &Type,
+    sink: &mut dyn Sink,
+) -> Result<PrimType, Failed> {
+    match r.float_function(e, sink)? {
+        Some(p) => Ok(p),
+        None => {
+            let d = Diagnostic::ty(
+                format!("`:plot` draws functions from a float to a float, and this is `{ty}`"),
+                e.span,
+            )
+            .with_label("not a function of one float")
+            .with_help("fix the other arguments in a lambda: `:plot (\\x -> f x 2.0) 0 1`");
+            Err(r.report(&d, sink))
+        }
+    }
 }
 
 impl Repl {
@@ -346,12 +371,12 @@ fn value_figure(ty: &Type, leaves: &[Value], want: Want) -> Result<Figure, Refus
         };
         (format!("this cannot be drawn: {what}"), help)
     };
-    if ty.rank.konst == 2 && ty.rank.vars.is_empty() {
-        if let (Base::Prim(p), Some(leaf)) = (&ty.base, leaves.first())
-            && want != Want::Chart
-        {
-            return image(*p, leaf).map(Figure::Image).map_err(|m| refuse(&m));
-        }
+    if ty.rank.konst == 2
+        && ty.rank.vars.is_empty()
+        && let (Base::Prim(p), Some(leaf)) = (&ty.base, leaves.first())
+        && want != Want::Chart
+    {
+        return image(*p, leaf).map(Figure::Image).map_err(|m| refuse(&m));
     }
     if want == Want::Image {
         return Err(refuse("it is not a 2-D array"));

@@ -19,6 +19,8 @@ mod automap_props;
 mod automap_speed;
 mod bench_cli;
 mod futhark;
+mod literate;
+mod notebook;
 mod programs;
 mod repl_cli;
 mod repl_pty;
