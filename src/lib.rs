@@ -22,6 +22,7 @@ pub mod eval;
 pub mod gpu;
 pub mod jupyter;
 pub mod literate;
+pub mod mem;
 pub mod plot;
 pub mod prim;
 pub mod repl;

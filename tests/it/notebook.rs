@@ -53,10 +53,6 @@ with open(sys.argv[3], "w") as f:
     json.dump(out, f)
 "#;
 
-fn require_data() -> bool {
-    std::env::var("URCHIN_REQUIRE_DATA").is_ok_and(|v| !v.is_empty() && v != "0")
-}
-
 /// Whether python3 with the Jupyter client packages can run; if not, why.
 fn python_missing() -> Option<String> {
     match Command::new("python3")
@@ -109,7 +105,7 @@ fn result(nb: &Value, source: &str) -> String {
 fn the_notebook_runs_on_the_kernel_with_nbclient() {
     if let Some(why) = python_missing() {
         assert!(
-            !require_data(),
+            !crate::test_env::data_required(),
             "URCHIN_REQUIRE_DATA is set but the notebook test cannot run: {why}\n\
              install the client: pip install jupyter_client nbclient nbformat"
         );
