@@ -110,6 +110,26 @@ enum Command {
         #[arg(long, value_name = "SECS")]
         timeout: Option<f64>,
     },
+    /// Turn a program with prose in its comments and `-- >` directives into
+    /// a Markdown document (as `futhark literate` does).
+    Literate {
+        program: PathBuf,
+        /// The Markdown file (default: the program with `.md`); images go
+        /// in a directory beside it named after it with `-img`.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Stop at the first failing directive, without writing anything.
+        #[arg(long)]
+        stop_on_error: bool,
+        /// Print each directive on standard error as it runs.
+        #[arg(short, long)]
+        verbose: bool,
+    },
+    /// The Jupyter kernel: `install` makes it known to Jupyter.
+    Jupyter {
+        #[command(subcommand)]
+        action: Jupyter,
+    },
     /// Time every entry point on every dataset of the test blocks of the
     /// `.fut` files under the given paths.
     Bench {
@@ -124,6 +144,20 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Subcommand)]
+enum Jupyter {
+    /// Write the kernelspec, so that Jupyter offers urchin as a kernel.
+    Install {
+        /// Install under PREFIX/share/jupyter/kernels (a virtual
+        /// environment's prefix, say) instead of the user's Jupyter data
+        /// directory.
+        #[arg(long)]
+        prefix: Option<PathBuf>,
+    },
+    /// Run the kernel (Jupyter starts this, with a connection file).
+    Kernel { connection_file: PathBuf },
 }
 
 fn color() -> bool {
@@ -200,12 +234,57 @@ fn main() -> Result<ExitCode> {
             verbose,
             timeout,
         }) => test(&paths, &engine, compiled, verbose, timeout),
+        Some(Command::Literate {
+            program,
+            output,
+            stop_on_error,
+            verbose,
+        }) => Ok(literate(urchin::literate::Options {
+            program,
+            output,
+            stop_on_error,
+            verbose,
+        })),
+        Some(Command::Jupyter { action }) => Ok(jupyter(action)),
         Some(Command::Bench {
             paths,
             runs,
             entry,
             json,
         }) => bench(&paths, runs as usize, entry, json, cli.device.as_deref()),
+    }
+}
+
+fn literate(opts: urchin::literate::Options) -> ExitCode {
+    match urchin::literate::run(&opts) {
+        urchin::literate::Outcome::Written { failed: 0 } => ExitCode::SUCCESS,
+        urchin::literate::Outcome::Written { failed } => {
+            eprintln!(
+                "{failed} directive{} failed (marked FAILED in the document)",
+                if failed == 1 { "" } else { "s" }
+            );
+            ExitCode::FAILURE
+        }
+        urchin::literate::Outcome::Failed(why) => {
+            eprintln!("{why}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn jupyter(action: Jupyter) -> ExitCode {
+    let result = match action {
+        Jupyter::Install { prefix } => urchin::jupyter::install(prefix.as_deref()).map(|dir| {
+            println!("installed the urchin kernel in {}", dir.display());
+        }),
+        Jupyter::Kernel { connection_file } => urchin::jupyter::kernel(&connection_file),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
     }
 }
 

@@ -158,7 +158,7 @@ fn not_scalar(e: &Expr, t: &Type) -> Diagnostic {
 }
 
 /// The float type of a scalar float type.
-fn float_scalar(t: &Type) -> Option<PrimType> {
+pub(super) fn float_scalar(t: &Type) -> Option<PrimType> {
     match &t.base {
         Base::Prim(p) if p.is_float() && t.rank == Rank::zero() => Some(*p),
         _ => None,
@@ -178,7 +178,7 @@ fn all_float(t: &Type) -> bool {
 /// A scheme's type with numeric type variables taken as `f64` (a
 /// derivative of `\x -> x * x` is wanted at floats, not at the `i32` a
 /// literal defaults to) and the rest defaulted as usual.
-fn defaulted(s: &Scheme) -> Type {
+pub(super) fn defaulted(s: &Scheme) -> Type {
     let mut inst: Inst = crate::driver::default_inst(s);
     for (t, (class, _)) in inst.tys.iter_mut().zip(&s.tyvars) {
         if matches!(class, Class::Num | Class::Float | Class::Ord | Class::Eq) {
@@ -189,7 +189,7 @@ fn defaulted(s: &Scheme) -> Type {
 }
 
 /// The parameter types and the result type of a function type.
-fn arrows(t: &Type) -> (Vec<Type>, Type) {
+pub(super) fn arrows(t: &Type) -> (Vec<Type>, Type) {
     let mut params = Vec::new();
     let mut t = t.clone();
     while let (true, Base::Arrow(a, b)) = (t.rank == Rank::zero(), &t.base) {

@@ -153,6 +153,27 @@ pub const COMMANDS: &[Command] = &[
         run: steps,
     },
     Command {
+        name: "plot",
+        args: "[OPTIONS] EXPR [LO HI]",
+        arg: Arg::Expr,
+        help: "draw a float function over [LO, HI], an array, points or an image; OPTIONS: --grad or --vjp (and the derivative), --out FILE",
+        run: super::plot::plot,
+    },
+    Command {
+        name: "plot2d",
+        args: "[--out FILE] EXPR",
+        arg: Arg::Expr,
+        help: "draw a pair of arrays (xs, ys), or a record of such pairs, as futhark literate does",
+        run: super::plot::plot2d,
+    },
+    Command {
+        name: "img",
+        args: "[--out FILE] EXPR",
+        arg: Arg::Expr,
+        help: "draw a 2-D array as an image, as futhark literate does",
+        run: super::plot::img,
+    },
+    Command {
         name: "device",
         args: "[SETTING]",
         arg: Arg::Words(&["auto", "none", "threshold"]),
@@ -256,7 +277,7 @@ fn load(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Fai
 
 /// A file name as typed: in double quotes or with `\ ` for spaces (as
 /// completion writes them), and `~/` for the home directory.
-fn path_arg(arg: &str) -> PathBuf {
+pub(super) fn path_arg(arg: &str) -> PathBuf {
     let unquoted = match arg.strip_prefix('"').and_then(|a| a.strip_suffix('"')) {
         Some(inner) => inner.to_string(),
         None => arg.replace("\\ ", " "),

@@ -17,7 +17,9 @@ mod ad;
 pub mod commands;
 mod complete;
 mod highlight;
+pub mod plot;
 mod print;
+mod query;
 mod style;
 mod terminal;
 
@@ -25,6 +27,7 @@ use crate::diag::{Diagnostic, render_all};
 use crate::driver::{Checkpoint, Session, default_inst, show_dec};
 use crate::eval::value::Value;
 use crate::eval::{EvalOptions, RuntimeError, RuntimeErrorKind};
+use crate::plot::Figure;
 use crate::prim::PrimType;
 use crate::source::FileId;
 use crate::syntax::ast::{
@@ -60,6 +63,15 @@ pub const CONTINUATION_PROMPT: &str = "urchin| ";
 pub trait Sink {
     fn out(&mut self, text: &str);
     fn err(&mut self, text: &str);
+    /// A figure (`:plot`, `:img`): drawn as text among the results, unless
+    /// the front end shows pictures (a notebook, a literate document).
+    fn figure(&mut self, fig: &Figure, color: bool) {
+        self.out(&crate::plot::terminal::render(
+            fig,
+            crate::plot::terminal::Cells::DEFAULT,
+            color,
+        ));
+    }
 }
 
 /// Both streams into one transcript, in order.
@@ -282,7 +294,9 @@ impl Repl {
         }
     }
 
-    fn incomplete(&self, text: &str) -> bool {
+    /// Whether `text` needs more lines to be a complete input (an open
+    /// bracket, a trailing operator, `let` without `in`, ...).
+    pub fn incomplete(&self, text: &str) -> bool {
         if !text.trim_start().starts_with(':') {
             return syntax::is_incomplete(text);
         }
@@ -297,14 +311,35 @@ impl Repl {
     /// it was before the input; so it does on a panic (a bug), which is
     /// reported like an error so that the session goes on.
     fn run(&mut self, text: &str, first_line: usize, sink: &mut dyn Sink) -> Status {
+        self.run_named(text, &format!("<repl:{first_line}>"), sink)
+    }
+
+    /// Runs `text` as one complete input, whatever its lines: a notebook
+    /// cell's input, a literate document's directive. Diagnostics name it
+    /// `origin`.
+    pub fn run_input(
+        &mut self,
+        text: &str,
+        origin: &str,
+        sink: &mut dyn Sink,
+    ) -> Result<Flow, Failed> {
+        self.pending = None;
+        self.line += text.lines().count().max(1);
+        let before = self.failures;
+        match self.run_named(text, origin, sink) {
+            Status::Quit => Ok(Flow::Quit),
+            _ if self.failures > before => Err(Failed),
+            _ => Ok(Flow::Continue),
+        }
+    }
+
+    fn run_named(&mut self, text: &str, origin: &str, sink: &mut dyn Sink) -> Status {
         if text.trim().is_empty() {
             return Status::Ready;
         }
         self.interrupt.store(false, Ordering::SeqCst);
         let saved = self.checkpoint();
-        let file = self
-            .session
-            .add_source(&format!("<repl:{first_line}>"), text);
+        let file = self.session.add_source(origin, text);
         let result = catch_unwind(AssertUnwindSafe(|| self.dispatch(text, file, sink)));
         match result {
             Ok(Ok(Flow::Continue)) => Status::Ready,

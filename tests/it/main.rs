@@ -20,6 +20,8 @@ mod automap_speed;
 mod bench_cli;
 mod futhark;
 mod futhark_data;
+mod literate;
+mod notebook;
 mod programs;
 mod repl_cli;
 mod repl_pty;

@@ -633,3 +633,31 @@ fn big_values_are_summarised() {
          :set print summary\n:set print all",
     );
 }
+
+#[test]
+fn plots_of_a_function_and_its_derivatives() {
+    check(
+        "plot_function",
+        "def f (x: f64) = x * x - 1\n:plot f -2 2\n:plot --grad f -2 2\n\
+         :plot --vjp f32.sin 0 6\n:plot --grad --vjp (\\x -> f64.exp (-x * x)) -3 3",
+    );
+}
+
+#[test]
+fn plots_of_arrays_points_and_images() {
+    check(
+        "plot_values",
+        ":plot [1.0, 3, 2, 5, 4]\n:plot2d ([1.0, 2, 3, 4], [2.0, 1, 3, 2.5])\n\
+         :plot2d {up = ([0.0, 1, 2], [0.0, 1, 2]), down = ([0.0, 1, 2], [2.0, 1, 0])}\n\
+         :img [[0.0, 0.5, 1], [1, 0.5, 0]]\n:img [[0xff0000u32, 0x00ff00], [0x0000ff, 0xffffff]]",
+    );
+}
+
+#[test]
+fn plot_errors() {
+    check(
+        "plot_errors",
+        ":plot\n:plot (\\(x: i64) -> x) 0 1\n:plot2d [1.0, 2]\n:img [1.0, 2]\n\
+         :plot f64.sin 3 1\n:plot --out a.gif f64.sin\n:plot --frob f64.sin",
+    );
+}

@@ -1,0 +1,267 @@
+//! Figures as files (and notebook outputs): charts drawn by `plotters` as
+//! SVG or PNG, images encoded as PNG. Text in PNG charts is rendered with
+//! a font compiled into urchin (Hack, from `epaint_default_fonts`), so no
+//! system font library is needed.
+
+use super::bitmap::{FONT_BYTES, Surface};
+use super::{Chart, Figure, Image, PALETTE, Size, tick};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::path::Path;
+use std::sync::Once;
+
+/// A file format, chosen by the file's extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Svg,
+    Png,
+}
+
+impl Format {
+    pub fn of(path: &Path) -> Option<Format> {
+        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+            "svg" => Some(Format::Svg),
+            "png" => Some(Format::Png),
+            _ => None,
+        }
+    }
+}
+
+/// Writes `fig` to `path`, in the format its extension names.
+pub fn write(fig: &Figure, path: &Path, size: Size) -> Result<(), String> {
+    let bytes = match Format::of(path) {
+        Some(Format::Svg) => svg(fig, size)?.into_bytes(),
+        Some(Format::Png) => png(fig, size)?,
+        None => {
+            return Err(format!(
+                "cannot tell the format of {}: name it .svg or .png",
+                path.display()
+            ));
+        }
+    };
+    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// `fig` as an SVG document. An image is embedded as PNG, at its size.
+pub fn svg(fig: &Figure, size: Size) -> Result<String, String> {
+    match fig {
+        Figure::Chart(c) => {
+            let mut out = String::new();
+            {
+                let root = SVGBackend::with_string(&mut out, (size.width, size.height))
+                    .into_drawing_area();
+                draw_chart(c, &root)?;
+            }
+            Ok(out)
+        }
+        Figure::Image(img) => {
+            let data = data_encoding::BASE64.encode(&encode_png(img)?);
+            Ok(format!(
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">\
+                 <image width=\"{w}\" height=\"{h}\" style=\"image-rendering:pixelated\" href=\"data:image/png;base64,{data}\"/></svg>\n",
+                w = img.width,
+                h = img.height
+            ))
+        }
+    }
+}
+
+/// `fig` as a PNG file. An image keeps its own size.
+pub fn png(fig: &Figure, size: Size) -> Result<Vec<u8>, String> {
+    match fig {
+        Figure::Chart(c) => {
+            let (w, h) = (size.width.max(1), size.height.max(1));
+            let mut rgb = vec![0u8; w as usize * h as usize * 3];
+            {
+                let root =
+                    Surface(BitMapBackend::with_buffer(&mut rgb, (w, h))).into_drawing_area();
+                draw_chart(c, &root)?;
+            }
+            let pixels = rgb.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect();
+            encode_png(&Image {
+                width: w as usize,
+                height: h as usize,
+                pixels,
+            })
+        }
+        Figure::Image(img) => encode_png(img),
+    }
+}
+
+fn encode_png(img: &Image) -> Result<Vec<u8>, String> {
+    if img.width == 0 || img.height == 0 {
+        return Err(format!(
+            "an image of {}×{} pixels cannot be written: it has no pixels",
+            img.width, img.height
+        ));
+    }
+    let mut out = Vec::new();
+    let failed = |e: png::EncodingError| format!("cannot encode the image as PNG: {e}");
+    {
+        let mut enc = png::Encoder::new(&mut out, img.width as u32, img.height as u32);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut w = enc.write_header().map_err(failed)?;
+        let data: Vec<u8> = img.pixels.iter().flatten().copied().collect();
+        w.write_image_data(&data).map_err(failed)?;
+    }
+    Ok(out)
+}
+
+/// Makes the built-in font the one plotters finds for `sans-serif` (it
+/// measures text with it to lay out the chart).
+fn register_font() {
+    static FONT: Once = Once::new();
+    FONT.call_once(|| {
+        // The font is compiled in and known to parse.
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT_BYTES);
+    });
+}
+
+fn draw_chart<DB: DrawingBackend>(c: &Chart, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+    register_font();
+    let failed = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("cannot draw the plot: {e}");
+    root.fill(&WHITE).map_err(failed)?;
+    let ((x0, x1), (y0, y1)) = c.ranges();
+    // A little room above and below, so that extremes are not on the frame.
+    let pad = (y1 - y0) * 0.05;
+    let mut chart = ChartBuilder::on(root)
+        .margin(16)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(x0..x1, (y0 - pad)..(y1 + pad))
+        .map_err(failed)?;
+    chart
+        .configure_mesh()
+        .x_desc(c.x_label.as_str())
+        .x_label_formatter(&|v| tick(*v))
+        .y_label_formatter(&|v| tick(*v))
+        .label_style(("sans-serif", 13))
+        .axis_desc_style(("sans-serif", 15))
+        .light_line_style(WHITE.mix(0.0))
+        .bold_line_style(BLACK.mix(0.08))
+        .draw()
+        .map_err(failed)?;
+    for (i, s) in c.series.iter().enumerate() {
+        let (r, g, b) = PALETTE[i % PALETTE.len()];
+        let color = RGBColor(r, g, b);
+        let segments = s.segments();
+        // Few points are data rather than a sampled function: mark them.
+        let marked = s.points.len() <= 40;
+        for (k, seg) in segments.iter().enumerate() {
+            let drawn = chart
+                .draw_series(LineSeries::new(seg.iter().copied(), color.stroke_width(2)))
+                .map_err(failed)?;
+            if k == 0 && !s.name.is_empty() {
+                drawn.label(s.name.as_str()).legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                });
+            }
+            if marked {
+                chart
+                    .draw_series(
+                        seg.iter()
+                            .map(|&p| Circle::new(p, 3, color.filled()))
+                            .collect::<Vec<_>>(),
+                    )
+                    .map_err(failed)?;
+            }
+        }
+    }
+    if c.series.iter().any(|s| !s.name.is_empty()) {
+        chart
+            .configure_series_labels()
+            .label_font(("sans-serif", 13))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.3))
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(failed)?;
+    }
+    root.present().map_err(failed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plot::Series;
+
+    fn sine() -> Figure {
+        Figure::Chart(Chart {
+            series: vec![Series {
+                name: "sin".into(),
+                points: (0..50)
+                    .map(|i| (i as f64 / 10.0, (i as f64 / 10.0).sin()))
+                    .collect(),
+            }],
+            x_label: "x".into(),
+        })
+    }
+
+    #[test]
+    fn svg_charts_have_their_labels() {
+        let s = svg(&sine(), Size::FILE).expect("draws");
+        assert!(s.starts_with("<svg"), "{s}");
+        // plotters puts a text element's content on a line of its own.
+        let texts: Vec<&str> = s
+            .split("<text")
+            .skip(1)
+            .filter_map(|t| Some(t.split_once('>')?.1.split_once('<')?.0.trim()))
+            .collect();
+        assert!(texts.contains(&"sin"), "the legend is missing: {texts:?}");
+        assert!(texts.contains(&"x"), "the axis name is missing: {texts:?}");
+    }
+
+    #[test]
+    fn png_charts_and_images_decode() {
+        for (fig, (w, h)) in [
+            (sine(), (320, 200)),
+            (
+                Figure::Image(Image {
+                    width: 3,
+                    height: 2,
+                    pixels: vec![
+                        [0, 0, 0],
+                        [255, 0, 0],
+                        [0, 255, 0],
+                        [0, 0, 255],
+                        [9; 3],
+                        [255; 3],
+                    ],
+                }),
+                (3, 2),
+            ),
+        ] {
+            let bytes = png(
+                &fig,
+                Size {
+                    width: 320,
+                    height: 200,
+                },
+            )
+            .expect("encodes");
+            let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+            let reader = decoder.read_info().expect("a PNG");
+            let info = reader.info();
+            assert_eq!((info.width, info.height), (w, h));
+        }
+    }
+
+    #[test]
+    fn empty_images_are_an_error_not_a_panic() {
+        let empty = Figure::Image(Image {
+            width: 0,
+            height: 4,
+            pixels: vec![],
+        });
+        assert!(png(&empty, Size::FILE).is_err());
+    }
+
+    #[test]
+    fn formats_by_extension() {
+        assert_eq!(Format::of(Path::new("a/b.SVG")), Some(Format::Svg));
+        assert_eq!(Format::of(Path::new("b.png")), Some(Format::Png));
+        assert_eq!(Format::of(Path::new("b.jpg")), None);
+        assert_eq!(Format::of(Path::new("b")), None);
+    }
+}
