@@ -376,7 +376,13 @@ impl<'t> Lower<'t> {
             .map(|(n, _)| n.to_string())
             .unwrap_or_else(|| "_p".into());
         let (template, params) = self.fresh_like(&init, &pname, span)?;
-        let env_p = self.bind_pat(ctx, env, &l.pat, template.clone(), "the loop parameter")?;
+        // The sizes ascribed to the parameters hold for the initial values
+        // and for every iteration's result; a size name not bound outside
+        // is bound afresh in each iteration (it may vary).
+        self.bind_pat(ctx, env, &l.pat, init, "the loop's initial value")?;
+        let bind_params = |lw: &mut Self| {
+            lw.bind_pat(ctx, env, &l.pat, template.clone(), "the loop parameter")
+        };
         // The loop index to bind in the body (name, variable, its source
         // type), and the array a `for x in xs` walks.
         let mut index: Option<(Ident, Var, PrimType)> = None;
@@ -406,6 +412,7 @@ impl<'t> Lower<'t> {
             }
             LoopForm_::While(c) => {
                 let (cond, ()) = self.body(|lw| {
+                    let env_p = bind_params(lw)?;
                     let cv = lw.expr(ctx, &env_p, c)?;
                     Ok((vec![lw.scalar(&cv, c.span)?], ()))
                 })?;
@@ -413,7 +420,7 @@ impl<'t> Lower<'t> {
             }
         };
         let (body, ()) = self.body(|lw| {
-            let mut benv = env_p.clone();
+            let mut benv = bind_params(lw)?;
             if let Some((name, iv, ty)) = &index {
                 let ia = if *ty == PrimType::I64 {
                     Atom::Var(*iv)
@@ -429,6 +436,7 @@ impl<'t> Lower<'t> {
                 benv = lw.bind_pat(ctx, &benv, p, elem, "the loop element")?;
             }
             let v = lw.expr(ctx, &benv, &l.body)?;
+            lw.bind_pat(ctx, env, &l.pat, v.clone(), "the loop body's result")?;
             Ok((lw.leaves(&v, l.body.span)?, ()))
         })?;
         let params = params.into_iter().zip(init_atoms).collect();
