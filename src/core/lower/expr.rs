@@ -379,10 +379,11 @@ impl<'t> Lower<'t> {
         // The sizes ascribed to the parameters hold for the initial values
         // and for every iteration's result; a size name not bound outside
         // is bound afresh in each iteration (it may vary).
-        self.bind_pat(ctx, env, &l.pat, init, "the loop's initial value")?;
-        let bind_params = |lw: &mut Self| {
-            lw.bind_pat(ctx, env, &l.pat, template.clone(), "the loop parameter")
-        };
+        if ascribes(&l.pat) {
+            self.bind_pat(ctx, env, &l.pat, init, "the loop's initial value")?;
+        }
+        let bind_params =
+            |lw: &mut Self| lw.bind_pat(ctx, env, &l.pat, template.clone(), "the loop parameter");
         // The loop index to bind in the body (name, variable, its source
         // type), and the array a `for x in xs` walks.
         let mut index: Option<(Ident, Var, PrimType)> = None;
@@ -436,7 +437,9 @@ impl<'t> Lower<'t> {
                 benv = lw.bind_pat(ctx, &benv, p, elem, "the loop element")?;
             }
             let v = lw.expr(ctx, &benv, &l.body)?;
-            lw.bind_pat(ctx, env, &l.pat, v.clone(), "the loop body's result")?;
+            if ascribes(&l.pat) {
+                lw.bind_pat(ctx, env, &l.pat, v.clone(), "the loop body's result")?;
+            }
             Ok((lw.leaves(&v, l.body.span)?, ()))
         })?;
         let params = params.into_iter().zip(init_atoms).collect();
@@ -549,5 +552,16 @@ fn stripmine(a: &Attr) -> Option<u32> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// Whether a pattern ascribes a type somewhere (so a value bound to it has
+/// sizes to check).
+fn ascribes(p: &Pat) -> bool {
+    match p {
+        Pat::Ascribed(..) => true,
+        Pat::Tuple(ps, _) | Pat::Constr(_, ps, _) => ps.iter().any(ascribes),
+        Pat::Record(fs, _) => fs.iter().any(|(_, p)| p.as_ref().is_some_and(ascribes)),
+        _ => false,
     }
 }
