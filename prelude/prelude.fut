@@ -101,6 +101,32 @@ def exscan 'a (op: a -> a -> a) (ne: a) (as: []a) : []a =
   let n = length as
   in scatter (replicate n ne) (map (+ 1) (iota n)) (scan op ne as)
 
+-- | `xs` with its size imposed as `n`: a size coercion, failing at run time
+-- when the sizes differ.
+def sized [m] 't (n: i64) (xs: [m]t) : [n]t = xs :> [n]t
+
+-- | A map of `f`, whose array results may differ in size, flattened: the
+-- size of each segment (the *shape*), a flag at the start of each segment,
+-- each segment's offset, the concatenated array results, and the other
+-- results. `f` runs once per segment for its size and its other result, and
+-- once per element of the data (segments may be empty, so an element finds
+-- its segment by counting the segment starts up to it).
+def flatmap [n] 'a 'b 'c (f: a -> ?[k].([k]b, c)) (as: [n]a)
+    : ?[m].([n]i64, [m]bool, [n]i64, [m]b, [n]c) =
+  let shape = map (\x -> length (f x).0) as
+  let offset = map2 (-) (scan (+) 0 shape) shape
+  let m = i64.sum shape
+  let starts = hist (+) 0 m offset (replicate n 1i64)
+  let seg = map (\s -> s - 1) (scan (+) 0 starts)
+  let data = map2 (\s i -> (f as[s]).0[i - offset[s]]) seg (iota m)
+  in (shape, map (> 0) starts, offset, data, map (\x -> (f x).1) as)
+
+-- | `flatmap` of a function with only an array result.
+def flatmap' [n] 'a 'b (f: a -> ?[k].[k]b) (as: [n]a)
+    : ?[m].([n]i64, [m]bool, [n]i64, [m]b) =
+  let (shape, flags, offset, data, _) = flatmap (\x -> (f x, ())) as
+  in (shape, flags, offset, data)
+
 -- | The elements satisfying `p` and those that do not, each in order.
 def partition 'a (p: a -> bool) (as: []a) : ([]a, []a) =
   let flags = map p as

@@ -1227,6 +1227,11 @@ pub fn native_unop<T: Native>(op: UnOp, a: T) -> Result<BinResult<T>, PrimError>
 pub fn native_convert<A: Native, B: Native>(a: A) -> B {
     if A::TY.is_float() {
         B::from_f64(a.to_f64())
+    } else if A::TY.is_signed() && B::TY.is_int() && !B::TY.is_signed() {
+        // Futhark's unsigned modules zero-extend a signed source
+        // (`u16.i8 (-128)` is 128): its bits, read as unsigned.
+        let bits = 8 * A::TY.bytes() as u32;
+        B::from_u64(a.to_i64() as u64 & (u64::MAX >> (64 - bits)))
     } else if A::TY.is_signed() {
         B::from_i64(a.to_i64())
     } else {
@@ -1307,7 +1312,8 @@ fn convert_from<A: Native>(a: Scalar, to: PrimType) -> Scalar {
     }
 }
 
-/// Conversion as Futhark's `t.u8`, `t.f32`, ... functions: integers wrap,
+/// Conversion as Futhark's `t.u8`, `t.f32`, ... functions: integers wrap (a
+/// signed value becomes unsigned by zero extension, as in Futhark),
 /// floats truncate towards zero (saturating), bool is 0 or 1.
 pub fn convert(a: Scalar, to: PrimType) -> Scalar {
     dispatch_prim!(a.ty(), convert_from(a, to))
@@ -1400,7 +1406,17 @@ mod tests {
             convert(Scalar::U64(u64::MAX), PrimType::F64),
             Scalar::F64(u64::MAX as f64)
         );
-        assert_eq!(convert(Scalar::I8(-1), PrimType::U16), Scalar::U16(65535));
+        // Signed to unsigned zero-extends, as Futhark's `u16.i8`; to a
+        // signed type it sign-extends.
+        assert_eq!(convert(Scalar::I8(-1), PrimType::U16), Scalar::U16(255));
+        assert_eq!(convert(Scalar::I8(-128), PrimType::U64), Scalar::U64(128));
+        assert_eq!(
+            convert(Scalar::I32(-1), PrimType::U64),
+            Scalar::U64(u32::MAX as u64)
+        );
+        assert_eq!(convert(Scalar::I64(-1), PrimType::U8), Scalar::U8(255));
+        assert_eq!(convert(Scalar::I8(-1), PrimType::I64), Scalar::I64(-1));
+        assert_eq!(convert(Scalar::U8(255), PrimType::I16), Scalar::I16(255));
     }
 
     #[test]

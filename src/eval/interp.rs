@@ -1053,7 +1053,13 @@ impl<'p> Interp<'p> {
             .zip(&stm.pat)
             .map(|(vals, p)| {
                 if vals.is_empty() {
-                    return Ok(LVal::inv(self.empty_of(*p, &udims)?));
+                    // No lane at all: an empty value that still varies over
+                    // the lanes `u` (an invariant one would be
+                    // replicated over them once more).
+                    return Ok(LVal {
+                        mask: u,
+                        v: self.empty_of(*p, &udims)?,
+                    });
                 }
                 match stack(&vals, &udims) {
                     Some(v @ Value::Acc(_)) => Ok(LVal::inv(v)),

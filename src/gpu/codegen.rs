@@ -1313,6 +1313,11 @@ fn convert(from: PrimType, to: PrimType, x: &str) -> String {
     if from.is_float() && to.is_int() {
         return format!("convert_{ct}_sat_rtz({x})");
     }
+    if from.is_signed() && to.is_int() && !to.is_signed() {
+        // Zero extension, as `prim::convert`: through the unsigned type of
+        // the source's width.
+        return format!("({ct})({}){x}", utype(from));
+    }
     format!("({ct}){x}")
 }
 

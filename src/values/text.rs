@@ -76,6 +76,13 @@ impl Lit {
         match &self.kind {
             LitKind::Bool(b) if t == PrimType::Bool => Ok(Scalar::Bool(*b)),
             LitKind::Bool(_) => Err(mismatch()),
+            // A literal with its type's suffix wraps around, as in Futhark's
+            // data reader (`128i8` is -128; Futhark's tests rely on it).
+            LitKind::Int {
+                value,
+                suffix: Some(s),
+                ..
+            } if *s == t && t.is_int() => Ok(Scalar::from_i64(t, *value as i64)),
             LitKind::Int { value, pattern, .. } => int_scalar(*value, *pattern, t)
                 .ok_or_else(|| format!("`{}` does not fit in {t}", self.text)),
             LitKind::Float { value, .. } => {
@@ -981,6 +988,10 @@ mod tests {
                 .is_some_and(|e| e.contains("does not fit in u8"))
         );
         assert!(at("-1", PrimType::U32, 0).is_err());
+        let wrapped = |text: &str, t: PrimType| at(text, t, 0).ok().and_then(|v| v.scalar());
+        assert_eq!(wrapped("128i8", PrimType::I8), Some(Scalar::I8(-128)));
+        assert_eq!(wrapped("256u8", PrimType::U8), Some(Scalar::U8(0)));
+        assert_eq!(wrapped("-1u16", PrimType::U16), Some(Scalar::U16(65535)));
         assert!(parse("3000000000")[0].to_value(None).is_err());
     }
 

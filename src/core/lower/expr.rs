@@ -427,7 +427,14 @@ impl<'t> Lower<'t> {
             .map(|(n, _)| n.to_string())
             .unwrap_or_else(|| "_p".into());
         let (template, params) = self.fresh_like(&init, &pname, span)?;
-        let env_p = self.bind_pat(ctx, env, &l.pat, template.clone(), "the loop parameter")?;
+        // The sizes ascribed to the parameters hold for the initial values
+        // and for every iteration's result; a size name not bound outside
+        // is bound afresh in each iteration (it may vary).
+        if ascribes(&l.pat) {
+            self.bind_pat(ctx, env, &l.pat, init, "the loop's initial value")?;
+        }
+        let bind_params =
+            |lw: &mut Self| lw.bind_pat(ctx, env, &l.pat, template.clone(), "the loop parameter");
         // The loop index to bind in the body (name, variable, its source
         // type), and the array a `for x in xs` walks.
         let mut index: Option<(Ident, Var, PrimType)> = None;
@@ -457,6 +464,7 @@ impl<'t> Lower<'t> {
             }
             LoopForm_::While(c) => {
                 let (cond, ()) = self.body(|lw| {
+                    let env_p = bind_params(lw)?;
                     let cv = lw.expr(ctx, &env_p, c)?;
                     Ok((vec![lw.scalar(&cv, c.span)?], ()))
                 })?;
@@ -464,7 +472,7 @@ impl<'t> Lower<'t> {
             }
         };
         let (body, ()) = self.body(|lw| {
-            let mut benv = env_p.clone();
+            let mut benv = bind_params(lw)?;
             if let Some((name, iv, ty)) = &index {
                 let ia = if *ty == PrimType::I64 {
                     Atom::Var(*iv)
@@ -480,6 +488,9 @@ impl<'t> Lower<'t> {
                 benv = lw.bind_pat(ctx, &benv, p, elem, "the loop element")?;
             }
             let v = lw.expr(ctx, &benv, &l.body)?;
+            if ascribes(&l.pat) {
+                lw.bind_pat(ctx, env, &l.pat, v.clone(), "the loop body's result")?;
+            }
             Ok((lw.leaves(&v, l.body.span)?, ()))
         })?;
         let params = params.into_iter().zip(init_atoms).collect();
@@ -607,5 +618,16 @@ fn stripmine(a: &Attr) -> Option<u32> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// Whether a pattern ascribes a type somewhere (so a value bound to it has
+/// sizes to check).
+fn ascribes(p: &Pat) -> bool {
+    match p {
+        Pat::Ascribed(..) => true,
+        Pat::Tuple(ps, _) | Pat::Constr(_, ps, _) => ps.iter().any(ascribes),
+        Pat::Record(fs, _) => fs.iter().any(|(_, p)| p.as_ref().is_some_and(ascribes)),
+        _ => false,
     }
 }
