@@ -7,6 +7,7 @@
 //! ordinary code and no perturbation can be confused.
 
 pub mod deriv;
+mod activity;
 mod fwd;
 mod prepare;
 mod rev;

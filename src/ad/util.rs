@@ -1,9 +1,10 @@
 //! Building blocks shared by both AD modes: zeros of a value's shape,
 //! element-wise addition of adjoints, and sums over the outer dimension.
 
+use super::deriv::add_op;
 use crate::core::build::Builder;
 use crate::core::ir::{Atom, Type, Var};
-use crate::prim::{BinOp, PrimType, Scalar};
+use crate::prim::{PrimType, Scalar};
 
 /// A name for the derivative of `v`: `x` → `x_bar` / `x_dot`.
 pub fn deriv_name(b: &Builder, v: Var, suffix: &str) -> String {
@@ -33,10 +34,11 @@ pub fn zeros_like(b: &mut Builder, like: Atom) -> Atom {
     }
 }
 
-/// `x + y` for scalars or element-wise for arrays of the same shape.
+/// `x + y` for scalars or element-wise for arrays of the same shape (`||`
+/// for booleans).
 pub fn add(b: &mut Builder, x: Atom, y: Atom) -> Atom {
     match b.ty(x) {
-        Type::Prim(_) => b.bin(BinOp::Add, x, y).into(),
+        Type::Prim(p) => b.bin(add_op(p), x, y).into(),
         Type::Array(..) => {
             let (Atom::Var(xv), Atom::Var(yv)) = (x, y) else {
                 unreachable!("arrays are variables");
@@ -51,7 +53,7 @@ pub fn add(b: &mut Builder, x: Atom, y: Atom) -> Atom {
 pub fn sum_outer(b: &mut Builder, arr: Var) -> Atom {
     match b.vars.ty(arr) {
         Type::Array(p, 1) => {
-            let op = b.binop_operator(BinOp::Add, p, zero(p));
+            let op = b.binop_operator(add_op(p), p, zero(p));
             b.reduce(op, None, &[arr])[0].into()
         }
         Type::Array(_, r) => {
