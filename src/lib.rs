@@ -19,6 +19,7 @@ pub mod diag;
 pub mod driver;
 pub mod elab;
 pub mod eval;
+pub mod gpu;
 pub mod prim;
 pub mod repl;
 pub mod semantics;
@@ -26,3 +27,7 @@ pub mod source;
 pub mod syntax;
 pub mod testing;
 pub mod types;
+pub mod values;
+
+#[cfg(test)]
+mod test_env;

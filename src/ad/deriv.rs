@@ -46,6 +46,11 @@ fn konst(t: PrimType, x: i64) -> Atom {
     Atom::Const(Scalar::from_i64(t, x))
 }
 
+/// A float constant (for derivatives of float-only operations).
+fn fkonst(t: PrimType, x: f64) -> Atom {
+    Atom::Const(Scalar::from_f64(t, x))
+}
+
 /// With respect to which operands `x op y` (operands of type `p`) has a
 /// derivative that is not zero everywhere. The activity analysis asks this
 /// without building anything; [`binop`] builds exactly these.
@@ -62,7 +67,9 @@ pub fn binop_depends(op: BinOp, p: PrimType) -> (bool, bool) {
         // An integer exponent is a count (its real derivative, `r·ln x`,
         // is not an integer).
         BinOp::Pow => (true, float),
-        BinOp::Atan2 => (float, float),
+        BinOp::Atan2 | BinOp::Hypot => (float, float),
+        // Only the magnitude moves with x; the sign of y is a step.
+        BinOp::CopySign | BinOp::NextAfter => (float, false),
         // As `if x then y else false` and `if x then true else y`, which
         // is what `&&` and `||` are: the condition passes no tangent.
         BinOp::LogAnd | BinOp::LogOr => (false, true),
@@ -77,7 +84,9 @@ pub fn binop_depends(op: BinOp, p: PrimType) -> (bool, bool) {
         | BinOp::Ge
         | BinOp::BitAnd
         | BinOp::BitOr
-        | BinOp::BitXor => (false, false),
+        | BinOp::BitXor
+        // The high half of a double-width product is a step function.
+        | BinOp::MulHi => (false, false),
     }
 }
 
@@ -93,6 +102,15 @@ pub fn unop_depends(op: UnOp, _p: PrimType) -> bool {
             | UnOp::Trunc
             | UnOp::IsNan
             | UnOp::IsInf
+            // ψ₁′ (tetragamma) is not implemented: third and higher
+            // derivatives of `lgamma` are not available.
+            | UnOp::Trigamma
+            // Integer results, or bit patterns.
+            | UnOp::Popc
+            | UnOp::Clz
+            | UnOp::Ctz
+            | UnOp::ToBits
+            | UnOp::FromBits
     )
 }
 
@@ -161,6 +179,19 @@ pub fn binop(
             let nx = b.un(UnOp::Neg, x);
             (dx.into(), b.bin(BinOp::Div, nx, d).into())
         }
+        BinOp::Hypot => {
+            // ∂/∂x = x/r, ∂/∂y = y/r
+            let dx = b.bin(BinOp::Div, x, r);
+            (dx.into(), b.bin(BinOp::Div, y, r).into())
+        }
+        BinOp::CopySign => {
+            // |x|·sgn y: ∂/∂x = sgn x · sgn y (as ±1, also at zeros)
+            let sx = b.bin(BinOp::CopySign, one, x);
+            let sy = b.bin(BinOp::CopySign, one, y);
+            (b.bin(BinOp::Mul, sx, sy).into(), zero)
+        }
+        // A step of one unit in the last place moves with `x`.
+        BinOp::NextAfter => (one, zero),
         BinOp::Mod | BinOp::Rem => {
             // x − y·q with q the rounded quotient, piecewise constant:
             // ∂/∂x = 1, ∂/∂y = −q. Float `%` truncates; integer `%`
@@ -207,7 +238,7 @@ pub fn unop(b: &mut Builder, op: UnOp, x: Atom, r: Atom) -> Option<Atom> {
         UnOp::Log => b.bin(BinOp::Div, one, x).into(),
         UnOp::Log2 | UnOp::Log10 => {
             let base: f64 = if op == UnOp::Log2 { 2.0 } else { 10.0 };
-            let xl = b.bin(BinOp::Mul, x, Atom::Const(Scalar::from_f64(p, base.ln())));
+            let xl = b.bin(BinOp::Mul, x, fkonst(p, base.ln()));
             b.bin(BinOp::Div, one, xl).into()
         }
         UnOp::Sin => b.un(UnOp::Cos, x).into(),
@@ -244,13 +275,77 @@ pub fn unop(b: &mut Builder, op: UnOp, x: Atom, r: Atom) -> Option<Atom> {
             let rr = b.bin(BinOp::Mul, r, r);
             b.bin(BinOp::Sub, one, rr).into()
         }
+        UnOp::Cbrt => {
+            // 1 / (3·r²)
+            let rr = b.bin(BinOp::Mul, r, r);
+            let d = b.bin(BinOp::Mul, konst(p, 3), rr);
+            b.bin(BinOp::Div, one, d).into()
+        }
+        UnOp::Log1p => {
+            let d = b.bin(BinOp::Add, one, x);
+            b.bin(BinOp::Div, one, d).into()
+        }
+        UnOp::Asinh | UnOp::Acosh => {
+            // 1/√(x² ± 1)
+            let xx = b.bin(BinOp::Mul, x, x);
+            let sign = if op == UnOp::Asinh {
+                BinOp::Add
+            } else {
+                BinOp::Sub
+            };
+            let d = b.bin(sign, xx, one);
+            let s = b.un(UnOp::Sqrt, d);
+            b.bin(BinOp::Div, one, s).into()
+        }
+        UnOp::Atanh => {
+            // 1/(1 − x²)
+            let xx = b.bin(BinOp::Mul, x, x);
+            let d = b.bin(BinOp::Sub, one, xx);
+            b.bin(BinOp::Div, one, d).into()
+        }
+        UnOp::Erf | UnOp::Erfc => {
+            // ±2/√π · e^(−x²)
+            let xx = b.bin(BinOp::Mul, x, x);
+            let nxx = b.un(UnOp::Neg, xx);
+            let e = b.un(UnOp::Exp, nxx);
+            let c = 2.0 / std::f64::consts::PI.sqrt();
+            let c = if op == UnOp::Erf { c } else { -c };
+            b.bin(BinOp::Mul, fkonst(p, c), e).into()
+        }
+        // Γ′ = Γ·ψ, (log Γ)′ = ψ, ψ′ = ψ₁.
+        UnOp::Gamma => {
+            let psi = b.un(UnOp::Digamma, x);
+            b.bin(BinOp::Mul, r, psi).into()
+        }
+        UnOp::Lgamma => b.un(UnOp::Digamma, x).into(),
+        UnOp::Digamma => b.un(UnOp::Trigamma, x).into(),
+        UnOp::SinPi => {
+            let c = b.un(UnOp::CosPi, x);
+            b.bin(BinOp::Mul, fkonst(p, std::f64::consts::PI), c).into()
+        }
+        UnOp::CosPi => {
+            let s = b.un(UnOp::SinPi, x);
+            b.bin(BinOp::Mul, fkonst(p, -std::f64::consts::PI), s).into()
+        }
+        UnOp::TanPi => {
+            // π(1 + r²)
+            let rr = b.bin(BinOp::Mul, r, r);
+            let d = b.bin(BinOp::Add, one, rr);
+            b.bin(BinOp::Mul, fkonst(p, std::f64::consts::PI), d).into()
+        }
         UnOp::Sgn
         | UnOp::Floor
         | UnOp::Ceil
         | UnOp::Round
         | UnOp::Trunc
         | UnOp::IsNan
-        | UnOp::IsInf => unreachable!("unop_depends rules out operations without derivatives"),
+        | UnOp::IsInf
+        | UnOp::Trigamma
+        | UnOp::Popc
+        | UnOp::Clz
+        | UnOp::Ctz
+        | UnOp::ToBits
+        | UnOp::FromBits => unreachable!("unop_depends rules out operations without derivatives"),
     })
 }
 

@@ -294,8 +294,24 @@ impl<'p> Interp<'p> {
     /// `out` (loops and per-element maps look the analysis up once and
     /// reuse the vector).
     pub fn run_body(&mut self, body: &Body, info: &BodyInfo, out: &mut Vec<LVal>) -> R<()> {
-        for (stm, si) in body.stms.iter().zip(&info.stms) {
+        // Statements before `host` go to the evaluator without asking the
+        // device again.
+        let (mut k, mut host) = (0, 0);
+        while let (Some(stm), Some(si)) = (body.stms.get(k), info.stms.get(k)) {
+            if k >= host
+                && self.lanes.is_empty()
+                && let Some(gpu) = self.opts.device.clone()
+            {
+                match self.offload(&gpu, body, info, k)? {
+                    Ok(n) => {
+                        k += n;
+                        continue;
+                    }
+                    Err(n) => host = k + n,
+                }
+            }
             self.eval_stm(stm, si).map_err(|e| e.at(stm.span))?;
+            k += 1;
         }
         for (a, &mv) in body.result.iter().zip(&info.result_moves) {
             out.push(match self.scalar_ref(a) {
@@ -600,6 +616,7 @@ impl<'p> Interp<'p> {
                 PrimType::U16 => to::<A, u16>(shape, &a),
                 PrimType::U32 => to::<A, u32>(shape, &a),
                 PrimType::U64 => to::<A, u64>(shape, &a),
+                PrimType::F16 => to::<A, half::f16>(shape, &a),
                 PrimType::F32 => to::<A, f32>(shape, &a),
                 PrimType::F64 => to::<A, f64>(shape, &a),
             })

@@ -1,0 +1,573 @@
+//! small-step = fast evaluator: random well-typed programs (arithmetic,
+//! tuples, arrays, SOACs, `if`, `loop`, implicit maps) give the same
+//! result under the reference semantics and the fast evaluator (floats
+//! within tolerance), or the same kind of error.
+//!
+//! 2,000 cases in CI (`URCHIN_PROPTEST_SCALE=1`), 200 by default.
+
+use crate::support::{lazy, session};
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::rc::Rc;
+use urchin::driver::Session;
+use urchin::eval::value::{Array, Value};
+use urchin::eval::{EvalOptions, RuntimeErrorKind};
+use urchin::prim::{PrimType, Scalar};
+use urchin::semantics::{self, Stop};
+use urchin::values::{Mismatch, Tolerance, compare};
+
+#[derive(Clone, Debug, PartialEq)]
+enum Ty {
+    I32,
+    I64,
+    F64,
+    Bool,
+    Arr(Box<Ty>),
+    Tup(Box<Ty>, Box<Ty>),
+}
+
+use Ty::*;
+
+fn arr(t: Ty) -> Ty {
+    Arr(Box::new(t))
+}
+
+impl fmt::Display for Ty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            I32 => write!(f, "i32"),
+            I64 => write!(f, "i64"),
+            F64 => write!(f, "f64"),
+            Bool => write!(f, "bool"),
+            Arr(t) => write!(f, "[]{t}"),
+            Tup(a, b) => write!(f, "({a}, {b})"),
+        }
+    }
+}
+
+impl Ty {
+    fn is_num(&self) -> bool {
+        matches!(self, I32 | I64 | F64)
+    }
+
+    fn zero(&self) -> &'static str {
+        match self {
+            I32 => "0i32",
+            I64 => "0i64",
+            _ => "0f64",
+        }
+    }
+}
+
+/// Variables in scope, with their types.
+type Env = Rc<Vec<(String, Ty)>>;
+
+/// `env` with `name` bound to `t`, shadowing any other `name`.
+fn with(env: &Env, name: &str, t: &Ty) -> Env {
+    let mut e = (**env).clone();
+    e.retain(|(n, _)| n != name);
+    e.push((name.to_string(), t.clone()));
+    Rc::new(e)
+}
+
+/// The parameters of every generated entry point.
+fn params() -> Env {
+    Rc::new(vec![
+        ("a".into(), I32),
+        ("b".into(), I64),
+        ("c".into(), F64),
+        ("xs".into(), arr(I32)),
+        ("ys".into(), arr(I32)),
+        ("zs".into(), arr(F64)),
+        ("is".into(), arr(I64)),
+        ("xss".into(), arr(arr(I32))),
+    ])
+}
+
+fn scalar_ty() -> BoxedStrategy<Ty> {
+    prop_oneof![Just(I32), Just(I64), Just(F64), Just(Bool)].boxed()
+}
+
+fn num_ty() -> BoxedStrategy<Ty> {
+    prop_oneof![Just(I32), Just(I64), Just(F64)].boxed()
+}
+
+fn any_ty() -> BoxedStrategy<Ty> {
+    prop_oneof![
+        4 => scalar_ty(),
+        2 => scalar_ty().prop_map(arr),
+        1 => num_ty().prop_map(|t| arr(arr(t))),
+        1 => (scalar_ty(), scalar_ty()).prop_map(|(a, b)| Tup(Box::new(a), Box::new(b))),
+    ]
+    .boxed()
+}
+
+fn literal(t: &Ty) -> BoxedStrategy<String> {
+    match t {
+        I32 => (-5i32..20).prop_map(|n| signed(format!("{n}i32"))).boxed(),
+        I64 => (-3i64..6).prop_map(|n| signed(format!("{n}i64"))).boxed(),
+        F64 => prop_oneof![
+            (-20i32..20).prop_map(|n| signed(format!("{:.2}f64", f64::from(n) / 4.0))),
+            Just("0f64".to_string())
+        ]
+        .boxed(),
+        Bool => any::<bool>().prop_map(|b| b.to_string()).boxed(),
+        Arr(e) => prop::collection::vec(literal(e), 1..4)
+            .prop_map(|es| format!("[{}]", es.join(", ")))
+            .boxed(),
+        Tup(a, b) => (literal(a), literal(b))
+            .prop_map(|(a, b)| format!("({a}, {b})"))
+            .boxed(),
+    }
+}
+
+/// A negative literal in parentheses, so that `f (-1)` is not `f - 1`.
+fn signed(s: String) -> String {
+    if s.starts_with('-') {
+        format!("({s})")
+    } else {
+        s
+    }
+}
+
+fn leaf(t: &Ty, env: &Env) -> BoxedStrategy<String> {
+    let vars: Vec<String> = env
+        .iter()
+        .filter(|(_, u)| u == t)
+        .map(|(n, _)| n.clone())
+        .collect();
+    if vars.is_empty() {
+        literal(t)
+    } else {
+        prop_oneof![literal(t), prop::sample::select(vars)].boxed()
+    }
+}
+
+/// A small loop count, so that nested loops stay cheap.
+fn count() -> BoxedStrategy<String> {
+    (0i32..4).prop_map(|n| n.to_string()).boxed()
+}
+
+fn expr(t: &Ty, env: &Env, depth: u32) -> BoxedStrategy<String> {
+    if depth == 0 {
+        return leaf(t, env);
+    }
+    // Built when drawn from: only the alternatives taken build their
+    // sub-expressions.
+    let (t, env) = (t.clone(), env.clone());
+    lazy(move || forms(&t, &env, depth))
+}
+
+/// The expressions of type `t` of depth at most `depth` (> 0).
+fn forms(t: &Ty, env: &Env, depth: u32) -> BoxedStrategy<String> {
+    let d = depth - 1;
+    let t2 = t.clone();
+    let env2 = env.clone();
+    // Forms every type has: if, let, loop, projection.
+    let generic = {
+        let (tt, e) = (t2.clone(), env2.clone());
+        let iff = (expr(&Bool, &e, d), expr(&tt, &e, d), expr(&tt, &e, d))
+            .prop_map(|(c, a, b)| format!("(if {c} then {a} else {b})"));
+        let (tt, e) = (t2.clone(), env2.clone());
+        let name = format!("v{depth}");
+        let lett = any_ty().prop_flat_map(move |u| {
+            let inner = with(&e, &name, &u);
+            let name = name.clone();
+            (expr(&u, &e, d), expr(&tt, &inner, d))
+                .prop_map(move |(x, body)| format!("(let {name} = {x} in {body})"))
+        });
+        let (tt, e) = (t2.clone(), env2.clone());
+        let acc = format!("acc{depth}");
+        let i = format!("i{depth}");
+        let inner = with(&with(&e, &acc, &tt), &i, &I32);
+        let lp =
+            (expr(&tt, &e, d), count(), expr(&tt, &inner, d)).prop_map(move |(init, n, body)| {
+                format!("(loop {acc} = {init} for {i} < {n} do {body})")
+            });
+        let (tt, e) = (t2.clone(), env2.clone());
+        let proj = scalar_ty().prop_flat_map(move |u| {
+            let pair = Tup(Box::new(tt.clone()), Box::new(u));
+            expr(&pair, &e, d).prop_map(|p| format!("({p}).0"))
+        });
+        let (tt, e) = (t2.clone(), env2.clone());
+        let (w, acc) = (format!("w{depth}"), format!("acc{depth}"));
+        let inner = with(&with(&e, &acc, &tt), &w, &I32);
+        let wh =
+            (expr(&tt, &e, d), count(), expr(&tt, &inner, d)).prop_map(move |(init, n, body)| {
+                format!(
+                    "((loop ({w}, {acc}) = (0i32, {init}) while {w} < {n} do ({w} + 1, {body})).1)"
+                )
+            });
+        let (tt, e) = (t2.clone(), env2.clone());
+        let (y, acc) = (format!("y{depth}"), format!("acc{depth}"));
+        let forin = scalar_ty().prop_flat_map(move |u| {
+            let inner = with(&with(&e, &acc, &tt), &y, &u);
+            let (y, acc) = (y.clone(), acc.clone());
+            (expr(&tt, &e, d), expr(&arr(u), &e, d), expr(&tt, &inner, d)).prop_map(
+                move |(init, xs, body)| format!("(loop {acc} = {init} for {y} in {xs} do {body})"),
+            )
+        });
+        prop_oneof![2 => iff, 2 => lett, 1 => lp, 1 => wh, 1 => forin, 1 => proj].boxed()
+    };
+    let specific: BoxedStrategy<String> = match t {
+        I32 | I64 | F64 => {
+            let ops: Vec<&str> = if *t == F64 {
+                vec!["+", "-", "*", "/"]
+            } else {
+                vec!["+", "-", "*", "/", "%", "//", "%%"]
+            };
+            let bin = (expr(t, env, d), prop::sample::select(ops), expr(t, env, d))
+                .prop_map(|(a, op, b)| format!("({a} {op} {b})"));
+            let m = format!("{t}.max");
+            let mx =
+                (expr(t, env, d), expr(t, env, d)).prop_map(move |(a, b)| format!("({m} {a} {b})"));
+            let z = t.zero();
+            let red =
+                expr(&arr(t.clone()), env, d).prop_map(move |xs| format!("(reduce (+) {z} {xs})"));
+            let idx = (expr(&arr(t.clone()), env, d), expr(&I64, env, d))
+                .prop_map(|(xs, i)| format!("{xs}[{i}]"));
+            let from = match t {
+                I32 => I64,
+                _ => I32,
+            };
+            let conv_name = format!("{t}.{from}");
+            let conv = expr(&from, env, d).prop_map(move |x| format!("({conv_name} {x})"));
+            let mut forms = vec![
+                (3, bin.boxed()),
+                (1, mx.boxed()),
+                (1, red.boxed()),
+                (1, idx.boxed()),
+                (1, conv.boxed()),
+            ];
+            if *t == I64 {
+                let len = scalar_ty()
+                    .prop_flat_map(move |u| expr(&arr(u), &env2, d))
+                    .prop_map(|xs| format!("(length {xs})"));
+                forms.push((1, len.boxed()));
+            }
+            if *t == F64 {
+                let sq = expr(t, env, d).prop_map(|x| format!("(f64.sqrt (f64.abs {x}))"));
+                forms.push((1, sq.boxed()));
+            }
+            prop::strategy::Union::new_weighted(forms).boxed()
+        }
+        Bool => {
+            let (e1, e2) = (env.clone(), env.clone());
+            let cmp = num_ty().prop_flat_map(move |u| {
+                (
+                    expr(&u, &e1, d),
+                    prop::sample::select(vec!["<", "<=", "==", "!=", ">"]),
+                    expr(&u, &e1, d),
+                )
+                    .prop_map(|(a, op, b)| format!("({a} {op} {b})"))
+            });
+            let logic = (
+                expr(&Bool, env, d),
+                prop::sample::select(vec!["&&", "||"]),
+                expr(&Bool, env, d),
+            )
+                .prop_map(|(a, op, b)| format!("({a} {op} {b})"));
+            let not = expr(&Bool, env, d).prop_map(|a| format!("(!{a})"));
+            let all = scalar_ty().prop_flat_map(move |u| {
+                let inner = with(&e2, "q", &u);
+                (expr(&Bool, &inner, d), expr(&arr(u.clone()), &e2, d))
+                    .prop_map(move |(p, xs)| format!("(all (\\(q: {u}) -> {p}) {xs})"))
+            });
+            prop_oneof![3 => cmp, 2 => logic, 1 => not, 1 => all].boxed()
+        }
+        Arr(e) => array(e, env, d),
+        Tup(a, b) => (expr(a, env, d), expr(b, env, d))
+            .prop_map(|(a, b)| format!("({a}, {b})"))
+            .boxed(),
+    };
+    prop_oneof![2 => leaf(t, env), 2 => generic, 5 => specific].boxed()
+}
+
+/// Expressions of type `[]e`.
+fn array(e: &Ty, env: &Env, d: u32) -> BoxedStrategy<String> {
+    let t = arr(e.clone());
+    let (e1, e2, env1, env2) = (e.clone(), e.clone(), env.clone(), env.clone());
+    let map = any_ty().prop_flat_map(move |u| {
+        let inner = with(&env1, "x", &u);
+        (expr(&e1, &inner, d), expr(&arr(u.clone()), &env1, d))
+            .prop_map(move |(body, xs)| format!("(map (\\(x: {u}) -> {body}) {xs})"))
+    });
+    let map2 = (scalar_ty(), scalar_ty()).prop_flat_map(move |(u, w)| {
+        let inner = with(&with(&env2, "x", &u), "y", &w);
+        (
+            expr(&e2, &inner, d),
+            expr(&arr(u.clone()), &env2, d),
+            expr(&arr(w.clone()), &env2, d),
+        )
+            .prop_map(move |(body, xs, ys)| {
+                format!("(map2 (\\(x: {u}) (y: {w}) -> {body}) {xs} {ys})")
+            })
+    });
+    let (e3, env4) = (e.clone(), env.clone());
+    let zipped = (scalar_ty(), scalar_ty()).prop_flat_map(move |(u, w)| {
+        let pair = Tup(Box::new(u.clone()), Box::new(w.clone()));
+        let inner = with(&env4, "p", &pair);
+        (
+            expr(&e3, &inner, d),
+            expr(&arr(u.clone()), &env4, d),
+            expr(&arr(w.clone()), &env4, d),
+        )
+            .prop_map(move |(body, xs, ys)| {
+                format!("(map (\\(p: ({u}, {w})) -> {body}) (zip {xs} {ys}))")
+            })
+    });
+    let small = (0i32..5).prop_map(|n| n.to_string());
+    let rev = expr(&t, env, d).prop_map(|xs| format!("(reverse {xs})"));
+    let slice =
+        (expr(&t, env, d), 0i32..4, 0i32..5).prop_map(|(xs, lo, hi)| format!("{xs}[{lo}:{hi}]"));
+    let rot = (expr(&t, env, d), -2i32..3).prop_map(|(xs, r)| format!("(rotate ({r}) {xs})"));
+    let cat = (expr(&t, env, d), expr(&t, env, d)).prop_map(|(a, b)| format!("({a} ++ {b})"));
+    let upd = (expr(&t, env, d), expr(&I64, env, d), expr(e, env, d))
+        .prop_map(|(xs, i, v)| format!("(copy {xs} with [{i}] = {v})"));
+    let repl = (small.clone(), expr(e, env, d)).prop_map(|(n, x)| format!("(replicate {n} {x})"));
+    let lit =
+        prop::collection::vec(expr(e, env, d), 1..4).prop_map(|es| format!("[{}]", es.join(", ")));
+    let env3 = env.clone();
+    let filt = expr(&t, env, d).prop_flat_map({
+        let e = e.clone();
+        move |xs| {
+            let inner = with(&env3, "q", &e);
+            let e = e.clone();
+            expr(&Bool, &inner, d).prop_map(move |p| format!("(filter (\\(q: {e}) -> {p}) {xs})"))
+        }
+    });
+    let mut forms: Vec<(u32, BoxedStrategy<String>)> = vec![
+        (3, map.boxed()),
+        (2, map2.boxed()),
+        (1, zipped.boxed()),
+        (1, rev.boxed()),
+        (1, slice.boxed()),
+        (1, rot.boxed()),
+        (1, cat.boxed()),
+        (1, upd.boxed()),
+        (1, repl.boxed()),
+        (2, lit.boxed()),
+        (1, filt.boxed()),
+    ];
+    if e.is_num() {
+        let z = e.zero();
+        let ops = vec!["+", "*", "-"];
+        // Implicit maps: AUTOMAP inserts `map2` and `rep`.
+        let auto_vs = (
+            expr(&t, env, d),
+            prop::sample::select(ops.clone()),
+            expr(e, env, d),
+        )
+            .prop_map(|(xs, op, y)| format!("({xs} {op} {y})"));
+        let auto_sv = (
+            expr(e, env, d),
+            prop::sample::select(ops.clone()),
+            expr(&t, env, d),
+        )
+            .prop_map(|(y, op, xs)| format!("({y} {op} {xs})"));
+        let auto_vv = (
+            expr(&t, env, d),
+            prop::sample::select(ops),
+            expr(&t, env, d),
+        )
+            .prop_map(|(xs, op, ys)| format!("({xs} {op} {ys})"));
+        let rep = (expr(&t, env, d), expr(e, env, d))
+            .prop_map(|(xs, y)| format!("(map2 (+) {xs} (rep {y}))"));
+        let scan = expr(&t, env, d).prop_map(move |xs| format!("(scan (+) {z} {xs})"));
+        let hist = (small.clone(), expr(&arr(I64), env, d), expr(&t, env, d))
+            .prop_map(move |(k, is, vs)| format!("(hist (+) {z} {k} {is} {vs})"));
+        let scat = (expr(&t, env, d), expr(&arr(I64), env, d), expr(&t, env, d))
+            .prop_map(|(dst, is, vs)| format!("(scatter (copy {dst}) {is} {vs})"));
+        forms.extend([
+            (2, auto_vs.boxed()),
+            (1, auto_sv.boxed()),
+            (1, auto_vv.boxed()),
+            (1, rep.boxed()),
+            (1, scan.boxed()),
+            (1, hist.boxed()),
+            (1, scat.boxed()),
+        ]);
+    }
+    if *e == I64 {
+        forms.push((1, small.prop_map(|n| format!("(iota {n})")).boxed()));
+    }
+    if let Arr(inner) = e {
+        if inner.is_num() {
+            let tr = expr(&t, env, d).prop_map(|m| format!("(transpose {m})"));
+            let auto =
+                (expr(&t, env, d), expr(inner, env, d)).prop_map(|(m, y)| format!("({m} + {y})"));
+            forms.push((1, tr.boxed()));
+            forms.push((1, auto.boxed()));
+        }
+    }
+    forms.retain(|(w, _)| *w > 0);
+    prop::strategy::Union::new_weighted(forms).boxed()
+}
+
+/// A program and its inputs.
+#[derive(Clone, Debug)]
+struct Case {
+    ret: Ty,
+    body: String,
+    inputs: Vec<Value>,
+}
+
+impl Case {
+    fn program(&self) -> String {
+        format!(
+            "entry main (a: i32) (b: i64) (c: f64) (xs: []i32) (ys: []i32) (zs: []f64) \
+             (is: []i64) (xss: [][]i32) : {} =\n  {}\n",
+            self.ret, self.body
+        )
+    }
+}
+
+fn vector<T>(p: PrimType, data: Vec<T>, f: impl Fn(T) -> Scalar) -> Value {
+    let n = data.len();
+    let s: Vec<Scalar> = data.into_iter().map(f).collect();
+    Value::Array(Array::from_scalars(p, vec![n], &s))
+}
+
+fn inputs() -> BoxedStrategy<Vec<Value>> {
+    let ints = || prop::collection::vec(-4i32..10, 0..4);
+    (
+        -4i32..10,
+        -2i64..5,
+        -8i32..8,
+        ints(),
+        ints(),
+        prop::collection::vec(-8i32..8, 0..4),
+        prop::collection::vec(-1i64..4, 0..4),
+        (0usize..3, 0usize..3).prop_flat_map(|(n, m)| {
+            prop::collection::vec(-4i32..10, n * m).prop_map(move |d| (n, m, d))
+        }),
+    )
+        .prop_map(|(a, b, c, xs, ys, zs, is, (n, m, xss))| {
+            vec![
+                Value::Scalar(Scalar::I32(a)),
+                Value::Scalar(Scalar::I64(b)),
+                Value::Scalar(Scalar::F64(f64::from(c) / 2.0)),
+                vector(PrimType::I32, xs, Scalar::I32),
+                vector(PrimType::I32, ys, Scalar::I32),
+                vector(PrimType::F64, zs, |z| Scalar::F64(f64::from(z) / 2.0)),
+                vector(PrimType::I64, is, Scalar::I64),
+                Value::Array(Array::from_scalars(
+                    PrimType::I32,
+                    vec![n, m],
+                    &xss.into_iter().map(Scalar::I32).collect::<Vec<_>>(),
+                )),
+            ]
+        })
+        .boxed()
+}
+
+fn case() -> BoxedStrategy<Case> {
+    (any_ty(), 1u32..4)
+        .prop_flat_map(|(ret, depth)| {
+            let body = expr(&ret, &params(), depth);
+            (Just(ret), body, inputs())
+        })
+        .prop_map(|(ret, body, inputs)| Case { ret, body, inputs })
+        .boxed()
+}
+
+type Outcome = Result<Vec<Value>, (RuntimeErrorKind, String)>;
+
+/// The fast evaluator's outcome; with `simplify` false, on the core
+/// program as lowered, whose statements are in the source's order.
+fn fast(s: &Session, inputs: Vec<Value>, simplify: bool) -> Result<Outcome, String> {
+    let id = s.lookup_def("main").ok_or("no main")?;
+    let program = if simplify {
+        s.compile(id).map(|c| c.program)
+    } else {
+        urchin::core::lower::lower_entry(&s.types, id).map(|(p, _)| p)
+    }
+    .map_err(|d| format!("does not compile: {}", d.render(&s.sources, false)))?;
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let mut stats = urchin::eval::EvalStats::default();
+        let f = &program.functions[0];
+        urchin::eval::run_function(&program, f, inputs, &EvalOptions::default(), &mut stats)
+    }))
+    .map_err(|p| {
+        let msg = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        format!("the fast evaluator panicked: {msg}")
+    })?;
+    Ok(r.map_err(|e| (e.kind, e.message)))
+}
+
+fn reference(s: &Session, inputs: Vec<Value>) -> Result<Outcome, String> {
+    let id = s.lookup_def("main").ok_or("no main")?;
+    let opts = semantics::Options {
+        max_steps: 2_000_000,
+        interrupt: None,
+    };
+    match semantics::run_entry(s, id, inputs, &opts) {
+        Ok((vs, _)) => Ok(Ok(vs)),
+        Err(Stop::Error(e)) => Ok(Err((e.kind, e.message))),
+        Err(other) => Err(format!("the reference stopped: {other}")),
+    }
+}
+
+/// The reference does not know the shape of the rows of an empty array
+/// made by `map` of a function returning arrays (docs/SEMANTICS.md); two
+/// empty arrays of the same rank are taken as equal.
+fn same(expected: &Value, got: &Value) -> Result<(), Mismatch> {
+    match compare(expected, got, Tolerance::default()) {
+        Err(Mismatch::Shape {
+            expected: e,
+            got: g,
+        }) if e.len() == g.len() && e.contains(&0) && g.contains(&0) => Ok(()),
+        other => other,
+    }
+}
+
+fn check(c: &Case) -> Result<(), TestCaseError> {
+    let program = c.program();
+    let mut s = session();
+    if let Err(d) = s.load("<generated>", &program) {
+        return Err(TestCaseError::fail(format!(
+            "the generated program does not check:\n{program}\n{}",
+            urchin::diag::render_all(&d, &s.sources, false)
+        )));
+    }
+    let fail = |why: String| {
+        TestCaseError::fail(format!("{why}\nprogram:\n{program}inputs: {:?}", c.inputs))
+    };
+    let r = reference(&s, c.inputs.clone()).map_err(fail)?;
+    let f = fast(&s, c.inputs.clone(), true).map_err(fail)?;
+    match (&r, &f) {
+        (Ok(rv), Ok(fv)) => {
+            if rv.len() != fv.len() {
+                return Err(fail(format!("{} results against {}", rv.len(), fv.len())));
+            }
+            for (x, y) in rv.iter().zip(fv) {
+                same(x, y).map_err(|m| {
+                    fail(format!("results differ: {m} (reference {x:?}, fast {y:?})"))
+                })?;
+            }
+            Ok(())
+        }
+        (Err((rk, _)), Err((fk, _))) if rk == fk && *rk != RuntimeErrorKind::Internal => Ok(()),
+        _ => Err(fail(format!("reference: {r:?}\nfast: {f:?}"))),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: crate::test_env::proptest_cases(2000),
+        max_shrink_iters: 200,
+        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("regressions"))),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn small_step_agrees_with_the_fast_evaluator(c in case()) {
+        check(&c)?;
+    }
+}

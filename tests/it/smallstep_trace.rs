@@ -1,0 +1,105 @@
+//! Snapshots of `:step` on teaching examples: the reduction sequence, one
+//! step per line, the redex marked `⟨…⟩`, the rule on the right.
+
+use urchin::semantics::{self, TraceOptions};
+use urchin::syntax;
+
+fn trace_with(program: &str, expr: &str, opts: &TraceOptions) -> String {
+    let mut s = crate::support::session();
+    if let Err(d) = s.load("<program>", program) {
+        panic!("{}", urchin::diag::render_all(&d, &s.sources, false));
+    }
+    let file = s.add_source("<expr>", expr);
+    let e = syntax::parse_expr(expr, file).expect("the example parses");
+    let checked = s
+        .check_expr(&e)
+        .unwrap_or_else(|d| panic!("{}", d.render(&s.sources, false)));
+    format!(
+        "> :step {expr}\n{}",
+        semantics::step_trace(&s, &checked, opts)
+    )
+}
+
+fn trace(expr: &str) -> String {
+    trace_with("", expr, &TraceOptions::default())
+}
+
+macro_rules! snap {
+    ($name:literal, $value:expr) => {
+        insta::with_settings!({snapshot_path => "../../snapshots", prepend_module_to_snapshot => false}, {
+            insta::assert_snapshot!($name, $value);
+        })
+    };
+}
+
+#[test]
+fn sqrt_of_an_array() {
+    snap!("step_sqrt", trace("f64.sqrt [1, 4, 9]"));
+}
+
+#[test]
+fn rep_meets_an_array() {
+    snap!("step_rep", trace("[1, 2, 3] + 10"));
+}
+
+#[test]
+fn rep_alone_stays_a_rep() {
+    snap!("step_rep_alone", trace("map (\\x -> x * 2) (rep 21)"));
+}
+
+#[test]
+fn let_and_tuples() {
+    snap!("step_let", trace("let (a, b) = (3, 4) in a * a + b * b"));
+}
+
+#[test]
+fn a_for_loop() {
+    snap!(
+        "step_loop",
+        trace("loop (a, b) = (0, 1) for i < 3 do (b, a + b)")
+    );
+}
+
+#[test]
+fn reduce_and_scan() {
+    snap!(
+        "step_reduce_scan",
+        trace("(reduce (+) 0 [1, 2, 3], scan (+) 0 [1, 2, 3])")
+    );
+}
+
+#[test]
+fn a_histogram() {
+    snap!("step_hist", trace("hist (+) 0 2 [0, 1, 0, 5] [1, 2, 3, 4]"));
+}
+
+#[test]
+fn a_stuck_index() {
+    snap!("step_stuck", trace("let xs = [1, 2, 3] in xs[1] + xs[3]"));
+}
+
+#[test]
+fn automap_with_a_definition() {
+    let program = "def lerp (v: f64) (w: f64) (t: f64) = v + (w - v) * t";
+    snap!(
+        "step_lerp",
+        trace_with(
+            program,
+            "lerp [0, 10] [1, 20] 0.5",
+            &TraceOptions::default()
+        )
+    );
+}
+
+#[test]
+fn long_traces_are_cut() {
+    let opts = TraceOptions {
+        limit: 4,
+        width: 60,
+        ..TraceOptions::default()
+    };
+    snap!(
+        "step_elided",
+        trace_with("", "map (\\x -> x * 2 + 1) (iota 30)", &opts)
+    );
+}
