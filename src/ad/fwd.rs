@@ -9,7 +9,7 @@
 
 use super::activity::{activity, extend};
 use super::deriv::{self, add_op, differentiable};
-use super::util::{deriv_name, zeros_like};
+use super::util::{check_seed_shapes, deriv_name, zeros_like};
 use crate::core::build::Builder;
 use crate::core::ir::*;
 use crate::core::visit::free_in_lambda;
@@ -28,6 +28,7 @@ pub fn jvp(b: &mut Builder, lam: &Lambda, primals: &[Atom], tangents: &[Atom], p
         tan: HashMap::new(),
         active: activity(b.vars, lam),
     };
+    check_seed_shapes(b, tangents, primals, "the tangent");
     for ((p, a), t) in lam.params.iter().zip(primals).zip(tangents) {
         b.push(vec![*p], Exp::Atom(*a));
         if differentiable(b.vars.ty(*p)) {

@@ -74,3 +74,24 @@ fn sum_inner(b: &mut Builder, arr: Var, depth: u32) -> Atom {
     }
     b.map_fn(&[arr], |b, ps| vec![sum_inner(b, ps[0], depth - 1)])[0].into()
 }
+
+/// A tangent has the shape of its primal and a cotangent that of its
+/// result. Their types agree; the sizes are checked when run, naming the
+/// seed (`what`), before any derivative code reads it.
+pub fn check_seed_shapes(b: &mut Builder, seeds: &[Atom], like: &[Atom], what: &str) {
+    for (k, (s, l)) in seeds.iter().zip(like).enumerate() {
+        let (Atom::Var(s), Atom::Var(l)) = (s, l) else {
+            continue;
+        };
+        let rank = b.vars.ty(*l).rank();
+        if rank == 0 || b.vars.ty(*s).rank() != rank {
+            continue;
+        }
+        let expected = (0..rank).map(|d| Some(b.size(*l, d).into())).collect();
+        let what = match seeds.len() {
+            1 => what.to_string(),
+            _ => format!("component {} of {what}", k + 1),
+        };
+        b.check_shape(*s, expected, &what);
+    }
+}

@@ -13,7 +13,7 @@ use super::{Checkpoint, RResult, Rev};
 use crate::core::build::Builder;
 use crate::core::ir::*;
 use crate::core::visit::free_in_body;
-use crate::prim::{BinOp, PrimType};
+use crate::prim::{BinOp, PrimType, Scalar};
 use std::collections::{HashMap, HashSet};
 
 impl Rev {
@@ -47,7 +47,15 @@ impl Rev {
             unreachable!("forward_loop is called on loops");
         };
         let (i, bound) = match form {
-            LoopForm::For { i, bound } => (*i, *bound),
+            // A negative trip count runs no iteration, but would size the
+            // checkpoints negatively: the taped loop runs max(bound, 0).
+            LoopForm::For { i, bound } => match bound {
+                Atom::Const(c) if c.as_i64() >= 0 => (*i, *bound),
+                _ => {
+                    let zero = Atom::Const(Scalar::zero(b.ty(*bound).elem()));
+                    (*i, b.bin(BinOp::Max, *bound, zero).into())
+                }
+            },
             LoopForm::While { cond } => {
                 let count = b.fresh("iterations", Type::Prim(PrimType::I64));
                 let mut counted = params.clone();

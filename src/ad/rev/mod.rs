@@ -31,7 +31,7 @@ mod sort;
 
 use super::activity::activity;
 use super::deriv;
-use super::util::{add, deriv_name, sum_outer, zero, zeros_like};
+use super::util::{add, check_seed_shapes, deriv_name, sum_outer, zero, zeros_like};
 use crate::core::build::Builder;
 use crate::core::ir::*;
 use crate::core::visit::freshen_body;
@@ -86,6 +86,7 @@ pub fn vjp(
         b.push(vec![*p], Exp::Atom(*a));
     }
     r.forward(b, &lam.body.stms)?;
+    check_seed_shapes(b, cotangents, &lam.body.result, "the cotangent");
     for (res, c) in lam.body.result.iter().zip(cotangents) {
         r.add_adj(b, *res, *c);
     }
