@@ -105,13 +105,22 @@ pub fn unop_depends(op: UnOp, _p: PrimType) -> bool {
             // ψ₁′ (tetragamma) is not implemented: third and higher
             // derivatives of `lgamma` are not available.
             | UnOp::Trigamma
-            // Integer results, or bit patterns.
+            // Integer results.
             | UnOp::Popc
             | UnOp::Clz
             | UnOp::Ctz
-            | UnOp::ToBits
-            | UnOp::FromBits
     )
+}
+
+/// `to_bits` and `from_bits` reinterpret the bits, and Futhark
+/// differentiates them as it does conversions: the tangent is
+/// reinterpreted along, the adjoint back (the inverse operation).
+pub fn bit_cast_inverse(op: UnOp) -> Option<UnOp> {
+    match op {
+        UnOp::ToBits => Some(UnOp::FromBits),
+        UnOp::FromBits => Some(UnOp::ToBits),
+        _ => None,
+    }
 }
 
 /// `∂(x op y)/∂x` and `∂(x op y)/∂y`, given the result `r`.
@@ -343,9 +352,8 @@ pub fn unop(b: &mut Builder, op: UnOp, x: Atom, r: Atom) -> Option<Atom> {
         | UnOp::Trigamma
         | UnOp::Popc
         | UnOp::Clz
-        | UnOp::Ctz
-        | UnOp::ToBits
-        | UnOp::FromBits => unreachable!("unop_depends rules out operations without derivatives"),
+        | UnOp::Ctz => unreachable!("unop_depends rules out operations without derivatives"),
+        UnOp::ToBits | UnOp::FromBits => unreachable!("bit casts are not multiplications"),
     })
 }
 

@@ -184,6 +184,10 @@ impl Forward {
             Exp::Iota(n) => {
                 self.lengths.insert(pat[0], Length::Is(*n));
             }
+            Exp::ArrayLit(xs, _) => {
+                self.lengths
+                    .insert(pat[0], Length::Is(Atom::i64(xs.len() as i64)));
+            }
             Exp::Copy(x) | Exp::Update(x, ..) | Exp::Reverse(x) | Exp::Rotate(_, x) => {
                 self.lengths.insert(pat[0], Length::SameAs(*x));
             }

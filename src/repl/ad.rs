@@ -69,7 +69,7 @@ pub(super) fn grad(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Resul
     // An argument counts as typed by the function's parameter where that
     // is fixed: a literal `2` passed for an `i32` is an integer, and an
     // empty `[]` passed for a `[]f64` is floats.
-    let (params, _) = arrows(&defaulted(&r.checked(head, sink)?.scheme));
+    let (params, _) = Type::arrows(&defaulted(&r.checked(head, sink)?.scheme));
     let mut floats = Vec::with_capacity(args.len());
     for (i, a) in args.iter().enumerate() {
         let own = defaulted(&r.checked(a, sink)?.scheme);
@@ -166,15 +166,23 @@ fn fixed_others<'a>(
     floats: &[(bool, Type)],
     text: impl Fn(&'a Expr) -> &'a str,
 ) -> String {
+    // Fresh names: none that the call's text uses as a word, so that the
+    // suggestion shadows nothing.
+    let words: Vec<&str> = std::iter::once(head)
+        .chain(args)
+        .map(&text)
+        .flat_map(|t| t.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\'')))
+        .collect();
     let head = match head.kind {
         ExprKind::Var(_) => text(head).to_string(),
         _ => format!("({})", text(head)),
     };
-    let names: Vec<String> = (0..floats.iter().filter(|(f, _)| *f).count())
-        .map(|k| match k {
-            0..3 => ["x", "y", "z"][k].to_string(),
-            _ => format!("x{k}"),
-        })
+    let names: Vec<String> = ["x", "y", "z", "u", "v", "w"]
+        .into_iter()
+        .map(str::to_string)
+        .chain((1..).map(|k| format!("x{k}")))
+        .filter(|n| !words.contains(&n.as_str()))
+        .take(floats.iter().filter(|(f, _)| *f).count())
         .collect();
     let mut free = names.iter();
     let call: Vec<&str> = args
@@ -249,18 +257,6 @@ fn defaulted(s: &Scheme) -> Type {
         }
     }
     s.ty.subst(&inst)
-}
-
-/// The parameter types and the result type of a function type.
-fn arrows(t: &Type) -> (Vec<Type>, Type) {
-    let mut params = Vec::new();
-    let mut t = t.clone();
-    while let (true, Base::Arrow(a, b)) = (t.rank == Rank::zero(), &t.base) {
-        params.push((**a).clone());
-        let next = (**b).clone();
-        t = next;
-    }
-    (params, t)
 }
 
 /// One evaluation of an expression with its cost.
@@ -367,7 +363,7 @@ impl Repl {
         let command = dir.command();
         let r = self;
         let checked = r.checked(e, sink)?;
-        let (params, result) = arrows(&defaulted(&checked.scheme));
+        let (params, result) = Type::arrows(&defaulted(&checked.scheme));
         if params.is_empty() {
             let d = Diagnostic::ty(
                 format!(

@@ -282,14 +282,15 @@ impl TypeEnv {
         let mut g = Generalizer::new(&inf, !d.is_entry());
         let scheme_ty = g.general(&def_ty, true);
         if d.is_entry() {
-            let io = params.iter().zip(&d.params).map(|(t, p)| (t, p.span()));
-            let ret_span = d.ret.as_ref().map_or(d.name_span, |r| r.span());
-            if let Some((t, span)) = io
-                .chain(std::iter::once((&ret, ret_span)))
+            // (A function result is more parameters, as in Futhark.)
+            if let Some((t, span)) = params
+                .iter()
+                .zip(&d.params)
+                .map(|(t, p)| (t, p.span()))
                 .find(|(t, _)| inf.subst.apply(t).has_function())
             {
                 return Err(Diagnostic::ty(
-                    format!("the entry point `{}` takes or returns a function", d.name),
+                    format!("the entry point `{}` takes a function", d.name),
                     span,
                 )
                 .with_label(format!("this has type `{}`", inf.subst.apply(t)))

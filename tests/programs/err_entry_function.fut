@@ -1,5 +1,5 @@
 -- A type error: an entry point is called with data from outside, so it
--- cannot take (or return) a function.
+-- cannot take a function.
 -- ==
 -- error: entry point .* function
 

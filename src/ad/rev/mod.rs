@@ -293,6 +293,13 @@ impl Rev {
                 }
                 Ok(())
             }
+            Exp::UnOp(op, x) if deriv::bit_cast_inverse(*op).is_some() => {
+                if let (true, Some(inv)) = (self.is_active(*x), deriv::bit_cast_inverse(*op)) {
+                    let c = b.un(inv, adjs[0].expect("needed"));
+                    self.add_adj(b, *x, c.into());
+                }
+                Ok(())
+            }
             Exp::UnOp(op, x) => {
                 if self.is_active(*x) {
                     if let Some(d) = deriv::unop(b, *op, *x, s.pat[0].into()) {
