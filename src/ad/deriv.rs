@@ -334,7 +334,8 @@ pub fn unop(b: &mut Builder, op: UnOp, x: Atom, r: Atom) -> Option<Atom> {
         }
         UnOp::CosPi => {
             let s = b.un(UnOp::SinPi, x);
-            b.bin(BinOp::Mul, fkonst(p, -std::f64::consts::PI), s).into()
+            b.bin(BinOp::Mul, fkonst(p, -std::f64::consts::PI), s)
+                .into()
         }
         UnOp::TanPi => {
             // π(1 + r²)

@@ -137,7 +137,9 @@ impl Fwd {
                 sum(b, terms)
             }),
             Exp::UnOp(op, x) if deriv::bit_cast_inverse(*op).is_some() => {
-                simple(self, b, &|this, b, _| Some(b.un(*op, this.tangent(*x)?).into()))
+                simple(self, b, &|this, b, _| {
+                    Some(b.un(*op, this.tangent(*x)?).into())
+                })
             }
             Exp::UnOp(op, x) => simple(self, b, &|this, b, r| {
                 let t = this.tangent(*x)?;

@@ -6,8 +6,8 @@
 //! first, so `jvp` over `vjp` (Hessian-vector products) differentiates
 //! ordinary code and no perturbation can be confused.
 
-pub mod deriv;
 mod activity;
+pub mod deriv;
 mod fwd;
 mod prepare;
 mod rev;

@@ -441,12 +441,22 @@ fn int_expr(t: Ty, env: &Env, depth: u32, division: bool) -> BoxedStrategy<Strin
                     .boxed()),
             ];
             if division {
-                cases.push((3, (s(), s(), prop::sample::select(vec!["/", "%", "//", "%%"]))
-                    .prop_map(|(p, q, op)| format!("({p} {op} (T.abs {} + 1))", paren(&q)))
-                    .boxed()));
-                cases.push((1, (s(), prop::sample::select(vec!["<<", ">>", "&", "|", "^"]), 0i32..3)
-                    .prop_map(|(p, op, k)| format!("({p} {op} {k})"))
-                    .boxed()));
+                cases.push((
+                    3,
+                    (s(), s(), prop::sample::select(vec!["/", "%", "//", "%%"]))
+                        .prop_map(|(p, q, op)| format!("({p} {op} (T.abs {} + 1))", paren(&q)))
+                        .boxed(),
+                ));
+                cases.push((
+                    1,
+                    (
+                        s(),
+                        prop::sample::select(vec!["<<", ">>", "&", "|", "^"]),
+                        0i32..3,
+                    )
+                        .prop_map(|(p, op, k)| format!("({p} {op} {k})"))
+                        .boxed(),
+                ));
             }
             proptest::strategy::Union::new_weighted(cases).boxed()
         }
@@ -575,7 +585,12 @@ fn int_case() -> BoxedStrategy<IntCase> {
         scalars: vec!["a".into(), "b".into()],
         arrays: vec!["xs".into(), "ys".into()],
     };
-    (prop_oneof![Just(Ty::S), Just(Ty::A)], 2u32..5, 1usize..5, prop::bool::ANY)
+    (
+        prop_oneof![Just(Ty::S), Just(Ty::A)],
+        2u32..5,
+        1usize..5,
+        prop::bool::ANY,
+    )
         .prop_flat_map(move |(ret, depth, n, division)| {
             let point = (small_ints(1), small_ints(1), small_ints(n), small_ints(n));
             let m = if ret == Ty::S { 1 } else { n };
@@ -588,14 +603,16 @@ fn int_case() -> BoxedStrategy<IntCase> {
                 small_ints(m),
             )
         })
-        .prop_map(|(ret, body, division, (a, b, xs, ys), (da, db, dxs, dys), cotangent)| IntCase {
-            ret,
-            body,
-            division,
-            point: vec![a, b, xs, ys],
-            tangent: vec![da, db, dxs, dys],
-            cotangent,
-        })
+        .prop_map(
+            |(ret, body, division, (a, b, xs, ys), (da, db, dxs, dys), cotangent)| IntCase {
+                ret,
+                body,
+                division,
+                point: vec![a, b, xs, ys],
+                tangent: vec![da, db, dxs, dys],
+                cotangent,
+            },
+        )
         .boxed()
 }
 
@@ -615,7 +632,11 @@ fn check_int(c: &IntCase) -> Result<(), TestCaseError> {
         ))
     })?;
     let run = |t: &str, what: &str, extra: &[Vec<i64>], scalars_extra: usize| {
-        let p = if t == "i64" { PrimType::I64 } else { PrimType::F64 };
+        let p = if t == "i64" {
+            PrimType::I64
+        } else {
+            PrimType::F64
+        };
         let name = format!("{what}_{t}");
         let id = s.lookup_def(&name).expect("the entry was just loaded");
         let compiled = s
@@ -638,7 +659,13 @@ fn check_int(c: &IntCase) -> Result<(), TestCaseError> {
     // Keep to values where the f64 program is exact.
     prop_assume!(primal.iter().all(|y| y.abs() < 1 << 40));
     let tangent = run("i64", "jvp", &c.tangent, 2).map_err(fail)?;
-    let gradient = run("i64", "vjp", std::slice::from_ref(&c.cotangent), ybar_scalars).map_err(fail)?;
+    let gradient = run(
+        "i64",
+        "vjp",
+        std::slice::from_ref(&c.cotangent),
+        ybar_scalars,
+    )
+    .map_err(fail)?;
     // Forward and reverse mode agree, exactly in wrapping arithmetic.
     let dot = |u: &[i64], v: &[i64]| {
         u.iter()
@@ -654,8 +681,13 @@ fn check_int(c: &IntCase) -> Result<(), TestCaseError> {
     }
     if !c.division && tangent.iter().chain(&gradient).all(|d| d.abs() < 1 << 40) {
         let ftangent = run("f64", "jvp", &c.tangent, 2).map_err(fail)?;
-        let fgradient =
-            run("f64", "vjp", std::slice::from_ref(&c.cotangent), ybar_scalars).map_err(fail)?;
+        let fgradient = run(
+            "f64",
+            "vjp",
+            std::slice::from_ref(&c.cotangent),
+            ybar_scalars,
+        )
+        .map_err(fail)?;
         if (&tangent, &gradient) != (&ftangent, &fgradient) {
             return Err(fail(format!(
                 "integer derivatives differ from f64 ones: jvp {tangent:?} vs {ftangent:?}, vjp {gradient:?} vs {fgradient:?}"

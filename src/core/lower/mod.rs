@@ -137,7 +137,12 @@ impl<'t> Lower<'t> {
         // jvp g` takes the point and the tangent.
         let (more, result) = def.ret.subst(&inst).arrows();
         let declared = def.params.len();
-        let params: Vec<Type> = def.params.iter().map(|t| t.subst(&inst)).chain(more).collect();
+        let params: Vec<Type> = def
+            .params
+            .iter()
+            .map(|t| t.subst(&inst))
+            .chain(more)
+            .collect();
         let mut fparams = Vec::new();
         let mut args = Vec::new();
         for (k, t) in params.iter().enumerate() {
