@@ -52,6 +52,9 @@ pub struct CheckedDef {
     pub insts: HashMap<NodeId, Inst>,
     /// What global names in the target refer to.
     pub resolved: HashMap<NodeId, env::GlobalKind>,
+    /// Operators in the target that name local bindings (see
+    /// [`infer::Infer::local_ops`]).
+    pub local_ops: std::collections::HashSet<NodeId>,
     /// Types of the parameters (target), in the scheme's variables.
     pub params: Vec<Type>,
     pub ret: Type,
@@ -89,6 +92,9 @@ impl Default for TypeEnv {
 /// How elaborated programs are shown in ambiguity reports.
 pub type Printer = fn(&ValDec) -> String;
 
+/// The name of the hidden definition an expression is checked as.
+pub const EXPRESSION: &str = "<expression>";
+
 impl TypeEnv {
     pub fn new() -> TypeEnv {
         TypeEnv::default()
@@ -106,7 +112,7 @@ impl TypeEnv {
                 Ok(None)
             }
             Dec::Val(v) => {
-                let checked = self.check_val(v, show)?;
+                let checked = self.check_val(v, show, true)?;
                 let key = match self.globals.open_module() {
                     Some(m) => format!("{m}.{}", v.name),
                     None => v.name.to_string(),
@@ -167,6 +173,7 @@ impl TypeEnv {
     /// Type parameters, parameters, body and return annotation of a
     /// definition; returns (parameter types, return type).
     fn infer_def(inf: &mut Infer, d: &ValDec) -> Result<(Vec<Type>, Type), Diagnostic> {
+        Infer::check_bindable(&d.name, d.name_span)?;
         inf.def_name = Some(d.name.clone());
         check_size_params(&d.name, &d.type_params, &d.params)?;
         let mut declared: Vec<Ident> = Vec::new();
@@ -197,6 +204,13 @@ impl TypeEnv {
         let mut params = Vec::new();
         for p in &d.params {
             let t = inf.pat_type(p)?;
+            // A parameter that another parameter's type uses as a size
+            // (`def f n (xs: [n]i32)`) is an `i64`.
+            if let Pat::Id(x, s) = p {
+                if declared.contains(x) {
+                    inf.expect_size(&t, *s)?;
+                }
+            }
             inf.bind_pat(p, &t)?;
             params.push(t);
         }
@@ -226,11 +240,26 @@ impl TypeEnv {
         Ok((params, ret))
     }
 
-    fn check_val(&self, d: &ValDec, show: Printer) -> Result<CheckedDef, Diagnostic> {
+    /// `take_params`: whether a definition whose result is a function takes
+    /// that function's parameters (not for expressions at the prompt, which
+    /// are shown as written).
+    fn check_val(
+        &self,
+        d: &ValDec,
+        show: Printer,
+        take_params: bool,
+    ) -> Result<CheckedDef, Diagnostic> {
         // 1. Infer (with AUTOMAP, unless switched off) and solve the ranks.
         let mut inf = Infer::new(&self.globals, self.automap);
         inf.ranks.ilp_only = !self.local_solving;
-        Self::infer_def(&mut inf, d)?;
+        let (_, ret) = Self::infer_def(&mut inf, d)?;
+        // A definition whose result is a function (`def main = map f`)
+        // takes that function's parameters as its own: entry points then
+        // have all their parameters, and lowering sees first-order bodies.
+        let arity = inf.arrow_arity(&ret);
+        if take_params && arity > 0 {
+            return self.check_val(&d.eta_expand(arity), show, true);
+        }
         inf.finish_constraints()?;
         match inf.ranks.solve() {
             Ok(()) => {}
@@ -337,6 +366,7 @@ impl TypeEnv {
         }
         let scheme = g.scheme(scheme_ty);
         let resolved = inf.resolved.iter().cloned().collect();
+        let local_ops = inf.local_ops.clone();
         Ok(CheckedDef {
             name: d.name.clone(),
             entry: d.is_entry(),
@@ -346,6 +376,7 @@ impl TypeEnv {
             types,
             insts,
             resolved,
+            local_ops,
             params,
             ret,
             solution,
@@ -355,12 +386,14 @@ impl TypeEnv {
     }
 
     /// Checks an expression as if it were the body of a definition without
-    /// parameters (what the REPL evaluates, `:type` and `:elab` show).
+    /// parameters (what the REPL evaluates, `:type` and `:elab` show). The
+    /// definition's name, [`EXPRESSION`], is no identifier, so that the
+    /// expression may use any name (the REPL's `it` included).
     pub fn check_expr(&self, e: &Expr, show: Printer) -> Result<CheckedDef, Diagnostic> {
         let d = ValDec {
             keyword: DefKeyword::Def,
             attrs: Vec::new(),
-            name: "it".into(),
+            name: EXPRESSION.into(),
             name_span: e.span,
             type_params: Vec::new(),
             params: Vec::new(),
@@ -369,7 +402,7 @@ impl TypeEnv {
             doc: None,
             span: e.span,
         };
-        self.check_val(&d, show)
+        self.check_val(&d, show, false)
     }
 
     /// Checks the definitions of a numeric module (`f64.sum`, ...) written
@@ -545,13 +578,20 @@ fn describe_choice((m, r): (u32, u32)) -> String {
 
 fn ambiguity_error(d: &ValDec, inf: &Infer, sols: &[Vec<(u32, u32)>], show: Printer) -> Diagnostic {
     let mut listing = String::new();
+    // An expression is listed as itself, not as the hidden definition.
+    let expression = &*d.name == EXPRESSION;
     for (i, sol) in sols.iter().enumerate() {
         let solution = spine_solution(inf, sol);
         let target = Elaborator::new(&solution).dec(d);
+        let text = if expression {
+            crate::syntax::pretty::expr(&target.body)
+        } else {
+            show(&target)
+        };
         listing.push_str(&format!(
             "\n  {}. {}",
             i + 1,
-            show(&target).trim_end().replace('\n', "\n     ")
+            text.trim_end().replace('\n', "\n     ")
         ));
     }
     // Applications whose choice differs between the elaborations.
@@ -571,8 +611,12 @@ fn ambiguity_error(d: &ValDec, inf: &Infer, sols: &[Vec<(u32, u32)>], show: Prin
     };
     let mut diag = Diagnostic::ty(
         format!(
-            "ambiguous: `{}` can be elaborated in {} ways with the same number of implicit `map`s and `rep`s",
-            d.name,
+            "ambiguous: {} can be elaborated in {} ways with the same number of implicit `map`s and `rep`s",
+            if expression {
+                "this expression".to_string()
+            } else {
+                format!("`{}`", d.name)
+            },
             sols.len()
         ),
         first,
