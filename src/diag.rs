@@ -185,7 +185,12 @@ fn render(d: &Diagnostic, sources: &SourceMap, color: bool) -> String {
     } else {
         ReportKind::Error
     };
-    let title = format!("{}: {}", d.phase.title(), d.message);
+    // A warning is not an error of any phase.
+    let title = if d.warning {
+        d.message.clone()
+    } else {
+        format!("{}: {}", d.phase.title(), d.message)
+    };
     let Some(span) = d.span.filter(|s| sources.get(s.file).is_some()) else {
         // No location: a plain message in ariadne's style.
         let mut out = format!(

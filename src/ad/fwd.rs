@@ -1,29 +1,37 @@
-//! Forward mode: `jvp` as dual numbers on the core IR. Every float
-//! variable `x` may get a tangent `x_dot`, computed right after `x` from
-//! the tangents of its operands with the derivative table. Variables with
-//! no tangent have a zero one, which is materialised only where a value is
-//! needed (a branch or loop result, a map's result). Compound statements
-//! (`if`, `loop`, SOACs) carry tangents alongside their primal values.
+//! Forward mode: `jvp` as dual numbers on the core IR. Every active
+//! variable `x` (see `activity`; integers and booleans included) may get a
+//! tangent `x_dot`, computed right after `x` from the tangents of its
+//! operands with the derivative table. Variables with no tangent have a
+//! zero one, which is materialised only where a value is needed (a branch
+//! or loop result, a map's result). Compound statements (`if`, `loop`,
+//! SOACs) carry tangents alongside their primal values, for their active
+//! results.
 
-use super::deriv::{self, is_float};
-use super::util::{deriv_name, zeros_like};
+use super::activity::{activity, extend};
+use super::deriv::{self, add_op, differentiable};
+use super::util::{check_seed_shapes, deriv_name, zeros_like};
 use crate::core::build::Builder;
 use crate::core::ir::*;
 use crate::core::visit::free_in_lambda;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-#[derive(Default)]
 pub struct Fwd {
     tan: HashMap<Var, Atom>,
+    /// The variables that may have tangents.
+    active: HashSet<Var>,
 }
 
 /// The statements computing `pat = jvp lam primals tangents`: the primal
 /// results followed by their tangents.
 pub fn jvp(b: &mut Builder, lam: &Lambda, primals: &[Atom], tangents: &[Atom], pat: &[Var]) {
-    let mut f = Fwd::default();
+    let mut f = Fwd {
+        tan: HashMap::new(),
+        active: activity(b.vars, lam),
+    };
+    check_seed_shapes(b, tangents, primals, "the tangent");
     for ((p, a), t) in lam.params.iter().zip(primals).zip(tangents) {
         b.push(vec![*p], Exp::Atom(*a));
-        if is_float(b.vars.ty(*p)) {
+        if differentiable(b.vars.ty(*p)) {
             f.tan.insert(*p, *t);
         }
     }
@@ -67,10 +75,10 @@ impl Fwd {
         }
     }
 
-    /// Float results of a statement, which get tangents.
-    fn float_results(b: &Builder, vs: &[Var]) -> Vec<usize> {
+    /// The active results of a statement, which get tangents.
+    fn active_results(&self, vs: &[Var]) -> Vec<usize> {
         (0..vs.len())
-            .filter(|i| is_float(b.vars.ty(vs[*i])))
+            .filter(|i| self.active.contains(&vs[*i]))
             .collect()
     }
 
@@ -98,8 +106,9 @@ impl Fwd {
             Exp::WithVjp { lam, args, .. } => {
                 let mut inner = Builder::new(b.vars);
                 let results = inner.inline(lam, args);
-                let stms = inner.stms;
-                self.stms(b, &stms);
+                let body = inner.finish(results.clone());
+                extend(b.vars, &body, &mut self.active);
+                self.stms(b, &body.stms);
                 for (v, r) in s.pat.iter().zip(results) {
                     self.stm(
                         b,
@@ -127,14 +136,20 @@ impl Fwd {
                 }
                 sum(b, terms)
             }),
+            Exp::UnOp(op, x) if deriv::bit_cast_inverse(*op).is_some() => {
+                simple(self, b, &|this, b, _| {
+                    Some(b.un(*op, this.tangent(*x)?).into())
+                })
+            }
             Exp::UnOp(op, x) => simple(self, b, &|this, b, r| {
                 let t = this.tangent(*x)?;
                 let d = deriv::unop(b, *op, *x, r.into())?;
                 Some(deriv::mul(b, d, t))
             }),
+            // As in Futhark, the tangent is converted along, whatever the
+            // types (a conversion is the identity on the reals).
             Exp::Convert(to, x) => simple(self, b, &|this, b, _| {
-                let t = this.tangent(*x)?;
-                deriv::convert_differentiable(b, *to, *x).then(|| b.convert(*to, t).into())
+                Some(b.convert(*to, this.tangent(*x)?).into())
             }),
             Exp::Select(c, x, y) => simple(self, b, &|this, b, _| {
                 if this.tangent(*x).is_none() && this.tangent(*y).is_none() {
@@ -145,7 +160,7 @@ impl Fwd {
                 Some(b.select(*c, tx, ty).into())
             }),
             Exp::ArrayLit(xs, t) => simple(self, b, &|this, b, _| {
-                if !is_float(*t) || xs.iter().all(|x| this.tangent(*x).is_none()) {
+                if xs.iter().all(|x| this.tangent(*x).is_none()) {
                     return None;
                 }
                 let ts = xs.iter().map(|x| this.tangent_or_zero(b, *x)).collect();
@@ -189,9 +204,7 @@ impl Fwd {
                 Some(b.copy(this.tangent(Atom::Var(*x))?.var()?).into())
             }),
             Exp::Concat(xs) => simple(self, b, &|this, b, _| {
-                if !is_float(b.vars.ty(xs[0]))
-                    || xs.iter().all(|x| this.tangent(Atom::Var(*x)).is_none())
-                {
+                if xs.iter().all(|x| this.tangent(Atom::Var(*x)).is_none()) {
                     return None;
                 }
                 let ts: Option<Vec<Var>> = xs
@@ -239,7 +252,7 @@ impl Fwd {
                     .iter()
                     .chain(values)
                     .any(|v| self.tangent(Atom::Var(*v)).is_some());
-                if any && is_float(b.vars.ty(dest[0])) {
+                if any {
                     let td: Vec<Var> = dest
                         .iter()
                         .filter_map(|d| self.tangent_or_zero(b, Atom::Var(*d)).var())
@@ -275,10 +288,10 @@ impl Fwd {
         }
     }
 
-    /// Tangent variables for the float results, bound after the primal ones.
-    fn tangent_pattern(&mut self, b: &mut Builder, pat: &[Var], floats: &[usize]) -> Vec<Var> {
-        let tvs: Vec<Var> = floats.iter().map(|i| self.tan_var(b, pat[*i])).collect();
-        for (i, t) in floats.iter().zip(&tvs) {
+    /// Tangent variables for the chosen results, bound after the primal ones.
+    fn tangent_pattern(&mut self, b: &mut Builder, pat: &[Var], comps: &[usize]) -> Vec<Var> {
+        let tvs: Vec<Var> = comps.iter().map(|i| self.tan_var(b, pat[*i])).collect();
+        for (i, t) in comps.iter().zip(&tvs) {
             self.set(pat[*i], Atom::Var(*t));
         }
         tvs
@@ -286,11 +299,11 @@ impl Fwd {
 
     /// A body's statements and results with the tangents of the chosen
     /// results appended (zeros where there are none).
-    fn dual_body(&mut self, b: &mut Builder, body: &Body, floats: &[usize]) -> Body {
+    fn dual_body(&mut self, b: &mut Builder, body: &Body, comps: &[usize]) -> Body {
         b.body(|nb| {
             self.stms(nb, &body.stms);
             let mut r = body.result.clone();
-            for i in floats {
+            for i in comps {
                 r.push(self.tangent_or_zero(nb, body.result[*i]));
             }
             r
@@ -298,11 +311,11 @@ impl Fwd {
     }
 
     fn if_(&mut self, b: &mut Builder, s: &Stm, cond: Atom, t: &Body, f: &Body) {
-        let floats = Self::float_results(b, &s.pat);
-        let then_body = self.dual_body(b, t, &floats);
-        let else_body = self.dual_body(b, f, &floats);
+        let comps = self.active_results(&s.pat);
+        let then_body = self.dual_body(b, t, &comps);
+        let else_body = self.dual_body(b, f, &comps);
         let mut pat = s.pat.clone();
-        pat.extend(self.tangent_pattern(b, &s.pat, &floats));
+        pat.extend(self.tangent_pattern(b, &s.pat, &comps));
         b.push(
             pat,
             Exp::If {
@@ -323,18 +336,18 @@ impl Fwd {
         stripmine: Option<u32>,
     ) {
         let ps: Vec<Var> = params.iter().map(|(p, _)| *p).collect();
-        let floats = Self::float_results(b, &ps);
+        let comps = self.active_results(&ps);
         let mut new_params = params.to_vec();
-        for i in &floats {
+        for i in &comps {
             let (p, init) = params[*i];
             let tp = self.tan_var(b, p);
             let ti = self.tangent_or_zero(b, init);
             self.set(p, Atom::Var(tp));
             new_params.push((tp, ti));
         }
-        let body = self.dual_body(b, body, &floats);
+        let body = self.dual_body(b, body, &comps);
         let mut pat = s.pat.clone();
-        pat.extend(self.tangent_pattern(b, &s.pat, &floats));
+        pat.extend(self.tangent_pattern(b, &s.pat, &comps));
         b.push(
             pat,
             Exp::Loop {
@@ -368,10 +381,10 @@ impl Fwd {
                 all_args.push(t);
             }
         }
-        let floats = Self::float_results(b, &s.pat);
-        let body = self.dual_body(b, &lam.body, &floats);
+        let comps = self.active_results(&s.pat);
+        let body = self.dual_body(b, &lam.body, &comps);
         let mut pat = s.pat.clone();
-        pat.extend(self.tangent_pattern(b, &s.pat, &floats));
+        pat.extend(self.tangent_pattern(b, &s.pat, &comps));
         b.push(
             pat,
             Exp::Map {
@@ -382,27 +395,27 @@ impl Fwd {
     }
 
     /// The operator on (value, tangent) pairs: `(a, ȧ) ⊙ (x, ẋ)`, with
-    /// tangents for the float components only.
-    fn dual_operator(&mut self, b: &mut Builder, op: &Operator, floats: &[usize]) -> Operator {
+    /// tangents for the active components only.
+    fn dual_operator(&mut self, b: &mut Builder, op: &Operator, comps: &[usize]) -> Operator {
         let k = op.neutral.len();
         let (accs, elems) = op.lam.params.split_at(k);
         let mut params: Vec<Var> = accs.to_vec();
-        for i in floats {
+        for i in comps {
             let t = self.tan_var(b, accs[*i]);
             self.set(accs[*i], Atom::Var(t));
             params.push(t);
         }
         params.extend(elems.iter().copied());
-        for i in floats {
+        for i in comps {
             let t = self.tan_var(b, elems[*i]);
             self.set(elems[*i], Atom::Var(t));
             params.push(t);
         }
-        let body = self.dual_body(b, &op.lam.body, floats);
+        let body = self.dual_body(b, &op.lam.body, comps);
         // A neutral element computed from differentiated values has a
         // tangent; (ne, ṅe) is the dual operator's neutral element.
         let mut neutral = op.neutral.clone();
-        for i in floats {
+        for i in comps {
             neutral.push(self.tangent_or_zero(b, op.neutral[*i]));
         }
         Operator {
@@ -430,17 +443,15 @@ impl Fwd {
             b.push(s.pat.clone(), s.exp.clone());
             return;
         }
-        let floats: Vec<usize> = (0..op.neutral.len())
-            .filter(|i| is_float(b.ty(op.neutral[*i])))
-            .collect();
-        let dual = self.dual_operator(b, op, &floats);
+        let comps = self.active_results(&s.pat);
+        let dual = self.dual_operator(b, op, &comps);
         let mut all_args = args.to_vec();
-        for i in &floats {
+        for i in &comps {
             let t = self.tangent_or_zero(b, Atom::Var(args[*i]));
             all_args.extend(t.var());
         }
         let mut pat = s.pat.clone();
-        pat.extend(self.tangent_pattern(b, &s.pat, &floats));
+        pat.extend(self.tangent_pattern(b, &s.pat, &comps));
         let exp = if scan {
             Exp::Scan {
                 op: dual,
@@ -474,18 +485,16 @@ impl Fwd {
             b.push(s.pat.clone(), s.exp.clone());
             return;
         }
-        let floats: Vec<usize> = (0..op.neutral.len())
-            .filter(|i| is_float(b.ty(op.neutral[*i])))
-            .collect();
-        let dual = self.dual_operator(b, op, &floats);
+        let comps = self.active_results(&s.pat);
+        let dual = self.dual_operator(b, op, &comps);
         let mut all_dest = dest.to_vec();
         let mut all_values = values.to_vec();
-        for i in &floats {
+        for i in &comps {
             all_dest.extend(self.tangent_or_zero(b, Atom::Var(dest[*i])).var());
             all_values.extend(self.tangent_or_zero(b, Atom::Var(values[*i])).var());
         }
         let mut pat = s.pat.clone();
-        pat.extend(self.tangent_pattern(b, &s.pat, &floats));
+        pat.extend(self.tangent_pattern(b, &s.pat, &comps));
         b.push(
             pat,
             Exp::Hist {
@@ -497,27 +506,27 @@ impl Fwd {
         );
     }
 
-    /// Accumulators (from an inner `vjp`, for Hessians): each float array
+    /// Accumulators (from an inner `vjp`, for Hessians): each active array
     /// gets a tangent accumulator updated with the tangents of the values.
     fn with_acc(&mut self, b: &mut Builder, s: &Stm, arrays: &[Var], lam: &Lambda) {
         let k = arrays.len();
-        let floats: Vec<usize> = (0..k).filter(|i| is_float(b.vars.ty(arrays[*i]))).collect();
+        let comps = self.active_results(&s.pat[..k]);
         let mut all_arrays = arrays.to_vec();
         let mut params: Vec<Var> = lam.params[..k].to_vec();
-        for i in &floats {
+        for i in &comps {
             all_arrays.extend(self.tangent_or_zero(b, Atom::Var(arrays[*i])).var());
             let tp = self.tan_var(b, lam.params[*i]);
             self.set(lam.params[*i], Atom::Var(tp));
             params.push(tp);
         }
         params.extend(lam.params[k..].iter().copied());
-        let others: Vec<usize> = (k..lam.body.result.len())
-            .filter(|i| is_float(b.ty(lam.body.result[*i])))
+        let others: Vec<usize> = (k..s.pat.len())
+            .filter(|i| self.active.contains(&s.pat[*i]))
             .collect();
         let body = b.body(|nb| {
             self.stms(nb, &lam.body.stms);
             let mut r: Vec<Atom> = lam.body.result[..k].to_vec();
-            for i in &floats {
+            for i in &comps {
                 r.push(self.tangent_or_zero(nb, lam.body.result[*i]));
             }
             r.extend(lam.body.result[k..].iter().copied());
@@ -527,7 +536,7 @@ impl Fwd {
             r
         });
         let mut pat: Vec<Var> = s.pat[..k].to_vec();
-        pat.extend(self.tangent_pattern(b, &s.pat[..k], &floats));
+        pat.extend(self.tangent_pattern(b, &s.pat[..k], &comps));
         pat.extend(s.pat[k..].iter().copied());
         pat.extend(self.tangent_pattern(b, &s.pat, &others));
         b.push(
@@ -544,7 +553,6 @@ impl Fwd {
 fn sum(b: &mut Builder, terms: Vec<Atom>) -> Option<Atom> {
     let mut it = terms.into_iter();
     let first = it.next()?;
-    Some(it.fold(first, |acc, t| {
-        b.bin(crate::prim::BinOp::Add, acc, t).into()
-    }))
+    let op = add_op(b.ty(first).elem());
+    Some(it.fold(first, |acc, t| b.bin(op, acc, t).into()))
 }

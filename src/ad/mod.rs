@@ -6,6 +6,7 @@
 //! first, so `jvp` over `vjp` (Hessian-vector products) differentiates
 //! ordinary code and no perturbation can be confused.
 
+mod activity;
 pub mod deriv;
 mod fwd;
 mod prepare;

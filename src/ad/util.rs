@@ -1,9 +1,10 @@
 //! Building blocks shared by both AD modes: zeros of a value's shape,
 //! element-wise addition of adjoints, and sums over the outer dimension.
 
+use super::deriv::add_op;
 use crate::core::build::Builder;
 use crate::core::ir::{Atom, Type, Var};
-use crate::prim::{BinOp, PrimType, Scalar};
+use crate::prim::{PrimType, Scalar};
 
 /// A name for the derivative of `v`: `x` → `x_bar` / `x_dot`.
 pub fn deriv_name(b: &Builder, v: Var, suffix: &str) -> String {
@@ -33,10 +34,11 @@ pub fn zeros_like(b: &mut Builder, like: Atom) -> Atom {
     }
 }
 
-/// `x + y` for scalars or element-wise for arrays of the same shape.
+/// `x + y` for scalars or element-wise for arrays of the same shape (`||`
+/// for booleans).
 pub fn add(b: &mut Builder, x: Atom, y: Atom) -> Atom {
     match b.ty(x) {
-        Type::Prim(_) => b.bin(BinOp::Add, x, y).into(),
+        Type::Prim(p) => b.bin(add_op(p), x, y).into(),
         Type::Array(..) => {
             let (Atom::Var(xv), Atom::Var(yv)) = (x, y) else {
                 unreachable!("arrays are variables");
@@ -51,7 +53,7 @@ pub fn add(b: &mut Builder, x: Atom, y: Atom) -> Atom {
 pub fn sum_outer(b: &mut Builder, arr: Var) -> Atom {
     match b.vars.ty(arr) {
         Type::Array(p, 1) => {
-            let op = b.binop_operator(BinOp::Add, p, zero(p));
+            let op = b.binop_operator(add_op(p), p, zero(p));
             b.reduce(op, None, &[arr])[0].into()
         }
         Type::Array(_, r) => {
@@ -71,4 +73,29 @@ fn sum_inner(b: &mut Builder, arr: Var, depth: u32) -> Atom {
         return sum_outer(b, arr);
     }
     b.map_fn(&[arr], |b, ps| vec![sum_inner(b, ps[0], depth - 1)])[0].into()
+}
+
+/// A tangent has the shape of its primal and a cotangent that of its
+/// result. Their types agree; the outer sizes are checked when run, naming
+/// the seed (`what`), before any derivative code reads it. Inner sizes are
+/// not: knowing them may need results the derivative code does not
+/// otherwise compute (the rows of a map), and a seed whose rows differ
+/// fails in the derivative code's own maps anyway.
+pub fn check_seed_shapes(b: &mut Builder, seeds: &[Atom], like: &[Atom], what: &str) {
+    for (k, (s, l)) in seeds.iter().zip(like).enumerate() {
+        let (Atom::Var(s), Atom::Var(l)) = (s, l) else {
+            continue;
+        };
+        let rank = b.vars.ty(*l).rank();
+        if rank == 0 || b.vars.ty(*s).rank() != rank {
+            continue;
+        }
+        let mut expected = vec![None; rank as usize];
+        expected[0] = Some(b.size(*l, 0).into());
+        let what = match seeds.len() {
+            1 => what.to_string(),
+            _ => format!("component {} of {what}", k + 1),
+        };
+        b.check_shape(*s, expected, &what);
+    }
 }

@@ -184,6 +184,10 @@ impl Forward {
             Exp::Iota(n) => {
                 self.lengths.insert(pat[0], Length::Is(*n));
             }
+            Exp::ArrayLit(xs, _) => {
+                self.lengths
+                    .insert(pat[0], Length::Is(Atom::i64(xs.len() as i64)));
+            }
             Exp::Copy(x) | Exp::Update(x, ..) | Exp::Reverse(x) | Exp::Rotate(_, x) => {
                 self.lengths.insert(pat[0], Length::SameAs(*x));
             }
@@ -486,7 +490,12 @@ fn dce_body(b: &mut Body, mode: Mode) {
     let mut kept = Vec::with_capacity(b.stms.len());
     for mut s in std::mem::take(&mut b.stms).into_iter().rev() {
         let used = s.pat.iter().any(|v| live.contains(v));
-        let removable = !has_effect(&s.exp) && (mode == Mode::AfterAd || !can_fail(&s.exp));
+        // After AD, dead code that may fail is derivative code nobody
+        // needs; an explicit check (a user's `assert`, a seed's shape)
+        // stays.
+        let check = matches!(s.exp, Exp::Assert { .. } | Exp::CheckShape { .. });
+        let removable =
+            !has_effect(&s.exp) && ((mode == Mode::AfterAd && !check) || !can_fail(&s.exp));
         if !used && removable {
             continue;
         }

@@ -26,7 +26,10 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 /// `:grad [--stats] f x ...`: the gradient of a scalar-valued `f` at the
-/// point, with respect to every argument (`vjp f x 1`).
+/// point, with respect to every argument (`vjp f x 1`). Integer arguments
+/// and results are differentiated as Futhark does (docs/AD.md, "Integers
+/// and booleans"); an integer argument of a float function is most likely
+/// meant as a constant, so that gets a warning saying how to fix it.
 pub(super) fn grad(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
     let (mut stats, mut explain, mut rest) = (false, false, inv.arg);
     while let Some((flag, after)) = rest
@@ -60,28 +63,40 @@ pub(super) fn grad(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Resul
     };
     let checked = r.checked(&e, sink)?;
     let result = defaulted(&checked.scheme);
-    let Some(one) = float_scalar(&result) else {
+    let Some(one) = numeric_scalar(&result) else {
         return Err(r.report(&not_scalar(&e, &result), sink));
     };
     // An argument counts as typed by the function's parameter where that
     // is fixed: a literal `2` passed for an `i32` is an integer, and an
     // empty `[]` passed for a `[]f64` is floats.
-    let (params, _) = arrows(&defaulted(&r.checked(head, sink)?.scheme));
+    let (params, _) = Type::arrows(&defaulted(&r.checked(head, sink)?.scheme));
+    let mut floats = Vec::with_capacity(args.len());
     for (i, a) in args.iter().enumerate() {
         let own = defaulted(&r.checked(a, sink)?.scheme);
         let t = match params.get(i) {
             Some(p) if all_float(p) != all_float(&own) => p.clone(),
             _ => own,
         };
-        if !all_float(&t) {
-            let d = Diagnostic::ty(
-                format!("`:grad` differentiates with respect to every argument, and this one has type `{t}`"),
-                a.span,
-            )
-            .with_label("not a float argument")
-            .with_help("keep it fixed inside a lambda and differentiate the rest: `:grad (\\x -> f x 3) 1.0`");
-            return Err(r.report(&d, sink));
+        floats.push((all_float(&t), t));
+    }
+    if let (true, Some(i)) = (one.is_float(), floats.iter().position(|(f, _)| !f)) {
+        let text = |e: &Expr| &inv.padded[e.span.start as usize..e.span.end as usize];
+        let mut d = Diagnostic::ty(
+            format!(
+                "`:grad` differentiates with respect to every argument, and this one has type `{}`: its derivative is computed in integer arithmetic, as in Futhark",
+                floats[i].1
+            ),
+            args[i].span,
+        )
+        .with_label("not a float argument");
+        if floats.iter().any(|(f, _)| *f) {
+            d = d.with_help(format!(
+                "to differentiate the float arguments only, keep the others fixed inside a lambda: `:grad {}`",
+                fixed_others(head, args, &floats, text)
+            ));
         }
+        d.warning = true;
+        r.report(&d, sink);
     }
     let g = gradient_expr(head, args, one, e.span);
     let gradient = r.measure(&g, stats, sink)?;
@@ -128,12 +143,68 @@ fn gradient_expr(head: &Expr, args: &[Expr], one: PrimType, span: Span) -> Expr 
             node(ExprKind::Tuple(args.to_vec())),
         )
     };
-    let seed = node(ExprKind::Literal(Literal::Float {
-        value: 1.0,
-        text: Rc::from("1.0"),
-        suffix: Some(one),
+    let seed = node(ExprKind::Literal(if one.is_float() {
+        Literal::Float {
+            value: 1.0,
+            text: Rc::from("1.0"),
+            suffix: Some(one),
+        }
+    } else {
+        Literal::Int {
+            value: 1,
+            suffix: Some(one),
+        }
     }));
     node(ExprKind::Apply(Box::new(var("vjp")), vec![f, point, seed]))
+}
+
+/// `(\x y -> f 3 x y) 1.0 2.0` for `f 3 1.0 2.0` with `3` not a float:
+/// the float arguments differentiated, the others fixed.
+fn fixed_others<'a>(
+    head: &'a Expr,
+    args: &'a [Expr],
+    floats: &[(bool, Type)],
+    text: impl Fn(&'a Expr) -> &'a str,
+) -> String {
+    // Fresh names: none that the call's text uses as a word, so that the
+    // suggestion shadows nothing.
+    let words: Vec<&str> = std::iter::once(head)
+        .chain(args)
+        .map(&text)
+        .flat_map(|t| t.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\'')))
+        .collect();
+    let head = match head.kind {
+        ExprKind::Var(_) => text(head).to_string(),
+        _ => format!("({})", text(head)),
+    };
+    let names: Vec<String> = ["x", "y", "z", "u", "v", "w"]
+        .into_iter()
+        .map(str::to_string)
+        .chain((1..).map(|k| format!("x{k}")))
+        .filter(|n| !words.contains(&n.as_str()))
+        .take(floats.iter().filter(|(f, _)| *f).count())
+        .collect();
+    let mut free = names.iter();
+    let call: Vec<&str> = args
+        .iter()
+        .zip(floats)
+        .map(|(a, (f, _))| match f {
+            true => free.next().map_or("x", |n| n.as_str()),
+            false => text(a),
+        })
+        .collect();
+    let points: Vec<&str> = args
+        .iter()
+        .zip(floats)
+        .filter(|(_, (f, _))| *f)
+        .map(|(a, _)| text(a))
+        .collect();
+    format!(
+        "(\\{} -> {head} {}) {}",
+        names.join(" "),
+        call.join(" "),
+        points.join(" ")
+    )
 }
 
 fn subscript(i: usize) -> String {
@@ -147,10 +218,10 @@ fn not_scalar(e: &Expr, t: &Type) -> Diagnostic {
     let help = if all_float(t) {
         "a gradient needs one scalar result: reduce it first (`:grad (\\x -> f64.sum (f x)) x`), or use `vjp f x ȳ` with a cotangent ȳ of the result's shape"
     } else {
-        "only float functions have gradients: convert inside the function (`f64.i32`), or differentiate a float function"
+        "a gradient needs one number as the result; for other results use `vjp f x ȳ` with a cotangent ȳ of the result's type"
     };
     Diagnostic::ty(
-        format!("`:grad` needs a function with a scalar float result, and this application has type `{t}`"),
+        format!("`:grad` needs a function with a scalar numeric result, and this application has type `{t}`"),
         e.span,
     )
     .with_label(format!("this is `{t}`"))
@@ -159,8 +230,13 @@ fn not_scalar(e: &Expr, t: &Type) -> Diagnostic {
 
 /// The float type of a scalar float type.
 pub(super) fn float_scalar(t: &Type) -> Option<PrimType> {
+    numeric_scalar(t).filter(|p| p.is_float())
+}
+
+/// The type of a scalar numeric (integer or float) type.
+fn numeric_scalar(t: &Type) -> Option<PrimType> {
     match &t.base {
-        Base::Prim(p) if p.is_float() && t.rank == Rank::zero() => Some(*p),
+        Base::Prim(p) if *p != PrimType::Bool && t.rank == Rank::zero() => Some(*p),
         _ => None,
     }
 }
@@ -186,18 +262,6 @@ pub(super) fn defaulted(s: &Scheme) -> Type {
         }
     }
     s.ty.subst(&inst)
-}
-
-/// The parameter types and the result type of a function type.
-pub(super) fn arrows(t: &Type) -> (Vec<Type>, Type) {
-    let mut params = Vec::new();
-    let mut t = t.clone();
-    while let (true, Base::Arrow(a, b)) = (t.rank == Rank::zero(), &t.base) {
-        params.push((**a).clone());
-        let next = (**b).clone();
-        t = next;
-    }
-    (params, t)
 }
 
 /// One evaluation of an expression with its cost.
@@ -304,7 +368,7 @@ impl Repl {
         let command = dir.command();
         let r = self;
         let checked = r.checked(e, sink)?;
-        let (params, result) = arrows(&defaulted(&checked.scheme));
+        let (params, result) = Type::arrows(&defaulted(&checked.scheme));
         if params.is_empty() {
             let d = Diagnostic::ty(
                 format!(

@@ -11,7 +11,7 @@
 //! picture where it can (a notebook, a literate document); `--out FILE`
 //! writes it to an SVG or PNG file instead.
 
-use super::ad::{arrows, defaulted, float_scalar};
+use super::ad::{defaulted, float_scalar};
 use super::commands::{Invocation, path_arg, usage};
 use super::print::leaf_count;
 use super::{Failed, Flow, Repl, Sink};
@@ -253,7 +253,7 @@ impl Repl {
     /// float (numeric type variables taken as `f64`).
     fn float_function(&self, e: &Expr, sink: &mut dyn Sink) -> Result<Option<PrimType>, Failed> {
         let ty = defaulted(&self.checked(e, sink)?.scheme);
-        let (params, result) = arrows(&ty);
+        let (params, result) = Type::arrows(&ty);
         Ok(match (params.as_slice(), float_scalar(&result)) {
             ([p], Some(q)) => float_scalar(p).filter(|p| *p == q),
             _ => None,

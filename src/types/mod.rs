@@ -175,6 +175,7 @@ impl TypeEnv {
     fn infer_def(inf: &mut Infer, d: &ValDec) -> Result<(Vec<Type>, Type), Diagnostic> {
         Infer::check_bindable(&d.name, d.name_span)?;
         inf.def_name = Some(d.name.clone());
+        check_size_params(&d.name, &d.type_params, &d.params)?;
         let mut declared: Vec<Ident> = Vec::new();
         for tp in &d.type_params {
             match tp {
@@ -310,6 +311,22 @@ impl TypeEnv {
         let mut g = Generalizer::new(&inf, !d.is_entry());
         let scheme_ty = g.general(&def_ty, true);
         if d.is_entry() {
+            // (A function result is more parameters, as in Futhark.)
+            if let Some((t, span)) = params
+                .iter()
+                .zip(&d.params)
+                .map(|(t, p)| (t, p.span()))
+                .find(|(t, _)| inf.subst.apply(t).has_function())
+            {
+                return Err(Diagnostic::ty(
+                    format!("the entry point `{}` takes a function", d.name),
+                    span,
+                )
+                .with_label(format!("this has type `{}`", inf.subst.apply(t)))
+                .with_help(
+                    "an entry point is called from outside with data: make the function a parameter of a definition that the entry point calls with a concrete function",
+                ));
+            }
             if let Some(what) = g.polymorphic.take() {
                 return Err(Diagnostic::ty(
                     format!("the entry point `{}` has a polymorphic type", d.name),
@@ -452,6 +469,35 @@ fn unknown_size(globals: &env::Globals, params: &[TypeParam], t: &TypeExp) -> Op
             })
         }
     }
+}
+
+/// Futhark's causality restriction: a size parameter takes its value from
+/// the sizes of the arguments, so it must be the size of some parameter
+/// (possibly inside a function parameter's type).
+pub(crate) fn check_size_params(
+    name: &str,
+    type_params: &[TypeParam],
+    params: &[Pat],
+) -> Result<(), Diagnostic> {
+    let mut used = Vec::new();
+    for p in params {
+        size_names_in_pat(p, &mut used);
+    }
+    for tp in type_params {
+        if let TypeParam::Size(n, s) = tp {
+            if !used.contains(n) {
+                return Err(Diagnostic::ty(
+                    format!("the size parameter `{n}` of `{name}` is not the size of any parameter"),
+                    *s,
+                )
+                .with_label("only its arguments' sizes can give it a value")
+                .with_help(format!(
+                    "use it in a parameter's type (`(xs: [{n}]t)`), or compute the size in the body and return an existential size (`?[{n}].[{n}]t`)"
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 pub(crate) fn size_names_in_pat(p: &Pat, out: &mut Vec<Ident>) {

@@ -130,6 +130,19 @@ impl Type {
         Type::scalar(Base::Sum(constrs))
     }
 
+    /// The parameter types and the result type of a function type (no
+    /// parameters and the type itself for other types).
+    pub fn arrows(&self) -> (Vec<Type>, Type) {
+        let mut params = Vec::new();
+        let mut t = self.clone();
+        while let (true, Base::Arrow(a, b)) = (t.rank == Rank::zero(), &t.base) {
+            params.push((**a).clone());
+            let next = (**b).clone();
+            t = next;
+        }
+        (params, t)
+    }
+
     /// Whether a value of this type contains a function (which cannot be
     /// data: no arrays of it, no value syntax for it).
     pub fn has_function(&self) -> bool {

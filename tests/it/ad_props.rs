@@ -12,11 +12,18 @@
 //! `a` and `b`, which are kept away from 0.
 //!
 //! 600 cases in CI (`URCHIN_PROPTEST_SCALE=1`), 60 by default.
+//!
+//! Integer programs (docs/AD.md, "Integers and booleans") have laws of
+//! their own, checked exactly: forward and reverse mode agree (the
+//! dot-product test holds in wrapping arithmetic), and a program without
+//! division has the derivative of the same program over f64 at integer
+//! points (its derivative is a polynomial in them, exact in both).
 
 use crate::ad_support::{Function, Rng};
 use crate::support::{lazy, session};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
+use urchin::eval::EvalOptions;
 use urchin::eval::value::{Array, Value};
 use urchin::prim::{PrimType, Scalar};
 
@@ -374,5 +381,332 @@ proptest! {
     #[test]
     fn derivatives_agree_with_finite_differences_and_each_other(c in case()) {
         check(&c)?;
+    }
+}
+
+/// An integer program: the same text over `i64` and over `f64` (`T` is
+/// the element type), with or without integer division and bit
+/// operations (which have no f64 counterpart).
+fn int_expr(t: Ty, env: &Env, depth: u32, division: bool) -> BoxedStrategy<String> {
+    let int_leaf = |t: Ty| match t {
+        Ty::S => {
+            let var = proptest::sample::select(env.scalars.clone());
+            prop_oneof![4 => var, 1 => (0i32..4).prop_map(|k| k.to_string())].boxed()
+        }
+        Ty::A => leaf(Ty::A, env),
+    };
+    if depth == 0 {
+        return int_leaf(t);
+    }
+    let d = depth - 1;
+    let s = || int_expr(Ty::S, env, d, division);
+    let a = || int_expr(Ty::A, env, d, division);
+    let x = format!("x{d}");
+    let y = format!("y{d}");
+    let acc = format!("acc{d}");
+    match t {
+        Ty::S => {
+            let inner = env.with(Ty::S, &acc);
+            let mut cases = vec![
+                (2, int_leaf(Ty::S)),
+                (3, (s(), s(), prop::sample::select(vec!["+", "-", "*"]))
+                    .prop_map(|(p, q, op)| format!("({p} {op} {q})"))
+                    .boxed()),
+                (1, (s(), s(), prop::sample::select(vec!["T.min", "T.max"]))
+                    .prop_map(|(p, q, f)| format!("{f} {} {}", paren(&p), paren(&q)))
+                    .boxed()),
+                (1, s().prop_map(|p| format!("T.abs {}", paren(&p))).boxed()),
+                (1, s().prop_map(|p| format!("(-{})", paren(&p))).boxed()),
+                (2, a().prop_map(|p| format!("T.sum {}", paren(&p))).boxed()),
+                (1, a().prop_map(|p| format!("T.product {}", paren(&p))).boxed()),
+                (1, a().prop_map(|p| format!("T.maximum {}", paren(&p))).boxed()),
+                (1, a().prop_map(|p| format!("reduce (\\u v -> u + v + u * v) 0 {}", paren(&p))).boxed()),
+                (2, (a(), 0i64..5).prop_map(|(p, k)| format!("{}[{k} % n]", paren(&p))).boxed()),
+                (1, (condition(), s(), s())
+                    .prop_map(|(c, p, q)| format!("(if {c} then {p} else {q})"))
+                    .boxed()),
+                (1, (s(), int_expr(Ty::S, &inner, d, division), 1i64..4)
+                    .prop_map({
+                        let acc = acc.clone();
+                        move |(init, body, k)| format!("(loop {acc} = {init} for _i < {k} do {body})")
+                    })
+                    .boxed()),
+                (1, (s(), int_expr(Ty::S, &inner, d, division), 1i64..4)
+                    .prop_map({
+                        let acc = acc.clone();
+                        move |(init, body, k)| {
+                            format!("(let ({acc}, _) = loop ({acc}, k) = ({init}, 0i64) while k < {k} do ({body}, k + 1) in {acc})")
+                        }
+                    })
+                    .boxed()),
+            ];
+            if division {
+                cases.push((
+                    3,
+                    (s(), s(), prop::sample::select(vec!["/", "%", "//", "%%"]))
+                        .prop_map(|(p, q, op)| format!("({p} {op} (T.abs {} + 1))", paren(&q)))
+                        .boxed(),
+                ));
+                cases.push((
+                    1,
+                    (
+                        s(),
+                        prop::sample::select(vec!["<<", ">>", "&", "|", "^"]),
+                        0i32..3,
+                    )
+                        .prop_map(|(p, op, k)| format!("({p} {op} {k})"))
+                        .boxed(),
+                ));
+            }
+            proptest::strategy::Union::new_weighted(cases).boxed()
+        }
+        Ty::A => {
+            let in_map = env.with(Ty::S, &x);
+            let in_map2 = in_map.with(Ty::S, &y);
+            prop_oneof![
+                2 => leaf(Ty::A, env),
+                3 => (int_expr(Ty::S, &in_map, d, division), a()).prop_map({
+                    let x = x.clone();
+                    move |(body, p)| format!("map (\\{x} -> {body}) {}", paren(&p))
+                }),
+                1 => (int_expr(Ty::S, &in_map2, d, division), a(), a()).prop_map({
+                    let x = x.clone();
+                    move |(body, p, q)| format!("map2 (\\{x} {y} -> {body}) {} {}", paren(&p), paren(&q))
+                }),
+                2 => (a(), a(), prop::sample::select(vec!["+", "-", "*"]))
+                    .prop_map(|(p, q, op)| format!("({p} {op} {q})")),
+                1 => a().prop_map(|p| format!("scan (+) 0 {}", paren(&p))),
+                1 => a().prop_map(|p| format!("scan (*) 1 {}", paren(&p))),
+                1 => a().prop_map(|p| format!("reverse {}", paren(&p))),
+                1 => a().prop_map(|p| {
+                    format!("(let g = {p} in map (\\i -> g[(i * 2 + 1) % n]) (iota n))")
+                }),
+                1 => a().prop_map(|p| {
+                    format!("hist (+) 0 n (map (\\i -> (i * 3) % n) (iota n)) {}", paren(&p))
+                }),
+                1 => a().prop_map(|p| {
+                    format!("hist (*) 1 n (map (\\i -> (n - 2 - i) / 2) (iota n)) {}", paren(&p))
+                }),
+                1 => (a(), a()).prop_map(|(p, q)| {
+                    format!(
+                        "scatter (copy {}) (map (\\i -> if i % 2 == 0 then n - 1 - i else -1) (iota n)) {}",
+                        paren(&p),
+                        paren(&q)
+                    )
+                }),
+            ]
+            .boxed()
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct IntCase {
+    ret: Ty,
+    body: String,
+    division: bool,
+    /// a, b, xs, ys; then their tangents; then the result's cotangent
+    /// (one element per result element).
+    point: Vec<Vec<i64>>,
+    tangent: Vec<Vec<i64>>,
+    cotangent: Vec<i64>,
+}
+
+impl IntCase {
+    /// The function over `T`, its `jvp` and its `vjp`, as entries
+    /// `f_T`, `jvp_T`, `vjp_T`.
+    fn entries(&self, t: &str) -> String {
+        let ret = match self.ret {
+            Ty::S => t.to_string(),
+            Ty::A => format!("[n]{t}"),
+        };
+        let body = self.body.replace("T.", &format!("{t}."));
+        format!(
+            "entry f_{t} [n] (a: {t}) (b: {t}) (xs: [n]{t}) (ys: [n]{t}) : {ret} =\n  {body}\n\
+             entry jvp_{t} [n] (a: {t}) (b: {t}) (xs: [n]{t}) (ys: [n]{t}) (da: {t}) (db: {t}) (dxs: [n]{t}) (dys: [n]{t}) =\n  \
+               jvp (\\(a, b, xs, ys) -> f_{t} a b xs ys) (a, b, xs, ys) (da, db, dxs, dys)\n\
+             entry vjp_{t} [n] (a: {t}) (b: {t}) (xs: [n]{t}) (ys: [n]{t}) (ybar: {ret}) =\n  \
+               vjp (\\(a, b, xs, ys) -> f_{t} a b xs ys) (a, b, xs, ys) ybar\n"
+        )
+    }
+
+    fn program(&self) -> String {
+        let mut p = self.entries("i64");
+        if !self.division {
+            p.push_str(&self.entries("f64"));
+        }
+        p
+    }
+}
+
+fn int_values(p: PrimType, vs: &[Vec<i64>], scalars: usize) -> Vec<Value> {
+    vs.iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let s: Vec<Scalar> = v.iter().map(|x| Scalar::from_i64(p, *x)).collect();
+            if i < scalars {
+                Value::Scalar(s[0])
+            } else {
+                Value::Array(Array::from_scalars(p, vec![v.len()], &s))
+            }
+        })
+        .collect()
+}
+
+/// Every element of the values, as i64 (f64 values must be integers).
+fn int_elements(vs: &[Value]) -> Result<Vec<i64>, String> {
+    let mut out = Vec::new();
+    for v in vs {
+        let scalars = match v {
+            Value::Scalar(s) => vec![*s],
+            Value::Array(a) => a.to_scalars(),
+            other => return Err(format!("unexpected value {other:?}")),
+        };
+        for s in scalars {
+            let x = s.as_f64();
+            match s {
+                Scalar::F64(_) if x.abs() > 1e15 || x.fract() != 0.0 => {
+                    return Err(format!("f64 value {x} is not a small integer"));
+                }
+                Scalar::F64(_) => out.push(x as i64),
+                _ => out.push(s.as_i64()),
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn small_ints(n: usize) -> BoxedStrategy<Vec<i64>> {
+    prop::collection::vec(-3i64..4, n).boxed()
+}
+
+fn int_case() -> BoxedStrategy<IntCase> {
+    let env = Env {
+        scalars: vec!["a".into(), "b".into()],
+        arrays: vec!["xs".into(), "ys".into()],
+    };
+    (
+        prop_oneof![Just(Ty::S), Just(Ty::A)],
+        2u32..5,
+        1usize..5,
+        prop::bool::ANY,
+    )
+        .prop_flat_map(move |(ret, depth, n, division)| {
+            let point = (small_ints(1), small_ints(1), small_ints(n), small_ints(n));
+            let m = if ret == Ty::S { 1 } else { n };
+            (
+                Just(ret),
+                int_expr(ret, &env, depth, division),
+                Just(division),
+                point.clone(),
+                point,
+                small_ints(m),
+            )
+        })
+        .prop_map(
+            |(ret, body, division, (a, b, xs, ys), (da, db, dxs, dys), cotangent)| IntCase {
+                ret,
+                body,
+                division,
+                point: vec![a, b, xs, ys],
+                tangent: vec![da, db, dxs, dys],
+                cotangent,
+            },
+        )
+        .boxed()
+}
+
+fn check_int(c: &IntCase) -> Result<(), TestCaseError> {
+    let program = c.program();
+    let fail = |why: String| {
+        TestCaseError::fail(format!(
+            "{why}\nprogram:\n{program}point {:?}, tangent {:?}, cotangent {:?}",
+            c.point, c.tangent, c.cotangent
+        ))
+    };
+    let mut s = session();
+    s.load("<generated>", &program).map_err(|d| {
+        fail(format!(
+            "the generated program does not check:\n{}",
+            urchin::diag::render_all(&d, &s.sources, false)
+        ))
+    })?;
+    let run = |t: &str, what: &str, extra: &[Vec<i64>], scalars_extra: usize| {
+        let p = if t == "i64" {
+            PrimType::I64
+        } else {
+            PrimType::F64
+        };
+        let name = format!("{what}_{t}");
+        let id = s.lookup_def(&name).expect("the entry was just loaded");
+        let compiled = s
+            .compile(id)
+            .map_err(|d| format!("`{name}` does not compile: {}", d.message))?;
+        let mut args = int_values(p, &c.point, 2);
+        let (sc, ar): (Vec<Vec<i64>>, Vec<Vec<i64>>) = (
+            extra[..scalars_extra].to_vec(),
+            extra[scalars_extra..].to_vec(),
+        );
+        args.extend(int_values(p, &sc, sc.len()));
+        args.extend(int_values(p, &ar, 0));
+        let out = s
+            .run(&compiled, args, &EvalOptions::default())
+            .map_err(|e| format!("`{name}`: {}", e.message))?;
+        int_elements(&out)
+    };
+    let ybar_scalars = usize::from(c.ret == Ty::S);
+    let primal = run("i64", "f", &[], 0).map_err(fail)?;
+    // Keep to values where the f64 program is exact.
+    prop_assume!(primal.iter().all(|y| y.abs() < 1 << 40));
+    let tangent = run("i64", "jvp", &c.tangent, 2).map_err(fail)?;
+    let gradient = run(
+        "i64",
+        "vjp",
+        std::slice::from_ref(&c.cotangent),
+        ybar_scalars,
+    )
+    .map_err(fail)?;
+    // Forward and reverse mode agree, exactly in wrapping arithmetic.
+    let dot = |u: &[i64], v: &[i64]| {
+        u.iter()
+            .zip(v)
+            .fold(0i64, |s, (p, q)| s.wrapping_add(p.wrapping_mul(*q)))
+    };
+    let xdot: Vec<i64> = c.tangent.iter().flatten().copied().collect();
+    let (lhs, rhs) = (dot(&gradient, &xdot), dot(&c.cotangent, &tangent));
+    if lhs != rhs {
+        return Err(fail(format!(
+            "⟨vjp f x ȳ, ẋ⟩ = {lhs} but ⟨ȳ, jvp f x ẋ⟩ = {rhs} (jvp {tangent:?}, vjp {gradient:?})"
+        )));
+    }
+    if !c.division && tangent.iter().chain(&gradient).all(|d| d.abs() < 1 << 40) {
+        let ftangent = run("f64", "jvp", &c.tangent, 2).map_err(fail)?;
+        let fgradient = run(
+            "f64",
+            "vjp",
+            std::slice::from_ref(&c.cotangent),
+            ybar_scalars,
+        )
+        .map_err(fail)?;
+        if (&tangent, &gradient) != (&ftangent, &fgradient) {
+            return Err(fail(format!(
+                "integer derivatives differ from f64 ones: jvp {tangent:?} vs {ftangent:?}, vjp {gradient:?} vs {fgradient:?}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: crate::test_env::proptest_cases(400),
+        max_shrink_iters: 200,
+        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("regressions"))),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn integer_derivatives_agree_between_modes_and_with_f64(c in int_case()) {
+        check_int(&c)?;
     }
 }

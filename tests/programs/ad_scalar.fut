@@ -38,7 +38,7 @@
 --           0.5646424733950354, 0.8253356149096783, 0.6841368083416923,
 --           0.6435011087932844, 0.9272952180016123, 0.5404195002705842,
 --           0.6366535821482412, 1.1854652182422676, 0.5370495669980353,
---           1.0, 4.0] }
+--           1.0, 5.0] }
 
 -- ==
 -- entry: jac_unops jvp_unops
@@ -81,7 +81,7 @@ entry f_unops (x: f64) : []f64 =
   [-x, f64.abs x, f64.abs (x - 1), f64.sqrt x, f64.exp x, f64.log x,
    f64.log2 x, f64.log10 x, f64.sin x, f64.cos x, f64.tan x, f64.asin x,
    f64.acos x, f64.atan x, f64.sinh x, f64.cosh x, f64.tanh x,
-   f64.floor (3 * x), f64.i64 (i64.f64 (7 * x))]
+   f64.floor (3 * x), f64.ceil (7 * x)]
 
 entry jac_unops (x: f64) = mjp f_unops x (identity 19)
 

@@ -2,13 +2,11 @@
 //! `hs = reduce_by_index dest ⊙ ne is vs`. Special rules:
 //! - `+`: `dest̄ += h̄s`, and each value gets the adjoint of its bin; the
 //!   same for rows with element-wise `+` (`map2 (+)`).
-//! - `*`: per bin, the product of the non-zero factors and the number of
-//!   zero factors (as for `reduce`), so a single zero still gets its
-//!   adjoint.
 //! - `min`/`max`: all of a bin's adjoint goes to the first factor equal to
 //!   the result, the destination element counting as first.
 //!
-//! The general rule, for any operator on scalars, tuples or rows: sort the
+//! The general rule, for any operator on scalars, tuples or rows (and for
+//! `*`, which must not divide: see `reduce`): sort the
 //! values stably by bin; a value `x` of bin `b` with left context `l`
 //! (`dest[b]` and the bin's values before it) and right context `r` (those
 //! after it) gets the adjoint of `x` in `l ⊙ x ⊙ r`, seeded with `h̄s[b]`;
@@ -26,7 +24,7 @@ use super::reduce::{Seed, exclusive_scan, is_vector_add};
 use super::scatter::{elem_zeros, gather_guarded};
 use super::sort::sort_by_key;
 use super::{RResult, Rev, unsupported};
-use crate::ad::deriv::is_float;
+use crate::ad::activity::extend_operator;
 use crate::ad::util::{zero as zero_of, zeros_like};
 use crate::core::build::Builder;
 use crate::core::ir::*;
@@ -59,8 +57,8 @@ impl Rev {
             return Ok(());
         }
         let special = match (op.lam.section(), dest, vs) {
-            (Some(bop @ (BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max)), [d], [v])
-                if is_float(b.vars.ty(*v)) && b.vars.ty(*v).rank() == 1 =>
+            (Some(bop @ (BinOp::Add | BinOp::Min | BinOp::Max)), [d], [v])
+                if b.vars.ty(*v).rank() == 1 =>
             {
                 Some((bop, d, v))
             }
@@ -74,57 +72,12 @@ impl Rev {
         let hbar = self.adjoint_var(b, hs);
         let p = b.vars.ty(v).elem();
         let zero = Atom::Const(Scalar::zero(p));
-        let one = Atom::Const(Scalar::one(p));
         // The adjoint of each value's bin (0 for ignored values).
         let hb = gather_guarded(b, hbar, &[is], v);
         match bop {
             BinOp::Add => {
                 self.add_adj(b, Atom::Var(d), Atom::Var(hbar));
                 self.add_adj(b, Atom::Var(v), Atom::Var(hb));
-            }
-            BinOp::Mul => {
-                let nz_dest = b.map_fn(&[d], |b, x| {
-                    let z = b.bin(BinOp::Eq, x[0], zero);
-                    vec![
-                        b.select(z, one, x[0]).into(),
-                        b.select(z, Atom::i64(1), Atom::i64(0)).into(),
-                    ]
-                });
-                let nz_vals = b.map_fn(&[v], |b, x| {
-                    let z = b.bin(BinOp::Eq, x[0], zero);
-                    vec![
-                        b.select(z, one, x[0]).into(),
-                        b.select(z, Atom::i64(1), Atom::i64(0)).into(),
-                    ]
-                });
-                let mul = b.binop_operator(BinOp::Mul, p, one);
-                let prods = b.hist(mul, &[nz_dest[0]], is, &[nz_vals[0]])[0];
-                let add = b.binop_operator(BinOp::Add, PrimType::I64, Atom::i64(0));
-                let zeros = b.hist(add, &[nz_dest[1]], is, &[nz_vals[1]])[0];
-                let factor_adj =
-                    |b: &mut Builder, x: Var, h: Var, pr: Var, zc: Var, hbar_x: Var| -> Var {
-                        b.map_fn(&[x, h, pr, zc, hbar_x], |b, e| {
-                            // A zero value whose index is out of bounds has
-                            // a zero count of 0: divide by 1 there, not 0.
-                            let is0 = b.bin(BinOp::Eq, e[0], zero);
-                            let safe = b.select(is0, one, e[0]);
-                            let q = b.bin(BinOp::Div, e[1], safe);
-                            let none = b.bin(BinOp::Mul, q, e[4]);
-                            let only = b.bin(BinOp::Mul, e[2], e[4]);
-                            let one_zero = b.bin(BinOp::Eq, e[3], Atom::i64(1));
-                            let here = b.bin(BinOp::LogAnd, is0, one_zero);
-                            let single = b.select(here, only, zero);
-                            let no_zero = b.bin(BinOp::Eq, e[3], Atom::i64(0));
-                            vec![b.select(no_zero, none, single).into()]
-                        })[0]
-                    };
-                let dbar = factor_adj(b, d, hs, prods, zeros, hbar);
-                self.add_adj(b, Atom::Var(d), Atom::Var(dbar));
-                let hv = gather_guarded(b, hs, &[is], v);
-                let pv = gather_guarded(b, prods, &[is], v);
-                let zv = gather_guarded(b, zeros, &[is], v);
-                let vbar = factor_adj(b, v, hv, pv, zv, hb);
-                self.add_adj(b, Atom::Var(v), Atom::Var(vbar));
             }
             BinOp::Min | BinOp::Max => {
                 // The destination wins ties, then the first value in order.
@@ -154,7 +107,7 @@ impl Rev {
                 })[0];
                 self.add_adj(b, Atom::Var(v), Atom::Var(vbar));
             }
-            _ => unreachable!("only +, *, min and max have special rules"),
+            _ => unreachable!("only +, min and max have special rules"),
         }
         Ok(())
     }
@@ -173,7 +126,7 @@ impl Rev {
         let hbars: Vec<Option<Var>> = s
             .pat
             .iter()
-            .map(|h| is_float(b.vars.ty(*h)).then(|| self.adjoint_var(b, *h)))
+            .map(|h| self.adjoint(*h).is_some().then(|| self.adjoint_var(b, *h)))
             .collect();
         if vs.iter().any(|v| self.active.contains(v)) {
             let n = b.size(is, 0);
@@ -311,7 +264,16 @@ impl Rev {
                 .chain(vals.into_iter().map(Atom::Var))
                 .collect()
         });
-        self.mark_active(b.vars, &segmented.lam);
+        // The flags are constants; a component is active with its `dest`
+        // or values (or through the operator).
+        let inputs: Vec<bool> = std::iter::once(false)
+            .chain(
+                dest.iter()
+                    .zip(vs)
+                    .map(|(d, v)| self.active.contains(d) || self.active.contains(v)),
+            )
+            .collect();
+        extend_operator(b.vars, &segmented, &inputs, &mut self.active);
         let mut xs = vec![starts];
         xs.extend(&sorted_elems);
         let ys = b.scan(segmented.clone(), None, &xs);
@@ -333,7 +295,7 @@ impl Rev {
             vec![seeded.into(), bin.into()]
         });
         for (y, h) in ys[1..].iter().zip(&s.pat) {
-            if !is_float(b.vars.ty(*y)) || self.adjoint(*h).is_none() {
+            if self.adjoint(*h).is_none() {
                 continue;
             }
             let hbar = self.adjoint_var(b, *h);
@@ -344,8 +306,8 @@ impl Rev {
             })[0];
             self.adj.insert(*y, Atom::Var(seed));
         }
-        for e in &sorted_elems {
-            if is_float(b.vars.ty(*e)) {
+        for ((e, d), v) in sorted_elems.iter().zip(dest).zip(vs) {
+            if self.active.contains(d) || self.active.contains(v) {
                 self.active.insert(*e);
             }
         }

@@ -10,11 +10,10 @@
 //! loop-variant, accumulated across iterations.
 
 use super::{Checkpoint, RResult, Rev};
-use crate::ad::deriv::is_float;
 use crate::core::build::Builder;
 use crate::core::ir::*;
 use crate::core::visit::free_in_body;
-use crate::prim::{BinOp, PrimType};
+use crate::prim::{BinOp, PrimType, Scalar};
 use std::collections::{HashMap, HashSet};
 
 impl Rev {
@@ -48,7 +47,15 @@ impl Rev {
             unreachable!("forward_loop is called on loops");
         };
         let (i, bound) = match form {
-            LoopForm::For { i, bound } => (*i, *bound),
+            // A negative trip count runs no iteration, but would size the
+            // checkpoints negatively: the taped loop runs max(bound, 0).
+            LoopForm::For { i, bound } => match bound {
+                Atom::Const(c) if c.as_i64() >= 0 => (*i, *bound),
+                _ => {
+                    let zero = Atom::Const(Scalar::zero(b.ty(*bound).elem()));
+                    (*i, b.bin(BinOp::Max, *bound, zero).into())
+                }
+            },
             LoopForm::While { cond } => {
                 let count = b.fresh("iterations", Type::Prim(PrimType::I64));
                 let mut counted = params.clone();
@@ -158,8 +165,8 @@ impl Rev {
             return Ok(());
         };
         let i = &ck.index;
-        let floats: Vec<usize> = (0..params.len())
-            .filter(|j| is_float(b.vars.ty(params[*j].0)))
+        let actives: Vec<usize> = (0..params.len())
+            .filter(|j| self.active.contains(&params[*j].0))
             .collect();
         let mut free = HashSet::new();
         free_in_body(body, &mut free);
@@ -175,7 +182,7 @@ impl Rev {
         // The reversed loop's parameters: the adjoints of the loop
         // parameters, then those of the free variables.
         let mut rparams = Vec::new();
-        for j in &floats {
+        for j in &actives {
             let p = params[*j].0;
             let init = self.adjoint_or_zero(b, Atom::Var(s.pat[*j]));
             let name = super::deriv_name(b, p, "bar");
@@ -208,16 +215,16 @@ impl Rev {
                 subst.insert(*p, Atom::Var(restored));
             }
             let copy = self.fresh_copy(&mut nb, body, subst.clone());
-            for (v, (rp, _)) in fvs.iter().zip(&rparams[floats.len()..]) {
+            for (v, (rp, _)) in fvs.iter().zip(&rparams[actives.len()..]) {
                 self.adj.insert(*v, Atom::Var(*rp));
             }
             self.forward(&mut nb, &copy.stms)?;
-            for (k, jj) in floats.iter().enumerate() {
+            for (k, jj) in actives.iter().enumerate() {
                 self.add_adj(&mut nb, copy.result[*jj], Atom::Var(rparams[k].0));
             }
             self.reverse(&mut nb, &copy.stms)?;
             let mut out = Vec::new();
-            for jj in &floats {
+            for jj in &actives {
                 let restored = subst[&params[*jj].0];
                 out.push(self.adjoint_or_zero(&mut nb, restored));
             }
@@ -243,10 +250,10 @@ impl Rev {
         // before the loop, so they replace them; only then are the
         // initial values' adjoints added, as an initial value may also be
         // a free variable of the body (`loop y = x ... y * x`).
-        for (v, f) in fvs.iter().zip(&finals[floats.len()..]) {
+        for (v, f) in fvs.iter().zip(&finals[actives.len()..]) {
             self.adj.insert(*v, Atom::Var(*f));
         }
-        for (k, jj) in floats.iter().enumerate() {
+        for (k, jj) in actives.iter().enumerate() {
             self.add_adj(b, params[*jj].1, Atom::Var(finals[k]));
         }
         Ok(())

@@ -29,11 +29,12 @@ mod scan;
 mod scatter;
 mod sort;
 
-use super::deriv::{self, is_float};
-use super::util::{add, deriv_name, sum_outer, zero, zeros_like};
+use super::activity::activity;
+use super::deriv;
+use super::util::{add, check_seed_shapes, deriv_name, sum_outer, zero, zeros_like};
 use crate::core::build::Builder;
 use crate::core::ir::*;
-use crate::core::visit::{free_in_exp, freshen_body, nested};
+use crate::core::visit::freshen_body;
 use crate::diag::Diagnostic;
 use crate::prim::{BinOp, UnOp};
 use std::collections::{HashMap, HashSet};
@@ -85,6 +86,7 @@ pub fn vjp(
         b.push(vec![*p], Exp::Atom(*a));
     }
     r.forward(b, &lam.body.stms)?;
+    check_seed_shapes(b, cotangents, &lam.body.result, "the cotangent");
     for (res, c) in lam.body.result.iter().zip(cotangents) {
         r.add_adj(b, *res, *c);
     }
@@ -100,61 +102,6 @@ pub fn vjp(
     }
     r.tag_from(b, mark, RETURN);
     Ok(r)
-}
-
-/// The variables that depend on the lambda's float parameters. An
-/// over-approximation: everything a statement binds is active if any of
-/// its inputs is, and loops are iterated to a fixed point.
-fn activity(vars: &Vars, lam: &Lambda) -> HashSet<Var> {
-    let mut active: HashSet<Var> = lam
-        .params
-        .iter()
-        .copied()
-        .filter(|p| differentiable(vars.ty(*p)))
-        .collect();
-    loop {
-        let before = active.len();
-        mark_body(vars, &lam.body, &mut active);
-        if active.len() == before {
-            return active;
-        }
-    }
-}
-
-/// Float values have adjoints; accumulators are written, never read, and
-/// are reversed through `acc_bars` instead.
-fn differentiable(t: Type) -> bool {
-    is_float(t) && !matches!(t, Type::Acc(..))
-}
-
-fn mark_body(vars: &Vars, b: &Body, active: &mut HashSet<Var>) {
-    for s in &b.stms {
-        let mut inputs = HashSet::new();
-        free_in_exp(&s.exp, &mut inputs);
-        if inputs.iter().any(|v| active.contains(v)) {
-            for v in &s.pat {
-                if differentiable(vars.ty(*v)) {
-                    active.insert(*v);
-                }
-            }
-            // A mapped lambda's parameter is active only with its array
-            // (a constant array read in a map needs no adjoint); other
-            // binders conservatively whenever the statement is.
-            for n in nested(&s.exp) {
-                let mapped = !n.scope.arrays.is_empty();
-                for (j, v) in n.scope.binders.iter().enumerate() {
-                    let with_array =
-                        !mapped || n.scope.arrays.get(j).is_some_and(|a| active.contains(a));
-                    if with_array && differentiable(vars.ty(v)) {
-                        active.insert(v);
-                    }
-                }
-            }
-        }
-        for n in nested(&s.exp) {
-            mark_body(vars, n.body, active);
-        }
-    }
 }
 
 fn unsupported(what: &str, span: crate::source::Span) -> Diagnostic {
@@ -176,23 +123,6 @@ impl Rev {
             checkpoints: HashSet::new(),
             map_depth: 0,
             acc_bars: HashMap::new(),
-        }
-    }
-
-    /// Marks a lambda built during differentiation: its float parameters,
-    /// and what depends on them or on active free variables.
-    fn mark_active(&mut self, vars: &Vars, lam: &Lambda) {
-        for p in &lam.params {
-            if differentiable(vars.ty(*p)) {
-                self.active.insert(*p);
-            }
-        }
-        loop {
-            let before = self.active.len();
-            mark_body(vars, &lam.body, &mut self.active);
-            if self.active.len() == before {
-                return;
-            }
         }
     }
 
@@ -363,6 +293,13 @@ impl Rev {
                 }
                 Ok(())
             }
+            Exp::UnOp(op, x) if deriv::bit_cast_inverse(*op).is_some() => {
+                if let (true, Some(inv)) = (self.is_active(*x), deriv::bit_cast_inverse(*op)) {
+                    let c = b.un(inv, adjs[0].expect("needed"));
+                    self.add_adj(b, *x, c.into());
+                }
+                Ok(())
+            }
             Exp::UnOp(op, x) => {
                 if self.is_active(*x) {
                     if let Some(d) = deriv::unop(b, *op, *x, s.pat[0].into()) {
@@ -372,9 +309,11 @@ impl Rev {
                 }
                 Ok(())
             }
-            Exp::Convert(to, x) => {
+            Exp::Convert(_, x) => {
+                // As in Futhark, the adjoint is converted back, whatever
+                // the types (a conversion is the identity on the reals).
                 let from = b.ty(*x).elem();
-                if self.is_active(*x) && deriv::convert_differentiable(b, *to, *x) {
+                if self.is_active(*x) {
                     let c = b.convert(from, adjs[0].expect("needed"));
                     self.add_adj(b, *x, c.into());
                 }

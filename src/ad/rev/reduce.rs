@@ -1,12 +1,17 @@
 //! `reduce` (thesis 3.4.1). Special rules for `+` (the adjoint is
-//! broadcast), `*` (counting zeros, so a single zero still gets its
-//! adjoint) and `min`/`max` (the first element attaining the result gets
+//! broadcast) and `min`/`max` (the first element attaining the result gets
 //! it all). The general rule: with `ls` and `rs` the exclusive scans of
 //! the operator from the left and from the right, element `i` receives the
 //! adjoint of `x` in `lsᵢ ⊙ x ⊙ rsᵢ`.
+//!
+//! A product takes the general rule: element `i` gets `lsᵢ · rsᵢ · ȳ`, the
+//! product of the others, by prefix and suffix products. The thesis's
+//! rule divides the product by the element (counting zeros apart); that is
+//! wrong under overflow and underflow (`[1e-200, 1e-200, 1e200]`), and its
+//! selects on "is zero" have the wrong derivatives, so a second derivative
+//! at a zero came out NaN or 0 (docs/AD.md, "Products").
 
 use super::{RResult, Rev, activity, unsupported};
-use crate::ad::deriv::is_float;
 use crate::ad::util::{zero, zeros_like};
 use crate::core::build::Builder;
 use crate::core::ir::*;
@@ -38,28 +43,19 @@ impl Rev {
             .map(|v| self.adjoint_or_zero(b, Atom::Var(*v)))
             .collect();
         let n = b.size(args[0], 0);
-        if args.len() == 1 && is_float(b.vars.ty(args[0])) {
-            let xs = args[0];
-            if let Some(bop) = op.lam.section() {
-                let p = b.vars.ty(xs).elem();
-                match bop {
-                    BinOp::Add => {
-                        let c = b.replicate(n, ybars[0]);
-                        self.add_adj(b, Atom::Var(xs), c.into());
-                        return Ok(());
-                    }
-                    BinOp::Mul => {
-                        let c = product_adjoint(b, xs, p, ybars[0]);
-                        self.add_adj(b, Atom::Var(xs), c.into());
-                        return Ok(());
-                    }
-                    BinOp::Min | BinOp::Max => {
-                        let c = one_hot(b, xs, n, s.pat[0], ybars[0]);
-                        self.add_adj(b, Atom::Var(xs), c.into());
-                        return Ok(());
-                    }
-                    _ => {}
+        if let ([xs], Some(bop)) = (args, op.lam.section()) {
+            match bop {
+                BinOp::Add => {
+                    let c = b.replicate(n, ybars[0]);
+                    self.add_adj(b, Atom::Var(*xs), c.into());
+                    return Ok(());
                 }
+                BinOp::Min | BinOp::Max => {
+                    let c = one_hot(b, *xs, n, s.pat[0], ybars[0]);
+                    self.add_adj(b, Atom::Var(*xs), c.into());
+                    return Ok(());
+                }
+                _ => {}
             }
         }
         if is_vector_add(op) {
@@ -318,43 +314,6 @@ fn segmented(b: &mut Builder, op: &Operator) -> Operator {
         }
         out
     })
-}
-
-/// The adjoint of `product xs`, counting zeros (thesis 3.4.1): with no
-/// zero, `ȳ·y/xᵢ`; with exactly one zero at i, `ȳ·(product of the others)`
-/// there and 0 elsewhere; with more, 0.
-fn product_adjoint(b: &mut Builder, xs: Var, p: PrimType, ybar: Atom) -> Var {
-    let one = Atom::Const(Scalar::one(p));
-    let z = zero(p);
-    let marked = b.map_fn(&[xs], |b, a| {
-        let is0 = b.bin(BinOp::Eq, a[0], z);
-        let v = b.select(is0, one, a[0]);
-        let c = b.select(is0, Atom::i64(1), Atom::i64(0));
-        vec![v.into(), c.into()]
-    });
-    let op = b.operator(
-        &[Type::Prim(p), Type::Prim(PrimType::I64)],
-        vec![one, Atom::i64(0)],
-        |b, acc, x| {
-            vec![
-                b.bin(BinOp::Mul, acc[0], x[0]).into(),
-                b.bin(BinOp::Add, acc[1], x[1]).into(),
-            ]
-        },
-    );
-    let r = b.reduce(op, None, &marked);
-    let (prod, zeros) = (r[0], r[1]);
-    b.map_fn(&[xs], |b, a| {
-        let q = b.bin(BinOp::Div, prod, a[0]);
-        let none = b.bin(BinOp::Mul, q, ybar);
-        let only = b.bin(BinOp::Mul, prod, ybar);
-        let is0 = b.bin(BinOp::Eq, a[0], z);
-        let one_zero = b.bin(BinOp::Eq, zeros, Atom::i64(1));
-        let here = b.bin(BinOp::LogAnd, is0, one_zero);
-        let single = b.select(here, only, z);
-        let no_zero = b.bin(BinOp::Eq, zeros, Atom::i64(0));
-        vec![b.select(no_zero, none, single).into()]
-    })[0]
 }
 
 /// The adjoint of `minimum`/`maximum`: all of ȳ to the first element equal

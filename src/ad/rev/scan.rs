@@ -8,13 +8,13 @@
 //! differentiated variables the operator reads.
 //!
 //! For `+` on scalars the matrices are 1 and the adjoint is a reversed
-//! suffix sum. Integer and boolean components (flags of a segmented scan)
-//! are constants: they take part in the primal steps but have no rows in
-//! the matrices. Scans whose operator works on arrays element-wise were
-//! interchanged into maps of scalar scans before AD.
+//! suffix sum. Inactive components (an index carried along, the flags of a
+//! segmented scan) are constants: they take part in the primal steps but
+//! have no rows in the matrices. Scans whose operator works on arrays
+//! element-wise were interchanged into maps of scalar scans before AD.
 
 use super::{RResult, Rev, activity};
-use crate::ad::deriv::is_float;
+use crate::ad::deriv::{add_op, mul_op};
 use crate::ad::util::{add, zero, zeros_like};
 use crate::core::build::Builder;
 use crate::core::ir::*;
@@ -54,10 +54,17 @@ impl Rev {
         xs: &[Var],
         ys: &[Var],
     ) -> RResult<()> {
-        let floats: Vec<usize> = (0..xs.len())
-            .filter(|j| is_float(b.vars.ty(xs[*j])))
+        // The active components: those with an active input, neutral
+        // element or operator result, and those whose adjoint is wanted.
+        let comps: Vec<usize> = (0..xs.len())
+            .filter(|j| {
+                self.active.contains(&xs[*j])
+                    || self.active.contains(&op.lam.params[*j])
+                    || self.is_active(op.neutral[*j])
+                    || self.adjoint(ys[*j]).is_some()
+            })
             .collect();
-        let Some(&first) = floats.first() else {
+        let Some(&first) = comps.first() else {
             return Ok(());
         };
         let p = b.vars.ty(xs[first]).elem();
@@ -69,7 +76,7 @@ impl Rev {
         {
             let ybar = self.adjoint_var(b, ys[0]);
             let rev = b.reverse(ybar);
-            let add = b.binop_operator(BinOp::Add, p, zero(p));
+            let add = b.binop_operator(add_op(p), p, zero(p));
             let suffix = b.scan(add, None, &[rev])[0];
             let c = b.reverse(suffix);
             self.add_adj(b, Atom::Var(xs[0]), c.into());
@@ -83,10 +90,10 @@ impl Rev {
             xs,
             ys,
             prevs: &prevs,
-            floats: &floats,
+            comps: &comps,
             n,
         };
-        let cs = if scalars && floats.iter().all(|j| b.vars.ty(xs[*j]).elem() == p) {
+        let cs = if scalars && comps.iter().all(|j| b.vars.ty(xs[*j]).elem() == p) {
             self.recurrence_by_scan(b, &steps, is, p)?
         } else {
             self.recurrence_by_loop(b, &steps)?
@@ -94,7 +101,7 @@ impl Rev {
         // Each step, reversed as a map seeded with cᵢ; its left operands
         // are not active, their adjoint being the recurrence above.
         let tmps: Vec<Var> = ys.iter().map(|y| b.vars.copy_of(*y)).collect();
-        for (j, c) in floats.iter().zip(&cs) {
+        for (j, c) in comps.iter().zip(&cs) {
             self.adj.insert(tmps[*j], Atom::Var(*c));
         }
         // A neutral element computed from differentiated values cancels
@@ -148,11 +155,11 @@ impl Rev {
         is: Var,
         p: PrimType,
     ) -> RResult<Vec<Var>> {
-        let (n, kf) = (st.n, st.floats.len());
+        let (n, kf) = (st.n, st.comps.len());
         let rows = st
-            .floats
+            .comps
             .iter()
-            .map(|m| self.left_adjoint(b, st.op, st.floats, Some(*m)))
+            .map(|m| self.left_adjoint(b, st.op, st.comps, Some(*m)))
             .collect::<RResult<Vec<Lambda>>>()?;
         // β_j = B_{n−1−j}, the matrix at step n−j (0 for j = 0), row-major.
         let betas = b.map_fn(&[is], |b, j| {
@@ -172,7 +179,7 @@ impl Rev {
                 .collect()
         });
         let mut elems: Vec<Var> = st
-            .floats
+            .comps
             .iter()
             .map(|j| match self.adjoint(st.ys[*j]) {
                 Some(_) => {
@@ -193,15 +200,15 @@ impl Rev {
     /// last step first, each step a vector-Jacobian product of the
     /// operator.
     fn recurrence_by_loop(&mut self, b: &mut Builder, st: &Steps) -> RResult<Vec<Var>> {
-        let kf = st.floats.len();
-        let vjp = self.left_adjoint(b, st.op, st.floats, None)?;
+        let kf = st.comps.len();
+        let vjp = self.left_adjoint(b, st.op, st.comps, None)?;
         let ybars: Vec<Var> = st
-            .floats
+            .comps
             .iter()
             .map(|j| self.adjoint_var(b, st.ys[*j]))
             .collect();
         let mut init: Vec<Atom> = st
-            .floats
+            .comps
             .iter()
             .map(|j| zeros_like(b, st.op.neutral[*j]))
             .collect();
@@ -227,21 +234,21 @@ impl Rev {
     }
 
     /// `\a x -> ∂(a ⊙ x)ₘ/∂a` (with `Some(m)`) or `\a x seeds -> seedsᵀ ·
-    /// ∂(a ⊙ x)/∂a` (with `None`), over the float components, by reverse
+    /// ∂(a ⊙ x)/∂a` (with `None`), over the active components, by reverse
     /// mode on the operator's body. The operator's free variables are
     /// constants here.
     fn left_adjoint(
         &mut self,
         b: &mut Builder,
         op: &Operator,
-        floats: &[usize],
+        comps: &[usize],
         row: Option<usize>,
     ) -> RResult<Lambda> {
         let lam = freshen_lambda(&op.lam, b.vars);
         let mut inner = Rev::new(activity(b.vars, &lam));
         let seeds: Vec<Var> = match row {
             Some(_) => Vec::new(),
-            None => floats
+            None => comps
                 .iter()
                 .map(|j| {
                     let t = b.vars.ty(lam.params[*j]);
@@ -257,13 +264,13 @@ impl Rev {
                 inner.add_adj(&mut nb, lam.body.result[m], one);
             }
             None => {
-                for (j, sd) in floats.iter().zip(&seeds) {
+                for (j, sd) in comps.iter().zip(&seeds) {
                     inner.add_adj(&mut nb, lam.body.result[*j], Atom::Var(*sd));
                 }
             }
         }
         inner.reverse(&mut nb, &lam.body.stms)?;
-        let out: Vec<Atom> = floats
+        let out: Vec<Atom> = comps
             .iter()
             .map(|j| inner.adjoint_or_zero(&mut nb, Atom::Var(lam.params[*j])))
             .collect();
@@ -281,8 +288,8 @@ struct Steps<'a> {
     ys: &'a [Var],
     /// The left operand of each step: ne, ys₀, …, ys_{n−2}.
     prevs: &'a [Var],
-    /// The float components.
-    floats: &'a [usize],
+    /// The active components.
+    comps: &'a [usize],
     n: Var,
 }
 
@@ -344,10 +351,10 @@ fn affine_compose(b: &mut Builder, p: PrimType, k: usize) -> Operator {
         let dot = |b: &mut Builder, terms: Vec<(Var, Var)>| -> Atom {
             let mut acc: Option<Atom> = None;
             for (x, y) in terms {
-                let t = b.bin(BinOp::Mul, x, y);
+                let t = b.bin(mul_op(p), x, y);
                 acc = Some(match acc {
                     None => t.into(),
-                    Some(a) => b.bin(BinOp::Add, a, t).into(),
+                    Some(a) => b.bin(add_op(p), a, t).into(),
                 });
             }
             acc.expect("k > 0")
@@ -355,7 +362,7 @@ fn affine_compose(b: &mut Builder, p: PrimType, k: usize) -> Operator {
         let mut out = Vec::with_capacity(k + k * k);
         for row in 0..k {
             let mv = dot(b, (0..k).map(|q| (m2[row * k + q], v1[q])).collect());
-            out.push(b.bin(BinOp::Add, v2[row], mv).into());
+            out.push(b.bin(add_op(p), v2[row], mv).into());
         }
         for row in 0..k {
             for col in 0..k {

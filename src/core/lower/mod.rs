@@ -140,14 +140,24 @@ impl<'t> Lower<'t> {
     pub fn entry(&mut self, id: DefId) -> LResult<(Function, Signature)> {
         let def: &'t CheckedDef = self.tenv.def(id);
         let inst = Rc::new(Inst::default());
-        let params: Vec<Type> = def.params.iter().map(|t| t.subst(&inst)).collect();
+        // A function result is more parameters, as in Futhark: `entry f =
+        // jvp g` takes the point and the tangent.
+        let (more, result) = def.ret.subst(&inst).arrows();
+        let declared = def.params.len();
+        let params: Vec<Type> = def
+            .params
+            .iter()
+            .map(|t| t.subst(&inst))
+            .chain(more)
+            .collect();
         let mut fparams = Vec::new();
         let mut args = Vec::new();
-        for (p, t) in def.target.params.iter().zip(&params) {
-            let name = p
-                .binders()
-                .first()
-                .map(|(n, _)| n.to_string())
+        for (k, t) in params.iter().enumerate() {
+            let name = def
+                .target
+                .params
+                .get(k)
+                .and_then(|p| p.binders().first().map(|(n, _)| n.to_string()))
                 .unwrap_or_else(|| "arg".into());
             let vars: Vec<Var> = leaf_types(t)
                 .into_iter()
@@ -157,13 +167,14 @@ impl<'t> Lower<'t> {
             args.push(structure(t, &mut vars.iter().map(|v| Atom::Var(*v))));
         }
         let (body, ()) = self.body(|l| {
-            let v = l.apply_def(def, inst.clone(), args, def.source.span)?;
+            let more = args.split_off(declared);
+            let mut v = l.apply_def(def, inst.clone(), args, def.source.span)?;
+            if !more.is_empty() {
+                v = l.apply(&v, more, def.target.body.span)?;
+            }
             Ok((l.leaves(&v, def.target.body.span)?, ()))
         })?;
-        let sig = Signature {
-            params,
-            result: def.ret.subst(&inst),
-        };
+        let sig = Signature { params, result };
         Ok((
             Function {
                 name: def.name.to_string().into(),
