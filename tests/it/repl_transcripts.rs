@@ -299,7 +299,7 @@ fn quit_command_stops_the_input() {
 fn command_errors() {
     check(
         "command_errors",
-        ":foo\n:\n:reload\n:load\n:reload now\n:time 1 +* 2\n:browse f16",
+        ":foo\n:\n:reload\n:load\n:reload now\n:time 1 +* 2\n:browse f128",
     );
 }
 
