@@ -633,3 +633,27 @@ fn big_values_are_summarised() {
          :set print summary\n:set print all",
     );
 }
+
+#[test]
+fn info_command() {
+    let dir = scratch("info");
+    std::fs::write(
+        dir.join("geometry.fut"),
+        "-- | The square of a number.\n-- Works on any `f64`.\ndef sq (x: f64) = x * x\n\ntype vec = [3]f64\n",
+    )
+    .expect("write geometry.fut");
+    check_in(
+        "info",
+        &dir,
+        ":load <dir>/geometry.fut\n:info sq\n:i vec\nlet y = 1 + 2\n:info y\n\
+         :info map\n:info f64.sqrt\n:info nope\n:info 1 + 2\n:info",
+    );
+}
+
+#[test]
+fn shell_commands() {
+    check(
+        "shell",
+        ":! echo hello\n:!echo no space\n:! echo to stderr >&2\n:! exit 3\n:!",
+    );
+}
