@@ -24,6 +24,7 @@ mod programs;
 mod repl_cli;
 mod repl_pty;
 mod repl_transcripts;
+mod robust;
 mod smallstep;
 mod smallstep_props;
 mod smallstep_trace;
