@@ -113,7 +113,11 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.phase.title(), self.message)
+        // `Error: error: ...` would say it twice.
+        match self.phase {
+            Phase::Other => f.write_str(&self.message),
+            p => write!(f, "{}: {}", p.title(), self.message),
+        }
     }
 }
 
@@ -189,7 +193,7 @@ fn render(d: &Diagnostic, sources: &SourceMap, color: bool) -> String {
     let title = if d.warning {
         d.message.clone()
     } else {
-        format!("{}: {}", d.phase.title(), d.message)
+        d.to_string()
     };
     let Some(span) = d.span.filter(|s| sources.get(s.file).is_some()) else {
         // No location: a plain message in ariadne's style.

@@ -2,12 +2,13 @@
 //! showing elaborated and core programs, and running test blocks.
 
 use clap::{Parser, Subcommand};
-use miette::{IntoDiagnostic, Result, miette};
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use urchin::diag::{Diagnostic, Phase};
 use urchin::driver::Session;
 use urchin::eval::EvalOptions;
+use urchin::types::env::DefId;
 use urchin::values::{format_value, read_values};
 
 /// Counts the bytes the process holds, so that `--max-memory` limits the
@@ -51,6 +52,8 @@ enum Command {
         /// Print the results in Futhark's binary data format.
         #[arg(short, long)]
         binary_output: bool,
+        /// Negative numbers need no `--` (`urchin run f.fut -1 -2.5`).
+        #[arg(allow_negative_numbers = true)]
         values: Vec<String>,
     },
     /// Type-check a program and print the type of each definition.
@@ -90,6 +93,8 @@ enum Command {
         /// Print only the number of steps and the result.
         #[arg(long)]
         count: bool,
+        /// Negative numbers need no `--`.
+        #[arg(allow_negative_numbers = true)]
         values: Vec<String>,
     },
     /// Run the test blocks of every `.fut` file under the given paths.
@@ -164,20 +169,47 @@ fn color() -> bool {
     std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
 }
 
+/// What a command returns: its exit code, or an error without a source
+/// location (reported in the diagnostics' style, with exit code 1).
+type Result<T> = std::result::Result<T, Box<Diagnostic>>;
+
+fn fail(message: impl Into<String>) -> Box<Diagnostic> {
+    Box::new(Diagnostic::new(Phase::Other, message))
+}
+
 fn read(path: &PathBuf) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|e| miette!("cannot read {}: {e}", path.display()))
+    std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read {}: {e}", path.display())))
+}
+
+/// `file` has no definition `name`: the error lists the entry points it has.
+fn no_entry(s: &Session, ids: &[DefId], file: &std::path::Path, name: &str) -> Diagnostic {
+    let entries: Vec<String> = ids
+        .iter()
+        .map(|id| s.def(*id))
+        .filter(|d| d.entry)
+        .map(|d| format!("`{}`", d.name))
+        .collect();
+    let d = Diagnostic::new(
+        Phase::Other,
+        format!("{} has no entry point named `{name}`", file.display()),
+    );
+    if entries.is_empty() {
+        d.with_help("it has no entry points; declare one with `entry`")
+    } else {
+        d.with_help(format!(
+            "its entry points are {}; choose one with `-e NAME`",
+            entries.join(", ")
+        ))
+    }
 }
 
 /// Loads a file into a fresh session, printing diagnostics on failure.
-fn load(path: &PathBuf) -> Result<Option<(Session, Vec<urchin::types::env::DefId>)>> {
+fn load(path: &PathBuf) -> Result<Option<(Session, Vec<DefId>)>> {
     load_with(path, Session::new())
 }
 
 /// Loads a file into the given session (a fresh one, possibly configured).
-fn load_with(
-    path: &PathBuf,
-    mut s: Session,
-) -> Result<Option<(Session, Vec<urchin::types::env::DefId>)>> {
+fn load_with(path: &PathBuf, mut s: Session) -> Result<Option<(Session, Vec<DefId>)>> {
     let text = read(path)?;
     match s.load(&path.display().to_string(), &text) {
         Ok(ids) => Ok(Some((s, ids))),
@@ -188,8 +220,18 @@ fn load_with(
     }
 }
 
-fn main() -> Result<ExitCode> {
+fn main() -> ExitCode {
     let cli = Cli::parse();
+    match command(cli) {
+        Ok(code) => code,
+        Err(d) => {
+            eprint!("{}", d.render(&urchin::source::SourceMap::new(), color()));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn command(cli: Cli) -> Result<ExitCode> {
     if let Some(bytes) = cli.max_memory {
         urchin::mem::set_limit(bytes);
     }
@@ -202,7 +244,14 @@ fn main() -> Result<ExitCode> {
     }
     match cli.command {
         None => Ok(urchin::repl::run(None)),
-        Some(Command::Repl { file }) => Ok(urchin::repl::run(file)),
+        Some(Command::Repl { file }) => {
+            // A file that cannot be read ends the session before it starts
+            // (a file with errors is reported at the prompt, which goes on).
+            if let Some(f) = &file {
+                read(f)?;
+            }
+            Ok(urchin::repl::run(file))
+        }
         Some(Command::Run {
             file,
             entry,
@@ -298,7 +347,9 @@ fn arguments(
 ) -> Result<Option<Vec<urchin::eval::value::Value>>> {
     let data = if values.is_empty() && !types.is_empty() {
         let mut d = Vec::new();
-        std::io::stdin().read_to_end(&mut d).into_diagnostic()?;
+        std::io::stdin()
+            .read_to_end(&mut d)
+            .map_err(|e| fail(format!("cannot read standard input: {e}")))?;
         d
     } else {
         values.join(" ").into_bytes()
@@ -312,34 +363,31 @@ fn arguments(
         }
     };
     if lits.len() != types.len() {
-        return Err(miette!(
+        return Err(fail(format!(
             "`{entry}` takes {} value{}, but {} {} given",
             types.len(),
             if types.len() == 1 { "" } else { "s" },
             lits.len(),
             if lits.len() == 1 { "was" } else { "were" }
-        ));
+        )));
     }
     let mut args = Vec::new();
     for (i, (l, t)) in lits.iter().zip(types).enumerate() {
         let vt = urchin::values::ValueType::new(t.elem(), t.rank() as usize);
         args.push(
             l.to_value(Some(vt))
-                .map_err(|e| miette!("argument {}: {e}", i + 1))?,
+                .map_err(|e| fail(format!("argument {}: {e}", i + 1)))?,
         );
     }
     Ok(Some(args))
 }
 
 fn run(file: &PathBuf, entry: &str, binary: bool, values: Vec<String>) -> Result<ExitCode> {
-    let Some((mut s, _)) = load(file)? else {
+    let Some((mut s, ids)) = load(file)? else {
         return Ok(ExitCode::FAILURE);
     };
     let Some(id) = s.lookup_def(entry) else {
-        return Err(miette!(
-            "{} has no entry point named `{entry}`",
-            file.display()
-        ));
+        return Err(no_entry(&s, &ids, file, entry).into());
     };
     let compiled = match s.compile(id) {
         Ok(c) => c,
@@ -353,8 +401,10 @@ fn run(file: &PathBuf, entry: &str, binary: bool, values: Vec<String>) -> Result
     };
     match s.run(&compiled, args, &EvalOptions::default()) {
         Ok(results) if binary => {
-            let data = urchin::values::write_binary(&results).map_err(|e| miette!("{e}"))?;
-            std::io::stdout().write_all(&data).into_diagnostic()?;
+            let data = urchin::values::write_binary(&results).map_err(|e| fail(e.to_string()))?;
+            std::io::stdout()
+                .write_all(&data)
+                .map_err(|e| fail(format!("cannot write the results: {e}")))?;
             Ok(ExitCode::SUCCESS)
         }
         Ok(results) => {
@@ -378,14 +428,11 @@ fn step(
     values: Vec<String>,
 ) -> Result<ExitCode> {
     use urchin::semantics;
-    let Some((mut s, _)) = load(file)? else {
+    let Some((mut s, ids)) = load(file)? else {
         return Ok(ExitCode::FAILURE);
     };
     let Some(id) = s.lookup_def(entry) else {
-        return Err(miette!(
-            "{} has no entry point named `{entry}`",
-            file.display()
-        ));
+        return Err(no_entry(&s, &ids, file, entry).into());
     };
     let types = semantics::entry_param_types(&s, id);
     let Some(args) = arguments(&mut s, entry, &types, values)? else {
@@ -404,7 +451,7 @@ fn step(
                 eprint!("{}", e.to_diagnostic().render(&s.sources, color()));
                 Ok(ExitCode::FAILURE)
             }
-            Err(stop) => Err(miette!("{stop}")),
+            Err(stop) => Err(fail(stop.to_string())),
         };
     }
     let opts = semantics::TraceOptions {
@@ -412,9 +459,20 @@ fn step(
         color: std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal(),
         ..Default::default()
     };
-    let trace = semantics::entry_trace(&s, id, args, &opts).map_err(|m| miette!("{m}"))?;
-    print!("{trace}");
-    Ok(ExitCode::SUCCESS)
+    // Streamed, so that a long reduction shows its first steps at once.
+    let mut stdout = std::io::stdout();
+    let reached = semantics::entry_trace(&s, id, args, &opts, &mut |line| {
+        let _ = stdout
+            .write_all(line.as_bytes())
+            .and_then(|_| stdout.flush());
+    })
+    .map_err(fail)?;
+    // A stuck term is a run-time error, as for `urchin run`.
+    Ok(if reached {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn check(file: &PathBuf, stats: bool, local_solving: bool) -> Result<ExitCode> {
@@ -475,7 +533,7 @@ fn core(file: &PathBuf, entry: Option<String>, simplify: bool) -> Result<ExitCod
     let targets: Vec<_> = match &entry {
         Some(e) => match s.lookup_def(e) {
             Some(id) => vec![id],
-            None => return Err(miette!("{} has no definition named `{e}`", file.display())),
+            None => return Err(no_entry(&s, &ids, file, e).into()),
         },
         None => ids.into_iter().filter(|id| s.def(*id).entry).collect(),
     };
@@ -507,14 +565,18 @@ fn test(
     timeout: Option<f64>,
 ) -> Result<ExitCode> {
     if paths.is_empty() {
-        return Err(miette!("give at least one file or directory to test"));
+        return Err(fail("give at least one file or directory to test"));
     }
     let timeout = timeout
         .map(|t| {
             std::time::Duration::try_from_secs_f64(t)
                 .ok()
                 .filter(|d| !d.is_zero())
-                .ok_or_else(|| miette!("--timeout takes a positive number of seconds, not {t}"))
+                .ok_or_else(|| {
+                    fail(format!(
+                        "--timeout takes a positive number of seconds, not {t}"
+                    ))
+                })
         })
         .transpose()?;
     let opts = urchin::testing::runner::RunnerOptions {
@@ -527,15 +589,16 @@ fn test(
     let summary = match engine {
         "fast" => {
             let mut e = urchin::testing::engine::FastEngine::default();
-            urchin::testing::runner::run_paths(paths, &mut e, &opts, &mut out).into_diagnostic()?
+            urchin::testing::runner::run_paths(paths, &mut e, &opts, &mut out).map_err(io_failed)?
         }
         "small-step" => {
             let mut e = urchin::testing::engine::SmallStepEngine::default();
-            urchin::testing::runner::run_paths(paths, &mut e, &opts, &mut out).into_diagnostic()?
+            urchin::testing::runner::run_paths(paths, &mut e, &opts, &mut out).map_err(io_failed)?
         }
         other => {
-            return Err(miette!(
-                "unknown engine `{other}`; the engines are: fast, small-step"
+            return Err(Box::new(
+                Diagnostic::new(Phase::Other, format!("unknown engine `{other}`"))
+                    .with_help("the engines are `fast` and `small-step`"),
             ));
         }
     };
@@ -556,14 +619,14 @@ fn bench(
     use urchin::gpu::Choice;
     use urchin::testing::bench::Backend;
     if paths.is_empty() {
-        return Err(miette!("give at least one file or directory to benchmark"));
+        return Err(fail("give at least one file or directory to benchmark"));
     }
     // `--device NAME`: the evaluator and the device, side by side.
     let backends = match device.map(Choice::parse) {
         None | Some(Choice::None) => Vec::new(),
         Some(choice) => {
-            let g =
-                urchin::gpu::open(&choice).map_err(|why| miette!("--device {choice}: {why}"))?;
+            let g = urchin::gpu::open(&choice)
+                .map_err(|why| fail(format!("--device {choice}: {why}")))?;
             let name = g.info().name;
             vec![
                 Backend {
@@ -583,16 +646,35 @@ fn bench(
         json,
         backends,
     };
-    let (summary, _) = urchin::testing::bench::bench_paths(
+    let (summary, _, entries) = urchin::testing::bench::bench_paths(
         paths,
         &opts,
         &mut std::io::stdout(),
         &mut std::io::stderr(),
     )
-    .into_diagnostic()?;
+    .map_err(io_failed)?;
+    if let Some(e) = opts.entry.as_ref().filter(|e| !entries.contains(*e)) {
+        let named: Vec<String> = entries.iter().map(|e| format!("`{e}`")).collect();
+        let d = Diagnostic::new(
+            Phase::Other,
+            format!("no test block names the entry point `{e}`"),
+        );
+        return Err(Box::new(if named.is_empty() {
+            d.with_help("the files have no test blocks with entry points")
+        } else {
+            d.with_help(format!(
+                "the entry points with test blocks are {}",
+                named.join(", ")
+            ))
+        }));
+    }
     Ok(if summary.failed > 0 {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn io_failed(e: std::io::Error) -> Box<Diagnostic> {
+    fail(e.to_string())
 }

@@ -88,6 +88,13 @@ pub const COMMANDS: &[Command] = &[
         run: elab,
     },
     Command {
+        name: "info",
+        args: "NAME",
+        arg: Arg::Expr,
+        help: "show a name's type, where it is defined and its doc comment",
+        run: info,
+    },
+    Command {
         name: "load",
         args: "FILE",
         arg: Arg::File,
@@ -181,6 +188,27 @@ pub const COMMANDS: &[Command] = &[
         run: device,
     },
     Command {
+        name: "edit",
+        args: "[FILE]",
+        arg: Arg::File,
+        help: "edit FILE (or the loaded file) in $VISUAL or $EDITOR, then load it",
+        run: edit,
+    },
+    Command {
+        name: "cd",
+        args: "DIR",
+        arg: Arg::File,
+        help: "change the working directory",
+        run: cd,
+    },
+    Command {
+        name: "!",
+        args: "COMMAND",
+        arg: Arg::None,
+        help: "run a shell command",
+        run: shell,
+    },
+    Command {
         name: "set",
         args: "[print full|summary]",
         arg: Arg::Words(&["print", "full", "summary"]),
@@ -220,6 +248,10 @@ pub fn split(input: &str) -> (&str, usize) {
     let body = input.trim_start();
     let colon = input.len() - body.len();
     let body = body.strip_prefix(':').unwrap_or(body);
+    // `:!ls` needs no space.
+    if body.starts_with('!') {
+        return ("!", colon + 2);
+    }
     let end = body.find(|c: char| c.is_whitespace()).unwrap_or(body.len());
     (&body[..end], colon + 1 + end)
 }
@@ -343,6 +375,101 @@ fn device(_: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, F
     Ok(Flow::Continue)
 }
 
+fn info(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    if inv.arg.is_empty() {
+        return Err(usage("info", sink));
+    }
+    r.info(inv.arg, sink)?;
+    Ok(Flow::Continue)
+}
+
+/// `:edit [FILE]`: runs the editor on the file (the loaded one by
+/// default), then loads it, as GHCi does.
+fn edit(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    let path = if inv.arg.is_empty() {
+        match r.loaded.clone() {
+            Some(p) => p,
+            None => {
+                sink.err("no file has been loaded; use :edit FILE\n");
+                return Err(Failed);
+            }
+        }
+    } else {
+        path_arg(inv.arg)
+    };
+    let editor = ["VISUAL", "EDITOR"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|e| !e.trim().is_empty()))
+        .unwrap_or_else(|| "vi".to_string());
+    // Through the shell, so that `EDITOR="code --wait"` works.
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{editor} \"$1\""))
+        .arg("sh")
+        .arg(&path)
+        .status();
+    match status {
+        Ok(s) if s.success() => {}
+        Ok(s) => {
+            sink.err(&format!(
+                "the editor `{editor}` failed ({s}); nothing was loaded\n"
+            ));
+            return Err(Failed);
+        }
+        Err(e) => {
+            sink.err(&format!("cannot run the editor `{editor}`: {e}\n"));
+            return Err(Failed);
+        }
+    }
+    r.load_file(path, sink)?;
+    Ok(Flow::Continue)
+}
+
+/// `:cd DIR`: later relative file names are relative to `DIR`.
+fn cd(_: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    let dir = if inv.arg.is_empty() {
+        match home::home_dir() {
+            Some(h) => h,
+            None => return Err(usage("cd", sink)),
+        }
+    } else {
+        path_arg(inv.arg)
+    };
+    if let Err(e) = std::env::set_current_dir(&dir) {
+        sink.err(&format!("cannot change to {}: {e}\n", dir.display()));
+        return Err(Failed);
+    }
+    Ok(Flow::Continue)
+}
+
+/// `:! COMMAND`: runs a shell command, showing what it prints.
+fn shell(_: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    if inv.arg.is_empty() {
+        return Err(usage("!", sink));
+    }
+    let output = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(inv.arg)
+        .stdin(std::process::Stdio::null())
+        .output();
+    match output {
+        Ok(o) => {
+            sink.out(&String::from_utf8_lossy(&o.stdout));
+            sink.err(&String::from_utf8_lossy(&o.stderr));
+            if o.status.success() {
+                Ok(Flow::Continue)
+            } else {
+                sink.err(&format!("the command failed ({})\n", o.status));
+                Err(Failed)
+            }
+        }
+        Err(e) => {
+            sink.err(&format!("cannot run `sh`: {e}\n"));
+            Err(Failed)
+        }
+    }
+}
+
 /// `:set [SETTING VALUE]`.
 fn set(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
     let words: Vec<&str> = inv.arg.split_whitespace().collect();
@@ -431,8 +558,14 @@ fn step(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Fai
     if let Some(n) = limit {
         opts.limit = n;
     }
-    sink.out(&crate::semantics::step_trace(&r.session, &checked, &opts));
-    Ok(Flow::Continue)
+    // Streamed: a long reduction shows its first steps at once.
+    let reached =
+        crate::semantics::step_trace_to(&r.session, &checked, &opts, &mut |s| sink.out(s));
+    if reached {
+        Ok(Flow::Continue)
+    } else {
+        Err(Failed)
+    }
 }
 
 /// `:steps e`: how many reduction steps an expression takes.
@@ -446,11 +579,16 @@ fn steps(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Fa
         interrupt: Some(r.interrupt_flag()),
         ..Default::default()
     };
-    sink.out(&format!(
-        "{}\n",
-        crate::semantics::step_count(&r.session, &checked, &opts)
-    ));
-    Ok(Flow::Continue)
+    match crate::semantics::step_count(&r.session, &checked, &opts) {
+        Ok(n) => {
+            sink.out(&format!("{n}\n"));
+            Ok(Flow::Continue)
+        }
+        Err(why) => {
+            sink.err(&format!("{why}\n"));
+            Err(Failed)
+        }
+    }
 }
 
 #[cfg(test)]

@@ -280,17 +280,36 @@ impl Repl {
         }
     }
 
-    /// Forgets an incomplete input (Ctrl-C at a continuation prompt).
-    pub fn cancel(&mut self) {
-        self.pending = None;
+    /// Forgets an incomplete input (Ctrl-C at a continuation prompt);
+    /// returns whether there was one.
+    pub fn cancel(&mut self) -> bool {
+        self.pending.take().is_some()
     }
 
     /// The end of the input: runs what is pending, complete or not (so
     /// that its errors are reported).
     pub fn finish(&mut self, sink: &mut dyn Sink) -> Status {
         match self.pending.take() {
+            // A block is only complete with its `:}`: running part of a
+            // paste would be a guess.
+            Some(p) if p.block => {
+                sink.err(&format!(
+                    "the `:{{` on line {} has no closing `:}}`; the block was not run\n",
+                    p.first_line - 1
+                ));
+                self.failures += 1;
+                Status::Ready
+            }
             Some(p) if !p.text.trim().is_empty() => self.run(&p.text, p.first_line, sink),
             _ => Status::Ready,
+        }
+    }
+
+    /// Loads the file named on the command line; a failure counts as a
+    /// failed input.
+    pub fn load_first(&mut self, path: PathBuf, sink: &mut dyn Sink) {
+        if self.load_file(path, sink).is_err() {
+            self.failures += 1;
         }
     }
 
@@ -714,6 +733,69 @@ impl Repl {
                 Err(Failed)
             }
         }
+    }
+
+    /// `:info NAME`: the type of a name, where it was defined, and its
+    /// `-- |` doc comment; for a type, its definition.
+    fn info(&self, text: &str, sink: &mut dyn Sink) -> Result<(), Failed> {
+        let Some(name) = single_name(text) else {
+            sink.err(":info takes one name, such as `map` or `f64.sqrt`\n");
+            return Err(Failed);
+        };
+        let globals = &self.session.types.globals;
+        let mut lines = Vec::new();
+        if let Some(g) = globals.lookup(&name) {
+            let site = match g.kind {
+                GlobalKind::Def(id) => {
+                    let d = &self.session.def(id).source;
+                    if let Some(doc) = &d.doc {
+                        lines.extend(
+                            doc.lines()
+                                .map(|l| format!("-- | {l}").trim_end().to_string()),
+                        );
+                    }
+                    format!("defined at {}", self.session.sources.location(d.name_span))
+                }
+                GlobalKind::Value(_) => match self.value_defs.get(&name.to_string()) {
+                    Some(how) => format!("bound at the prompt: {how}"),
+                    None => "bound at the prompt".to_string(),
+                },
+                GlobalKind::Intrinsic(_) => "built in".to_string(),
+            };
+            lines.push(self.typed_line(&name.to_string(), &g.scheme));
+            lines.push(format!("  -- {site}"));
+        } else if let Some((_, s)) = intrinsics::global(&name.name).filter(|_| name.qual.is_none())
+        {
+            lines.push(self.typed_line(&name.name, &s));
+            lines.push("  -- built in".to_string());
+        } else if let Some((t, m)) = name
+            .qual
+            .as_deref()
+            .and_then(PrimType::from_name)
+            .and_then(|t| Some((t, intrinsics::module_member(t, &name.name)?)))
+        {
+            lines.push(self.typed_line(&format!("{t}.{}", name.name), &m.1));
+            lines.push("  -- built in".to_string());
+        }
+        if name.qual.is_none() {
+            if let Some(a) = globals.lookup_type(&name.name) {
+                lines.push(pretty::dec(&Dec::Type(TypeDec {
+                    name: name.name.clone(),
+                    lifted: a.lifted,
+                    params: a.params.clone(),
+                    ty: a.ty.clone(),
+                    span: Default::default(),
+                })));
+            }
+        }
+        if lines.is_empty() {
+            sink.err(&format!(
+                "`{name}` is not defined (:browse lists the names in scope)\n"
+            ));
+            return Err(Failed);
+        }
+        sink.out(&lines.into_iter().map(|l| l + "\n").collect::<String>());
+        Ok(())
     }
 
     /// `:browse [prelude|all|MODULE]`.

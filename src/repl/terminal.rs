@@ -56,13 +56,33 @@ fn piped(file: Option<PathBuf>) -> ExitCode {
     if let Some(f) = file {
         // A file with errors is reported (and counts as a failure), but the
         // input still runs, as it would at a prompt.
-        let _ = repl.load_file(f, &mut Std);
+        repl.load_first(f, &mut Std);
     }
     let mut read_failed = false;
-    for line in std::io::stdin().lock().lines() {
-        match line {
-            Ok(l) => {
-                if repl.feed(&l, &mut Std) == Status::Quit {
+    let mut stdin = std::io::stdin().lock();
+    let mut bytes = Vec::new();
+    let mut number = 0;
+    loop {
+        bytes.clear();
+        match stdin.read_until(b'\n', &mut bytes) {
+            Ok(0) => break,
+            Ok(_) => {
+                number += 1;
+                if bytes.ends_with(b"\n") {
+                    bytes.pop();
+                }
+                // One bad byte (a Latin-1 comment, say) should not end the
+                // session: it is replaced, with a warning.
+                let line = String::from_utf8_lossy(&bytes);
+                if let std::borrow::Cow::Owned(_) = line {
+                    warn(
+                        &format!(
+                            "line {number} is not valid UTF-8; its invalid bytes were replaced by U+FFFD"
+                        ),
+                        false,
+                    );
+                }
+                if repl.feed(&line, &mut Std) == Status::Quit {
                     break;
                 }
             }
@@ -91,7 +111,7 @@ fn interactive(file: Option<PathBuf>) -> ExitCode {
         paint(":help", Style::Command, color)
     ));
     if let Some(f) = file {
-        let _ = repl.load_file(f, &mut Std);
+        repl.load_first(f, &mut Std);
     }
     // In raw mode (while a line is edited) Ctrl-C reaches rustyline as a
     // key; otherwise, while an input runs, it is a SIGINT, which sets the
@@ -137,6 +157,7 @@ fn interactive(file: Option<PathBuf>) -> ExitCode {
         }
     }
     let mut lines: Vec<String> = Vec::new();
+    let mut history_ok = true;
     loop {
         match editor.readline(repl.prompt()) {
             Ok(line) => {
@@ -149,6 +170,11 @@ fn interactive(file: Option<PathBuf>) -> ExitCode {
                 lines.clear();
                 if !entry.trim().is_empty() {
                     let _ = editor.add_history_entry(entry);
+                    // Saved as typed, so that a killed terminal (SIGHUP)
+                    // loses nothing; a failure is reported once.
+                    if let Some(h) = history.as_deref().filter(|_| history_ok) {
+                        history_ok = save_history(&mut editor, h, color);
+                    }
                 }
                 if status == Status::Quit {
                     break;
@@ -161,15 +187,18 @@ fn interactive(file: Option<PathBuf>) -> ExitCode {
                 repl.cancel();
                 lines.clear();
             }
+            // Ctrl-D on a continuation line drops the unfinished input
+            // (saying so) rather than leaving with it.
+            Err(ReadlineError::Eof) if repl.cancel() => {
+                lines.clear();
+                warn("unfinished input discarded (Ctrl-D again leaves)", color);
+            }
             Err(ReadlineError::Eof) => break,
             Err(e) => {
                 warn(&format!("cannot read input: {e}"), color);
                 break;
             }
         }
-    }
-    if let Some(h) = history {
-        save_history(&mut editor, &h, color);
     }
     ExitCode::SUCCESS
 }
@@ -186,14 +215,16 @@ fn piped_after_banner(mut repl: Repl) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn save_history(editor: &mut Editor<ReplHelper, FileHistory>, path: &Path, color: bool) {
+/// Appends the entries added since the last save; returns whether it
+/// could.
+fn save_history(editor: &mut Editor<ReplHelper, FileHistory>, path: &Path, color: bool) -> bool {
     if let Some(dir) = path.parent() {
         if let Err(e) = std::fs::create_dir_all(dir) {
             warn(
                 &format!("cannot create {}: {e}; history not saved", dir.display()),
                 color,
             );
-            return;
+            return false;
         }
     }
     if let Err(e) = editor.append_history(path) {
@@ -201,7 +232,9 @@ fn save_history(editor: &mut Editor<ReplHelper, FileHistory>, path: &Path, color
             &format!("cannot save the history to {}: {e}", path.display()),
             color,
         );
+        return false;
     }
+    true
 }
 
 /// `$XDG_DATA_HOME/urchin/history`, by default

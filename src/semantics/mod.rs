@@ -208,32 +208,55 @@ pub fn eval_expr(
     with_machine(session, |m| evaluate(m, t, opts))
 }
 
-/// `:step e`: the reduction sequence of an expression typed at the prompt.
-pub fn step_trace(session: &Session, checked: &CheckedDef, opts: &TraceOptions) -> String {
+/// `:step e`: the reduction sequence of an expression typed at the prompt,
+/// written to `out` step by step. Returns whether it reached a value.
+pub fn step_trace_to(
+    session: &Session,
+    checked: &CheckedDef,
+    opts: &TraceOptions,
+    out: &mut dyn FnMut(&str),
+) -> bool {
     match expr_term(session, checked) {
-        Ok(t) => with_machine(session, |m| trace::trace(m, t, opts)),
-        Err(stop) => format!("{stop}\n"),
+        Ok(t) => with_machine(session, |m| trace::trace(m, t, opts, out)),
+        Err(stop) => {
+            out(&format!("{stop}\n"));
+            false
+        }
     }
 }
 
-/// `:steps e`: how many steps an expression typed at the prompt takes.
-pub fn step_count(session: &Session, checked: &CheckedDef, opts: &Options) -> String {
+/// [`step_trace_to`] collected into a string.
+pub fn step_trace(session: &Session, checked: &CheckedDef, opts: &TraceOptions) -> String {
+    let mut text = String::new();
+    step_trace_to(session, checked, opts, &mut |s| text.push_str(s));
+    text
+}
+
+/// `:steps e`: how many steps an expression typed at the prompt takes, or
+/// why it did not reach a value.
+pub fn step_count(
+    session: &Session,
+    checked: &CheckedDef,
+    opts: &Options,
+) -> Result<String, String> {
     match eval_expr(session, checked, opts) {
-        Ok(e) => plural(e.steps),
-        Err(stop) => format!("{stop}"),
+        Ok(e) => Ok(plural(e.steps)),
+        Err(stop) => Err(format!("{stop}")),
     }
 }
 
 /// `urchin step FILE -e ENTRY VALUES`: the reduction sequence of an entry
-/// point applied to arguments.
+/// point applied to arguments, written to `out` step by step. Returns
+/// whether it reached a value.
 pub fn entry_trace(
     session: &Session,
     id: DefId,
     args: Vec<EvalValue>,
     opts: &TraceOptions,
-) -> Result<String, String> {
+    out: &mut dyn FnMut(&str),
+) -> Result<bool, String> {
     let t = entry_term(session, id, args)?;
-    Ok(with_machine(session, |m| trace::trace(m, t, opts)))
+    Ok(with_machine(session, |m| trace::trace(m, t, opts, out)))
 }
 
 fn plural(n: u64) -> String {

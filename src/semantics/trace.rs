@@ -16,7 +16,6 @@
 use super::print;
 use super::step::{Decomposition, Machine, Stop, at};
 use super::term::Term;
-use std::fmt::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -48,9 +47,11 @@ impl Default for TraceOptions {
 const UNDERLINE: &str = "\x1b[4m";
 const NO_UNDERLINE: &str = "\x1b[24m";
 
-/// Steps `t` to a value, describing each step shown.
-pub fn trace(m: &Machine, mut t: Term, opts: &TraceOptions) -> String {
-    let mut out = String::new();
+/// Steps `t` to a value, writing a line for each step shown to `out` as
+/// it is taken (a long reduction shows its first steps at once). Returns
+/// whether the term reached a value (not a stuck state, the step budget
+/// or an interrupt).
+pub fn trace(m: &Machine, mut t: Term, opts: &TraceOptions, out: &mut dyn FnMut(&str)) -> bool {
     let mut steps: u64 = 0;
     let end = loop {
         if opts
@@ -78,7 +79,7 @@ pub fn trace(m: &Machine, mut t: Term, opts: &TraceOptions) -> String {
                 steps += 1;
                 if let Some(before) = before {
                     let line = marked(&before, &path, &format!("({rule})"), opts);
-                    let _ = writeln!(out, "{steps:>3}  {line}");
+                    out(&format!("{steps:>3}  {line}\n"));
                 }
             }
             Err(stop) => {
@@ -89,29 +90,29 @@ pub fn trace(m: &Machine, mut t: Term, opts: &TraceOptions) -> String {
     };
     if steps > opts.limit {
         let more = steps - opts.limit;
-        let _ = writeln!(
-            out,
-            "     … {more} more step{}",
+        out(&format!(
+            "     … {more} more step{}\n",
             if more == 1 { "" } else { "s" }
-        );
+        ));
     }
     match end {
         End::Value => {
             let (s, _) = print::term(&t, None);
-            let _ = writeln!(
-                out,
-                "     {}",
+            out(&format!(
+                "     {}\n",
                 elide(&s, None, opts.width.saturating_sub(5), false)
-            );
+            ));
+            true
         }
         End::Stuck(line) => {
-            let _ = writeln!(out, "{:>3}  {line}", steps + 1);
+            out(&format!("{:>3}  {line}\n", steps + 1));
+            false
         }
         End::Stopped(stop) => {
-            let _ = writeln!(out, "     {stop}");
+            out(&format!("     {stop}\n"));
+            false
         }
     }
-    out
 }
 
 enum End {

@@ -19,7 +19,7 @@ use crate::eval::value::Value;
 use crate::source::FileId;
 use crate::values::ValueType;
 use std::cell::RefCell;
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -105,12 +105,14 @@ impl Measurement {
 /// `out`; the runner's report — cases that failed (a run-time error, a
 /// wrong result, an input that cannot be read) and its summary line — goes
 /// to `diag`.
+/// Returns the runner's summary, the measurements, and the entry points the
+/// test blocks name (so that a `--entry` naming none of them is reported).
 pub fn bench_paths(
     paths: &[PathBuf],
     opts: &BenchOptions,
     out: &mut dyn Write,
     diag: &mut dyn Write,
-) -> io::Result<(Summary, Vec<Measurement>)> {
+) -> io::Result<(Summary, Vec<Measurement>, BTreeSet<String>)> {
     let mut engine = BenchEngine {
         opts,
         out,
@@ -120,6 +122,7 @@ pub fn bench_paths(
         results: Vec::new(),
         file: String::new(),
         widths: (0, 0),
+        entries: BTreeSet::new(),
     };
     // Big datasets are marked `compiled` so that `urchin test` leaves them
     // out; they are what benchmarks are for.
@@ -128,11 +131,11 @@ pub fn bench_paths(
         ..RunnerOptions::default()
     };
     let summary = run_paths(paths, &mut engine, &ropts, diag)?;
-    let results = engine.results;
+    let (results, entries) = (engine.results, engine.entries);
     if opts.json {
         write_json(out, &results)?;
     }
-    Ok((summary, results))
+    Ok((summary, results, entries))
 }
 
 /// A case the runner will ask for, in the runner's order.
@@ -159,6 +162,8 @@ struct BenchEngine<'a> {
     file: String,
     /// Column widths of the entry and dataset names in the current file.
     widths: (usize, usize),
+    /// Every entry point the test blocks name.
+    entries: BTreeSet<String>,
 }
 
 /// How a dataset is named in the report: its inline values (shortened),
@@ -331,6 +336,7 @@ impl Engine for BenchEngine<'_> {
         let mut plan = VecDeque::new();
         for b in &blocks {
             let block_nobench = b.tags.iter().any(|t| t == "nobench");
+            self.entries.extend(b.entries.iter().cloned());
             for case in b.cases.iter().filter(|c| c.input != CaseInput::Script) {
                 for entry in &b.entries {
                     plan.push_back(Planned {

@@ -644,6 +644,22 @@ fn plots_of_a_function_and_its_derivatives() {
 }
 
 #[test]
+fn info_command() {
+    let dir = scratch("info");
+    std::fs::write(
+        dir.join("geometry.fut"),
+        "-- | The square of a number.\n-- Works on any `f64`.\ndef sq (x: f64) = x * x\n\ntype vec = [3]f64\n",
+    )
+    .expect("write geometry.fut");
+    check_in(
+        "info",
+        &dir,
+        ":load <dir>/geometry.fut\n:info sq\n:i vec\nlet y = 1 + 2\n:info y\n\
+         :info map\n:info f64.sqrt\n:info nope\n:info 1 + 2\n:info",
+    );
+}
+
+#[test]
 fn plots_of_arrays_points_and_images() {
     check(
         "plot_values",
@@ -659,5 +675,13 @@ fn plot_errors() {
         "plot_errors",
         ":plot\n:plot (\\(x: i64) -> x) 0 1\n:plot2d [1.0, 2]\n:img [1.0, 2]\n\
          :plot f64.sin 3 1\n:plot --out a.gif f64.sin\n:plot --frob f64.sin",
+    );
+}
+
+#[test]
+fn shell_commands() {
+    check(
+        "shell",
+        ":! echo hello\n:!echo no space\n:! echo to stderr >&2\n:! exit 3\n:!",
     );
 }
