@@ -526,20 +526,48 @@ impl<'p> Interp<'p> {
                 indices,
                 values,
             } => self.eval_scatter(stm, si, dest, indices, values),
-            Exp::Assert { cond, message } => {
+            Exp::Assert {
+                cond,
+                message,
+                args,
+            } => {
                 let c = self.atom(cond)?;
                 if flags(&c)?.iter().all(|&b| b) {
-                    Ok(stm
+                    return Ok(stm
                         .pat
                         .iter()
                         .map(|_| LVal::inv(Value::Scalar(Scalar::Bool(true))))
-                        .collect())
-                } else {
-                    Err(Fail::new(
+                        .collect());
+                }
+                if args.is_empty() {
+                    return Err(Fail::new(
                         RuntimeErrorKind::AssertionFailed,
                         format!("assertion failed: {message}"),
-                    ))
+                    ));
                 }
+                // A message with values: they are scalars once each lane
+                // is evaluated on its own.
+                let mut text = message.clone();
+                for a in args {
+                    let Value::Scalar(s) = self.atom(a)?.v else {
+                        return Err(Fail::Irregular);
+                    };
+                    text = text.replacen("{}", &s.plain(), 1);
+                }
+                Err(Fail::new(RuntimeErrorKind::AssertionFailed, text))
+            }
+            Exp::Trace { message, args } => {
+                let mut text = message.clone();
+                for a in args {
+                    let v = self.atom(a)?;
+                    // Varying over lanes: print each element's on its own.
+                    if v.mask != 0 {
+                        return Err(Fail::Irregular);
+                    }
+                    text = text.replacen("{}", &crate::values::format_value(&v.v), 1);
+                }
+                eprintln!("{text}");
+                Ok(Vec::new())
             }
             Exp::CheckShape {
                 array,

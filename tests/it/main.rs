@@ -28,3 +28,4 @@ mod robust;
 mod smallstep;
 mod smallstep_props;
 mod smallstep_trace;
+mod trace_cli;
