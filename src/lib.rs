@@ -28,6 +28,7 @@ pub mod prim;
 pub mod repl;
 pub mod semantics;
 pub mod source;
+pub mod stack;
 pub mod syntax;
 pub mod testing;
 pub mod types;

@@ -65,6 +65,10 @@ impl Checker<'_> {
     }
 
     fn body(&mut self, b: &Body) -> Result<Vec<Type>, String> {
+        crate::stack::deep(|| self.body_inner(b))
+    }
+
+    fn body_inner(&mut self, b: &Body) -> Result<Vec<Type>, String> {
         let mark = self.scope.len();
         for s in &b.stms {
             let tys = self.exp(&s.exp)?;

@@ -253,6 +253,10 @@ impl<'p> Printer<'p> {
     }
 
     fn exp(&mut self, e: &Exp, indent: usize) -> String {
+        crate::stack::deep(|| self.exp_inner(e, indent))
+    }
+
+    fn exp_inner(&mut self, e: &Exp, indent: usize) -> String {
         let pad = "  ".repeat(indent);
         match e {
             Exp::Atom(a) => self.atom(a),

@@ -91,6 +91,10 @@ impl Forward {
     }
 
     fn body(&mut self, b: Body) -> Body {
+        crate::stack::deep(|| self.body_inner(b))
+    }
+
+    fn body_inner(&mut self, b: Body) -> Body {
         self.available.push(HashMap::new());
         let mut out = Vec::with_capacity(b.stms.len());
         for s in b.stms {

@@ -156,6 +156,10 @@ impl<'s> Elaborator<'s> {
     }
 
     pub fn expr(&mut self, e: &Expr) -> Expr {
+        crate::stack::deep(|| self.expr_inner(e))
+    }
+
+    pub fn expr_inner(&mut self, e: &Expr) -> Expr {
         let kind = match &e.kind {
             ExprKind::Apply(..) | ExprKind::BinOp(..) | ExprKind::UnOp(..) => {
                 return match spine::spine_of(e) {

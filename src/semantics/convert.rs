@@ -121,6 +121,10 @@ impl Converter<'_> {
     }
 
     pub fn expr(&self, e: &Expr) -> Result<Term, Fail> {
+        crate::stack::deep(|| self.expr_inner(e))
+    }
+
+    pub fn expr_inner(&self, e: &Expr) -> Result<Term, Fail> {
         let b = |x: &Expr| self.expr(x).map(Box::new);
         let span = e.span;
         let kind = match &e.kind {

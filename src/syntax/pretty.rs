@@ -279,6 +279,10 @@ impl Printer {
     }
 
     fn expr(&mut self, e: &Expr, lvl: Lvl, tail: bool) {
+        crate::stack::deep(|| self.expr_inner(e, lvl, tail))
+    }
+
+    fn expr_inner(&mut self, e: &Expr, lvl: Lvl, tail: bool) {
         if self.overflow {
             return;
         }

@@ -748,6 +748,10 @@ impl<'g> Infer<'g> {
     // ---- expressions --------------------------------------------------
 
     pub fn infer(&mut self, e: &Expr) -> Result<Type> {
+        crate::stack::deep(|| self.infer_inner(e))
+    }
+
+    pub fn infer_inner(&mut self, e: &Expr) -> Result<Type> {
         let t = self.infer_kind(e)?;
         self.record(e.id, &t);
         Ok(t)

@@ -138,3 +138,17 @@ fn a_symbolic_link_loop_is_followed_once() {
     assert!(out.ends_with("1 passed, 0 failed, 0 skipped\n"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn long_call_chains_and_operator_chains_do_not_overflow_the_stack() {
+    let mut text = String::from("def f0 (x: i32) = x + 1\n");
+    for i in 1..3000 {
+        text.push_str(&format!("def f{i} (x: i32) = f{} x\n", i - 1));
+    }
+    text.push_str("entry main = f2999 0\n");
+    let (_d, p) = program(&text);
+    assert_eq!(clean(&urchin(&["run", &p], ""), ""), "1\n");
+    let chain = vec!["1"; 900].join(" + ");
+    let (_d, p) = program(&format!("entry main : i64 = {chain}\n"));
+    assert_eq!(clean(&urchin(&["run", &p], ""), ""), "900i64\n");
+}

@@ -17,6 +17,15 @@ use crate::types::ty::{Base, Type};
 
 impl<'t> Lower<'t> {
     pub(super) fn expr(&mut self, ctx: &Ctx<'t>, env: &Env<'t>, e: &'t Expr) -> LResult<Val<'t>> {
+        crate::stack::deep(|| self.expr_inner(ctx, env, e))
+    }
+
+    pub(super) fn expr_inner(
+        &mut self,
+        ctx: &Ctx<'t>,
+        env: &Env<'t>,
+        e: &'t Expr,
+    ) -> LResult<Val<'t>> {
         match &e.kind {
             ExprKind::Literal(l) => {
                 let t = ctx.type_of(e.id);
