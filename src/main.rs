@@ -24,6 +24,12 @@ struct Cli {
     /// or `PLATFORM:DEVICE` index (default: `$URCHIN_DEVICE`, else `auto`).
     #[arg(long, global = true, value_name = "auto|none|NAME")]
     device: Option<String>,
+    /// Threads for the evaluator's element-wise work (default:
+    /// `$URCHIN_THREADS`, else every core); results do not depend on it.
+    /// With `bench`, each dataset runs on one thread and on N, and the
+    /// table shows the speed-up.
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    threads: Option<u32>,
 }
 
 #[derive(Subcommand)]
@@ -142,6 +148,9 @@ fn load_with(
 
 fn main() -> Result<ExitCode> {
     let cli = Cli::parse();
+    if let Some(n) = cli.threads {
+        urchin::eval::threads::configure(n as usize);
+    }
     match &cli.device {
         Some(d) => urchin::gpu::configure(urchin::gpu::Choice::parse(d)),
         None if std::env::var_os("URCHIN_DEVICE").is_none() => {
@@ -187,7 +196,14 @@ fn main() -> Result<ExitCode> {
             runs,
             entry,
             json,
-        }) => bench(&paths, runs as usize, entry, json, cli.device.as_deref()),
+        }) => bench(
+            &paths,
+            runs as usize,
+            entry,
+            json,
+            cli.device.as_deref(),
+            cli.threads.map(|n| n as usize),
+        ),
     }
 }
 
@@ -440,6 +456,7 @@ fn bench(
     entry: Option<String>,
     json: bool,
     device: Option<&str>,
+    threads: Option<usize>,
 ) -> Result<ExitCode> {
     use urchin::gpu::Choice;
     use urchin::testing::bench::Backend;
@@ -453,17 +470,31 @@ fn bench(
             let g =
                 urchin::gpu::open(&choice).map_err(|why| miette!("--device {choice}: {why}"))?;
             let name = g.info().name;
-            vec![
-                Backend {
-                    name: "evaluator".into(),
-                    device: None,
-                },
-                Backend {
-                    name,
-                    device: Some(g),
-                },
-            ]
+            match threads {
+                Some(n) => {
+                    let mut rows = Backend::thread_rows("evaluator", None, n);
+                    rows.extend(Backend::thread_rows(&name, Some(g), n));
+                    rows
+                }
+                None => vec![
+                    Backend {
+                        name: "evaluator".into(),
+                        device: None,
+                        threads: None,
+                    },
+                    Backend {
+                        name,
+                        device: Some(g),
+                        threads: None,
+                    },
+                ],
+            }
         }
+    };
+    // `--threads N`: one thread and N, side by side.
+    let backends = match (backends.is_empty(), threads) {
+        (true, Some(n)) => Backend::thread_rows("", None, n),
+        _ => backends,
     };
     let opts = urchin::testing::bench::BenchOptions {
         runs,
