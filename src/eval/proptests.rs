@@ -500,7 +500,8 @@ proptest! {
                     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y)),
                     "1 thread {a:?} but {t} threads {b:?}"
                 ),
-                (a, b) => prop_assert_eq!(a, b),
+                (Err(a), Err(b)) => prop_assert_eq!(a, b),
+                (a, b) => prop_assert!(false, "1 thread {a:?} but {t} threads {b:?}"),
             }
         }
     }
