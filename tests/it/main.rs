@@ -19,6 +19,7 @@ mod automap_props;
 mod automap_speed;
 mod bench_cli;
 mod futhark;
+mod futhark_data;
 mod programs;
 mod repl_cli;
 mod repl_pty;
