@@ -10,10 +10,10 @@
 //! scalar path uses, so bulk and scalar results agree bit for bit.
 
 use super::analysis::FastOp;
+use super::threads::{self, CHEAP_GRAIN, COSTLY_GRAIN};
 use super::value::{Array, Element};
 use crate::prim::{BinOp, Native, PrimError, UnOp, native_convert};
 use ndarray::{ArcArray, IxDyn};
-use super::threads::{self, CHEAP_GRAIN, COSTLY_GRAIN};
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
@@ -126,8 +126,8 @@ impl<const N: usize> Merged<N> {
         for k in (0..outer.len()).rev() {
             idx[k] = rest % outer[k];
             rest /= outer[k];
-            for o in 0..N {
-                base[o] += idx[k] * self.steps[k][o];
+            for (b, s) in base.iter_mut().zip(self.steps[k]) {
+                *b += idx[k] * s;
             }
         }
         let (mut at, mut j) = (lo, lo % len);
@@ -138,14 +138,14 @@ impl<const N: usize> Merged<N> {
             j = 0;
             for k in (0..outer.len()).rev() {
                 idx[k] += 1;
-                for o in 0..N {
-                    base[o] += self.steps[k][o];
+                for (b, s) in base.iter_mut().zip(self.steps[k]) {
+                    *b += s;
                 }
                 if idx[k] < outer[k] {
                     break;
                 }
-                for o in 0..N {
-                    base[o] -= self.steps[k][o] * outer[k];
+                for (b, s) in base.iter_mut().zip(self.steps[k]) {
+                    *b -= s * outer[k];
                 }
                 idx[k] = 0;
             }
@@ -331,8 +331,20 @@ pub(crate) fn binop<T: Element>(
         BinOp::Min => same(map2(shape, a, b, cheap, |x: T, y| Native::min(x, y))),
         BinOp::Max => same(map2(shape, a, b, cheap, |x: T, y| Native::max(x, y))),
         BinOp::Div => same(map2(shape, a, b, costly, checked(&err, |x: T, y| x.div(y)))),
-        BinOp::Mod => same(map2(shape, a, b, costly, checked(&err, |x: T, y| x.modulo(y)))),
-        BinOp::Quot => same(map2(shape, a, b, costly, checked(&err, |x: T, y| x.quot(y)))),
+        BinOp::Mod => same(map2(
+            shape,
+            a,
+            b,
+            costly,
+            checked(&err, |x: T, y| x.modulo(y)),
+        )),
+        BinOp::Quot => same(map2(
+            shape,
+            a,
+            b,
+            costly,
+            checked(&err, |x: T, y| x.quot(y)),
+        )),
         BinOp::Rem => same(map2(shape, a, b, costly, checked(&err, |x: T, y| x.rem(y)))),
         BinOp::Eq => cmp(map2(shape, a, b, cheap, |x: T, y| x.eq(y))),
         BinOp::Neq => cmp(map2(shape, a, b, cheap, |x: T, y| !x.eq(y))),
@@ -385,10 +397,18 @@ pub(crate) fn unop<T: Element>(
             if T::default().not().is_none() {
                 return Err(PrimError::TypeMismatch);
             }
-            same(map1(shape, a, CHEAP_GRAIN, |x: T| x.not().unwrap_or_default()))
+            same(map1(shape, a, CHEAP_GRAIN, |x: T| {
+                x.not().unwrap_or_default()
+            }))
         }
-        UnOp::IsNan => Ok(from_vec(shape, map1(shape, a, CHEAP_GRAIN, |x: T| x.is_nan()))),
-        UnOp::IsInf => Ok(from_vec(shape, map1(shape, a, CHEAP_GRAIN, |x: T| x.is_inf()))),
+        UnOp::IsNan => Ok(from_vec(
+            shape,
+            map1(shape, a, CHEAP_GRAIN, |x: T| x.is_nan()),
+        )),
+        UnOp::IsInf => Ok(from_vec(
+            shape,
+            map1(shape, a, CHEAP_GRAIN, |x: T| x.is_inf()),
+        )),
         _ if op.changes_type() => {
             let rt = op.result_type(T::TY);
             if T::other_unop(op, T::default()).is_none() {
@@ -424,7 +444,10 @@ pub(crate) fn select<T: Element>(
     a: &Operand<T>,
     b: &Operand<T>,
 ) -> Array {
-    from_vec(shape, map3(shape, c, a, b, CHEAP_GRAIN, |c, x, y| if c { x } else { y }))
+    from_vec(
+        shape,
+        map3(shape, c, a, b, CHEAP_GRAIN, |c, x, y| if c { x } else { y }),
+    )
 }
 
 pub(crate) fn copy<T: Element>(shape: &[usize], a: &Operand<T>) -> Array {

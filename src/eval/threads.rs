@@ -61,7 +61,12 @@ fn pool(n: usize) -> Option<Arc<rayon::ThreadPool>> {
         return Some(p.clone());
     }
     // A pool that cannot be built (no threads left) means one thread.
-    let p = Arc::new(rayon::ThreadPoolBuilder::new().num_threads(n).build().ok()?);
+    let p = Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .ok()?,
+    );
     pools.push((n, p.clone()));
     Some(p)
 }
