@@ -224,6 +224,7 @@ impl Session {
             ));
         }
         let (mut program, signature) = lower::lower_entry(&self.types, id)?;
+        locate_traces(&mut program, &self.sources);
         let ad = crate::ad::transform_program(&mut program)?;
         if simplify {
             simplify::simplify_program(
@@ -287,6 +288,7 @@ impl Session {
         let lookup = |id: ValueId| values.get(id.0 as usize).map(|s| s.ty.clone());
         let (mut program, ty, externals) =
             lower::lower_expression(&self.types, checked, inst, &lookup)?;
+        locate_traces(&mut program, &self.sources);
         let ad = finish(&mut program)?;
         Ok((
             Compiled {
@@ -367,6 +369,26 @@ fn finish(p: &mut Program) -> Result<crate::ad::AdOutput, Diagnostic> {
 
 /// An instantiation choosing defaults for a scheme's variables: class
 /// defaults for overloaded ones, `()` for unconstrained ones, and rank 0.
+/// Writes the source location of each `#[trace]` into its message (where
+/// lowering left [`lower::TRACE_HERE`]).
+fn locate_traces(program: &mut Program, sources: &SourceMap) {
+    fn body(b: &mut crate::core::ir::Body, sources: &SourceMap) {
+        for s in &mut b.stms {
+            if let crate::core::ir::Exp::Trace { message, .. } = &mut s.exp {
+                if message.contains(lower::TRACE_HERE) {
+                    *message = message.replace(lower::TRACE_HERE, &sources.location(s.span));
+                }
+            }
+            for nested in crate::core::visit::nested_mut(&mut s.exp) {
+                body(nested, sources);
+            }
+        }
+    }
+    for f in &mut program.functions {
+        body(&mut f.body, sources);
+    }
+}
+
 pub fn default_inst(s: &Scheme) -> Inst {
     Inst {
         tys: s

@@ -221,6 +221,16 @@ impl Scalar {
         }
     }
 
+    /// The value without a type suffix (`10` for `10i64`), as Futhark
+    /// prints values in error messages.
+    pub fn plain(self) -> String {
+        if self.ty().is_float() {
+            format_float(self.as_f64(), self.ty())
+        } else {
+            with_scalar!(self, x => x.to_string())
+        }
+    }
+
     pub fn as_bool(self) -> bool {
         match self {
             Scalar::Bool(b) => b,

@@ -200,7 +200,11 @@ impl Fwd {
                     .collect();
                 Some(b.concat(ts?).into())
             }),
-            Exp::Size(..) | Exp::Iota(_) | Exp::Assert { .. } | Exp::CheckShape { .. } => {
+            Exp::Size(..)
+            | Exp::Iota(_)
+            | Exp::Assert { .. }
+            | Exp::CheckShape { .. }
+            | Exp::Trace { .. } => {
                 b.push(s.pat.clone(), s.exp.clone());
             }
             Exp::If {

@@ -507,8 +507,13 @@ impl<'a> Builder<'a> {
             Exp::Assert {
                 cond: cond.into(),
                 message: message.into(),
+                args: Vec::new(),
             },
         );
+    }
+
+    pub fn trace(&mut self, message: String, args: Vec<Atom>) {
+        self.push(vec![], Exp::Trace { message, args });
     }
 
     pub fn check_shape(&mut self, array: Var, expected: Vec<Option<Atom>>, what: &str) {

@@ -361,10 +361,18 @@ pub enum Exp {
         values: Vec<Var>,
     },
 
-    /// Fails with `message` (and the statement's span) unless `cond`.
+    /// Fails with `message` (and the statement's span) unless `cond`; the
+    /// values of `args` fill the `{}`s of the message, in order.
     Assert {
         cond: Atom,
         message: String,
+        args: Vec<Atom>,
+    },
+    /// Prints `message` on the standard error, its `{}`s filled with the
+    /// values of `args` (`trace`, `#[trace]`); no results.
+    Trace {
+        message: String,
+        args: Vec<Atom>,
     },
     /// Fails unless `array` has, in each dimension given as `Some`, the
     /// expected size. `what` names the array for the message (a parameter,

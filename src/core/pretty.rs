@@ -447,7 +447,18 @@ impl<'p> Printer<'p> {
                 self.pattern(indices),
                 self.pattern(values)
             ),
-            Exp::Assert { cond, message } => format!("assert {} {message:?}", self.atom(cond)),
+            Exp::Assert {
+                cond,
+                message,
+                args,
+            } => {
+                let args: String = args.iter().map(|a| format!(" {}", self.atom(a))).collect();
+                format!("assert {} {message:?}{args}", self.atom(cond))
+            }
+            Exp::Trace { message, args } => {
+                let args: String = args.iter().map(|a| format!(" {}", self.atom(a))).collect();
+                format!("trace {message:?}{args}")
+            }
             Exp::CheckShape {
                 array, expected, ..
             } => format!(

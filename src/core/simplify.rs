@@ -442,6 +442,8 @@ fn own_effects(e: &Exp) -> Effects {
         | Exp::Scatter { .. }
         | Exp::Assert { .. }
         | Exp::CheckShape { .. } => fail(true),
+        // Printing is an effect: a trace stays however dead it is.
+        Exp::Trace { .. } => fail(true),
         Exp::WithAcc { .. } | Exp::UpdAcc { .. } => Effects {
             fail: true,
             acc: true,

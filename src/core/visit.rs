@@ -271,7 +271,15 @@ macro_rules! traversal {
                         vars(indices, Read, v);
                         vars(values, Read, v);
                     }
-                    Exp::Assert { cond, message: _ } => v.atom(cond, Read),
+                    Exp::Assert {
+                        cond,
+                        message: _,
+                        args,
+                    } => {
+                        v.atom(cond, Read);
+                        atoms(args, Read, v);
+                    }
+                    Exp::Trace { message: _, args } => atoms(args, Read, v),
                     Exp::CheckShape {
                         array,
                         expected,
@@ -758,7 +766,12 @@ mod tests {
             },
             Exp::Assert {
                 cond: g.a(),
-                message: "m".into(),
+                message: "m {}".into(),
+                args: vec![g.a()],
+            },
+            Exp::Trace {
+                message: "t: {}".into(),
+                args: vec![g.a()],
             },
             Exp::CheckShape {
                 array: g.v(),
@@ -828,6 +841,7 @@ mod tests {
             Exp::WithVjp { .. } => 29,
             Exp::WithAcc { .. } => 30,
             Exp::UpdAcc { .. } => 31,
+            Exp::Trace { .. } => 32,
         }
     }
     const VARIANTS: usize = 32;

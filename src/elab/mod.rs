@@ -167,7 +167,9 @@ impl<'s> Elaborator<'s> {
             ExprKind::Literal(_)
             | ExprKind::Var(_)
             | ExprKind::OpValue(_)
-            | ExprKind::ProjSection(_) => e.kind.clone(),
+            | ExprKind::ProjSection(_)
+            | ExprKind::StringLit(_)
+            | ExprKind::Hole => e.kind.clone(),
             ExprKind::ArrayLit(es) => ExprKind::ArrayLit(es.iter().map(|x| self.expr(x)).collect()),
             ExprKind::Tuple(es) => ExprKind::Tuple(es.iter().map(|x| self.expr(x)).collect()),
             ExprKind::Record(fs) => ExprKind::Record(
@@ -178,7 +180,10 @@ impl<'s> Elaborator<'s> {
                     })
                     .collect(),
             ),
-            ExprKind::Project(x, f) => ExprKind::Project(self.boxed(x), f.clone()),
+            ExprKind::Project(..) => {
+                let sp = spine::projection(e).expect("a projection");
+                return self.spine(e, sp);
+            }
             ExprKind::RecordUpdate(r, path, v) => {
                 ExprKind::RecordUpdate(self.boxed(r), path.clone(), self.boxed(v))
             }
@@ -238,6 +243,13 @@ impl<'s> Elaborator<'s> {
             ),
             ExprKind::Ascript(x, t) => ExprKind::Ascript(self.boxed(x), Box::new(self.ty(t))),
             ExprKind::Attr(a, x) => ExprKind::Attr(a.clone(), self.boxed(x)),
+            ExprKind::OpenIn(m, x) => ExprKind::OpenIn(m.clone(), self.boxed(x)),
+            ExprKind::Range(r) => ExprKind::Range(Box::new(Range {
+                start: self.expr(&r.start),
+                second: r.second.as_ref().map(|x| self.expr(x)),
+                end: self.expr(&r.end),
+                kind: r.kind,
+            })),
             ExprKind::Constr(c, args) => {
                 ExprKind::Constr(c.clone(), args.iter().map(|x| self.expr(x)).collect())
             }
@@ -270,6 +282,7 @@ impl<'s> Elaborator<'s> {
             Head::Expr(e) => self.expr(e),
             Head::Op(op) => Expr::new(ExprKind::OpValue((*op).clone()), span),
             Head::Backtick(q) => Expr::new(ExprKind::Var((*q).clone()), span),
+            Head::Proj(f) => Expr::new(ExprKind::ProjSection(vec![(*f).clone()]), span),
             Head::Neg | Head::Not => {
                 let op = if matches!(h, Head::Neg) {
                     UnOpKind::Neg
@@ -370,6 +383,9 @@ impl<'s> Elaborator<'s> {
             (ExprKind::UnOp(op, _), Form::Unary) => {
                 ExprKind::UnOp(*op, Box::new(args.pop().expect("one operand")))
             }
+            (ExprKind::Project(_, f), Form::Project) => {
+                ExprKind::Project(Box::new(args.pop().expect("one operand")), f.clone())
+            }
             (ExprKind::BinOp(op, s, _, _), Form::PipeRight | Form::PipeLeft) => {
                 let last = args.pop().expect("a pipe has an argument");
                 let f = self.head_value(&sp.head, e.span);
@@ -395,21 +411,6 @@ impl<'s> Elaborator<'s> {
             span: e.span,
             kind,
         }
-    }
-
-    /// A name not used in any of `es`, for a lambda parameter.
-    fn fresh_name(es: &[&Expr]) -> Ident {
-        let mut used = HashSet::new();
-        for e in es {
-            collect_names(e, &mut used);
-        }
-        ["x", "y", "z", "v", "w"]
-            .into_iter()
-            .map(String::from)
-            .chain((0..).map(|i| format!("x{i}")))
-            .find(|n| !used.contains(n.as_str()))
-            .expect("an unused name exists")
-            .into()
     }
 
     fn section(
@@ -438,7 +439,7 @@ impl<'s> Elaborator<'s> {
             .as_deref()
             .or(right.as_deref())
             .expect("a section has an operand");
-        let name = Self::fresh_name(&[operand]);
+        let name = fresh_name(&[operand]);
         let param = var(&name, e.span);
         let (l, r) = match left {
             Some(l) => (&**l, &param),
@@ -459,7 +460,7 @@ impl<'s> Elaborator<'s> {
                 e.span,
             )
         } else {
-            self.nest(Head::Op(op), args, d, e.span)
+            self.nest(sp.head, args, d, e.span)
         };
         Expr {
             id: e.id,
@@ -505,7 +506,7 @@ impl<'s> Elaborator<'s> {
         } else {
             (r, l)
         };
-        let name = Self::fresh_name(&[first, second]);
+        let name = fresh_name(&[first, second]);
         let x = var(&name, e.span);
         let inner = self.apply_spine(first, x, s0.as_deref(), e.span);
         let outer = self.apply_spine(second, inner, s1.as_deref(), e.span);
@@ -550,131 +551,5 @@ impl<'s> Elaborator<'s> {
             return Expr::new(ExprKind::Apply(Box::new(fv), args), span);
         }
         self.nest(head, args, d, span)
-    }
-}
-
-fn collect_names(e: &Expr, out: &mut HashSet<String>) {
-    fn pat(p: &Pat, out: &mut HashSet<String>) {
-        for (n, _) in p.binders() {
-            out.insert(n.to_string());
-        }
-    }
-    match &e.kind {
-        ExprKind::Var(q) => {
-            out.insert(q.name.to_string());
-        }
-        ExprKind::Lambda(ps, _, b) => {
-            ps.iter().for_each(|p| pat(p, out));
-            collect_names(b, out);
-        }
-        ExprKind::Let(p, v, b) => {
-            pat(p, out);
-            collect_names(v, out);
-            collect_names(b, out);
-        }
-        ExprKind::LetSizes(ns, p, v, b) => {
-            out.extend(ns.iter().map(|(n, _)| n.to_string()));
-            pat(p, out);
-            collect_names(v, out);
-            collect_names(b, out);
-        }
-        ExprKind::Match(_, cases) => cases.iter().for_each(|c| pat(&c.pat, out)),
-        _ => {}
-    }
-    for child in children(e) {
-        collect_names(child, out);
-    }
-}
-
-/// Direct sub-expressions (used for name collection).
-fn children(e: &Expr) -> Vec<&Expr> {
-    let mut v: Vec<&Expr> = Vec::new();
-    match &e.kind {
-        ExprKind::Literal(_)
-        | ExprKind::Var(_)
-        | ExprKind::OpValue(_)
-        | ExprKind::ProjSection(_) => {}
-        ExprKind::Lambda(..) | ExprKind::Let(..) | ExprKind::LetSizes(..) => {}
-        ExprKind::OpSection { left, right, .. } => {
-            v.extend(left.as_deref());
-            v.extend(right.as_deref());
-        }
-        ExprKind::ArrayLit(es) | ExprKind::Tuple(es) => v.extend(es.iter()),
-        ExprKind::Record(fs) => {
-            for f in fs {
-                if let RecordField::Field(_, x) = f {
-                    v.push(x);
-                }
-            }
-        }
-        ExprKind::Project(x, _)
-        | ExprKind::UnOp(_, x)
-        | ExprKind::Ascript(x, _)
-        | ExprKind::Coerce(x, _)
-        | ExprKind::Attr(_, x) => v.push(x),
-        ExprKind::Constr(_, es) => v.extend(es.iter()),
-        ExprKind::Match(x, cases) => {
-            v.push(x);
-            v.extend(cases.iter().map(|c| &c.body));
-        }
-        ExprKind::RecordUpdate(a, _, b) | ExprKind::BinOp(_, _, a, b) => {
-            v.push(a);
-            v.push(b);
-        }
-        ExprKind::Apply(f, args) => {
-            v.push(f);
-            v.extend(args.iter());
-        }
-        ExprKind::LetFun(f) => {
-            v.push(&f.value);
-            v.push(&f.body);
-        }
-        ExprKind::LetUpdate {
-            value,
-            body,
-            indices,
-            ..
-        } => {
-            v.push(value);
-            v.push(body);
-            push_indices(indices, &mut v);
-        }
-        ExprKind::If(a, b, c) => {
-            v.push(a);
-            v.push(b);
-            v.push(c);
-        }
-        ExprKind::Loop(l) => {
-            v.extend(l.init.as_ref());
-            v.push(&l.body);
-            match &l.form {
-                LoopForm::For(_, _, n) => v.push(n),
-                LoopForm::ForIn(_, xs) => v.push(xs),
-                LoopForm::While(c) => v.push(c),
-            }
-        }
-        ExprKind::Index(a, is) => {
-            v.push(a);
-            push_indices(is, &mut v);
-        }
-        ExprKind::Update(a, is, x) => {
-            v.push(a);
-            v.push(x);
-            push_indices(is, &mut v);
-        }
-    }
-    v
-}
-
-fn push_indices<'e>(is: &'e [IndexExp], v: &mut Vec<&'e Expr>) {
-    for i in is {
-        match i {
-            IndexExp::Single(x) => v.push(x),
-            IndexExp::Slice { start, end, stride } => {
-                v.extend(start.as_deref());
-                v.extend(end.as_deref());
-                v.extend(stride.as_deref());
-            }
-        }
     }
 }

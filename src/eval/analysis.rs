@@ -308,6 +308,7 @@ impl Builder<'_> {
             | Exp::Hist { .. }
             | Exp::Scatter { .. }
             | Exp::Assert { .. }
+            | Exp::Trace { .. }
             | Exp::CheckShape { .. }
             | Exp::Jvp { .. }
             | Exp::Vjp { .. }

@@ -19,6 +19,8 @@ pub enum RuntimeErrorKind {
     AssertionFailed,
     NegativeSize,
     Interrupted,
+    /// An allocation over the memory limit, or one the system refused.
+    OutOfMemory,
     /// A bug in a transformation or in the evaluator (ill-typed IR, an AD
     /// operator that was not eliminated, ...).
     Internal,
@@ -101,6 +103,10 @@ impl Fail {
             RuntimeErrorKind::NegativeSize,
             format!("negative size {n} in {what}"),
         )
+    }
+
+    pub fn too_large(e: crate::mem::TooLarge) -> Fail {
+        Fail::new(RuntimeErrorKind::OutOfMemory, e.to_string())
     }
 
     pub fn interrupted() -> Fail {

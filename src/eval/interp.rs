@@ -526,20 +526,48 @@ impl<'p> Interp<'p> {
                 indices,
                 values,
             } => self.eval_scatter(stm, si, dest, indices, values),
-            Exp::Assert { cond, message } => {
+            Exp::Assert {
+                cond,
+                message,
+                args,
+            } => {
                 let c = self.atom(cond)?;
                 if flags(&c)?.iter().all(|&b| b) {
-                    Ok(stm
+                    return Ok(stm
                         .pat
                         .iter()
                         .map(|_| LVal::inv(Value::Scalar(Scalar::Bool(true))))
-                        .collect())
-                } else {
-                    Err(Fail::new(
+                        .collect());
+                }
+                if args.is_empty() {
+                    return Err(Fail::new(
                         RuntimeErrorKind::AssertionFailed,
                         format!("assertion failed: {message}"),
-                    ))
+                    ));
                 }
+                // A message with values: they are scalars once each lane
+                // is evaluated on its own.
+                let mut text = message.clone();
+                for a in args {
+                    let Value::Scalar(s) = self.atom(a)?.v else {
+                        return Err(Fail::Irregular);
+                    };
+                    text = text.replacen("{}", &s.plain(), 1);
+                }
+                Err(Fail::new(RuntimeErrorKind::AssertionFailed, text))
+            }
+            Exp::Trace { message, args } => {
+                let mut text = message.clone();
+                for a in args {
+                    let v = self.atom(a)?;
+                    // Varying over lanes: print each element's on its own.
+                    if v.mask != 0 {
+                        return Err(Fail::Irregular);
+                    }
+                    text = text.replacen("{}", &crate::values::format_value(&v.v), 1);
+                }
+                eprintln!("{text}");
+                Ok(Vec::new())
             }
             Exp::CheckShape {
                 array,
@@ -581,6 +609,7 @@ impl<'p> Interp<'p> {
         }
         let u = x.mask | y.mask;
         let shape = lane_dims(&self.lanes, u);
+        ops::check_size(&shape, x.elem())?;
         let a = dispatch_prim!(x.elem(), go(op, x, y, u, &shape))?;
         Ok(LVal::from_array(u, a))
     }
@@ -593,6 +622,7 @@ impl<'p> Interp<'p> {
             Ok(kernels::unop(op, shape, &operand::<T>(x, x.mask, 0)?)?)
         }
         let shape = lane_dims(&self.lanes, x.mask);
+        ops::check_size(&shape, x.elem())?;
         let a = dispatch_prim!(x.elem(), go(op, x, &shape))?;
         Ok(LVal::from_array(x.mask, a))
     }
@@ -622,6 +652,14 @@ impl<'p> Interp<'p> {
             })
         }
         let shape = lane_dims(&self.lanes, x.mask);
+        ops::check_size(
+            &shape,
+            if t.bytes() > x.elem().bytes() {
+                t
+            } else {
+                x.elem()
+            },
+        )?;
         let a = dispatch_prim!(x.elem(), from(t, x, &shape))?;
         Ok(LVal::from_array(x.mask, a))
     }
@@ -671,6 +709,7 @@ impl<'p> Interp<'p> {
         let u = c.mask | x.mask | y.mask;
         let mut shape = lane_dims(&self.lanes, u);
         shape.extend_from_slice(&own);
+        ops::check_size(&shape, x.elem())?;
         let a = dispatch_prim!(x.elem(), go(c, x, y, u, own.len(), &shape))?;
         Ok(LVal::from_array(u, a))
     }
@@ -682,12 +721,9 @@ impl<'p> Interp<'p> {
             return Ok(LVal::inv(Value::Array(ops::replicate(n, &x.v)?)));
         }
         let a = x.array()?;
-        let mut shape = a.shape().to_vec();
-        shape.insert(count(x.mask), n);
-        ops::check_size(&shape, a.elem())?;
         Ok(LVal::from_array(
             x.mask,
-            super::lanes::insert_axis(&a, count(x.mask), n),
+            super::lanes::insert_axis(&a, count(x.mask), n)?,
         ))
     }
 
@@ -1070,6 +1106,7 @@ impl<'p> Interp<'p> {
         }
         let mut shape = outer.to_vec();
         shape.extend(std::iter::repeat_n(0, ty.rank() as usize));
+        ops::check_size(&shape, ty.elem())?;
         Ok(Value::Array(Array::filled(shape, Scalar::zero(ty.elem()))))
     }
 
@@ -1417,7 +1454,7 @@ fn unrep(x: &LVal, len: usize) -> R<LVal> {
     let a = inner.array()?;
     Ok(LVal::from_array(
         x.mask,
-        super::lanes::insert_axis(&a, count(x.mask), len),
+        super::lanes::insert_axis(&a, count(x.mask), len)?,
     ))
 }
 

@@ -745,6 +745,7 @@ impl<'a> Gen<'a> {
                 Ok(())
             }
             Exp::Update(..) => no("an in-place update"),
+            Exp::Trace { .. } => no("`#[trace]` (it prints on the host)"),
             Exp::Reshape(..) => no("reshape"),
             Exp::Reverse(..) => no("reverse"),
             Exp::Rotate(..) => no("rotate"),

@@ -136,12 +136,13 @@ impl Converter<'_> {
                 Some(t) => return Ok(t),
                 None => TermKind::Var(q.name.clone()),
             },
-            ExprKind::OpValue(op) => TermKind::Val(operator(op)),
+            ExprKind::OpValue(op) => match self.user_operator(e.id, op, span) {
+                Some(f) => return Ok(f),
+                None => TermKind::Val(operator(op)),
+            },
             ExprKind::OpSection { op, left, right } => {
-                if let BinOpKind::Backtick(q) = op {
-                    return Err(Fail::unsupported(format!(
-                        "a section with `{q}` in backticks"
-                    )));
+                if let Some(f) = self.user_operator(e.id, op, span) {
+                    return self.user_section(f, left.as_deref(), right.as_deref(), span);
                 }
                 TermKind::Section(
                     op.clone(),
@@ -173,11 +174,10 @@ impl Converter<'_> {
                 }
                 return Ok(t);
             }
-            ExprKind::BinOp(BinOpKind::Backtick(q), _, l, r) => {
-                let f = match self.def.resolved.get(&e.id) {
-                    Some(k) => self.resolved(k.clone(), q, e.id, span),
-                    None => Term::new(TermKind::Var(q.name.clone()), span),
-                };
+            ExprKind::BinOp(op, _, l, r) if self.user_operator(e.id, op, span).is_some() => {
+                let f = self
+                    .user_operator(e.id, op, span)
+                    .expect("the guard found it");
                 let fl = Term::app(f, self.expr(l)?, span);
                 return Ok(Term::app(fl, self.expr(r)?, span));
             }
@@ -225,7 +225,33 @@ impl Converter<'_> {
                     "the annotated expression".into(),
                 ));
             }
-            ExprKind::Attr(_, x) => return self.expr(x),
+            ExprKind::Attr(_, x) | ExprKind::OpenIn(_, x) => return self.expr(x),
+            ExprKind::Range(r) => {
+                let range = Intrinsic::Range {
+                    kind: r.kind,
+                    stepped: r.second.is_some(),
+                };
+                let mut t = prim_term(range, r.kind.symbol(), span);
+                for x in [Some(&r.start), r.second.as_ref(), Some(&r.end)]
+                    .into_iter()
+                    .flatten()
+                {
+                    t = Term::app(t, self.expr(x)?, span);
+                }
+                return Ok(t);
+            }
+            ExprKind::StringLit(text) => {
+                let bytes = text.bytes().map(|b| Value::Scalar(Scalar::U8(b))).collect();
+                TermKind::Val(Value::array_of(bytes, Some(&Value::Scalar(Scalar::U8(0)))))
+            }
+            ExprKind::Hole => {
+                let unit = Term::val(Value::tuple(Vec::new()), span);
+                return Ok(Term::app(
+                    prim_term(Intrinsic::Hole, "???", span),
+                    unit,
+                    span,
+                ));
+            }
             ExprKind::Constr(c, es) => TermKind::Constr(c.clone(), self.exprs(es)?),
             ExprKind::Match(x, cases) => TermKind::Match(
                 b(x)?,
@@ -245,6 +271,47 @@ impl Converter<'_> {
             ),
         };
         Ok(Term::new(kind, span))
+    }
+
+    /// The function an operator names when it is not the built-in one: a
+    /// definition or local that shadows it, a user-defined operator, or a
+    /// function in backticks.
+    fn user_operator(&self, id: NodeId, op: &BinOpKind, span: crate::source::Span) -> Option<Term> {
+        let q = op.name();
+        if let Some(k) = self.def.resolved.get(&id) {
+            return Some(self.resolved(k.clone(), &q, id, span));
+        }
+        let named = matches!(op, BinOpKind::Backtick(_) | BinOpKind::Symbol(_));
+        (named || self.def.local_ops.contains(&id))
+            .then(|| Term::new(TermKind::Var(q.name.clone()), span))
+    }
+
+    /// `(x ⊕)` is `⊕ x`; `(⊕ y)` is `\z -> ⊕ z y`, for a named `⊕`.
+    fn user_section(
+        &self,
+        f: Term,
+        left: Option<&Expr>,
+        right: Option<&Expr>,
+        span: crate::source::Span,
+    ) -> Result<Term, Fail> {
+        match (left, right) {
+            (Some(l), _) => Ok(Term::app(f, self.expr(l)?, span)),
+            (None, Some(r)) => {
+                let z = fresh_name(&[r]);
+                let zt = Term::new(TermKind::Var(z.clone()), span);
+                let body = Term::app(Term::app(f, zt, span), self.expr(r)?, span);
+                Ok(Term::new(
+                    TermKind::Lambda(Rc::new(Lambda {
+                        params: vec![Pat::Id(z, span)],
+                        ret: None,
+                        body,
+                        origin: Origin::Lambda,
+                    })),
+                    span,
+                ))
+            }
+            (None, None) => Err(Fail::internal("a section without an operand")),
+        }
     }
 
     fn exprs(&self, es: &[Expr]) -> Result<Vec<Term>, Fail> {
@@ -324,6 +391,18 @@ pub fn coercion_what(t: &TypeExp) -> String {
     format!(
         "a size coercion: the value cannot match shape of type `{}`",
         crate::syntax::pretty::type_exp(t)
+    )
+}
+
+/// A built-in (`...` of a range, `???`) as a function value.
+fn prim_term(op: Intrinsic, name: &str, span: crate::source::Span) -> Term {
+    Term::val(
+        Value::fun(Fun::Prim {
+            name: name.into(),
+            op,
+            args: Vec::new(),
+        }),
+        span,
     )
 }
 

@@ -13,7 +13,7 @@ use super::term::*;
 use crate::eval::RuntimeErrorKind;
 use crate::prim::{self, BinOp};
 use crate::source::Span;
-use crate::syntax::ast::{BinOpKind, Ident};
+use crate::syntax::ast::{BinOpKind, Ident, RangeKind};
 use crate::types::intrinsics::Intrinsic;
 
 /// One index of an access, with its values known.
@@ -146,15 +146,15 @@ pub fn delta(name: &Ident, op: &Intrinsic, args: Vec<Value>, span: Span) -> R<(T
         Intrinsic::Iota => {
             let n = scalar(&args[0])?.as_i64();
             let n = size(n, "iota")?;
-            let elems = (0..n as i64).map(Value::i64).collect();
+            let mut elems = room(n)?;
+            elems.extend((0..n as i64).map(Value::i64));
             val(Value::array_of(elems, Some(&Value::i64(0))), "IOTA")
         }
         Intrinsic::Replicate => {
             let n = size(scalar(&args[0])?.as_i64(), "replicate")?;
-            val(
-                Value::array_of(vec![args[1].clone(); n], Some(&args[1])),
-                "REPLICATE",
-            )
+            let mut elems = room(n)?;
+            elems.resize(n, args[1].clone());
+            val(Value::array_of(elems, Some(&args[1])), "REPLICATE")
         }
         Intrinsic::Length => val(Value::i64(array(&args[0])?.len() as i64), "LENGTH"),
         Intrinsic::Zip(_) => val(zip(&args)?, "ZIP"),
@@ -253,7 +253,55 @@ pub fn delta(name: &Ident, op: &Intrinsic, args: Vec<Value>, span: Span) -> R<(T
             ))
         }
         Intrinsic::Const(s) => val(Value::Scalar(*s), "δ"),
+        Intrinsic::Opaque => val(args[0].clone(), "OPAQUE"),
+        Intrinsic::Manifest => val(args[0].clone(), "MANIFEST"),
+        Intrinsic::Trace => val(args[0].clone(), "TRACE"),
+        Intrinsic::Range { kind, stepped } => {
+            let xs: Vec<prim::Scalar> = args.iter().map(scalar).collect::<R<_>>()?;
+            let elems = range(*kind, *stepped, &xs)?;
+            let zero = prim::convert(prim::Scalar::I64(0), xs[0].ty());
+            val(Value::array_of(elems, Some(&Value::Scalar(zero))), "RANGE")
+        }
+        Intrinsic::Hole => Err(Fail::new(
+            RuntimeErrorKind::AssertionFailed,
+            format!("assertion failed: {}", crate::core::lower::HOLE_MESSAGE),
+        )),
     }
+}
+
+/// The elements of a range (`xs` is its start, second element if
+/// `stepped`, and end), or Futhark's error for an invalid one: a zero
+/// stride, or one that runs away from the end.
+fn range(kind: RangeKind, stepped: bool, xs: &[prim::Scalar]) -> R<Vec<Value>> {
+    let (start, end) = (xs[0].as_i64(), xs[xs.len() - 1].as_i64());
+    let step = match (stepped, kind) {
+        (true, _) => xs[1].as_i64().wrapping_sub(start),
+        (false, RangeKind::DownTo) => -1,
+        (false, _) => 1,
+    };
+    let (up, down) = (step > 0 && start <= end, step < 0 && start >= end);
+    let ok = match kind {
+        RangeKind::UpTo => up,
+        RangeKind::DownTo => down,
+        RangeKind::Inclusive => up || down,
+    };
+    if !ok {
+        let plain = |s: &prim::Scalar| s.plain();
+        let second = stepped.then(|| plain(&xs[1]));
+        return Err(Fail::new(
+            RuntimeErrorKind::AssertionFailed,
+            kind.invalid_message(plain(&xs[0]), second, plain(&xs[xs.len() - 1])),
+        ));
+    }
+    let (dist, stride) = ((end - start).unsigned_abs(), step.unsigned_abs());
+    let n = match kind {
+        RangeKind::Inclusive => dist / stride + 1,
+        _ => dist.div_ceil(stride),
+    };
+    let ty = xs[0].ty();
+    Ok((0..n as i64)
+        .map(|i| Value::Scalar(prim::convert(prim::Scalar::I64(start + i * step), ty)))
+        .collect())
 }
 
 /// `mapN f xs1 ... xsN ⇝ [f x11 ... xN1, ..., f x1n ... xNn]`, and
@@ -448,6 +496,12 @@ fn soac_len(vals: &[&Value], what: &str) -> R<usize> {
 
 fn size(n: i64, what: &str) -> R<usize> {
     usize::try_from(n).map_err(|_| Fail::negative_size(n, what))
+}
+
+/// Room for `n` elements, through the resource model (`crate::mem`).
+fn room(n: usize) -> R<Vec<Value>> {
+    crate::mem::vec_with_capacity(n)
+        .map_err(|e| Fail::new(RuntimeErrorKind::OutOfMemory, e.to_string()))
 }
 
 fn in_range(dest: &Value, at: &[i64]) -> bool {

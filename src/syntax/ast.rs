@@ -112,8 +112,62 @@ pub struct ValDec {
 }
 
 impl ValDec {
+    /// Declared with `entry`, or named `main` (which Futhark treats as an
+    /// entry point however it is declared).
     pub fn is_entry(&self) -> bool {
-        self.keyword == DefKeyword::Entry
+        self.keyword == DefKeyword::Entry || &*self.name == "main"
+    }
+
+    /// The definition with `n` more parameters, applying its body to them:
+    /// `def main = map f` becomes `def main x = map f x` (a declared return
+    /// type becomes an ascription of the body: `(body : t) x`).
+    pub fn eta_expand(&self, n: usize) -> ValDec {
+        // A lambda's parameters become the definition's own:
+        // `def inc = \(x: i32) -> x + 1` is `def inc (x: i32) = x + 1`.
+        if let (ExprKind::Lambda(ps, ret, body), None) = (&self.body.kind, &self.ret) {
+            let mut params = self.params.clone();
+            params.extend(ps.iter().cloned());
+            let d = ValDec {
+                params,
+                ret: ret.as_deref().cloned(),
+                body: (**body).clone(),
+                ..self.clone()
+            };
+            return match n.checked_sub(ps.len()) {
+                Some(rest) if rest > 0 => d.eta_expand(rest),
+                _ => d,
+            };
+        }
+        let span = self.name_span;
+        let mut names: Vec<Ident> = Vec::new();
+        for _ in 0..n {
+            let taken: Vec<Expr> = names
+                .iter()
+                .map(|x| Expr::new(ExprKind::Var(QualName::plain(x.clone())), span))
+                .collect();
+            let mut es: Vec<&Expr> = taken.iter().collect();
+            es.push(&self.body);
+            names.push(fresh_name(&es));
+        }
+        let head = match &self.ret {
+            Some(t) => Expr::new(
+                ExprKind::Ascript(Box::new(self.body.clone()), Box::new(t.clone())),
+                self.body.span,
+            ),
+            None => self.body.clone(),
+        };
+        let args = names
+            .iter()
+            .map(|x| Expr::new(ExprKind::Var(QualName::plain(x.clone())), span))
+            .collect();
+        let mut params = self.params.clone();
+        params.extend(names.into_iter().map(|x| Pat::Id(x, span)));
+        ValDec {
+            params,
+            ret: None,
+            body: Expr::new(ExprKind::Apply(Box::new(head), args), self.body.span),
+            ..self.clone()
+        }
     }
 }
 
@@ -401,6 +455,9 @@ pub enum BinOpKind {
     ComposeLeft,
     /// ``a `f` b``
     Backtick(QualName),
+    /// An operator that is a name bound by a definition, not a built-in:
+    /// `+^` (user-defined), `i32.+` (qualified by a numeric module).
+    Symbol(QualName),
 }
 
 impl BinOpKind {
@@ -462,6 +519,7 @@ impl BinOpKind {
             BinOpKind::ComposeRight => ">->",
             BinOpKind::ComposeLeft => "<-<",
             BinOpKind::Backtick(q) => return format!("`{q}`"),
+            BinOpKind::Symbol(q) => return q.to_string(),
         };
         s.to_string()
     }
@@ -488,12 +546,92 @@ impl BinOpKind {
                 11
             }
             BinOpKind::Pow => 12,
+            BinOpKind::Symbol(q) => BinOpKind::fixity_of(&q.name).precedence(),
         }
     }
 
     pub fn right_assoc(&self) -> bool {
-        matches!(self, BinOpKind::PipeLeft | BinOpKind::Pow)
+        match self {
+            BinOpKind::PipeLeft | BinOpKind::Pow => true,
+            BinOpKind::Symbol(q) => BinOpKind::fixity_of(&q.name).right_assoc(),
+            _ => false,
+        }
     }
+
+    /// The built-in operators written as symbols, longest first.
+    pub const BUILTIN_SYMBOLS: [BinOpKind; 27] = [
+        BinOpKind::UShr,
+        BinOpKind::ComposeRight,
+        BinOpKind::ComposeLeft,
+        BinOpKind::Quot,
+        BinOpKind::Rem,
+        BinOpKind::Pow,
+        BinOpKind::Eq,
+        BinOpKind::Neq,
+        BinOpKind::Le,
+        BinOpKind::Ge,
+        BinOpKind::And,
+        BinOpKind::Or,
+        BinOpKind::Shl,
+        BinOpKind::Shr,
+        BinOpKind::Concat,
+        BinOpKind::PipeRight,
+        BinOpKind::PipeLeft,
+        BinOpKind::Add,
+        BinOpKind::Sub,
+        BinOpKind::Mul,
+        BinOpKind::Div,
+        BinOpKind::Mod,
+        BinOpKind::Lt,
+        BinOpKind::Gt,
+        BinOpKind::BitAnd,
+        BinOpKind::BitOr,
+        BinOpKind::BitXor,
+    ];
+
+    /// The built-in operator spelled exactly `s`.
+    pub fn builtin(s: &str) -> Option<BinOpKind> {
+        BinOpKind::BUILTIN_SYMBOLS
+            .into_iter()
+            .find(|o| o.symbol() == s)
+    }
+
+    /// The built-in operator whose precedence and associativity a
+    /// user-defined operator takes: the one spelled by the longest prefix
+    /// of its name (`+^` binds like `+`, `>>=` like `>>`). `!` and `=`
+    /// bind like `==`, as in Futhark.
+    pub fn fixity_of(symbol: &str) -> BinOpKind {
+        (1..=symbol.len())
+            .rev()
+            .filter_map(|n| symbol.get(..n))
+            .find_map(|p| match p {
+                "!" | "=" => Some(BinOpKind::Eq),
+                _ => BinOpKind::builtin(p),
+            })
+            .unwrap_or(BinOpKind::Eq)
+    }
+
+    /// The name a function bound to this operator has (`+` for `x + y`,
+    /// `f` for ``x `f` y``).
+    pub fn name(&self) -> QualName {
+        match self {
+            BinOpKind::Backtick(q) | BinOpKind::Symbol(q) => q.clone(),
+            _ => QualName::plain(self.symbol()),
+        }
+    }
+}
+
+/// Is `name` an operator symbol (`+^`, `==`) rather than an identifier?
+/// Such names are written in parentheses where a name is expected:
+/// `def (+^) x y = ...`, `(+^)`.
+pub fn is_symbol_name(name: &str) -> bool {
+    name.bytes().next().is_some_and(is_symbol_start)
+}
+
+/// The characters that start an operator symbol (Futhark's `symstartchar`);
+/// after the first, `.` may also appear.
+pub fn is_symbol_start(b: u8) -> bool {
+    b"+-*/%=!><|&^".contains(&b)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -592,6 +730,15 @@ pub enum ExprKind {
     Ascript(Box<Expr>, Box<TypeExp>),
     /// `#[attr] e`
     Attr(Attr, Box<Expr>),
+    /// `a..<b`, `a..b...c`, ...: an array of integers.
+    Range(Box<Range>),
+    /// `"abc"`: an array of the UTF-8 bytes (`[]u8`).
+    StringLit(Rc<str>),
+    /// `???`, a typed hole: any type, a run-time error when evaluated.
+    Hole,
+    /// `m.(e)`: `e` with the numeric module `m` opened, so that its names
+    /// and operators (`f64.(x + sqrt y)`) are those of `m`.
+    OpenIn(Ident, Box<Expr>),
     /// `#foo e1 e2`: a sum-type constructor applied to its payload (none
     /// for `#foo` alone).
     Constr(Ident, Vec<Expr>),
@@ -610,6 +757,50 @@ pub struct Case {
     pub pat: Pat,
     pub body: Expr,
     pub span: Span,
+}
+
+/// `start [.. second] (... | ..< | ..>) end`
+#[derive(Clone, Debug, PartialEq)]
+pub struct Range {
+    pub start: Expr,
+    /// The second element, which fixes the stride (default 1, or -1 for
+    /// `..>`).
+    pub second: Option<Expr>,
+    pub end: Expr,
+    pub kind: RangeKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RangeKind {
+    /// `...`: up (or down) to `end` inclusive.
+    Inclusive,
+    /// `..<`: up to `end` exclusive.
+    UpTo,
+    /// `..>`: down to `end` exclusive.
+    DownTo,
+}
+
+impl RangeKind {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            RangeKind::Inclusive => "...",
+            RangeKind::UpTo => "..<",
+            RangeKind::DownTo => "..>",
+        }
+    }
+
+    /// The run-time error of an invalid range, in Futhark's words: `Range
+    /// 1..1...3 is invalid.` (the stride would be 0), `Range 5..<2 is
+    /// invalid.` (it would run backwards).
+    pub fn invalid_message(
+        self,
+        start: impl fmt::Display,
+        second: Option<impl fmt::Display>,
+        end: impl fmt::Display,
+    ) -> String {
+        let second = second.map(|x| format!("..{x}")).unwrap_or_default();
+        format!("Range {start}{second}{}{end} is invalid.", self.symbol())
+    }
 }
 
 /// `let name type_params params : ret = value in body`
@@ -857,6 +1048,15 @@ impl Erase for Expr {
             }
             ExprKind::Ascript(e, t) => ExprKind::Ascript(b(e), Box::new(t.erase())),
             ExprKind::Attr(a, e) => ExprKind::Attr(a.clone(), b(e)),
+            ExprKind::Range(r) => ExprKind::Range(Box::new(Range {
+                start: r.start.erase(),
+                second: r.second.as_ref().map(Erase::erase),
+                end: r.end.erase(),
+                kind: r.kind,
+            })),
+            ExprKind::StringLit(s) => ExprKind::StringLit(s.clone()),
+            ExprKind::Hole => ExprKind::Hole,
+            ExprKind::OpenIn(m, x) => ExprKind::OpenIn(m.clone(), b(x)),
             ExprKind::Constr(c, es) => {
                 ExprKind::Constr(c.clone(), es.iter().map(Erase::erase).collect())
             }
@@ -885,4 +1085,172 @@ impl Erase for Expr {
             kind,
         }
     }
+}
+
+impl Expr {
+    /// The direct sub-expressions, in source order.
+    pub fn children(&self) -> Vec<&Expr> {
+        fn indices<'e>(is: &'e [IndexExp], v: &mut Vec<&'e Expr>) {
+            for i in is {
+                match i {
+                    IndexExp::Single(x) => v.push(x),
+                    IndexExp::Slice { start, end, stride } => {
+                        v.extend(start.as_deref());
+                        v.extend(end.as_deref());
+                        v.extend(stride.as_deref());
+                    }
+                }
+            }
+        }
+        let mut v: Vec<&Expr> = Vec::new();
+        match &self.kind {
+            ExprKind::Literal(_)
+            | ExprKind::Var(_)
+            | ExprKind::OpValue(_)
+            | ExprKind::ProjSection(_)
+            | ExprKind::StringLit(_)
+            | ExprKind::Hole => {}
+            ExprKind::OpSection { left, right, .. } => {
+                v.extend(left.as_deref());
+                v.extend(right.as_deref());
+            }
+            ExprKind::ArrayLit(es) | ExprKind::Tuple(es) => v.extend(es.iter()),
+            ExprKind::Record(fs) => {
+                for f in fs {
+                    if let RecordField::Field(_, x) = f {
+                        v.push(x);
+                    }
+                }
+            }
+            ExprKind::Project(x, _)
+            | ExprKind::UnOp(_, x)
+            | ExprKind::Ascript(x, _)
+            | ExprKind::Attr(_, x)
+            | ExprKind::OpenIn(_, x)
+            | ExprKind::Coerce(x, _)
+            | ExprKind::Lambda(_, _, x) => v.push(x),
+            ExprKind::RecordUpdate(a, _, b)
+            | ExprKind::BinOp(_, _, a, b)
+            | ExprKind::Let(_, a, b)
+            | ExprKind::LetSizes(_, _, a, b) => {
+                v.push(a);
+                v.push(b);
+            }
+            ExprKind::Constr(_, es) => v.extend(es.iter()),
+            ExprKind::Match(x, cases) => {
+                v.push(x);
+                v.extend(cases.iter().map(|c| &c.body));
+            }
+            ExprKind::Apply(f, args) => {
+                v.push(f);
+                v.extend(args.iter());
+            }
+            ExprKind::LetFun(f) => {
+                v.push(&f.value);
+                v.push(&f.body);
+            }
+            ExprKind::LetUpdate {
+                value,
+                body,
+                indices: is,
+                ..
+            } => {
+                indices(is, &mut v);
+                v.push(value);
+                v.push(body);
+            }
+            ExprKind::If(a, b, c) => {
+                v.push(a);
+                v.push(b);
+                v.push(c);
+            }
+            ExprKind::Loop(l) => {
+                v.extend(l.init.as_ref());
+                match &l.form {
+                    LoopForm::For(_, _, n) => v.push(n),
+                    LoopForm::ForIn(_, xs) => v.push(xs),
+                    LoopForm::While(c) => v.push(c),
+                }
+                v.push(&l.body);
+            }
+            ExprKind::Index(a, is) => {
+                v.push(a);
+                indices(is, &mut v);
+            }
+            ExprKind::Update(a, is, x) => {
+                v.push(a);
+                indices(is, &mut v);
+                v.push(x);
+            }
+            ExprKind::Range(r) => {
+                v.push(&r.start);
+                v.extend(r.second.as_ref());
+                v.push(&r.end);
+            }
+        }
+        v
+    }
+
+    /// Every name the expression mentions or binds.
+    fn names(&self, out: &mut std::collections::HashSet<Ident>) {
+        let pat = |p: &Pat, out: &mut std::collections::HashSet<Ident>| {
+            out.extend(p.binders().into_iter().map(|(n, _)| n));
+        };
+        match &self.kind {
+            ExprKind::Var(q) => {
+                out.insert(q.name.clone());
+            }
+            ExprKind::Record(fs) => {
+                for f in fs {
+                    if let RecordField::Pun(n, _) = f {
+                        out.insert(n.clone());
+                    }
+                }
+            }
+            ExprKind::Lambda(ps, _, _) => ps.iter().for_each(|p| pat(p, out)),
+            ExprKind::Let(p, _, _) => pat(p, out),
+            ExprKind::LetSizes(ns, p, _, _) => {
+                out.extend(ns.iter().map(|(n, _)| n.clone()));
+                pat(p, out);
+            }
+            ExprKind::Match(_, cases) => cases.iter().for_each(|c| pat(&c.pat, out)),
+            ExprKind::LetFun(f) => {
+                out.insert(f.name.clone());
+                f.params.iter().for_each(|p| pat(p, out));
+            }
+            ExprKind::LetUpdate { name, .. } => {
+                out.insert(name.clone());
+            }
+            ExprKind::Loop(l) => {
+                pat(&l.pat, out);
+                match &l.form {
+                    LoopForm::For(i, _, _) => {
+                        out.insert(i.clone());
+                    }
+                    LoopForm::ForIn(p, _) => pat(p, out),
+                    LoopForm::While(_) => {}
+                }
+            }
+            _ => {}
+        }
+        for c in self.children() {
+            c.names(out);
+        }
+    }
+}
+
+/// A variable name that none of `es` mentions, for a parameter that
+/// desugaring or elaboration wraps around them (so it captures nothing).
+pub fn fresh_name(es: &[&Expr]) -> Ident {
+    let mut used = std::collections::HashSet::new();
+    for e in es {
+        e.names(&mut used);
+    }
+    ["x", "y", "z", "v", "w"]
+        .into_iter()
+        .map(String::from)
+        .chain((0..).map(|i| format!("x{i}")))
+        .find(|n| !used.contains(n.as_str()))
+        .expect("an unused name exists")
+        .into()
 }

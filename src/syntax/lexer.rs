@@ -7,7 +7,7 @@
 //! (no space around `.`) projects a field. The lexer decides both and emits
 //! distinct tokens so the parser needs no access to the text.
 
-use super::ast::{BinOpKind, Liftedness};
+use super::ast::{BinOpKind, Liftedness, QualName, RangeKind, is_symbol_start};
 use super::token::{Keyword, Token};
 use crate::diag::Diagnostic;
 use crate::prim::PrimType;
@@ -19,60 +19,33 @@ const QUALIFIERS: [&str; 12] = [
     "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "f32", "f64", "bool",
 ];
 
-/// Operator symbols, longest first so that the first match is the longest.
-const SYMBOLS: [(&str, Sym); 45] = [
-    (">>>", Sym::Op(BinOpKind::UShr)),
-    (">->", Sym::Op(BinOpKind::ComposeRight)),
-    ("<-<", Sym::Op(BinOpKind::ComposeLeft)),
-    ("//", Sym::Op(BinOpKind::Quot)),
-    ("%%", Sym::Op(BinOpKind::Rem)),
-    ("**", Sym::Op(BinOpKind::Pow)),
-    ("==", Sym::Op(BinOpKind::Eq)),
-    ("!=", Sym::Op(BinOpKind::Neq)),
-    ("<=", Sym::Op(BinOpKind::Le)),
-    (">=", Sym::Op(BinOpKind::Ge)),
-    ("&&", Sym::Op(BinOpKind::And)),
-    ("||", Sym::Op(BinOpKind::Or)),
-    ("<<", Sym::Op(BinOpKind::Shl)),
-    (">>", Sym::Op(BinOpKind::Shr)),
-    ("++", Sym::Op(BinOpKind::Concat)),
-    ("|>", Sym::Op(BinOpKind::PipeRight)),
-    ("<|", Sym::Op(BinOpKind::PipeLeft)),
-    ("->", Sym::Tok(Token::Arrow)),
-    (":>", Sym::Tok(Token::Coerce)),
-    ("+=", Sym::Unsupported("`+=`-style update sugar")),
-    ("-=", Sym::Unsupported("`-=`-style update sugar")),
-    ("*=", Sym::Unsupported("`*=`-style update sugar")),
-    ("/=", Sym::Unsupported("`/=`-style update sugar")),
-    ("+", Sym::Op(BinOpKind::Add)),
-    ("-", Sym::Op(BinOpKind::Sub)),
-    ("*", Sym::Op(BinOpKind::Mul)),
-    ("/", Sym::Op(BinOpKind::Div)),
-    ("%", Sym::Op(BinOpKind::Mod)),
-    ("<", Sym::Op(BinOpKind::Lt)),
-    (">", Sym::Op(BinOpKind::Gt)),
-    ("&", Sym::Op(BinOpKind::BitAnd)),
-    ("|", Sym::Op(BinOpKind::BitOr)),
-    ("^", Sym::Op(BinOpKind::BitXor)),
-    ("!", Sym::Tok(Token::Bang)),
-    ("=", Sym::Tok(Token::Eq)),
-    (":", Sym::Tok(Token::Colon)),
-    (",", Sym::Tok(Token::Comma)),
-    ("(", Sym::Tok(Token::LParen)),
-    (")", Sym::Tok(Token::RParen)),
-    ("]", Sym::Tok(Token::RBracket)),
-    ("\\", Sym::Tok(Token::Backslash)),
-    ("{", Sym::Tok(Token::LBrace)),
-    ("}", Sym::Tok(Token::RBrace)),
-    ("`", Sym::Tok(Token::Backtick)),
-    ("?", Sym::Tok(Token::Question)),
+/// Punctuation that is not an operator symbol, longest first.
+const PUNCTUATION: [(&str, Token); 11] = [
+    (":>", Token::Coerce),
+    (":", Token::Colon),
+    (",", Token::Comma),
+    ("(", Token::LParen),
+    (")", Token::RParen),
+    ("]", Token::RBracket),
+    ("\\", Token::Backslash),
+    ("{", Token::LBrace),
+    ("}", Token::RBrace),
+    ("`", Token::Backtick),
+    ("?", Token::Question),
 ];
 
-#[derive(Clone)]
-enum Sym {
-    Op(BinOpKind),
-    Tok(Token),
-    Unsupported(&'static str),
+/// The token of an operator symbol (`symstartchar symchar*`): a built-in
+/// operator, one of the reserved symbols, or a user-defined operator.
+fn symbol_token(s: &str) -> Token {
+    match s {
+        "=" => Token::Eq,
+        "->" => Token::Arrow,
+        "!" => Token::Bang,
+        _ => match BinOpKind::builtin(s) {
+            Some(op) => Token::Op(op),
+            None => Token::Op(BinOpKind::Symbol(QualName::plain(s))),
+        },
+    }
 }
 
 /// Tokenise `text`. Comments are skipped; errors are reported and lexing
@@ -165,12 +138,18 @@ impl Lexer<'_> {
         }
     }
 
-    /// Is the last token (an integer) a field number, i.e. right after a dot?
+    /// Is the last token (an integer) a field number: right after a dot,
+    /// or the first field of an update path (`r with 0.a = v`)?
     fn int_is_field(&self) -> bool {
         let n = self.tokens.len();
         n >= 2
-            && matches!(self.tokens[n - 2].0, Token::Dot | Token::ProjDot)
-            && self.tokens[n - 2].1.end == self.tokens[n - 1].1.start
+            && match self.tokens[n - 2].0 {
+                Token::Dot | Token::ProjDot => {
+                    self.tokens[n - 2].1.end == self.tokens[n - 1].1.start
+                }
+                Token::Kw(Keyword::With) => true,
+                _ => false,
+            }
     }
 
     fn run(&mut self) {
@@ -214,6 +193,16 @@ impl Lexer<'_> {
     fn ident(&mut self) {
         let start = self.pos;
         let w = self.word().to_string();
+        if QUALIFIERS.contains(&w.as_str())
+            && self.at(self.pos) == Some(b'.')
+            && self.at(self.pos + 1).is_some_and(is_symbol_start)
+        {
+            self.pos += 1;
+            let sym = self.symbol_text().to_string();
+            let q = QualName::qualified(w, sym);
+            self.push(Token::Op(BinOpKind::Symbol(q)), start);
+            return;
+        }
         if QUALIFIERS.contains(&w.as_str())
             && self.at(self.pos) == Some(b'.')
             && self.at(self.pos + 1).is_some_and(is_ident_start)
@@ -273,6 +262,11 @@ impl Lexer<'_> {
             self.pos += 2;
             if radix_prefix == 16 {
                 self.digits(|c| c.is_ascii_hexdigit());
+                let fraction = self.at(self.pos) == Some(b'.')
+                    && self.at(self.pos + 1).is_some_and(|c| c.is_ascii_hexdigit());
+                if fraction || matches!(self.at(self.pos), Some(b'p' | b'P')) {
+                    return self.hex_float(start);
+                }
             } else {
                 self.digits(|c| c == b'0' || c == b'1');
             }
@@ -326,6 +320,61 @@ impl Lexer<'_> {
         }
     }
 
+    /// `0x1.fp3`: hexadecimal digits (the integer part is lexed already),
+    /// an optional hexadecimal fraction, and a binary exponent.
+    fn hex_float(&mut self, start: usize) {
+        let int_digits = self.text[start + 2..self.pos].replace('_', "");
+        let mut frac_digits = String::new();
+        if self.at(self.pos) == Some(b'.') {
+            self.pos += 1;
+            let from = self.pos;
+            self.digits(|c| c.is_ascii_hexdigit());
+            frac_digits = self.text[from..self.pos].replace('_', "");
+        }
+        if !matches!(self.at(self.pos), Some(b'p' | b'P')) {
+            return self.error(
+                start,
+                "a hexadecimal float needs a binary exponent".into(),
+                "write it like `0x1.8p3` (1.5 times 2 to the 3rd)",
+            );
+        }
+        self.pos += 1;
+        let exp_from = self.pos;
+        if matches!(self.at(self.pos), Some(b'+' | b'-')) {
+            self.pos += 1;
+        }
+        self.digits(|c| c.is_ascii_digit());
+        let exponent = self.text[exp_from..self.pos]
+            .replace('_', "")
+            .parse::<i32>();
+        let text_end = self.pos;
+        let Ok(exponent) = exponent else {
+            return self.error(
+                start,
+                "malformed hexadecimal float".into(),
+                "the exponent after `p` needs decimal digits",
+            );
+        };
+        let mantissa = int_digits
+            .chars()
+            .chain(frac_digits.chars())
+            .fold(0f64, |acc, d| {
+                acc * 16.0 + d.to_digit(16).unwrap_or(0) as f64
+            });
+        let scale = exponent - 4 * frac_digits.len() as i32;
+        let value = mantissa * 2f64.powi(scale);
+        let text: std::rc::Rc<str> = self.text[start..text_end].into();
+        match self.suffix() {
+            Suffix::None => self.push(Token::Float(value, text, None), start),
+            Suffix::Float(t) => self.push(Token::Float(value, text, Some(t)), start),
+            _ => self.error(
+                start,
+                "invalid suffix on a hexadecimal float".into(),
+                "only `f16`, `f32` or `f64` can follow here",
+            ),
+        }
+    }
+
     /// A type suffix directly after a number: `1i64`, `2f32`.
     fn suffix(&mut self) -> Suffix {
         if !self.at(self.pos).is_some_and(is_ident_start) {
@@ -374,17 +423,29 @@ impl Lexer<'_> {
         let mut chars = rest.chars();
         let first = chars.next();
         let char_len = match (first, chars.next()) {
-            (Some('\\'), _) => rest[1..]
-                .find(['\'', '\n'])
-                .filter(|&i| rest.as_bytes()[1 + i] == b'\'')
-                .map(|i| i + 3),
+            (Some('\\'), Some(escaped)) => {
+                // Skip the escaped character, which may be a quote.
+                let from = 1 + escaped.len_utf8();
+                rest[from..]
+                    .find(['\'', '\n'])
+                    .filter(|&i| rest.as_bytes()[from + i] == b'\'')
+                    .map(|i| from + i + 2)
+            }
             (Some(c), Some('\'')) if c != '\'' && c != '\n' => Some(c.len_utf8() + 2),
             _ => None,
         };
         if let Some(len) = char_len {
             self.pos += len;
-            let t = self.text[start..self.pos].into();
-            return self.push(Token::Char(t), start);
+            let t = &self.text[start..self.pos];
+            return match unescape(&t[1..t.len() - 1]) {
+                Ok(s) if s.chars().count() == 1 => self.push(Token::Char(t.into()), start),
+                Ok(_) => self.error(
+                    start,
+                    "a character literal holds one character".into(),
+                    "use a string literal `\"...\"` for several",
+                ),
+                Err(m) => self.error(start, m, "not a valid escape"),
+            };
         }
         if first == Some('\\') {
             self.pos += 2;
@@ -410,8 +471,11 @@ impl Lexer<'_> {
             match self.at(self.pos) {
                 Some(b'"') => {
                     self.pos += 1;
-                    let t = self.text[start..self.pos].into();
-                    return self.push(Token::Str(t), start);
+                    let t = &self.text[start..self.pos];
+                    return match unescape(&t[1..t.len() - 1]) {
+                        Ok(_) => self.push(Token::Str(t.into()), start),
+                        Err(m) => self.error(start, m, "not a valid escape"),
+                    };
                 }
                 Some(b'\\') if self.at(self.pos + 1).is_some_and(|c| c != b'\n') => {
                     self.pos += 1;
@@ -461,11 +525,16 @@ impl Lexer<'_> {
         let start = self.pos;
         if self.at(self.pos + 1) == Some(b'.') {
             self.pos += 2;
-            if matches!(self.at(self.pos), Some(b'.' | b'<' | b'>')) {
+            let tok = match self.at(self.pos) {
+                Some(b'.') => Token::Range(RangeKind::Inclusive),
+                Some(b'<') => Token::Range(RangeKind::UpTo),
+                Some(b'>') => Token::Range(RangeKind::DownTo),
+                _ => Token::DotDot,
+            };
+            if tok != Token::DotDot {
                 self.pos += 1;
             }
-            let t = self.text[start..self.pos].into();
-            return self.push(Token::Unsupported("range expressions", t), start);
+            return self.push(tok, start);
         }
         let field_next = self
             .at(self.pos + 1)
@@ -479,18 +548,39 @@ impl Lexer<'_> {
         self.push(tok, start);
     }
 
+    /// The longest operator symbol here (`symstartchar symchar*`); it
+    /// stops before `--`, which starts a comment.
+    fn symbol_text(&mut self) -> &str {
+        let start = self.pos;
+        self.pos += 1;
+        while let Some(c) = self.at(self.pos) {
+            let comment = c == b'-' && self.at(self.pos + 1) == Some(b'-');
+            if comment || !(is_symbol_start(c) || c == b'.') {
+                break;
+            }
+            self.pos += 1;
+        }
+        &self.text[start..self.pos]
+    }
+
     fn symbol(&mut self) {
         let start = self.pos;
+        if self.bytes[start] == b'?' && self.text[start..].starts_with("???") {
+            self.pos += 3;
+            return self.push(Token::Hole, start);
+        }
+        if is_symbol_start(self.bytes[start]) {
+            let tok = symbol_token(self.symbol_text());
+            return self.push(tok, start);
+        }
         let rest = &self.text[start..];
-        let found = SYMBOLS.iter().find(|(s, _)| rest.starts_with(s)).cloned();
+        let found = PUNCTUATION
+            .iter()
+            .find(|(s, _)| rest.starts_with(s))
+            .cloned();
         match found {
-            Some((s, sym)) => {
+            Some((s, tok)) => {
                 self.pos += s.len();
-                let tok = match sym {
-                    Sym::Op(o) => Token::Op(o),
-                    Sym::Tok(t) => t,
-                    Sym::Unsupported(what) => Token::Unsupported(what, s.into()),
-                };
                 self.push(tok, start);
             }
             None => {
@@ -504,6 +594,77 @@ impl Lexer<'_> {
             }
         }
     }
+}
+
+/// The characters of a string or character literal token (quotes
+/// included), whose escapes the lexer has checked.
+pub(crate) fn literal_text(token: &str) -> String {
+    token
+        .get(1..token.len().saturating_sub(1))
+        .and_then(|body| unescape(body).ok())
+        .unwrap_or_default()
+}
+
+/// The characters a string or character literal's body (without its
+/// quotes) stands for, with the escapes of Futhark (Haskell's): `\n`,
+/// `\t`, `\\`, `\'`, `\"`, `\xHH`, `\uHHHH`, `\UHHHHHHHH`, decimal `\65`.
+pub(crate) fn unescape(body: &str) -> Result<String, String> {
+    let mut out = String::new();
+    let mut cs = body.chars().peekable();
+    while let Some(c) = cs.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = cs.next() else {
+            return Err("a backslash must be followed by an escape".into());
+        };
+        let simple = match e {
+            'n' => Some('\n'),
+            't' => Some('\t'),
+            'r' => Some('\r'),
+            '0' if !cs.peek().is_some_and(char::is_ascii_digit) => Some('\0'),
+            'a' => Some('\u{7}'),
+            'b' => Some('\u{8}'),
+            'f' => Some('\u{c}'),
+            'v' => Some('\u{b}'),
+            '\\' | '\'' | '"' => Some(e),
+            _ => None,
+        };
+        if let Some(c) = simple {
+            out.push(c);
+            continue;
+        }
+        let (radix, digits) = match e {
+            'x' => (16, 2),
+            'u' => (16, 4),
+            'U' => (16, 8),
+            d if d.is_ascii_digit() => (10, 0),
+            _ => return Err(format!("unknown escape `\\{e}`")),
+        };
+        let mut text = String::new();
+        if radix == 10 {
+            text.push(e);
+        }
+        while text.len() < if digits == 0 { 7 } else { digits } {
+            match cs.peek() {
+                Some(d) if d.is_digit(radix) => text.push(cs.next().expect("peeked")),
+                _ => break,
+            }
+        }
+        let code = u32::from_str_radix(&text, radix)
+            .ok()
+            .filter(|_| digits == 0 || text.len() == digits)
+            .and_then(char::from_u32)
+            .ok_or_else(|| {
+                format!(
+                    "invalid escape `\\{e}{}`",
+                    if radix == 10 { &text[1..] } else { &text }
+                )
+            })?;
+        out.push(code);
+    }
+    Ok(out)
 }
 
 enum Suffix {

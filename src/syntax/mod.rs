@@ -188,7 +188,7 @@ fn too_deep<'e>(roots: impl IntoIterator<Item = &'e Expr>) -> Result<(), Failure
                 )),
             ));
         }
-        stack.extend(children(e).into_iter().map(|c| (c, depth + 1)));
+        stack.extend(e.children().into_iter().map(|c| (c, depth + 1)));
     }
     Ok(())
 }
@@ -198,82 +198,6 @@ fn dec_bodies(decs: &[Dec]) -> impl Iterator<Item = &Expr> {
         Dec::Val(v) => Some(&v.body),
         Dec::Type(_) => None,
     })
-}
-
-/// The direct subexpressions of an expression.
-pub(crate) fn children(e: &Expr) -> Vec<&Expr> {
-    use ast::{ExprKind as E, IndexExp, LoopForm, RecordField};
-    fn indices<'e>(is: &'e [IndexExp], out: &mut Vec<&'e Expr>) {
-        for i in is {
-            match i {
-                IndexExp::Single(e) => out.push(e),
-                IndexExp::Slice { start, end, stride } => {
-                    out.extend([start, end, stride].into_iter().flatten().map(|b| &**b))
-                }
-            }
-        }
-    }
-    let mut out = Vec::new();
-    match &e.kind {
-        E::Literal(_) | E::Var(_) | E::OpValue(_) | E::ProjSection(_) => {}
-        E::OpSection { left, right, .. } => {
-            out.extend([left, right].into_iter().flatten().map(|b| &**b))
-        }
-        E::ArrayLit(es) | E::Tuple(es) => out.extend(es),
-        E::Record(fs) => out.extend(fs.iter().filter_map(|f| match f {
-            RecordField::Field(_, e) => Some(e),
-            RecordField::Pun(..) => None,
-        })),
-        E::Project(x, _)
-        | E::UnOp(_, x)
-        | E::Lambda(_, _, x)
-        | E::Ascript(x, _)
-        | E::Coerce(x, _)
-        | E::Attr(_, x) => out.push(x),
-        E::RecordUpdate(a, _, b)
-        | E::BinOp(_, _, a, b)
-        | E::Let(_, a, b)
-        | E::LetSizes(_, _, a, b) => out.extend([&**a, &**b]),
-        E::Constr(_, es) => out.extend(es),
-        E::Match(x, cases) => {
-            out.push(x);
-            out.extend(cases.iter().map(|c| &c.body));
-        }
-        E::Apply(f, args) => {
-            out.push(f);
-            out.extend(args);
-        }
-        E::LetFun(f) => out.extend([&f.value, &f.body]),
-        E::LetUpdate {
-            indices: is,
-            value,
-            body,
-            ..
-        } => {
-            indices(is, &mut out);
-            out.extend([&**value, &**body]);
-        }
-        E::If(c, t, f) => out.extend([&**c, &**t, &**f]),
-        E::Loop(l) => {
-            out.extend(&l.init);
-            match &l.form {
-                LoopForm::For(_, _, n) => out.push(n),
-                LoopForm::ForIn(_, xs) => out.push(xs),
-                LoopForm::While(c) => out.push(c),
-            }
-            out.push(&l.body);
-        }
-        E::Index(a, is) => {
-            out.push(a);
-            indices(is, &mut out);
-        }
-        E::Update(a, is, v) => {
-            out.push(a);
-            indices(is, &mut out);
-            out.push(v);
-        }
-    }
-    out
 }
 
 /// Replace a parse result by a "not supported yet" diagnostic for the first
@@ -289,27 +213,18 @@ fn check_supported<O>(result: Result<O, Failure>, tokens: &[(Token, Span)]) -> R
 }
 
 fn unsupported(t: &Token, span: Span) -> Option<Diagnostic> {
-    let what: String = match t {
-        Token::Str(_) => "string literals".into(),
-        Token::Char(_) => "character literals".into(),
-        Token::Unsupported(what, _) => (*what).into(),
-        Token::Kw(
-            k @ (K::Module
-            | K::Open
-            | K::Import
-            | K::Local
-            | K::Include
-            | K::Val
-            | K::Sig
-            | K::Functor),
-        ) => {
-            format!("the module system (`{}`)", k.as_str())
-        }
-        _ => return None,
+    let Token::Kw(
+        k @ (K::Module | K::Open | K::Import | K::Include | K::Val | K::Sig | K::Functor),
+    ) = t
+    else {
+        return None;
     };
     Some(
-        Diagnostic::parse(format!("not supported yet: {what}"), span)
-            .with_label("urchin does not implement this yet"),
+        Diagnostic::parse(
+            format!("not supported yet: the module system (`{}`)", k.as_str()),
+            span,
+        )
+        .with_label("urchin does not implement this yet"),
     )
 }
 

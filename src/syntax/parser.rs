@@ -108,18 +108,31 @@ pub(crate) fn grammar<'a>() -> Grammar<'a> {
         Token::Kw(Keyword::Let) => DefKeyword::Let,
         Token::Kw(Keyword::Entry) => DefKeyword::Entry,
     };
+    // `def (p1: t1) +^ (p2: t2) : t = e` defines an operator infix.
+    let infix_head = pat_atom
+        .clone()
+        .then(
+            op_symbol()
+                .map_with(|op, e| (op, e.span()))
+                .labelled("an infix operator"),
+        )
+        .then(pat_atom.clone())
+        .map(|((l, (op, span)), r)| ((op, span), Vec::new(), vec![l, r]));
+    let prefix_head = binder()
+        .then(type_param().repeated().collect::<Vec<_>>())
+        .then(pat_atom.clone().repeated().collect::<Vec<_>>())
+        .map(|((name, tps), ps)| (name, tps, ps));
     let val_dec = attr_block()
         .repeated()
         .collect::<Vec<_>>()
+        .then_ignore(kw(Keyword::Local).or_not())
         .then(def_kw)
-        .then(name_sp())
-        .then(type_param().repeated().collect::<Vec<_>>())
-        .then(pat_atom.clone().repeated().collect::<Vec<_>>())
+        .then(choice((infix_head, prefix_head)))
         .then(just(Token::Colon).ignore_then(ty.clone()).or_not())
         .then_ignore(just(Token::Eq))
         .then(expr.clone())
         .map_with(
-            |((((((attrs, keyword), (name, name_span)), type_params), params), ret), body), e| {
+            |((((attrs, keyword), ((name, name_span), type_params, params)), ret), body), e| {
                 Dec::Val(Box::new(ValDec {
                     keyword,
                     attrs,
@@ -134,7 +147,9 @@ pub(crate) fn grammar<'a>() -> Grammar<'a> {
                 }))
             },
         );
-    let type_dec = kw(Keyword::Type)
+    let type_dec = kw(Keyword::Local)
+        .or_not()
+        .ignore_then(kw(Keyword::Type))
         .ignore_then(select! { Token::Lift(l) => l }.or_not())
         .then(name())
         .then(type_param().repeated().collect::<Vec<_>>())
@@ -179,6 +194,30 @@ fn name<'a>() -> impl Parser<'a, In<'a>, Ident, Ex<'a>> + Clone {
 
 fn name_sp<'a>() -> impl Parser<'a, In<'a>, (Ident, Span), Ex<'a>> + Clone {
     select! { Token::Ident(x) = e => (x, e.span()) }.labelled("a name")
+}
+
+/// An operator that a definition can bind: a built-in one (shadowing it;
+/// the checker rejects `&&` and `||`) or a new symbol.
+fn op_symbol<'a>() -> impl Parser<'a, In<'a>, Ident, Ex<'a>> + Clone {
+    select! {
+        Token::Op(BinOpKind::Symbol(q)) if q.qual.is_none() => q.name,
+        Token::Op(o) if !matches!(o, BinOpKind::Backtick(_) | BinOpKind::Symbol(_)) => {
+            Ident::from(o.symbol())
+        }
+    }
+    .labelled("an operator")
+}
+
+/// What a definition binds: a name, or an operator in parentheses
+/// (`(+^)`).
+fn binder<'a>() -> impl Parser<'a, In<'a>, (Ident, Span), Ex<'a>> + Clone {
+    choice((
+        name_sp(),
+        op_symbol()
+            .delimited_by(just(Token::LParen), just(Token::RParen))
+            .map_with(|op, e| (op, e.span())),
+    ))
+    .labelled("a name")
 }
 
 /// A record field name: a name, or a number for tuple components.
@@ -344,9 +383,12 @@ fn patterns<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>) -> Patterns<'a> {
     ));
     let ty2 = ty.clone();
     let atom = recursive(move |atom| {
+        // `#[attr] p`: attributes on patterns are accepted and ignored.
+        let attributed = attr_block().ignore_then(atom.clone());
         let full = ascribe(ty2, term(atom.boxed()));
         choice((
-            name_sp().map(|(x, s)| Pat::Id(x, s)),
+            attributed,
+            binder().map(|(x, s)| Pat::Id(x, s)),
             just(Token::Underscore).map_with(|_, e| Pat::Wildcard(e.span())),
             literal,
             constructor.map_with(|c, e| Pat::Constr(c, Vec::new(), e.span())),
@@ -421,7 +463,7 @@ fn binop<'a>() -> impl Parser<'a, In<'a>, BinOpKind, Ex<'a>> + Clone {
 enum Paren {
     Unit,
     OpValue(BinOpKind),
-    Proj(Vec<Ident>),
+    Path(Vec<Step>),
     Right(BinOpKind, Expr),
     Inner(Expr, ParenTail),
 }
@@ -438,9 +480,149 @@ enum Postfix {
     Proj(Ident),
 }
 
-enum WithTail {
-    Index(Vec<IndexExp>, Expr),
-    Fields(Vec<Ident>, Expr),
+/// One step of a path into a value: `[i, j]` or `.f`.
+#[derive(Clone)]
+enum Step {
+    Index(Vec<IndexExp>),
+    Field(Ident),
+}
+
+/// Steps after the first of a path: `[i]` directly after what precedes
+/// it, or `.f`.
+fn path_steps<'a>(indices: P<'a, Vec<IndexExp>>) -> P<'a, Vec<Step>> {
+    choice((
+        indices
+            .delimited_by(just(Token::IndexBracket), just(Token::RBracket))
+            .map(Step::Index),
+        just(Token::ProjDot).ignore_then(field()).map(Step::Field),
+    ))
+    .repeated()
+    .collect::<Vec<_>>()
+    .boxed()
+}
+
+/// `base` followed by the steps: `base[i].f`.
+fn follow(base: Expr, steps: &[Step], span: Span) -> Expr {
+    steps.iter().fold(base, |x, step| {
+        let kind = match step {
+            Step::Index(is) => ExprKind::Index(boxed(x), is.clone()),
+            Step::Field(f) => ExprKind::Project(boxed(x), f.clone()),
+        };
+        Expr::new(kind, span)
+    })
+}
+
+/// `(.a.b)` is a projection section; a path with indices, `(.[i].f)`, is
+/// the function `\x -> x[i].f`.
+fn path_section(steps: Vec<Step>, span: Span) -> Expr {
+    let fields: Option<Vec<Ident>> = steps
+        .iter()
+        .map(|s| match s {
+            Step::Field(f) => Some(f.clone()),
+            Step::Index(_) => None,
+        })
+        .collect();
+    if let Some(fs) = fields {
+        return Expr::new(ExprKind::ProjSection(fs), span);
+    }
+    let x = fresh_name(&index_holders(&steps, span).iter().collect::<Vec<_>>());
+    let body = follow(var_expr(&x, span), &steps, span);
+    Expr::new(
+        ExprKind::Lambda(vec![Pat::Id(x, span)], None, boxed(body)),
+        span,
+    )
+}
+
+fn var_expr(name: &Ident, span: Span) -> Expr {
+    Expr::new(ExprKind::Var(QualName::plain(name.clone())), span)
+}
+
+/// The indices of a path, each held by an expression (so that the names
+/// they mention can be collected).
+fn index_holders(steps: &[Step], span: Span) -> Vec<Expr> {
+    steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Index(is) => Some(Expr::new(
+                ExprKind::Index(boxed(Expr::new(ExprKind::Hole, span)), is.clone()),
+                span,
+            )),
+            Step::Field(_) => None,
+        })
+        .collect()
+}
+
+/// `base with path = value`. A path of one kind is an `Update` (`[i, j]`,
+/// also written `[i][j]`) or a `RecordUpdate` (`a.b`); a mixed path
+/// updates the outer part with the inner part updated: `r with a[i] = v`
+/// is `r with a = (r.a with [i] = v)`, naming `base` first unless it is a
+/// variable.
+fn with_path(base: Expr, steps: Vec<Step>, value: Expr, span: Span) -> Expr {
+    let mut mentioned = index_holders(&steps, span);
+    mentioned.push(value.clone());
+    let mut segs: Vec<Segment> = Vec::new();
+    for step in steps {
+        match (segs.last_mut(), step) {
+            // `[i][j]` is `[i, j]` when `[i]` fixes every index it names
+            // (after a slice, the next index is not the next dimension).
+            (Some(Segment::Index(is)), Step::Index(js))
+                if is.iter().all(|i| matches!(i, IndexExp::Single(_))) =>
+            {
+                is.extend(js)
+            }
+            (Some(Segment::Fields(fs)), Step::Field(f)) => fs.push(f),
+            (_, Step::Index(is)) => segs.push(Segment::Index(is)),
+            (_, Step::Field(f)) => segs.push(Segment::Fields(vec![f])),
+        }
+    }
+    if segs.len() == 1 {
+        return update(base, &segs[0], value, span);
+    }
+    let (name, bind) = match &base.kind {
+        ExprKind::Var(q) if q.qual.is_none() => (q.name.clone(), None),
+        _ => (
+            fresh_name(&mentioned.iter().collect::<Vec<_>>()),
+            Some(base),
+        ),
+    };
+    let nested = (0..segs.len()).rev().fold(value, |v, k| {
+        let inner = segs[..k]
+            .iter()
+            .fold(var_expr(&name, span), |x, seg| seg.follow(x, span));
+        update(inner, &segs[k], v, span)
+    });
+    match bind {
+        None => nested,
+        Some(b) => Expr::new(
+            ExprKind::Let(Pat::Id(name, span), boxed(b), boxed(nested)),
+            span,
+        ),
+    }
+}
+
+/// A maximal run of one kind in an update path.
+enum Segment {
+    Index(Vec<IndexExp>),
+    Fields(Vec<Ident>),
+}
+
+impl Segment {
+    fn follow(&self, x: Expr, span: Span) -> Expr {
+        match self {
+            Segment::Index(is) => Expr::new(ExprKind::Index(boxed(x), is.clone()), span),
+            Segment::Fields(fs) => fs.iter().fold(x, |x, f| {
+                Expr::new(ExprKind::Project(boxed(x), f.clone()), span)
+            }),
+        }
+    }
+}
+
+fn update(base: Expr, seg: &Segment, value: Expr, span: Span) -> Expr {
+    let kind = match seg {
+        Segment::Index(is) => ExprKind::Update(boxed(base), is.clone(), boxed(value)),
+        Segment::Fields(fs) => ExprKind::RecordUpdate(boxed(base), fs.clone(), boxed(value)),
+    };
+    Expr::new(kind, span)
 }
 
 fn boxed(e: Expr) -> Box<Expr> {
@@ -465,6 +647,31 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                 Token::Kw(Keyword::False) => Literal::Bool(false),
             }
             .map_with(|l, e| Expr::new(ExprKind::Literal(l), e.span()));
+            // A character literal is the integer of its code point.
+            // The lexer has checked the escapes of both.
+            let char_lit = select! { Token::Char(t) = e => {
+                let c = super::lexer::literal_text(&t).chars().next().unwrap_or('\0');
+                Expr::new(
+                    ExprKind::Literal(Literal::Int {
+                        value: c as u128,
+                        suffix: None,
+                    }),
+                    e.span(),
+                )
+            }};
+            let string_lit = select! { Token::Str(t) = e => {
+                let text = super::lexer::literal_text(&t);
+                Expr::new(ExprKind::StringLit(text.into()), e.span())
+            }};
+            let hole = just(Token::Hole).map_with(|_, e| Expr::new(ExprKind::Hole, e.span()));
+            // `f64.(x + y)`: the module opened locally.
+            let open_in = name()
+                .then_ignore(just(Token::Dot))
+                .then(
+                    expr.clone()
+                        .delimited_by(just(Token::LParen), just(Token::RParen)),
+                )
+                .map_with(|(m, x), e| Expr::new(ExprKind::OpenIn(m, boxed(x)), e.span()));
             let var = qual_name().map_with(|q, e| Expr::new(ExprKind::Var(q), e.span()));
 
             let slice_rest = just(Token::Colon)
@@ -504,13 +711,21 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                     binop().then_ignore(just(Token::RParen)).map(Paren::OpValue),
                     just(Token::Dot)
                         .ignore_then(
-                            field()
-                                .separated_by(just(Token::ProjDot))
-                                .at_least(1)
-                                .collect::<Vec<_>>(),
+                            choice((
+                                indices
+                                    .clone()
+                                    .delimited_by(just(Token::LBracket), just(Token::RBracket))
+                                    .map(Step::Index),
+                                field().map(Step::Field),
+                            ))
+                            .then(path_steps(indices.clone()))
+                            .map(|(first, mut rest)| {
+                                rest.insert(0, first);
+                                rest
+                            }),
                         )
                         .then_ignore(just(Token::RParen))
-                        .map(Paren::Proj),
+                        .map(Paren::Path),
                     // `(-x)` is negation, not a section.
                     binop()
                         .filter(|o| *o != BinOpKind::Sub)
@@ -538,8 +753,14 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                 .map_with(|p, e| {
                     let kind = match p {
                         Paren::Unit => ExprKind::Tuple(Vec::new()),
+                        // `(+^)`, `(i32.+)` and ``(`f`)`` are the functions
+                        // themselves; only built-in operators are values of
+                        // their own kind (they are overloaded).
+                        Paren::OpValue(BinOpKind::Symbol(q) | BinOpKind::Backtick(q)) => {
+                            ExprKind::Var(q)
+                        }
                         Paren::OpValue(o) => ExprKind::OpValue(o),
-                        Paren::Proj(fs) => ExprKind::ProjSection(fs),
+                        Paren::Path(steps) => return path_section(steps, e.span()),
                         Paren::Right(op, x) => ExprKind::OpSection {
                             op,
                             left: None,
@@ -582,7 +803,19 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
             let constructor = select! { Token::Constructor(c) => c }
                 .map_with(|c, e| Expr::new(ExprKind::Constr(c, Vec::new()), e.span()));
 
-            let atom = choice((literal, var, constructor, paren, array, record)).boxed();
+            let atom = choice((
+                literal,
+                char_lit,
+                string_lit,
+                hole,
+                open_in,
+                var,
+                constructor,
+                paren,
+                array,
+                record,
+            ))
+            .boxed();
 
             let postfix = atom
                 .foldl_with(
@@ -604,16 +837,35 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                 )
                 .boxed();
 
+            let lambda = just(Token::Backslash)
+                .ignore_then(pat_atom.clone().repeated().at_least(1).collect::<Vec<_>>())
+                .then(just(Token::Colon).ignore_then(ty_term.clone()).or_not())
+                .then_ignore(just(Token::Arrow))
+                .then(expr.clone())
+                .map_with(|((ps, ret), body), e| {
+                    Expr::new(
+                        ExprKind::Lambda(ps, ret.map(Box::new), boxed(body)),
+                        e.span(),
+                    )
+                })
+                .boxed();
+
+            // A lambda may be the last argument without parentheses:
+            // `map2 \x y -> x + y`.
             let apply = postfix
                 .clone()
                 .then(postfix.repeated().collect::<Vec<_>>())
-                .map_with(|(f, args), e| match f.kind {
-                    _ if args.is_empty() => f,
-                    // A constructor's arguments are its payload.
-                    ExprKind::Constr(c, payload) if payload.is_empty() => {
-                        Expr::new(ExprKind::Constr(c, args), e.span())
+                .then(lambda.clone().or_not())
+                .map_with(|((f, mut args), last), e| {
+                    args.extend(last);
+                    match f.kind {
+                        _ if args.is_empty() => f,
+                        // A constructor's arguments are its payload.
+                        ExprKind::Constr(c, payload) if payload.is_empty() => {
+                            Expr::new(ExprKind::Constr(c, args), e.span())
+                        }
+                        _ => Expr::new(ExprKind::Apply(boxed(f), args), e.span()),
                     }
-                    _ => Expr::new(ExprKind::Apply(boxed(f), args), e.span()),
                 });
 
             let unary = recursive(|unary| {
@@ -653,18 +905,6 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                 .then(case.repeated().at_least(1).collect::<Vec<_>>())
                 .map_with(|(x, cases), e| Expr::new(ExprKind::Match(boxed(x), cases), e.span()));
 
-            let lambda = just(Token::Backslash)
-                .ignore_then(pat_atom.clone().repeated().at_least(1).collect::<Vec<_>>())
-                .then(just(Token::Colon).ignore_then(ty_term.clone()).or_not())
-                .then_ignore(just(Token::Arrow))
-                .then(expr.clone())
-                .map_with(|((ps, ret), body), e| {
-                    Expr::new(
-                        ExprKind::Lambda(ps, ret.map(Box::new), boxed(body)),
-                        e.span(),
-                    )
-                });
-
             let loop_form = choice((
                 kw(Keyword::For)
                     .ignore_then(name_sp())
@@ -702,23 +942,38 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                 let body = choice((kw(Keyword::In).ignore_then(expr.clone()), let_)).boxed();
                 let update = name_sp()
                     .then(
-                        indices
-                            .clone()
-                            .delimited_by(just(Token::IndexBracket), just(Token::RBracket)),
+                        choice((
+                            indices
+                                .clone()
+                                .delimited_by(just(Token::IndexBracket), just(Token::RBracket))
+                                .map(Step::Index),
+                            just(Token::ProjDot).ignore_then(field()).map(Step::Field),
+                        ))
+                        .then(path_steps(indices.clone())),
                     )
                     .then_ignore(just(Token::Eq))
                     .then(expr.clone())
                     .then(body.clone())
-                    .map(
-                        |((((name, name_span), indices), value), body)| ExprKind::LetUpdate {
-                            name,
-                            name_span,
-                            indices,
-                            value: boxed(value),
-                            body: boxed(body),
+                    .map_with(
+                        |((((name, name_span), (first, mut rest)), value), body), e| {
+                            if let (Step::Index(indices), true) = (&first, rest.is_empty()) {
+                                return ExprKind::LetUpdate {
+                                    name,
+                                    name_span,
+                                    indices: indices.clone(),
+                                    value: boxed(value),
+                                    body: boxed(body),
+                                };
+                            }
+                            // `let r.f[i] = v in body` is
+                            // `let r = r with f[i] = v in body`.
+                            rest.insert(0, first);
+                            let base = var_expr(&name, name_span);
+                            let updated = with_path(base, rest, value, e.span());
+                            ExprKind::Let(Pat::Id(name, name_span), boxed(updated), boxed(body))
                         },
                     );
-                let fun = name_sp()
+                let fun = binder()
                     .then(type_param().repeated().collect::<Vec<_>>())
                     .then(pat_atom.clone().repeated().at_least(1).collect::<Vec<_>>())
                     .then(just(Token::Colon).ignore_then(ty2.clone()).or_not())
@@ -779,26 +1034,47 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                 .map(|(first, rest)| resolve_precedence(first, rest))
                 .boxed();
 
-            let with_tail = kw(Keyword::With).ignore_then(choice((
-                indices
-                    .delimited_by(lbracket(), just(Token::RBracket))
-                    .then_ignore(just(Token::Eq))
-                    .then(op_exp.clone())
-                    .map(|(is, v)| WithTail::Index(is, v)),
-                field()
-                    .separated_by(just(Token::ProjDot))
-                    .at_least(1)
-                    .collect::<Vec<_>>()
-                    .then_ignore(just(Token::Eq))
-                    .then(op_exp.clone())
-                    .map(|(fs, v)| WithTail::Fields(fs, v)),
-            )));
-            op_exp.foldl_with(with_tail.repeated(), |x, t, e| {
-                let kind = match t {
-                    WithTail::Index(is, v) => ExprKind::Update(boxed(x), is, boxed(v)),
-                    WithTail::Fields(fs, v) => ExprKind::RecordUpdate(boxed(x), fs, boxed(v)),
-                };
-                Expr::new(kind, e.span())
+            // `a..<b`, `a..b...c`: looser than every binary operator.
+            let range_exp = op_exp
+                .clone()
+                .then(
+                    just(Token::DotDot)
+                        .ignore_then(op_exp.clone())
+                        .or_not()
+                        .then(select! { Token::Range(k) => k })
+                        .then(op_exp.clone())
+                        .or_not(),
+                )
+                .map_with(|(start, tail), e| match tail {
+                    None => start,
+                    Some(((second, kind), end)) => Expr::new(
+                        ExprKind::Range(Box::new(super::ast::Range {
+                            start,
+                            second,
+                            end,
+                            kind,
+                        })),
+                        e.span(),
+                    ),
+                })
+                .boxed();
+
+            let with_tail = kw(Keyword::With)
+                .ignore_then(
+                    choice((
+                        indices
+                            .clone()
+                            .delimited_by(just(Token::LBracket), just(Token::RBracket))
+                            .map(Step::Index),
+                        field().map(Step::Field),
+                    ))
+                    .then(path_steps(indices.clone())),
+                )
+                .then_ignore(just(Token::Eq))
+                .then(range_exp.clone());
+            range_exp.foldl_with(with_tail.repeated(), |x, ((first, mut rest), v), e| {
+                rest.insert(0, first);
+                with_path(x, rest, v, e.span())
             })
         });
         let ascription =

@@ -48,6 +48,8 @@ enum Lvl {
     Expr,
     /// `a with [i] = v`.
     With,
+    /// `a..<b`, `a..b...c`.
+    Range,
     /// A binary operator of the given precedence.
     Op(u8),
     /// `if`, `let`, `loop`, lambdas, `#[attr] e`: allowed as the operand of
@@ -62,6 +64,7 @@ fn level(e: &Expr) -> Lvl {
     match &e.kind {
         ExprKind::Ascript(..) | ExprKind::Coerce(..) => Lvl::Expr,
         ExprKind::Update(..) | ExprKind::RecordUpdate(..) => Lvl::With,
+        ExprKind::Range(_) => Lvl::Range,
         ExprKind::BinOp(op, ..) => Lvl::Op(op.precedence()),
         ExprKind::If(..)
         | ExprKind::Match(..)
@@ -85,7 +88,10 @@ fn level(e: &Expr) -> Lvl {
         | ExprKind::Tuple(_)
         | ExprKind::Record(_)
         | ExprKind::Project(..)
-        | ExprKind::Index(..) => Lvl::Atom,
+        | ExprKind::Index(..)
+        | ExprKind::StringLit(_)
+        | ExprKind::Hole
+        | ExprKind::OpenIn(..) => Lvl::Atom,
     }
 }
 
@@ -95,6 +101,7 @@ fn is_open(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::BinOp(_, _, _, r) => is_open(r),
         ExprKind::Update(_, _, v) | ExprKind::RecordUpdate(_, _, v) => is_open(v),
+        ExprKind::Range(r) => is_open(&r.end),
         _ => level(e) == Lvl::Operand,
     }
 }
@@ -219,7 +226,7 @@ impl Printer {
                     DefKeyword::Let => "let ",
                     DefKeyword::Entry => "entry ",
                 });
-                self.w(&v.name);
+                self.w(&name(&v.name, &v.name));
                 self.type_params(&v.type_params);
                 for p in &v.params {
                     self.w(" ");
@@ -283,7 +290,7 @@ impl Printer {
         }
         match &e.kind {
             ExprKind::Literal(l) => self.literal(l),
-            ExprKind::Var(q) => self.w(&q.to_string()),
+            ExprKind::Var(q) => self.w(&name(&q.to_string(), &q.name)),
             ExprKind::OpValue(op) => self.w(&format!("({})", op.symbol())),
             ExprKind::OpSection { op, left, right } => {
                 let (ll, rl) = operand_levels(op);
@@ -346,8 +353,9 @@ impl Printer {
                     UnOpKind::Neg => "-",
                     UnOpKind::Not => "!",
                 });
-                // `- -x` must not print as the comment `--x`.
-                if matches!(x.kind, ExprKind::UnOp(UnOpKind::Neg, _)) {
+                // `- -x` must not print as the comment `--x`, nor `!(!x)`
+                // as the operator `!!`.
+                if matches!(x.kind, ExprKind::UnOp(..)) {
                     self.w("(");
                     self.expr(x, Lvl::Expr, false);
                     self.w(")");
@@ -444,6 +452,27 @@ impl Printer {
                 self.w(&format!("#[{a}] "));
                 self.expr(x, Lvl::Expr, tail);
             }
+            ExprKind::Range(r) => {
+                self.expr(&r.start, Lvl::Op(0), true);
+                if let Some(x) = &r.second {
+                    self.w("..");
+                    self.expr(x, Lvl::Op(0), true);
+                }
+                self.w(r.kind.symbol());
+                // `..<-1` would lex as `..<` and the operator `-`; either
+                // way a space keeps the end readable.
+                if matches!(r.end.kind, ExprKind::UnOp(..)) {
+                    self.w(" ");
+                }
+                self.expr(&r.end, Lvl::Op(0), tail);
+            }
+            ExprKind::StringLit(text) => self.w(&string_literal(text)),
+            ExprKind::Hole => self.w("???"),
+            ExprKind::OpenIn(m, x) => {
+                self.w(&format!("{m}.("));
+                self.expr(x, Lvl::Expr, false);
+                self.w(")");
+            }
             ExprKind::Constr(c, args) => {
                 self.w(&format!("#{c}"));
                 for a in args {
@@ -504,9 +533,13 @@ impl Printer {
     }
 
     /// The expression before `[i]` or `.f`; a literal gets parentheses so
-    /// that `(1).0` does not read as the float `1.0`.
+    /// that `(1).0` does not read as the float `1.0` (and strings and holes,
+    /// which the lexer does not let `[` index).
     fn postfix_head(&mut self, x: &Expr) {
-        if matches!(x.kind, ExprKind::Literal(_)) {
+        if matches!(
+            x.kind,
+            ExprKind::Literal(_) | ExprKind::StringLit(_) | ExprKind::Hole
+        ) {
             self.w("(");
             self.expr(x, Lvl::Expr, false);
             self.w(")");
@@ -625,7 +658,7 @@ impl Printer {
                 }
                 ExprKind::LetFun(f) => {
                     self.w("let ");
-                    self.w(&f.name);
+                    self.w(&name(&f.name, &f.name));
                     self.type_params(&f.type_params);
                     for p in &f.params {
                         self.w(" ");
@@ -666,7 +699,7 @@ impl Printer {
 
     fn pat_atom(&mut self, p: &Pat) {
         match p {
-            Pat::Id(x, _) => self.w(x),
+            Pat::Id(x, _) => self.w(&name(x, x)),
             Pat::Wildcard(_) => self.w("_"),
             Pat::Tuple(ps, _) => {
                 self.w("(");
@@ -833,6 +866,34 @@ impl Printer {
             }
         }
     }
+}
+
+/// A name as written where an identifier is expected: an operator symbol
+/// in parentheses (`(+^)`, `(i32.+)`). `bare` is the unqualified part.
+fn name(full: &str, bare: &str) -> String {
+    if is_symbol_name(bare) {
+        format!("({full})")
+    } else {
+        full.to_string()
+    }
+}
+
+/// A string literal with the escapes the lexer reads back.
+pub fn string_literal(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// The levels of the left and right operands of a binary operator.

@@ -1,6 +1,6 @@
 //! Tokens produced by the lexer.
 
-use super::ast::{BinOpKind, Ident, Liftedness};
+use super::ast::{BinOpKind, Ident, Liftedness, RangeKind};
 use crate::prim::PrimType;
 use std::fmt;
 use std::rc::Rc;
@@ -155,11 +155,14 @@ pub enum Token {
     Question,
     /// `^` or `~` directly after `type`: a lifted type abbreviation.
     Lift(Liftedness),
-    /// Something lexed only to be rejected with "not supported yet: ..."
-    /// (ranges, `:>`, `+=`); the text names the construct.
-    Unsupported(&'static str, Rc<str>),
     /// Text that is not a token; the lexer has reported it.
     Error(Rc<str>),
+    /// `???`, a typed hole.
+    Hole,
+    /// `..` between the first and second element of a range.
+    DotDot,
+    /// `...`, `..<`, `..>` before the end of a range.
+    Range(RangeKind),
 }
 
 /// What kind of thing a token is, for syntax highlighting.
@@ -181,6 +184,7 @@ impl Token {
             | Token::Float(..)
             | Token::Char(_)
             | Token::Str(_)
+            | Token::Hole
             | Token::Kw(Keyword::True | Keyword::False) => TokenClass::Literal,
             Token::Kw(_) => TokenClass::Keyword,
             Token::Op(_)
@@ -188,6 +192,8 @@ impl Token {
             | Token::Eq
             | Token::Arrow
             | Token::Backslash
+            | Token::DotDot
+            | Token::Range(_)
             | Token::Coerce => TokenClass::Operator,
             Token::Colon
             | Token::Comma
@@ -206,7 +212,7 @@ impl Token {
             | Token::Lift(_)
             | Token::Question
             | Token::Underscore => TokenClass::Punctuation,
-            Token::Unsupported(..) | Token::Error(_) => TokenClass::Error,
+            Token::Error(_) => TokenClass::Error,
         }
     }
 
@@ -242,10 +248,11 @@ impl Token {
             Token::Question => "?".into(),
             Token::Lift(Liftedness::Lifted) => "^".into(),
             Token::Lift(_) => "~".into(),
-            Token::Char(s) | Token::Str(s) | Token::Unsupported(_, s) | Token::Error(s) => {
-                s.to_string()
-            }
+            Token::Char(s) | Token::Str(s) | Token::Error(s) => s.to_string(),
             Token::Constructor(c) => format!("#{c}"),
+            Token::Hole => "???".into(),
+            Token::DotDot => "..".into(),
+            Token::Range(k) => k.symbol().into(),
         }
     }
 }

@@ -122,7 +122,5 @@ impl Subst<'_> {
 /// Whether `e` mentions the variable `n`.
 fn mentions(e: &Expr, n: &str) -> bool {
     matches!(&e.kind, ExprKind::Var(q) if q.qual.is_none() && &*q.name == n)
-        || crate::syntax::children(e)
-            .into_iter()
-            .any(|c| mentions(c, n))
+        || e.children().into_iter().any(|c| mentions(c, n))
 }

@@ -148,6 +148,11 @@ pub struct Infer<'g> {
     /// What each global name (a `Var` node, or the spine node of a
     /// backtick) referred to when checked: later definitions may shadow it.
     pub resolved: Vec<(NodeId, GlobalKind)>,
+    /// Operators (nodes of applications, sections, operator values) that
+    /// name a local binding: a parameter `(+)`, a local `let (+^) ...`.
+    pub local_ops: HashSet<NodeId>,
+    /// The modules opened by enclosing `m.(e)`, innermost last.
+    opened: Vec<PrimType>,
 }
 
 impl RankView for Infer<'_> {
@@ -171,6 +176,7 @@ fn describe_head(h: &Head<'_>) -> String {
         Head::Backtick(q) => q.to_string(),
         Head::Neg => "negation".into(),
         Head::Not => "`!`".into(),
+        Head::Proj(f) => format!("(.{f})"),
     }
 }
 
@@ -196,6 +202,8 @@ impl<'g> Infer<'g> {
             def_name: None,
             forced: HashSet::new(),
             resolved: Vec::new(),
+            local_ops: HashSet::new(),
+            opened: Vec::new(),
         }
     }
 
@@ -345,8 +353,31 @@ impl<'g> Infer<'g> {
             })
     }
 
+    /// `&&` and `||` cannot be bound: a definition of them could not
+    /// short-circuit, as the built-in ones do.
+    pub fn check_bindable(name: &str, span: Span) -> Result<()> {
+        if name == "&&" || name == "||" {
+            return Err(
+                Diagnostic::ty(format!("`{name}` cannot be redefined"), span)
+                    .with_label("a definition of it would not short-circuit")
+                    .with_help("give the operator another name, such as `&&&`"),
+            );
+        }
+        Ok(())
+    }
+
     fn bind(&mut self, name: Ident, t: Type) {
         self.locals.push((name, Local::Value(t)));
+    }
+
+    /// `t` is the type of a size (`i64`).
+    pub fn expect_size(&mut self, t: &Type, span: Span) -> Result<()> {
+        self.expect(
+            &Type::prim(PrimType::I64),
+            t,
+            span,
+            "a size must be an `i64`",
+        )
     }
 
     pub fn bind_size(&mut self, name: Ident) {
@@ -387,6 +418,14 @@ impl<'g> Infer<'g> {
                 kind: GlobalKind::Intrinsic(i),
             });
         }
+        if q.qual.is_none() {
+            for m in self.opened.iter().rev() {
+                let member = QualName::qualified(m.name(), q.name.clone());
+                if let Some(g) = self.globals.lookup(&member) {
+                    return Some(g);
+                }
+            }
+        }
         self.globals.lookup(q)
     }
 
@@ -398,6 +437,24 @@ impl<'g> Infer<'g> {
             )
             .with_label("recursive use")
             .with_help("urchin, like Futhark, has no recursion; express repetition with a `loop`");
+        }
+        if is_symbol_name(&q.name) {
+            let d =
+                Diagnostic::ty(format!("unknown operator `{q}`"), span).with_label("not defined");
+            // `x==-1` reads as `x ==- 1`, as in Futhark.
+            let split = (1..q.name.len()).find(|&i| {
+                BinOpKind::builtin(&q.name[..i]).is_some() && q.name[i..].starts_with(['-', '!'])
+            });
+            return match split {
+                Some(i) => d.with_help(format!(
+                    "operator characters are read as one operator, so this is `{q}`; \
+                     to apply `{}` to a negated operand, write a space: `{} {}`",
+                    &q.name[..i],
+                    &q.name[..i],
+                    &q.name[i..]
+                )),
+                None => d.with_help("define it before this point: `def (op) x y = ...`"),
+            };
         }
         Diagnostic::ty(format!("unknown name `{q}`"), span)
             .with_label("not defined")
@@ -635,7 +692,8 @@ impl<'g> Infer<'g> {
 
     fn bind_pat_in(&mut self, p: &Pat, t: &Type) -> Result<()> {
         match p {
-            Pat::Id(x, _) => {
+            Pat::Id(x, span) => {
+                Self::check_bindable(x, *span)?;
                 self.bind(x.clone(), t.clone());
                 Ok(())
             }
@@ -712,10 +770,13 @@ impl<'g> Infer<'g> {
                     None => Err(self.unknown_name(q, e.span)),
                 }
             }
-            ExprKind::OpValue(op) => {
-                let s = intrinsics::operator(op);
-                Ok(self.instantiate(&s, e.id))
-            }
+            ExprKind::OpValue(op) => match self.user_operator(op) {
+                Some(q) => self.named_head(&q, e.id, e.span),
+                None => {
+                    let s = intrinsics::operator(op);
+                    Ok(self.instantiate(&s, e.id))
+                }
+            },
             ExprKind::OpSection { op, left, right } => {
                 let y = self.full_var();
                 let synth = self.push_synth(y.clone());
@@ -729,7 +790,11 @@ impl<'g> Infer<'g> {
                         ));
                     }
                 };
-                let r = self.infer_spine((e.id, 0), Head::Op(op), &args, e.span)?;
+                let head = match op {
+                    BinOpKind::Backtick(q) | BinOpKind::Symbol(q) => Head::Backtick(q),
+                    _ => Head::Op(op),
+                };
+                let r = self.infer_spine((e.id, 0), head, &args, e.span)?;
                 Ok(Type::arrow(y, r))
             }
             ExprKind::ProjSection(fields) => {
@@ -785,9 +850,10 @@ impl<'g> Infer<'g> {
                 }
                 Ok(Type::record(ts))
             }
-            ExprKind::Project(x, f) => {
-                let t = self.infer(x)?;
-                self.project(&t, f, e.span)
+            ExprKind::Project(..) => {
+                let sp = spine::projection(e).expect("a projection");
+                let args: Vec<Arg> = sp.args.iter().map(|a| Arg::Expr(a)).collect();
+                self.infer_spine((e.id, 0), sp.head, &args, e.span)
             }
             ExprKind::RecordUpdate(r, path, v) => {
                 let t = self.infer(r)?;
@@ -847,6 +913,7 @@ impl<'g> Infer<'g> {
                 Ok(bt)
             }
             ExprKind::LetFun(f) => {
+                Self::check_bindable(&f.name, f.name_span)?;
                 let ft = self.infer_local_function(f)?;
                 let saved = self.locals.len();
                 self.bind(f.name.clone(), ft);
@@ -905,6 +972,21 @@ impl<'g> Infer<'g> {
                 self.annotated(x, te, "the expression does not have the annotated type")
             }
             ExprKind::Attr(_, x) => self.infer(x),
+            ExprKind::Range(r) => self.infer_range(r),
+            ExprKind::StringLit(_) => Ok(Type::prim(PrimType::U8).array(1)),
+            ExprKind::Hole => Ok(self.full_var()),
+            ExprKind::OpenIn(m, x) => {
+                let Some(t) = PrimType::from_name(m).filter(|t| PrimType::NUMERIC.contains(t))
+                else {
+                    return Err(Diagnostic::ty(format!("unknown module `{m}`"), e.span)
+                        .with_label("only the numeric modules can be opened")
+                        .with_help("write, for example, `f64.(x + y)`"));
+                };
+                self.opened.push(t);
+                let r = self.infer(x);
+                self.opened.pop();
+                r
+            }
             ExprKind::Constr(c, args) => {
                 let mut payload = Vec::new();
                 for a in args {
@@ -941,6 +1023,76 @@ impl<'g> Infer<'g> {
                 Ok(bt)
             }
         }
+    }
+
+    /// `a..b...c` and the other ranges: integers of one type.
+    fn infer_range(&mut self, r: &Range) -> Result<Type> {
+        let t = self.class_var(Class::Int);
+        for x in [Some(&r.start), r.second.as_ref(), Some(&r.end)]
+            .into_iter()
+            .flatten()
+        {
+            let xt = self.infer(x)?;
+            self.expect(
+                &t,
+                &xt,
+                x.span,
+                "the bounds of a range must be integers of one type",
+            )?;
+        }
+        Ok(t.array(1))
+    }
+
+    /// The name a user definition gives a built-in operator symbol, if one
+    /// shadows it (`def (+) ...`, a parameter `(+)`).
+    fn user_operator(&self, op: &BinOpKind) -> Option<QualName> {
+        let q = op.name();
+        if matches!(op, BinOpKind::Backtick(_) | BinOpKind::Symbol(_)) {
+            return Some(q);
+        }
+        let local = self.lookup_local(&q.name).is_some();
+        let global = matches!(
+            self.globals.lookup(&q).map(|g| g.kind),
+            Some(GlobalKind::Def(_) | GlobalKind::Value(_))
+        );
+        if local || global {
+            return Some(q);
+        }
+        // In `m.(e)`, the module's own operator (`f64.+`).
+        let opened = self.opened.last()?;
+        let member = QualName::qualified(opened.name(), q.name);
+        self.globals.lookup(&member).map(|_| member)
+    }
+
+    /// A name used as a function head (backticks, a user-defined operator):
+    /// a local, or else a global, recorded at `node`.
+    fn named_head(&mut self, q: &QualName, node: NodeId, span: Span) -> Result<Type> {
+        if q.qual.is_none() {
+            if let Some(t) = self.lookup_local(&q.name) {
+                self.local_ops.insert(node);
+                return Ok(t);
+            }
+        }
+        match self.lookup_global(q, node) {
+            Some(g) => {
+                self.resolved.push((node, g.kind.clone()));
+                Ok(self.instantiate(&g.scheme, node))
+            }
+            None => Err(self.unknown_name(q, span)),
+        }
+    }
+
+    /// How many parameters a value of type `t` takes, as far as is known
+    /// now (0 for anything that is not a function; there are no arrays of
+    /// functions).
+    pub fn arrow_arity(&self, t: &Type) -> usize {
+        let mut n = 0;
+        let mut t = self.subst.apply(t);
+        while let Base::Arrow(_, r) = t.base {
+            n += 1;
+            t = *r;
+        }
+        n
     }
 
     /// `x : te` or `x :> te` (sizes are not part of types).
@@ -1050,7 +1202,8 @@ impl<'g> Infer<'g> {
         Ok(pts.into_iter().rev().fold(bt, |acc, p| Type::arrow(p, acc)))
     }
 
-    /// The type of field `f` of a value of type `t` (rank 0).
+    /// The type of field `f` of a value of type `t` (rank 0; AUTOMAP maps
+    /// a projection from an array, see [`Head::Proj`]).
     fn project(&mut self, t: &Type, f: &Ident, span: Span) -> Result<Type> {
         let o = self.origin(
             span,
@@ -1102,23 +1255,15 @@ impl<'g> Infer<'g> {
             match ix {
                 IndexExp::Single(i) => {
                     let it = self.infer(i)?;
-                    self.expect(
-                        &Type::prim(PrimType::I64),
-                        &it,
-                        i.span,
-                        "indices must be `i64`",
-                    )?;
+                    let int = self.class_var(Class::Int);
+                    self.expect(&int, &it, i.span, "indices must be integers")?;
                 }
                 IndexExp::Slice { start, end, stride } => {
                     slices += 1;
                     for part in [start, end, stride].into_iter().flatten() {
                         let it = self.infer(part)?;
-                        self.expect(
-                            &Type::prim(PrimType::I64),
-                            &it,
-                            part.span,
-                            "slice bounds must be `i64`",
-                        )?;
+                        let int = self.class_var(Class::Int);
+                        self.expect(&int, &it, part.span, "slice bounds must be integers")?;
                     }
                 }
             }
@@ -1319,20 +1464,14 @@ impl<'g> Infer<'g> {
         let desc = describe_head(&head);
         let head_t = match head {
             Head::Expr(e) => self.infer(e)?,
-            Head::Op(op) => {
-                let s = intrinsics::operator(op);
-                self.instantiate(&s, key.0)
-            }
-            Head::Backtick(q) => match self.globals.lookup(q) {
-                Some(g) if q.qual.is_some() || self.lookup_local(&q.name).is_none() => {
-                    self.resolved.push((key.0, g.kind.clone()));
-                    self.instantiate(&g.scheme, key.0)
+            Head::Op(op) => match self.user_operator(op) {
+                Some(q) => self.named_head(&q, key.0, span)?,
+                None => {
+                    let s = intrinsics::operator(op);
+                    self.instantiate(&s, key.0)
                 }
-                _ => match self.lookup_local(&q.name) {
-                    Some(t) => t,
-                    None => return Err(self.unknown_name(q, span)),
-                },
             },
+            Head::Backtick(q) => self.named_head(q, key.0, span)?,
             Head::Neg => {
                 let s = intrinsics::negation();
                 self.instantiate(&s, key.0)
@@ -1341,6 +1480,20 @@ impl<'g> Infer<'g> {
                 let t = self.class_var(Class::IntOrBool);
                 Type::arrow(t.clone(), t)
             }
+            Head::Proj(f) => {
+                let x = self.full_var();
+                let ft = self.project(&x, f, span)?;
+                Type::arrow(x, ft)
+            }
+        };
+        // The parameters of an applied lambda take their types from the
+        // arguments: `(\x y -> x + y) xs y` maps inside, not around.
+        let exact = match head {
+            Head::Expr(Expr {
+                kind: ExprKind::Lambda(ps, _, _),
+                ..
+            }) => ps.iter().take_while(|p| !has_ascription(p)).count(),
+            _ => 0,
         };
         let mut f = head_t;
         let mut frame: Vec<RankVar> = Vec::new();
@@ -1360,6 +1513,10 @@ impl<'g> Infer<'g> {
             if automap {
                 let (app, m, rr) = self.ranks.add_app(frame.clone(), o);
                 self.app_spans.push(aspan);
+                if i < exact {
+                    self.ranks.equate(&Rank::var(m), &Rank::zero(), o);
+                    self.ranks.equate(&Rank::var(rr), &Rank::zero(), o);
+                }
                 let lhs = Rank::var(m)
                     .plus(&Rank {
                         konst: 0,
@@ -1574,5 +1731,16 @@ impl<'g> Infer<'g> {
 
     pub fn app_span(&self, a: AppId) -> Span {
         self.app_spans[a.0 as usize]
+    }
+}
+
+/// Does a pattern carry a type annotation anywhere?
+fn has_ascription(p: &Pat) -> bool {
+    match p {
+        Pat::Ascribed(..) => true,
+        Pat::Tuple(ps, _) => ps.iter().any(has_ascription),
+        Pat::Record(fs, _) => fs.iter().flat_map(|(_, p)| p).any(has_ascription),
+        Pat::Constr(_, ps, _) => ps.iter().any(has_ascription),
+        Pat::Id(..) | Pat::Wildcard(_) | Pat::Literal(..) => false,
     }
 }

@@ -10,7 +10,7 @@ use super::scheme::Scheme;
 use super::ty::{Base, Rank, RankVar, TyVar, Type};
 use super::unify::Class;
 use crate::prim::{BinOp, PrimType, Scalar, UnOp};
-use crate::syntax::ast::BinOpKind;
+use crate::syntax::ast::{BinOpKind, RangeKind};
 use std::cell::RefCell;
 use std::collections::HashMap;
 
@@ -67,6 +67,20 @@ pub enum Intrinsic {
         to: PrimType,
     },
     Const(Scalar),
+    /// `opaque x`: `x`, hidden from the optimiser.
+    Opaque,
+    /// `manifest x`: `x` (a copy in Futhark, with a row-major layout).
+    Manifest,
+    /// `trace x`: `x`, printed to the standard error when evaluated.
+    Trace,
+    /// A range expression (not a name): its start, the second element if
+    /// `stepped`, and its end.
+    Range {
+        kind: RangeKind,
+        stepped: bool,
+    },
+    /// A typed hole (not a name), applied to `()`: fails when evaluated.
+    Hole,
 }
 
 impl Intrinsic {
@@ -85,7 +99,12 @@ impl Intrinsic {
             | Intrinsic::Neg
             | Intrinsic::Not
             | Intrinsic::Un(..)
-            | Intrinsic::Convert { .. } => 1,
+            | Intrinsic::Convert { .. }
+            | Intrinsic::Opaque
+            | Intrinsic::Manifest
+            | Intrinsic::Trace
+            | Intrinsic::Hole => 1,
+            Intrinsic::Range { stepped, .. } => 2 + usize::from(*stepped),
             Intrinsic::Unzip(_) => 1,
             Intrinsic::Zip(n) => *n,
             Intrinsic::Replicate | Intrinsic::Concat | Intrinsic::Rotate | Intrinsic::Assert => 2,
@@ -163,6 +182,9 @@ fn build_global(name: &str) -> Option<(Intrinsic, Scheme)> {
         "rotate" => (Intrinsic::Rotate, "i64 -> []a -> []a".into()),
         "reverse" => (Intrinsic::Reverse, "[]a -> []a".into()),
         "copy" => (Intrinsic::Copy, "a -> a".into()),
+        "opaque" => (Intrinsic::Opaque, "a -> a".into()),
+        "manifest" => (Intrinsic::Manifest, "a -> a".into()),
+        "trace" => (Intrinsic::Trace, "a -> a".into()),
         "assert" => (Intrinsic::Assert, "bool -> a -> a".into()),
         "jvp" => (Intrinsic::Jvp, "(a -> b) -> a -> a -> b".into()),
         "jvp2" => (Intrinsic::Jvp2, "(a -> b) -> a -> a -> (b, b)".into()),
@@ -205,6 +227,9 @@ pub fn global_names() -> Vec<String> {
         "rotate",
         "reverse",
         "copy",
+        "opaque",
+        "manifest",
+        "trace",
         "assert",
         "jvp",
         "jvp2",
@@ -349,6 +374,16 @@ fn build_module_member(t: PrimType, name: &str) -> Option<(Intrinsic, Scheme)> {
             parse_sig(&format!("{} -> t", from.name()), Some(t))?,
         ));
     }
+    if let Some(op) = BinOpKind::builtin(name).filter(|op| module_operator(t, op)) {
+        let sig = if op.scalar_op().is_some_and(|b| b.is_comparison())
+            || matches!(op, BinOpKind::Eq | BinOpKind::Neq)
+        {
+            "t -> t -> bool"
+        } else {
+            "t -> t -> t"
+        };
+        return Some((Intrinsic::Operator(op), parse_sig(sig, Some(t))?));
+    }
     let bin = |op| Some((Intrinsic::Bin(t, op), parse_sig("t -> t -> t", Some(t))?));
     let un = |op| Some((Intrinsic::Un(t, op), parse_sig("t -> t", Some(t))?));
     let konst = |c: Scalar| Some((Intrinsic::Const(c), parse_sig("t", Some(t))?));
@@ -456,6 +491,19 @@ fn build_module_member(t: PrimType, name: &str) -> Option<(Intrinsic, Scheme)> {
     }
 }
 
+/// Whether the numeric module of `t` has the operator `op` (`i32.+`,
+/// `f64.<`, `u8.&`, `bool.&&`): the built-in operator at that one type.
+fn module_operator(t: PrimType, op: &BinOpKind) -> bool {
+    use BinOpKind::*;
+    match op {
+        Eq | Neq | Lt | Le | Gt | Ge => true,
+        And | Or => t == PrimType::Bool,
+        Add | Sub | Mul | Div | Mod | Pow => t != PrimType::Bool,
+        Quot | Rem | BitAnd | BitOr | BitXor | Shl | Shr | UShr => t.is_int(),
+        _ => false,
+    }
+}
+
 /// The scheme of a source operator. Arithmetic and comparison operators
 /// are overloaded over a class of primitive types (rank 0).
 pub fn operator(op: &BinOpKind) -> Scheme {
@@ -500,6 +548,11 @@ pub fn operator(op: &BinOpKind) -> Scheme {
         BinOpKind::PipeLeft => "(a -> b) -> a -> b",
         BinOpKind::ComposeRight => "(a -> b) -> (b -> c) -> a -> c",
         BinOpKind::ComposeLeft => "(b -> c) -> (a -> b) -> a -> c",
+        // The parser makes `(+^)`, `(i32.+)` and ``(`f`)`` names, and the
+        // checker types sections and applications of them by the names.
+        BinOpKind::Backtick(_) | BinOpKind::Symbol(_) => {
+            unreachable!("named operators are typed by their definitions")
+        }
         _ => unreachable!("all operators are covered above"),
     };
     parse_sig(sig, None).expect("operator signatures are well-formed")

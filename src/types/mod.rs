@@ -52,6 +52,9 @@ pub struct CheckedDef {
     pub insts: HashMap<NodeId, Inst>,
     /// What global names in the target refer to.
     pub resolved: HashMap<NodeId, env::GlobalKind>,
+    /// Operators in the target that name local bindings (see
+    /// [`infer::Infer::local_ops`]).
+    pub local_ops: std::collections::HashSet<NodeId>,
     /// Types of the parameters (target), in the scheme's variables.
     pub params: Vec<Type>,
     pub ret: Type,
@@ -109,7 +112,7 @@ impl TypeEnv {
                 Ok(None)
             }
             Dec::Val(v) => {
-                let checked = self.check_val(v, show)?;
+                let checked = self.check_val(v, show, true)?;
                 let key = match self.globals.open_module() {
                     Some(m) => format!("{m}.{}", v.name),
                     None => v.name.to_string(),
@@ -170,6 +173,7 @@ impl TypeEnv {
     /// Type parameters, parameters, body and return annotation of a
     /// definition; returns (parameter types, return type).
     fn infer_def(inf: &mut Infer, d: &ValDec) -> Result<(Vec<Type>, Type), Diagnostic> {
+        Infer::check_bindable(&d.name, d.name_span)?;
         inf.def_name = Some(d.name.clone());
         let mut declared: Vec<Ident> = Vec::new();
         for tp in &d.type_params {
@@ -199,6 +203,13 @@ impl TypeEnv {
         let mut params = Vec::new();
         for p in &d.params {
             let t = inf.pat_type(p)?;
+            // A parameter that another parameter's type uses as a size
+            // (`def f n (xs: [n]i32)`) is an `i64`.
+            if let Pat::Id(x, s) = p {
+                if declared.contains(x) {
+                    inf.expect_size(&t, *s)?;
+                }
+            }
             inf.bind_pat(p, &t)?;
             params.push(t);
         }
@@ -228,11 +239,26 @@ impl TypeEnv {
         Ok((params, ret))
     }
 
-    fn check_val(&self, d: &ValDec, show: Printer) -> Result<CheckedDef, Diagnostic> {
+    /// `take_params`: whether a definition whose result is a function takes
+    /// that function's parameters (not for expressions at the prompt, which
+    /// are shown as written).
+    fn check_val(
+        &self,
+        d: &ValDec,
+        show: Printer,
+        take_params: bool,
+    ) -> Result<CheckedDef, Diagnostic> {
         // 1. Infer (with AUTOMAP, unless switched off) and solve the ranks.
         let mut inf = Infer::new(&self.globals, self.automap);
         inf.ranks.ilp_only = !self.local_solving;
-        Self::infer_def(&mut inf, d)?;
+        let (_, ret) = Self::infer_def(&mut inf, d)?;
+        // A definition whose result is a function (`def main = map f`)
+        // takes that function's parameters as its own: entry points then
+        // have all their parameters, and lowering sees first-order bodies.
+        let arity = inf.arrow_arity(&ret);
+        if take_params && arity > 0 {
+            return self.check_val(&d.eta_expand(arity), show, true);
+        }
         inf.finish_constraints()?;
         match inf.ranks.solve() {
             Ok(()) => {}
@@ -323,6 +349,7 @@ impl TypeEnv {
         }
         let scheme = g.scheme(scheme_ty);
         let resolved = inf.resolved.iter().cloned().collect();
+        let local_ops = inf.local_ops.clone();
         Ok(CheckedDef {
             name: d.name.clone(),
             entry: d.is_entry(),
@@ -332,6 +359,7 @@ impl TypeEnv {
             types,
             insts,
             resolved,
+            local_ops,
             params,
             ret,
             solution,
@@ -357,7 +385,7 @@ impl TypeEnv {
             doc: None,
             span: e.span,
         };
-        self.check_val(&d, show)
+        self.check_val(&d, show, false)
     }
 
     /// Checks the definitions of a numeric module (`f64.sum`, ...) written

@@ -6,7 +6,7 @@
 //! pipes, unary operators — and this module flattens them all, the same way
 //! for the type checker and the elaborator.
 
-use crate::syntax::ast::{BinOpKind, Expr, ExprKind, QualName, UnOpKind};
+use crate::syntax::ast::{BinOpKind, Expr, ExprKind, Ident, QualName, UnOpKind};
 
 #[derive(Clone, Copy, Debug)]
 pub enum Head<'e> {
@@ -14,12 +14,16 @@ pub enum Head<'e> {
     Expr(&'e Expr),
     /// An infix operator (`+`, `==`, `++`, `&&`, ...).
     Op(&'e BinOpKind),
-    /// ``a `f` b``
+    /// A named function used as an infix operator: ``a `f` b``, `a +^ b`,
+    /// `a i32.+ b`.
     Backtick(&'e QualName),
     /// `-e`
     Neg,
     /// `!e`
     Not,
+    /// `e.f`: the projection `(.f)` applied to `e`, so that AUTOMAP maps
+    /// it over an array of records (`ps.0` is `map (.0) ps`).
+    Proj(&'e Ident),
 }
 
 /// How the spine was written, so the elaborator can print it back the
@@ -33,6 +37,8 @@ pub enum Form {
     /// `f a <| x`
     PipeLeft,
     Unary,
+    /// `e.f`
+    Project,
 }
 
 #[derive(Clone, Debug)]
@@ -52,6 +58,18 @@ pub fn flatten_head(e: &Expr) -> (Head<'_>, Vec<&Expr>) {
             (h, inner)
         }
         _ => (Head::Expr(e), Vec::new()),
+    }
+}
+
+/// The spine of a projection `e.f`.
+pub fn projection(e: &Expr) -> Option<Spine<'_>> {
+    match &e.kind {
+        ExprKind::Project(x, f) => Some(Spine {
+            head: Head::Proj(f),
+            args: vec![x],
+            form: Form::Project,
+        }),
+        _ => None,
     }
 }
 
@@ -86,7 +104,7 @@ pub fn spine_of(e: &Expr) -> Option<Spine<'_>> {
             })
         }
         ExprKind::BinOp(BinOpKind::ComposeRight | BinOpKind::ComposeLeft, ..) => None,
-        ExprKind::BinOp(BinOpKind::Backtick(q), _, l, r) => Some(Spine {
+        ExprKind::BinOp(BinOpKind::Backtick(q) | BinOpKind::Symbol(q), _, l, r) => Some(Spine {
             head: Head::Backtick(q),
             args: vec![l, r],
             form: Form::Infix,

@@ -226,6 +226,31 @@ def app2 (A: []i32) = indices A |> f
     );
 }
 
+// Futhark's AUTOMAP beyond applications.
+
+#[test]
+fn projection_from_arrays_is_mapped() {
+    let out = snapshot(
+        "projection",
+        "\
+def fst (ps: [](i32, f64)) = ps.0
+def inner (rs: [][]{a: {b: i32}}) = rs.a.b
+def one (p: (i32, f64)) = p.1
+",
+    );
+    assert!(out.contains("map (.0) ps"), "{out}");
+    assert!(out.contains("def one (p: (i32, f64)) = p.1"), "{out}");
+}
+
+#[test]
+fn applied_lambda_takes_its_argument_types() {
+    let out = snapshot(
+        "applied_lambda",
+        "def f (xs: []i32) (y: i32) = (\\x y -> x + y) xs y\n",
+    );
+    assert!(out.contains("(\\x y -> map2 (+) x (rep y)) xs y"), "{out}");
+}
+
 /// The snapshots show what `urchin elab` prints.
 #[test]
 fn same_text_as_the_command_line() {

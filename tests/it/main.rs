@@ -24,6 +24,8 @@ mod programs;
 mod repl_cli;
 mod repl_pty;
 mod repl_transcripts;
+mod robust;
 mod smallstep;
 mod smallstep_props;
 mod smallstep_trace;
+mod trace_cli;

@@ -485,7 +485,11 @@ impl Rev {
                 }
                 Ok(())
             }
-            Exp::Size(..) | Exp::Iota(_) | Exp::Assert { .. } | Exp::CheckShape { .. } => Ok(()),
+            Exp::Size(..)
+            | Exp::Iota(_)
+            | Exp::Assert { .. }
+            | Exp::CheckShape { .. }
+            | Exp::Trace { .. } => Ok(()),
             Exp::If {
                 cond,
                 then_body,

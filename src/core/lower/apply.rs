@@ -32,12 +32,15 @@ pub enum Closure<'t> {
         inst: Rc<Inst>,
     },
     Intrinsic(Intrinsic),
-    /// `(x ⊕)` or `(⊕ y)`.
+    /// `(x ⊕)` or `(⊕ y)`, with `op` the operator's function.
     Section {
-        op: Intrinsic,
+        op: Val<'t>,
         left: Option<Val<'t>>,
         right: Option<Val<'t>>,
     },
+    /// A typed hole of function type: what it returns when applied (the
+    /// hole itself has failed already).
+    Hole(crate::types::ty::Type),
     /// `first` then `second`.
     Compose(Val<'t>, Val<'t>),
     Proj(&'t [Ident]),
@@ -51,7 +54,10 @@ impl Closure<'_> {
             Closure::LocalFun { f, .. } => f.params.len(),
             Closure::Def { def, .. } => def.target.params.len(),
             Closure::Intrinsic(i) => i.arity(),
-            Closure::Section { .. } | Closure::Compose(..) | Closure::Proj(_) => 1,
+            Closure::Section { .. }
+            | Closure::Compose(..)
+            | Closure::Proj(_)
+            | Closure::Hole(_) => 1,
             Closure::Partial(c, args) => c.arity().saturating_sub(args.len()),
         }
     }
@@ -127,16 +133,11 @@ impl<'t> Lower<'t> {
         }
         let head = match sp.head {
             Head::Expr(h) => self.expr(ctx, env, h)?,
-            Head::Op(op) => Self::fun(Closure::Intrinsic(Intrinsic::Operator(op.clone()))),
-            Head::Backtick(q) => match ctx.def.resolved.get(&e.id) {
-                Some(k) => self.global(ctx, e.id, k.clone(), e.span)?,
-                None => env
-                    .get(&q.name)
-                    .cloned()
-                    .ok_or_else(|| Self::internal(format!("unbound {q}"), e.span))?,
-            },
+            Head::Op(op) => self.operator_value(ctx, env, e.id, op, e.span)?,
+            Head::Backtick(q) => self.named_operator(ctx, env, e.id, q, e.span)?,
             Head::Neg => Self::fun(Closure::Intrinsic(Intrinsic::Neg)),
             Head::Not => Self::fun(Closure::Intrinsic(Intrinsic::Not)),
+            Head::Proj(f) => Self::fun(Closure::Proj(std::slice::from_ref(f))),
         };
         let mut args = Vec::new();
         for a in &sp.args {
@@ -257,8 +258,9 @@ impl<'t> Lower<'t> {
                     (None, Some(r)) => (x, r.clone()),
                     (None, None) => return Err(Self::internal("empty section", span)),
                 };
-                self.intrinsic(op, vec![a, b], span)
+                self.apply(op, vec![a, b], span)
             }
+            Closure::Hole(result) => Ok(self.hole_value(result, span)),
             Closure::Compose(first, second) => {
                 let x = args.into_iter().next().expect("arity 1");
                 let y = self.apply(first, vec![x], span)?;
@@ -272,6 +274,47 @@ impl<'t> Lower<'t> {
                 Ok(v)
             }
             Closure::Partial(..) => unreachable!("partial applications are unwrapped in apply"),
+        }
+    }
+
+    /// The function an operator stands for: a user definition or local
+    /// that shadows it (as the checker resolved it), else the built-in.
+    pub(super) fn operator_value(
+        &mut self,
+        ctx: &Ctx<'t>,
+        env: &Env<'t>,
+        id: NodeId,
+        op: &BinOpKind,
+        span: Span,
+    ) -> LResult<Val<'t>> {
+        let q = op.name();
+        let user = matches!(op, BinOpKind::Backtick(_) | BinOpKind::Symbol(_))
+            || ctx.def.resolved.contains_key(&id)
+            || ctx.def.local_ops.contains(&id);
+        if user {
+            self.named_operator(ctx, env, id, &q, span)
+        } else {
+            Ok(Self::fun(Closure::Intrinsic(Intrinsic::Operator(
+                op.clone(),
+            ))))
+        }
+    }
+
+    /// A name used as an operator: a global as resolved at `id`, or a local.
+    fn named_operator(
+        &mut self,
+        ctx: &Ctx<'t>,
+        env: &Env<'t>,
+        id: NodeId,
+        q: &QualName,
+        span: Span,
+    ) -> LResult<Val<'t>> {
+        match ctx.def.resolved.get(&id) {
+            Some(k) => self.global(ctx, id, k.clone(), span),
+            None => env
+                .get(&q.name)
+                .cloned()
+                .ok_or_else(|| Self::internal(format!("unbound {q}"), span)),
         }
     }
 

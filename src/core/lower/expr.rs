@@ -39,10 +39,9 @@ impl<'t> Lower<'t> {
                 })))
             }
             ExprKind::Var(q) => self.var(ctx, env, e.id, q, e.span),
-            ExprKind::OpValue(op) => Ok(Self::fun(Closure::Intrinsic(Intrinsic::Operator(
-                op.clone(),
-            )))),
+            ExprKind::OpValue(op) => self.operator_value(ctx, env, e.id, op, e.span),
             ExprKind::OpSection { op, left, right } => {
+                let op = self.operator_value(ctx, env, e.id, op, e.span)?;
                 let left = match left {
                     Some(l) => Some(self.expr(ctx, env, l)?),
                     None => None,
@@ -51,11 +50,7 @@ impl<'t> Lower<'t> {
                     Some(r) => Some(self.expr(ctx, env, r)?),
                     None => None,
                 };
-                Ok(Self::fun(Closure::Section {
-                    op: Intrinsic::Operator(op.clone()),
-                    left,
-                    right,
-                }))
+                Ok(Self::fun(Closure::Section { op, left, right }))
             }
             ExprKind::ProjSection(fields) => Ok(Self::fun(Closure::Proj(fields))),
             ExprKind::ArrayLit(es) => self.array_lit(ctx, env, e, es),
@@ -168,7 +163,40 @@ impl<'t> Lower<'t> {
                 if let (Some(k), ExprKind::Loop(l)) = (stripmine(attr), &x.kind) {
                     return self.loop_(ctx, env, l, Some(k), x.span);
                 }
-                self.expr(ctx, env, x)
+                let v = self.expr(ctx, env, x)?;
+                if let Some(label) = trace_label(attr) {
+                    self.trace(&v, &label, e.span)?;
+                }
+                Ok(v)
+            }
+            // The checker resolved the names the module provides.
+            ExprKind::OpenIn(_, x) => self.expr(ctx, env, x),
+            ExprKind::Range(r) => {
+                let mut args = vec![self.expr(ctx, env, &r.start)?];
+                if let Some(x) = &r.second {
+                    args.push(self.expr(ctx, env, x)?);
+                }
+                args.push(self.expr(ctx, env, &r.end)?);
+                let range = Intrinsic::Range {
+                    kind: r.kind,
+                    stepped: r.second.is_some(),
+                };
+                self.intrinsic(&range, args, e.span)
+            }
+            ExprKind::StringLit(text) => {
+                let bytes = text.bytes().map(|b| Atom::Const(Scalar::U8(b))).collect();
+                let s = self.b.at(e.span, "_str");
+                Ok(Val::Leaf(
+                    s.array_lit(bytes, ir::Type::Prim(PrimType::U8)).into(),
+                ))
+            }
+            ExprKind::Hole => {
+                let t = ctx
+                    .type_of(e.id)
+                    .ok_or_else(|| Self::internal("a hole without a type", e.span))?;
+                let b = self.b.at(e.span, "hole");
+                b.assert(Atom::Const(Scalar::Bool(false)), super::HOLE_MESSAGE);
+                Ok(self.hole_value(&t, e.span))
             }
             ExprKind::Constr(c, args) => self.constr(ctx, env, e, c, args),
             ExprKind::Match(x, cases) => {
@@ -191,6 +219,29 @@ impl<'t> Lower<'t> {
                 self.expr(ctx, &env, body)
             }
         }
+    }
+
+    /// A value of type `t` standing for a hole that has failed: zeros and
+    /// empty arrays (never used), or a function returning such values.
+    pub(super) fn hole_value(&mut self, t: &Type, span: Span) -> Val<'t> {
+        if let Base::Arrow(_, r) = &t.base {
+            return Self::fun(Closure::Hole((**r).clone()));
+        }
+        let leaves = leaf_types(t)
+            .into_iter()
+            .map(|lt| match lt {
+                ir::Type::Array(p, r) => {
+                    let elem = if r == 1 {
+                        ir::Type::Prim(p)
+                    } else {
+                        ir::Type::Array(p, r - 1)
+                    };
+                    self.b.at(span, "_hole").array_lit(Vec::new(), elem).into()
+                }
+                other => Atom::Const(Scalar::from_u128(other.elem(), 0)),
+            })
+            .collect::<Vec<Atom>>();
+        structure(t, &mut leaves.into_iter())
     }
 
     pub(super) fn var(
@@ -439,7 +490,7 @@ impl<'t> Lower<'t> {
         ))
     }
 
-    fn i64_atom(&mut self, a: Atom, span: Span) -> Atom {
+    pub(super) fn i64_atom(&mut self, a: Atom, span: Span) -> Atom {
         match a {
             Atom::Const(s) => Atom::Const(crate::prim::convert(s, PrimType::I64)),
             Atom::Var(_) if self.b.ty(a).elem() == PrimType::I64 => a,
@@ -458,14 +509,16 @@ impl<'t> Lower<'t> {
             dims.push(match ix {
                 IndexExp::Single(i) => {
                     let v = self.expr(ctx, env, i)?;
-                    DimIndex::Fix(self.scalar(&v, i.span)?)
+                    let a = self.scalar(&v, i.span)?;
+                    DimIndex::Fix(self.i64_atom(a, i.span))
                 }
                 IndexExp::Slice { start, end, stride } => {
                     let part = |x: &'t Option<Box<Expr>>, l: &mut Self| -> LResult<Option<Atom>> {
                         match x {
                             Some(x) => {
                                 let v = l.expr(ctx, env, x)?;
-                                Ok(Some(l.scalar(&v, x.span)?))
+                                let a = l.scalar(&v, x.span)?;
+                                Ok(Some(l.i64_atom(a, x.span)))
                             }
                             None => Ok(None),
                         }
@@ -531,6 +584,19 @@ impl<'t> Lower<'t> {
             out.push(self.b.at(span, &name).update(av, dims.clone(), v).into());
         }
         Ok(Self::restructure(&arr, &mut out.into_iter()))
+    }
+}
+
+/// The label `#[trace]` (the source location) or `#[trace(tag)]` prints
+/// before the value.
+fn trace_label(a: &Attr) -> Option<String> {
+    match a {
+        Attr::Atom(name) if &**name == "trace" => Some(super::TRACE_HERE.into()),
+        Attr::Call(name, args) if &**name == "trace" => match args.as_slice() {
+            [Attr::Atom(tag)] => Some(tag.to_string()),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

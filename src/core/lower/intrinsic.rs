@@ -316,7 +316,134 @@ impl<'t> Lower<'t> {
                 }))
             }
             Intrinsic::Const(s) => Ok(Val::Leaf(Atom::Const(*s))),
+            Intrinsic::Opaque => Ok(args[0].clone()),
+            Intrinsic::Trace => {
+                self.trace(&args[0], "trace", span)?;
+                Ok(args[0].clone())
+            }
+            Intrinsic::Manifest => self.intrinsic(&Intrinsic::Copy, args, span),
+            Intrinsic::Range { kind, stepped } => self.range(*kind, *stepped, &args, span),
+            Intrinsic::Hole => Err(Self::internal("a hole applied", span)),
         }
+    }
+
+    /// Prints `label: v` when run, `v` in value syntax (a tuple or record
+    /// of arrays prints as one of arrays).
+    pub(super) fn trace(&mut self, v: &Val<'t>, label: &str, span: Span) -> LResult<()> {
+        fn template(v: &Val, out: &mut String) {
+            match v {
+                Val::Leaf(_) | Val::Rep(_) => out.push_str("{}"),
+                Val::Node(cs) => {
+                    let record = cs.iter().any(|(n, _)| n.is_some());
+                    out.push(if record { '{' } else { '(' });
+                    for (i, (n, c)) in cs.iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        if let Some(n) = n {
+                            out.push_str(&format!("{n} = "));
+                        }
+                        template(c, out);
+                    }
+                    out.push(if record { '}' } else { ')' });
+                }
+                Val::Fun(_) => {}
+            }
+        }
+        fn has_function(v: &Val) -> bool {
+            match v {
+                Val::Leaf(_) => false,
+                Val::Node(cs) => cs.iter().any(|(_, c)| has_function(c)),
+                Val::Rep(inner) => has_function(inner),
+                Val::Fun(_) => true,
+            }
+        }
+        let mut message = format!("{label}: ");
+        template(v, &mut message);
+        // A function has no value syntax: only its place is printed.
+        let args = if has_function(v) {
+            message = format!("{label}: #<function>");
+            Vec::new()
+        } else {
+            self.leaves(v, span)?
+        };
+        self.b.at(span, "trace").trace(message, args);
+        Ok(())
+    }
+
+    /// A range `start[..second](...|..<|..>)end` (`args` in that order):
+    /// checked as Futhark does (a stride that is zero or runs away from the
+    /// end is an error naming the bounds), then a map over `iota n`.
+    fn range(
+        &mut self,
+        kind: RangeKind,
+        stepped: bool,
+        args: &[Val<'t>],
+        span: Span,
+    ) -> LResult<Val<'t>> {
+        use BinOp::*;
+        let atoms: Vec<Atom> = args
+            .iter()
+            .map(|a| self.scalar(a, span))
+            .collect::<LResult<_>>()?;
+        let elem = self.b.ty(atoms[0]).elem();
+        let wide: Vec<Atom> = atoms.iter().map(|a| self.i64_atom(*a, span)).collect();
+        let (start, end) = (wide[0], wide[wide.len() - 1]);
+        let b = self.b.at(span, "_range");
+        let step: Atom = match (stepped, kind) {
+            (true, _) => b.bin(Sub, wide[1], start).into(),
+            (false, RangeKind::DownTo) => Atom::i64(-1),
+            (false, _) => Atom::i64(1),
+        };
+        let up = b.bin(Gt, step, Atom::i64(0));
+        let down = b.bin(Lt, step, Atom::i64(0));
+        let fits_up = b.bin(Le, start, end);
+        let fits_down = b.bin(Ge, start, end);
+        let ok_up = b.bin(LogAnd, up, fits_up);
+        let ok_down = b.bin(LogAnd, down, fits_down);
+        let ok = match kind {
+            RangeKind::UpTo => ok_up,
+            RangeKind::DownTo => ok_down,
+            RangeKind::Inclusive => b.bin(LogOr, ok_up, ok_down),
+        };
+        // The bounds fill the message's `{}`s when it fails.
+        b.push(
+            vec![],
+            crate::core::ir::Exp::Assert {
+                cond: ok.into(),
+                message: kind.invalid_message("{}", stepped.then_some("{}"), "{}"),
+                args: atoms.clone(),
+            },
+        );
+        // |end - start| / |step| elements, rounded up for an exclusive end
+        // and plus one for an inclusive one (never negative, so nothing
+        // fails before the check does).
+        let diff = b.bin(Sub, end, start);
+        let dist = b.un(UnOp::Abs, diff);
+        let abs_step = b.un(UnOp::Abs, step);
+        let stride = b.bin(Max, abs_step, Atom::i64(1));
+        let n = match kind {
+            RangeKind::Inclusive => {
+                let q = b.bin(Quot, dist, stride);
+                b.bin(Add, q, Atom::i64(1))
+            }
+            _ => {
+                let round = b.bin(Sub, stride, Atom::i64(1));
+                let d = b.bin(Add, dist, round);
+                b.bin(Quot, d, stride)
+            }
+        };
+        let iota = b.iota(n);
+        let out = b.map_fn(&[iota], |b, i| {
+            let offset = b.bin(Mul, i[0], step);
+            let x = b.bin(Add, start, offset);
+            vec![if elem == crate::prim::PrimType::I64 {
+                x.into()
+            } else {
+                b.convert(elem, x).into()
+            }]
+        });
+        Ok(Val::Leaf(out[0].into()))
     }
 
     fn each_replicate(&mut self, n: Atom, v: &Val<'t>, span: Span) -> LResult<Val<'t>> {

@@ -38,6 +38,13 @@ use value::{Env, structure};
 
 pub type LResult<T> = Result<T, Diagnostic>;
 
+/// What the failure of a typed hole says.
+pub const HOLE_MESSAGE: &str = "reached a typed hole (`???`)";
+
+/// In a trace's message, where the source location of the traced
+/// expression goes (the session fills it in: lowering has no file names).
+pub const TRACE_HERE: &str = "{here}";
+
 /// Where the types of the nodes being lowered come from: a checked
 /// definition instantiated at concrete types.
 #[derive(Clone)]

@@ -49,7 +49,7 @@ snap!(
     parse_error_case_without_arrow,
     "def f x =\n  match x\n  case 0 1\n  case _ -> 2\n"
 );
-snap!(parse_error_string_literal, "def greeting = \"hello\"\n");
+snap!(parse_error_bad_escape, "def greeting = \"hello\\q\"\n");
 snap!(
     parse_error_lambda_without_arrow,
     "def f xs = map (\\x x + 1) xs\n"
@@ -110,7 +110,8 @@ fn expected_lists_are_in_words() {
     let label = |src: &str| errors(src).1[0].label.clone().unwrap_or_default();
     assert_eq!(label("def f = 1 +"), "expected an expression");
     assert_eq!(label("def f = (1, 2"), "expected `)` or `,`");
-    assert_eq!(label("def 5 = 1"), "expected a name");
+    assert_eq!(label("def 5 = 1"), "expected an infix operator");
+    assert_eq!(label("def = 1"), "expected a pattern or a name");
     assert_eq!(label("def f (x: ) = 1"), "expected a type");
     assert_eq!(label("def f = let x = 1"), "expected `in`");
     assert_eq!(label("def f = \\ -> 1"), "expected a pattern");

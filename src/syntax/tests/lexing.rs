@@ -2,7 +2,7 @@
 
 use crate::prim::PrimType;
 use crate::source::FileId;
-use crate::syntax::ast::{BinOpKind, Liftedness};
+use crate::syntax::ast::{BinOpKind, Liftedness, QualName, RangeKind};
 use crate::syntax::{Keyword, Token, TokenClass, lex};
 
 fn toks(s: &str) -> Vec<Token> {
@@ -95,10 +95,33 @@ fn numbers() {
     assert_eq!(toks("3f64"), [f(3.0, "3", Some(PrimType::F64))]);
     assert_eq!(toks("7i16"), [Token::Int(7, Some(PrimType::I16))]);
     assert_eq!(toks("1.x"), [int(1), Token::Dot, id("x")]);
+    assert_eq!(toks("0x1.8p3"), [f(12.0, "0x1.8p3", None)]);
+    assert_eq!(toks("0x10p-2f32"), [f(4.0, "0x10p-2", Some(PrimType::F32))]);
+    assert_eq!(toks("0xA.Cp0"), [f(10.75, "0xA.Cp0", None)]);
+}
+
+#[test]
+fn ranges() {
+    let r = Token::Range;
+    assert_eq!(toks("1..2"), [int(1), Token::DotDot, int(2)]);
+    assert_eq!(toks("0..<n")[1], r(RangeKind::UpTo));
+    assert_eq!(toks("n..>0")[1], r(RangeKind::DownTo));
+    assert_eq!(toks("1...3"), [int(1), r(RangeKind::Inclusive), int(3)]);
     assert_eq!(
-        toks("1..2")[1],
-        Token::Unsupported("range expressions", "..".into())
+        toks("a..b...c"),
+        [
+            id("a"),
+            Token::DotDot,
+            id("b"),
+            r(RangeKind::Inclusive),
+            id("c")
+        ]
     );
+    assert_eq!(
+        toks("x.0..<2")[1..4],
+        [Token::ProjDot, int(0), r(RangeKind::UpTo)]
+    );
+    assert_eq!(toks("???"), [Token::Hole]);
 }
 
 #[test]
@@ -107,12 +130,32 @@ fn operators_take_the_longest_known_symbol() {
     assert_eq!(toks(">>>"), [op(BinOpKind::UShr)]);
     assert_eq!(toks(">->"), [op(BinOpKind::ComposeRight)]);
     assert_eq!(toks("<-<"), [op(BinOpKind::ComposeLeft)]);
-    assert_eq!(toks("a*-1")[1..3], [op(BinOpKind::Mul), op(BinOpKind::Sub)]);
     assert_eq!(toks("\\x->x")[2], Token::Arrow);
-    assert_eq!(toks("x==-1")[1..3], [op(BinOpKind::Eq), op(BinOpKind::Sub)]);
     assert_eq!(toks("!x"), [Token::Bang, id("x")]);
+    assert_eq!(toks("a = b")[1], Token::Eq);
     assert_eq!(toks("a--comment\nb"), [id("a"), id("b")]);
     assert_eq!(toks("`f`"), [Token::Backtick, id("f"), Token::Backtick]);
+}
+
+#[test]
+fn operator_characters_are_read_greedily() {
+    let sym = |s: &str| Token::Op(BinOpKind::Symbol(QualName::plain(s)));
+    // As in Futhark: a run of operator characters is one operator, so
+    // `x==-1` is `x ==- 1` (write `x == -1`).
+    assert_eq!(toks("x==-1")[1], sym("==-"));
+    assert_eq!(toks("a*-1")[1], sym("*-"));
+    assert_eq!(toks("a +^ b")[1], sym("+^"));
+    assert_eq!(toks("a >>= b")[1], sym(">>="));
+    assert_eq!(toks("a *. b")[1], sym("*."));
+    assert_eq!(toks("a +-- comment")[1], Token::Op(BinOpKind::Add));
+    assert_eq!(
+        toks("i32.+ f64.<="),
+        [
+            Token::Op(BinOpKind::Symbol(QualName::qualified("i32", "+"))),
+            Token::Op(BinOpKind::Symbol(QualName::qualified("f64", "<=")))
+        ]
+    );
+    assert_eq!(toks("(+^)"), [Token::LParen, sym("+^"), Token::RParen]);
 }
 
 #[test]
@@ -127,6 +170,8 @@ fn keywords_ticks_and_attributes() {
     assert_eq!(toks("'~a"), [Token::Tick(Liftedness::SizeLifted), id("a")]);
     assert_eq!(toks("'a'"), [Token::Char("'a'".into())]);
     assert_eq!(toks("'\\n'"), [Token::Char("'\\n'".into())]);
+    assert_eq!(toks("'\\''"), [Token::Char("'\\''".into())]);
+    assert_eq!(toks("'€'"), [Token::Char("'€'".into())]);
     assert_eq!(toks("\"a\\\"b\""), [Token::Str("\"a\\\"b\"".into())]);
     assert_eq!(toks("#[inline]")[0], Token::HashBracket);
     assert_eq!(toks("#foo"), [Token::Constructor("foo".into())]);
@@ -143,6 +188,8 @@ fn lexical_errors_are_reported_and_skipped() {
         ("0x", "needs digits"),
         ("# x", "unexpected character `#`"),
         ("x ∀ y", "unexpected character `∀`"),
+        ("0x1.8", "binary exponent"),
+        ("0x1p", "malformed hexadecimal float"),
     ] {
         let (ts, ds) = lex(src, FileId(0));
         assert_eq!(ds.len(), 1, "{src:?}: {ds:?}");

@@ -88,14 +88,78 @@ fn float(text: &str, suffix: Option<PrimType>) -> Literal {
     }
 }
 
-fn binop() -> S<BinOpKind> {
+/// The built-in operators (the only ones that are values of their own:
+/// `(+^)` is the name `+^`).
+fn builtin_op() -> S<BinOpKind> {
     use BinOpKind::*;
+    select(vec![
+        Add,
+        Sub,
+        Mul,
+        Div,
+        Mod,
+        Quot,
+        Rem,
+        Pow,
+        Eq,
+        Neq,
+        Lt,
+        Le,
+        Gt,
+        Ge,
+        And,
+        Or,
+        BitAnd,
+        BitOr,
+        BitXor,
+        Shl,
+        Shr,
+        UShr,
+        Concat,
+        PipeRight,
+        PipeLeft,
+        ComposeRight,
+        ComposeLeft,
+    ])
+    .boxed()
+}
+
+/// User-defined operator names.
+fn symbol() -> S<Ident> {
+    select(&["+^", "<+>", ">>=", "*.", "-^", "&-&", "!==", "|^", "%.%"][..])
+        .prop_map(Ident::from)
+        .boxed()
+}
+
+/// An operator symbol as a name: user-defined, or a numeric module's
+/// operator (`i32.+`).
+fn symbol_name() -> S<QualName> {
     prop_oneof![
-        8 => select(vec![
-            Add, Sub, Mul, Div, Mod, Quot, Rem, Pow, Eq, Neq, Lt, Le, Gt, Ge, And, Or, BitAnd,
-            BitOr, BitXor, Shl, Shr, UShr, Concat, PipeRight, PipeLeft, ComposeRight, ComposeLeft,
-        ]),
-        1 => qual_name().prop_map(Backtick),
+        3 => symbol().prop_map(QualName::plain),
+        1 => (select(&["i32", "f64", "u8"][..]), builtin_op())
+            .prop_map(|(q, o)| QualName::qualified(q, o.symbol())),
+    ]
+    .boxed()
+}
+
+fn binop() -> S<BinOpKind> {
+    prop_oneof![
+        8 => builtin_op(),
+        1 => qual_name().prop_map(BinOpKind::Backtick),
+        1 => symbol_name().prop_map(BinOpKind::Symbol),
+    ]
+    .boxed()
+}
+
+/// A name a definition or pattern binds: mostly identifiers, sometimes an
+/// operator (`(+^)`, or a built-in one it shadows).
+fn binder() -> S<Ident> {
+    prop_oneof![
+        6 => ident(),
+        1 => symbol(),
+        1 => builtin_op()
+            .prop_filter("not && or ||", |o| !matches!(o, BinOpKind::And | BinOpKind::Or))
+            .prop_map(|o| Ident::from(o.symbol())),
     ]
     .boxed()
 }
@@ -176,7 +240,7 @@ pub fn type_exp() -> S<TypeExp> {
 
 fn pat() -> S<Pat> {
     let leaf = prop_oneof![
-        3 => ident().prop_map(|x| Pat::Id(x, sp())),
+        3 => binder().prop_map(|x| Pat::Id(x, sp())),
         1 => Just(Pat::Wildcard(sp())),
         1 => (literal(), any::<bool>()).prop_map(|(l, neg)| {
             let neg = neg && !matches!(l, Literal::Bool(_));
@@ -239,8 +303,12 @@ pub fn expr() -> S<Expr> {
     let leaf = prop_oneof![
         3 => literal().prop_map(|l| mk(ExprKind::Literal(l))),
         3 => qual_name().prop_map(|q| mk(ExprKind::Var(q))),
-        1 => binop().prop_map(|o| mk(ExprKind::OpValue(o))),
+        1 => symbol_name().prop_map(|q| mk(ExprKind::Var(q))),
+        1 => builtin_op().prop_map(|o| mk(ExprKind::OpValue(o))),
         1 => vec(field(), 1..3).prop_map(|fs| mk(ExprKind::ProjSection(fs))),
+        1 => select(&["", "abc", "a \"q\"\n\t\\ é €"][..])
+            .prop_map(|s| mk(ExprKind::StringLit(s.into()))),
+        1 => Just(mk(ExprKind::Hole)),
     ];
     leaf.prop_recursive(4, 40, 4, |e| {
         let b = || e.clone().prop_map(Box::new);
@@ -293,6 +361,20 @@ pub fn expr() -> S<Expr> {
             (binop(), b(), b()).prop_map(|(op, l, r)| mk(ExprKind::BinOp(op, sp(), l, r))),
             (select(&[UnOpKind::Neg, UnOpKind::Not][..]), b())
                 .prop_map(|(op, x)| mk(ExprKind::UnOp(op, x))),
+            (
+                e.clone(),
+                proptest::option::of(e.clone()),
+                e.clone(),
+                select(&[RangeKind::Inclusive, RangeKind::UpTo, RangeKind::DownTo][..])
+            )
+                .prop_map(|(start, second, end, kind)| mk(ExprKind::Range(Box::new(
+                    Range {
+                        start,
+                        second,
+                        end,
+                        kind
+                    }
+                )))),
         ];
         let binders =
             prop_oneof![
@@ -303,7 +385,7 @@ pub fn expr() -> S<Expr> {
                     ExprKind::LetSizes(ns.into_iter().map(|n| (n, sp())).collect(), p, v, x)
                 )),
                 (
-                    (ident(), vec(type_param(), 0..2), vec(pat(), 1..3)),
+                    (binder(), vec(type_param(), 0..2), vec(pat(), 1..3)),
                     proptest::option::of(type_exp()),
                     e.clone(),
                     e.clone()
@@ -379,7 +461,7 @@ fn dec() -> S<Dec> {
         (
             select(&[DefKeyword::Def, DefKeyword::Let, DefKeyword::Entry][..]),
             vec(attr(), 0..2),
-            ident(),
+            binder(),
             vec(type_param(), 0..3),
         ),
         vec(pat(), 0..3),
@@ -435,12 +517,95 @@ thread_local! {
 
 /// Fragments of programs, valid and not, for the token soup.
 const SOUP: &[&str] = &[
-    "def", "let", "in", "entry", "type", "if", "then", "else", "loop", "for", "while", "do",
-    "with", "true", "x", "f", "xs", "1", "1.5", "2f32", "0x1F", "(", ")", "[", "]", "{", "}", ",",
-    "=", "==", "->", "\\", ":", ".", "+", "-", "*", "**", "|>", "<|", "`", "#[", "'", "'a", "\"",
-    "\"s\"", "_", "@", "€", "0x", "1e", "--", "\n", "#", "#c", "f32.sqrt", "match", "..", "+=",
-    ":>", "'^", "!", "<", "i32", "[n]", "a[", "p.", ".0", "f16", "case", "#some", "|", "?",
-    "type^", "[n*2]",
+    "def",
+    "let",
+    "in",
+    "entry",
+    "type",
+    "if",
+    "then",
+    "else",
+    "loop",
+    "for",
+    "while",
+    "do",
+    "with",
+    "true",
+    "x",
+    "f",
+    "xs",
+    "1",
+    "1.5",
+    "2f32",
+    "0x1F",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    "=",
+    "==",
+    "->",
+    "\\",
+    ":",
+    ".",
+    "+",
+    "-",
+    "*",
+    "**",
+    "|>",
+    "<|",
+    "`",
+    "#[",
+    "'",
+    "'a",
+    "\"",
+    "\"s\"",
+    "_",
+    "@",
+    "€",
+    "0x",
+    "1e",
+    "--",
+    "\n",
+    "#",
+    "#c",
+    "f32.sqrt",
+    "match",
+    "..",
+    "+=",
+    ":>",
+    "'^",
+    "!",
+    "<",
+    "i32",
+    "[n]",
+    "a[",
+    "p.",
+    ".0",
+    "f16",
+    "...",
+    "..<",
+    "..>",
+    "???",
+    "+^",
+    "i32.+",
+    "(+^)",
+    "'a'",
+    "'\\n'",
+    "0x1.8p3",
+    "local",
+    "(.[0])",
+    "with [0].a",
+    "`f`",
+    "case",
+    "#some",
+    "|",
+    "?",
+    "type^",
+    "[n*2]",
 ];
 
 fn in_range(ds: &[crate::diag::Diagnostic], len: usize) -> bool {

@@ -209,6 +209,19 @@ pub fn expr(e: &Expr) -> String {
         }
         ExprKind::Ascript(e, t) => format!("(: {} {})", expr(e), ty(t)),
         ExprKind::Attr(a, e) => format!("(#[{a}] {})", expr(e)),
+        ExprKind::Range(r) => format!(
+            "(range {}{} {} {})",
+            expr(&r.start),
+            r.second
+                .as_ref()
+                .map(|x| format!(" {}", expr(x)))
+                .unwrap_or_default(),
+            r.kind.symbol(),
+            expr(&r.end)
+        ),
+        ExprKind::StringLit(s) => format!("(string {s:?})"),
+        ExprKind::Hole => "???".into(),
+        ExprKind::OpenIn(m, x) => format!("(open {m} {})", expr(x)),
         ExprKind::Constr(c, es) => format!("(#{c} {})", join(es, expr)).replace(" )", ")"),
         ExprKind::Match(x, cases) => format!(
             "(match {} {})",
