@@ -30,6 +30,12 @@ struct Cli {
     /// or `PLATFORM:DEVICE` index (default: `$URCHIN_DEVICE`, else `auto`).
     #[arg(long, global = true, value_name = "auto|none|NAME")]
     device: Option<String>,
+    /// Threads for the evaluator's element-wise work (default:
+    /// `$URCHIN_THREADS`, else every core); results do not depend on it.
+    /// With `bench`, each dataset runs on one thread and on N, and the
+    /// table shows the speed-up.
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    threads: Option<u32>,
     /// The most memory arrays may take: bytes, a number with K, M, G or T,
     /// or a percentage of physical memory (default: 50%). An allocation
     /// past it is a run-time error, and the REPL goes on.
@@ -232,6 +238,9 @@ fn main() -> ExitCode {
 }
 
 fn command(cli: Cli) -> Result<ExitCode> {
+    if let Some(n) = cli.threads {
+        urchin::eval::threads::configure(n as usize);
+    }
     if let Some(bytes) = cli.max_memory {
         urchin::mem::set_limit(bytes);
     }
@@ -300,7 +309,14 @@ fn command(cli: Cli) -> Result<ExitCode> {
             runs,
             entry,
             json,
-        }) => bench(&paths, runs as usize, entry, json, cli.device.as_deref()),
+        }) => bench(
+            &paths,
+            runs as usize,
+            entry,
+            json,
+            cli.device.as_deref(),
+            cli.threads.map(|n| n as usize),
+        ),
     }
 }
 
@@ -615,6 +631,7 @@ fn bench(
     entry: Option<String>,
     json: bool,
     device: Option<&str>,
+    threads: Option<usize>,
 ) -> Result<ExitCode> {
     use urchin::gpu::Choice;
     use urchin::testing::bench::Backend;
@@ -628,17 +645,31 @@ fn bench(
             let g = urchin::gpu::open(&choice)
                 .map_err(|why| fail(format!("--device {choice}: {why}")))?;
             let name = g.info().name;
-            vec![
-                Backend {
-                    name: "evaluator".into(),
-                    device: None,
-                },
-                Backend {
-                    name,
-                    device: Some(g),
-                },
-            ]
+            match threads {
+                Some(n) => {
+                    let mut rows = Backend::thread_rows("evaluator", None, n);
+                    rows.extend(Backend::thread_rows(&name, Some(g), n));
+                    rows
+                }
+                None => vec![
+                    Backend {
+                        name: "evaluator".into(),
+                        device: None,
+                        threads: None,
+                    },
+                    Backend {
+                        name,
+                        device: Some(g),
+                        threads: None,
+                    },
+                ],
+            }
         }
+    };
+    // `--threads N`: one thread and N, side by side.
+    let backends = match (backends.is_empty(), threads) {
+        (true, Some(n)) => Backend::thread_rows("", None, n),
+        _ => backends,
     };
     let opts = urchin::testing::bench::BenchOptions {
         runs,

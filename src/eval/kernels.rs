@@ -10,10 +10,12 @@
 //! scalar path uses, so bulk and scalar results agree bit for bit.
 
 use super::analysis::FastOp;
+use super::threads::{self, CHEAP_GRAIN, COSTLY_GRAIN};
 use super::value::{Array, Element};
 use crate::prim::{BinOp, Native, PrimError, UnOp, native_convert};
 use ndarray::{ArcArray, IxDyn};
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 /// One operand of a kernel: elements in row-major order, and for each
 /// dimension of the result the step between consecutive elements.
@@ -91,74 +93,133 @@ fn merge<const N: usize>(shape: &[usize], strides: [&[usize]; N]) -> (Vec<usize>
     (dims, steps)
 }
 
-/// Calls `inner(offsets, len, steps)` for every run of the innermost
-/// dimension, in row-major order of the result.
-fn drive<const N: usize>(
-    shape: &[usize],
-    strides: [&[usize]; N],
-    mut inner: impl FnMut([usize; N], usize, [usize; N]),
-) {
-    if shape.contains(&0) {
-        return;
+/// The result's shape with unit dimensions dropped and contiguous
+/// neighbours merged, and each operand's step per remaining dimension.
+struct Merged<const N: usize> {
+    dims: Vec<usize>,
+    steps: Vec<[usize; N]>,
+    len: usize,
+}
+
+impl<const N: usize> Merged<N> {
+    fn new(shape: &[usize], strides: [&[usize]; N]) -> Merged<N> {
+        let len = shape.iter().product();
+        let (dims, steps) = merge(shape, strides);
+        Merged { dims, steps, len }
     }
-    let (dims, steps) = merge(shape, strides);
-    let Some((&len, outer)) = dims.split_last() else {
-        inner([0; N], 1, [0; N]);
-        return;
-    };
-    let step = steps[outer.len()];
-    let mut idx = vec![0usize; outer.len()];
-    let mut base = [0usize; N];
-    let runs: usize = outer.iter().product();
-    for _ in 0..runs {
-        inner(base, len, step);
+
+    /// Calls `inner(offsets, len, steps)` for the runs of the innermost
+    /// dimension that cover the elements `lo..hi` of the result (in
+    /// row-major order), in order.
+    fn drive(&self, lo: usize, hi: usize, mut inner: impl FnMut([usize; N], usize, [usize; N])) {
+        if lo >= hi {
+            return;
+        }
+        let Some((&len, outer)) = self.dims.split_last() else {
+            inner([0; N], 1, [0; N]);
+            return;
+        };
+        let step = self.steps[outer.len()];
+        let mut idx = vec![0usize; outer.len()];
+        let mut base = [0usize; N];
+        let mut rest = lo / len;
         for k in (0..outer.len()).rev() {
-            idx[k] += 1;
-            for o in 0..N {
-                base[o] += steps[k][o];
+            idx[k] = rest % outer[k];
+            rest /= outer[k];
+            for (b, s) in base.iter_mut().zip(self.steps[k]) {
+                *b += idx[k] * s;
             }
-            if idx[k] < outer[k] {
-                break;
+        }
+        let (mut at, mut j) = (lo, lo % len);
+        while at < hi {
+            let run = (len - j).min(hi - at);
+            inner(std::array::from_fn(|o| base[o] + j * step[o]), run, step);
+            at += run;
+            j = 0;
+            for k in (0..outer.len()).rev() {
+                idx[k] += 1;
+                for (b, s) in base.iter_mut().zip(self.steps[k]) {
+                    *b += s;
+                }
+                if idx[k] < outer[k] {
+                    break;
+                }
+                for (b, s) in base.iter_mut().zip(self.steps[k]) {
+                    *b -= s * outer[k];
+                }
+                idx[k] = 0;
             }
-            for o in 0..N {
-                base[o] -= steps[k][o] * outer[k];
-            }
-            idx[k] = 0;
         }
     }
 }
 
-pub(crate) fn map1<A: Copy, C>(
+/// Where a kernel's elements go: appended to the result (one thread), or
+/// written into a block of it (several).
+trait Sink<C> {
+    fn put(&mut self, xs: impl Iterator<Item = C>);
+}
+
+impl<C> Sink<C> for Vec<C> {
+    fn put(&mut self, xs: impl Iterator<Item = C>) {
+        self.extend(xs);
+    }
+}
+
+impl<C> Sink<C> for std::slice::IterMut<'_, C> {
+    fn put(&mut self, xs: impl Iterator<Item = C>) {
+        // `xs` first: `zip` stops at its end without taking a slot.
+        for (x, d) in xs.zip(self.by_ref()) {
+            *d = x;
+        }
+    }
+}
+
+pub(crate) fn map1<A: Copy + Sync, C: Copy + Default + Send>(
     shape: &[usize],
     a: &Operand<A>,
-    mut f: impl FnMut(A) -> C,
+    grain: usize,
+    f: impl Fn(A) -> C + Sync,
 ) -> Vec<C> {
-    let mut out = Vec::with_capacity(shape.iter().product());
+    fn go<A: Copy, C>(
+        m: &Merged<1>,
+        (lo, hi): (usize, usize),
+        da: &[A],
+        f: &impl Fn(A) -> C,
+        out: &mut impl Sink<C>,
+    ) {
+        m.drive(lo, hi, |[oa], len, [sa]| match sa {
+            1 => out.put(da[oa..oa + len].iter().map(|&x| f(x))),
+            0 => {
+                let x = da[oa];
+                out.put((0..len).map(|_| f(x)));
+            }
+            _ => out.put((0..len).map(|i| f(da[oa + i * sa]))),
+        });
+    }
+    let m = Merged::new(shape, [&a.strides]);
     let da = &a.data[..];
-    drive(shape, [&a.strides], |[oa], len, [sa]| match sa {
-        1 => out.extend(da[oa..oa + len].iter().map(|&x| f(x))),
-        0 => {
-            let x = da[oa];
-            out.extend((0..len).map(|_| f(x)));
-        }
-        _ => out.extend((0..len).map(|i| f(da[oa + i * sa]))),
-    });
-    out
+    threads::fill(m.len, grain, |lo, dst| {
+        go(&m, (lo, lo + dst.len()), da, &f, &mut dst.iter_mut())
+    })
+    .unwrap_or_else(|| sequential(m.len, |out| go(&m, (0, m.len), da, &f, out)))
 }
 
-pub(crate) fn map2<A: Copy, B: Copy, C>(
+pub(crate) fn map2<A: Copy + Sync, B: Copy + Sync, C: Copy + Default + Send>(
     shape: &[usize],
     a: &Operand<A>,
     b: &Operand<B>,
-    mut f: impl FnMut(A, B) -> C,
+    grain: usize,
+    f: impl Fn(A, B) -> C + Sync,
 ) -> Vec<C> {
-    let mut out = Vec::with_capacity(shape.iter().product());
-    let (da, db) = (&a.data[..], &b.data[..]);
-    drive(
-        shape,
-        [&a.strides, &b.strides],
-        |[oa, ob], len, [sa, sb]| match (sa, sb) {
-            (1, 1) => out.extend(
+    fn go<A: Copy, B: Copy, C>(
+        m: &Merged<2>,
+        (lo, hi): (usize, usize),
+        (da, db): (&[A], &[B]),
+        f: &impl Fn(A, B) -> C,
+        out: &mut impl Sink<C>,
+    ) {
+        m.drive(lo, hi, |[oa, ob], len, [sa, sb]| match (sa, sb) {
+            (1, 1) => out.put(
                 da[oa..oa + len]
                     .iter()
                     .zip(&db[ob..ob + len])
@@ -166,33 +227,41 @@ pub(crate) fn map2<A: Copy, B: Copy, C>(
             ),
             (1, 0) => {
                 let y = db[ob];
-                out.extend(da[oa..oa + len].iter().map(|&x| f(x, y)));
+                out.put(da[oa..oa + len].iter().map(|&x| f(x, y)));
             }
             (0, 1) => {
                 let x = da[oa];
-                out.extend(db[ob..ob + len].iter().map(|&y| f(x, y)));
+                out.put(db[ob..ob + len].iter().map(|&y| f(x, y)));
             }
-            _ => out.extend((0..len).map(|i| f(da[oa + i * sa], db[ob + i * sb]))),
-        },
-    );
-    out
+            _ => out.put((0..len).map(|i| f(da[oa + i * sa], db[ob + i * sb]))),
+        });
+    }
+    let m = Merged::new(shape, [&a.strides, &b.strides]);
+    let d = (&a.data[..], &b.data[..]);
+    threads::fill(m.len, grain, |lo, dst| {
+        go(&m, (lo, lo + dst.len()), d, &f, &mut dst.iter_mut())
+    })
+    .unwrap_or_else(|| sequential(m.len, |out| go(&m, (0, m.len), d, &f, out)))
 }
 
-pub(crate) fn map3<A: Copy, B: Copy, C: Copy, D>(
+pub(crate) fn map3<A: Copy + Sync, B: Copy + Sync, C: Copy + Sync, D: Copy + Default + Send>(
     shape: &[usize],
     a: &Operand<A>,
     b: &Operand<B>,
     c: &Operand<C>,
-    mut f: impl FnMut(A, B, C) -> D,
+    grain: usize,
+    f: impl Fn(A, B, C) -> D + Sync,
 ) -> Vec<D> {
-    let mut out = Vec::with_capacity(shape.iter().product());
-    let (da, db, dc) = (&a.data[..], &b.data[..], &c.data[..]);
-    drive(
-        shape,
-        [&a.strides, &b.strides, &c.strides],
-        |[oa, ob, oc], len, [sa, sb, sc]| {
+    fn go<A: Copy, B: Copy, C: Copy, D>(
+        m: &Merged<3>,
+        (lo, hi): (usize, usize),
+        (da, db, dc): (&[A], &[B], &[C]),
+        f: &impl Fn(A, B, C) -> D,
+        out: &mut impl Sink<D>,
+    ) {
+        m.drive(lo, hi, |[oa, ob, oc], len, [sa, sb, sc]| {
             if (sa, sb, sc) == (1, 1, 1) {
-                out.extend(
+                out.put(
                     da[oa..oa + len]
                         .iter()
                         .zip(&db[ob..ob + len])
@@ -200,10 +269,22 @@ pub(crate) fn map3<A: Copy, B: Copy, C: Copy, D>(
                         .map(|((&x, &y), &z)| f(x, y, z)),
                 );
             } else {
-                out.extend((0..len).map(|i| f(da[oa + i * sa], db[ob + i * sb], dc[oc + i * sc])));
+                out.put((0..len).map(|i| f(da[oa + i * sa], db[ob + i * sb], dc[oc + i * sc])));
             }
-        },
-    );
+        });
+    }
+    let m = Merged::new(shape, [&a.strides, &b.strides, &c.strides]);
+    let d = (&a.data[..], &b.data[..], &c.data[..]);
+    threads::fill(m.len, grain, |lo, dst| {
+        go(&m, (lo, lo + dst.len()), d, &f, &mut dst.iter_mut())
+    })
+    .unwrap_or_else(|| sequential(m.len, |out| go(&m, (0, m.len), d, &f, out)))
+}
+
+/// A kernel's result produced on this thread.
+fn sequential<C>(len: usize, go: impl FnOnce(&mut Vec<C>)) -> Vec<C> {
+    let mut out = Vec::with_capacity(len);
+    go(&mut out);
     out
 }
 
@@ -215,15 +296,17 @@ pub(crate) fn from_vec<T: Element>(shape: &[usize], v: Vec<T>) -> Array {
 }
 
 /// A fallible element function: the error is remembered and the element
-/// replaced by a default, so that the loop itself stays branch-light.
+/// replaced by a default, so that the loop itself stays branch-light. (The
+/// only error is division by zero, so which element's is kept does not
+/// matter when blocks run on several threads.)
 fn checked<T: Default, A, B>(
-    err: &mut Option<PrimError>,
-    f: impl Fn(A, B) -> Result<T, PrimError>,
-) -> impl FnMut(A, B) -> T {
+    err: &OnceLock<PrimError>,
+    f: impl Fn(A, B) -> Result<T, PrimError> + Sync,
+) -> impl Fn(A, B) -> T + Sync {
     move |x, y| match f(x, y) {
         Ok(r) => r,
         Err(e) => {
-            err.get_or_insert(e);
+            let _ = err.set(e);
             T::default()
         }
     }
@@ -238,29 +321,42 @@ pub(crate) fn binop<T: Element>(
 ) -> Result<Array, PrimError> {
     let same = |v: Vec<T>| Ok(from_vec(shape, v));
     let cmp = |v: Vec<bool>| Ok(from_vec(shape, v));
-    let mut err = None;
+    let err = OnceLock::new();
+    let (cheap, costly) = (CHEAP_GRAIN, COSTLY_GRAIN);
     let r = match op {
-        BinOp::Add => same(map2(shape, a, b, |x: T, y| x.add(y))),
-        BinOp::Sub => same(map2(shape, a, b, |x: T, y| x.sub(y))),
-        BinOp::Mul => same(map2(shape, a, b, |x: T, y| x.mul(y))),
-        BinOp::Pow => same(map2(shape, a, b, |x: T, y| x.pow(y))),
-        BinOp::Min => same(map2(shape, a, b, |x: T, y| Native::min(x, y))),
-        BinOp::Max => same(map2(shape, a, b, |x: T, y| Native::max(x, y))),
-        BinOp::Div => same(map2(shape, a, b, checked(&mut err, |x: T, y| x.div(y)))),
-        BinOp::Mod => same(map2(shape, a, b, checked(&mut err, |x: T, y| x.modulo(y)))),
-        BinOp::Quot => same(map2(shape, a, b, checked(&mut err, |x: T, y| x.quot(y)))),
-        BinOp::Rem => same(map2(shape, a, b, checked(&mut err, |x: T, y| x.rem(y)))),
-        BinOp::Eq => cmp(map2(shape, a, b, |x: T, y| x.eq(y))),
-        BinOp::Neq => cmp(map2(shape, a, b, |x: T, y| !x.eq(y))),
-        BinOp::Lt => cmp(map2(shape, a, b, |x: T, y| x.lt(y))),
-        BinOp::Le => cmp(map2(shape, a, b, |x: T, y| x.le(y))),
-        BinOp::Gt => cmp(map2(shape, a, b, |x: T, y: T| y.lt(x))),
-        BinOp::Ge => cmp(map2(shape, a, b, |x: T, y: T| y.le(x))),
+        BinOp::Add => same(map2(shape, a, b, cheap, |x: T, y| x.add(y))),
+        BinOp::Sub => same(map2(shape, a, b, cheap, |x: T, y| x.sub(y))),
+        BinOp::Mul => same(map2(shape, a, b, cheap, |x: T, y| x.mul(y))),
+        BinOp::Pow => same(map2(shape, a, b, costly, |x: T, y| x.pow(y))),
+        BinOp::Min => same(map2(shape, a, b, cheap, |x: T, y| Native::min(x, y))),
+        BinOp::Max => same(map2(shape, a, b, cheap, |x: T, y| Native::max(x, y))),
+        BinOp::Div => same(map2(shape, a, b, costly, checked(&err, |x: T, y| x.div(y)))),
+        BinOp::Mod => same(map2(
+            shape,
+            a,
+            b,
+            costly,
+            checked(&err, |x: T, y| x.modulo(y)),
+        )),
+        BinOp::Quot => same(map2(
+            shape,
+            a,
+            b,
+            costly,
+            checked(&err, |x: T, y| x.quot(y)),
+        )),
+        BinOp::Rem => same(map2(shape, a, b, costly, checked(&err, |x: T, y| x.rem(y)))),
+        BinOp::Eq => cmp(map2(shape, a, b, cheap, |x: T, y| x.eq(y))),
+        BinOp::Neq => cmp(map2(shape, a, b, cheap, |x: T, y| !x.eq(y))),
+        BinOp::Lt => cmp(map2(shape, a, b, cheap, |x: T, y| x.lt(y))),
+        BinOp::Le => cmp(map2(shape, a, b, cheap, |x: T, y| x.le(y))),
+        BinOp::Gt => cmp(map2(shape, a, b, cheap, |x: T, y: T| y.lt(x))),
+        BinOp::Ge => cmp(map2(shape, a, b, cheap, |x: T, y: T| y.le(x))),
         BinOp::Atan2 | BinOp::Hypot | BinOp::NextAfter | BinOp::CopySign => {
             if !T::TY.is_float() {
                 return Err(PrimError::TypeMismatch);
             }
-            same(map2(shape, a, b, |x: T, y| {
+            same(map2(shape, a, b, costly, |x: T, y| {
                 T::float_bin(op, x, y).unwrap_or_default()
             }))
         }
@@ -276,12 +372,12 @@ pub(crate) fn binop<T: Element>(
             if T::bits(op, T::default(), T::default()).is_none() {
                 return Err(PrimError::TypeMismatch);
             }
-            same(map2(shape, a, b, |x: T, y| {
+            same(map2(shape, a, b, cheap, |x: T, y| {
                 T::bits(op, x, y).unwrap_or_default()
             }))
         }
     };
-    match err {
+    match err.into_inner() {
         Some(e) => Err(e),
         None => r,
     }
@@ -294,32 +390,44 @@ pub(crate) fn unop<T: Element>(
 ) -> Result<Array, PrimError> {
     let same = |v: Vec<T>| Ok(from_vec(shape, v));
     match op {
-        UnOp::Neg => same(map1(shape, a, |x: T| x.neg())),
-        UnOp::Abs => same(map1(shape, a, |x: T| x.abs())),
-        UnOp::Sgn => same(map1(shape, a, |x: T| x.sgn())),
+        UnOp::Neg => same(map1(shape, a, CHEAP_GRAIN, |x: T| x.neg())),
+        UnOp::Abs => same(map1(shape, a, CHEAP_GRAIN, |x: T| x.abs())),
+        UnOp::Sgn => same(map1(shape, a, CHEAP_GRAIN, |x: T| x.sgn())),
         UnOp::Not => {
             if T::default().not().is_none() {
                 return Err(PrimError::TypeMismatch);
             }
-            same(map1(shape, a, |x: T| x.not().unwrap_or_default()))
+            same(map1(shape, a, CHEAP_GRAIN, |x: T| {
+                x.not().unwrap_or_default()
+            }))
         }
-        UnOp::IsNan => Ok(from_vec(shape, map1(shape, a, |x: T| x.is_nan()))),
-        UnOp::IsInf => Ok(from_vec(shape, map1(shape, a, |x: T| x.is_inf()))),
+        UnOp::IsNan => Ok(from_vec(
+            shape,
+            map1(shape, a, CHEAP_GRAIN, |x: T| x.is_nan()),
+        )),
+        UnOp::IsInf => Ok(from_vec(
+            shape,
+            map1(shape, a, CHEAP_GRAIN, |x: T| x.is_inf()),
+        )),
         _ if op.changes_type() => {
             let rt = op.result_type(T::TY);
             if T::other_unop(op, T::default()).is_none() {
                 return Err(PrimError::TypeMismatch);
             }
-            let v = map1(shape, a, |x: T| {
-                T::other_unop(op, x).unwrap_or_else(|| crate::prim::Scalar::zero(rt))
-            });
+            // `Some` only to have a default for the blocks of the result.
+            let v: Vec<_> = map1(shape, a, COSTLY_GRAIN, |x: T| {
+                Some(T::other_unop(op, x).unwrap_or_else(|| crate::prim::Scalar::zero(rt)))
+            })
+            .into_iter()
+            .flatten()
+            .collect();
             Ok(Array::from_scalars(rt, shape.to_vec(), &v))
         }
         _ => {
             if T::float_op(op, T::default()).is_none() {
                 return Err(PrimError::TypeMismatch);
             }
-            same(map1(shape, a, |x: T| {
+            same(map1(shape, a, COSTLY_GRAIN, |x: T| {
                 T::float_op(op, x).unwrap_or_default()
             }))
         }
@@ -327,7 +435,7 @@ pub(crate) fn unop<T: Element>(
 }
 
 pub(crate) fn convert<A: Element, B: Element>(shape: &[usize], a: &Operand<A>) -> Array {
-    from_vec(shape, map1(shape, a, native_convert::<A, B>))
+    from_vec(shape, map1(shape, a, CHEAP_GRAIN, native_convert::<A, B>))
 }
 
 pub(crate) fn select<T: Element>(
@@ -336,11 +444,14 @@ pub(crate) fn select<T: Element>(
     a: &Operand<T>,
     b: &Operand<T>,
 ) -> Array {
-    from_vec(shape, map3(shape, c, a, b, |c, x, y| if c { x } else { y }))
+    from_vec(
+        shape,
+        map3(shape, c, a, b, CHEAP_GRAIN, |c, x, y| if c { x } else { y }),
+    )
 }
 
 pub(crate) fn copy<T: Element>(shape: &[usize], a: &Operand<T>) -> Array {
-    from_vec(shape, map1(shape, a, |x| x))
+    from_vec(shape, map1(shape, a, CHEAP_GRAIN, |x| x))
 }
 
 /// Calls `$f(args..., g)` where `g(acc, x)` applies the recognised
@@ -377,20 +488,21 @@ pub(crate) fn fast_supported<T: Native>(f: FastOp) -> bool {
     }
 }
 
-/// Folds every row of `n` consecutive elements, starting from `init`.
-pub(crate) fn fold_rows<T: Copy>(
+/// Folds every row of `n` consecutive elements, starting from `init`
+/// (rows may be folded on several threads; each in element order).
+pub(crate) fn fold_rows<T: Copy + Default + Send + Sync>(
     data: &[T],
     rows: usize,
     n: usize,
     init: T,
-    g: impl Fn(T, T) -> T,
+    g: impl Fn(T, T) -> T + Sync,
 ) -> Vec<T> {
     if n == 0 {
         return vec![init; rows];
     }
-    data.chunks_exact(n)
-        .map(|row| row.iter().fold(init, |acc, &x| g(acc, x)))
-        .collect()
+    let fold = |row: &[T]| row.iter().fold(init, |acc, &x| g(acc, x));
+    threads::rows(data, n, CHEAP_GRAIN, fold)
+        .unwrap_or_else(|| data.chunks_exact(n).map(fold).collect())
 }
 
 /// Folds a sequence of elements into `acc`.

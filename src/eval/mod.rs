@@ -39,6 +39,7 @@ mod lanes;
 mod offload;
 mod ops;
 mod soac;
+pub mod threads;
 pub mod value;
 
 #[cfg(test)]
@@ -73,6 +74,14 @@ pub struct EvalOptions {
     /// The OpenCL device SOAC statements are offloaded to (by default the
     /// process's setting: `--device`, `URCHIN_DEVICE`, `:device`).
     pub device: Option<Arc<crate::gpu::Gpu>>,
+    /// Threads for element-wise work (by default the process's setting:
+    /// `--threads`, `URCHIN_THREADS`, else every core). Results do not
+    /// depend on it.
+    pub threads: usize,
+    /// Multiplies the sizes below which element-wise work stays on one
+    /// thread: 1 is the tuned sizes; 0 splits even the smallest arrays
+    /// (tests use it to exercise the split on small inputs).
+    pub grain_scale: usize,
 }
 
 impl Default for EvalOptions {
@@ -83,6 +92,8 @@ impl Default for EvalOptions {
             checkpoint_vars: HashSet::new(),
             bulk: true,
             device: crate::gpu::current(),
+            threads: threads::current(),
+            grain_scale: 1,
         }
     }
 }
@@ -113,6 +124,7 @@ pub fn run_function(
         ))
         .into_runtime_error());
     }
+    let _threads = threads::Scope::enter(opts.threads, opts.grain_scale);
     let mut it = Interp::new(prog, opts, &f.body);
     for (p, a) in f.params.iter().zip(args) {
         it.bind(*p, LVal::inv(a));

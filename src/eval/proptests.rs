@@ -11,7 +11,8 @@
 //! reductions use recognised operators (folded in order), so the results
 //! must agree exactly.
 
-use super::tests::{build, f64s, i64s, run};
+use super::EvalOptions;
+use super::tests::{build, f64s, i64s, run, run_opts, same};
 use super::value::Value;
 use crate::core::build::Builder;
 use crate::core::ir::{Atom, DimIndex, Operator, Type, Var};
@@ -471,6 +472,38 @@ proptest! {
     fn bulk_agrees_with_per_element(seed in any::<u64>(), n in 0usize..40, m in 1usize..6, s in 0usize..5) {
         // `run` panics if the two evaluations disagree.
         let _ = run(&program(seed), inputs(seed, n, m, s));
+    }
+}
+
+/// The program's results (or error) with `threads` threads, splitting
+/// element-wise work however small.
+fn on_threads(seed: u64, args: Vec<Value>, threads: usize) -> Result<Vec<Value>, String> {
+    let opts = EvalOptions {
+        threads,
+        grain_scale: 0,
+        ..EvalOptions::default()
+    };
+    run_opts(&program(seed), args, &opts).map_err(|e| format!("{e:?}"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(crate::test_env::proptest_cases(200)))]
+
+    #[test]
+    fn results_do_not_depend_on_threads(seed in any::<u64>(), n in 0usize..300, m in 1usize..6, s in 0usize..5) {
+        let args = inputs(seed, n, m, s);
+        let one = on_threads(seed, args.clone(), 1);
+        for t in [2, 7] {
+            let many = on_threads(seed, args.clone(), t);
+            match (&one, &many) {
+                (Ok(a), Ok(b)) => prop_assert!(
+                    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y)),
+                    "1 thread {a:?} but {t} threads {b:?}"
+                ),
+                (Err(a), Err(b)) => prop_assert_eq!(a, b),
+                (a, b) => prop_assert!(false, "1 thread {a:?} but {t} threads {b:?}"),
+            }
+        }
     }
 }
 

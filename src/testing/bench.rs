@@ -36,16 +36,53 @@ pub struct BenchOptions {
     /// they are made).
     pub json: bool,
     /// The backends to compare, one row each (`urchin bench --device
-    /// NAME`: the evaluator and the device); empty: the session's setting
-    /// only, without a backend column.
+    /// NAME`: the evaluator and the device; `--threads N`: one thread and
+    /// N); empty: the session's setting only, without a backend column.
     pub backends: Vec<Backend>,
 }
 
-/// Where a benchmark runs: the evaluator alone, or with a device.
+/// Where a benchmark runs: the evaluator alone or with a device, on some
+/// number of threads.
 #[derive(Clone, Debug)]
 pub struct Backend {
     pub name: String,
     pub device: Option<std::sync::Arc<crate::gpu::Gpu>>,
+    /// The evaluator's threads (`None`: the process's setting). A row with
+    /// more than one thread that follows the same device's one-thread row
+    /// shows its speed-up over it.
+    pub threads: Option<usize>,
+}
+
+impl Backend {
+    /// The rows `urchin bench --threads N` compares for one device: one
+    /// thread, then `n`.
+    pub fn thread_rows(
+        name: &str,
+        device: Option<std::sync::Arc<crate::gpu::Gpu>>,
+        n: usize,
+    ) -> Vec<Backend> {
+        let label = |k: usize| {
+            let t = if k == 1 { "thread" } else { "threads" };
+            if name.is_empty() {
+                format!("{k} {t}")
+            } else {
+                format!("{name}, {k} {t}")
+            }
+        };
+        let mut rows = vec![Backend {
+            name: label(1),
+            device: device.clone(),
+            threads: Some(1),
+        }];
+        if n > 1 {
+            rows.push(Backend {
+                name: label(n),
+                device,
+                threads: Some(n),
+            });
+        }
+        rows
+    }
 }
 
 impl Default for BenchOptions {
@@ -70,6 +107,8 @@ pub struct Measurement {
     /// The backend's name, when several are compared.
     pub backend: Option<String>,
     pub times: Vec<Duration>,
+    /// The one-thread row's mean time over this row's (`--threads N`).
+    pub speedup: Option<f64>,
     /// From the warm-up run.
     pub peak_live_bytes: usize,
     pub peak_checkpoint_bytes: usize,
@@ -231,13 +270,23 @@ impl BenchEngine<'_> {
         }
     }
 
+    /// Whether rows with several threads show their speed-up.
+    fn speedup_column(&self) -> bool {
+        self.opts.backends.iter().any(|b| b.threads.is_some())
+    }
+
     fn header(&mut self) -> io::Result<()> {
         let (ew, dw) = self.widths;
         let (_, b) = self.backend_column();
+        let s = if self.speedup_column() {
+            format!("  {:>8}", "speed-up")
+        } else {
+            String::new()
+        };
         writeln!(self.out, "{}", self.file)?;
         writeln!(
             self.out,
-            "  {:<ew$}  {:<dw$}  {b}{:>10}  {:>10}  {:>10}  {:>10}  {:>11}",
+            "  {:<ew$}  {:<dw$}  {b}{:>10}  {:>10}  {:>10}  {:>10}  {:>11}{s}",
             "entry", "dataset", "mean", "min", "stddev", "peak mem", "checkpoints"
         )
     }
@@ -249,9 +298,14 @@ impl BenchEngine<'_> {
             Some(name) => format!("{name:<bw$}  "),
             None => String::new(),
         };
+        let s = match m.speedup {
+            Some(x) => format!("  {:>8}", format!("{x:.2}×")),
+            None if self.speedup_column() => format!("  {:>8}", ""),
+            None => String::new(),
+        };
         writeln!(
             self.out,
-            "  {:<ew$}  {:<dw$}  {b}{:>10}  {:>10}  {:>10}  {:>10}  {:>11}",
+            "  {:<ew$}  {:<dw$}  {b}{:>10}  {:>10}  {:>10}  {:>10}  {:>11}{s}",
             m.entry,
             m.dataset,
             format_duration(m.mean()),
@@ -279,16 +333,26 @@ impl BenchEngine<'_> {
                 .backends
                 .iter()
                 .map(|b| {
+                    let d = EvalOptions::default();
                     let o = EvalOptions {
                         device: b.device.clone(),
-                        ..EvalOptions::default()
+                        threads: b.threads.unwrap_or(d.threads),
+                        ..d
                     };
                     (Some(b.name.clone()), o)
                 })
                 .collect()
         };
         let mut result = Vec::new();
-        for (backend, opts) in backends {
+        // The mean of the last one-thread row, per device.
+        let mut one_thread: Option<Duration> = None;
+        for ((backend, opts), b) in backends.into_iter().zip(
+            self.opts
+                .backends
+                .iter()
+                .map(Some)
+                .chain(std::iter::repeat(None)),
+        ) {
             let (warm, stats) = prog.session.run_with_stats(c, args.clone(), &opts);
             result = warm.map_err(|e| e.to_diagnostic().render(&prog.session.sources, false))?;
             let mut times = Vec::with_capacity(self.opts.runs);
@@ -298,6 +362,17 @@ impl BenchEngine<'_> {
                 times.push(start.elapsed());
                 result = r?;
             }
+            let mean = times.iter().sum::<Duration>() / times.len().max(1) as u32;
+            let speedup = match b.and_then(|b| b.threads) {
+                Some(1) => {
+                    one_thread = Some(mean);
+                    None
+                }
+                Some(_) => one_thread
+                    .take()
+                    .map(|t1| t1.as_secs_f64() / mean.as_secs_f64().max(1e-12)),
+                None => None,
+            };
             let m = Measurement {
                 file: self.file.clone(),
                 line: case.line,
@@ -305,6 +380,7 @@ impl BenchEngine<'_> {
                 dataset: case.dataset.clone(),
                 backend,
                 times,
+                speedup,
                 peak_live_bytes: stats.peak_live_bytes,
                 peak_checkpoint_bytes: stats.peak_checkpoint_bytes,
             };
@@ -425,7 +501,7 @@ fn write_json(out: &mut dyn Write, results: &[Measurement]) -> io::Result<()> {
         let runs: Vec<String> = m.times.iter().map(|t| format!("{:.3}", us(*t))).collect();
         writeln!(
             out,
-            "  {{\"file\": {}, \"line\": {}, \"entry\": {}, \"dataset\": {}, {}\"runs_us\": [{}], \"mean_us\": {:.3}, \"min_us\": {:.3}, \"max_us\": {:.3}, \"stddev_us\": {:.3}, \"peak_live_bytes\": {}, \"peak_checkpoint_bytes\": {}}}{}",
+            "  {{\"file\": {}, \"line\": {}, \"entry\": {}, \"dataset\": {}, {}\"runs_us\": [{}], \"mean_us\": {:.3}, \"min_us\": {:.3}, \"max_us\": {:.3}, \"stddev_us\": {:.3}, \"peak_live_bytes\": {}, \"peak_checkpoint_bytes\": {}{}}}{}",
             json_string(&m.file),
             m.line,
             json_string(&m.entry),
@@ -441,6 +517,9 @@ fn write_json(out: &mut dyn Write, results: &[Measurement]) -> io::Result<()> {
             us(m.stddev()),
             m.peak_live_bytes,
             m.peak_checkpoint_bytes,
+            m.speedup
+                .map(|x| format!(", \"speedup\": {x:.3}"))
+                .unwrap_or_default(),
             if i + 1 < results.len() { "," } else { "" }
         )?;
     }
@@ -459,6 +538,7 @@ mod tests {
             dataset: "{ 1 }".into(),
             backend: None,
             times: micros.iter().map(|u| Duration::from_micros(*u)).collect(),
+            speedup: None,
             peak_live_bytes: 0,
             peak_checkpoint_bytes: 0,
         }

@@ -196,6 +196,51 @@ fn json() {
 }
 
 #[test]
+fn threads_one_against_n() {
+    // `--threads N`: every dataset on one thread, then on N, with the
+    // speed-up on the second row (its value is a timing: never checked).
+    let path = program("threads", PROGRAM);
+    let p = path.to_str().expect("UTF-8 path");
+    let r = urchin(&["bench", p, "-e", "sumsq", "--runs", "1", "--threads", "3"]);
+    assert_eq!(r.code, Some(0), "{}{}", r.out, r.err);
+    let lines: Vec<&str> = r.out.lines().collect();
+    assert!(
+        lines[1].contains("backend") && lines[1].ends_with("speed-up"),
+        "{}",
+        r.out
+    );
+    let rows = rows(&r.out);
+    assert_eq!(rows.len(), 10, "{}", r.out);
+    for pair in rows.chunks(2) {
+        assert_eq!(pair[0].2[0], "1 thread", "{}", r.out);
+        assert_eq!(pair[1].2[0], "3 threads", "{}", r.out);
+        assert_eq!(pair[0].1, pair[1].1);
+        assert!(!pair[0].2.last().expect("columns").ends_with('×'));
+        assert!(
+            pair[1].2.last().expect("columns").ends_with('×'),
+            "{}",
+            r.out
+        );
+    }
+    let j = urchin(&[
+        "bench",
+        p,
+        "-e",
+        "sumsq",
+        "--runs",
+        "1",
+        "--threads",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(j.code, Some(0), "{}{}", j.out, j.err);
+    assert_eq!(j.out.matches("\"speedup\": ").count(), 5, "{}", j.out);
+    assert_eq!(j.out.matches("\"backend\": \"2 threads\"").count(), 5);
+    let r = urchin(&["bench", p, "--threads", "0"]);
+    assert_eq!(r.code, Some(2), "{}", r.err);
+}
+
+#[test]
 fn failures_are_reported() {
     let path = program(
         "fail",

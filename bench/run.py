@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""The benchmark table of the examples (issue 16), in one invocation.
+
+For every example it runs `urchin bench --threads N --json` on its
+`compiled` dataset (one thread, then N, side by side) and prints:
+
+- each entry's mean time on one thread and on N, and the speed-up;
+- the gradient / primal ratio (on N threads);
+- peak live memory (from the warm-up run);
+- NumPy's MRI-Q on data of the same size, timed beside it (if NumPy is
+  installed: `pip install numpy`).
+
+Times on a shared machine are noisy: compare the ratios measured in one
+invocation, and read them with the load printed at the top.
+
+    bench/run.py [--urchin target/release/urchin] [--threads N] [--runs R]
+                 [--only sumsq,mriq,...]
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# example file, primal entry, gradient entry
+WORKLOADS = [
+    ("sumsq", "main", "grad"),
+    ("kmeans", "kmeans_cost", "kmeans_grad"),
+    ("mriq", "main", "grad"),
+    ("gmm", "main", "grad"),
+    ("lstm", "main", "grad"),
+    ("logreg", "loss", "grad"),
+    ("linreg", "loss", "grad"),
+]
+
+
+def fmt_time(us):
+    if us < 1000:
+        return f"{us:.1f}µs"
+    if us < 1e6:
+        return f"{us / 1e3:.2f}ms"
+    return f"{us / 1e6:.3f}s"
+
+
+def fmt_bytes(b):
+    for unit in ["B", "KiB", "MiB", "GiB"]:
+        if b < 1024 or unit == "GiB":
+            return f"{b:.0f}{unit}" if unit == "B" else f"{b:.1f}{unit}"
+        b /= 1024
+
+
+def bench_file(urchin, name, threads, runs):
+    """The measurements of the file's compiled datasets, per entry and
+    thread count: {entry: {threads: measurement}}."""
+    path = ROOT / "examples" / f"{name}.fut"
+    cmd = [str(urchin), "bench", "--json", "--runs", str(runs),
+           "--threads", str(threads), "--device", "none", str(path)]
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    if out.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{out.stderr}")
+    rows = {}
+    for m in json.loads(out.stdout):
+        # Only the big dataset (the `random` one), not the small checks.
+        if not m["dataset"].startswith("random"):
+            continue
+        t = int(m["backend"].split()[0])
+        rows.setdefault(m["entry"], {})[t] = m
+    return rows
+
+
+def numpy_mriq(runs):
+    """NumPy's MRI-Q, k = 2048, n = 4096 (the dataset of mriq.fut), best
+    and mean of `runs`, in microseconds; None without NumPy."""
+    try:
+        import numpy as np
+    except ImportError:
+        return None
+    rng = np.random.default_rng(0)
+    k, n = 2048, 4096
+    kx, ky, kz, pr, pi = (rng.random(k) for _ in range(5))
+    x, y, z = (rng.random(n) for _ in range(3))
+
+    def mriq():
+        mag = pr * pr + pi * pi
+        arg = 2 * np.pi * (np.outer(x, kx) + np.outer(y, ky) + np.outer(z, kz))
+        return np.cos(arg) @ mag, np.sin(arg) @ mag
+
+    mriq()
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        mriq()
+        times.append((time.perf_counter() - t) * 1e6)
+    return min(times), sum(times) / len(times)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--urchin", default=str(ROOT / "target/release/urchin"))
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--only", default="")
+    args = ap.parse_args()
+    only = set(filter(None, args.only.split(",")))
+    if not Path(args.urchin).exists():
+        sys.exit(f"{args.urchin} not found: cargo build --release first")
+
+    n = args.threads
+    load = os.getloadavg()
+    print(f"urchin bench, {args.runs} runs each, 1 thread vs {n}; "
+          f"{os.cpu_count()} cores, load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    head = (f"{'workload':<8} {'entry':<12} {'1 thread':>10} {f'{n} threads':>10} "
+            f"{'speed-up':>8} {'grad/primal':>11} {'peak mem':>9}")
+    print(head)
+    print("-" * len(head))
+    for name, primal, grad in WORKLOADS:
+        if only and name not in only:
+            continue
+        rows = bench_file(args.urchin, name, n, args.runs)
+        for entry in (primal, grad):
+            m = rows.get(entry, {})
+            if 1 not in m:
+                continue
+            one = m[1]["mean_us"]
+            many = m.get(n, m[1])["mean_us"]
+            ratio = ""
+            if entry == grad and primal in rows:
+                p = rows[primal].get(n, rows[primal][1])["mean_us"]
+                ratio = f"{many / p:.2f}×"
+            print(f"{name:<8} {entry:<12} {fmt_time(one):>10} {fmt_time(many):>10} "
+                  f"{one / many:>7.2f}× {ratio:>11} {fmt_bytes(m[1]['peak_live_bytes']):>9}")
+        if name == "mriq":
+            np_t = numpy_mriq(args.runs)
+            if np_t is None:
+                print(f"{'':<8} {'numpy':<12} (NumPy not installed: pip install numpy)")
+            else:
+                best, mean = np_t
+                ours = rows.get(primal, {}).get(n, rows.get(primal, {}).get(1))
+                rel = f"urchin {ours['mean_us'] / mean:.2f}× NumPy's time" if ours else ""
+                print(f"{'':<8} {'numpy':<12} {fmt_time(mean):>10} (best {fmt_time(best)})  {rel}")
+    load = os.getloadavg()
+    print(f"load at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+
+
+if __name__ == "__main__":
+    main()

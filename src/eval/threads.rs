@@ -1,0 +1,182 @@
+//! How many threads the evaluator uses, and how it splits element-wise
+//! work across them.
+//!
+//! The count is a process setting (`--threads`, else `URCHIN_THREADS`,
+//! else every core) that each evaluation copies into its `EvalOptions`.
+//! Work is split only where every element is computed on its own (the
+//! element-wise kernels, and folds of independent rows), so each element
+//! is computed by the same function of the same operands whichever thread
+//! runs it: results are bit-identical for any thread count, by
+//! construction rather than by a careful combination order.
+//!
+//! Threads come from a rayon pool per thread count, built once and kept:
+//! kernels run on chunks of a few thousand to a few hundred thousand
+//! elements, where spawning threads per call (std's scoped threads) would
+//! cost as much as the work.
+
+use rayon::prelude::*;
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// `--threads N`; 0 until set.
+static SETTING: AtomicUsize = AtomicUsize::new(0);
+
+/// Elements below which element-wise work stays on the calling thread,
+/// for cheap operations (one arithmetic instruction per element) and for
+/// costly ones (transcendental functions, division, powers): below these
+/// the hand-off costs more than the second core gains.
+pub(crate) const CHEAP_GRAIN: usize = 1 << 16;
+pub(crate) const COSTLY_GRAIN: usize = 1 << 12;
+
+/// Sets the thread count of later evaluations in this process (`0`: back
+/// to the default).
+pub fn configure(threads: usize) {
+    SETTING.store(threads, Ordering::Relaxed);
+}
+
+/// The thread count evaluations use by default: the setting, else
+/// `URCHIN_THREADS`, else the machine's cores.
+pub fn current() -> usize {
+    match SETTING.load(Ordering::Relaxed) {
+        0 => std::env::var("URCHIN_THREADS")
+            .ok()
+            .and_then(|s| s.trim().parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or_else(cores),
+        n => n,
+    }
+}
+
+/// The machine's cores (1 if unknown).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The pool of `n` threads, built on first use.
+fn pool(n: usize) -> Option<Arc<rayon::ThreadPool>> {
+    static POOLS: Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
+    let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, p)) = pools.iter().find(|(k, _)| *k == n) {
+        return Some(p.clone());
+    }
+    // A pool that cannot be built (no threads left) means one thread.
+    let p = Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .ok()?,
+    );
+    pools.push((n, p.clone()));
+    Some(p)
+}
+
+/// What the evaluation running on this thread may use.
+#[derive(Clone)]
+struct Context {
+    pool: Arc<rayon::ThreadPool>,
+    threads: usize,
+    /// Scales the grains (tests use 0, to split even tiny arrays).
+    grain_scale: usize,
+}
+
+thread_local! {
+    static CONTEXT: RefCell<Option<Context>> = const { RefCell::new(None) };
+}
+
+/// Makes `threads` threads available to the kernels called on this thread
+/// until the guard is dropped (an evaluation's extent).
+pub(crate) struct Scope {
+    previous: Option<Context>,
+}
+
+impl Scope {
+    pub fn enter(threads: usize, grain_scale: usize) -> Scope {
+        let ctx = (threads > 1)
+            .then(|| pool(threads))
+            .flatten()
+            .map(|pool| Context {
+                pool,
+                threads,
+                grain_scale,
+            });
+        Scope {
+            previous: CONTEXT.with(|c| c.replace(ctx)),
+        }
+    }
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        let prev = self.previous.take();
+        CONTEXT.with(|c| c.replace(prev));
+    }
+}
+
+/// How to split `len` elements of work whose grain is `grain`: the pool
+/// and the block length, or `None` to stay on this thread.
+fn plan(len: usize, grain: usize) -> Option<(Arc<rayon::ThreadPool>, usize)> {
+    CONTEXT.with(|c| {
+        let c = c.borrow();
+        let c = c.as_ref()?;
+        let grain = (grain * c.grain_scale).max(1);
+        if len < 2 * grain {
+            return None;
+        }
+        // A few blocks per thread, so that a thread slowed by other work
+        // on the machine does not hold up the rest.
+        let block = len.div_ceil(4 * c.threads).max(grain / 2).max(1);
+        Some((c.pool.clone(), block))
+    })
+}
+
+/// `len` elements computed in consecutive blocks that may run on several
+/// threads: `f(lo, out)` writes the elements `lo..lo + out.len()` into
+/// `out`. `None` when the work stays on this thread (the caller runs its
+/// sequential loop).
+pub(crate) fn fill<T: Copy + Default + Send>(
+    len: usize,
+    grain: usize,
+    f: impl Fn(usize, &mut [T]) + Sync,
+) -> Option<Vec<T>> {
+    let (pool, block) = plan(len, grain)?;
+    let mut out = vec![T::default(); len];
+    pool.install(|| {
+        out.par_chunks_mut(block)
+            .enumerate()
+            .for_each(|(k, dst)| f(k * block, dst))
+    });
+    Some(out)
+}
+
+/// `f` over the rows of `data` (`n` elements each), possibly on several
+/// threads; `None` when the work stays on this thread.
+pub(crate) fn rows<T: Sync, R: Copy + Default + Send>(
+    data: &[T],
+    n: usize,
+    grain: usize,
+    f: impl Fn(&[T]) -> R + Sync,
+) -> Option<Vec<R>> {
+    if n == 0 {
+        return None;
+    }
+    let rows = data.len() / n;
+    let (pool, block) = plan(data.len(), grain)?;
+    let rows_per_block = (block / n).max(1);
+    if rows_per_block >= rows {
+        return None;
+    }
+    let mut out = vec![R::default(); rows];
+    pool.install(|| {
+        out.par_chunks_mut(rows_per_block)
+            .enumerate()
+            .for_each(|(k, dst)| {
+                let first = k * rows_per_block;
+                for (j, r) in dst.iter_mut().enumerate() {
+                    let s = (first + j) * n;
+                    *r = f(&data[s..s + n]);
+                }
+            })
+    });
+    Some(out)
+}
