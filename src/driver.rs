@@ -15,8 +15,8 @@ use crate::source::{FileId, SourceMap};
 use crate::syntax::ast::{Dec, Program as Ast, ValDec};
 use crate::syntax::{self, pretty};
 use crate::types::env::{DefId, GlobalKind, Globals, ValueId};
-use crate::types::scheme::{Inst, Scheme};
-use crate::types::ty::{Base, Rank, Type};
+use crate::types::scheme::{Defaulting, Scheme};
+use crate::types::ty::Type;
 use crate::types::{CheckedDef, TypeEnv};
 use std::rc::Rc;
 
@@ -56,9 +56,9 @@ impl Compiled {
 
 /// A value bound at the prompt.
 #[derive(Clone, Debug)]
-pub struct Stored {
-    pub ty: Type,
-    pub leaves: Vec<Value>,
+struct Stored {
+    ty: Type,
+    leaves: Vec<Value>,
 }
 
 pub struct Session {
@@ -258,7 +258,7 @@ impl Session {
         &self,
         checked: &CheckedDef,
     ) -> Result<(Compiled, Vec<ValueId>), Diagnostic> {
-        let inst = default_inst(&checked.scheme);
+        let inst = checked.scheme.defaults(Defaulting::Run);
         let values = &self.values;
         let lookup = |id: ValueId| values.get(id.0 as usize).map(|s| s.ty.clone());
         let (mut program, ty, externals) =
@@ -305,11 +305,6 @@ impl Session {
             .collect()
     }
 
-    /// A value bound at the prompt.
-    pub fn stored(&self, id: ValueId) -> Option<&Stored> {
-        self.values.get(id.0 as usize)
-    }
-
     /// Binds a value at the prompt under `name`.
     pub fn bind_value(&mut self, name: &str, ty: Type, leaves: Vec<Value>) {
         let id = ValueId(self.values.len() as u32);
@@ -317,6 +312,18 @@ impl Session {
             .globals
             .define_value(name.to_string(), Scheme::mono(ty.clone()), id);
         self.values.push(Stored { ty, leaves });
+    }
+}
+
+impl crate::semantics::Scope for Session {
+    fn types(&self) -> &TypeEnv {
+        &self.types
+    }
+
+    fn bound_value(&self, id: ValueId) -> Option<(&Type, &[Value])> {
+        self.values
+            .get(id.0 as usize)
+            .map(|s| (&s.ty, s.leaves.as_slice()))
     }
 }
 
@@ -339,20 +346,4 @@ fn finish(p: &mut Program) -> Result<crate::ad::AdOutput, Diagnostic> {
         },
     );
     Ok(ad)
-}
-
-/// An instantiation choosing defaults for a scheme's variables: class
-/// defaults for overloaded ones, `()` for unconstrained ones, and rank 0.
-pub fn default_inst(s: &Scheme) -> Inst {
-    Inst {
-        tys: s
-            .tyvars
-            .iter()
-            .map(|(c, _)| match c.default_prim() {
-                Some(p) => Base::Prim(p),
-                None => Base::Tuple(Vec::new()),
-            })
-            .collect(),
-        ranks: (0..s.n_rankvars).map(|_| Rank::zero()).collect(),
-    }
 }

@@ -19,9 +19,8 @@ use crate::prim::PrimType;
 use crate::source::Span;
 use crate::syntax::ast::{Expr, ExprKind, Ident, Literal, Pat, QualName};
 use crate::types::env::GlobalKind;
-use crate::types::scheme::{Inst, Scheme};
+use crate::types::scheme::{Defaulting, Scheme};
 use crate::types::ty::{Base, Rank, Type};
-use crate::types::unify::Class;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -175,17 +174,9 @@ fn all_float(t: &Type) -> bool {
     }
 }
 
-/// A scheme's type with numeric type variables taken as `f64` (a
-/// derivative of `\x -> x * x` is wanted at floats, not at the `i32` a
-/// literal defaults to) and the rest defaulted as usual.
+/// A scheme's type at the defaults for differentiating.
 fn defaulted(s: &Scheme) -> Type {
-    let mut inst: Inst = crate::driver::default_inst(s);
-    for (t, (class, _)) in inst.tys.iter_mut().zip(&s.tyvars) {
-        if matches!(class, Class::Num | Class::Float | Class::Ord | Class::Eq) {
-            *t = Base::Prim(PrimType::F64);
-        }
-    }
-    s.ty.subst(&inst)
+    s.ty.subst(&s.defaults(Defaulting::Differentiate))
 }
 
 /// The parameter types and the result type of a function type.

@@ -20,11 +20,11 @@ pub mod step;
 pub mod term;
 pub mod trace;
 
-use crate::driver::{Session, default_inst};
 use crate::eval::value::Value as EvalValue;
-use crate::types::CheckedDef;
 use crate::types::env::{DefId, ValueId};
-use crate::types::scheme::Inst;
+use crate::types::scheme::{Defaulting, Inst};
+use crate::types::ty::Type;
+use crate::types::{CheckedDef, TypeEnv};
 use convert::Converter;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -103,29 +103,37 @@ fn internal(message: &str, span: crate::source::Span) -> Stop {
     })
 }
 
-/// The values bound at a session's prompt, as term values.
-fn repl_value(session: &Session, id: ValueId) -> Option<Value> {
-    let s = session.stored(id)?;
-    convert::from_leaves(&s.ty, &mut s.leaves.iter().cloned()).ok()
+/// What a program run by the reference sees: the checked definitions, and
+/// the values bound at a REPL prompt (a session provides both).
+pub trait Scope {
+    fn types(&self) -> &TypeEnv;
+    /// A value bound at the prompt: its type and its leaves.
+    fn bound_value(&self, id: ValueId) -> Option<(&Type, &[EvalValue])>;
 }
 
-/// Runs `f` with the session's reduction relation.
-pub fn with_machine<T>(session: &Session, f: impl FnOnce(&Machine) -> T) -> T {
-    let values = |id| repl_value(session, id);
+/// The values bound at the prompt, as term values.
+fn repl_value(scope: &dyn Scope, id: ValueId) -> Option<Value> {
+    let (ty, leaves) = scope.bound_value(id)?;
+    convert::from_leaves(ty, &mut leaves.iter().cloned()).ok()
+}
+
+/// Runs `f` with the reduction relation of a scope.
+pub fn with_machine<T>(scope: &dyn Scope, f: impl FnOnce(&Machine) -> T) -> T {
+    let values = |id| repl_value(scope, id);
     f(&Machine {
-        types: &session.types,
+        types: scope.types(),
         values: &values,
     })
 }
 
 /// The term of an expression typed at the prompt, its polymorphic parts
 /// defaulted as the fast evaluator does.
-pub fn expr_term(session: &Session, checked: &CheckedDef) -> Result<Term, Stop> {
-    let values = |id| repl_value(session, id);
+pub fn expr_term(scope: &dyn Scope, checked: &CheckedDef) -> Result<Term, Stop> {
+    let values = |id| repl_value(scope, id);
     let c = Converter {
-        types: &session.types,
+        types: scope.types(),
         def: checked,
-        inst: Rc::new(default_inst(&checked.scheme)),
+        inst: Rc::new(checked.scheme.defaults(Defaulting::Run)),
         values: &values,
     };
     let body = &checked.target.body;
@@ -145,8 +153,8 @@ fn stop_at(f: step::Fail, span: crate::source::Span) -> Stop {
 
 /// `entry v1 ... vn`: an entry point applied to arguments given in the
 /// fast evaluator's representation.
-pub fn entry_term(session: &Session, id: DefId, args: Vec<EvalValue>) -> Result<Term, String> {
-    let def = session.def(id);
+pub fn entry_term(scope: &dyn Scope, id: DefId, args: Vec<EvalValue>) -> Result<Term, String> {
+    let def = scope.types().def(id);
     let inst = Inst::default();
     let span = def.source.span;
     let mut leaves = args.into_iter();
@@ -170,9 +178,10 @@ pub fn entry_term(session: &Session, id: DefId, args: Vec<EvalValue>) -> Result<
 
 /// The types of an entry point's parameters, one per primitive leaf, as
 /// `run_entry` takes its arguments.
-pub fn entry_param_types(session: &Session, id: DefId) -> Vec<crate::core::ir::Type> {
+pub fn entry_param_types(scope: &dyn Scope, id: DefId) -> Vec<crate::core::ir::Type> {
     let inst = Inst::default();
-    session
+    scope
+        .types()
         .def(id)
         .params
         .iter()
@@ -183,15 +192,15 @@ pub fn entry_param_types(session: &Session, id: DefId) -> Vec<crate::core::ir::T
 /// Runs an entry point; the results in the fast evaluator's
 /// representation, and the number of steps.
 pub fn run_entry(
-    session: &Session,
+    scope: &dyn Scope,
     id: DefId,
     args: Vec<EvalValue>,
     opts: &Options,
 ) -> Result<(Vec<EvalValue>, u64), Stop> {
-    let def = session.def(id);
-    let t = entry_term(session, id, args)
+    let def = scope.types().def(id);
+    let t = entry_term(scope, id, args)
         .map_err(|m| internal(&format!("the arguments do not fit: {m}"), def.source.span))?;
-    let r = with_machine(session, |m| evaluate(m, t, opts))?;
+    let r = with_machine(scope, |m| evaluate(m, t, opts))?;
     let mut out = Vec::new();
     convert::to_leaves(&def.ret.subst(&Inst::default()), &r.value, &mut out)
         .map_err(|f| stop_at(f, def.source.span))?;
@@ -200,25 +209,25 @@ pub fn run_entry(
 
 /// Evaluates an expression typed at the prompt.
 pub fn eval_expr(
-    session: &Session,
+    scope: &dyn Scope,
     checked: &CheckedDef,
     opts: &Options,
 ) -> Result<Evaluation, Stop> {
-    let t = expr_term(session, checked)?;
-    with_machine(session, |m| evaluate(m, t, opts))
+    let t = expr_term(scope, checked)?;
+    with_machine(scope, |m| evaluate(m, t, opts))
 }
 
 /// `:step e`: the reduction sequence of an expression typed at the prompt.
-pub fn step_trace(session: &Session, checked: &CheckedDef, opts: &TraceOptions) -> String {
-    match expr_term(session, checked) {
-        Ok(t) => with_machine(session, |m| trace::trace(m, t, opts)),
+pub fn step_trace(scope: &dyn Scope, checked: &CheckedDef, opts: &TraceOptions) -> String {
+    match expr_term(scope, checked) {
+        Ok(t) => with_machine(scope, |m| trace::trace(m, t, opts)),
         Err(stop) => format!("{stop}\n"),
     }
 }
 
 /// `:steps e`: how many steps an expression typed at the prompt takes.
-pub fn step_count(session: &Session, checked: &CheckedDef, opts: &Options) -> String {
-    match eval_expr(session, checked, opts) {
+pub fn step_count(scope: &dyn Scope, checked: &CheckedDef, opts: &Options) -> String {
+    match eval_expr(scope, checked, opts) {
         Ok(e) => plural(e.steps),
         Err(stop) => format!("{stop}"),
     }
@@ -227,13 +236,13 @@ pub fn step_count(session: &Session, checked: &CheckedDef, opts: &Options) -> St
 /// `urchin step FILE -e ENTRY VALUES`: the reduction sequence of an entry
 /// point applied to arguments.
 pub fn entry_trace(
-    session: &Session,
+    scope: &dyn Scope,
     id: DefId,
     args: Vec<EvalValue>,
     opts: &TraceOptions,
 ) -> Result<String, String> {
-    let t = entry_term(session, id, args)?;
-    Ok(with_machine(session, |m| trace::trace(m, t, opts)))
+    let t = entry_term(scope, id, args)?;
+    Ok(with_machine(scope, |m| trace::trace(m, t, opts)))
 }
 
 fn plural(n: u64) -> String {

@@ -1,6 +1,7 @@
 //! The rules one by one, on expressions typed as at the REPL.
 
 use super::*;
+use crate::driver::Session;
 use crate::eval::RuntimeErrorKind;
 use crate::syntax;
 

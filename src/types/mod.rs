@@ -16,7 +16,6 @@ pub mod infer;
 pub mod intrinsics;
 pub mod rank;
 pub mod scheme;
-pub mod spine;
 pub mod ty;
 pub mod unify;
 
@@ -25,8 +24,9 @@ use crate::elab::Elaborator;
 use crate::prim::PrimType;
 use crate::source::Span;
 use crate::syntax::ast::*;
+use crate::syntax::spine::SpineKey;
 use env::{DefId, Globals, TypeAbbrev};
-use infer::{Infer, SpineKey};
+use infer::Infer;
 use rank::{Final, RankError, RankStats};
 use scheme::{Inst, Scheme};
 use std::collections::HashMap;
