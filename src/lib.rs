@@ -21,6 +21,7 @@ pub mod elab;
 pub mod eval;
 pub mod prim;
 pub mod repl;
+pub mod runtime;
 pub mod semantics;
 pub mod source;
 pub mod syntax;

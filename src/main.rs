@@ -181,7 +181,7 @@ fn arguments(
     entry: &str,
     types: &[urchin::core::ir::Type],
     values: Vec<String>,
-) -> Result<Option<Vec<urchin::eval::value::Value>>> {
+) -> Result<Option<Vec<urchin::runtime::value::Value>>> {
     let text = if values.is_empty() && !types.is_empty() {
         let mut t = String::new();
         std::io::stdin().read_to_string(&mut t).into_diagnostic()?;

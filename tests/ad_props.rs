@@ -19,8 +19,8 @@ use common_ad::{Function, Rng};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use urchin::driver::Session;
-use urchin::eval::value::{Array, Value};
 use urchin::prim::{PrimType, Scalar};
+use urchin::runtime::value::{Array, Value};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Ty {

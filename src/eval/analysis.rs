@@ -17,6 +17,7 @@
 use super::error::{Fail, R};
 use crate::core::ir::{Atom, Body, DimIndex, Exp, LoopForm, Operator, Program, Var};
 use crate::prim::BinOp;
+use crate::runtime::Raise;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;

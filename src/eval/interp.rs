@@ -10,17 +10,19 @@
 //! between lanes force the enclosing map to restart per element.
 
 use super::analysis::{Analysis, BodyInfo, StmInfo};
-use super::error::{Fail, R, fmt_shape};
+use super::error::{Fail, R};
 use super::kernels::{self, Operand, from_vec, row_major};
 use super::lanes::{
     LVal, MAX_LANES, Mask, Part, axes_for, bit, bits, count, gather_rows, index_operand, lane_dims,
     lane_value, materialize, merge_parts, operand, stack, unflatten,
 };
-use super::ops::{self, Ix, Step};
-use super::value::{Array, Element, Value};
-use super::{EvalOptions, EvalStats, RuntimeErrorKind};
+use super::ops;
+use super::{EvalOptions, EvalStats};
 use crate::core::ir::{Atom, Body, DimIndex, Exp, Lambda, LoopForm, Program, Stm, Type, Var};
 use crate::prim::{self, BinOp, PrimType, Scalar, UnOp};
+use crate::runtime::Raise;
+use crate::runtime::index::{Ix, Step};
+use crate::runtime::value::{Array, Element, Value};
 use crate::{dispatch_prim, with_array};
 use ndarray::{ArcArray, IxDyn};
 use std::collections::HashSet;
@@ -519,10 +521,7 @@ impl<'p> Interp<'p> {
                         .map(|_| LVal::inv(Value::Scalar(Scalar::Bool(true))))
                         .collect())
                 } else {
-                    Err(Fail::new(
-                        RuntimeErrorKind::AssertionFailed,
-                        format!("assertion failed: {message}"),
-                    ))
+                    Err(Fail::assertion_failed(message))
                 }
             }
             Exp::CheckShape {
@@ -780,7 +779,7 @@ impl<'p> Interp<'p> {
                             let ix: Vec<Ix> = (0..j)
                                 .map(|k| Ix::Fix(iops[k].data[cur.offs[k + 1]]))
                                 .collect();
-                            return Err(ops::index_error("index", own, &ix));
+                            return Err(Fail::index_out_of_bounds(&ix, own));
                         }
                     }
                 }
@@ -891,11 +890,7 @@ impl<'p> Interp<'p> {
         }
         let rest = own[j..].to_vec();
         if x.own_shape() != rest.as_slice() {
-            return Err(Fail::shape(format!(
-                "cannot write a value of shape {} to a slice of shape {}",
-                fmt_shape(x.own_shape()),
-                fmt_shape(&rest)
-            )));
+            return Err(Fail::cannot_write(x.own_shape(), &rest));
         }
         let mut dst = if arr.mask == u {
             match arr.v {
@@ -942,7 +937,7 @@ impl<'p> Interp<'p> {
                             let ix: Vec<Ix> = (0..iops.len())
                                 .map(|k| Ix::Fix(iops[k].data[cur.offs[k + 2]]))
                                 .collect();
-                            return Err(ops::index_error("index", own, &ix));
+                            return Err(Fail::index_out_of_bounds(&ix, own));
                         }
                     }
                 }
@@ -1503,14 +1498,10 @@ fn check_shape(x: &LVal, expected: &[Option<LVal>], what: &str) -> R<()> {
     if fits {
         return Ok(());
     }
-    let show = |d: Option<i64>| d.map_or("[]".to_string(), |d| format!("[{d}]"));
-    let expected: String = exp
+    let expected: Vec<Option<i64>> = exp
         .iter()
         .zip(own.iter().chain(std::iter::repeat(&None)))
-        .map(|(e, o)| show(e.or(o.map(|o| o as i64))))
+        .map(|(e, o)| e.or(o.map(|o| o as i64)))
         .collect();
-    let got: String = own.iter().map(|o| show(o.map(|o| o as i64))).collect();
-    Err(Fail::shape(format!(
-        "expected shape {expected} but got {got} for {what}"
-    )))
+    Err(Fail::cannot_match(what, &own, &expected))
 }

@@ -10,8 +10,8 @@
 //! scalar path uses, so bulk and scalar results agree bit for bit.
 
 use super::analysis::FastOp;
-use super::value::{Array, Element};
 use crate::prim::{BinOp, Native, PrimError, UnOp, native_convert};
+use crate::runtime::value::{Array, Element};
 use ndarray::{ArcArray, IxDyn};
 use std::borrow::Cow;
 

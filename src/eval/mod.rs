@@ -38,23 +38,21 @@ mod kernels;
 mod lanes;
 mod ops;
 mod soac;
-pub mod value;
 
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]
 mod tests;
 
-pub use error::{RuntimeError, RuntimeErrorKind};
-
 use crate::core::ir::{Function, Program, Var};
+use crate::runtime::value::Value;
+use crate::runtime::{Raise, RuntimeError};
 use error::Fail;
 use interp::Interp;
 use lanes::LVal;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use value::Value;
 
 #[derive(Clone, Debug)]
 pub struct EvalOptions {

@@ -12,10 +12,10 @@
 //! must agree exactly.
 
 use super::tests::{build, f64s, i64s, run};
-use super::value::Value;
 use crate::core::build::Builder;
 use crate::core::ir::{Atom, DimIndex, Operator, Type, Var};
 use crate::prim::{BinOp, PrimType, Scalar, UnOp};
+use crate::runtime::value::Value;
 use proptest::prelude::*;
 
 struct Rng(u64);

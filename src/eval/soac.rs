@@ -11,17 +11,19 @@
 //! whole slices (and, where there are few lanes, in a tree or in blocks).
 
 use super::analysis::{BodyInfo, FastOp, fast_op};
-use super::error::{Fail, R, fmt_shape};
+use super::error::{Fail, R};
 use super::interp::{Interp, LaneCursor};
 use super::kernels::{
     self, fast_call, fast_supported, fold_into, fold_rows, from_vec, hist_into, row_major,
     scan_into, scan_rows,
 };
 use super::lanes::{LVal, Mask, bit, count, index_operand, insert_axis, lane_dims, materialize};
-use super::ops::{self, Step};
-use super::value::{AccCell, Array, Element, Value};
+use super::ops;
 use crate::core::ir::{Atom, Lambda, Operator, Stm, Type, Var};
 use crate::prim::Scalar;
+use crate::runtime::Raise;
+use crate::runtime::index::Step;
+use crate::runtime::value::{AccCell, Array, Element, Value};
 use crate::with_array;
 use ndarray::{ArcArray, Axis, IxDyn, Slice};
 use std::cell::RefCell;
@@ -167,11 +169,7 @@ fn stack_elements(vals: Vec<Value>, n: usize) -> R<Value> {
         .map(shape)
         .find(|s| *s != first)
         .unwrap_or_default();
-    Err(Fail::shape(format!(
-        "map produced elements of shapes {} and {}",
-        fmt_shape(&first),
-        fmt_shape(&other)
-    )))
+    Err(Fail::irregular_map(&first, &other))
 }
 
 /// Collects the results of the chunks of a map (or scan) of `n` elements
@@ -199,11 +197,7 @@ impl<T: Element> RowSink for TypedRows<T> {
         let x =
             T::unwrap_array(a).ok_or_else(|| Fail::internal("map chunks of different types"))?;
         if x.shape()[1..] != self.own[..] {
-            return Err(Fail::shape(format!(
-                "map produced elements of shapes {} and {}",
-                fmt_shape(&self.own),
-                fmt_shape(&x.shape()[1..])
-            )));
+            return Err(Fail::irregular_map(&self.own, &x.shape()[1..]));
         }
         self.data.extend_from_slice(&row_major(x));
         self.rows += x.shape()[0];
@@ -443,9 +437,7 @@ impl Interp<'_> {
             };
             match n {
                 Some(m) if m != len => {
-                    return Err(Fail::shape(format!(
-                        "{what} over arrays of lengths {m} and {len}"
-                    )));
+                    return Err(Fail::lengths_differ(what, m, len));
                 }
                 _ => n = Some(len),
             }
@@ -1449,11 +1441,7 @@ fn add_rows<T: Element>(d: &mut ArcArray<T, IxDyn>, indices: &[Vec<i64>], values
     }
     let rest = &own[j..];
     if values.shape()[1..] != *rest {
-        return Err(Fail::shape(format!(
-            "cannot add a value of shape {} to an accumulator slice of shape {}",
-            fmt_shape(&values.shape()[1..]),
-            fmt_shape(rest)
-        )));
+        return Err(Fail::cannot_accumulate(&values.shape()[1..], rest));
     }
     let vals = row_major(
         T::unwrap_array(values)

@@ -23,9 +23,10 @@ mod terminal;
 
 use crate::diag::{Diagnostic, render_all};
 use crate::driver::{Checkpoint, Session, show_dec};
-use crate::eval::value::Value;
-use crate::eval::{EvalOptions, RuntimeError, RuntimeErrorKind};
+use crate::eval::EvalOptions;
 use crate::prim::PrimType;
+use crate::runtime::value::Value;
+use crate::runtime::{RuntimeError, RuntimeErrorKind};
 use crate::source::FileId;
 use crate::syntax::ast::{
     Dec, DefKeyword, Expr, ExprKind, Ident, Pat, Program, QualName, TypeDec, ValDec,

@@ -20,7 +20,8 @@ pub mod step;
 pub mod term;
 pub mod trace;
 
-use crate::eval::value::Value as EvalValue;
+use crate::runtime::value::Value as EvalValue;
+use crate::runtime::{Error, Raise};
 use crate::types::env::{DefId, ValueId};
 use crate::types::scheme::{Defaulting, Inst};
 use crate::types::ty::Type;
@@ -96,11 +97,7 @@ fn finish(t: Term, steps: u64) -> Result<Evaluation, Stop> {
 }
 
 fn internal(message: &str, span: crate::source::Span) -> Stop {
-    Stop::Error(crate::eval::RuntimeError {
-        kind: crate::eval::RuntimeErrorKind::Internal,
-        message: format!("internal error in the reference semantics: {message}"),
-        span,
-    })
+    Stop::Error(Error::internal(message).at(span))
 }
 
 /// What a program run by the reference sees: the checked definitions, and
@@ -137,18 +134,7 @@ pub fn expr_term(scope: &dyn Scope, checked: &CheckedDef) -> Result<Term, Stop> 
         values: &values,
     };
     let body = &checked.target.body;
-    c.expr(body).map_err(|f| stop_at(f, body.span))
-}
-
-fn stop_at(f: step::Fail, span: crate::source::Span) -> Stop {
-    match f {
-        step::Fail::Error { kind, message } => Stop::Error(crate::eval::RuntimeError {
-            kind,
-            message,
-            span,
-        }),
-        step::Fail::Unsupported(message) => Stop::Unsupported { message, span },
-    }
+    c.expr(body).map_err(|f| f.at(body.span))
 }
 
 /// `entry v1 ... vn`: an entry point applied to arguments given in the
@@ -203,7 +189,7 @@ pub fn run_entry(
     let r = with_machine(scope, |m| evaluate(m, t, opts))?;
     let mut out = Vec::new();
     convert::to_leaves(&def.ret.subst(&Inst::default()), &r.value, &mut out)
-        .map_err(|f| stop_at(f, def.source.span))?;
+        .map_err(|f| f.at(def.source.span))?;
     Ok((out, r.steps))
 }
 

@@ -16,7 +16,7 @@ use super::runner::{Engine, RunnerOptions, Summary, line_of, run_paths};
 use super::values::ValueType;
 use crate::driver::Compiled;
 use crate::eval::EvalOptions;
-use crate::eval::value::Value;
+use crate::runtime::value::Value;
 use crate::source::FileId;
 use std::cell::RefCell;
 use std::collections::VecDeque;

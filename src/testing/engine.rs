@@ -5,7 +5,7 @@ use super::runner::Engine;
 use super::values::ValueType;
 use crate::driver::{Compiled, Session};
 use crate::eval::EvalOptions;
-use crate::eval::value::Value;
+use crate::runtime::value::Value;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;

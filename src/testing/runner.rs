@@ -7,8 +7,8 @@
 
 use super::blocks::{CaseInput, Expect, TestCase, TestSpec, parse_test_spec};
 use super::values::{LitValue, Tolerance, ValueType, compare, parse_values};
-use crate::eval::value::{Array, Value};
 use crate::prim::{PrimType, Scalar};
+use crate::runtime::value::{Array, Value};
 use crate::source::{FileId, Span};
 use regex::Regex;
 use std::io::{self, Write};
