@@ -17,12 +17,13 @@ use super::lanes::{
     lane_value, materialize, merge_parts, operand, stack, unflatten,
 };
 use super::ops;
+use super::soac::AccUpdate;
 use super::{EvalOptions, EvalStats};
 use crate::core::ir::{Atom, Body, DimIndex, Exp, Lambda, LoopForm, Program, Stm, Type, Var};
 use crate::prim::{self, BinOp, PrimType, Scalar, UnOp};
 use crate::runtime::Raise;
 use crate::runtime::index::{Ix, Step};
-use crate::runtime::value::{Array, Element, Value};
+use crate::runtime::value::{AccCell, Array, Element, Value};
 use crate::{dispatch_prim, with_array};
 use ndarray::{ArcArray, IxDyn};
 use std::collections::HashSet;
@@ -40,27 +41,27 @@ const MAX_CHUNK: usize = 1 << 16;
 const CHUNK_BUDGET: usize = 1 << 15;
 
 pub(crate) struct Interp<'p> {
-    pub prog: &'p Program,
-    pub opts: &'p EvalOptions,
-    pub analysis: Analysis,
-    pub env: Vec<Option<LVal>>,
+    prog: &'p Program,
+    opts: &'p EvalOptions,
+    analysis: Analysis,
+    env: Vec<Option<LVal>>,
     /// The length of each lane, innermost last.
-    pub lanes: Vec<usize>,
-    pub stats: EvalStats,
+    lanes: Vec<usize>,
+    stats: EvalStats,
     /// Variables bound so far, when memory is tracked.
     tracked: Option<HashSet<Var>>,
     /// Elements of the largest array built since the current chunk began.
-    pub chunk_peak: usize,
+    chunk_peak: usize,
     /// Lanes in the next chunk of an outermost map.
-    pub chunk: usize,
+    chunk: usize,
     /// The lanes the code being evaluated runs over: those of the enclosing
     /// maps, only the compacted lane inside a partitioned branch, and none
     /// of those a per-lane evaluation iterates over itself. An accumulator
     /// update happens once in each of them.
-    pub active: Mask,
-    /// Accumulator updates made in bulk, applied when the outermost bulk
-    /// attempt succeeds (and dropped if it is retried per element).
-    pub acc_log: Vec<super::soac::AccUpdate>,
+    active: Mask,
+    /// Accumulator updates made in bulk, applied when the chunk that made
+    /// them succeeds (and dropped if it is retried per element).
+    acc_log: Vec<AccUpdate>,
 }
 
 /// One index of an access, with its operands evaluated.
@@ -271,16 +272,105 @@ impl<'p> Interp<'p> {
         self.active &= !bit(self.lanes.len());
     }
 
-    /// Lanes for the next chunk of an outermost map with `left` elements to go.
+    /// The program being evaluated.
+    pub fn prog(&self) -> &'p Program {
+        self.prog
+    }
+
+    /// Whether maps, reductions and scans are evaluated in bulk
+    /// ([`EvalOptions::bulk`]).
+    pub fn bulk(&self) -> bool {
+        self.opts.bulk
+    }
+
+    /// The length of each lane, innermost last.
+    pub fn lanes(&self) -> &[usize] {
+        &self.lanes
+    }
+
+    /// The lanes the code being evaluated runs over (see the field).
+    pub fn active(&self) -> Mask {
+        self.active
+    }
+
+    /// Runs `f` with `mask` as the active lanes.
+    pub fn with_active<T>(&mut self, mask: Mask, f: impl FnOnce(&mut Self) -> T) -> T {
+        let outer = std::mem::replace(&mut self.active, mask);
+        let r = f(self);
+        self.active = outer;
+        r
+    }
+
+    pub fn stats(&self) -> &EvalStats {
+        &self.stats
+    }
+
+    /// Whether any of these variables varies over a lane.
+    pub fn varies(&self, vars: &[Var]) -> bool {
+        vars.iter().any(|v| {
+            self.env
+                .get(v.0 as usize)
+                .and_then(Option::as_ref)
+                .is_some_and(|x| x.mask != 0)
+        })
+    }
+
+    /// Forgets the value of `v`, so that it does not keep an array shared.
+    pub fn unbind(&mut self, v: Var) {
+        if let Some(slot) = self.env.get_mut(v.0 as usize) {
+            *slot = None;
+        }
+    }
+
+    // ----- chunks of outermost SOACs (see `chunks.rs`) -----
+
+    /// Lanes for the next chunk of an outermost SOAC with `left` elements
+    /// to go.
     pub fn chunk_len(&self, left: usize) -> usize {
         left.min(self.chunk)
     }
 
-    /// Sizes the next chunk from the largest array the last one (of `c`
-    /// lanes) built.
+    /// Starts a chunk evaluated in bulk. Updates are logged only inside
+    /// lanes and flushed or dropped when the chunk that made them ends, so
+    /// where a chunk starts (no lane active) the log is empty.
+    pub fn start_chunk(&mut self) -> R<()> {
+        self.chunk_peak = 0;
+        if !self.acc_log.is_empty() {
+            return Err(Fail::internal(
+                "a chunk starts with accumulator updates logged",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Sizes the next chunk from the largest array the current one (of `c`
+    /// lanes) built: only sizes, never time, decide chunk boundaries.
     pub fn tune_chunk(&mut self, c: usize) {
         let per_lane = (self.chunk_peak / c.max(1)).max(1);
         self.chunk = (CHUNK_BUDGET / per_lane).clamp(MIN_CHUNK, MAX_CHUNK);
+    }
+
+    /// Logs an accumulator update made in bulk.
+    pub fn log_acc_update(&mut self, up: AccUpdate) {
+        self.acc_log.push(up);
+    }
+
+    /// Drops the updates logged by a bulk attempt that is retried.
+    pub fn discard_acc_log(&mut self) {
+        self.acc_log.clear();
+    }
+
+    /// Applies the logged accumulator updates (only those of the given
+    /// cells, if any are given), in order.
+    pub fn flush_acc_log(&mut self, only: Option<&[AccCell]>) -> R<()> {
+        let log = std::mem::take(&mut self.acc_log);
+        for up in log {
+            match only {
+                Some(cells) if !up.updates_any(cells) => self.acc_log.push(up),
+                _ => up.apply()?,
+            }
+        }
+        Ok(())
     }
 
     // ----- bodies and statements -----
@@ -983,10 +1073,9 @@ impl<'p> Interp<'p> {
             .iter()
             .map(|&v| (v, self.env.get_mut(v.0 as usize).and_then(Option::take)))
             .collect();
-        let outer = self.active;
-        self.active &= !u;
-        let res = self.per_lane_run(stm, si, &saved, &ubits, &udims);
-        self.active = outer;
+        let res = self.with_active(self.active & !u, |me| {
+            me.per_lane_run(stm, si, &saved, &ubits, &udims)
+        });
         for (v, x) in saved {
             self.env[v.0 as usize] = x;
         }
@@ -1137,23 +1226,22 @@ impl<'p> Interp<'p> {
                 return Ok(());
             }
             let b = me.push_lane(idx.len())?;
-            let outer = me.active;
-            me.active = bit(b);
-            let mut bound = Ok(());
-            for (v, x) in &saved {
-                me.env[v.0 as usize] = match x {
-                    Some(lv) if lv.mask != 0 => match gather_rows(lv, r, idx, &me.lanes) {
-                        Ok(g) => Some(LVal { mask: bit(b), v: g }),
-                        Err(e) => {
-                            bound = Err(e);
-                            None
-                        }
-                    },
-                    other => other.clone(),
-                };
-            }
-            let out = bound.and_then(|()| f(me));
-            me.active = outer;
+            let out = me.with_active(bit(b), |me| {
+                let mut bound = Ok(());
+                for (v, x) in &saved {
+                    me.env[v.0 as usize] = match x {
+                        Some(lv) if lv.mask != 0 => match gather_rows(lv, r, idx, &me.lanes) {
+                            Ok(g) => Some(LVal { mask: bit(b), v: g }),
+                            Err(e) => {
+                                bound = Err(e);
+                                None
+                            }
+                        },
+                        other => other.clone(),
+                    };
+                }
+                bound.and_then(|()| f(me))
+            });
             me.pop_lane();
             let parts = out?
                 .into_iter()

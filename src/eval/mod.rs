@@ -32,6 +32,7 @@
 //! statement by statement rather than element by element.
 
 mod analysis;
+mod chunks;
 mod error;
 mod interp;
 mod kernels;
@@ -111,10 +112,10 @@ pub fn run_function(
         it.bind(*p, LVal::inv(a));
     }
     let res = it.eval_body(&f.body);
-    stats.peak_live_bytes = stats.peak_live_bytes.max(it.stats.peak_live_bytes);
+    stats.peak_live_bytes = stats.peak_live_bytes.max(it.stats().peak_live_bytes);
     stats.peak_checkpoint_bytes = stats
         .peak_checkpoint_bytes
-        .max(it.stats.peak_checkpoint_bytes);
+        .max(it.stats().peak_checkpoint_bytes);
     match res {
         Ok(vals) => Ok(vals.into_iter().map(|x| x.v).collect()),
         Err(e) => Err(e.into_runtime_error()),

@@ -106,7 +106,7 @@ pub(super) fn run_opts(
 
 /// The bulk failures retried per element since the last call.
 pub(super) fn take_retried() -> Vec<super::error::Fail> {
-    super::soac::RETRIED.with(|r| std::mem::take(&mut *r.borrow_mut()))
+    super::chunks::RETRIED.with(|r| std::mem::take(&mut *r.borrow_mut()))
 }
 
 /// Runs in bulk and per element, checks that both agree, and returns the
