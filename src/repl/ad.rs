@@ -310,7 +310,7 @@ impl Repl {
             ));
             return Err(r.report(&d, sink));
         }
-        if let Some(t) = params.iter().chain([&result]).find(|t| has_function(t)) {
+        if let Some(t) = params.iter().chain([&result]).find(|t| t.has_function()) {
             let d = Diagnostic::ty(
             format!("`:{command}` differentiates first-order functions, and this one takes or returns `{t}`"),
             e.span,
@@ -381,15 +381,6 @@ fn name_of(e: &Expr) -> String {
     match &e.kind {
         ExprKind::Var(q) => q.name.to_string(),
         _ => "f".to_string(),
-    }
-}
-
-fn has_function(t: &Type) -> bool {
-    match &t.base {
-        Base::Arrow(..) => true,
-        Base::Tuple(ts) => ts.iter().any(has_function),
-        Base::Record(fs) => fs.iter().any(|(_, t)| has_function(t)),
-        Base::Prim(_) | Base::Var(_) => false,
     }
 }
 

@@ -488,7 +488,7 @@ impl Repl {
             .scheme
             .ty
             .subst(&checked.scheme.defaults(Defaulting::Run));
-        if print::has_function(&ty) {
+        if ty.has_function() {
             let d = Diagnostic::ty(
                 format!("{what} holds a function, which cannot be kept as a value"),
                 e.span,

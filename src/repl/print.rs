@@ -35,17 +35,6 @@ pub fn leaf_count(t: &Type) -> usize {
     }
 }
 
-/// Whether a value of type `t` contains a function, which has no value
-/// syntax (and which the evaluator cannot return).
-pub fn has_function(t: &Type) -> bool {
-    match &t.base {
-        Base::Arrow(..) => true,
-        Base::Tuple(ts) => ts.iter().any(has_function),
-        Base::Record(fs) => fs.iter().any(|(_, t)| has_function(t)),
-        Base::Prim(_) | Base::Var(_) => false,
-    }
-}
-
 /// A leaf value with its elements read out once.
 enum Leaf {
     Data {

@@ -87,6 +87,17 @@ pub enum Base {
 }
 
 impl Type {
+    /// Whether a function appears in this type (as itself, or in a tuple
+    /// or record): such values cannot be printed, stored or differentiated.
+    pub fn has_function(&self) -> bool {
+        match &self.base {
+            Base::Arrow(..) => true,
+            Base::Tuple(ts) => ts.iter().any(Type::has_function),
+            Base::Record(fs) => fs.iter().any(|(_, t)| t.has_function()),
+            Base::Prim(_) | Base::Var(_) => false,
+        }
+    }
+
     pub fn new(rank: Rank, base: Base) -> Type {
         Type { rank, base }
     }
