@@ -19,6 +19,7 @@ pub mod diag;
 pub mod driver;
 pub mod elab;
 pub mod eval;
+pub mod gpu;
 pub mod prim;
 pub mod repl;
 pub mod runtime;

@@ -19,6 +19,11 @@ use urchin::testing::values::{format_value, parse_values};
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// The OpenCL device SOAC statements are offloaded to: `auto` (a GPU
+    /// over a CPU driver, when the work pays), `none`, or a device's name
+    /// or `PLATFORM:DEVICE` index (default: `$URCHIN_DEVICE`, else `auto`).
+    #[arg(long, global = true, value_name = "auto|none|NAME")]
+    device: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -133,6 +138,13 @@ fn load_with(
 
 fn main() -> Result<ExitCode> {
     let cli = Cli::parse();
+    match &cli.device {
+        Some(d) => urchin::gpu::configure(urchin::gpu::Choice::parse(d)),
+        None if std::env::var_os("URCHIN_DEVICE").is_none() => {
+            urchin::gpu::configure(urchin::gpu::Choice::Auto)
+        }
+        None => {}
+    }
     match cli.command {
         None => Ok(urchin::repl::run(None)),
         Some(Command::Repl { file }) => Ok(urchin::repl::run(file)),
@@ -170,7 +182,7 @@ fn main() -> Result<ExitCode> {
             runs,
             entry,
             json,
-        }) => bench(&paths, runs as usize, entry, json),
+        }) => bench(&paths, runs as usize, entry, json, cli.device.as_deref()),
     }
 }
 
@@ -412,11 +424,43 @@ fn test(paths: &[PathBuf], engine: &str, compiled: bool, verbose: bool) -> Resul
     })
 }
 
-fn bench(paths: &[PathBuf], runs: usize, entry: Option<String>, json: bool) -> Result<ExitCode> {
+fn bench(
+    paths: &[PathBuf],
+    runs: usize,
+    entry: Option<String>,
+    json: bool,
+    device: Option<&str>,
+) -> Result<ExitCode> {
+    use urchin::gpu::Choice;
+    use urchin::testing::bench::Backend;
     if paths.is_empty() {
         return Err(miette!("give at least one file or directory to benchmark"));
     }
-    let opts = urchin::testing::bench::BenchOptions { runs, entry, json };
+    // `--device NAME`: the evaluator and the device, side by side.
+    let backends = match device.map(Choice::parse) {
+        None | Some(Choice::None) => Vec::new(),
+        Some(choice) => {
+            let g =
+                urchin::gpu::open(&choice).map_err(|why| miette!("--device {choice}: {why}"))?;
+            let name = g.info().name;
+            vec![
+                Backend {
+                    name: "evaluator".into(),
+                    device: None,
+                },
+                Backend {
+                    name,
+                    device: Some(g),
+                },
+            ]
+        }
+    };
+    let opts = urchin::testing::bench::BenchOptions {
+        runs,
+        entry,
+        json,
+        backends,
+    };
     let (summary, _) = urchin::testing::bench::bench_paths(
         paths,
         &opts,

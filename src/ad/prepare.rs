@@ -11,7 +11,6 @@
 
 use crate::core::build::Builder;
 use crate::core::ir::*;
-use crate::core::pretty::is_simple_binop;
 use crate::core::visit::{free_in_lambda, freshen_lambda, nested_mut, rename_body};
 use crate::prim::{BinOp, PrimType, Scalar, UnOp};
 use std::collections::HashMap;
@@ -209,11 +208,7 @@ fn interchange_scan(
             && op.lam.body.result == [Atom::Var(pat[0])]
             && b.vars.ty(*xs).rank() == 2 =>
         {
-            is_simple_binop(&Operator {
-                lam: lam.clone(),
-                neutral: Vec::new(),
-                commutative: false,
-            })
+            lam.section()
         }
         _ => None,
     };

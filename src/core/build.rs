@@ -2,9 +2,14 @@
 //! for tests.
 //!
 //! Each method appends one statement binding fresh variables, whose types
-//! it infers from the operands, and returns them. Nested bodies and lambdas
-//! are built by closures that receive a builder for the nested body (sharing
-//! the variable table) and return the body's results.
+//! it infers from the operands (the one place that knows the result types
+//! of each expression), and returns them. Nested bodies and lambdas are
+//! built by closures that receive a builder for the nested body (sharing
+//! the variable table) and return the body's results. A generator that
+//! recurses through state of its own (lowering) instead opens a body,
+//! appends to this builder, and closes it ([`Builder::open_body`]), then
+//! passes the finished bodies to the methods that take them (`if_bodies`,
+//! `loop_`, `map`, `reduce`, ...).
 //!
 //! ```
 //! use urchin::core::build::{Builder, function};
@@ -28,13 +33,21 @@ use super::ir::{
 };
 use crate::prim::{BinOp, PrimType, UnOp};
 use crate::source::Span;
+use std::rc::Rc;
 
 pub struct Builder<'a> {
     pub vars: &'a mut Vars,
     pub stms: Vec<Stm>,
     /// The span given to the statements built (run-time errors point there).
     pub span: Span,
+    /// The name given to the variables the statements bind (for printing).
+    name: Rc<str>,
 }
+
+/// The statements of the enclosing body while a nested one is built
+/// between [`Builder::open_body`] and [`Builder::close_body`].
+#[must_use = "the enclosing body's statements are lost unless given to `close_body`"]
+pub struct Outer(Vec<Stm>);
 
 /// Builds a function with parameters of the given names and types and adds
 /// its variables to `prog` (the caller adds the function itself).
@@ -72,15 +85,42 @@ impl<'a> Builder<'a> {
             vars,
             stms: Vec::new(),
             span: Span::default(),
+            name: "t".into(),
         }
     }
 
-    /// A builder for a nested body, with the same span.
+    /// A builder for a nested body, with the same span and name.
     fn nested(&mut self) -> Builder<'_> {
         Builder {
             vars: &mut *self.vars,
             stms: Vec::new(),
             span: self.span,
+            name: self.name.clone(),
+        }
+    }
+
+    /// Gives the statements built next this span and their variables this
+    /// name.
+    pub fn at(&mut self, span: Span, name: &str) -> &mut Self {
+        self.span = span;
+        if *self.name != *name {
+            self.name = name.into();
+        }
+        self
+    }
+
+    /// Starts a nested body: the statements built from now on go to it
+    /// until [`Builder::close_body`].
+    pub fn open_body(&mut self) -> Outer {
+        Outer(std::mem::take(&mut self.stms))
+    }
+
+    /// Ends the nested body begun by `open_body`, with these results, and
+    /// goes back to appending to the enclosing body.
+    pub fn close_body(&mut self, outer: Outer, result: Vec<Atom>) -> Body {
+        Body {
+            stms: std::mem::replace(&mut self.stms, outer.0),
+            result,
         }
     }
 
@@ -121,14 +161,15 @@ impl<'a> Builder<'a> {
 
     /// Appends a statement with one result of type `ty`.
     pub fn exp(&mut self, ty: Type, exp: Exp) -> Var {
-        let v = self.fresh("t", ty);
-        self.push(vec![v], exp);
-        v
+        self.exps(&[ty], exp)[0]
     }
 
     /// Appends a statement with results of the given types.
     pub fn exps(&mut self, tys: &[Type], exp: Exp) -> Vec<Var> {
-        let vs: Vec<Var> = tys.iter().map(|t| self.fresh("t", *t)).collect();
+        let vs: Vec<Var> = tys
+            .iter()
+            .map(|t| self.vars.fresh(self.name.clone(), *t))
+            .collect();
         self.push(vs.clone(), exp);
         vs
     }
@@ -272,6 +313,17 @@ impl<'a> Builder<'a> {
     ) -> Vec<Var> {
         let then_body = self.body(then_f);
         let else_body = self.body(else_f);
+        self.if_bodies(cond, then_body, else_body)
+    }
+
+    /// `if c then then_body else else_body`, of the types of the `then`
+    /// branch's results.
+    pub fn if_bodies(
+        &mut self,
+        cond: impl Into<Atom>,
+        then_body: Body,
+        else_body: Body,
+    ) -> Vec<Var> {
         let tys: Vec<Type> = then_body.result.iter().map(|a| a.ty(self.vars)).collect();
         self.exps(
             &tys,
@@ -298,15 +350,8 @@ impl<'a> Builder<'a> {
         let mut b = self.nested();
         let r = f(&mut b, i, &params);
         let body = b.finish(r);
-        self.exps(
-            &tys,
-            Exp::Loop {
-                params: params.into_iter().zip(init).collect(),
-                form: LoopForm::For { i, bound },
-                body,
-                stripmine: None,
-            },
-        )
+        let params = params.into_iter().zip(init).collect();
+        self.loop_(params, LoopForm::For { i, bound }, body, None)
     }
 
     /// `loop (params = init) while cond do body`.
@@ -324,13 +369,27 @@ impl<'a> Builder<'a> {
         let mut b = self.nested();
         let r = f(&mut b, &params);
         let body = b.finish(r);
+        let params = params.into_iter().zip(init).collect();
+        self.loop_(params, LoopForm::While { cond }, body, None)
+    }
+
+    /// A loop over the given parameters (with their initial values), of
+    /// the parameters' types.
+    pub fn loop_(
+        &mut self,
+        params: Vec<(Var, Atom)>,
+        form: LoopForm,
+        body: Body,
+        stripmine: Option<u32>,
+    ) -> Vec<Var> {
+        let tys: Vec<Type> = params.iter().map(|(p, _)| self.vars.ty(*p)).collect();
         self.exps(
             &tys,
             Exp::Loop {
-                params: params.into_iter().zip(init).collect(),
-                form: LoopForm::While { cond },
+                params,
+                form,
                 body,
-                stripmine: None,
+                stripmine,
             },
         )
     }
@@ -500,5 +559,41 @@ impl<'a> Builder<'a> {
                 value: value.into(),
             },
         )
+    }
+
+    /// `jvp lam primals tangents`: the results of `lam`, then their
+    /// tangents.
+    pub fn jvp(&mut self, lam: Lambda, primals: Vec<Atom>, tangents: Vec<Atom>) -> Vec<Var> {
+        let res = self.result_types(&lam);
+        let tys: Vec<Type> = res.iter().chain(&res).copied().collect();
+        self.exps(
+            &tys,
+            Exp::Jvp {
+                lam,
+                primals,
+                tangents,
+            },
+        )
+    }
+
+    /// `vjp lam primals cotangents`: the results of `lam`, then the
+    /// cotangents of its arguments.
+    pub fn vjp(&mut self, lam: Lambda, primals: Vec<Atom>, cotangents: Vec<Atom>) -> Vec<Var> {
+        let mut tys = self.result_types(&lam);
+        tys.extend(primals.iter().map(|a| a.ty(self.vars)));
+        self.exps(
+            &tys,
+            Exp::Vjp {
+                lam,
+                primals,
+                cotangents,
+            },
+        )
+    }
+
+    /// `lam args` whose derivative is given by `adjoint`.
+    pub fn with_vjp(&mut self, lam: Lambda, adjoint: Lambda, args: Vec<Atom>) -> Vec<Var> {
+        let tys = self.result_types(&lam);
+        self.exps(&tys, Exp::WithVjp { lam, adjoint, args })
     }
 }

@@ -4,7 +4,7 @@
 //! is a bug in urchin, never the user's fault.
 
 use super::ir::*;
-use super::visit::own_atoms;
+use super::visit::{Role, nested, operands, walk_exp};
 use crate::prim::PrimType;
 use std::collections::HashSet;
 
@@ -37,10 +37,16 @@ struct Checker<'a> {
 
 impl Checker<'_> {
     fn bind(&mut self, v: Var) -> Result<(), String> {
+        self.declare(v)?;
+        self.scope.push(v);
+        Ok(())
+    }
+
+    /// Single assignment: `v` is bound nowhere else.
+    fn declare(&mut self, v: Var) -> Result<(), String> {
         if !self.bound.insert(v) {
             return Err(format!("{} ({v:?}) is bound twice", self.vars.name(v)));
         }
-        self.scope.push(v);
         Ok(())
     }
 
@@ -92,30 +98,54 @@ impl Checker<'_> {
         Ok(out)
     }
 
-    fn lambda(&mut self, l: &Lambda) -> Result<Vec<Type>, String> {
-        let mark = self.scope.len();
-        for p in &l.params {
-            self.bind(*p)?;
+    /// Checks the operands, binders and nested bodies of an expression
+    /// (each body sees its own binders), returning the result types of the
+    /// bodies by role.
+    fn parts(&mut self, e: &Exp) -> Result<Vec<(Role, Vec<Type>)>, String> {
+        let mut err = None;
+        operands(e, |v, _| {
+            if err.is_none() {
+                err = self.atom(&Atom::Var(v)).err();
+            }
+        });
+        struct Binders<'c, 'v> {
+            checker: &'c mut Checker<'v>,
+            err: Option<String>,
         }
-        let r = self.body(&l.body);
-        self.scope.truncate(mark);
-        r
+        impl super::visit::Walker<'_> for Binders<'_, '_> {
+            fn binder(&mut self, v: &Var) {
+                if self.err.is_none() {
+                    self.err = self.checker.declare(*v).err();
+                }
+            }
+        }
+        let mut b = Binders { checker: self, err };
+        walk_exp(e, &mut b);
+        if let Some(m) = b.err {
+            return Err(m);
+        }
+        let mut out = Vec::new();
+        for n in nested(e) {
+            let mark = self.scope.len();
+            self.scope.extend(n.scope.binders.iter());
+            let tys = self.body(n.body)?;
+            self.scope.truncate(mark);
+            out.push((n.scope.role, tys));
+        }
+        Ok(out)
     }
 
     /// The result types of an expression, or `None` where they are not
     /// computed here (checked loosely).
     fn exp(&mut self, e: &Exp) -> Result<Option<Vec<Type>>, String> {
-        let mut err = None;
-        own_atoms(e, &mut |a| {
-            if err.is_none() {
-                if let Err(m) = self.atom(a) {
-                    err = Some(m);
-                }
-            }
-        });
-        if let Some(m) = err {
-            return Err(m);
-        }
+        let bodies = self.parts(e)?;
+        let of = |role: Role| -> Vec<Type> {
+            bodies
+                .iter()
+                .find(|(r, _)| *r == role)
+                .map(|(_, t)| t.clone())
+                .expect("the expression has a body of this role")
+        };
         let ty = |a: &Atom| a.ty(self.vars);
         let one = |t: Type| Ok(Some(vec![t]));
         match e {
@@ -156,22 +186,14 @@ impl Checker<'_> {
             Exp::Replicate(_, v) | Exp::Rep(v) => one(ty(v).array_of(1)),
             Exp::Reshape(shape, a) => one(Type::Array(self.vars.ty(*a).elem(), shape.len() as u32)),
             Exp::Concat(xs) => one(self.vars.ty(xs[0])),
-            Exp::If {
-                then_body,
-                else_body,
-                ..
-            } => {
-                let t = self.body(then_body)?;
-                let f = self.body(else_body)?;
+            Exp::If { .. } => {
+                let (t, f) = (of(Role::Then), of(Role::Else));
                 if t != f {
                     return Err(format!("if branches return {t:?} and {f:?}"));
                 }
                 Ok(Some(t))
             }
-            Exp::Loop {
-                params, form, body, ..
-            } => {
-                let mark = self.scope.len();
+            Exp::Loop { params, .. } => {
                 let tys: Vec<Type> = params.iter().map(|(p, _)| self.vars.ty(*p)).collect();
                 for (p, i) in params {
                     if self.vars.ty(*p) != ty(i) {
@@ -181,16 +203,8 @@ impl Checker<'_> {
                             ty(i)
                         ));
                     }
-                    self.bind(*p)?;
                 }
-                match form {
-                    LoopForm::For { i, .. } => self.bind(*i)?,
-                    LoopForm::While { cond } => {
-                        self.body(cond)?;
-                    }
-                }
-                let r = self.body(body)?;
-                self.scope.truncate(mark);
+                let r = of(Role::LoopBody);
                 if r != tys {
                     return Err(format!("loop body returns {r:?} for parameters {tys:?}"));
                 }
@@ -205,33 +219,18 @@ impl Checker<'_> {
                         ));
                     }
                 }
-                let r = self.lambda(lam)?;
+                let r = of(Role::MapLambda);
                 Ok(Some(r.into_iter().map(|t| t.array_of(1)).collect()))
             }
-            Exp::Reduce { op, pre, .. } | Exp::Scan { op, pre, .. } => {
-                if let Some(p) = pre {
-                    self.lambda(p)?;
-                }
-                let r = self.lambda(&op.lam)?;
-                if matches!(e, Exp::Scan { .. }) {
-                    Ok(Some(r.into_iter().map(|t| t.array_of(1)).collect()))
-                } else {
-                    Ok(Some(r))
-                }
+            Exp::Reduce { .. } => Ok(Some(of(Role::Operator))),
+            Exp::Scan { .. } => {
+                let r = of(Role::Operator);
+                Ok(Some(r.into_iter().map(|t| t.array_of(1)).collect()))
             }
-            Exp::Hist { op, dest, .. } => {
-                self.lambda(&op.lam)?;
-                Ok(Some(dest.iter().map(|d| self.vars.ty(*d)).collect()))
-            }
+            Exp::Hist { dest, .. } => Ok(Some(dest.iter().map(|d| self.vars.ty(*d)).collect())),
             Exp::Scatter { dest, .. } => Ok(Some(dest.iter().map(|d| self.vars.ty(*d)).collect())),
             Exp::Assert { .. } | Exp::CheckShape { .. } => Ok(Some(Vec::new())),
-            Exp::Jvp { lam, .. } | Exp::Vjp { lam, .. } | Exp::WithAcc { lam, .. } => {
-                self.lambda(lam)?;
-                Ok(None)
-            }
-            Exp::WithVjp { lam, adjoint, .. } => {
-                self.lambda(lam)?;
-                self.lambda(adjoint)?;
+            Exp::Jvp { .. } | Exp::Vjp { .. } | Exp::WithAcc { .. } | Exp::WithVjp { .. } => {
                 Ok(None)
             }
             Exp::UpdAcc { acc, .. } => one(self.vars.ty(*acc)),

@@ -4,7 +4,7 @@
 //! lowering produces it from the elaborated AST, the simplifier and the AD
 //! transformations rewrite it, and the evaluator executes it.
 //!
-//! Invariants (checked by `core::check` in debug builds and tests):
+//! Invariants (checked by `core::check` in tests):
 //! - Every variable is bound exactly once (by a statement pattern, a lambda
 //!   or loop parameter, or a function parameter) before it is used.
 //! - Tuples and records do not exist here: a tuple-typed source value is a
@@ -198,6 +198,44 @@ pub struct Body {
 pub struct Lambda {
     pub params: Vec<Var>,
     pub body: Body,
+}
+
+/// A lambda that is one primitive operation on its two parameters:
+/// `\a b -> a op b`, or `\a b -> b op a` when `swapped`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BinOpLambda {
+    pub op: BinOp,
+    pub swapped: bool,
+}
+
+impl Lambda {
+    /// Recognises a lambda that is a single binary operation (the
+    /// operators that print as sections, have dedicated AD rules, and fold
+    /// natively in the evaluator).
+    pub fn as_binop(&self) -> Option<BinOpLambda> {
+        let ([a, b], [stm]) = (self.params.as_slice(), self.body.stms.as_slice()) else {
+            return None;
+        };
+        let Exp::BinOp(op, Atom::Var(x), Atom::Var(y)) = &stm.exp else {
+            return None;
+        };
+        if stm.pat.len() != 1 || self.body.result != [Atom::Var(stm.pat[0])] {
+            return None;
+        }
+        let swapped = if (x, y) == (a, b) {
+            false
+        } else if (x, y) == (b, a) {
+            true
+        } else {
+            return None;
+        };
+        Some(BinOpLambda { op: *op, swapped })
+    }
+
+    /// `\a b -> a op b`: the operator section `(op)`.
+    pub fn section(&self) -> Option<BinOp> {
+        self.as_binop().filter(|b| !b.swapped).map(|b| b.op)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -6,7 +6,8 @@
 //! Single-statement lambdas print inline (`\x -> x * x`).
 
 use super::ir::*;
-use crate::prim::{BinOp, UnOp};
+use super::visit::{bound_in_body, nested};
+use crate::prim::UnOp;
 use std::collections::HashMap;
 
 pub struct Printer<'p> {
@@ -45,7 +46,7 @@ impl<'p> Printer<'p> {
     fn name_function(&mut self, f: &Function) {
         let mut order = Vec::new();
         order.extend(f.params.iter().copied());
-        collect_binders(&f.body, &mut order);
+        bound_in_body(&f.body, &mut |v| order.push(v));
         let mut totals: HashMap<String, usize> = HashMap::new();
         for v in &order {
             *totals.entry(base_name(self.vars.name(*v))).or_default() += 1;
@@ -202,15 +203,7 @@ impl<'p> Printer<'p> {
             return format!("({head} {})", self.tuple(&l.body.result));
         }
         if let [s] = l.body.stms.as_slice() {
-            let simple = !matches!(
-                s.exp,
-                Exp::If { .. }
-                    | Exp::Loop { .. }
-                    | Exp::Map { .. }
-                    | Exp::Reduce { .. }
-                    | Exp::Scan { .. }
-                    | Exp::Hist { .. }
-            );
+            let simple = nested(&s.exp).is_empty();
             let returns_it = l.body.result.iter().map(|a| a.var()).collect::<Vec<_>>()
                 == s.pat.iter().map(|v| Some(*v)).collect::<Vec<_>>();
             if simple && returns_it {
@@ -249,7 +242,7 @@ impl<'p> Printer<'p> {
 
     fn operator(&mut self, op: &Operator, indent: usize) -> String {
         // Recognisable operators print as sections.
-        if let Some(b) = is_simple_binop(op) {
+        if let Some(b) = op.lam.section() {
             return if b.is_infix() {
                 format!("({})", b.symbol())
             } else {
@@ -507,71 +500,5 @@ impl<'p> Printer<'p> {
                 )
             }
         }
-    }
-}
-
-fn collect_binders(b: &Body, out: &mut Vec<Var>) {
-    for s in &b.stms {
-        out.extend(s.pat.iter().copied());
-        match &s.exp {
-            Exp::If {
-                then_body,
-                else_body,
-                ..
-            } => {
-                collect_binders(then_body, out);
-                collect_binders(else_body, out);
-            }
-            Exp::Loop {
-                params, form, body, ..
-            } => {
-                out.extend(params.iter().map(|(p, _)| *p));
-                match form {
-                    LoopForm::For { i, .. } => out.push(*i),
-                    LoopForm::While { cond } => collect_binders(cond, out),
-                }
-                collect_binders(body, out);
-            }
-            Exp::Map { lam, .. }
-            | Exp::Jvp { lam, .. }
-            | Exp::Vjp { lam, .. }
-            | Exp::WithAcc { lam, .. } => {
-                out.extend(lam.params.iter().copied());
-                collect_binders(&lam.body, out);
-            }
-            Exp::Reduce { op, pre, .. } | Exp::Scan { op, pre, .. } => {
-                if let Some(f) = pre {
-                    out.extend(f.params.iter().copied());
-                    collect_binders(&f.body, out);
-                }
-                out.extend(op.lam.params.iter().copied());
-                collect_binders(&op.lam.body, out);
-            }
-            Exp::Hist { op, .. } => {
-                out.extend(op.lam.params.iter().copied());
-                collect_binders(&op.lam.body, out);
-            }
-            _ => {}
-        }
-    }
-}
-
-/// Whether an operator is written as a section (for the printer's callers).
-pub fn is_simple_binop(op: &Operator) -> Option<BinOp> {
-    match op.lam.body.stms.as_slice() {
-        [
-            Stm {
-                exp: Exp::BinOp(b, Atom::Var(x), Atom::Var(y)),
-                pat,
-                ..
-            },
-        ] if op.lam.params.len() == 2
-            && *x == op.lam.params[0]
-            && *y == op.lam.params[1]
-            && op.lam.body.result == [Atom::Var(pat[0])] =>
-        {
-            Some(*b)
-        }
-        _ => None,
     }
 }

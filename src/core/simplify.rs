@@ -11,7 +11,10 @@
 //! error reported stays the same.
 
 use super::ir::*;
-use super::visit::{free_in_body, free_in_exp, free_in_lambda, nested, rename_body, rename_exp};
+use super::visit::{
+    Role, Use, free_in_body, free_in_exp, free_in_lambda, nested, nested_mut, operands,
+    rename_body, rename_operands,
+};
 use crate::prim::{self, BinOp, PrimType, Scalar};
 use std::collections::{HashMap, HashSet};
 
@@ -47,7 +50,7 @@ pub fn simplify_function(f: &mut Function, vars: &mut Vars, mode: Mode) {
 fn count(b: &Body) -> usize {
     b.stms
         .iter()
-        .map(|s| 1 + nested(&s.exp).iter().map(|(_, b)| count(b)).sum::<usize>())
+        .map(|s| 1 + nested(&s.exp).iter().map(|n| count(n.body)).sum::<usize>())
         .sum()
 }
 
@@ -100,8 +103,8 @@ impl Forward {
 
     fn stm(&mut self, s: Stm, out: &mut Vec<Stm>) {
         let Stm { pat, mut exp, span } = s;
-        rename_exp_shallow(&mut exp, &self.subst);
-        for b in super::visit::nested_mut(&mut exp) {
+        rename_operands(&mut exp, &self.subst);
+        for b in nested_mut(&mut exp) {
             let taken = std::mem::take(b);
             *b = self.body(taken);
         }
@@ -216,7 +219,7 @@ impl Forward {
             Exp::Map { mut lam, mut args } => {
                 let mut subst: HashMap<Var, Atom> = HashMap::new();
                 let mut used = HashSet::new();
-                super::visit::free_in_body(&lam.body, &mut used);
+                free_in_body(&lam.body, &mut used);
                 let keys: Vec<Length> = args.iter().map(|a| self.length_key(*a)).collect();
                 let mut keep = vec![true; args.len()];
                 for i in 0..args.len() {
@@ -253,19 +256,6 @@ impl Forward {
             }
             other => other,
         }
-    }
-}
-
-/// Renames the atoms an expression reads directly; nested bodies are
-/// handled by the forward pass itself (with their own scopes).
-fn rename_exp_shallow(e: &mut Exp, subst: &HashMap<Var, Atom>) {
-    let mut saved: Vec<Body> = super::visit::nested_mut(e)
-        .into_iter()
-        .map(std::mem::take)
-        .collect();
-    rename_exp(e, subst);
-    for (b, s) in super::visit::nested_mut(e).into_iter().zip(saved.drain(..)) {
-        *b = s;
     }
 }
 
@@ -404,55 +394,83 @@ fn lambda_key(lam: &Lambda) -> Option<String> {
     ))
 }
 
-/// Whether evaluating an expression can fail (or not terminate).
-pub fn can_fail(e: &Exp) -> bool {
+/// What evaluating an expression may do besides computing its results,
+/// by itself (not counting its nested bodies).
+#[derive(Clone, Copy)]
+struct Effects {
+    /// It may fail (or not terminate).
+    fail: bool,
+    /// It updates accumulators: kept even when dead.
+    acc: bool,
+}
+
+fn own_effects(e: &Exp) -> Effects {
+    let fail = |fail| Effects { fail, acc: false };
     match e {
         Exp::Atom(_)
         | Exp::UnOp(..)
         | Exp::Convert(..)
         | Exp::Select(..)
         | Exp::Rep(_)
-        | Exp::Copy(_) => false,
-        Exp::Reverse(_) | Exp::Rearrange(..) | Exp::Rotate(..) => false,
-        Exp::BinOp(op, _, b) => {
+        | Exp::Copy(_)
+        | Exp::Reverse(_)
+        | Exp::Rearrange(..)
+        | Exp::Rotate(..)
+        | Exp::If { .. }
+        | Exp::Jvp { .. }
+        | Exp::Vjp { .. }
+        | Exp::WithVjp { .. } => fail(false),
+        Exp::BinOp(op, _, b) => fail(
             matches!(op, BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem)
-                && !matches!(b, Atom::Const(c) if c.ty().is_float() || c.as_f64() != 0.0)
-        }
-        Exp::ArrayLit(xs, t) => t.rank() > 0 && xs.len() > 1,
-        Exp::If {
-            then_body,
-            else_body,
-            ..
-        } => body_can_fail(then_body) || body_can_fail(else_body),
-        Exp::Loop { form, body, .. } => {
-            matches!(form, LoopForm::While { .. }) || body_can_fail(body)
-        }
-        Exp::Map { lam, args } => args.len() > 1 || body_can_fail(&lam.body),
-        Exp::Reduce { op, pre, args } | Exp::Scan { op, pre, args } => {
-            args.len() > 1
-                || body_can_fail(&op.lam.body)
-                || pre.as_ref().is_some_and(|p| body_can_fail(&p.body))
+                && !matches!(b, Atom::Const(c) if c.ty().is_float() || c.as_f64() != 0.0),
+        ),
+        Exp::ArrayLit(xs, t) => fail(t.rank() > 0 && xs.len() > 1),
+        Exp::Loop { form, .. } => fail(matches!(form, LoopForm::While { .. })),
+        // The arrays may differ in length.
+        Exp::Map { args, .. } | Exp::Reduce { args, .. } | Exp::Scan { args, .. } => {
+            fail(args.len() > 1)
         }
         // Indices and values may differ in length.
-        Exp::Hist { .. } => true,
-        Exp::Jvp { lam, .. } | Exp::Vjp { lam, .. } | Exp::WithVjp { lam, .. } => {
-            body_can_fail(&lam.body)
-        }
-        _ => true,
+        Exp::Hist { .. } => fail(true),
+        Exp::Index(..)
+        | Exp::Update(..)
+        | Exp::Size(..)
+        | Exp::Iota(_)
+        | Exp::Replicate(..)
+        | Exp::Reshape(..)
+        | Exp::Concat(_)
+        | Exp::Scatter { .. }
+        | Exp::Assert { .. }
+        | Exp::CheckShape { .. } => fail(true),
+        Exp::WithAcc { .. } | Exp::UpdAcc { .. } => Effects {
+            fail: true,
+            acc: true,
+        },
     }
+}
+
+/// Whether evaluating an expression can fail (or not terminate), by
+/// itself or in a nested body it runs.
+pub fn can_fail(e: &Exp) -> bool {
+    // The adjoint of a `with_vjp` runs only under the `vjp` that replaces
+    // the expression.
+    own_effects(e).fail
+        || nested(e)
+            .iter()
+            .any(|n| n.scope.role != Role::WithVjpAdjoint && body_can_fail(n.body))
 }
 
 fn body_can_fail(b: &Body) -> bool {
     b.stms.iter().any(|s| can_fail(&s.exp))
 }
 
-/// Effects beyond failing: accumulator updates (anywhere inside) must
-/// stay.
+/// Whether a statement must stay even when dead because it updates
+/// accumulators, itself or anywhere inside.
 fn has_effect(e: &Exp) -> bool {
-    matches!(e, Exp::UpdAcc { .. } | Exp::WithAcc { .. })
+    own_effects(e).acc
         || nested(e)
             .iter()
-            .any(|(_, b)| b.stms.iter().any(|s| has_effect(&s.exp)))
+            .any(|n| n.body.stms.iter().any(|s| has_effect(&s.exp)))
 }
 
 /// Removes dead statements, and dead results of maps and branches.
@@ -471,7 +489,7 @@ fn dce_body(b: &mut Body, mode: Mode) {
             continue;
         }
         prune_results(&mut s, &live);
-        for nb in super::visit::nested_mut(&mut s.exp) {
+        for nb in nested_mut(&mut s.exp) {
             dce_body(nb, mode);
         }
         free_in_exp(&s.exp, &mut live);
@@ -519,17 +537,9 @@ fn remove_indices<T>(v: &mut Vec<T>, dead: &[usize]) {
 /// How often each variable is used in a body (nested uses count).
 fn use_counts(b: &Body, counts: &mut HashMap<Var, usize>) {
     for s in &b.stms {
-        let mut own = Vec::new();
-        super::visit::own_atoms(&s.exp, &mut |a| {
-            if let Atom::Var(v) = a {
-                own.push(*v);
-            }
-        });
-        for v in own {
-            *counts.entry(v).or_default() += 1;
-        }
-        for (_, nb) in nested(&s.exp) {
-            use_counts(nb, counts);
+        operands(&s.exp, |v, _| *counts.entry(v).or_default() += 1);
+        for n in nested(&s.exp) {
+            use_counts(n.body, counts);
         }
     }
     for a in &b.result {
@@ -543,7 +553,7 @@ fn use_counts(b: &Body, counts: &mut HashMap<Var, usize>) {
 /// whose only use of the produced arrays is as arguments.
 fn fuse_body(b: &mut Body, vars: &mut Vars) {
     for s in &mut b.stms {
-        for nb in super::visit::nested_mut(&mut s.exp) {
+        for nb in nested_mut(&mut s.exp) {
             fuse_body(nb, vars);
         }
     }
@@ -617,17 +627,13 @@ fn fusable(b: &Body, i: usize, j: usize) -> bool {
     b.stms[i + 1..j].iter().all(|s| !consumes(&s.exp, &inputs))
 }
 
+/// Whether `e` consumes one of `vs`, itself or in a nested body.
 fn consumes(e: &Exp, vs: &HashSet<Var>) -> bool {
-    match e {
-        Exp::Update(a, ..) => vs.contains(a),
-        Exp::Scatter { dest, .. } | Exp::Hist { dest, .. } => dest.iter().any(|d| vs.contains(d)),
-        Exp::Loop { params, .. } => params
-            .iter()
-            .any(|(_, a)| matches!(a, Atom::Var(v) if vs.contains(v))),
-        _ => nested(e)
-            .iter()
-            .any(|(_, b)| b.stms.iter().any(|s| consumes(&s.exp, vs))),
-    }
+    let mut own = false;
+    operands(e, |v, u| own |= u == Use::Consume && vs.contains(&v));
+    own || nested(e)
+        .iter()
+        .any(|n| n.body.stms.iter().any(|s| consumes(&s.exp, vs)))
 }
 
 /// Rewrites the consumer so it maps `f` over `xs` itself.

@@ -15,7 +15,8 @@
 //! evaluation, so the addresses are stable.
 
 use super::error::{Fail, R};
-use crate::core::ir::{Atom, Body, DimIndex, Exp, LoopForm, Operator, Program, Var};
+use crate::core::ir::{Atom, BinOpLambda, Body, Exp, Operator, Program, Var};
+use crate::core::visit::{self, Nested};
 use crate::prim::BinOp;
 use crate::runtime::Raise;
 use std::collections::{HashMap, HashSet};
@@ -95,14 +96,14 @@ impl Analysis {
     }
 }
 
-/// Where a nested body sits, which decides what stays live after it.
+/// How often a nested body runs, which decides what stays live after it.
 #[derive(Clone, Copy, PartialEq)]
-enum Role {
-    /// Runs at most once per evaluation of the statement (`if` branches,
-    /// the lambda of `with_acc`): what is live after the statement.
+enum Runs {
+    /// At most once per evaluation of the statement (`if` branches, the
+    /// lambda of `with_acc`): what is live after the statement.
     Once,
-    /// Runs once per element or iteration (SOAC lambdas): its free
-    /// variables must also survive every run.
+    /// Once per element or iteration (SOAC lambdas): its free variables
+    /// must also survive every run.
     Repeated,
     /// A loop body: free variables survive, parameters are rebound by every
     /// iteration.
@@ -111,217 +112,27 @@ enum Role {
     LoopCond,
 }
 
-struct Nested<'a> {
-    body: &'a Body,
-    binders: Vec<Var>,
-    role: Role,
-}
-
-fn atom_var(a: &Atom, out: &mut Vec<Var>) {
-    if let Atom::Var(v) = a {
-        out.push(*v);
-    }
-}
-
-fn dim_vars(ix: &[DimIndex], out: &mut Vec<Var>) {
-    for d in ix {
-        match d {
-            DimIndex::Fix(a) => atom_var(a, out),
-            DimIndex::Slice { start, end, stride } => {
-                for a in [start, end, stride].into_iter().flatten() {
-                    atom_var(a, out);
-                }
-            }
-        }
+fn runs(role: visit::Role) -> Runs {
+    use visit::Role;
+    match role {
+        Role::Then | Role::Else | Role::WithAcc => Runs::Once,
+        Role::MapLambda
+        | Role::PreMap
+        | Role::Operator
+        | Role::Jvp
+        | Role::Vjp
+        | Role::WithVjpPrimal
+        | Role::WithVjpAdjoint => Runs::Repeated,
+        Role::LoopBody => Runs::LoopBody,
+        Role::LoopCond => Runs::LoopCond,
     }
 }
 
 /// The operand occurrences of an expression, outside its nested bodies.
 fn direct_vars(e: &Exp) -> Vec<Var> {
     let mut out = Vec::new();
-    match e {
-        Exp::Atom(a) | Exp::UnOp(_, a) | Exp::Convert(_, a) | Exp::Iota(a) | Exp::Rep(a) => {
-            atom_var(a, &mut out)
-        }
-        Exp::BinOp(_, a, b) | Exp::Replicate(a, b) => {
-            atom_var(a, &mut out);
-            atom_var(b, &mut out);
-        }
-        Exp::Select(c, a, b) => {
-            for x in [c, a, b] {
-                atom_var(x, &mut out);
-            }
-        }
-        Exp::ArrayLit(xs, _) => xs.iter().for_each(|a| atom_var(a, &mut out)),
-        Exp::Index(v, ix) => {
-            out.push(*v);
-            dim_vars(ix, &mut out);
-        }
-        Exp::Update(v, ix, a) => {
-            out.push(*v);
-            dim_vars(ix, &mut out);
-            atom_var(a, &mut out);
-        }
-        Exp::Size(v, _) | Exp::Rearrange(_, v) | Exp::Reverse(v) | Exp::Copy(v) => out.push(*v),
-        Exp::Reshape(dims, v) => {
-            dims.iter().for_each(|a| atom_var(a, &mut out));
-            out.push(*v);
-        }
-        Exp::Rotate(a, v) => {
-            atom_var(a, &mut out);
-            out.push(*v);
-        }
-        Exp::Concat(vs) => out.extend(vs),
-        Exp::If { cond, .. } => atom_var(cond, &mut out),
-        Exp::Loop { params, form, .. } => {
-            params.iter().for_each(|(_, a)| atom_var(a, &mut out));
-            if let LoopForm::For { bound, .. } = form {
-                atom_var(bound, &mut out);
-            }
-        }
-        Exp::Map { args, .. } => out.extend(args),
-        Exp::Reduce { op, args, .. } | Exp::Scan { op, args, .. } => {
-            op.neutral.iter().for_each(|a| atom_var(a, &mut out));
-            out.extend(args);
-        }
-        Exp::Hist {
-            op,
-            dest,
-            indices,
-            values,
-        } => {
-            op.neutral.iter().for_each(|a| atom_var(a, &mut out));
-            out.extend(dest);
-            out.push(*indices);
-            out.extend(values);
-        }
-        Exp::Scatter {
-            dest,
-            indices,
-            values,
-        } => {
-            out.extend(dest);
-            out.extend(indices);
-            out.extend(values);
-        }
-        Exp::Assert { cond, .. } => atom_var(cond, &mut out),
-        Exp::CheckShape {
-            array, expected, ..
-        } => {
-            out.push(*array);
-            expected
-                .iter()
-                .flatten()
-                .for_each(|a| atom_var(a, &mut out));
-        }
-        Exp::Jvp {
-            primals, tangents, ..
-        } => {
-            primals
-                .iter()
-                .chain(tangents)
-                .for_each(|a| atom_var(a, &mut out));
-        }
-        Exp::Vjp {
-            primals,
-            cotangents,
-            ..
-        } => {
-            primals
-                .iter()
-                .chain(cotangents)
-                .for_each(|a| atom_var(a, &mut out));
-        }
-        Exp::WithVjp { args, .. } => args.iter().for_each(|a| atom_var(a, &mut out)),
-        Exp::WithAcc { arrays, .. } => out.extend(arrays),
-        Exp::UpdAcc {
-            acc,
-            indices,
-            value,
-        } => {
-            out.push(*acc);
-            indices.iter().for_each(|a| atom_var(a, &mut out));
-            atom_var(value, &mut out);
-        }
-    }
+    visit::operands(e, |v, _| out.push(v));
     out
-}
-
-fn op_nested(op: &Operator) -> Nested<'_> {
-    Nested {
-        body: &op.lam.body,
-        binders: op.lam.params.clone(),
-        role: Role::Repeated,
-    }
-}
-
-fn lam(l: &crate::core::ir::Lambda, role: Role) -> Nested<'_> {
-    Nested {
-        body: &l.body,
-        binders: l.params.clone(),
-        role,
-    }
-}
-
-fn nested(e: &Exp) -> Vec<Nested<'_>> {
-    match e {
-        Exp::If {
-            then_body,
-            else_body,
-            ..
-        } => vec![
-            Nested {
-                body: then_body,
-                binders: vec![],
-                role: Role::Once,
-            },
-            Nested {
-                body: else_body,
-                binders: vec![],
-                role: Role::Once,
-            },
-        ],
-        Exp::Loop {
-            params, form, body, ..
-        } => {
-            let ps: Vec<Var> = params.iter().map(|(p, _)| *p).collect();
-            match form {
-                LoopForm::For { i, .. } => {
-                    let mut binders = ps;
-                    binders.push(*i);
-                    vec![Nested {
-                        body,
-                        binders,
-                        role: Role::LoopBody,
-                    }]
-                }
-                LoopForm::While { cond } => vec![
-                    Nested {
-                        body: cond,
-                        binders: ps.clone(),
-                        role: Role::LoopCond,
-                    },
-                    Nested {
-                        body,
-                        binders: ps,
-                        role: Role::LoopBody,
-                    },
-                ],
-            }
-        }
-        Exp::Map { lam: l, .. } => vec![lam(l, Role::Repeated)],
-        Exp::Reduce { op, pre, .. } | Exp::Scan { op, pre, .. } => {
-            let mut v = vec![op_nested(op)];
-            if let Some(p) = pre {
-                v.push(lam(p, Role::Repeated));
-            }
-            v
-        }
-        Exp::Hist { op, .. } => vec![op_nested(op)],
-        Exp::WithAcc { lam: l, .. } => vec![lam(l, Role::Once)],
-        Exp::Jvp { lam: l, .. } | Exp::Vjp { lam: l, .. } => vec![lam(l, Role::Repeated)],
-        _ => vec![],
-    }
 }
 
 struct Builder<'p> {
@@ -363,9 +174,9 @@ impl Builder<'_> {
     /// binders.
     fn nested_free(&mut self, e: &Exp) -> Vec<Var> {
         let mut out = Vec::new();
-        for n in nested(e) {
+        for n in visit::nested(e) {
             let f = self.free_body(n.body);
-            out.extend(f.iter().filter(|v| !n.binders.contains(v)));
+            out.extend(f.iter().filter(|v| !n.scope.binders.contains(**v)));
         }
         out.sort();
         out.dedup();
@@ -406,7 +217,7 @@ impl Builder<'_> {
                 })
                 .collect();
             drop.extend(stm.pat.iter().copied().filter(|p| !live.contains(p)));
-            for n in nested(&stm.exp) {
+            for n in visit::nested(&stm.exp) {
                 let la = self.nested_live_after(&stm.exp, &n, &live);
                 self.live_body(n.body, &la);
             }
@@ -438,34 +249,27 @@ impl Builder<'_> {
     /// given what is live after the statement.
     fn nested_live_after(&mut self, e: &Exp, n: &Nested, live: &HashSet<Var>) -> HashSet<Var> {
         let mut la = live.clone();
-        match n.role {
-            Role::Once => {}
-            Role::Repeated => {
+        let binders = n.scope.binders;
+        let r = runs(n.scope.role);
+        match r {
+            Runs::Once => {}
+            Runs::Repeated => {
                 let f = self.free_body(n.body);
-                la.extend(f.iter().filter(|v| !n.binders.contains(v)));
+                la.extend(f.iter().filter(|v| !binders.contains(**v)));
             }
-            Role::LoopBody | Role::LoopCond => {
-                let Exp::Loop {
-                    params, form, body, ..
-                } = e
-                else {
-                    return la;
-                };
-                la.extend(self.free_body(body).iter().copied());
-                if let LoopForm::While { cond } = form {
-                    la.extend(self.free_body(cond).iter().copied());
+            Runs::LoopBody | Runs::LoopCond => {
+                // The loop's bodies (its condition and body) run again.
+                for m in visit::nested(e) {
+                    la.extend(self.free_body(m.body).iter().copied());
                 }
-                if n.role == Role::LoopBody {
+                if r == Runs::LoopBody {
                     // Each iteration binds the parameters (and the index)
                     // afresh, so the body may consume them.
-                    for (p, _) in params {
-                        la.remove(p);
-                    }
-                    if let LoopForm::For { i, .. } = form {
-                        la.remove(i);
+                    for p in binders.iter() {
+                        la.remove(&p);
                     }
                 } else {
-                    la.extend(params.iter().map(|(p, _)| *p));
+                    la.extend(binders.iter());
                 }
             }
         }
@@ -486,36 +290,45 @@ impl Builder<'_> {
             } => [then_body, else_body]
                 .iter()
                 .all(|b| b.stms.iter().all(|s| self.safe_exp(&s.exp))),
-            _ => false,
+            Exp::ArrayLit(..)
+            | Exp::Index(..)
+            | Exp::Update(..)
+            | Exp::Size(..)
+            | Exp::Iota(_)
+            | Exp::Replicate(..)
+            | Exp::Reshape(..)
+            | Exp::Rearrange(..)
+            | Exp::Reverse(_)
+            | Exp::Rotate(..)
+            | Exp::Concat(_)
+            | Exp::Copy(_)
+            | Exp::Loop { .. }
+            | Exp::Map { .. }
+            | Exp::Reduce { .. }
+            | Exp::Scan { .. }
+            | Exp::Hist { .. }
+            | Exp::Scatter { .. }
+            | Exp::Assert { .. }
+            | Exp::CheckShape { .. }
+            | Exp::Jvp { .. }
+            | Exp::Vjp { .. }
+            | Exp::WithVjp { .. }
+            | Exp::WithAcc { .. }
+            | Exp::UpdAcc { .. } => false,
         }
     }
 }
 
 /// A reduction operator that is a single primitive operation on its two
 /// parameters, which bulk code applies natively.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct FastOp {
-    pub op: BinOp,
-    /// The lambda computes `x op acc` rather than `acc op x`.
-    pub swapped: bool,
-}
+pub(crate) type FastOp = BinOpLambda;
 
 /// Recognises `\a b -> a op b` (or `b op a`) for the operators with a
 /// native fold.
 pub(crate) fn fast_op(op: &Operator) -> Option<FastOp> {
-    let l = &op.lam;
-    if l.params.len() != 2 || op.neutral.len() != 1 || l.body.stms.len() != 1 {
-        return None;
-    }
-    let stm = &l.body.stms[0];
-    let Exp::BinOp(bop, Atom::Var(x), Atom::Var(y)) = &stm.exp else {
-        return None;
-    };
-    if stm.pat.len() != 1 || l.body.result != [Atom::Var(stm.pat[0])] {
-        return None;
-    }
+    let f = op.lam.as_binop()?;
     let supported = matches!(
-        bop,
+        f.op,
         BinOp::Add
             | BinOp::Mul
             | BinOp::Min
@@ -526,11 +339,5 @@ pub(crate) fn fast_op(op: &Operator) -> Option<FastOp> {
             | BinOp::BitOr
             | BinOp::BitXor
     );
-    let (a, b) = (l.params[0], l.params[1]);
-    let swapped = match (*x == a, *y == b, *x == b, *y == a) {
-        (true, true, _, _) => false,
-        (_, _, true, true) => true,
-        _ => return None,
-    };
-    supported.then_some(FastOp { op: *bop, swapped })
+    (op.neutral.len() == 1 && supported).then_some(f)
 }

@@ -386,8 +386,24 @@ impl<'p> Interp<'p> {
     /// `out` (loops and per-element maps look the analysis up once and
     /// reuse the vector).
     pub fn run_body(&mut self, body: &Body, info: &BodyInfo, out: &mut Vec<LVal>) -> R<()> {
-        for (stm, si) in body.stms.iter().zip(&info.stms) {
+        // Statements before `host` go to the evaluator without asking the
+        // device again.
+        let (mut k, mut host) = (0, 0);
+        while let (Some(stm), Some(si)) = (body.stms.get(k), info.stms.get(k)) {
+            if k >= host
+                && self.lanes.is_empty()
+                && let Some(gpu) = self.opts.device.clone()
+            {
+                match self.offload(&gpu, body, info, k)? {
+                    Ok(n) => {
+                        k += n;
+                        continue;
+                    }
+                    Err(n) => host = k + n,
+                }
+            }
             self.eval_stm(stm, si).map_err(|e| e.at(stm.span))?;
+            k += 1;
         }
         for (a, &mv) in body.result.iter().zip(&info.result_moves) {
             out.push(match self.scalar_ref(a) {

@@ -31,12 +31,13 @@
 //! accumulator updates (`upd`) made inside bulk maps, which are added
 //! statement by statement rather than element by element.
 
-mod analysis;
+pub(crate) mod analysis;
 mod chunks;
 mod error;
 mod interp;
 mod kernels;
 mod lanes;
+mod offload;
 mod ops;
 mod soac;
 
@@ -68,6 +69,9 @@ pub struct EvalOptions {
     /// Evaluate maps in bulk (the default); `false` evaluates every map,
     /// reduction and scan one element at a time, as a reference.
     pub bulk: bool,
+    /// The OpenCL device SOAC statements are offloaded to (by default the
+    /// process's setting: `--device`, `URCHIN_DEVICE`, `:device`).
+    pub device: Option<Arc<crate::gpu::Gpu>>,
 }
 
 impl Default for EvalOptions {
@@ -77,6 +81,7 @@ impl Default for EvalOptions {
             track_memory: false,
             checkpoint_vars: HashSet::new(),
             bulk: true,
+            device: crate::gpu::current(),
         }
     }
 }
@@ -112,6 +117,9 @@ pub fn run_function(
         it.bind(*p, LVal::inv(a));
     }
     let res = it.eval_body(&f.body);
+    if let Some(gpu) = &opts.device {
+        gpu.end_run();
+    }
     stats.peak_live_bytes = stats.peak_live_bytes.max(it.stats().peak_live_bytes);
     stats.peak_checkpoint_bytes = stats
         .peak_checkpoint_bytes

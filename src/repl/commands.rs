@@ -152,6 +152,13 @@ pub const COMMANDS: &[Command] = &[
         run: steps,
     },
     Command {
+        name: "device",
+        args: "[auto|none|NAME|threshold N|threshold auto]",
+        arg: Arg::Words(&["auto", "none", "threshold"]),
+        help: "show OpenCL devices and what was offloaded; choose a device or the offload threshold",
+        run: device,
+    },
+    Command {
         name: "help",
         args: "[COMMAND]",
         arg: Arg::Command,
@@ -274,6 +281,36 @@ fn time(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Fai
     let e = r.parse_expr(inv, sink)?;
     let timing = r.evaluate(&e, sink)?;
     sink.out(&format!("{timing}\n"));
+    Ok(Flow::Continue)
+}
+
+fn device(_: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    let words: Vec<&str> = inv.arg.split_whitespace().collect();
+    match words[..] {
+        [] => {}
+        ["threshold", t] => {
+            let t = match t {
+                "auto" => None,
+                n => match n.parse::<f64>() {
+                    Ok(x) if x >= 0.0 => Some(x),
+                    _ => {
+                        sink.err("the threshold is a number of element operations (0: offload everything) or `auto`\n");
+                        return Err(Failed);
+                    }
+                },
+            };
+            match crate::gpu::current() {
+                Some(g) => g.set_threshold(t),
+                None => {
+                    sink.err("no device is in use; choose one with :device auto or :device NAME\n");
+                    return Err(Failed);
+                }
+            }
+        }
+        [name] => crate::gpu::configure(crate::gpu::Choice::parse(name)),
+        _ => return Err(usage("device", sink)),
+    }
+    sink.out(&crate::gpu::report());
     Ok(Flow::Continue)
 }
 

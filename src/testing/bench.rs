@@ -24,7 +24,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct BenchOptions {
     /// Timed runs per dataset, after one warm-up run.
     pub runs: usize,
@@ -33,6 +33,17 @@ pub struct BenchOptions {
     /// Print the measurements as JSON (at the end) instead of a table (as
     /// they are made).
     pub json: bool,
+    /// The backends to compare, one row each (`urchin bench --device
+    /// NAME`: the evaluator and the device); empty: the session's setting
+    /// only, without a backend column.
+    pub backends: Vec<Backend>,
+}
+
+/// Where a benchmark runs: the evaluator alone, or with a device.
+#[derive(Clone, Debug)]
+pub struct Backend {
+    pub name: String,
+    pub device: Option<std::sync::Arc<crate::gpu::Gpu>>,
 }
 
 impl Default for BenchOptions {
@@ -41,6 +52,7 @@ impl Default for BenchOptions {
             runs: 10,
             entry: None,
             json: false,
+            backends: Vec::new(),
         }
     }
 }
@@ -53,6 +65,8 @@ pub struct Measurement {
     pub line: usize,
     pub entry: String,
     pub dataset: String,
+    /// The backend's name, when several are compared.
+    pub backend: Option<String>,
     pub times: Vec<Duration>,
     /// From the warm-up run.
     pub peak_live_bytes: usize,
@@ -200,21 +214,43 @@ pub fn format_bytes(b: usize) -> String {
 }
 
 impl BenchEngine<'_> {
+    /// The backend column: its width and the header's text.
+    fn backend_column(&self) -> (usize, String) {
+        let w = self
+            .opts
+            .backends
+            .iter()
+            .map(|b| b.name.len())
+            .max()
+            .unwrap_or(0);
+        if w == 0 {
+            (0, String::new())
+        } else {
+            (w.max(7), format!("{:<w$}  ", "backend", w = w.max(7)))
+        }
+    }
+
     fn header(&mut self) -> io::Result<()> {
         let (ew, dw) = self.widths;
+        let (_, b) = self.backend_column();
         writeln!(self.out, "{}", self.file)?;
         writeln!(
             self.out,
-            "  {:<ew$}  {:<dw$}  {:>10}  {:>10}  {:>10}  {:>10}  {:>11}",
+            "  {:<ew$}  {:<dw$}  {b}{:>10}  {:>10}  {:>10}  {:>10}  {:>11}",
             "entry", "dataset", "mean", "min", "stddev", "peak mem", "checkpoints"
         )
     }
 
     fn row(&mut self, m: &Measurement) -> io::Result<()> {
         let (ew, dw) = self.widths;
+        let (bw, _) = self.backend_column();
+        let b = match &m.backend {
+            Some(name) => format!("{name:<bw$}  "),
+            None => String::new(),
+        };
         writeln!(
             self.out,
-            "  {:<ew$}  {:<dw$}  {:>10}  {:>10}  {:>10}  {:>10}  {:>11}",
+            "  {:<ew$}  {:<dw$}  {b}{:>10}  {:>10}  {:>10}  {:>10}  {:>11}",
             m.entry,
             m.dataset,
             format_duration(m.mean()),
@@ -234,37 +270,54 @@ impl BenchEngine<'_> {
         case: Planned,
         args: Vec<Value>,
     ) -> Result<Vec<Value>, String> {
-        let (warm, stats) = prog
-            .session
-            .run_with_stats(c, args.clone(), &EvalOptions::default());
-        let mut result =
-            warm.map_err(|e| e.to_diagnostic().render(&prog.session.sources, false))?;
-        let mut times = Vec::with_capacity(self.opts.runs);
-        for _ in 0..self.opts.runs {
-            let start = Instant::now();
-            let r = prog.run(c, args.clone(), &EvalOptions::default());
-            times.push(start.elapsed());
-            result = r?;
-        }
-        let m = Measurement {
-            file: self.file.clone(),
-            line: case.line,
-            entry: case.entry,
-            dataset: case.dataset,
-            times,
-            peak_live_bytes: stats.peak_live_bytes,
-            peak_checkpoint_bytes: stats.peak_checkpoint_bytes,
+        // One row per backend; the default is the session's setting alone.
+        let backends: Vec<(Option<String>, EvalOptions)> = if self.opts.backends.is_empty() {
+            vec![(None, EvalOptions::default())]
+        } else {
+            self.opts
+                .backends
+                .iter()
+                .map(|b| {
+                    let o = EvalOptions {
+                        device: b.device.clone(),
+                        ..EvalOptions::default()
+                    };
+                    (Some(b.name.clone()), o)
+                })
+                .collect()
         };
-        if !self.opts.json {
-            if self.results.iter().all(|r| r.file != m.file) {
-                self.header().map_err(|e| e.to_string())?;
+        let mut result = Vec::new();
+        for (backend, opts) in backends {
+            let (warm, stats) = prog.session.run_with_stats(c, args.clone(), &opts);
+            result = warm.map_err(|e| e.to_diagnostic().render(&prog.session.sources, false))?;
+            let mut times = Vec::with_capacity(self.opts.runs);
+            for _ in 0..self.opts.runs {
+                let start = Instant::now();
+                let r = prog.run(c, args.clone(), &opts);
+                times.push(start.elapsed());
+                result = r?;
             }
-            // Flushed row by row: a long benchmark shows its progress.
-            self.row(&m)
-                .and_then(|()| self.out.flush())
-                .map_err(|e| e.to_string())?;
+            let m = Measurement {
+                file: self.file.clone(),
+                line: case.line,
+                entry: case.entry.clone(),
+                dataset: case.dataset.clone(),
+                backend,
+                times,
+                peak_live_bytes: stats.peak_live_bytes,
+                peak_checkpoint_bytes: stats.peak_checkpoint_bytes,
+            };
+            if !self.opts.json {
+                if self.results.iter().all(|r| r.file != m.file) {
+                    self.header().map_err(|e| e.to_string())?;
+                }
+                // Flushed row by row: a long benchmark shows its progress.
+                self.row(&m)
+                    .and_then(|()| self.out.flush())
+                    .map_err(|e| e.to_string())?;
+            }
+            self.results.push(m);
         }
-        self.results.push(m);
         Ok(result)
     }
 }
@@ -360,11 +413,15 @@ fn write_json(out: &mut dyn Write, results: &[Measurement]) -> io::Result<()> {
         let runs: Vec<String> = m.times.iter().map(|t| format!("{:.3}", us(*t))).collect();
         writeln!(
             out,
-            "  {{\"file\": {}, \"line\": {}, \"entry\": {}, \"dataset\": {}, \"runs_us\": [{}], \"mean_us\": {:.3}, \"min_us\": {:.3}, \"max_us\": {:.3}, \"stddev_us\": {:.3}, \"peak_live_bytes\": {}, \"peak_checkpoint_bytes\": {}}}{}",
+            "  {{\"file\": {}, \"line\": {}, \"entry\": {}, \"dataset\": {}, {}\"runs_us\": [{}], \"mean_us\": {:.3}, \"min_us\": {:.3}, \"max_us\": {:.3}, \"stddev_us\": {:.3}, \"peak_live_bytes\": {}, \"peak_checkpoint_bytes\": {}}}{}",
             json_string(&m.file),
             m.line,
             json_string(&m.entry),
             json_string(&m.dataset),
+            m.backend
+                .as_ref()
+                .map(|b| format!("\"backend\": {}, ", json_string(b)))
+                .unwrap_or_default(),
             runs.join(", "),
             us(m.mean()),
             us(m.min()),
@@ -388,6 +445,7 @@ mod tests {
             line: 1,
             entry: "main".into(),
             dataset: "{ 1 }".into(),
+            backend: None,
             times: micros.iter().map(|u| Duration::from_micros(*u)).collect(),
             peak_live_bytes: 0,
             peak_checkpoint_bytes: 0,

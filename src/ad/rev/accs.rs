@@ -83,9 +83,12 @@ impl Rev {
         !self.acc_bars.is_empty()
             && match e {
                 Exp::UpdAcc { acc, .. } => self.acc_bars.contains_key(acc),
-                _ => nested(e)
-                    .iter()
-                    .any(|(_, body)| body.stms.iter().any(|s| self.updates_reversed_acc(&s.exp))),
+                _ => nested(e).iter().any(|n| {
+                    n.body
+                        .stms
+                        .iter()
+                        .any(|s| self.updates_reversed_acc(&s.exp))
+                }),
             }
     }
 

@@ -30,7 +30,7 @@ use crate::ad::deriv::is_float;
 use crate::ad::util::{zero as zero_of, zeros_like};
 use crate::core::build::Builder;
 use crate::core::ir::*;
-use crate::core::pretty::is_simple_binop;
+use crate::core::visit::freshen_lambda;
 use crate::prim::{BinOp, PrimType, Scalar};
 
 impl Rev {
@@ -58,7 +58,7 @@ impl Rev {
             self.add_adj(b, Atom::Var(vs[0]), Atom::Var(hb));
             return Ok(());
         }
-        let special = match (is_simple_binop(op), dest, vs) {
+        let special = match (op.lam.section(), dest, vs) {
             (Some(bop @ (BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max)), [d], [v])
                 if is_float(b.vars.ty(*v)) && b.vars.ty(*v).rank() == 1 =>
             {
@@ -233,7 +233,12 @@ impl Rev {
         }
         if dest.iter().any(|d| self.active.contains(d)) {
             let blanks: Vec<Var> = op.neutral.iter().map(|ne| b.replicate(m, *ne)).collect();
-            let totals = b.hist(op.clone(), &blanks, is, vs);
+            // The operator is emitted a second time: with fresh variables.
+            let again = Operator {
+                lam: freshen_lambda(&op.lam, b.vars),
+                ..op.clone()
+            };
+            let totals = b.hist(again, &blanks, is, vs);
             let ls: Vec<Var> = op.neutral.iter().map(|ne| b.replicate(m, *ne)).collect();
             let seeds: Vec<Seed> = hbars
                 .iter()

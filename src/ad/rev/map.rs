@@ -159,6 +159,6 @@ impl Rev {
 fn indexes(body: &Body, v: Var) -> bool {
     body.stms.iter().any(|s| {
         matches!(&s.exp, Exp::Index(x, _) if *x == v)
-            || nested(&s.exp).into_iter().any(|(_, nb)| indexes(nb, v))
+            || nested(&s.exp).into_iter().any(|n| indexes(n.body, v))
     })
 }

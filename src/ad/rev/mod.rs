@@ -140,40 +140,19 @@ fn mark_body(vars: &Vars, b: &Body, active: &mut HashSet<Var>) {
             // A mapped lambda's parameter is active only with its array
             // (a constant array read in a map needs no adjoint); other
             // binders conservatively whenever the statement is.
-            let mapped = match &s.exp {
-                Exp::Map { lam, args }
-                | Exp::Reduce {
-                    pre: Some(lam),
-                    args,
-                    ..
-                }
-                | Exp::Scan {
-                    pre: Some(lam),
-                    args,
-                    ..
-                } => Some((lam.params.clone(), args.clone())),
-                _ => None,
-            };
-            if let Some((params, args)) = &mapped {
-                for (p, a) in params.iter().zip(args) {
-                    if active.contains(a) && differentiable(vars.ty(*p)) {
-                        active.insert(*p);
-                    }
-                }
-            }
-            for (binders, _) in nested(&s.exp) {
-                if mapped.as_ref().is_some_and(|(ps, _)| ps == &binders) {
-                    continue;
-                }
-                for v in binders {
-                    if differentiable(vars.ty(v)) {
+            for n in nested(&s.exp) {
+                let mapped = !n.scope.arrays.is_empty();
+                for (j, v) in n.scope.binders.iter().enumerate() {
+                    let with_array =
+                        !mapped || n.scope.arrays.get(j).is_some_and(|a| active.contains(a));
+                    if with_array && differentiable(vars.ty(v)) {
                         active.insert(v);
                     }
                 }
             }
         }
-        for (_, nb) in nested(&s.exp) {
-            mark_body(vars, nb, active);
+        for n in nested(&s.exp) {
+            mark_body(vars, n.body, active);
         }
     }
 }

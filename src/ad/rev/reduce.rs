@@ -10,7 +10,6 @@ use crate::ad::deriv::is_float;
 use crate::ad::util::{zero, zeros_like};
 use crate::core::build::Builder;
 use crate::core::ir::*;
-use crate::core::pretty::is_simple_binop;
 use crate::core::visit::freshen_lambda;
 use crate::prim::{BinOp, PrimType, Scalar};
 
@@ -41,7 +40,7 @@ impl Rev {
         let n = b.size(args[0], 0);
         if args.len() == 1 && is_float(b.vars.ty(args[0])) {
             let xs = args[0];
-            if let Some(bop) = is_simple_binop(op) {
+            if let Some(bop) = op.lam.section() {
                 let p = b.vars.ty(xs).elem();
                 match bop {
                     BinOp::Add => {

@@ -18,7 +18,6 @@ use crate::ad::deriv::is_float;
 use crate::ad::util::{add, zero, zeros_like};
 use crate::core::build::Builder;
 use crate::core::ir::*;
-use crate::core::pretty::is_simple_binop;
 use crate::core::visit::{free_in_lambda, freshen_lambda};
 use crate::prim::{BinOp, PrimType, Scalar};
 use crate::source::Span;
@@ -65,7 +64,7 @@ impl Rev {
         let scalars = xs.iter().all(|x| b.vars.ty(*x).rank() == 1);
         if scalars
             && xs.len() == 1
-            && is_simple_binop(op) == Some(BinOp::Add)
+            && op.lam.section() == Some(BinOp::Add)
             && !self.reads_active(op)
         {
             let ybar = self.adjoint_var(b, ys[0]);

@@ -1,0 +1,292 @@
+//! Function values and their application: closures, definitions, spines
+//! (with short-circuiting `&&`/`||`) and lambdas made from function values.
+
+use super::value::{Env, Val};
+use super::{Ctx, LResult, Lower};
+use crate::core::ir::{Atom, Body, Lambda};
+use crate::diag::Diagnostic;
+use crate::prim::Scalar;
+use crate::source::Span;
+use crate::syntax::ast::*;
+use crate::syntax::spine::{self, Head};
+use crate::types::CheckedDef;
+use crate::types::intrinsics::Intrinsic;
+use crate::types::scheme::Inst;
+use std::rc::Rc;
+
+pub enum Closure<'t> {
+    Lambda {
+        params: &'t [Pat],
+        ret: Option<&'t TypeExp>,
+        body: &'t Expr,
+        env: Env<'t>,
+        ctx: Ctx<'t>,
+    },
+    LocalFun {
+        f: &'t LetFun,
+        env: Env<'t>,
+        ctx: Ctx<'t>,
+    },
+    Def {
+        def: &'t CheckedDef,
+        inst: Rc<Inst>,
+    },
+    Intrinsic(Intrinsic),
+    /// `(x ⊕)` or `(⊕ y)`.
+    Section {
+        op: Intrinsic,
+        left: Option<Val<'t>>,
+        right: Option<Val<'t>>,
+    },
+    /// `first` then `second`.
+    Compose(Val<'t>, Val<'t>),
+    Proj(&'t [Ident]),
+    Partial(Rc<Closure<'t>>, Vec<Val<'t>>),
+}
+
+impl Closure<'_> {
+    fn arity(&self) -> usize {
+        match self {
+            Closure::Lambda { params, .. } => params.len(),
+            Closure::LocalFun { f, .. } => f.params.len(),
+            Closure::Def { def, .. } => def.target.params.len(),
+            Closure::Intrinsic(i) => i.arity(),
+            Closure::Section { .. } | Closure::Compose(..) | Closure::Proj(_) => 1,
+            Closure::Partial(c, args) => c.arity().saturating_sub(args.len()),
+        }
+    }
+}
+
+impl<'t> Lower<'t> {
+    pub(super) fn apply_def(
+        &mut self,
+        def: &'t CheckedDef,
+        inst: Rc<Inst>,
+        args: Vec<Val<'t>>,
+        span: Span,
+    ) -> LResult<Val<'t>> {
+        let ctx = Ctx { def, inst };
+        let mut env = Env::default();
+        for (p, v) in def.target.params.iter().zip(args) {
+            let what = match p.binders().first() {
+                Some((n, _)) => format!("parameter `{n}` of `{}`", def.name),
+                None => format!("a parameter of `{}`", def.name),
+            };
+            env = self.bind_pat(&env, p, v, &what)?;
+        }
+        for tp in &def.target.type_params {
+            if let TypeParam::Size(n, s) = tp {
+                if env.get(n).is_none() {
+                    return Err(Diagnostic::ty(
+                        format!(
+                            "the size `{n}` of `{}` cannot be determined from its arguments",
+                            def.name
+                        ),
+                        *s,
+                    )
+                    .with_help("every size parameter must be the size of some parameter's array"));
+                }
+            }
+        }
+        let r = self.expr(&ctx, &env, &def.target.body)?;
+        if let Some(ret) = &def.target.ret {
+            self.check_sizes(
+                &env,
+                ret,
+                &r,
+                &format!("the result of `{}`", def.name),
+                span,
+            )?;
+        }
+        Ok(r)
+    }
+
+    pub(super) fn spine(
+        &mut self,
+        ctx: &Ctx<'t>,
+        env: &Env<'t>,
+        e: &'t Expr,
+        sp: spine::Spine<'t>,
+    ) -> LResult<Val<'t>> {
+        // `&&` and `||` short-circuit.
+        if let Head::Op(op @ (BinOpKind::And | BinOpKind::Or)) = sp.head {
+            if sp.args.len() == 2 {
+                let lv = self.expr(ctx, env, sp.args[0])?;
+                let l = self.scalar(&lv, sp.args[0].span)?;
+                return self.short_circuit(
+                    *op == BinOpKind::And,
+                    l,
+                    |lw| {
+                        let rv = lw.expr(ctx, env, sp.args[1])?;
+                        lw.scalar(&rv, sp.args[1].span)
+                    },
+                    e.span,
+                );
+            }
+        }
+        let head = match sp.head {
+            Head::Expr(h) => self.expr(ctx, env, h)?,
+            Head::Op(op) => Self::fun(Closure::Intrinsic(Intrinsic::Operator(op.clone()))),
+            Head::Backtick(q) => match ctx.def.resolved.get(&e.id) {
+                Some(k) => self.global(ctx, e.id, k.clone(), e.span)?,
+                None => env
+                    .get(&q.name)
+                    .cloned()
+                    .ok_or_else(|| Self::internal(format!("unbound {q}"), e.span))?,
+            },
+            Head::Neg => Self::fun(Closure::Intrinsic(Intrinsic::Neg)),
+            Head::Not => Self::fun(Closure::Intrinsic(Intrinsic::Not)),
+        };
+        let mut args = Vec::new();
+        for a in &sp.args {
+            args.push(self.expr(ctx, env, a)?);
+        }
+        self.apply(&head, args, e.span)
+    }
+
+    pub(super) fn short_circuit(
+        &mut self,
+        and: bool,
+        l: Atom,
+        r: impl FnOnce(&mut Self) -> LResult<Atom>,
+        span: Span,
+    ) -> LResult<Val<'t>> {
+        if let Atom::Const(Scalar::Bool(b)) = l {
+            return if b == and {
+                Ok(Val::Leaf(r(self)?))
+            } else {
+                Ok(Val::Leaf(l))
+            };
+        }
+        let (evaluated, ()) = self.body(|l| Ok((vec![r(l)?], ())))?;
+        let constant = Body {
+            stms: Vec::new(),
+            result: vec![Atom::Const(Scalar::Bool(!and))],
+        };
+        let (then_body, else_body) = if and {
+            (evaluated, constant)
+        } else {
+            (constant, evaluated)
+        };
+        let out = self.b.at(span, "_b").if_bodies(l, then_body, else_body);
+        Ok(Val::Leaf(out[0].into()))
+    }
+
+    pub fn apply(&mut self, f: &Val<'t>, args: Vec<Val<'t>>, span: Span) -> LResult<Val<'t>> {
+        if args.is_empty() {
+            return Ok(f.clone());
+        }
+        let Val::Fun(c) = f else {
+            return Err(Self::internal("applying a non-function", span));
+        };
+        let (c, args) = match &**c {
+            Closure::Partial(g, prev) => {
+                let mut all = prev.clone();
+                all.extend(args);
+                (g.clone(), all)
+            }
+            _ => (c.clone(), args),
+        };
+        let arity = c.arity();
+        if args.len() < arity {
+            return Ok(Self::fun(Closure::Partial(c, args)));
+        }
+        let mut args = args;
+        let rest = args.split_off(arity);
+        let r = self.apply_closure(&c, args, span)?;
+        if rest.is_empty() {
+            Ok(r)
+        } else {
+            self.apply(&r, rest, span)
+        }
+    }
+
+    fn apply_closure(
+        &mut self,
+        c: &Rc<Closure<'t>>,
+        args: Vec<Val<'t>>,
+        span: Span,
+    ) -> LResult<Val<'t>> {
+        match &**c {
+            Closure::Lambda {
+                params,
+                ret,
+                body,
+                env,
+                ctx,
+            } => {
+                let mut env = env.clone();
+                for (p, v) in params.iter().zip(args) {
+                    env = self.bind_pat(&env, p, v, "a lambda parameter")?;
+                }
+                let r = self.expr(ctx, &env, body)?;
+                if let Some(ret) = ret {
+                    self.check_sizes(&env, ret, &r, "the lambda's result", span)?;
+                }
+                Ok(r)
+            }
+            Closure::LocalFun { f, env, ctx } => {
+                let mut env = env.clone();
+                for (p, v) in f.params.iter().zip(args) {
+                    let what = match p.binders().first() {
+                        Some((n, _)) => format!("parameter `{n}` of `{}`", f.name),
+                        None => format!("a parameter of `{}`", f.name),
+                    };
+                    env = self.bind_pat(&env, p, v, &what)?;
+                }
+                let r = self.expr(ctx, &env, &f.value)?;
+                if let Some(ret) = &f.ret {
+                    self.check_sizes(&env, ret, &r, &format!("the result of `{}`", f.name), span)?;
+                }
+                Ok(r)
+            }
+            Closure::Def { def, inst } => self.apply_def(def, inst.clone(), args, span),
+            Closure::Intrinsic(i) => self.intrinsic(i, args, span),
+            Closure::Section { op, left, right } => {
+                let x = args.into_iter().next().expect("arity 1");
+                let (a, b) = match (left, right) {
+                    (Some(l), _) => (l.clone(), x),
+                    (None, Some(r)) => (x, r.clone()),
+                    (None, None) => return Err(Self::internal("empty section", span)),
+                };
+                self.intrinsic(op, vec![a, b], span)
+            }
+            Closure::Compose(first, second) => {
+                let x = args.into_iter().next().expect("arity 1");
+                let y = self.apply(first, vec![x], span)?;
+                self.apply(second, vec![y], span)
+            }
+            Closure::Proj(fields) => {
+                let mut v = args.into_iter().next().expect("arity 1");
+                for f in *fields {
+                    v = self.project(&v, f, span)?;
+                }
+                Ok(v)
+            }
+            Closure::Partial(..) => unreachable!("partial applications are unwrapped in apply"),
+        }
+    }
+
+    /// A lambda from a function value applied to parameters shaped like
+    /// `templates`; returns the lambda and the value its body produced (a
+    /// template for the results).
+    pub(super) fn lambda(
+        &mut self,
+        f: &Val<'t>,
+        templates: &[Val<'t>],
+        span: Span,
+    ) -> LResult<(Lambda, Val<'t>)> {
+        let mut params = Vec::new();
+        let mut args = Vec::new();
+        for t in templates {
+            let (v, ps) = self.fresh_like(t, "_x", span)?;
+            params.extend(ps);
+            args.push(v);
+        }
+        let (body, v) = self.body(|l| {
+            let v = l.apply(f, args, span)?;
+            Ok((l.leaves(&v, span)?, v))
+        })?;
+        Ok((Lambda { params, body }, v))
+    }
+}

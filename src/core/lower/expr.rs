@@ -1,0 +1,529 @@
+//! Lowering expressions: literals, names, records, arrays, `if`, loops,
+//! indexing and updates.
+
+use super::apply::Closure;
+use super::value::{Env, Val, leaf_types, structure};
+use super::{Ctx, LResult, Lower};
+use crate::core::ir::{self, Atom, DimIndex, LoopForm, Var};
+use crate::prim::{PrimType, Scalar};
+use crate::source::Span;
+use crate::syntax::ast::LoopForm as LoopForm_;
+use crate::syntax::ast::*;
+use crate::syntax::spine;
+use crate::types::CheckedDef;
+use crate::types::env::{GlobalKind, ValueId};
+use crate::types::intrinsics::{self, Intrinsic};
+use crate::types::ty::{Base, Type};
+
+impl<'t> Lower<'t> {
+    pub(super) fn expr(&mut self, ctx: &Ctx<'t>, env: &Env<'t>, e: &'t Expr) -> LResult<Val<'t>> {
+        match &e.kind {
+            ExprKind::Literal(l) => {
+                let t = ctx.type_of(e.id);
+                let p = match (&t, l) {
+                    (
+                        Some(Type {
+                            base: Base::Prim(p),
+                            ..
+                        }),
+                        _,
+                    ) => *p,
+                    (_, Literal::Float { .. }) => PrimType::F64,
+                    (_, Literal::Bool(_)) => PrimType::Bool,
+                    _ => PrimType::I32,
+                };
+                Ok(Val::Leaf(Atom::Const(match l {
+                    Literal::Int { value, .. } => Scalar::from_u128(p, *value),
+                    Literal::Float { value, .. } => Scalar::from_f64(p, *value),
+                    Literal::Bool(b) => Scalar::Bool(*b),
+                })))
+            }
+            ExprKind::Var(q) => self.var(ctx, env, e.id, q, e.span),
+            ExprKind::OpValue(op) => Ok(Self::fun(Closure::Intrinsic(Intrinsic::Operator(
+                op.clone(),
+            )))),
+            ExprKind::OpSection { op, left, right } => {
+                let left = match left {
+                    Some(l) => Some(self.expr(ctx, env, l)?),
+                    None => None,
+                };
+                let right = match right {
+                    Some(r) => Some(self.expr(ctx, env, r)?),
+                    None => None,
+                };
+                Ok(Self::fun(Closure::Section {
+                    op: Intrinsic::Operator(op.clone()),
+                    left,
+                    right,
+                }))
+            }
+            ExprKind::ProjSection(fields) => Ok(Self::fun(Closure::Proj(fields))),
+            ExprKind::ArrayLit(es) => self.array_lit(ctx, env, e, es),
+            ExprKind::Tuple(es) => {
+                let mut cs = Vec::new();
+                for x in es {
+                    cs.push((None, self.expr(ctx, env, x)?));
+                }
+                Ok(Val::Node(cs))
+            }
+            ExprKind::Record(fields) => {
+                let mut cs: Vec<(Option<Ident>, Val)> = Vec::new();
+                for f in fields {
+                    match f {
+                        RecordField::Field(n, x) => {
+                            cs.push((Some(n.clone()), self.expr(ctx, env, x)?))
+                        }
+                        RecordField::Pun(n, s) => {
+                            let v = env
+                                .get(n)
+                                .cloned()
+                                .ok_or_else(|| Self::internal(format!("unbound {n}"), *s))?;
+                            cs.push((Some(n.clone()), v));
+                        }
+                    }
+                }
+                cs.sort_by(|a, b| a.0.cmp(&b.0));
+                Ok(Val::Node(cs))
+            }
+            ExprKind::Project(x, f) => {
+                let v = self.expr(ctx, env, x)?;
+                self.project(&v, f, e.span)
+            }
+            ExprKind::RecordUpdate(r, path, x) => {
+                let rv = self.expr(ctx, env, r)?;
+                let xv = self.expr(ctx, env, x)?;
+                self.update_field(rv, path, xv, e.span)
+            }
+            ExprKind::Apply(..) | ExprKind::BinOp(..) | ExprKind::UnOp(..) => {
+                match spine::spine_of(e) {
+                    Some(sp) => self.spine(ctx, env, e, sp),
+                    None => {
+                        let ExprKind::BinOp(op, _, l, r) = &e.kind else {
+                            unreachable!("only compositions are not spines");
+                        };
+                        let lv = self.expr(ctx, env, l)?;
+                        let rv = self.expr(ctx, env, r)?;
+                        let (first, second) = if *op == BinOpKind::ComposeRight {
+                            (lv, rv)
+                        } else {
+                            (rv, lv)
+                        };
+                        Ok(Self::fun(Closure::Compose(first, second)))
+                    }
+                }
+            }
+            ExprKind::Lambda(params, ret, body) => Ok(Self::fun(Closure::Lambda {
+                params,
+                ret: ret.as_deref(),
+                body,
+                env: env.clone(),
+                ctx: ctx.clone(),
+            })),
+            ExprKind::Let(p, v, body) => {
+                let val = self.expr(ctx, env, v)?;
+                let env = self.bind_pat(env, p, val, "the let-bound value")?;
+                self.expr(ctx, &env, body)
+            }
+            ExprKind::LetFun(f) => {
+                let c = Self::fun(Closure::LocalFun {
+                    f,
+                    env: env.clone(),
+                    ctx: ctx.clone(),
+                });
+                let env = env.bind(f.name.clone(), c);
+                self.expr(ctx, &env, &f.body)
+            }
+            ExprKind::LetUpdate {
+                name,
+                name_span,
+                indices,
+                value,
+                body,
+            } => {
+                let arr = env
+                    .get(name)
+                    .cloned()
+                    .ok_or_else(|| Self::internal(format!("unbound {name}"), *name_span))?;
+                let new = self.update(ctx, env, arr, indices, value, e.span)?;
+                let env = env.bind(name.clone(), new);
+                self.expr(ctx, &env, body)
+            }
+            ExprKind::If(c, t, f) => self.if_(ctx, env, c, t, f, e.span),
+            ExprKind::Loop(l) => self.loop_(ctx, env, l, None, e.span),
+            ExprKind::Index(a, idxs) => {
+                let av = self.expr(ctx, env, a)?;
+                let dims = self.indices(ctx, env, idxs)?;
+                self.index(&av, &dims, e.span)
+            }
+            ExprKind::Update(a, idxs, v) => {
+                let av = self.expr(ctx, env, a)?;
+                self.update(ctx, env, av, idxs, v, e.span)
+            }
+            ExprKind::Ascript(x, te) => {
+                let v = self.expr(ctx, env, x)?;
+                self.check_sizes(env, te, &v, "the annotated expression", e.span)?;
+                Ok(v)
+            }
+            ExprKind::Attr(attr, x) => {
+                if let (Some(k), ExprKind::Loop(l)) = (stripmine(attr), &x.kind) {
+                    return self.loop_(ctx, env, l, Some(k), x.span);
+                }
+                self.expr(ctx, env, x)
+            }
+        }
+    }
+
+    pub(super) fn var(
+        &mut self,
+        ctx: &Ctx<'t>,
+        env: &Env<'t>,
+        id: NodeId,
+        q: &QualName,
+        span: Span,
+    ) -> LResult<Val<'t>> {
+        let resolved = ctx.def.resolved.get(&id);
+        if q.qual.is_none() && resolved.is_none() {
+            if let Some(v) = env.get(&q.name) {
+                return Ok(v.clone());
+            }
+        }
+        let kind = match resolved {
+            Some(k) => k.clone(),
+            None => match intrinsics::global(&q.name) {
+                Some((i, _)) => GlobalKind::Intrinsic(i),
+                None => return Err(Self::internal(format!("unresolved name {q}"), span)),
+            },
+        };
+        self.global(ctx, id, kind, span)
+    }
+
+    pub(super) fn global(
+        &mut self,
+        ctx: &Ctx<'t>,
+        id: NodeId,
+        kind: GlobalKind,
+        span: Span,
+    ) -> LResult<Val<'t>> {
+        match kind {
+            GlobalKind::Intrinsic(Intrinsic::Const(s)) => Ok(Val::Leaf(Atom::Const(s))),
+            GlobalKind::Intrinsic(i) => Ok(Self::fun(Closure::Intrinsic(i))),
+            GlobalKind::Def(d) => {
+                let def: &'t CheckedDef = self.tenv.def(d);
+                let inst = ctx.inst_of(id);
+                if def.target.params.is_empty() {
+                    // A constant: inlined at each use.
+                    self.apply_def(def, inst, Vec::new(), span)
+                } else {
+                    Ok(Self::fun(Closure::Def { def, inst }))
+                }
+            }
+            GlobalKind::Value(v) => self.external(v, span),
+        }
+    }
+
+    fn external(&mut self, id: ValueId, span: Span) -> LResult<Val<'t>> {
+        let t =
+            (self.external_types)(id).ok_or_else(|| Self::internal("unknown REPL value", span))?;
+        let vars = match self.externals.iter().find(|(v, _)| *v == id) {
+            Some((_, vs)) => vs.clone(),
+            None => {
+                let vs: Vec<Var> = leaf_types(&t)
+                    .into_iter()
+                    .map(|lt| self.b.vars.fresh("_val", lt))
+                    .collect();
+                self.externals.push((id, vs.clone()));
+                vs
+            }
+        };
+        Ok(structure(&t, &mut vars.into_iter().map(Atom::Var)))
+    }
+
+    pub(super) fn project(&mut self, v: &Val<'t>, f: &Ident, span: Span) -> LResult<Val<'t>> {
+        match v {
+            Val::Node(cs) => {
+                let by_name = cs.iter().find(|(n, _)| n.as_ref() == Some(f));
+                let found = by_name.or_else(|| {
+                    f.parse::<usize>()
+                        .ok()
+                        .and_then(|i| cs.get(i).filter(|(n, _)| n.is_none()))
+                });
+                found
+                    .map(|(_, c)| c.clone())
+                    .ok_or_else(|| Self::internal(format!("no field {f}"), span))
+            }
+            _ => Err(Self::internal(format!("field {f} of a non-record"), span)),
+        }
+    }
+
+    fn update_field(
+        &mut self,
+        r: Val<'t>,
+        path: &[Ident],
+        x: Val<'t>,
+        span: Span,
+    ) -> LResult<Val<'t>> {
+        let Some((f, rest)) = path.split_first() else {
+            return Ok(x);
+        };
+        let Val::Node(cs) = r else {
+            return Err(Self::internal("record update of a non-record", span));
+        };
+        let mut out = Vec::new();
+        for (n, c) in cs {
+            if n.as_ref() == Some(f) || (n.is_none() && f.parse::<usize>().ok() == Some(out.len()))
+            {
+                out.push((n, self.update_field(c, rest, x.clone(), span)?));
+            } else {
+                out.push((n, c));
+            }
+        }
+        Ok(Val::Node(out))
+    }
+
+    fn array_lit(
+        &mut self,
+        ctx: &Ctx<'t>,
+        env: &Env<'t>,
+        e: &'t Expr,
+        es: &'t [Expr],
+    ) -> LResult<Val<'t>> {
+        let t = ctx
+            .type_of(e.id)
+            .ok_or_else(|| Self::internal("array literal without a type", e.span))?;
+        let elem_t = Type::new(
+            crate::types::ty::Rank::konst(t.rank.konst.saturating_sub(1)),
+            t.base.clone(),
+        );
+        let elem_leaf_types = leaf_types(&elem_t);
+        let mut columns: Vec<Vec<Atom>> = vec![Vec::new(); elem_leaf_types.len()];
+        let mut template = None;
+        for x in es {
+            let v = self.expr(ctx, env, x)?;
+            for (i, a) in self.leaves(&v, x.span)?.into_iter().enumerate() {
+                if let Some(col) = columns.get_mut(i) {
+                    col.push(a);
+                }
+            }
+            template.get_or_insert(v);
+        }
+        let mut out = Vec::new();
+        for (col, lt) in columns.into_iter().zip(&elem_leaf_types) {
+            out.push(self.b.at(e.span, "_arr").array_lit(col, *lt).into());
+        }
+        Ok(structure(&t, &mut out.into_iter()))
+    }
+
+    fn if_(
+        &mut self,
+        ctx: &Ctx<'t>,
+        env: &Env<'t>,
+        c: &'t Expr,
+        t: &'t Expr,
+        f: &'t Expr,
+        span: Span,
+    ) -> LResult<Val<'t>> {
+        let cv = self.expr(ctx, env, c)?;
+        let cond = self.scalar(&cv, c.span)?;
+        if let Atom::Const(Scalar::Bool(b)) = cond {
+            return self.expr(ctx, env, if b { t } else { f });
+        }
+        let (then_body, tv) = self.body(|l| {
+            let v = l.expr(ctx, env, t)?;
+            Ok((l.leaves(&v, t.span)?, v))
+        })?;
+        let (else_body, ()) = self.body(|l| {
+            let v = l.expr(ctx, env, f)?;
+            Ok((l.leaves(&v, f.span)?, ()))
+        })?;
+        let out = self.b.at(span, "_if").if_bodies(cond, then_body, else_body);
+        Ok(Self::restructure(&tv, &mut out.into_iter().map(Atom::Var)))
+    }
+
+    fn loop_(
+        &mut self,
+        ctx: &Ctx<'t>,
+        env: &Env<'t>,
+        l: &'t LoopExp,
+        stripmine: Option<u32>,
+        span: Span,
+    ) -> LResult<Val<'t>> {
+        let init = match &l.init {
+            Some(i) => self.expr(ctx, env, i)?,
+            None => Self::pattern_value(env, &l.pat)
+                .ok_or_else(|| Self::internal("unbound loop variable", span))?,
+        };
+        let init_atoms = self.leaves(&init, span)?;
+        let pname = l
+            .pat
+            .binders()
+            .first()
+            .map(|(n, _)| n.to_string())
+            .unwrap_or_else(|| "_p".into());
+        let (template, params) = self.fresh_like(&init, &pname, span)?;
+        let env_p = self.bind_pat(env, &l.pat, template.clone(), "the loop parameter")?;
+        // The loop index to bind in the body (name, variable, its source
+        // type), and the array a `for x in xs` walks.
+        let mut index: Option<(Ident, Var, PrimType)> = None;
+        let mut walk: Option<Val<'t>> = None;
+        let form = match &l.form {
+            LoopForm_::For(i, _, bound) => {
+                let bv = self.expr(ctx, env, bound)?;
+                let b = self.scalar(&bv, bound.span)?;
+                let bt = self.b.ty(b).elem();
+                let b64 = self.i64_atom(b, span);
+                let iv = self.b.fresh(i, ir::Type::Prim(PrimType::I64));
+                index = Some((i.clone(), iv, bt));
+                LoopForm::For { i: iv, bound: b64 }
+            }
+            LoopForm_::ForIn(_, xs) => {
+                let xv = self.expr(ctx, env, xs)?;
+                let first = Self::first_leaf(&xv)
+                    .and_then(|a| a.var())
+                    .ok_or_else(|| Self::internal("for-in over a non-array", xs.span))?;
+                let n = self.b.at(span, "n").size(first, 0);
+                let iv = self.b.fresh("i", ir::Type::Prim(PrimType::I64));
+                walk = Some(xv);
+                LoopForm::For {
+                    i: iv,
+                    bound: n.into(),
+                }
+            }
+            LoopForm_::While(c) => {
+                let (cond, ()) = self.body(|lw| {
+                    let cv = lw.expr(ctx, &env_p, c)?;
+                    Ok((vec![lw.scalar(&cv, c.span)?], ()))
+                })?;
+                LoopForm::While { cond }
+            }
+        };
+        let (body, ()) = self.body(|lw| {
+            let mut benv = env_p.clone();
+            if let Some((name, iv, ty)) = &index {
+                let ia = if *ty == PrimType::I64 {
+                    Atom::Var(*iv)
+                } else {
+                    lw.b.at(span, name).convert(*ty, *iv).into()
+                };
+                benv = benv.bind(name.clone(), Val::Leaf(ia));
+            }
+            if let (Some(xv), LoopForm::For { i, .. }, LoopForm_::ForIn(p, _)) =
+                (&walk, &form, &l.form)
+            {
+                let elem = lw.index(xv, &[DimIndex::Fix(Atom::Var(*i))], span)?;
+                benv = lw.bind_pat(&benv, p, elem, "the loop element")?;
+            }
+            let v = lw.expr(ctx, &benv, &l.body)?;
+            Ok((lw.leaves(&v, l.body.span)?, ()))
+        })?;
+        let params = params.into_iter().zip(init_atoms).collect();
+        let out = self.b.at(span, &pname).loop_(params, form, body, stripmine);
+        Ok(Self::restructure(
+            &template,
+            &mut out.into_iter().map(Atom::Var),
+        ))
+    }
+
+    fn i64_atom(&mut self, a: Atom, span: Span) -> Atom {
+        match a {
+            Atom::Const(s) => Atom::Const(crate::prim::convert(s, PrimType::I64)),
+            Atom::Var(_) if self.b.ty(a).elem() == PrimType::I64 => a,
+            _ => self.b.at(span, "_n").convert(PrimType::I64, a).into(),
+        }
+    }
+
+    fn indices(
+        &mut self,
+        ctx: &Ctx<'t>,
+        env: &Env<'t>,
+        idxs: &'t [IndexExp],
+    ) -> LResult<Vec<DimIndex>> {
+        let mut dims = Vec::new();
+        for ix in idxs {
+            dims.push(match ix {
+                IndexExp::Single(i) => {
+                    let v = self.expr(ctx, env, i)?;
+                    DimIndex::Fix(self.scalar(&v, i.span)?)
+                }
+                IndexExp::Slice { start, end, stride } => {
+                    let part = |x: &'t Option<Box<Expr>>, l: &mut Self| -> LResult<Option<Atom>> {
+                        match x {
+                            Some(x) => {
+                                let v = l.expr(ctx, env, x)?;
+                                Ok(Some(l.scalar(&v, x.span)?))
+                            }
+                            None => Ok(None),
+                        }
+                    };
+                    let start = part(start, self)?;
+                    let end = part(end, self)?;
+                    let stride = part(stride, self)?;
+                    DimIndex::Slice { start, end, stride }
+                }
+            });
+        }
+        Ok(dims)
+    }
+
+    fn index(&mut self, v: &Val<'t>, dims: &[DimIndex], span: Span) -> LResult<Val<'t>> {
+        if dims.is_empty() {
+            return Ok(v.clone());
+        }
+        match v {
+            Val::Leaf(a) => {
+                let Atom::Var(arr) = a else {
+                    return Err(Self::internal("indexing a constant", span));
+                };
+                let elem = self.b.at(span, "_elem").index(*arr, dims.to_vec());
+                Ok(Val::Leaf(elem.into()))
+            }
+            Val::Node(cs) => {
+                let mut out = Vec::new();
+                for (n, c) in cs {
+                    out.push((n.clone(), self.index(c, dims, span)?));
+                }
+                Ok(Val::Node(out))
+            }
+            Val::Rep(inner) => match &dims[0] {
+                DimIndex::Fix(_) => self.index(inner, &dims[1..], span),
+                DimIndex::Slice { .. } => {
+                    Ok(Val::Rep(Box::new(self.index(inner, &dims[1..], span)?)))
+                }
+            },
+            Val::Fun(_) => Err(Self::internal("indexing a function", span)),
+        }
+    }
+
+    fn update(
+        &mut self,
+        ctx: &Ctx<'t>,
+        env: &Env<'t>,
+        arr: Val<'t>,
+        idxs: &'t [IndexExp],
+        value: &'t Expr,
+        span: Span,
+    ) -> LResult<Val<'t>> {
+        let dims = self.indices(ctx, env, idxs)?;
+        let vv = self.expr(ctx, env, value)?;
+        let arr_leaves = self.leaves(&arr, span)?;
+        let val_leaves = self.leaves(&vv, value.span)?;
+        let mut out = Vec::new();
+        for (a, v) in arr_leaves.into_iter().zip(val_leaves) {
+            let Atom::Var(av) = a else {
+                return Err(Self::internal("updating a constant", span));
+            };
+            let name = self.b.vars.name(av).to_string();
+            out.push(self.b.at(span, &name).update(av, dims.clone(), v).into());
+        }
+        Ok(Self::restructure(&arr, &mut out.into_iter()))
+    }
+}
+
+fn stripmine(a: &Attr) -> Option<u32> {
+    match a {
+        Attr::Call(name, args) if &**name == "stripmine" => match args.as_slice() {
+            [Attr::Int(k)] if *k >= 1 => Some(*k as u32),
+            _ => None,
+        },
+        _ => None,
+    }
+}

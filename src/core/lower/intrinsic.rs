@@ -1,0 +1,394 @@
+//! Applying intrinsics: SOACs, array operations, operators and
+//! conversions.
+
+use super::apply::Closure;
+use super::value::Val;
+use super::{LResult, Lower};
+use crate::core::build::Builder;
+use crate::core::ir::{Atom, Lambda, Operator, Var};
+use crate::diag::Diagnostic;
+use crate::prim::{BinOp, Scalar, UnOp};
+use crate::source::Span;
+use crate::syntax::ast::*;
+use crate::types::intrinsics::Intrinsic;
+
+impl<'t> Lower<'t> {
+    /// The element of each array leaf of a map argument becomes a lambda
+    /// parameter; reps are fused (their value is simply used).
+    pub(super) fn map_elem(
+        &mut self,
+        v: &Val<'t>,
+        params: &mut Vec<Var>,
+        arrays: &mut Vec<Var>,
+        span: Span,
+    ) -> LResult<Val<'t>> {
+        match v {
+            Val::Leaf(Atom::Var(a)) if self.b.vars.ty(*a).rank() > 0 => {
+                let et = self.b.vars.ty(*a).peel(1);
+                let name = format!("{}_e", self.b.vars.name(*a).trim_start_matches('_'));
+                let p = self.b.vars.fresh(name, et);
+                params.push(p);
+                arrays.push(*a);
+                Ok(Val::Leaf(Atom::Var(p)))
+            }
+            Val::Leaf(_) => Err(Self::internal("mapping over a scalar", span)),
+            Val::Node(cs) => {
+                let mut out = Vec::new();
+                for (n, c) in cs {
+                    out.push((n.clone(), self.map_elem(c, params, arrays, span)?));
+                }
+                Ok(Val::Node(out))
+            }
+            Val::Rep(inner) => Ok((**inner).clone()),
+            Val::Fun(_) => Err(Self::internal("mapping over a function", span)),
+        }
+    }
+
+    fn map(&mut self, f: &Val<'t>, arrays_in: &[Val<'t>], span: Span) -> LResult<Val<'t>> {
+        let mut params = Vec::new();
+        let mut arrays = Vec::new();
+        let mut elems = Vec::new();
+        for a in arrays_in {
+            elems.push(self.map_elem(a, &mut params, &mut arrays, span)?);
+        }
+        if arrays.is_empty() {
+            // Every argument is a rep: so is the result.
+            let r = self.apply(f, elems, span)?;
+            return Ok(Val::Rep(Box::new(r)));
+        }
+        self.emit_map(params, arrays, "_map", span, |l| l.apply(f, elems, span))
+    }
+
+    /// A `map` over `arrays` whose lambda (taking `params`) is the code
+    /// `body` lowers; the result has the structure of the body's value.
+    pub(super) fn emit_map(
+        &mut self,
+        params: Vec<Var>,
+        arrays: Vec<Var>,
+        name: &str,
+        span: Span,
+        body: impl FnOnce(&mut Self) -> LResult<Val<'t>>,
+    ) -> LResult<Val<'t>> {
+        let (body, template) = self.body(|l| {
+            let v = body(l)?;
+            Ok((l.leaves(&v, span)?, v))
+        })?;
+        let out = self.b.at(span, name).map(Lambda { params, body }, &arrays);
+        Ok(Self::restructure(
+            &template,
+            &mut out.into_iter().map(Atom::Var),
+        ))
+    }
+
+    /// An operator for reduce/scan/hist from a binary function value.
+    fn operator(
+        &mut self,
+        op: &Val<'t>,
+        ne: &Val<'t>,
+        commutative: bool,
+        span: Span,
+    ) -> LResult<(Operator, Val<'t>)> {
+        let neutral = self.leaves(ne, span)?;
+        let template = Self::restructure(ne, &mut neutral.iter().copied());
+        let (lam, _) = self.lambda(op, &[template.clone(), template.clone()], span)?;
+        Ok((
+            Operator {
+                lam,
+                neutral,
+                commutative,
+            },
+            template,
+        ))
+    }
+
+    /// The variables among a value's leaves (the arrays of a SOAC operand).
+    fn array_leaves(&mut self, v: &Val<'t>, span: Span) -> LResult<Vec<Var>> {
+        Ok(self
+            .leaves(v, span)?
+            .iter()
+            .filter_map(|a| a.var())
+            .collect())
+    }
+
+    /// `f` applied to each array leaf of a value (it builds the new leaf).
+    fn each_leaf(
+        &mut self,
+        v: &Val<'t>,
+        span: Span,
+        mut f: impl FnMut(&mut Builder<'t>, Var) -> Var,
+    ) -> LResult<Val<'t>> {
+        let leaves = self.leaves(v, span)?;
+        let mut out = Vec::new();
+        for a in leaves {
+            let Atom::Var(x) = a else {
+                return Err(Self::internal("an array operation on a constant", span));
+            };
+            out.push(Atom::Var(f(&mut self.b, x)));
+        }
+        Ok(Self::restructure(v, &mut out.into_iter()))
+    }
+
+    pub(super) fn intrinsic(
+        &mut self,
+        i: &Intrinsic,
+        args: Vec<Val<'t>>,
+        span: Span,
+    ) -> LResult<Val<'t>> {
+        match i {
+            Intrinsic::Map(_) => self.map(&args[0], &args[1..], span),
+            Intrinsic::Rep => Ok(Val::Rep(Box::new(args[0].clone()))),
+            Intrinsic::Reduce { .. } | Intrinsic::Scan => {
+                let commutative = matches!(i, Intrinsic::Reduce { commutative: true });
+                let (op, template) = self.operator(&args[0], &args[1], commutative, span)?;
+                let arrays = self.array_leaves(&args[2], span)?;
+                let out = if *i == Intrinsic::Scan {
+                    self.b.at(span, "_scan").scan(op, None, &arrays)
+                } else {
+                    self.b.at(span, "_red").reduce(op, None, &arrays)
+                };
+                Ok(Self::restructure(
+                    &template,
+                    &mut out.into_iter().map(Atom::Var),
+                ))
+            }
+            Intrinsic::Hist | Intrinsic::ReduceByIndex => {
+                let (dest, op, ne, is, vs) = if *i == Intrinsic::Hist {
+                    let k = self.scalar(&args[2], span)?;
+                    let dest = self.each_replicate(k, &args[1], span)?;
+                    (dest, &args[0], &args[1], &args[3], &args[4])
+                } else {
+                    (args[0].clone(), &args[1], &args[2], &args[3], &args[4])
+                };
+                let (op, _) = self.operator(op, ne, true, span)?;
+                let dest_leaves = self.array_leaves(&dest, span)?;
+                let indices = self.leaves(is, span)?[0]
+                    .var()
+                    .ok_or_else(|| Self::internal("hist indices", span))?;
+                let values = self.array_leaves(vs, span)?;
+                let out = self
+                    .b
+                    .at(span, "_hist")
+                    .hist(op, &dest_leaves, indices, &values);
+                Ok(Self::restructure(
+                    &dest,
+                    &mut out.into_iter().map(Atom::Var),
+                ))
+            }
+            Intrinsic::Scatter | Intrinsic::Scatter2d => {
+                let dest = &args[0];
+                let dest_leaves = self.array_leaves(dest, span)?;
+                let indices = self.array_leaves(&args[1], span)?;
+                let values = self.array_leaves(&args[2], span)?;
+                let out = self
+                    .b
+                    .at(span, "_scatter")
+                    .scatter(&dest_leaves, &indices, &values);
+                Ok(Self::restructure(dest, &mut out.into_iter().map(Atom::Var)))
+            }
+            Intrinsic::Iota => {
+                let n = self.scalar(&args[0], span)?;
+                Ok(Val::Leaf(self.b.at(span, "_iota").iota(n).into()))
+            }
+            Intrinsic::Replicate => {
+                let n = self.scalar(&args[0], span)?;
+                self.each_replicate(n, &args[1], span)
+            }
+            Intrinsic::Length => match Self::first_leaf(&args[0]) {
+                Some(Atom::Var(a)) => Ok(Val::Leaf(self.b.at(span, "_len").size(a, 0).into())),
+                _ => {
+                    let leaves = self.leaves(&args[0], span)?;
+                    match leaves.first().and_then(|a| a.var()) {
+                        Some(a) => Ok(Val::Leaf(self.b.at(span, "_len").size(a, 0).into())),
+                        None => Err(Diagnostic::ty(
+                            "the length of an array of empty tuples is not known",
+                            span,
+                        )),
+                    }
+                }
+            },
+            Intrinsic::Zip(_) => {
+                let first = args.iter().find_map(Self::first_leaf).and_then(|a| a.var());
+                if let Some(f) = first {
+                    let n = self.b.at(span, "_n").size(f, 0);
+                    for (k, a) in args.iter().enumerate().skip(1) {
+                        if let Some(Atom::Var(x)) = Self::first_leaf(a) {
+                            let mut expected = vec![None; self.b.vars.ty(x).rank() as usize];
+                            expected[0] = Some(n.into());
+                            let what = format!("argument {} of zip", k + 1);
+                            self.b.at(span, "check").check_shape(x, expected, &what);
+                        }
+                    }
+                }
+                Ok(Val::Node(args.into_iter().map(|a| (None, a)).collect()))
+            }
+            Intrinsic::Unzip(_) => match &args[0] {
+                Val::Node(cs) => Ok(Val::Node(
+                    cs.iter().map(|(_, c)| (None, c.clone())).collect(),
+                )),
+                Val::Rep(inner) => match &**inner {
+                    Val::Node(cs) => Ok(Val::Node(
+                        cs.iter()
+                            .map(|(_, c)| (None, Val::Rep(Box::new(c.clone()))))
+                            .collect(),
+                    )),
+                    _ => Err(Self::internal("unzip of a non-tuple", span)),
+                },
+                _ => Err(Self::internal("unzip of a non-tuple", span)),
+            },
+            Intrinsic::Transpose => self.each_leaf(&args[0], span, |b, x| {
+                let mut perm: Vec<u32> = (0..b.vars.ty(x).rank()).collect();
+                perm.swap(0, 1);
+                b.at(span, "_tr").rearrange(perm, x)
+            }),
+            Intrinsic::Flatten => self.each_leaf(&args[0], span, |b, x| {
+                let n = b.at(span, "_n").size(x, 0);
+                let m = b.at(span, "_m").size(x, 1);
+                let nm = b.at(span, "_nm").bin(BinOp::Mul, n, m);
+                let mut shape = vec![nm.into()];
+                for d in 2..b.vars.ty(x).rank() {
+                    shape.push(b.at(span, "_d").size(x, d).into());
+                }
+                b.at(span, "_flat").reshape(shape, x)
+            }),
+            Intrinsic::Unflatten => {
+                let n = self.scalar(&args[0], span)?;
+                let m = self.scalar(&args[1], span)?;
+                self.each_leaf(&args[2], span, |b, x| {
+                    let mut shape = vec![n, m];
+                    for d in 1..b.vars.ty(x).rank() {
+                        shape.push(b.at(span, "_d").size(x, d).into());
+                    }
+                    b.at(span, "_unflat").reshape(shape, x)
+                })
+            }
+            Intrinsic::Concat | Intrinsic::Operator(BinOpKind::Concat) => {
+                let a = self.leaves(&args[0], span)?;
+                let b = self.leaves(&args[1], span)?;
+                let mut out = Vec::new();
+                for (x, y) in a.into_iter().zip(b) {
+                    let (Some(x), Some(y)) = (x.var(), y.var()) else {
+                        return Err(Self::internal("concatenating constants", span));
+                    };
+                    out.push(self.b.at(span, "_cat").concat(vec![x, y]).into());
+                }
+                Ok(Self::restructure(&args[0], &mut out.into_iter()))
+            }
+            Intrinsic::Rotate => {
+                let r = self.scalar(&args[0], span)?;
+                self.each_leaf(&args[1], span, |b, x| b.at(span, "_rot").rotate(r, x))
+            }
+            Intrinsic::Reverse => {
+                self.each_leaf(&args[0], span, |b, x| b.at(span, "_rev").reverse(x))
+            }
+            Intrinsic::Copy => {
+                let leaves = self.leaves(&args[0], span)?;
+                let mut out = Vec::new();
+                for a in leaves {
+                    out.push(match a {
+                        Atom::Var(x) if self.b.vars.ty(x).rank() > 0 => {
+                            self.b.at(span, "_copy").copy(x).into()
+                        }
+                        other => other,
+                    });
+                }
+                Ok(Self::restructure(&args[0], &mut out.into_iter()))
+            }
+            Intrinsic::Assert => {
+                let c = self.scalar(&args[0], span)?;
+                self.b.at(span, "assert").assert(c, "assert");
+                Ok(args[1].clone())
+            }
+            Intrinsic::Jvp | Intrinsic::Jvp2 | Intrinsic::Vjp | Intrinsic::Vjp2 => {
+                self.ad(i, &args, span)
+            }
+            Intrinsic::Jmp | Intrinsic::Mjp => self.ad_many(i, &args, span),
+            Intrinsic::WithVjp => self.with_vjp(&args, span),
+            Intrinsic::Operator(op) => self.operator_app(op, &args, span),
+            Intrinsic::Neg => self.unop(UnOp::Neg, &args[0], span),
+            Intrinsic::Not => self.unop(UnOp::Not, &args[0], span),
+            Intrinsic::Bin(_, op) => self.binop(*op, &args[0], &args[1], span),
+            Intrinsic::Un(_, op) => self.unop(*op, &args[0], span),
+            Intrinsic::Convert { to, .. } => {
+                let a = self.scalar(&args[0], span)?;
+                Ok(Val::Leaf(match a {
+                    Atom::Const(s) => Atom::Const(crate::prim::convert(s, *to)),
+                    _ => self.b.at(span, "_conv").convert(*to, a).into(),
+                }))
+            }
+            Intrinsic::Const(s) => Ok(Val::Leaf(Atom::Const(*s))),
+        }
+    }
+
+    fn each_replicate(&mut self, n: Atom, v: &Val<'t>, span: Span) -> LResult<Val<'t>> {
+        let leaves = self.leaves(v, span)?;
+        let mut out = Vec::new();
+        for a in leaves {
+            out.push(self.b.at(span, "_rep").replicate(n, a).into());
+        }
+        Ok(Self::restructure(v, &mut out.into_iter()))
+    }
+
+    fn binop(&mut self, op: BinOp, a: &Val<'t>, b: &Val<'t>, span: Span) -> LResult<Val<'t>> {
+        let x = self.scalar(a, span)?;
+        let y = self.scalar(b, span)?;
+        Ok(Val::Leaf(self.b.at(span, "_t").bin(op, x, y).into()))
+    }
+
+    fn unop(&mut self, op: UnOp, a: &Val<'t>, span: Span) -> LResult<Val<'t>> {
+        let x = self.scalar(a, span)?;
+        Ok(Val::Leaf(self.b.at(span, "_t").un(op, x).into()))
+    }
+
+    fn operator_app(&mut self, op: &BinOpKind, args: &[Val<'t>], span: Span) -> LResult<Val<'t>> {
+        let simple = op.scalar_op();
+        if let Some(b) = simple {
+            return self.binop(b, &args[0], &args[1], span);
+        }
+        match op {
+            BinOpKind::Eq | BinOpKind::Neq => {
+                let eq = *op == BinOpKind::Eq;
+                let xs = self.leaves(&args[0], span)?;
+                let ys = self.leaves(&args[1], span)?;
+                let mut acc: Option<Atom> = None;
+                for (x, y) in xs.into_iter().zip(ys) {
+                    if self.b.ty(x).rank() > 0 {
+                        return Err(Diagnostic::ty(
+                            "comparing arrays with `==` inside a tuple or record is not supported",
+                            span,
+                        )
+                        .with_help(
+                            "compare the components separately, e.g. `and (map2 (==) a b)`",
+                        ));
+                    }
+                    let (cmp, join) = if eq {
+                        (BinOp::Eq, BinOp::LogAnd)
+                    } else {
+                        (BinOp::Neq, BinOp::LogOr)
+                    };
+                    let c = self.b.at(span, "_eq").bin(cmp, x, y);
+                    acc = Some(match acc {
+                        None => c.into(),
+                        Some(prev) => self.b.at(span, "_eq").bin(join, prev, c).into(),
+                    });
+                }
+                Ok(Val::Leaf(acc.unwrap_or(Atom::Const(Scalar::Bool(eq)))))
+            }
+            BinOpKind::And | BinOpKind::Or => {
+                let l = self.scalar(&args[0], span)?;
+                let r = self.scalar(&args[1], span)?;
+                self.short_circuit(*op == BinOpKind::And, l, |_| Ok(r), span)
+            }
+            BinOpKind::PipeRight => self.apply(&args[1], vec![args[0].clone()], span),
+            BinOpKind::PipeLeft => self.apply(&args[0], vec![args[1].clone()], span),
+            BinOpKind::ComposeRight => Ok(Self::fun(Closure::Compose(
+                args[0].clone(),
+                args[1].clone(),
+            ))),
+            BinOpKind::ComposeLeft => Ok(Self::fun(Closure::Compose(
+                args[1].clone(),
+                args[0].clone(),
+            ))),
+            _ => Err(Self::internal(format!("operator {}", op.symbol()), span)),
+        }
+    }
+}

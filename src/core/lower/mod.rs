@@ -1,0 +1,229 @@
+//! Lowering: from the elaborated (target) AST to the core IR.
+//!
+//! Lowering is an abstract interpreter of the source program: expressions
+//! evaluate to values (`value::Val`), whose leaves are core atoms. Because the language
+//! has no recursion, every function value is known statically: applying it
+//! inlines its body (monomorphised at the argument types), so the core IR
+//! has no calls and no function values, and lambdas survive only as SOAC
+//! operands. Tuples and records become several variables; an array of
+//! tuples is a tuple of arrays. A `rep` stays a lazy `Val::Rep` until
+//! something needs its memory: as a `map` argument it is fused away (the
+//! replicated value is simply free in the lambda).
+//!
+//! The submodules split it by concern: `value` (values, patterns, size
+//! annotations), `expr` (expressions), `apply` (function values and
+//! application), `intrinsic` (intrinsics, SOACs included) and `ad` (the AD
+//! operators).
+
+mod ad;
+mod apply;
+mod expr;
+mod intrinsic;
+mod value;
+
+use super::build::Builder;
+use super::ir::{Atom, Body, Function, Program, Var, Vars};
+use crate::diag::Diagnostic;
+use crate::source::Span;
+use crate::syntax::ast::*;
+use crate::types::env::{DefId, ValueId};
+use crate::types::scheme::Inst;
+use crate::types::ty::Type;
+use crate::types::{CheckedDef, TypeEnv};
+use std::rc::Rc;
+
+pub use value::leaf_types;
+use value::{Env, structure};
+
+pub type LResult<T> = Result<T, Diagnostic>;
+
+/// Where the types of the nodes being lowered come from: a checked
+/// definition instantiated at concrete types.
+#[derive(Clone)]
+pub struct Ctx<'t> {
+    def: &'t CheckedDef,
+    inst: Rc<Inst>,
+}
+
+impl<'t> Ctx<'t> {
+    fn type_of(&self, id: NodeId) -> Option<Type> {
+        self.def.types.get(&id).map(|t| t.subst(&self.inst))
+    }
+
+    fn inst_of(&self, id: NodeId) -> Rc<Inst> {
+        Rc::new(
+            self.def
+                .insts
+                .get(&id)
+                .map(|i| i.then(&self.inst))
+                .unwrap_or_default(),
+        )
+    }
+}
+
+/// The flattened types of a function's parameters and results, in source
+/// terms, for converting values in and out.
+#[derive(Clone, Debug)]
+pub struct Signature {
+    pub params: Vec<Type>,
+    pub result: Type,
+}
+
+/// The lowering state. Its one lifetime covers the type environment and the
+/// program's variable table alike (both outlive the lowering).
+pub struct Lower<'t> {
+    tenv: &'t TypeEnv,
+    /// Where the statements go; nested bodies are opened and closed on it.
+    b: Builder<'t>,
+    /// Values computed at the REPL that the code refers to, and the
+    /// parameters standing for them.
+    pub externals: Vec<(ValueId, Vec<Var>)>,
+    external_types: &'t dyn Fn(ValueId) -> Option<Type>,
+}
+
+fn no_externals(_: ValueId) -> Option<Type> {
+    None
+}
+
+impl<'t> Lower<'t> {
+    pub fn new(tenv: &'t TypeEnv, vars: &'t mut Vars) -> Lower<'t> {
+        Lower {
+            tenv,
+            b: Builder::new(vars),
+            externals: Vec::new(),
+            external_types: &no_externals,
+        }
+    }
+
+    pub fn with_externals(
+        tenv: &'t TypeEnv,
+        vars: &'t mut Vars,
+        types: &'t dyn Fn(ValueId) -> Option<Type>,
+    ) -> Lower<'t> {
+        Lower {
+            external_types: types,
+            ..Lower::new(tenv, vars)
+        }
+    }
+
+    /// Lowers into a nested body: `f` returns the body's results and a
+    /// value to pass on.
+    fn body<R>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> LResult<(Vec<Atom>, R)>,
+    ) -> LResult<(Body, R)> {
+        let outer = self.b.open_body();
+        let r = f(self);
+        let mut body = self.b.close_body(outer, Vec::new());
+        let (result, x) = r?;
+        body.result = result;
+        Ok((body, x))
+    }
+
+    fn internal(msg: impl Into<String>, span: Span) -> Diagnostic {
+        Diagnostic::new(
+            crate::diag::Phase::Type,
+            format!("internal error in lowering: {}", msg.into()),
+        )
+        .at(span)
+    }
+
+    /// Lowers an entry point (or any monomorphic definition) to a function.
+    pub fn entry(&mut self, id: DefId) -> LResult<(Function, Signature)> {
+        let def: &'t CheckedDef = self.tenv.def(id);
+        let inst = Rc::new(Inst::default());
+        let params: Vec<Type> = def.params.iter().map(|t| t.subst(&inst)).collect();
+        let mut fparams = Vec::new();
+        let mut args = Vec::new();
+        for (p, t) in def.target.params.iter().zip(&params) {
+            let name = p
+                .binders()
+                .first()
+                .map(|(n, _)| n.to_string())
+                .unwrap_or_else(|| "arg".into());
+            let vars: Vec<Var> = leaf_types(t)
+                .into_iter()
+                .map(|lt| self.b.fresh(name.as_str(), lt))
+                .collect();
+            fparams.extend(vars.iter().copied());
+            args.push(structure(t, &mut vars.iter().map(|v| Atom::Var(*v))));
+        }
+        let (body, ()) = self.body(|l| {
+            let v = l.apply_def(def, inst.clone(), args, def.source.span)?;
+            Ok((l.leaves(&v, def.target.body.span)?, ()))
+        })?;
+        let sig = Signature {
+            params,
+            result: def.ret.subst(&inst),
+        };
+        Ok((
+            Function {
+                name: def.name.to_string().into(),
+                params: fparams,
+                body,
+            },
+            sig,
+        ))
+    }
+
+    /// Lowers a checked expression (a REPL input) instantiated at `inst`.
+    pub fn expression(&mut self, def: &'t CheckedDef, inst: Inst) -> LResult<(Function, Type)> {
+        let inst = Rc::new(inst);
+        let ctx = Ctx {
+            def,
+            inst: inst.clone(),
+        };
+        let (body, ()) = self.body(|l| {
+            let v = l.expr(&ctx, &Env::default(), &def.target.body)?;
+            Ok((l.leaves(&v, def.target.body.span)?, ()))
+        })?;
+        let mut params = Vec::new();
+        for (_, vs) in &self.externals {
+            params.extend(vs.iter().copied());
+        }
+        Ok((
+            Function {
+                name: "it".into(),
+                params,
+                body,
+            },
+            def.ret.subst(&inst),
+        ))
+    }
+}
+
+/// Lowers an entry point of the environment into a program of one
+/// function.
+pub fn lower_entry(tenv: &TypeEnv, id: DefId) -> LResult<(Program, Signature)> {
+    let mut vars = Vars::new();
+    let (f, sig) = Lower::new(tenv, &mut vars).entry(id)?;
+    Ok((
+        Program {
+            vars,
+            functions: vec![f],
+        },
+        sig,
+    ))
+}
+
+/// Lowers a REPL expression; returns the program, the type of its value
+/// and the REPL values it takes as parameters (in order).
+pub fn lower_expression(
+    tenv: &TypeEnv,
+    def: &CheckedDef,
+    inst: Inst,
+    externals: &dyn Fn(ValueId) -> Option<Type>,
+) -> LResult<(Program, Type, Vec<ValueId>)> {
+    let mut vars = Vars::new();
+    let mut l = Lower::with_externals(tenv, &mut vars, externals);
+    let (f, t) = l.expression(def, inst)?;
+    let ids = l.externals.iter().map(|(id, _)| *id).collect();
+    Ok((
+        Program {
+            vars,
+            functions: vec![f],
+        },
+        t,
+        ids,
+    ))
+}

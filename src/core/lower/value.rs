@@ -1,0 +1,337 @@
+//! Values during lowering (leaves, structure) and binding them to patterns
+//! and size annotations.
+
+use super::apply::Closure;
+use super::{LResult, Lower};
+use crate::core::ir::{self, Atom, Var};
+use crate::diag::Diagnostic;
+use crate::source::Span;
+use crate::syntax::ast::*;
+use crate::types::ty::{Base, Type};
+use std::rc::Rc;
+
+/// A source-level value during lowering.
+#[derive(Clone)]
+pub enum Val<'t> {
+    /// A scalar or an array of scalars.
+    Leaf(Atom),
+    /// A tuple (no names) or record (field names, sorted); an array of
+    /// tuples is a node of arrays.
+    Node(Vec<(Option<Ident>, Val<'t>)>),
+    /// `rep v`, not yet materialised.
+    Rep(Box<Val<'t>>),
+    Fun(Rc<Closure<'t>>),
+}
+
+/// Local variables: a persistent list, so closures can capture it cheaply.
+#[derive(Clone, Default)]
+pub struct Env<'t>(Option<Rc<EnvNode<'t>>>);
+
+pub struct EnvNode<'t> {
+    name: Ident,
+    val: Val<'t>,
+    next: Env<'t>,
+}
+
+impl<'t> Env<'t> {
+    pub(super) fn bind(&self, name: Ident, val: Val<'t>) -> Env<'t> {
+        Env(Some(Rc::new(EnvNode {
+            name,
+            val,
+            next: self.clone(),
+        })))
+    }
+
+    pub(super) fn get(&self, name: &str) -> Option<&Val<'t>> {
+        let mut cur = &self.0;
+        while let Some(n) = cur {
+            if &*n.name == name {
+                return Some(&n.val);
+            }
+            cur = &n.next.0;
+        }
+        None
+    }
+}
+
+/// The core types of the leaves of a concrete source type, in order.
+pub fn leaf_types(t: &Type) -> Vec<ir::Type> {
+    let mut out = Vec::new();
+    collect_leaf_types(t, 0, &mut out);
+    out
+}
+
+fn collect_leaf_types(t: &Type, outer: u32, out: &mut Vec<ir::Type>) {
+    let r = outer + t.rank.konst;
+    match &t.base {
+        Base::Prim(p) => out.push(ir::Type::Prim(*p).array_of(r)),
+        Base::Tuple(ts) => ts.iter().for_each(|t| collect_leaf_types(t, r, out)),
+        Base::Record(fs) => fs.iter().for_each(|(_, t)| collect_leaf_types(t, r, out)),
+        Base::Arrow(..) | Base::Var(_) => {}
+    }
+}
+
+/// A value of a concrete type built from its leaves (in order).
+pub fn structure<'t>(t: &Type, leaves: &mut impl Iterator<Item = Atom>) -> Val<'t> {
+    match &t.base {
+        Base::Prim(_) => Val::Leaf(leaves.next().expect("enough leaves for the type")),
+        Base::Tuple(ts) => Val::Node(ts.iter().map(|t| (None, structure(t, leaves))).collect()),
+        Base::Record(fs) => Val::Node(
+            fs.iter()
+                .map(|(n, t)| (Some(n.clone()), structure(t, leaves)))
+                .collect(),
+        ),
+        Base::Arrow(..) | Base::Var(_) => Val::Node(Vec::new()),
+    }
+}
+
+impl<'t> Lower<'t> {
+    /// The leaves of a value, materialising reps.
+    pub(super) fn leaves(&mut self, v: &Val<'t>, span: Span) -> LResult<Vec<Atom>> {
+        let mut out = Vec::new();
+        self.collect_leaves(v, span, &mut out)?;
+        Ok(out)
+    }
+
+    fn collect_leaves(&mut self, v: &Val<'t>, span: Span, out: &mut Vec<Atom>) -> LResult<()> {
+        match v {
+            Val::Leaf(a) => out.push(*a),
+            Val::Node(cs) => {
+                for (_, c) in cs {
+                    self.collect_leaves(c, span, out)?;
+                }
+            }
+            Val::Rep(inner) => {
+                for a in self.leaves(inner, span)? {
+                    out.push(self.b.at(span, "rep").rep(a).into());
+                }
+            }
+            Val::Fun(_) => {
+                return Err(Diagnostic::ty(
+                    "a function cannot be used as data here (functions cannot be stored, returned from `if`, or be loop parameters)",
+                    span,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A value with the structure of `template` over new leaves (reps in
+    /// the template count as their materialised leaves).
+    pub(super) fn restructure(
+        template: &Val<'t>,
+        leaves: &mut impl Iterator<Item = Atom>,
+    ) -> Val<'t> {
+        match template {
+            Val::Leaf(_) => Val::Leaf(leaves.next().expect("enough leaves for the template")),
+            Val::Node(cs) => Val::Node(
+                cs.iter()
+                    .map(|(n, c)| (n.clone(), Self::restructure(c, leaves)))
+                    .collect(),
+            ),
+            Val::Rep(inner) => Self::restructure(inner, leaves),
+            Val::Fun(_) => Val::Node(Vec::new()),
+        }
+    }
+
+    /// Fresh variables with the types of a value's leaves, as a value of
+    /// the same structure (for lambda and loop parameters).
+    pub(super) fn fresh_like(
+        &mut self,
+        v: &Val<'t>,
+        name: &str,
+        span: Span,
+    ) -> LResult<(Val<'t>, Vec<Var>)> {
+        let leaves = self.leaves(v, span)?;
+        let vars: Vec<Var> = leaves
+            .iter()
+            .map(|a| {
+                let t = self.b.ty(*a);
+                self.b.vars.fresh(name, t)
+            })
+            .collect();
+        let val = Self::restructure(v, &mut vars.iter().map(|v| Atom::Var(*v)));
+        Ok((val, vars))
+    }
+
+    pub(super) fn scalar(&self, v: &Val<'t>, span: Span) -> LResult<Atom> {
+        match v {
+            Val::Leaf(a) => Ok(*a),
+            _ => Err(Self::internal("expected a scalar", span)),
+        }
+    }
+
+    /// Binds a pattern to a value; ascribed sizes are bound when new and
+    /// checked when already known.
+    pub(super) fn bind_pat(
+        &mut self,
+        env: &Env<'t>,
+        p: &'t Pat,
+        v: Val<'t>,
+        what: &str,
+    ) -> LResult<Env<'t>> {
+        match p {
+            Pat::Id(x, _) => {
+                if let Val::Leaf(Atom::Var(var)) = &v {
+                    let name = self.b.vars.name(*var);
+                    if name.starts_with('_') {
+                        self.b.vars.set_name(*var, x.clone());
+                    }
+                }
+                Ok(env.bind(x.clone(), v))
+            }
+            Pat::Wildcard(_) => Ok(env.clone()),
+            Pat::Tuple(ps, s) => {
+                let Val::Node(cs) = v else {
+                    return Err(Self::internal(
+                        "a tuple pattern matched against a non-tuple",
+                        *s,
+                    ));
+                };
+                let mut env = env.clone();
+                for (p, (_, c)) in ps.iter().zip(cs) {
+                    env = self.bind_pat(&env, p, c, what)?;
+                }
+                Ok(env)
+            }
+            Pat::Record(fs, s) => {
+                let Val::Node(cs) = v else {
+                    return Err(Self::internal(
+                        "a record pattern matched against a non-record",
+                        *s,
+                    ));
+                };
+                let mut env = env.clone();
+                for (n, p) in fs {
+                    let c = cs
+                        .iter()
+                        .find(|(m, _)| m.as_ref() == Some(n))
+                        .map(|(_, c)| c.clone())
+                        .ok_or_else(|| Self::internal(format!("missing field {n}"), *s))?;
+                    env = match p {
+                        Some(p) => self.bind_pat(&env, p, c, what)?,
+                        None => env.bind(n.clone(), c),
+                    };
+                }
+                Ok(env)
+            }
+            Pat::Ascribed(inner, te, s) => {
+                let env = self.bind_sizes(env, te, &v, 0, what, *s)?;
+                self.bind_pat(&env, inner, v, what)
+            }
+        }
+    }
+
+    /// The array whose dimensions stand for a value's (the first leaf).
+    pub(super) fn first_leaf(v: &Val<'t>) -> Option<Atom> {
+        match v {
+            Val::Leaf(a) => Some(*a),
+            Val::Node(cs) => cs.iter().find_map(|(_, c)| Self::first_leaf(c)),
+            Val::Rep(_) | Val::Fun(_) => None,
+        }
+    }
+
+    /// Walks an annotation `[n][m]t` against a value: binds unknown size
+    /// names, checks known ones and constants.
+    fn bind_sizes(
+        &mut self,
+        env: &Env<'t>,
+        te: &'t TypeExp,
+        v: &Val<'t>,
+        depth: u32,
+        what: &str,
+        span: Span,
+    ) -> LResult<Env<'t>> {
+        match te {
+            TypeExp::Array(dim, inner, _) => {
+                let mut env = env.clone();
+                if let Some(Atom::Var(arr)) = Self::first_leaf(v) {
+                    let expected = match dim {
+                        Dim::Any => None,
+                        Dim::Const(k) => Some(Atom::i64(*k as i64)),
+                        Dim::Named(n) => match env.get(n) {
+                            Some(Val::Leaf(a)) => Some(*a),
+                            _ => {
+                                let size = self.b.at(span, n).size(arr, depth);
+                                env = env.bind(n.clone(), Val::Leaf(size.into()));
+                                None
+                            }
+                        },
+                    };
+                    if let Some(e) = expected {
+                        let mut exp = vec![None; self.b.vars.ty(arr).rank() as usize];
+                        if let Some(slot) = exp.get_mut(depth as usize) {
+                            *slot = Some(e);
+                        }
+                        self.b.at(span, "check").check_shape(arr, exp, what);
+                    }
+                }
+                self.bind_sizes(&env, inner, v, depth + 1, what, span)
+            }
+            TypeExp::Tuple(ts, _) => {
+                let mut env = env.clone();
+                if let Val::Node(cs) = v {
+                    for (t, (_, c)) in ts.iter().zip(cs) {
+                        env = self.bind_sizes(&env, t, c, depth, what, span)?;
+                    }
+                }
+                Ok(env)
+            }
+            TypeExp::Record(fs, _) => {
+                let mut env = env.clone();
+                if let Val::Node(cs) = v {
+                    for (n, t) in fs {
+                        if let Some((_, c)) = cs.iter().find(|(m, _)| m.as_ref() == Some(n)) {
+                            env = self.bind_sizes(&env, t, c, depth, what, span)?;
+                        }
+                    }
+                }
+                Ok(env)
+            }
+            TypeExp::Unique(t, _) => self.bind_sizes(env, t, v, depth, what, span),
+            _ => Ok(env.clone()),
+        }
+    }
+
+    /// Checks an annotation against a value without binding.
+    pub(super) fn check_sizes(
+        &mut self,
+        env: &Env<'t>,
+        te: &'t TypeExp,
+        v: &Val<'t>,
+        what: &str,
+        span: Span,
+    ) -> LResult<()> {
+        self.bind_sizes(env, te, v, 0, what, span).map(|_| ())
+    }
+
+    /// `loop p for ...` starts from the variables the pattern names.
+    pub(super) fn pattern_value(env: &Env<'t>, p: &Pat) -> Option<Val<'t>> {
+        match p {
+            Pat::Id(x, _) => env.get(x).cloned(),
+            Pat::Tuple(ps, _) => ps
+                .iter()
+                .map(|p| Self::pattern_value(env, p).map(|v| (None, v)))
+                .collect::<Option<Vec<_>>>()
+                .map(Val::Node),
+            Pat::Record(fs, _) => {
+                let mut cs = Vec::new();
+                for (n, p) in fs {
+                    let v = match p {
+                        Some(p) => Self::pattern_value(env, p)?,
+                        None => env.get(n).cloned()?,
+                    };
+                    cs.push((Some(n.clone()), v));
+                }
+                cs.sort_by(|a, b| a.0.cmp(&b.0));
+                Some(Val::Node(cs))
+            }
+            Pat::Ascribed(inner, _, _) => Self::pattern_value(env, inner),
+            Pat::Wildcard(_) => None,
+        }
+    }
+
+    pub(super) fn fun(c: Closure<'t>) -> Val<'t> {
+        Val::Fun(Rc::new(c))
+    }
+}

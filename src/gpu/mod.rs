@@ -1,0 +1,396 @@
+//! GPU offload: SOAC statements of the core IR run as OpenCL kernels when a
+//! device is present (docs/GPU.md is the user's guide).
+//!
+//! - `select`: the device setting and the choice among devices;
+//! - `cl`: the OpenCL runtime (loaded at run time), buffers, the kernel
+//!   caches (memory by text, disk by binary), launches;
+//! - `codegen`: core IR bodies to OpenCL C, with producer maps fused into
+//!   their readers;
+//! - `kernels`: the parallel skeleton of each SOAC;
+//! - `region`: runs of SOAC statements that run together, arrays staying
+//!   on the device between them;
+//! - `threshold`: when offloading pays, measured on the device.
+//!
+//! The evaluator calls [`Gpu::offload`] where it evaluates a body at the
+//! top level (no enclosing bulk map); everything that cannot or should not
+//! run on the device stays on the evaluator, and a device failure is one
+//! warning line, never an error.
+
+mod cl;
+mod codegen;
+mod kernels;
+mod region;
+pub mod select;
+mod stats;
+mod threshold;
+
+pub use select::{Choice, DeviceInfo, Kind};
+pub use stats::Stats;
+
+use crate::core::ir::{Body, Var, Vars};
+use crate::runtime::value::Value;
+use cl::Cl;
+use region::{Device, Failure, Ran, Resident};
+use std::collections::HashSet;
+use std::fmt::Write;
+use std::sync::{Arc, Mutex, MutexGuard};
+use threshold::Threshold;
+
+/// What the evaluator does with the statements from a given one on.
+pub enum Offload {
+    /// The first `consumed` statements ran on the device; these are the
+    /// values of those the rest of the body reads.
+    Ran {
+        consumed: usize,
+        values: Vec<(Var, Value)>,
+    },
+    /// Evaluate this many statements on the evaluator before asking again.
+    Host(usize),
+}
+
+/// Regions whose outer arrays all have fewer elements than this stay on
+/// the evaluator without being compiled or measured.
+const MIN_ELEMENTS: usize = 1024;
+
+/// An open device.
+pub struct Gpu {
+    inner: Mutex<Inner>,
+}
+
+struct Inner {
+    cl: Cl,
+    stats: Stats,
+    threshold: Option<Threshold>,
+    /// `URCHIN_GPU_THRESHOLD` or `:device threshold N`.
+    threshold_override: Option<f64>,
+    resident: Resident,
+    last_failure: Option<String>,
+    last_unsupported: Option<String>,
+    warned: HashSet<String>,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Gpu({})", self.name())
+    }
+}
+
+fn env_threshold() -> Option<f64> {
+    std::env::var("URCHIN_GPU_THRESHOLD")
+        .ok()
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        .filter(|x| *x >= 0.0)
+}
+
+impl Gpu {
+    fn open(choice: &Choice) -> Result<Gpu, String> {
+        let mut devices = cl::list_devices()?;
+        let infos: Vec<DeviceInfo> = devices.iter().map(|(i, _)| i.clone()).collect();
+        let info = select::pick(choice, &infos)?.clone();
+        let k = infos
+            .iter()
+            .position(|d| d.id() == info.id())
+            .expect("the chosen device is one of the list");
+        let (_, device) = devices.swap_remove(k);
+        let cl = Cl::open(info, device)?;
+        Ok(Gpu {
+            inner: Mutex::new(Inner {
+                cl,
+                stats: Stats::default(),
+                threshold: None,
+                threshold_override: env_threshold(),
+                resident: Resident::default(),
+                last_failure: None,
+                last_unsupported: None,
+                warned: HashSet::new(),
+            }),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic while holding the lock leaves nothing half-done that
+        // matters: the caches only hold finished entries.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn name(&self) -> String {
+        let g = self.lock();
+        format!("{} ({})", g.cl.info.name, g.cl.info.platform_name)
+    }
+
+    pub fn info(&self) -> DeviceInfo {
+        self.lock().cl.info.clone()
+    }
+
+    pub fn stats(&self) -> Stats {
+        self.lock().stats.clone()
+    }
+
+    /// Sets the threshold (`None`: the measured one).
+    pub fn set_threshold(&self, t: Option<f64>) {
+        self.lock().threshold_override = t;
+    }
+
+    /// Forgets what is cached for one evaluation (arrays kept on the
+    /// device); called when an evaluation ends.
+    pub fn end_run(&self) {
+        self.lock().resident.clear();
+    }
+
+    /// Runs statements of `body` from `start` on the device where it can
+    /// and pays. `lookup` gives the value of a variable bound before.
+    pub fn offload(
+        &self,
+        vars: &Vars,
+        body: &Body,
+        start: usize,
+        lookup: &dyn Fn(Var) -> Option<Value>,
+    ) -> Offload {
+        let mut end = start;
+        while end < body.stms.len() && region::soac(&body.stms[end]) {
+            end += 1;
+        }
+        if end == start {
+            return Offload::Host(1);
+        }
+        let mut g = self.lock();
+        let g = &mut *g;
+        // With a threshold set, it alone decides (0 offloads everything).
+        if g.threshold_override.is_none() && !large_enough(&body.stms[start..end], lookup) {
+            return Offload::Host(end - start);
+        }
+        loop {
+            let shape = kernels::Shape {
+                group: g.cl.max_group.min(256),
+                compute_units: g.cl.info.compute_units.max(1) as usize,
+                gpu: g.cl.info.kind == Kind::Gpu,
+            };
+            let mut dev = Device {
+                cl: &mut g.cl,
+                stats: &mut g.stats,
+                resident: &mut g.resident,
+                shape,
+            };
+            let (cached, fixed) = (&mut g.threshold, g.threshold_override);
+            let mut threshold = |d: &mut Device| -> f64 {
+                if let Some(t) = fixed {
+                    return t;
+                }
+                if cached.is_none() {
+                    match threshold::measure(d.cl, d.stats) {
+                        Ok(t) => *cached = Some(t),
+                        Err(_) => return f64::INFINITY,
+                    }
+                }
+                cached.map_or(f64::INFINITY, |t| t.work)
+            };
+            match region::run(&mut dev, vars, body, start, end, &mut threshold, lookup) {
+                Ok(Ran::Done(values)) => {
+                    return Offload::Ran {
+                        consumed: end - start,
+                        values,
+                    };
+                }
+                Ok(Ran::Evaluate) => return Offload::Host(end - start),
+                Err(Failure::Unsupported(m, why)) => {
+                    g.last_unsupported = Some(why);
+                    if m <= start {
+                        return Offload::Host(1);
+                    }
+                    end = m;
+                }
+                Err(Failure::Device(why)) => {
+                    g.stats.fallbacks += 1;
+                    if g.warned.insert(why.clone()) {
+                        eprintln!("warning: device: {why}; running on the evaluator instead");
+                    }
+                    g.last_failure = Some(why);
+                    return Offload::Host(end - start);
+                }
+            }
+        }
+    }
+
+    /// The `:device` report for this device.
+    fn report(&self, out: &mut String) {
+        let g = self.lock();
+        let s = &g.stats;
+        let _ = writeln!(
+            out,
+            "in use: {} {} ({}, {} compute units{})",
+            g.cl.info.id(),
+            g.cl.info.name,
+            g.cl.info.kind,
+            g.cl.info.compute_units,
+            if g.cl.info.fp64 { ", f64" } else { ", no f64" }
+        );
+        let _ = writeln!(
+            out,
+            "memory: {}",
+            if g.cl.unified {
+                "the host's (arrays are used in place)"
+            } else {
+                "the device's own (arrays are copied)"
+            }
+        );
+        let _ = match (g.threshold_override, &g.threshold) {
+            (Some(t), _) => writeln!(out, "threshold: {t} element operations (set)"),
+            (None, Some(t)) => writeln!(out, "threshold: {}", t.describe()),
+            (None, None) => writeln!(
+                out,
+                "threshold: not measured yet (measured at the first large SOAC)"
+            ),
+        };
+        let _ = writeln!(
+            out,
+            "this session: {} statements offloaded, {} kept on the evaluator as too small, {} fallbacks",
+            s.offloaded, s.below_threshold, s.fallbacks
+        );
+        let _ = writeln!(
+            out,
+            "kernels: {} compiled, {} loaded from the disk cache, {} reused from memory ({:.1} ms building)",
+            s.compiled,
+            s.disk_hits,
+            s.cache_hits,
+            s.build_time.as_secs_f64() * 1e3
+        );
+        let _ = writeln!(
+            out,
+            "launches: {}, {:.1} ms on the device; bytes to the device {}, from the device {}",
+            s.launches,
+            s.device_time.as_secs_f64() * 1e3,
+            s.bytes_to_device,
+            s.bytes_from_device
+        );
+        if let Some(dir) = cl::cache_dir() {
+            let _ = writeln!(out, "disk cache: {}", dir.display());
+        }
+        if let Some(f) = &g.last_failure {
+            let _ = writeln!(out, "last failure: {f}");
+        }
+        if let Some(u) = &g.last_unsupported {
+            let _ = writeln!(out, "last statement not offloadable: {u}");
+        }
+    }
+}
+
+/// Whether any SOAC of the run has an input large enough to consider.
+fn large_enough(stms: &[crate::core::ir::Stm], lookup: &dyn Fn(Var) -> Option<Value>) -> bool {
+    let mut seen = false;
+    for s in stms {
+        let vars: Vec<Var> = match &s.exp {
+            crate::core::ir::Exp::Map { args, .. }
+            | crate::core::ir::Exp::Reduce { args, .. }
+            | crate::core::ir::Exp::Scan { args, .. } => args.clone(),
+            crate::core::ir::Exp::Scatter { indices, .. } => indices.clone(),
+            crate::core::ir::Exp::Hist { indices, .. } => vec![*indices],
+            crate::core::ir::Exp::WithAcc { lam, .. } => match lam.body.stms.last().map(|s| &s.exp)
+            {
+                Some(crate::core::ir::Exp::Map { args, .. }) => args.clone(),
+                _ => vec![],
+            },
+            _ => vec![],
+        };
+        for v in vars {
+            if let Some(Value::Array(x)) = lookup(v) {
+                seen |= x.size() >= MIN_ELEMENTS;
+            }
+        }
+    }
+    seen
+}
+
+// ----- the process-wide setting -----
+
+static SETTING: Mutex<Option<Choice>> = Mutex::new(None);
+#[allow(clippy::type_complexity)]
+static OPENED: Mutex<Vec<(Choice, Result<Arc<Gpu>, String>)>> = Mutex::new(Vec::new());
+
+/// Sets the device for this process (`--device`, `:device NAME`).
+pub fn configure(choice: Choice) {
+    *SETTING.lock().unwrap_or_else(|e| e.into_inner()) = Some(choice);
+}
+
+/// The setting: as configured, else `URCHIN_DEVICE`, else none (the
+/// `urchin` command configures `auto` when neither is given).
+pub fn setting() -> Choice {
+    if let Some(c) = SETTING.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+        return c;
+    }
+    match std::env::var("URCHIN_DEVICE") {
+        Ok(s) => Choice::parse(&s),
+        Err(_) => Choice::None,
+    }
+}
+
+/// The device `choice` selects, opened once per process.
+pub fn open(choice: &Choice) -> Result<Arc<Gpu>, String> {
+    let mut opened = OPENED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, r)) = opened.iter().find(|(c, _)| c == choice) {
+        return r.clone();
+    }
+    let r = Gpu::open(choice).map(Arc::new);
+    if let (Err(why), Choice::Named(_)) = (&r, choice) {
+        eprintln!("warning: device: {why}; running on the evaluator");
+    }
+    opened.push((choice.clone(), r.clone()));
+    r
+}
+
+/// The device to offload to now, if any.
+pub fn current() -> Option<Arc<Gpu>> {
+    match setting() {
+        Choice::None => None,
+        c => open(&c).ok(),
+    }
+}
+
+/// The `:device` report: the platforms and devices, the one in use, and
+/// what it did.
+pub fn report() -> String {
+    let mut out = String::new();
+    let choice = setting();
+    let _ = writeln!(out, "setting: {choice}");
+    match cl::list_devices() {
+        Ok(ds) if ds.is_empty() => {
+            let _ = writeln!(
+                out,
+                "devices: none (an OpenCL library, but no platform with a device)"
+            );
+        }
+        Ok(ds) => {
+            let _ = writeln!(out, "devices:");
+            for (d, _) in &ds {
+                let _ = writeln!(
+                    out,
+                    "  {}  {} — {} ({}, {} compute units, {} MiB{})",
+                    d.id(),
+                    d.platform_name,
+                    d.name,
+                    d.kind,
+                    d.compute_units,
+                    d.global_mem >> 20,
+                    if d.fp64 { ", f64" } else { "" }
+                );
+            }
+        }
+        Err(why) => {
+            let _ = writeln!(
+                out,
+                "devices: none ({why}; docs/GPU.md says how to install a platform)"
+            );
+        }
+    }
+    match choice {
+        Choice::None => {
+            let _ = writeln!(out, "in use: none (everything runs on the evaluator)");
+        }
+        c => match open(&c) {
+            Ok(g) => g.report(&mut out),
+            Err(why) => {
+                let _ = writeln!(out, "in use: none ({why})");
+            }
+        },
+    }
+    out
+}

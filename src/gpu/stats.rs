@@ -1,0 +1,25 @@
+//! What the device did in this session, for `:device`.
+
+use std::time::Duration;
+
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// Programs built from OpenCL C.
+    pub compiled: u64,
+    /// Programs loaded from the disk cache of binaries.
+    pub disk_hits: u64,
+    /// Programs found in memory (by their text).
+    pub cache_hits: u64,
+    pub build_time: Duration,
+    pub launches: u64,
+    pub bytes_to_device: u64,
+    pub bytes_from_device: u64,
+    /// Wall time from each launch to its completion.
+    pub device_time: Duration,
+    /// Statements run on the device.
+    pub offloaded: u64,
+    /// Offloadable statements kept on the evaluator as too small.
+    pub below_threshold: u64,
+    /// Offloads that failed and fell back to the evaluator.
+    pub fallbacks: u64,
+}

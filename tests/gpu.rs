@@ -1,0 +1,226 @@
+//! OpenCL offload (`gpu/`): with every SOAC the device can run forced onto
+//! it (threshold 0), generated SOAC nests agree with the evaluator (exactly
+//! for integers, within rounding for floats), and the project's programs,
+//! the examples and the acceptance corpus pass.
+//!
+//! Without an OpenCL platform these tests print that they skipped; with
+//! `URCHIN_REQUIRE_OPENCL=1` (CI) they fail instead.
+
+use proptest::prelude::*;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+use urchin::driver::{Compiled, Session};
+use urchin::eval::EvalOptions;
+use urchin::gpu::{self, Choice, Gpu};
+use urchin::prim::{PrimType, Scalar};
+use urchin::runtime::value::{Array, Value};
+
+/// The device, with the threshold at 0; `None` (after saying so) where
+/// there is no OpenCL platform.
+fn device() -> Option<Arc<Gpu>> {
+    static DEVICE: OnceLock<Option<Arc<Gpu>>> = OnceLock::new();
+    DEVICE
+        .get_or_init(|| match gpu::open(&Choice::Auto) {
+            Ok(g) => {
+                g.set_threshold(Some(0.0));
+                gpu::configure(Choice::Auto);
+                Some(g)
+            }
+            Err(why) => {
+                assert!(
+                    std::env::var("URCHIN_REQUIRE_OPENCL").as_deref() != Ok("1"),
+                    "URCHIN_REQUIRE_OPENCL=1 but there is no OpenCL device: {why}"
+                );
+                eprintln!("skipping the OpenCL tests: {why}");
+                None
+            }
+        })
+        .clone()
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn programs_examples_and_corpus_pass_on_the_device() {
+    let Some(g) = device() else { return };
+    let mut paths = vec![root().join("tests/programs"), root().join("examples")];
+    let corpus = root().join("../shared/corpus");
+    if corpus.is_dir() {
+        paths.push(corpus);
+    }
+    let mut engine = urchin::testing::engine::FastEngine::default();
+    assert!(engine.options.device.is_some());
+    let mut out = Vec::new();
+    let summary = urchin::testing::runner::run_paths(
+        &paths,
+        &mut engine,
+        &urchin::testing::runner::RunnerOptions::default(),
+        &mut out,
+    )
+    .expect("writing to a buffer cannot fail");
+    assert_eq!(
+        summary.failed,
+        0,
+        "failures with the device forced on:\n{}",
+        String::from_utf8_lossy(&out)
+    );
+    assert!(g.stats().offloaded > 100, "{:?}", g.stats());
+}
+
+struct Soacs {
+    session: Session,
+    entries: std::collections::HashMap<String, Compiled>,
+}
+
+thread_local! {
+    /// The test program, compiled once per test thread (a session is not
+    /// `Send`).
+    static SOACS: Soacs = {
+        let mut session = Session::new();
+        let text = include_str!("gpu/soacs.fut");
+        let ids = session
+            .load("tests/gpu/soacs.fut", text)
+            .unwrap_or_else(|d| panic!("{}", urchin::diag::render_all(&d, &session.sources, false)));
+        let mut entries = std::collections::HashMap::new();
+        for id in ids {
+            let name = session.def(id).name.to_string();
+            let c = session.compile(id).expect("the test program compiles");
+            entries.insert(name, c);
+        }
+        Soacs { session, entries }
+    };
+}
+
+fn close(a: f64, b: f64) -> bool {
+    a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= 1e-9 * (1.0 + a.abs().max(b.abs()))
+}
+
+fn agree(x: &Value, y: &Value) -> bool {
+    let scalars = |v: &Value| match v {
+        Value::Scalar(s) => Some((vec![], vec![*s])),
+        Value::Array(a) => Some((a.shape().to_vec(), a.to_scalars())),
+        _ => None,
+    };
+    let (Some((sx, xs)), Some((sy, ys))) = (scalars(x), scalars(y)) else {
+        return false;
+    };
+    sx == sy
+        && xs.len() == ys.len()
+        && xs.iter().zip(&ys).all(|(a, b)| match (a, b) {
+            (Scalar::F64(a), Scalar::F64(b)) => close(*a, *b),
+            (Scalar::F32(a), Scalar::F32(b)) => close(*a as f64, *b as f64),
+            _ => a == b,
+        })
+}
+
+/// Runs `entry` on the evaluator and on the device; both must agree
+/// (both failing counts as agreeing: the device hands errors back).
+fn check(entry: &str, args: Vec<Value>) -> Result<(), TestCaseError> {
+    let Some(g) = device() else { return Ok(()) };
+    SOACS.with(|s| check_in(s, g, entry, args))
+}
+
+fn check_in(s: &Soacs, g: Arc<Gpu>, entry: &str, args: Vec<Value>) -> Result<(), TestCaseError> {
+    let c = &s.entries[entry];
+    let host = EvalOptions {
+        device: None,
+        ..EvalOptions::default()
+    };
+    let dev = EvalOptions {
+        device: Some(g),
+        ..EvalOptions::default()
+    };
+    let a = s.session.run(c, args.clone(), &host);
+    let b = s.session.run(c, args, &dev);
+    match (a, b) {
+        (Ok(a), Ok(b)) => {
+            prop_assert_eq!(a.len(), b.len());
+            for (x, y) in a.iter().zip(&b) {
+                prop_assert!(agree(x, y), "{entry}: evaluator {x:?}, device {y:?}");
+            }
+        }
+        (Err(_), Err(_)) => {}
+        (a, b) => prop_assert!(false, "{entry}: evaluator {a:?}, device {b:?}"),
+    }
+    Ok(())
+}
+
+fn i64s(v: Vec<i64>) -> Value {
+    Value::Array(Array::from_scalars(
+        PrimType::I64,
+        vec![v.len()],
+        &v.into_iter().map(Scalar::I64).collect::<Vec<_>>(),
+    ))
+}
+
+fn f64s(v: Vec<f64>) -> Value {
+    Value::Array(Array::from_scalars(
+        PrimType::F64,
+        vec![v.len()],
+        &v.into_iter().map(Scalar::F64).collect::<Vec<_>>(),
+    ))
+}
+
+fn matrix(rows: usize, v: Vec<f64>) -> Value {
+    let cols = v.len() / rows.max(1);
+    let v: Vec<Scalar> = v[..rows * cols].iter().map(|&x| Scalar::F64(x)).collect();
+    Value::Array(Array::from_scalars(PrimType::F64, vec![rows, cols], &v))
+}
+
+fn len() -> impl Strategy<Value = usize> {
+    prop_oneof![0usize..40, 900usize..5000]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn maps_and_reductions_agree(n in len(), seed in any::<u64>()) {
+        let mut r = seed;
+        let mut next = move || { r ^= r << 13; r ^= r >> 7; r ^= r << 17; r };
+        let xs: Vec<i64> = (0..n).map(|_| (next() % 2001) as i64 - 1000).collect();
+        let ys: Vec<i64> = (0..n).map(|_| (next() % 9) as i64 - 4).collect();
+        let fs: Vec<f64> = (0..n).map(|_| (next() % 100_000) as f64 / 997.0 - 50.0).collect();
+        check("map_i", vec![i64s(xs.clone()), i64s(ys.clone())])?;
+        check("map_f", vec![f64s(fs.clone())])?;
+        for e in ["red_add_i", "red_mul_i", "red_min_i", "red_max_i", "red_and_i", "red_or_i", "red_xor_i", "scan_add_i"] {
+            check(e, vec![i64s(xs.clone())])?;
+        }
+        for e in ["red_add_f", "red_min_f", "red_max_f", "mapred_f", "scan_map_f", "grad_f"] {
+            check(e, vec![f64s(fs.clone())])?;
+        }
+        check("red_affine", vec![i64s(ys.clone()), i64s(xs.clone())])?;
+        check("scan_affine", vec![i64s(ys), i64s(xs)])?;
+    }
+
+    #[test]
+    fn scatters_and_histograms_agree(n in len(), m in 1usize..300, seed in any::<u64>()) {
+        let mut r = seed;
+        let mut next = move || { r ^= r << 13; r ^= r >> 7; r ^= r << 17; r };
+        // Indices out of range on both sides, and many duplicates.
+        let is: Vec<i64> = (0..n).map(|_| (next() % (m as u64 + 6)) as i64 - 3).collect();
+        let vs: Vec<i64> = (0..n).map(|_| (next() % 21) as i64 - 10).collect();
+        let fs: Vec<f64> = vs.iter().map(|&v| v as f64 * 0.37).collect();
+        let dest: Vec<i64> = (0..m).map(|_| (next() % 5) as i64).collect();
+        let fdest: Vec<f64> = dest.iter().map(|&v| v as f64).collect();
+        for e in ["scatter_i", "hist_add_i", "hist_min_i", "hist_mul_i"] {
+            check(e, vec![i64s(dest.clone()), i64s(is.clone()), i64s(vs.clone())])?;
+        }
+        for e in ["hist_max_f", "hist_add_f"] {
+            check(e, vec![f64s(fdest.clone()), i64s(is.clone()), f64s(fs.clone())])?;
+        }
+    }
+
+    #[test]
+    fn nests_and_gradients_agree(rows in 0usize..300, cols in 1usize..20, seed in any::<u64>()) {
+        let mut r = seed;
+        let mut next = move || { r ^= r << 13; r ^= r >> 7; r ^= r << 17; r };
+        let v: Vec<f64> = (0..rows * cols).map(|_| (next() % 10_000) as f64 / 101.0 - 40.0).collect();
+        let iv: Vec<Scalar> = v.iter().map(|&x| Scalar::I64(x as i64)).collect();
+        check("seg_red", vec![Value::Array(Array::from_scalars(PrimType::I64, vec![rows, cols], &iv))])?;
+        check("nest_f", vec![matrix(rows, v.clone())])?;
+        check("grad_min", vec![matrix(rows, v)])?;
+    }
+}

@@ -1,0 +1,31 @@
+-- SOACs for the OpenCL property test (tests/gpu.rs): each entry runs on the
+-- evaluator and on the device with generated inputs, and the results must agree.
+entry map_i (xs: []i64) (ys: []i64) = map2 (\x y -> x * 3 + y / 7 - x % 5 + (x << 2) ^ y) xs ys
+entry map_f (xs: []f64) = map (\x -> f64.sqrt (f64.abs x) + f64.sin x * 2.0 - x / 3.0) xs
+entry red_add_i (xs: []i64) = reduce (+) 0 xs
+entry red_mul_i (xs: []i64) = reduce (*) 1 xs
+entry red_min_i (xs: []i64) = reduce i64.min i64.highest xs
+entry red_max_i (xs: []i64) = reduce i64.max i64.lowest xs
+entry red_and_i (xs: []i64) = reduce (&) (-1) xs
+entry red_or_i (xs: []i64) = reduce (|) 0 xs
+entry red_xor_i (xs: []i64) = reduce (^) 0 xs
+entry red_add_f (xs: []f64) = reduce (+) 0 xs
+entry red_min_f (xs: []f64) = reduce f64.min f64.inf xs
+entry red_max_f (xs: []f64) = reduce f64.max (-f64.inf) xs
+entry mapred_f (xs: []f64) = f64.sum (map (\x -> x * x + 1) xs)
+entry red_affine (as: []i64) (bs: []i64) =
+  reduce (\(a, b) (c, d) -> (a * c, b * c + d)) (1, 0) (zip as bs)
+entry scan_add_i (xs: []i64) = scan (+) 0 xs
+entry scan_affine (as: []i64) (bs: []i64) =
+  unzip (scan (\(a, b) (c, d) -> (a * c, b * c + d)) (1, 0) (zip as bs))
+entry scan_map_f (xs: []f64) = scan (+) 0 (map (\x -> x * 0.5) xs)
+entry scatter_i (dest: []i64) (is: []i64) (vs: []i64) = scatter (copy dest) is vs
+entry hist_add_i (dest: []i64) (is: []i64) (vs: []i64) = reduce_by_index (copy dest) (+) 0 is vs
+entry hist_min_i (dest: []i64) (is: []i64) (vs: []i64) = reduce_by_index (copy dest) i64.min i64.highest is vs
+entry hist_max_f (dest: []f64) (is: []i64) (vs: []f64) = reduce_by_index (copy dest) f64.max (-f64.inf) is vs
+entry hist_add_f (dest: []f64) (is: []i64) (vs: []f64) = reduce_by_index (copy dest) (+) 0 is vs
+entry hist_mul_i (dest: []i64) (is: []i64) (vs: []i64) = reduce_by_index (copy dest) (*) 1 is vs
+entry seg_red (xss: [][]i64) = map (\r -> reduce (+) 0 r) xss
+entry nest_f (xss: [][]f64) = map (\r -> map (\x -> x * 2 + f64.sum r) r) xss
+entry grad_f (xs: []f64) = vjp (\xs -> f64.sum (map (\x -> x * x * x) xs)) xs 1
+entry grad_min (xss: [][]f64) = vjp (\xss -> f64.sum (map (\r -> f64.minimum (map (\x -> x * x) r)) xss)) xss 1
