@@ -52,3 +52,108 @@ def filter 'a (p: a -> bool) (xs: []a) : []a =
   let n = if length xs == 0 then 0 else offsets[length xs - 1]
   let is = map2 (\f o -> if f == 1 then o - 1 else -1) flags offsets
   in scatter (copy xs[:n]) is xs
+
+-- | Whether an array is empty.
+def null 'a (xs: []a) : bool = length xs == 0
+
+-- | The identity function.
+def id '^a (x: a) : a = x
+
+-- | `const x` ignores its argument and returns `x`.
+def const '^a '^b (x: a) (_: b) : a = x
+
+-- | `f` with its two arguments swapped.
+def flip '^a '^b '^c (f: a -> b -> c) (b: b) (a: a) : c = f a b
+
+-- | `f` taking its two arguments one at a time.
+def curry '^a '^b '^c (f: (a, b) -> c) (a: a) (b: b) : c = f (a, b)
+
+-- | `f` taking its two arguments as a pair.
+def uncurry '^a '^b '^c (f: a -> b -> c) ((a, b): (a, b)) : c = f a b
+
+-- | `f` applied `n` times to `x`.
+def iterate 'a (n: i32) (f: a -> a) (x: a) : a =
+  loop x for _i < n do f x
+
+-- | `f` applied to `x` until `p` holds (possibly never).
+def iterate_until 'a (p: a -> bool) (f: a -> a) (x: a) : a =
+  loop x while !(p x) do f x
+
+-- | `f` applied to `x` as long as `p` holds.
+def iterate_while 'a (p: a -> bool) (f: a -> a) (x: a) : a =
+  loop x while p x do f x
+
+-- | `tabulate_3d n m o f` is the n×m×o array with `f i j k` at `[i, j, k]`.
+def tabulate_3d 'a (n: i64) (m: i64) (o: i64) (f: i64 -> i64 -> i64 -> a) : [][][]a =
+  map (\i -> tabulate_2d m o (f i)) (iota n)
+
+def flatten_3d 'a (xs: [][][]a) : []a = flatten (flatten xs)
+
+def flatten_4d 'a (xs: [][][][]a) : []a = flatten (flatten_3d xs)
+
+-- | An array of `k` elements, `x` except where `vs` are scattered to `is`
+-- (indices out of bounds are ignored).
+def spread 'a (k: i64) (x: a) (is: []i64) (vs: []a) : []a =
+  scatter (replicate k x) is vs
+
+-- | The exclusive scan: `[ne, op ne a0, ...]`, without the last total.
+def exscan 'a (op: a -> a -> a) (ne: a) (as: []a) : []a =
+  let n = length as
+  in scatter (replicate n ne) (map (+ 1) (iota n)) (scan op ne as)
+
+-- | The elements satisfying `p` and those that do not, each in order.
+def partition 'a (p: a -> bool) (as: []a) : ([]a, []a) =
+  let flags = map p as
+  let yes = scan (+) 0 (map (\f -> if f then 1i64 else 0) flags)
+  let no = scan (+) 0 (map (\f -> if f then 0 else 1i64) flags)
+  let n = length as
+  let k = if n == 0 then 0 else yes[n - 1]
+  let is = map3 (\f y o -> if f then y - 1 else k + o - 1) flags yes no
+  let xs = scatter (copy as) is as
+  in (xs[:k], xs[k:])
+
+-- | The elements satisfying `p1`, those satisfying `p2` but not `p1`, and
+-- the rest, each in order.
+def partition2 'a (p1: a -> bool) (p2: a -> bool) (as: []a) : ([]a, []a, []a) =
+  let (xs, rest) = partition p1 as
+  let (ys, zs) = partition p2 rest
+  in (xs, ys, zs)
+
+-- | `reduce_by_index` into a two-dimensional array; pairs of indices out of
+-- bounds are ignored.
+def reduce_by_index_2d 'a (dest: [][]a) (f: a -> a -> a) (ne: a) (is: [](i64, i64)) (as: []a) : [][]a =
+  let k = length dest
+  let m = if k == 0 then 0 else length dest[0]
+  let flat = map (\(i, j) -> if i >= 0 && i < k && j >= 0 && j < m then i * m + j else -1) is
+  in unflatten k m (reduce_by_index (flatten dest) f ne flat as)
+
+-- | `reduce_by_index` into a three-dimensional array.
+def reduce_by_index_3d 'a (dest: [][][]a) (f: a -> a -> a) (ne: a) (is: [](i64, i64, i64)) (as: []a) : [][][]a =
+  let k = length dest
+  let m = if k == 0 then 0 else length dest[0]
+  let l = if k == 0 || m == 0 then 0 else length dest[0, 0]
+  let flat = map (\(i, j, h) ->
+                    if i >= 0 && i < k && j >= 0 && j < m && h >= 0 && h < l
+                    then (i * m + j) * l + h else -1) is
+  in unflatten k m (unflatten (k * m) l (reduce_by_index (flatten_3d dest) f ne flat as))
+
+-- | `scatter` into a three-dimensional array.
+def scatter_3d 'a (dest: [][][]a) (is: [](i64, i64, i64)) (vs: []a) : [][][]a =
+  let k = length dest
+  let m = if k == 0 then 0 else length dest[0]
+  let l = if k == 0 || m == 0 then 0 else length dest[0, 0]
+  let flat = map (\(i, j, h) ->
+                    if i >= 0 && i < k && j >= 0 && j < m && h >= 0 && h < l
+                    then (i * m + j) * l + h else -1) is
+  in unflatten k m (unflatten (k * m) l (scatter (flatten_3d dest) flat vs))
+
+-- | `f x` and `jmp f x xs`.
+def jmp2 'a 'b (f: a -> b) (x: a) (xs: []a) : (b, []b) = (f x, jmp f x xs)
+
+-- | `f x` and `mjp f x ys`.
+def mjp2 'a 'b (f: a -> b) (x: a) (ys: []b) : (b, []a) = (f x, mjp f x ys)
+
+-- | `with_vjp` where `f` returns a tape `c` for the adjoint `f'` besides
+-- its result `b`: `f' (tape, ȳ)` is the adjoint of `x`.
+def with_vjp_tape 'a 'b 'c (f: a -> (c, b)) (f': (c, b) -> a) (x: a) : b =
+  (with_vjp f (\x' (_, adj) -> f' ((f x').0, adj)) x).1

@@ -23,6 +23,8 @@ use std::rc::Rc;
 
 const PRELUDE: &str = include_str!("../prelude/prelude.fut");
 const NUMERIC: &str = include_str!("../prelude/numeric.fut");
+const INTEGRAL: &str = include_str!("../prelude/integral.fut");
+const FLOAT: &str = include_str!("../prelude/float.fut");
 
 /// How elaborated definitions are printed in diagnostics.
 pub fn show_dec(d: &ValDec) -> String {
@@ -62,6 +64,9 @@ struct Stored {
     leaves: Vec<Value>,
 }
 
+/// Cloning a session is cheap next to [`Session::new`] (definitions are
+/// shared), which the tests use to start each case from a loaded prelude.
+#[derive(Clone)]
 pub struct Session {
     pub sources: SourceMap,
     pub types: TypeEnv,
@@ -101,15 +106,34 @@ impl Session {
     }
 
     fn load_prelude(&mut self) -> Result<(), Vec<Diagnostic>> {
-        let numeric_file = self.sources.add("<prelude/numeric.fut>", NUMERIC);
-        let numeric = syntax::parse_program(NUMERIC, numeric_file)?;
+        let numeric = self.parse_module_file("numeric", NUMERIC)?;
+        let integral = self.parse_module_file("integral", INTEGRAL)?;
         for t in PrimType::NUMERIC {
             self.types
                 .check_module(t, &numeric, show_dec)
                 .map_err(|d| vec![d])?;
+            if t.is_int() {
+                self.types
+                    .check_module(t, &integral, show_dec)
+                    .map_err(|d| vec![d])?;
+            }
+        }
+        // float.fut names the unsigned type of the float's width `u_t`.
+        for t in PrimType::NUMERIC.into_iter().filter(|t| t.is_float()) {
+            let bits = crate::prim::UnOp::ToBits.result_type(t).name();
+            let float =
+                self.parse_module_file(&format!("float-{t}"), &FLOAT.replace("u_t", bits))?;
+            self.types
+                .check_module(t, &float, show_dec)
+                .map_err(|d| vec![d])?;
         }
         self.load("<prelude/prelude.fut>", PRELUDE)?;
         Ok(())
+    }
+
+    fn parse_module_file(&mut self, name: &str, text: &str) -> Result<Ast, Vec<Diagnostic>> {
+        let file = self.sources.add(format!("<prelude/{name}.fut>"), text);
+        syntax::parse_program(text, file)
     }
 
     pub fn add_source(&mut self, name: &str, text: &str) -> FileId {

@@ -28,3 +28,7 @@ pub mod source;
 pub mod syntax;
 pub mod testing;
 pub mod types;
+pub mod values;
+
+#[cfg(test)]
+mod test_env;

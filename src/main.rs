@@ -3,12 +3,12 @@
 
 use clap::{Parser, Subcommand};
 use miette::{IntoDiagnostic, Result, miette};
-use std::io::{IsTerminal, Read};
+use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use urchin::driver::Session;
 use urchin::eval::EvalOptions;
-use urchin::testing::values::{format_value, parse_values};
+use urchin::values::{format_value, read_values};
 
 #[derive(Parser)]
 #[command(
@@ -31,12 +31,16 @@ enum Command {
     /// Start the REPL, optionally loading a file.
     Repl { file: Option<PathBuf> },
     /// Run an entry point; arguments are values on the command line, or on
-    /// standard input if none are given.
+    /// standard input if none are given (text or Futhark's binary format,
+    /// told apart per value as Futhark does).
     Run {
         file: PathBuf,
         /// The entry point to run.
         #[arg(short, long, default_value = "main")]
         entry: String,
+        /// Print the results in Futhark's binary data format.
+        #[arg(short, long)]
+        binary_output: bool,
         values: Vec<String>,
     },
     /// Type-check a program and print the type of each definition.
@@ -151,8 +155,9 @@ fn main() -> Result<ExitCode> {
         Some(Command::Run {
             file,
             entry,
+            binary_output,
             values,
-        }) => run(&file, &entry, values),
+        }) => run(&file, &entry, binary_output, values),
         Some(Command::Check {
             file,
             stats,
@@ -194,15 +199,15 @@ fn arguments(
     types: &[urchin::core::ir::Type],
     values: Vec<String>,
 ) -> Result<Option<Vec<urchin::runtime::value::Value>>> {
-    let text = if values.is_empty() && !types.is_empty() {
-        let mut t = String::new();
-        std::io::stdin().read_to_string(&mut t).into_diagnostic()?;
-        t
+    let data = if values.is_empty() && !types.is_empty() {
+        let mut d = Vec::new();
+        std::io::stdin().read_to_end(&mut d).into_diagnostic()?;
+        d
     } else {
-        values.join(" ")
+        values.join(" ").into_bytes()
     };
-    let input = s.add_source("<arguments>", &text);
-    let lits = match parse_values(&text, input, 0) {
+    let input = s.add_source("<arguments>", &urchin::values::display_text(&data));
+    let lits = match read_values(&data, input) {
         Ok(v) => v,
         Err(d) => {
             eprint!("{}", d.render(&s.sources, color()));
@@ -220,7 +225,7 @@ fn arguments(
     }
     let mut args = Vec::new();
     for (i, (l, t)) in lits.iter().zip(types).enumerate() {
-        let vt = urchin::testing::values::ValueType::new(t.elem(), t.rank() as usize);
+        let vt = urchin::values::ValueType::new(t.elem(), t.rank() as usize);
         args.push(
             l.to_value(Some(vt))
                 .map_err(|e| miette!("argument {}: {e}", i + 1))?,
@@ -229,7 +234,7 @@ fn arguments(
     Ok(Some(args))
 }
 
-fn run(file: &PathBuf, entry: &str, values: Vec<String>) -> Result<ExitCode> {
+fn run(file: &PathBuf, entry: &str, binary: bool, values: Vec<String>) -> Result<ExitCode> {
     let Some((mut s, _)) = load(file)? else {
         return Ok(ExitCode::FAILURE);
     };
@@ -250,6 +255,11 @@ fn run(file: &PathBuf, entry: &str, values: Vec<String>) -> Result<ExitCode> {
         return Ok(ExitCode::FAILURE);
     };
     match s.run(&compiled, args, &EvalOptions::default()) {
+        Ok(results) if binary => {
+            let data = urchin::values::write_binary(&results).map_err(|e| miette!("{e}"))?;
+            std::io::stdout().write_all(&data).into_diagnostic()?;
+            Ok(ExitCode::SUCCESS)
+        }
         Ok(results) => {
             for v in results {
                 println!("{}", format_value(&v));

@@ -10,7 +10,10 @@
 //! infinity, `//` and `%%` truncate (Futhark's semantics); integer division
 //! by zero is an error. Floats follow IEEE 754.
 
+use half::f16;
 use std::fmt;
+
+pub mod special;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PrimType {
@@ -23,12 +26,13 @@ pub enum PrimType {
     U16,
     U32,
     U64,
+    F16,
     F32,
     F64,
 }
 
 impl PrimType {
-    pub const ALL: [PrimType; 11] = [
+    pub const ALL: [PrimType; 12] = [
         PrimType::Bool,
         PrimType::I8,
         PrimType::I16,
@@ -38,11 +42,12 @@ impl PrimType {
         PrimType::U16,
         PrimType::U32,
         PrimType::U64,
+        PrimType::F16,
         PrimType::F32,
         PrimType::F64,
     ];
 
-    pub const NUMERIC: [PrimType; 10] = [
+    pub const NUMERIC: [PrimType; 11] = [
         PrimType::I8,
         PrimType::I16,
         PrimType::I32,
@@ -51,6 +56,7 @@ impl PrimType {
         PrimType::U16,
         PrimType::U32,
         PrimType::U64,
+        PrimType::F16,
         PrimType::F32,
         PrimType::F64,
     ];
@@ -66,6 +72,7 @@ impl PrimType {
             PrimType::U16 => "u16",
             PrimType::U32 => "u32",
             PrimType::U64 => "u64",
+            PrimType::F16 => "f16",
             PrimType::F32 => "f32",
             PrimType::F64 => "f64",
         }
@@ -76,7 +83,10 @@ impl PrimType {
     }
 
     pub fn is_int(self) -> bool {
-        !matches!(self, PrimType::Bool | PrimType::F32 | PrimType::F64)
+        !matches!(
+            self,
+            PrimType::Bool | PrimType::F16 | PrimType::F32 | PrimType::F64
+        )
     }
 
     pub fn is_signed(self) -> bool {
@@ -87,7 +97,7 @@ impl PrimType {
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, PrimType::F32 | PrimType::F64)
+        matches!(self, PrimType::F16 | PrimType::F32 | PrimType::F64)
     }
 
     pub fn is_numeric(self) -> bool {
@@ -98,7 +108,7 @@ impl PrimType {
     pub fn bytes(self) -> usize {
         match self {
             PrimType::Bool | PrimType::I8 | PrimType::U8 => 1,
-            PrimType::I16 | PrimType::U16 => 2,
+            PrimType::I16 | PrimType::U16 | PrimType::F16 => 2,
             PrimType::I32 | PrimType::U32 | PrimType::F32 => 4,
             PrimType::I64 | PrimType::U64 | PrimType::F64 => 8,
         }
@@ -123,6 +133,7 @@ pub enum Scalar {
     U16(u16),
     U32(u32),
     U64(u64),
+    F16(f16),
     F32(f32),
     F64(f64),
 }
@@ -142,6 +153,7 @@ macro_rules! with_scalar {
             $crate::prim::Scalar::U16($x) => $body,
             $crate::prim::Scalar::U32($x) => $body,
             $crate::prim::Scalar::U64($x) => $body,
+            $crate::prim::Scalar::F16($x) => $body,
             $crate::prim::Scalar::F32($x) => $body,
             $crate::prim::Scalar::F64($x) => $body,
         }
@@ -160,6 +172,7 @@ impl Scalar {
             Scalar::U16(_) => PrimType::U16,
             Scalar::U32(_) => PrimType::U32,
             Scalar::U64(_) => PrimType::U64,
+            Scalar::F16(_) => PrimType::F16,
             Scalar::F32(_) => PrimType::F32,
             Scalar::F64(_) => PrimType::F64,
         }
@@ -186,6 +199,7 @@ impl Scalar {
     /// From an unsigned literal value that may not fit in an i64.
     pub fn from_u128(t: PrimType, v: u128) -> Scalar {
         match t {
+            PrimType::F16 => Scalar::F16(f16::from_f64(v as f64)),
             PrimType::F32 => Scalar::F32(v as f32),
             PrimType::F64 => Scalar::F64(v as f64),
             PrimType::Bool => Scalar::Bool(v != 0),
@@ -218,6 +232,9 @@ impl Scalar {
     /// results in tests and when deduplicating constants.
     pub fn same(self, other: Scalar) -> bool {
         match (self, other) {
+            (Scalar::F16(a), Scalar::F16(b)) => {
+                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+            }
             (Scalar::F32(a), Scalar::F32(b)) => {
                 a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
             }
@@ -243,16 +260,26 @@ pub fn format_float(x: f64, ty: PrimType) -> String {
             format!("-{t}.inf")
         };
     }
-    let s = if ty == PrimType::F32 {
-        format!("{:?}", x as f32)
-    } else {
-        format!("{x:?}")
+    let s = match ty {
+        PrimType::F16 => shortest_f16(x),
+        PrimType::F32 => format!("{:?}", x as f32),
+        _ => format!("{x:?}"),
     };
     if s.contains(['.', 'e', 'E']) {
         s
     } else {
         format!("{s}.0")
     }
+}
+
+/// The shortest decimal that reads back as the `f16` nearest to `x`
+/// (Rust prints the shortest form of `f32` and `f64` only).
+fn shortest_f16(x: f64) -> String {
+    let h = f16::from_f64(x);
+    (0..8)
+        .map(|p| format!("{x:.p$e}").parse::<f64>().unwrap_or(x))
+        .find(|y| f16::from_f64(*y) == h)
+        .map_or_else(|| format!("{x:?}"), |y| format!("{y:?}"))
 }
 
 impl fmt::Display for Scalar {
@@ -263,16 +290,21 @@ impl fmt::Display for Scalar {
             Scalar::Bool(b) => write!(f, "{b}"),
             Scalar::I32(x) => write!(f, "{x}"),
             Scalar::F64(x) => f.write_str(&format_float(x, PrimType::F64)),
-            Scalar::F32(x) => {
-                let s = format_float(x as f64, PrimType::F32);
-                if x.is_finite() {
-                    write!(f, "{s}f32")
-                } else {
-                    f.write_str(&s)
-                }
-            }
+            Scalar::F32(x) => suffixed_float(f, x as f64, PrimType::F32),
+            Scalar::F16(x) => suffixed_float(f, x.to_f64(), PrimType::F16),
             other => with_scalar!(other, x => write!(f, "{}{}", x, other.ty().name())),
         }
+    }
+}
+
+/// A float of a non-default type: with its suffix when finite (the names
+/// of non-finite values carry the type already).
+fn suffixed_float(f: &mut fmt::Formatter<'_>, x: f64, t: PrimType) -> fmt::Result {
+    let s = format_float(x, t);
+    if x.is_finite() {
+        write!(f, "{s}{t}")
+    } else {
+        f.write_str(&s)
     }
 }
 
@@ -329,6 +361,13 @@ pub enum BinOp {
     /// `>>>`: logical shift.
     UShr,
     Atan2,
+    Hypot,
+    /// The next float after `x` in the direction of `y`.
+    NextAfter,
+    /// `|x|` with the sign of `y`.
+    CopySign,
+    /// The upper half of the double-width product (integers).
+    MulHi,
 }
 
 impl BinOp {
@@ -367,12 +406,33 @@ impl BinOp {
             BinOp::Shr => ">>",
             BinOp::UShr => ">>>",
             BinOp::Atan2 => "atan2",
+            BinOp::Hypot => "hypot",
+            BinOp::NextAfter => "nextafter",
+            BinOp::CopySign => "copysign",
+            BinOp::MulHi => "mul_hi",
         }
     }
 
     /// Whether the operator is written infix in source and core IR.
     pub fn is_infix(self) -> bool {
-        !matches!(self, BinOp::Min | BinOp::Max | BinOp::Atan2)
+        !matches!(
+            self,
+            BinOp::Min
+                | BinOp::Max
+                | BinOp::Atan2
+                | BinOp::Hypot
+                | BinOp::NextAfter
+                | BinOp::CopySign
+                | BinOp::MulHi
+        )
+    }
+
+    /// Operations defined only on floats.
+    pub fn float_only(self) -> bool {
+        matches!(
+            self,
+            BinOp::Atan2 | BinOp::Hypot | BinOp::NextAfter | BinOp::CopySign
+        )
     }
 }
 
@@ -403,6 +463,30 @@ pub enum UnOp {
     Trunc,
     IsNan,
     IsInf,
+    Cbrt,
+    Log1p,
+    Asinh,
+    Acosh,
+    Atanh,
+    Gamma,
+    Lgamma,
+    Erf,
+    Erfc,
+    /// `sin(πx)`, exact at integers and half-integers (as `cospi`).
+    SinPi,
+    CosPi,
+    TanPi,
+    /// The derivatives of `lgamma`: ψ and ψ′ (used by AD, not in the
+    /// prelude, as in Futhark).
+    Digamma,
+    Trigamma,
+    /// Population count, leading and trailing zeros of an integer: `i32`.
+    Popc,
+    Clz,
+    Ctz,
+    /// A float's bits as the unsigned integer of its width, and back.
+    ToBits,
+    FromBits,
 }
 
 impl UnOp {
@@ -432,20 +516,65 @@ impl UnOp {
             UnOp::Trunc => "trunc",
             UnOp::IsNan => "isnan",
             UnOp::IsInf => "isinf",
+            UnOp::Cbrt => "cbrt",
+            UnOp::Log1p => "log1p",
+            UnOp::Asinh => "asinh",
+            UnOp::Acosh => "acosh",
+            UnOp::Atanh => "atanh",
+            UnOp::Gamma => "gamma",
+            UnOp::Lgamma => "lgamma",
+            UnOp::Erf => "erf",
+            UnOp::Erfc => "erfc",
+            UnOp::SinPi => "sinpi",
+            UnOp::CosPi => "cospi",
+            UnOp::TanPi => "tanpi",
+            UnOp::Digamma => "digamma",
+            UnOp::Trigamma => "trigamma",
+            UnOp::Popc => "popc",
+            UnOp::Clz => "clz",
+            UnOp::Ctz => "ctz",
+            UnOp::ToBits => "to_bits",
+            UnOp::FromBits => "from_bits",
         }
     }
 
     /// Operations defined only on floats.
     pub fn float_only(self) -> bool {
-        !matches!(self, UnOp::Neg | UnOp::Not | UnOp::Abs | UnOp::Sgn)
+        !matches!(
+            self,
+            UnOp::Neg
+                | UnOp::Not
+                | UnOp::Abs
+                | UnOp::Sgn
+                | UnOp::Popc
+                | UnOp::Clz
+                | UnOp::Ctz
+                | UnOp::FromBits
+        )
     }
 
     /// The result type for an operand of type `t`.
     pub fn result_type(self, t: PrimType) -> PrimType {
-        match self {
-            UnOp::IsNan | UnOp::IsInf => PrimType::Bool,
+        match (self, t) {
+            (UnOp::IsNan | UnOp::IsInf, _) => PrimType::Bool,
+            (UnOp::Popc | UnOp::Clz | UnOp::Ctz, _) => PrimType::I32,
+            (UnOp::ToBits, PrimType::F16) => PrimType::U16,
+            (UnOp::ToBits, PrimType::F32) => PrimType::U32,
+            (UnOp::ToBits, PrimType::F64) => PrimType::U64,
+            (UnOp::FromBits, PrimType::U16) => PrimType::F16,
+            (UnOp::FromBits, PrimType::U32) => PrimType::F32,
+            (UnOp::FromBits, PrimType::U64) => PrimType::F64,
             _ => t,
         }
+    }
+
+    /// Whether the result has another type than the operand and is not a
+    /// `bool` (these go through [`Native::other_unop`]).
+    pub fn changes_type(self) -> bool {
+        matches!(
+            self,
+            UnOp::Popc | UnOp::Clz | UnOp::Ctz | UnOp::ToBits | UnOp::FromBits
+        )
     }
 }
 
@@ -483,7 +612,13 @@ pub trait Native: Copy + PartialOrd + 'static {
     fn not(self) -> Option<Self>;
     /// Float-only unary operations (`None` for integers and bool).
     fn float_op(op: UnOp, a: Self) -> Option<Self>;
-    fn float_atan2(a: Self, b: Self) -> Option<Self>;
+    /// Float-only binary operations (`atan2`, `hypot`, ...).
+    fn float_bin(op: BinOp, a: Self, b: Self) -> Option<Self>;
+    /// The unary operations whose result has another type
+    /// ([`UnOp::changes_type`]); `None` where the type has none.
+    fn other_unop(_op: UnOp, _a: Self) -> Option<Scalar> {
+        None
+    }
     fn is_nan(self) -> bool;
     fn is_inf(self) -> bool;
     fn to_f64(self) -> f64;
@@ -604,6 +739,9 @@ macro_rules! int_native {
                         let s = (b as u64 % width as u64) as u32;
                         ((a as u64 & (u64::MAX >> (64 - width))) >> s) as $t
                     }
+                    // The double-width product fits in 128 bits.
+                    BinOp::MulHi if $signed => ((a as i128 * b as i128) >> width) as $t,
+                    BinOp::MulHi => ((a as u128 * b as u128) >> width) as $t,
                     _ => return None,
                 })
             }
@@ -613,8 +751,22 @@ macro_rules! int_native {
             fn float_op(_op: UnOp, _a: Self) -> Option<Self> {
                 None
             }
-            fn float_atan2(_a: Self, _b: Self) -> Option<Self> {
+            fn float_bin(_op: BinOp, _a: Self, _b: Self) -> Option<Self> {
                 None
+            }
+            fn other_unop(op: UnOp, a: Self) -> Option<Scalar> {
+                Some(match op {
+                    UnOp::Popc => Scalar::I32(a.count_ones() as i32),
+                    UnOp::Clz => Scalar::I32(a.leading_zeros() as i32),
+                    UnOp::Ctz => Scalar::I32(a.trailing_zeros() as i32),
+                    UnOp::FromBits => match Self::TY {
+                        PrimType::U16 => Scalar::F16(f16::from_bits(a as u16)),
+                        PrimType::U32 => Scalar::F32(f32::from_bits(a as u32)),
+                        PrimType::U64 => Scalar::F64(f64::from_bits(a as u64)),
+                        _ => return None,
+                    },
+                    _ => return None,
+                })
             }
             fn is_nan(self) -> bool {
                 false
@@ -735,11 +887,40 @@ macro_rules! float_native {
                     UnOp::Ceil => a.ceil(),
                     UnOp::Round => a.round_ties_even(),
                     UnOp::Trunc => a.trunc(),
+                    UnOp::Cbrt => a.cbrt(),
+                    UnOp::Log1p => a.ln_1p(),
+                    UnOp::Asinh => a.asinh(),
+                    UnOp::Acosh => a.acosh(),
+                    UnOp::Atanh => a.atanh(),
+                    UnOp::Gamma => special::gamma(a as f64) as $t,
+                    UnOp::Lgamma => special::lgamma(a as f64) as $t,
+                    UnOp::Erf => special::erf(a as f64) as $t,
+                    UnOp::Erfc => special::erfc(a as f64) as $t,
+                    UnOp::SinPi => special::sinpi(a as f64) as $t,
+                    UnOp::CosPi => special::cospi(a as f64) as $t,
+                    UnOp::TanPi => special::tanpi(a as f64) as $t,
+                    UnOp::Digamma => special::digamma(a as f64) as $t,
+                    UnOp::Trigamma => special::trigamma(a as f64) as $t,
                     _ => return None,
                 })
             }
-            fn float_atan2(a: Self, b: Self) -> Option<Self> {
-                Some(a.atan2(b))
+            fn float_bin(op: BinOp, a: Self, b: Self) -> Option<Self> {
+                Some(match op {
+                    BinOp::Atan2 => a.atan2(b),
+                    BinOp::Hypot => a.hypot(b),
+                    BinOp::CopySign => a.copysign(b),
+                    BinOp::NextAfter => special::next_after(a, b),
+                    _ => return None,
+                })
+            }
+            fn other_unop(op: UnOp, a: Self) -> Option<Scalar> {
+                match op {
+                    UnOp::ToBits => Some(Scalar::from_u128(
+                        PrimType::from_name(&format!("u{}", 8 * std::mem::size_of::<$t>()))?,
+                        a.to_bits() as u128,
+                    )),
+                    _ => None,
+                }
             }
             fn is_nan(self) -> bool {
                 <$t>::is_nan(self)
@@ -771,6 +952,111 @@ macro_rules! float_native {
 
 float_native!(f32, F32);
 float_native!(f64, F64);
+
+/// `f16` computes in `f32` and rounds the result to `f16` once. For `+`,
+/// `-`, `*`, `/` and `sqrt` that is the correctly rounded `f16` result
+/// (`f32` has more than twice `f16`'s precision plus two bits); the other
+/// functions are as accurate as their `f32` versions, rounded.
+impl Native for f16 {
+    const TY: PrimType = PrimType::F16;
+    fn wrap(self) -> Scalar {
+        Scalar::F16(self)
+    }
+    fn unwrap(s: Scalar) -> Option<Self> {
+        match s {
+            Scalar::F16(x) => Some(x),
+            _ => None,
+        }
+    }
+    fn add(self, o: Self) -> Self {
+        f16::from_f32(self.to_f32() + o.to_f32())
+    }
+    fn sub(self, o: Self) -> Self {
+        f16::from_f32(self.to_f32() - o.to_f32())
+    }
+    fn mul(self, o: Self) -> Self {
+        f16::from_f32(self.to_f32() * o.to_f32())
+    }
+    fn div(self, o: Self) -> Result<Self, PrimError> {
+        self.to_f32().div(o.to_f32()).map(f16::from_f32)
+    }
+    fn modulo(self, o: Self) -> Result<Self, PrimError> {
+        self.to_f32().modulo(o.to_f32()).map(f16::from_f32)
+    }
+    fn quot(self, o: Self) -> Result<Self, PrimError> {
+        self.to_f32().quot(o.to_f32()).map(f16::from_f32)
+    }
+    fn rem(self, o: Self) -> Result<Self, PrimError> {
+        self.to_f32().rem(o.to_f32()).map(f16::from_f32)
+    }
+    fn pow(self, o: Self) -> Self {
+        f16::from_f32(self.to_f32().powf(o.to_f32()))
+    }
+    fn min(self, o: Self) -> Self {
+        f16::from_f32(self.to_f32().min(o.to_f32()))
+    }
+    fn max(self, o: Self) -> Self {
+        f16::from_f32(self.to_f32().max(o.to_f32()))
+    }
+    fn neg(self) -> Self {
+        -self
+    }
+    fn abs(self) -> Self {
+        f16::from_bits(self.to_bits() & 0x7fff)
+    }
+    fn sgn(self) -> Self {
+        f16::from_f32(self.to_f32().sgn())
+    }
+    fn bits(_op: BinOp, _a: Self, _b: Self) -> Option<Self> {
+        None
+    }
+    fn not(self) -> Option<Self> {
+        None
+    }
+    fn float_op(op: UnOp, a: Self) -> Option<Self> {
+        f32::float_op(op, a.to_f32()).map(f16::from_f32)
+    }
+    fn float_bin(op: BinOp, a: Self, b: Self) -> Option<Self> {
+        match op {
+            // Steps in f16's own spacing, not f32's.
+            BinOp::NextAfter => Some(special::next_after(a, b)),
+            BinOp::CopySign => Some(f16::from_bits(
+                (a.to_bits() & 0x7fff) | (b.to_bits() & 0x8000),
+            )),
+            _ => f32::float_bin(op, a.to_f32(), b.to_f32()).map(f16::from_f32),
+        }
+    }
+    fn other_unop(op: UnOp, a: Self) -> Option<Scalar> {
+        match op {
+            UnOp::ToBits => Some(Scalar::U16(a.to_bits())),
+            _ => None,
+        }
+    }
+    fn is_nan(self) -> bool {
+        f16::is_nan(self)
+    }
+    fn is_inf(self) -> bool {
+        f16::is_infinite(self)
+    }
+    fn to_f64(self) -> f64 {
+        f16::to_f64(self)
+    }
+    fn to_i64(self) -> i64 {
+        f16::to_f64(self) as i64
+    }
+    fn to_u64(self) -> u64 {
+        f16::to_f64(self) as u64
+    }
+    fn from_f64(x: f64) -> Self {
+        f16::from_f64(x)
+    }
+    fn from_i64(x: i64) -> Self {
+        f16::from_f64(x as f64)
+    }
+    fn from_u64(x: u64) -> Self {
+        f16::from_f64(x as f64)
+    }
+}
 
 impl Native for bool {
     const TY: PrimType = PrimType::Bool;
@@ -838,7 +1124,7 @@ impl Native for bool {
     fn float_op(_op: UnOp, _a: Self) -> Option<Self> {
         None
     }
-    fn float_atan2(_a: Self, _b: Self) -> Option<Self> {
+    fn float_bin(_op: BinOp, _a: Self, _b: Self) -> Option<Self> {
         None
     }
     fn is_nan(self) -> bool {
@@ -896,8 +1182,11 @@ pub fn native_binop<T: Native>(op: BinOp, a: T, b: T) -> Result<BinResult<T>, Pr
         BinOp::Le => Bool(a.le(b)),
         BinOp::Gt => Bool(b.lt(a)),
         BinOp::Ge => Bool(b.le(a)),
-        BinOp::Atan2 => Same(T::float_atan2(a, b).ok_or(PrimError::TypeMismatch)?),
-        BinOp::LogAnd
+        BinOp::Atan2 | BinOp::Hypot | BinOp::NextAfter | BinOp::CopySign => {
+            Same(T::float_bin(op, a, b).ok_or(PrimError::TypeMismatch)?)
+        }
+        BinOp::MulHi
+        | BinOp::LogAnd
         | BinOp::LogOr
         | BinOp::BitAnd
         | BinOp::BitOr
@@ -956,6 +1245,7 @@ macro_rules! dispatch_prim {
             $crate::prim::PrimType::U16 => $f::<u16>($($arg),*),
             $crate::prim::PrimType::U32 => $f::<u32>($($arg),*),
             $crate::prim::PrimType::U64 => $f::<u64>($($arg),*),
+            $crate::prim::PrimType::F16 => $f::<half::f16>($($arg),*),
             $crate::prim::PrimType::F32 => $f::<f32>($($arg),*),
             $crate::prim::PrimType::F64 => $f::<f64>($($arg),*),
         }
@@ -971,6 +1261,9 @@ fn scalar_binop<T: Native>(op: BinOp, a: Scalar, b: Scalar) -> Result<Scalar, Pr
 
 fn scalar_unop<T: Native>(op: UnOp, a: Scalar) -> Result<Scalar, PrimError> {
     let x = T::unwrap(a).ok_or(PrimError::TypeMismatch)?;
+    if op.changes_type() {
+        return T::other_unop(op, x).ok_or(PrimError::TypeMismatch);
+    }
     native_unop(op, x).map(lift)
 }
 
@@ -998,6 +1291,7 @@ fn convert_from<A: Native>(a: Scalar, to: PrimType) -> Scalar {
         PrimType::U16 => to_native::<A, u16>(x),
         PrimType::U32 => to_native::<A, u32>(x),
         PrimType::U64 => to_native::<A, u64>(x),
+        PrimType::F16 => to_native::<A, f16>(x),
         PrimType::F32 => to_native::<A, f32>(x),
         PrimType::F64 => to_native::<A, f64>(x),
     }
@@ -1018,10 +1312,13 @@ pub fn constant(t: PrimType, name: &str) -> Option<Scalar> {
         ("lowest", PrimType::F32) => Some(Scalar::F32(f32::NEG_INFINITY)),
         ("highest", PrimType::F64) => Some(Scalar::F64(f64::INFINITY)),
         ("lowest", PrimType::F64) => Some(Scalar::F64(f64::NEG_INFINITY)),
-        ("inf", PrimType::F32 | PrimType::F64) => f(f64::INFINITY),
-        ("nan", PrimType::F32 | PrimType::F64) => f(f64::NAN),
-        ("pi", PrimType::F32 | PrimType::F64) => f(std::f64::consts::PI),
-        ("e", PrimType::F32 | PrimType::F64) => f(std::f64::consts::E),
+        ("highest", PrimType::F16) => Some(Scalar::F16(f16::INFINITY)),
+        ("lowest", PrimType::F16) => Some(Scalar::F16(f16::NEG_INFINITY)),
+        ("inf", _) if t.is_float() => f(f64::INFINITY),
+        ("nan", _) if t.is_float() => f(f64::NAN),
+        ("pi", _) if t.is_float() => f(std::f64::consts::PI),
+        ("e", _) if t.is_float() => f(std::f64::consts::E),
+        ("epsilon", PrimType::F16) => Some(Scalar::F16(f16::EPSILON)),
         ("epsilon", PrimType::F32) => Some(Scalar::F32(f32::EPSILON)),
         ("epsilon", PrimType::F64) => Some(Scalar::F64(f64::EPSILON)),
         ("highest", _) => Some(match t {
@@ -1117,6 +1414,81 @@ mod tests {
         assert_eq!(
             binop(BinOp::Shl, Scalar::U8(1), Scalar::U8(7)),
             Ok(Scalar::U8(128))
+        );
+    }
+
+    #[test]
+    fn bit_operations_and_their_result_types() {
+        assert_eq!(unop(UnOp::Popc, Scalar::U8(0xff)), Ok(Scalar::I32(8)));
+        assert_eq!(unop(UnOp::Clz, Scalar::I64(1)), Ok(Scalar::I32(63)));
+        assert_eq!(unop(UnOp::Ctz, Scalar::I16(0)), Ok(Scalar::I32(16)));
+        assert_eq!(unop(UnOp::Popc, Scalar::I8(-1)), Ok(Scalar::I32(8)));
+        assert_eq!(
+            binop(BinOp::MulHi, Scalar::U64(u64::MAX), Scalar::U64(u64::MAX)),
+            Ok(Scalar::U64(u64::MAX - 1))
+        );
+        assert_eq!(
+            binop(BinOp::MulHi, Scalar::I32(-2), Scalar::I32(3)),
+            Ok(Scalar::I32(-1))
+        );
+        assert_eq!(
+            unop(UnOp::ToBits, Scalar::F32(1.0)),
+            Ok(Scalar::U32(0x3f80_0000))
+        );
+        assert_eq!(
+            unop(UnOp::FromBits, Scalar::U16(0x3c00)),
+            Ok(Scalar::F16(f16::ONE))
+        );
+        assert_eq!(
+            unop(UnOp::ToBits, Scalar::I32(1)),
+            Err(PrimError::TypeMismatch)
+        );
+        assert_eq!(UnOp::ToBits.result_type(PrimType::F64), PrimType::U64);
+        assert_eq!(UnOp::Clz.result_type(PrimType::U8), PrimType::I32);
+    }
+
+    #[test]
+    fn special_functions() {
+        let f = |op, x: f64| unop(op, Scalar::F64(x)).map(Scalar::as_f64);
+        assert_eq!(f(UnOp::Gamma, 5.0), Ok(24.0));
+        assert_eq!(f(UnOp::Cbrt, -27.0), Ok(-3.0));
+        assert_eq!(f(UnOp::SinPi, 2.0), Ok(0.0));
+        assert_eq!(f(UnOp::Erf, 0.0), Ok(0.0));
+        assert!(
+            f(UnOp::Lgamma, 0.5)
+                .is_ok_and(|y| (y - std::f64::consts::PI.sqrt().ln()).abs() < 1e-15)
+        );
+        assert_eq!(
+            binop(BinOp::Hypot, Scalar::F32(3.0), Scalar::F32(4.0)),
+            Ok(Scalar::F32(5.0))
+        );
+        assert_eq!(
+            binop(
+                BinOp::CopySign,
+                Scalar::F16(f16::ONE),
+                Scalar::F16(f16::NEG_ONE)
+            ),
+            Ok(Scalar::F16(f16::NEG_ONE))
+        );
+        assert_eq!(
+            binop(BinOp::Hypot, Scalar::I32(3), Scalar::I32(4)),
+            Err(PrimError::TypeMismatch)
+        );
+    }
+
+    #[test]
+    fn f16_arithmetic_rounds_once() {
+        let h = |x: f64| Scalar::F16(f16::from_f64(x));
+        assert_eq!(binop(BinOp::Add, h(1.0), h(2.0)), Ok(h(3.0)));
+        // 2049 is not an f16: 2048 + 1 rounds to even.
+        assert_eq!(binop(BinOp::Add, h(2048.0), h(1.0)), Ok(h(2048.0)));
+        assert_eq!(binop(BinOp::Mul, h(300.0), h(300.0)), Ok(h(f64::INFINITY)));
+        assert_eq!(convert(h(2.5), PrimType::I32), Scalar::I32(2));
+        assert_eq!(convert(Scalar::I32(70000), PrimType::F16), h(f64::INFINITY));
+        assert_eq!(Scalar::F16(f16::from_f64(0.1)).to_string(), "0.1f16");
+        assert_eq!(
+            constant(PrimType::F16, "epsilon"),
+            Some(Scalar::F16(f16::EPSILON))
         );
     }
 

@@ -61,7 +61,7 @@ impl fmt::Debug for Span {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct SourceFile {
     pub name: String,
     pub text: Arc<str>,
@@ -69,7 +69,7 @@ pub struct SourceFile {
 
 /// All source text seen in a session. Files are never removed, so spans stay
 /// valid for the life of the session (a reloaded file gets a new id).
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct SourceMap {
     files: Vec<SourceFile>,
 }

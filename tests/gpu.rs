@@ -6,6 +6,11 @@
 //! Without an OpenCL platform these tests print that they skipped; with
 //! `URCHIN_REQUIRE_OPENCL=1` (CI) they fail instead.
 
+// Not a module of tests/it: `gpu::configure` sets the device of the whole
+// process, which every other test's evaluations would then use.
+#[path = "../src/test_env.rs"]
+mod test_env;
+
 use proptest::prelude::*;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
@@ -46,10 +51,7 @@ fn root() -> PathBuf {
 fn programs_examples_and_corpus_pass_on_the_device() {
     let Some(g) = device() else { return };
     let mut paths = vec![root().join("tests/programs"), root().join("examples")];
-    let corpus = root().join("../shared/corpus");
-    if corpus.is_dir() {
-        paths.push(corpus);
-    }
+    paths.extend(test_env::shared_data("corpus"));
     let mut engine = urchin::testing::engine::FastEngine::default();
     assert!(engine.options.device.is_some());
     let mut out = Vec::new();
@@ -174,7 +176,7 @@ fn len() -> impl Strategy<Value = usize> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig::with_cases(test_env::proptest_cases(12)))]
 
     #[test]
     fn maps_and_reductions_agree(n in len(), seed in any::<u64>()) {

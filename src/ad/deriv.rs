@@ -78,6 +78,21 @@ pub fn binop(
             let dy = b.bin(BinOp::Div, nx, d);
             (Some(dx.into()), Some(dy.into()))
         }
+        BinOp::Hypot => {
+            // ∂/∂x = x/r, ∂/∂y = y/r
+            let dx = b.bin(BinOp::Div, x, r);
+            let dy = b.bin(BinOp::Div, y, r);
+            (Some(dx.into()), Some(dy.into()))
+        }
+        BinOp::CopySign => {
+            // |x|·sgn y: ∂/∂x = sgn x · sgn y (as ±1, also at zeros)
+            let sx = b.bin(BinOp::CopySign, one, x);
+            let sy = b.bin(BinOp::CopySign, one, y);
+            let dx = b.bin(BinOp::Mul, sx, sy);
+            (Some(dx.into()), None)
+        }
+        // A step of one unit in the last place moves with `x`.
+        BinOp::NextAfter => (Some(one), None),
         BinOp::Mod | BinOp::Rem => {
             // x − y·trunc(x/y): ∂/∂x = 1, ∂/∂y = −trunc(x/y)
             let q = b.bin(BinOp::Div, x, y);
@@ -148,8 +163,71 @@ pub fn unop(b: &mut Builder, op: UnOp, x: Atom, r: Atom) -> Option<Atom> {
             let rr = b.bin(BinOp::Mul, r, r);
             b.bin(BinOp::Sub, one, rr).into()
         }
+        UnOp::Cbrt => {
+            // 1 / (3·r²)
+            let rr = b.bin(BinOp::Mul, r, r);
+            let d = b.bin(BinOp::Mul, konst(p, 3.0), rr);
+            b.bin(BinOp::Div, one, d).into()
+        }
+        UnOp::Log1p => {
+            let d = b.bin(BinOp::Add, one, x);
+            b.bin(BinOp::Div, one, d).into()
+        }
+        UnOp::Asinh | UnOp::Acosh => {
+            // 1/√(x² ± 1)
+            let xx = b.bin(BinOp::Mul, x, x);
+            let sign = if op == UnOp::Asinh {
+                BinOp::Add
+            } else {
+                BinOp::Sub
+            };
+            let d = b.bin(sign, xx, one);
+            let s = b.un(UnOp::Sqrt, d);
+            b.bin(BinOp::Div, one, s).into()
+        }
+        UnOp::Atanh => {
+            // 1/(1 − x²)
+            let xx = b.bin(BinOp::Mul, x, x);
+            let d = b.bin(BinOp::Sub, one, xx);
+            b.bin(BinOp::Div, one, d).into()
+        }
+        UnOp::Erf | UnOp::Erfc => {
+            // ±2/√π · e^(−x²)
+            let xx = b.bin(BinOp::Mul, x, x);
+            let nxx = b.un(UnOp::Neg, xx);
+            let e = b.un(UnOp::Exp, nxx);
+            let c = 2.0 / std::f64::consts::PI.sqrt();
+            let c = if op == UnOp::Erf { c } else { -c };
+            b.bin(BinOp::Mul, konst(p, c), e).into()
+        }
+        // Γ′ = Γ·ψ, (log Γ)′ = ψ, ψ′ = ψ₁.
+        UnOp::Gamma => {
+            let psi = b.un(UnOp::Digamma, x);
+            b.bin(BinOp::Mul, r, psi).into()
+        }
+        UnOp::Lgamma => b.un(UnOp::Digamma, x).into(),
+        UnOp::Digamma => b.un(UnOp::Trigamma, x).into(),
+        UnOp::SinPi => {
+            let c = b.un(UnOp::CosPi, x);
+            b.bin(BinOp::Mul, konst(p, std::f64::consts::PI), c).into()
+        }
+        UnOp::CosPi => {
+            let s = b.un(UnOp::SinPi, x);
+            b.bin(BinOp::Mul, konst(p, -std::f64::consts::PI), s).into()
+        }
+        UnOp::TanPi => {
+            // π(1 + r²)
+            let rr = b.bin(BinOp::Mul, r, r);
+            let d = b.bin(BinOp::Add, one, rr);
+            b.bin(BinOp::Mul, konst(p, std::f64::consts::PI), d).into()
+        }
         UnOp::Sgn | UnOp::Floor | UnOp::Ceil | UnOp::Round | UnOp::Trunc => return None,
         UnOp::Not | UnOp::IsNan | UnOp::IsInf => return None,
+        // ψ₁′ (the tetragamma function) is not implemented: third and
+        // higher derivatives of `lgamma` are not available.
+        UnOp::Trigamma => return None,
+        // Integer results, or bit patterns.
+        UnOp::Popc | UnOp::Clz | UnOp::Ctz | UnOp::ToBits | UnOp::FromBits => return None,
     })
 }
 

@@ -27,8 +27,19 @@ impl Solution for std::collections::HashMap<SpineKey, Vec<(u32, u32)>> {
     }
 }
 
+/// Type abbreviations, which the target spells out so that the sizes in
+/// them are checked where they are used (`type vec = [3]f64`).
+pub trait Abbreviations {
+    /// `t` with every abbreviation replaced by its definition, except the
+    /// names in `shadowed` (type parameters in scope).
+    fn expand(&self, t: &TypeExp, shadowed: &[Ident]) -> TypeExp;
+}
+
 pub struct Elaborator<'s> {
     sol: &'s dyn Solution,
+    abbrevs: Option<&'s dyn Abbreviations>,
+    /// The type parameters in scope.
+    tparams: Vec<Ident>,
     /// `Var` nodes this elaboration created for `mapN` and `rep`.
     pub inserted: HashSet<NodeId>,
     /// How many `map`s and `rep`s were inserted.
@@ -51,6 +62,8 @@ impl<'s> Elaborator<'s> {
     pub fn new(sol: &'s dyn Solution) -> Elaborator<'s> {
         Elaborator {
             sol,
+            abbrevs: None,
+            tparams: Vec::new(),
             inserted: HashSet::new(),
             insertions: 0,
         }
@@ -70,10 +83,59 @@ impl<'s> Elaborator<'s> {
         })
     }
 
+    /// Spells out type abbreviations in the target's types.
+    pub fn expanding(self, abbrevs: &'s dyn Abbreviations) -> Elaborator<'s> {
+        Elaborator {
+            abbrevs: Some(abbrevs),
+            ..self
+        }
+    }
+
     pub fn dec(&mut self, d: &ValDec) -> ValDec {
-        ValDec {
+        let saved = self.enter(&d.type_params);
+        let out = ValDec {
+            params: d.params.iter().map(|p| self.pat(p)).collect(),
+            ret: d.ret.as_ref().map(|t| self.ty(t)),
             body: self.expr(&d.body),
             ..d.clone()
+        };
+        self.tparams.truncate(saved);
+        out
+    }
+
+    /// Brings type parameters into scope; returns what to truncate to.
+    fn enter(&mut self, tps: &[TypeParam]) -> usize {
+        let saved = self.tparams.len();
+        self.tparams.extend(tps.iter().filter_map(|tp| match tp {
+            TypeParam::Type(n, _, _) => Some(n.clone()),
+            TypeParam::Size(..) => None,
+        }));
+        saved
+    }
+
+    fn ty(&self, t: &TypeExp) -> TypeExp {
+        match self.abbrevs {
+            Some(a) => a.expand(t, &self.tparams),
+            None => t.clone(),
+        }
+    }
+
+    fn pat(&self, p: &Pat) -> Pat {
+        match p {
+            Pat::Id(..) | Pat::Wildcard(_) | Pat::Literal(..) => p.clone(),
+            Pat::Tuple(ps, s) => Pat::Tuple(ps.iter().map(|p| self.pat(p)).collect(), *s),
+            Pat::Record(fs, s) => Pat::Record(
+                fs.iter()
+                    .map(|(n, p)| (n.clone(), p.as_ref().map(|p| self.pat(p))))
+                    .collect(),
+                *s,
+            ),
+            Pat::Ascribed(p, t, s) => {
+                Pat::Ascribed(Box::new(self.pat(p)), Box::new(self.ty(t)), *s)
+            }
+            Pat::Constr(c, ps, s) => {
+                Pat::Constr(c.clone(), ps.iter().map(|p| self.pat(p)).collect(), *s)
+            }
         }
     }
 
@@ -119,15 +181,28 @@ impl<'s> Elaborator<'s> {
             ExprKind::RecordUpdate(r, path, v) => {
                 ExprKind::RecordUpdate(self.boxed(r), path.clone(), self.boxed(v))
             }
-            ExprKind::Lambda(ps, ret, body) => {
-                ExprKind::Lambda(ps.clone(), ret.clone(), self.boxed(body))
+            ExprKind::Lambda(ps, ret, body) => ExprKind::Lambda(
+                ps.iter().map(|p| self.pat(p)).collect(),
+                ret.as_deref().map(|t| Box::new(self.ty(t))),
+                self.boxed(body),
+            ),
+            ExprKind::Let(p, v, body) => {
+                ExprKind::Let(self.pat(p), self.boxed(v), self.boxed(body))
             }
-            ExprKind::Let(p, v, body) => ExprKind::Let(p.clone(), self.boxed(v), self.boxed(body)),
-            ExprKind::LetFun(f) => ExprKind::LetFun(Box::new(LetFun {
-                value: self.expr(&f.value),
-                body: self.expr(&f.body),
-                ..(**f).clone()
-            })),
+            ExprKind::LetFun(f) => {
+                let saved = self.enter(&f.type_params);
+                let params = f.params.iter().map(|p| self.pat(p)).collect();
+                let ret = f.ret.as_ref().map(|t| self.ty(t));
+                let value = self.expr(&f.value);
+                self.tparams.truncate(saved);
+                ExprKind::LetFun(Box::new(LetFun {
+                    params,
+                    ret,
+                    value,
+                    body: self.expr(&f.body),
+                    ..(**f).clone()
+                }))
+            }
             ExprKind::LetUpdate {
                 name,
                 name_span,
@@ -143,11 +218,11 @@ impl<'s> Elaborator<'s> {
             },
             ExprKind::If(c, t, f) => ExprKind::If(self.boxed(c), self.boxed(t), self.boxed(f)),
             ExprKind::Loop(l) => ExprKind::Loop(Box::new(LoopExp {
-                pat: l.pat.clone(),
+                pat: self.pat(&l.pat),
                 init: l.init.as_ref().map(|i| self.expr(i)),
                 form: match &l.form {
                     LoopForm::For(i, s, n) => LoopForm::For(i.clone(), *s, self.boxed(n)),
-                    LoopForm::ForIn(p, xs) => LoopForm::ForIn(p.clone(), self.boxed(xs)),
+                    LoopForm::ForIn(p, xs) => LoopForm::ForIn(self.pat(p), self.boxed(xs)),
                     LoopForm::While(c) => LoopForm::While(self.boxed(c)),
                 },
                 body: self.expr(&l.body),
@@ -160,8 +235,26 @@ impl<'s> Elaborator<'s> {
                 is.iter().map(|i| self.index(i)).collect(),
                 self.boxed(v),
             ),
-            ExprKind::Ascript(x, t) => ExprKind::Ascript(self.boxed(x), t.clone()),
+            ExprKind::Ascript(x, t) => ExprKind::Ascript(self.boxed(x), Box::new(self.ty(t))),
             ExprKind::Attr(a, x) => ExprKind::Attr(a.clone(), self.boxed(x)),
+            ExprKind::Constr(c, args) => {
+                ExprKind::Constr(c.clone(), args.iter().map(|x| self.expr(x)).collect())
+            }
+            ExprKind::Match(x, cases) => ExprKind::Match(
+                self.boxed(x),
+                cases
+                    .iter()
+                    .map(|c| Case {
+                        pat: self.pat(&c.pat),
+                        body: self.expr(&c.body),
+                        span: c.span,
+                    })
+                    .collect(),
+            ),
+            ExprKind::Coerce(x, t) => ExprKind::Coerce(self.boxed(x), Box::new(self.ty(t))),
+            ExprKind::LetSizes(ns, p, v, body) => {
+                ExprKind::LetSizes(ns.clone(), self.pat(p), self.boxed(v), self.boxed(body))
+            }
         };
         Expr {
             id: e.id,
@@ -478,6 +571,13 @@ fn collect_names(e: &Expr, out: &mut HashSet<String>) {
             collect_names(v, out);
             collect_names(b, out);
         }
+        ExprKind::LetSizes(ns, p, v, b) => {
+            out.extend(ns.iter().map(|(n, _)| n.to_string()));
+            pat(p, out);
+            collect_names(v, out);
+            collect_names(b, out);
+        }
+        ExprKind::Match(_, cases) => cases.iter().for_each(|c| pat(&c.pat, out)),
         _ => {}
     }
     for child in children(e) {
@@ -493,7 +593,7 @@ fn children(e: &Expr) -> Vec<&Expr> {
         | ExprKind::Var(_)
         | ExprKind::OpValue(_)
         | ExprKind::ProjSection(_) => {}
-        ExprKind::Lambda(..) | ExprKind::Let(..) => {}
+        ExprKind::Lambda(..) | ExprKind::Let(..) | ExprKind::LetSizes(..) => {}
         ExprKind::OpSection { left, right, .. } => {
             v.extend(left.as_deref());
             v.extend(right.as_deref());
@@ -509,7 +609,13 @@ fn children(e: &Expr) -> Vec<&Expr> {
         ExprKind::Project(x, _)
         | ExprKind::UnOp(_, x)
         | ExprKind::Ascript(x, _)
+        | ExprKind::Coerce(x, _)
         | ExprKind::Attr(_, x) => v.push(x),
+        ExprKind::Constr(_, es) => v.extend(es.iter()),
+        ExprKind::Match(x, cases) => {
+            v.push(x);
+            v.extend(cases.iter().map(|c| &c.body));
+        }
         ExprKind::RecordUpdate(a, _, b) | ExprKind::BinOp(_, _, a, b) => {
             v.push(a);
             v.push(b);

@@ -705,6 +705,7 @@ impl<'p> Interp<'p> {
                 PrimType::U16 => to::<A, u16>(shape, &a),
                 PrimType::U32 => to::<A, u32>(shape, &a),
                 PrimType::U64 => to::<A, u64>(shape, &a),
+                PrimType::F16 => to::<A, half::f16>(shape, &a),
                 PrimType::F32 => to::<A, f32>(shape, &a),
                 PrimType::F64 => to::<A, f64>(shape, &a),
             })

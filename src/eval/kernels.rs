@@ -256,15 +256,16 @@ pub(crate) fn binop<T: Element>(
         BinOp::Le => cmp(map2(shape, a, b, |x: T, y| x.le(y))),
         BinOp::Gt => cmp(map2(shape, a, b, |x: T, y: T| y.lt(x))),
         BinOp::Ge => cmp(map2(shape, a, b, |x: T, y: T| y.le(x))),
-        BinOp::Atan2 => {
+        BinOp::Atan2 | BinOp::Hypot | BinOp::NextAfter | BinOp::CopySign => {
             if !T::TY.is_float() {
                 return Err(PrimError::TypeMismatch);
             }
             same(map2(shape, a, b, |x: T, y| {
-                T::float_atan2(x, y).unwrap_or_default()
+                T::float_bin(op, x, y).unwrap_or_default()
             }))
         }
-        BinOp::LogAnd
+        BinOp::MulHi
+        | BinOp::LogAnd
         | BinOp::LogOr
         | BinOp::BitAnd
         | BinOp::BitOr
@@ -304,6 +305,16 @@ pub(crate) fn unop<T: Element>(
         }
         UnOp::IsNan => Ok(from_vec(shape, map1(shape, a, |x: T| x.is_nan()))),
         UnOp::IsInf => Ok(from_vec(shape, map1(shape, a, |x: T| x.is_inf()))),
+        _ if op.changes_type() => {
+            let rt = op.result_type(T::TY);
+            if T::other_unop(op, T::default()).is_none() {
+                return Err(PrimError::TypeMismatch);
+            }
+            let v = map1(shape, a, |x: T| {
+                T::other_unop(op, x).unwrap_or_else(|| crate::prim::Scalar::zero(rt))
+            });
+            Ok(Array::from_scalars(rt, shape.to_vec(), &v))
+        }
         _ => {
             if T::float_op(op, T::default()).is_none() {
                 return Err(PrimError::TypeMismatch);

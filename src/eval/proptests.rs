@@ -465,7 +465,7 @@ fn inputs(seed: u64, n: usize, m: usize, s: usize) -> Vec<Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(ProptestConfig::with_cases(crate::test_env::proptest_cases(400)))]
 
     #[test]
     fn bulk_agrees_with_per_element(seed in any::<u64>(), n in 0usize..40, m in 1usize..6, s in 0usize..5) {

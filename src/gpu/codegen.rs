@@ -144,6 +144,7 @@ pub fn ctype(t: PrimType) -> &'static str {
         PrimType::U16 => "ushort",
         PrimType::U32 => "uint",
         PrimType::U64 => "ulong",
+        PrimType::F16 => "half",
         PrimType::F32 => "float",
         PrimType::F64 => "double",
     }
@@ -152,7 +153,7 @@ pub fn ctype(t: PrimType) -> &'static str {
 fn utype(t: PrimType) -> &'static str {
     match t {
         PrimType::I8 | PrimType::U8 | PrimType::Bool => "uchar",
-        PrimType::I16 | PrimType::U16 => "ushort",
+        PrimType::I16 | PrimType::U16 | PrimType::F16 => "ushort",
         PrimType::I32 | PrimType::U32 => "uint",
         PrimType::I64 | PrimType::U64 => "ulong",
         PrimType::F32 => "float",
@@ -184,6 +185,7 @@ pub fn literal(s: Scalar) -> String {
         Scalar::U16(x) => format!("(ushort){x}"),
         Scalar::U32(x) => format!("{x}U"),
         Scalar::U64(x) => format!("{x}UL"),
+        Scalar::F16(x) => float(x.to_f64(), "h", "half"),
         Scalar::F32(x) => float(x as f64, "f", "float"),
         Scalar::F64(x) => float(x, "", "double"),
     }
@@ -200,6 +202,9 @@ pub struct Gen<'a> {
     /// Helper functions the code calls (emitted before the kernel).
     pub helpers: BTreeSet<String>,
     pub uses_f64: bool,
+    /// f16 needs `cl_khr_fp16`, which few devices have: such kernels stay
+    /// on the evaluator.
+    pub uses_f16: bool,
     pub uses_int64_atomics: bool,
     /// Estimated element operations per work item, given the sizes.
     pub cost: f64,
@@ -222,6 +227,7 @@ impl<'a> Gen<'a> {
             accs: Vec::new(),
             helpers: BTreeSet::new(),
             uses_f64: false,
+            uses_f16: false,
             uses_int64_atomics: false,
             cost: 0.0,
             mult: 1.0,
@@ -254,8 +260,10 @@ impl<'a> Gen<'a> {
     }
 
     fn note_type(&mut self, t: PrimType) {
-        if t == PrimType::F64 {
-            self.uses_f64 = true;
+        match t {
+            PrimType::F64 => self.uses_f64 = true,
+            PrimType::F16 => self.uses_f16 = true,
+            _ => {}
         }
     }
 

@@ -92,6 +92,7 @@ pub struct Compiled {
     pub scratch: Vec<Scratch>,
     pub outputs: Vec<Output>,
     pub uses_f64: bool,
+    pub uses_f16: bool,
     pub uses_int64_atomics: bool,
     /// Estimated element operations.
     pub work: f64,
@@ -207,6 +208,7 @@ pub fn compile(
         scratch: k.scratch,
         outputs: k.outputs,
         uses_f64: k.g.uses_f64,
+        uses_f16: k.g.uses_f16,
         uses_int64_atomics: k.g.uses_int64_atomics,
         work: k.work,
     })
@@ -297,6 +299,7 @@ pub fn scalar_bytes(s: Scalar) -> Vec<u8> {
         Scalar::U16(x) => x.to_ne_bytes().to_vec(),
         Scalar::U32(x) => x.to_ne_bytes().to_vec(),
         Scalar::U64(x) => x.to_ne_bytes().to_vec(),
+        Scalar::F16(x) => x.to_ne_bytes().to_vec(),
         Scalar::F32(x) => x.to_ne_bytes().to_vec(),
         Scalar::F64(x) => x.to_ne_bytes().to_vec(),
     }

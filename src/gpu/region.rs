@@ -254,6 +254,16 @@ pub fn run(
             Ok(comp) => comp,
             Err(Unsupported(why)) => return Err(Failure::Unsupported(start + i, why)),
         };
+        let f16_slot = c.slots.iter().any(|k| match k.ty() {
+            SlotTy::Array(t, _) | SlotTy::Pending(t) => t == PrimType::F16,
+            SlotTy::Scalar(s) => s.ty() == PrimType::F16,
+        });
+        if comp.uses_f16 || f16_slot {
+            return Err(Failure::Unsupported(
+                start + i,
+                "f16 is not offloaded".into(),
+            ));
+        }
         if comp.uses_f64 && !dev.cl.info.fp64 {
             return Err(Failure::Unsupported(
                 start + i,

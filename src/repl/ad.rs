@@ -170,7 +170,7 @@ fn all_float(t: &Type) -> bool {
         Base::Prim(p) => p.is_float(),
         Base::Tuple(ts) => !ts.is_empty() && ts.iter().all(all_float),
         Base::Record(fs) => !fs.is_empty() && fs.iter().all(|(_, t)| all_float(t)),
-        Base::Var(_) | Base::Arrow(..) => false,
+        Base::Var(_) | Base::Arrow(..) | Base::Sum(_) => false,
     }
 }
 

@@ -153,9 +153,9 @@ pub const COMMANDS: &[Command] = &[
     },
     Command {
         name: "device",
-        args: "[auto|none|NAME|threshold N|threshold auto]",
+        args: "[SETTING]",
         arg: Arg::Words(&["auto", "none", "threshold"]),
-        help: "show OpenCL devices and what was offloaded; choose a device or the offload threshold",
+        help: "show OpenCL devices and what was offloaded; SETTING: auto, none, a device NAME, threshold N|auto",
         run: device,
     },
     Command {

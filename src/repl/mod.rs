@@ -573,8 +573,7 @@ impl Repl {
     /// `let (a, b) = e`: evaluates `let (a, b) = e in (a, b)` and binds
     /// each name to its part.
     fn bind_pattern(&mut self, p: &Pat, e: &Expr, sink: &mut dyn Sink) -> Result<(), Failed> {
-        let mut names = Vec::new();
-        pattern_names(p, &mut names);
+        let names = p.binders();
         let var = |(n, span): &(Ident, crate::source::Span)| {
             Expr::new(ExprKind::Var(QualName::plain(n.clone())), *span)
         };
@@ -701,6 +700,7 @@ impl Repl {
                     let a = globals.lookup_type(n)?;
                     let d = Dec::Type(TypeDec {
                         name: n.as_str().into(),
+                        lifted: a.lifted,
                         params: a.params.clone(),
                         ty: a.ty.clone(),
                         span: Default::default(),
@@ -834,23 +834,5 @@ fn single_name(text: &str) -> Option<QualName> {
         ([(Token::Ident(n), _)], true) => Some(QualName::plain(n.clone())),
         ([(Token::Qual(q, n), _)], true) => Some(QualName::qualified(q.clone(), n.clone())),
         _ => None,
-    }
-}
-
-/// The names a pattern binds, in order.
-fn pattern_names(p: &Pat, out: &mut Vec<(Ident, crate::source::Span)>) {
-    match p {
-        Pat::Id(n, s) => out.push((n.clone(), *s)),
-        Pat::Wildcard(_) => {}
-        Pat::Tuple(ps, _) => ps.iter().for_each(|p| pattern_names(p, out)),
-        Pat::Record(fs, s) => {
-            for (n, p) in fs {
-                match p {
-                    Some(p) => pattern_names(p, out),
-                    None => out.push((n.clone(), *s)),
-                }
-            }
-        }
-        Pat::Ascribed(p, _, _) => pattern_names(p, out),
     }
 }

@@ -10,6 +10,7 @@
 use super::style::{self, Style};
 use crate::prim::{PrimType, Scalar};
 use crate::runtime::value::Value;
+use crate::syntax::ast::Ident;
 use crate::types::ty::{Base, Type};
 
 /// A result: `leaves` are the values the evaluator returned for a value
@@ -31,8 +32,37 @@ pub fn leaf_count(t: &Type) -> usize {
         Base::Prim(_) => 1,
         Base::Tuple(ts) => ts.iter().map(leaf_count).sum(),
         Base::Record(fs) => fs.iter().map(|(_, t)| leaf_count(t)).sum(),
+        // The tag, then every constructor's payload.
+        Base::Sum(cs) => {
+            1 + cs
+                .iter()
+                .flat_map(|(_, ts)| ts)
+                .map(leaf_count)
+                .sum::<usize>()
+        }
         Base::Arrow(..) | Base::Var(_) => 0,
     }
+}
+
+/// The constructor a sum value has, its payload types, and the views of
+/// its payload.
+fn constructor<'c, 'v, 'a>(
+    cs: &'c [(Ident, Vec<Type>)],
+    views: &'v [View<'a>],
+) -> Option<(&'c Ident, &'c [Type], &'v [View<'a>])> {
+    let tag = match views.first()? {
+        View::Data { data, .. } => data.first()?.as_i64(),
+        _ => return None,
+    };
+    let mut rest = views.get(1..)?;
+    for (i, (c, ts)) in cs.iter().enumerate() {
+        let n = ts.iter().map(leaf_count).sum::<usize>().min(rest.len());
+        if i as i64 == tag {
+            return Some((c, ts, &rest[..n]));
+        }
+        rest = &rest[n..];
+    }
+    None
 }
 
 /// A leaf value with its elements read out once.
@@ -185,8 +215,34 @@ impl Printer {
                 }
                 self.push("}");
             }
+            Base::Sum(cs) => self.sum(cs, views),
             Base::Arrow(..) => self.paint(&format!("<function: {t}>"), Style::Opaque),
             Base::Var(_) => self.push("()"),
+        }
+    }
+
+    /// `#c v1 ... vn`: the constructor the tag names, and its payload
+    /// (the payloads of the other constructors are blanks).
+    fn sum(&mut self, cs: &[(Ident, Vec<Type>)], views: &[View]) {
+        let Some((c, ts, mut payload)) = constructor(cs, views) else {
+            return self.paint("<invalid constructor>", Style::Opaque);
+        };
+        self.push(&format!("#{c}"));
+        for t in ts {
+            self.push(" ");
+            let k = leaf_count(t).min(payload.len());
+            let (this, rest) = payload.split_at(k);
+            // A constructor with a payload is parenthesised as a payload.
+            let open = t.rank.konst == 0
+                && matches!(&t.base, Base::Sum(cs) if constructor(cs, this).is_some_and(|(_, ts, _)| !ts.is_empty()));
+            if open {
+                self.push("(");
+            }
+            self.print(t, this);
+            if open {
+                self.push(")");
+            }
+            payload = rest;
         }
     }
 
@@ -272,8 +328,8 @@ impl Printer {
 mod tests {
     use super::*;
     use crate::runtime::value::Array;
-    use crate::testing::values::format_value;
     use crate::types::ty::Rank;
+    use crate::values::format_value;
 
     fn arr(elem: PrimType, shape: Vec<usize>, xs: &[Scalar]) -> Value {
         Value::Array(Array::from_scalars(elem, shape, xs))

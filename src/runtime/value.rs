@@ -28,6 +28,7 @@ pub enum Array {
     U16(ArcArray<u16, IxDyn>),
     U32(ArcArray<u32, IxDyn>),
     U64(ArcArray<u64, IxDyn>),
+    F16(ArcArray<half::f16, IxDyn>),
     F32(ArcArray<f32, IxDyn>),
     F64(ArcArray<f64, IxDyn>),
 }
@@ -46,6 +47,7 @@ macro_rules! with_array {
             $crate::runtime::value::Array::U16($a) => $body,
             $crate::runtime::value::Array::U32($a) => $body,
             $crate::runtime::value::Array::U64($a) => $body,
+            $crate::runtime::value::Array::F16($a) => $body,
             $crate::runtime::value::Array::F32($a) => $body,
             $crate::runtime::value::Array::F64($a) => $body,
         }
@@ -90,6 +92,7 @@ element!(u8, U8);
 element!(u16, U16);
 element!(u32, U32);
 element!(u64, U64);
+element!(half::f16, F16);
 element!(f32, F32);
 element!(f64, F64);
 
@@ -105,6 +108,7 @@ impl Array {
             Array::U16(_) => PrimType::U16,
             Array::U32(_) => PrimType::U32,
             Array::U64(_) => PrimType::U64,
+            Array::F16(_) => PrimType::F16,
             Array::F32(_) => PrimType::F32,
             Array::F64(_) => PrimType::F64,
         }

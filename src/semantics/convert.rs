@@ -227,6 +227,23 @@ impl Converter<'_> {
                 ));
             }
             ExprKind::Attr(_, x) => return self.expr(x),
+            ExprKind::Constr(c, es) => TermKind::Constr(c.clone(), self.exprs(es)?),
+            ExprKind::Match(x, cases) => TermKind::Match(
+                b(x)?,
+                cases
+                    .iter()
+                    .map(|c| Ok((c.pat.clone(), self.expr(&c.body)?)))
+                    .collect::<Result<_, Fail>>()?,
+            ),
+            ExprKind::Coerce(x, t) => {
+                return Ok(ascribe(self.expr(x)?, (**t).clone(), coercion_what(t)));
+            }
+            ExprKind::LetSizes(ns, p, v, body) => TermKind::LetSizes(
+                ns.iter().map(|(n, _)| n.clone()).collect(),
+                p.clone(),
+                b(v)?,
+                b(body)?,
+            ),
         };
         Ok(Term::new(kind, span))
     }
@@ -295,8 +312,20 @@ fn pattern_term(p: &Pat) -> Term {
                 .collect(),
         ),
         Pat::Ascribed(p, _, _) => return pattern_term(p),
+        Pat::Constr(c, ps, _) => TermKind::Constr(c.clone(), ps.iter().map(pattern_term).collect()),
+        // Refutable: never a loop parameter.
+        Pat::Literal(..) => TermKind::Tuple(Vec::new()),
     };
     Term::new(kind, span)
+}
+
+/// What a failed size coercion `e :> t` is about (Futhark's message says
+/// the value "cannot match shape of type").
+pub fn coercion_what(t: &TypeExp) -> String {
+    format!(
+        "a size coercion: the value cannot match shape of type `{}`",
+        crate::syntax::pretty::type_exp(t)
+    )
 }
 
 /// An operator as a function value: `(+)`.
@@ -337,6 +366,33 @@ pub fn from_leaves(
             let names: Vec<Ident> = fs.iter().map(|(n, _)| n.clone()).collect();
             Ok(zip_deep(cs, rank, |cs| {
                 Value::Record(names.iter().cloned().zip(cs).collect())
+            }))
+        }
+        Base::Sum(cs) => {
+            // The tag, then one array of payload tuples per constructor.
+            let mut parts = vec![from_leaves(
+                &Type::prim(PrimType::I32).array(rank as u32),
+                leaves,
+            )?];
+            for (_, ts) in cs {
+                let payload = ts
+                    .iter()
+                    .map(|c| from_leaves(&c.array(rank as u32), leaves))
+                    .collect::<Result<Vec<_>, _>>()?;
+                parts.push(zip_deep(payload, rank, Value::tuple));
+            }
+            let names: Vec<Ident> = cs.iter().map(|(c, _)| c.clone()).collect();
+            Ok(zip_deep(parts, rank, |parts| {
+                let tag = match parts.first() {
+                    Some(Value::Scalar(s)) => s.as_i64() as usize,
+                    _ => 0,
+                };
+                match (names.get(tag), parts.get(tag + 1)) {
+                    (Some(c), Some(Value::Tuple(payload))) => {
+                        Value::Sum(c.clone(), payload.clone())
+                    }
+                    _ => Value::tuple(Vec::new()),
+                }
             }))
         }
         Base::Arrow(..) | Base::Var(_) => Err("a parameter of function type".into()),
@@ -424,9 +480,47 @@ pub fn to_leaves(t: &Type, v: &Value, out: &mut Vec<EvalValue>) -> Result<(), Fa
                 to_leaves(&c.array(rank as u32), &comp, out)?;
             }
         }
+        Base::Sum(cs) => {
+            // The tag, then every constructor's payload: blank (zeros and
+            // empty arrays) where another constructor is the value's.
+            let tag = component(v, rank, &|x| match x {
+                Value::Sum(c, _) => cs
+                    .iter()
+                    .position(|(d, _)| d == c)
+                    .map(|i| Value::Scalar(Scalar::I32(i as i32))),
+                _ => None,
+            })?;
+            to_leaves(&Type::prim(PrimType::I32).array(rank as u32), &tag, out)?;
+            for (c, ts) in cs {
+                for (j, t) in ts.iter().enumerate() {
+                    let comp = component(v, rank, &|x| match x {
+                        Value::Sum(d, ps) if d == c => ps.get(j).cloned(),
+                        _ => Some(blank(t)),
+                    })?;
+                    to_leaves(&t.array(rank as u32), &comp, out)?;
+                }
+            }
+        }
         Base::Arrow(..) | Base::Var(_) => {}
     }
     Ok(())
+}
+
+/// The payload of a constructor a sum value does not have: zeros, empty
+/// arrays.
+fn blank(t: &Type) -> Value {
+    let rank = t.rank.konst as usize;
+    let elem = match &t.base {
+        Base::Prim(p) => Value::Scalar(Scalar::zero(*p)),
+        Base::Tuple(ts) => Value::tuple(ts.iter().map(blank).collect()),
+        Base::Record(fs) => Value::Record(fs.iter().map(|(n, t)| (n.clone(), blank(t))).collect()),
+        Base::Sum(cs) => match cs.first() {
+            Some((c, ts)) => Value::Sum(c.clone(), ts.iter().map(blank).collect()),
+            None => Value::tuple(Vec::new()),
+        },
+        Base::Arrow(..) | Base::Var(_) => Value::tuple(Vec::new()),
+    };
+    (0..rank).fold(elem, |row, _| Value::array_of(Vec::new(), Some(&row)))
 }
 
 /// One component of every record or tuple `depth` dimensions down.

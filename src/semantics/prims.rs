@@ -368,6 +368,7 @@ fn equal(a: &Value, b: &Value) -> R<bool> {
             truth(&Value::Scalar(prim::binop(BinOp::Eq, *x, *y)?))
         }
         (Value::Tuple(xs), Value::Tuple(ys)) => all(xs, ys),
+        (Value::Sum(c, xs), Value::Sum(d, ys)) => Ok(c == d && all(xs, ys)?),
         (Value::Array(xs), Value::Array(ys)) => all(xs, ys),
         (Value::Record(xs), Value::Record(ys)) => {
             let values = |fs: &[(crate::syntax::ast::Ident, Value)]| -> Vec<Value> {
@@ -594,6 +595,10 @@ fn same_shape(a: &Value, b: &Value) -> bool {
         }
         (Value::Rep(x), Value::Rep(y)) => same_shape(x, y),
         (Value::Tuple(x), Value::Tuple(y)) => x.iter().zip(y.iter()).all(|(p, q)| same_shape(p, q)),
+        // Values of different constructors have no payload in common.
+        (Value::Sum(c, x), Value::Sum(d, y)) => {
+            c != d || x.iter().zip(y.iter()).all(|(p, q)| same_shape(p, q))
+        }
         (Value::Record(x), Value::Record(y)) => x
             .iter()
             .zip(y.iter())
@@ -608,7 +613,8 @@ fn same_shape(a: &Value, b: &Value) -> bool {
 /// the value has no leaf (an empty tuple, a function).
 pub fn leaf_shape(v: &Value) -> Option<Vec<Option<usize>>> {
     match v {
-        Value::Scalar(_) => Some(Vec::new()),
+        // A sum's first leaf is its tag.
+        Value::Scalar(_) | Value::Sum(..) => Some(Vec::new()),
         Value::Array(es) => {
             let mut s = vec![Some(es.len())];
             if let Some(e) = es.row() {

@@ -182,6 +182,31 @@ impl<'t> Printer<'t> {
                 self.term(e, Lvl::With);
                 self.w(&format!(" : {}", pretty::type_exp(t)));
             }
+            TermKind::Constr(c, es) => {
+                self.w(&format!("#{c}"));
+                for e in es {
+                    self.w(" ");
+                    self.term(e, Lvl::Atom);
+                }
+            }
+            TermKind::Match(x, cases) => {
+                self.w("match ");
+                self.term(x, Lvl::Expr);
+                for (p, e) in cases {
+                    self.w(&format!(" case {} -> ", pretty::pat(p)));
+                    self.term(e, Lvl::Expr);
+                }
+            }
+            TermKind::LetSizes(ns, p, e, b) => {
+                self.w("let ");
+                for n in ns {
+                    self.w(&format!("[{n}]"));
+                }
+                self.w(&format!(" {} = ", pretty::pat(p)));
+                self.term(e, Lvl::Expr);
+                self.w(" in ");
+                self.term(b, Lvl::Expr);
+            }
         }
     }
 
@@ -266,6 +291,13 @@ impl<'t> Printer<'t> {
                 p.w(&format!("{n} = "));
                 p.value(e, Lvl::Expr);
             }),
+            Value::Sum(c, es) => {
+                self.w(&format!("#{c}"));
+                for e in es.iter() {
+                    self.w(" ");
+                    self.value(e, Lvl::Atom);
+                }
+            }
             Value::Fun(f) => match &**f {
                 Fun::Lambda(l) => self.lambda(l),
                 Fun::Prim { name, args, .. } => {
@@ -331,11 +363,15 @@ fn level(t: &Term) -> Lvl {
         TermKind::BinOp(op, ..) => Lvl::Op(op.precedence()),
         TermKind::Lambda(_)
         | TermKind::Let(..)
+        | TermKind::LetSizes(..)
         | TermKind::LetFun(..)
         | TermKind::If(..)
+        | TermKind::Match(..)
         | TermKind::Loop(_) => Lvl::Operand,
         TermKind::UnOp(..) => Lvl::Unary,
         TermKind::App(..) => Lvl::Apply,
+        TermKind::Constr(_, es) if !es.is_empty() => Lvl::Apply,
+        TermKind::Constr(..) => Lvl::Atom,
         TermKind::Var(_)
         | TermKind::Global { .. }
         | TermKind::Section(..)
@@ -352,6 +388,7 @@ fn value_level(v: &Value) -> Lvl {
         // `f -1` would read as a subtraction.
         Value::Scalar(s) if s.to_string().starts_with('-') => Lvl::Unary,
         Value::Rep(_) => Lvl::Apply,
+        Value::Sum(_, es) if !es.is_empty() => Lvl::Apply,
         Value::Fun(f) => match &**f {
             Fun::Lambda(_) => Lvl::Operand,
             Fun::Prim { args, .. } if !args.is_empty() => Lvl::Apply,

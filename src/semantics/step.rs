@@ -17,7 +17,8 @@ use crate::prim::{self, BinOp, PrimError, Scalar};
 use crate::runtime::index::Ix;
 use crate::runtime::{Error, Raise, RuntimeError};
 use crate::source::Span;
-use crate::syntax::ast::{BinOpKind, Pat, TypeExp, UnOpKind};
+use crate::syntax::ast::{BinOpKind, Ident, Pat, TypeExp, UnOpKind};
+use crate::syntax::pretty;
 use crate::types::TypeEnv;
 use crate::types::intrinsics::Intrinsic;
 use std::fmt;
@@ -228,10 +229,20 @@ impl Machine<'_> {
                 let new = prims::update_field(&v(r)?, path, v(x)?)?;
                 Ok((Term::val(new, span), Rule::new("WITH-FIELD")))
             }
-            TermKind::Let(p, e, body) => {
+            TermKind::Let(p, e, body) | TermKind::LetSizes(_, p, e, body) => {
                 let mut s = Subst::new();
                 match_pat(p, &v(e)?, "the let-bound value", &mut s)?;
                 Ok((body.subst(&s), Rule::new("LET")))
+            }
+            TermKind::Match(x, cases) => {
+                let x = v(x)?;
+                for (p, body) in cases {
+                    let mut s = Subst::new();
+                    if try_match(p, &x, "the matched value", &mut s)? {
+                        return Ok((body.subst(&s), Rule::on("MATCH", pretty::pat(p))));
+                    }
+                }
+                Err(Fail::internal("no case of a `match` matches"))
             }
             TermKind::LetFun(f, lam, body) => {
                 let mut s = Subst::new();
@@ -265,6 +276,7 @@ impl Machine<'_> {
             | TermKind::Section(..)
             | TermKind::Array(..)
             | TermKind::Tuple(_)
+            | TermKind::Constr(..)
             | TermKind::Record(_) => Err(Fail::internal("a value taken for a redex")),
         }
     }
@@ -392,6 +404,7 @@ fn as_value(t: &Term) -> R<Option<Value>> {
     Ok(match &t.kind {
         TermKind::Lambda(l) => Some(Value::fun(Fun::Lambda(l.clone()))),
         TermKind::Tuple(es) => Some(Value::tuple(es.iter().filter_map(v).collect())),
+        TermKind::Constr(c, es) => Some(Value::Sum(c.clone(), es.iter().filter_map(v).collect())),
         TermKind::Record(fs) => {
             let mut fs: Vec<(crate::syntax::ast::Ident, Value)> = fs
                 .iter()
@@ -515,6 +528,16 @@ pub fn beta(l: &Lambda, x: &Value, span: Span) -> R<Term> {
 /// are known, as the fast evaluator does; `what` names the value in
 /// errors.
 pub fn match_pat(p: &Pat, v: &Value, what: &str, s: &mut Subst) -> R<()> {
+    if try_match(p, v, what, s)? {
+        Ok(())
+    } else {
+        Err(Fail::internal("a binding's pattern does not match"))
+    }
+}
+
+/// Matches a value against a pattern that may fail to match (a `case`):
+/// whether it matches, with the bindings added to `s` when it does.
+fn try_match(p: &Pat, v: &Value, what: &str, s: &mut Subst) -> R<bool> {
     match p {
         Pat::Id(x, _) => s.bind(x.clone(), v.clone()),
         Pat::Wildcard(_) => {}
@@ -523,7 +546,9 @@ pub fn match_pat(p: &Pat, v: &Value, what: &str, s: &mut Subst) -> R<()> {
                 return Err(Fail::internal("a tuple pattern against a non-tuple"));
             };
             for (p, v) in ps.iter().zip(vs.iter()) {
-                match_pat(p, v, what, s)?;
+                if !try_match(p, v, what, s)? {
+                    return Ok(false);
+                }
             }
         }
         Pat::Record(fs, _) => {
@@ -532,17 +557,39 @@ pub fn match_pat(p: &Pat, v: &Value, what: &str, s: &mut Subst) -> R<()> {
                     .field(n)
                     .ok_or_else(|| Fail::internal(format!("a record without field {n}")))?;
                 match p {
-                    Some(p) => match_pat(p, c, what, s)?,
+                    Some(p) => {
+                        if !try_match(p, c, what, s)? {
+                            return Ok(false);
+                        }
+                    }
                     None => s.bind(n.clone(), c.clone()),
                 }
             }
         }
         Pat::Ascribed(p, t, _) => {
             bind_sizes(t, v, 0, what, s)?;
-            match_pat(p, v, what, s)?;
+            return try_match(p, v, what, s);
+        }
+        Pat::Literal(l, neg, _) => {
+            let x = scalar(v)?;
+            let lit = crate::types::patterns::literal_scalar(l, *neg, x.ty());
+            return truth(&Value::Scalar(prim::binop(BinOp::Eq, x, lit)?));
+        }
+        Pat::Constr(c, ps, _) => {
+            let Value::Sum(d, vs) = v else {
+                return Err(Fail::internal("a constructor pattern against a non-sum"));
+            };
+            if c != d {
+                return Ok(false);
+            }
+            for (p, v) in ps.iter().zip(vs.iter()) {
+                if !try_match(p, v, what, s)? {
+                    return Ok(false);
+                }
+            }
         }
     }
-    Ok(())
+    Ok(true)
 }
 
 /// Walks a type annotation `[n][m]t` against a value: a size name not yet
@@ -557,6 +604,9 @@ fn bind_sizes(t: &TypeExp, v: &Value, depth: usize, what: &str, s: &mut Subst) -
                 let len = own.get(depth).copied();
                 let expected = match dim {
                     Dim::Any => None,
+                    Dim::Exp(_) => {
+                        return Err(Fail::unsupported("a size expression in a type (`[n * 2]`)"));
+                    }
                     Dim::Const(k) => Some(*k as i64),
                     Dim::Named(n) => match s.get(n) {
                         Some(k) => Some(scalar(k)?.as_i64()),
@@ -600,7 +650,13 @@ fn bind_sizes(t: &TypeExp, v: &Value, depth: usize, what: &str, s: &mut Subst) -
             Ok(())
         }
         TypeExp::Unique(t, _) => bind_sizes(t, v, depth, what, s),
-        TypeExp::Prim(..) | TypeExp::Named(..) | TypeExp::Arrow(..) => Ok(()),
+        // Existential sizes are bound by the value and forgotten after.
+        TypeExp::Exists(ns, t, _) => {
+            let bound: Vec<(Ident, Span)> =
+                ns.iter().map(|n| (n.clone(), Span::default())).collect();
+            bind_sizes(t, v, depth, what, &mut s.without(&bound))
+        }
+        TypeExp::Prim(..) | TypeExp::Named(..) | TypeExp::Arrow(..) | TypeExp::Sum(..) => Ok(()),
     }
 }
 

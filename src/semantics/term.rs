@@ -13,7 +13,7 @@
 
 use crate::prim::Scalar;
 use crate::source::Span;
-use crate::syntax::ast::{BinOpKind, Dim, Ident, Pat, TypeArg, TypeExp, UnOpKind};
+use crate::syntax::ast::{BinOpKind, Dim, Ident, Pat, TypeExp, UnOpKind};
 use crate::types::env::DefId;
 use crate::types::intrinsics::Intrinsic;
 use crate::types::scheme::Inst;
@@ -30,6 +30,8 @@ pub enum Value {
     Tuple(Rc<[Value]>),
     /// Fields sorted by name.
     Record(Rc<[(Ident, Value)]>),
+    /// `#c v1 ... vn`: a constructor and its payload.
+    Sum(Ident, Rc<[Value]>),
     Fun(Rc<Fun>),
 }
 
@@ -202,6 +204,12 @@ pub enum TermKind {
     /// `e : t`, checking the sizes in `t`; `what` names the checked thing
     /// in the error message.
     Ascribe(Box<Term>, TypeExp, Rc<str>),
+    /// `#c e1 ... en`; a value once the payload is.
+    Constr(Ident, Vec<Term>),
+    /// `match e case p1 -> e1 ...`
+    Match(Box<Term>, Vec<(Pat, Term)>),
+    /// `let [n] p = e in b`: the names are bound by the pattern's sizes.
+    LetSizes(Vec<Ident>, Pat, Box<Term>, Box<Term>),
 }
 
 /// Where an array term came from, for the message when its elements turn
@@ -313,6 +321,29 @@ impl Term {
             TermKind::Ascribe(e, t, what) => {
                 TermKind::Ascribe(b(e), subst_type(t, s), what.clone())
             }
+            TermKind::Constr(c, es) => {
+                TermKind::Constr(c.clone(), es.iter().map(|e| e.subst(s)).collect())
+            }
+            TermKind::Match(x, cases) => TermKind::Match(
+                b(x),
+                cases
+                    .iter()
+                    .map(|(p, e)| (subst_pat(p, s), e.subst(&s.without(&p.binders()))))
+                    .collect(),
+            ),
+            TermKind::LetSizes(ns, p, e, body) => {
+                let sizes: Vec<(Ident, Span)> =
+                    ns.iter().map(|n| (n.clone(), Span::default())).collect();
+                let in_pat = s.without(&sizes);
+                let mut bound = p.binders();
+                bound.extend(sizes);
+                TermKind::LetSizes(
+                    ns.clone(),
+                    subst_pat(p, &in_pat),
+                    b(e),
+                    Box::new(body.subst(&s.without(&bound))),
+                )
+            }
         };
         Term::new(kind, self.span)
     }
@@ -335,7 +366,11 @@ impl Term {
             TermKind::Array(es, ..) | TermKind::Tuple(es) => es.get(i),
             TermKind::Record(fs) => fs.get(i).map(|(_, e)| e),
             TermKind::RecordUpdate(r, _, v) => [&**r, &**v].get(i).copied(),
-            TermKind::Let(_, e, _) | TermKind::If(e, ..) => (i == 0).then_some(&**e),
+            TermKind::Let(_, e, _)
+            | TermKind::LetSizes(_, _, e, _)
+            | TermKind::If(e, ..)
+            | TermKind::Match(e, _) => (i == 0).then_some(&**e),
+            TermKind::Constr(_, es) => es.get(i),
             TermKind::Loop(l) => match (i, &l.form) {
                 (0, _) => Some(&l.init),
                 (1, Form::For { bound, .. }) => Some(bound),
@@ -385,7 +420,11 @@ impl Term {
                 1 => Some(v),
                 _ => None,
             },
-            TermKind::Let(_, e, _) | TermKind::If(e, ..) => (i == 0).then_some(&mut **e),
+            TermKind::Let(_, e, _)
+            | TermKind::LetSizes(_, _, e, _)
+            | TermKind::If(e, ..)
+            | TermKind::Match(e, _) => (i == 0).then_some(&mut **e),
+            TermKind::Constr(_, es) => es.get_mut(i),
             TermKind::Loop(l) => match (i, &mut l.form) {
                 (0, _) => Some(&mut l.init),
                 (1, Form::For { bound, .. }) => Some(bound),
@@ -496,8 +535,11 @@ fn subst_slices(ix: &[Slice], s: &Subst) -> Vec<Slice> {
 /// Replaces known size names in the type ascriptions of a pattern.
 pub fn subst_pat(p: &Pat, s: &Subst) -> Pat {
     match p {
-        Pat::Id(..) | Pat::Wildcard(_) => p.clone(),
+        Pat::Id(..) | Pat::Wildcard(_) | Pat::Literal(..) => p.clone(),
         Pat::Tuple(ps, sp) => Pat::Tuple(ps.iter().map(|p| subst_pat(p, s)).collect(), *sp),
+        Pat::Constr(c, ps, sp) => {
+            Pat::Constr(c.clone(), ps.iter().map(|p| subst_pat(p, s)).collect(), *sp)
+        }
         Pat::Record(fs, sp) => Pat::Record(
             fs.iter()
                 .map(|(n, p)| (n.clone(), p.as_ref().map(|p| subst_pat(p, s))))
@@ -512,6 +554,14 @@ pub fn subst_pat(p: &Pat, s: &Subst) -> Pat {
 
 /// Replaces known size names `[n]` by their values `[3]`.
 pub fn subst_type(t: &TypeExp, s: &Subst) -> TypeExp {
+    if let TypeExp::Exists(ns, inner, sp) = t {
+        let bound: Vec<(Ident, Span)> = ns.iter().map(|n| (n.clone(), Span::default())).collect();
+        return TypeExp::Exists(
+            ns.clone(),
+            Box::new(subst_type(inner, &s.without(&bound))),
+            *sp,
+        );
+    }
     let dim = |d: &Dim| match d {
         Dim::Named(n) => match s.get(n) {
             Some(Value::Scalar(k)) => Dim::Const(k.as_i64().max(0) as u64),
@@ -519,46 +569,18 @@ pub fn subst_type(t: &TypeExp, s: &Subst) -> TypeExp {
         },
         _ => d.clone(),
     };
-    match t {
-        TypeExp::Prim(..) => t.clone(),
-        TypeExp::Named(q, args, sp) => TypeExp::Named(
-            q.clone(),
-            args.iter()
-                .map(|a| match a {
-                    TypeArg::Type(t) => TypeArg::Type(subst_type(t, s)),
-                    TypeArg::Size(d) => TypeArg::Size(dim(d)),
-                })
-                .collect(),
-            *sp,
-        ),
-        TypeExp::Array(d, inner, sp) => TypeExp::Array(dim(d), Box::new(subst_type(inner, s)), *sp),
-        TypeExp::Tuple(ts, sp) => {
-            TypeExp::Tuple(ts.iter().map(|t| subst_type(t, s)).collect(), *sp)
-        }
-        TypeExp::Record(fs, sp) => TypeExp::Record(
-            fs.iter()
-                .map(|(n, t)| (n.clone(), subst_type(t, s)))
-                .collect(),
-            *sp,
-        ),
-        TypeExp::Arrow(n, a, b, sp) => TypeExp::Arrow(
-            n.clone(),
-            Box::new(subst_type(a, s)),
-            Box::new(subst_type(b, s)),
-            *sp,
-        ),
-        TypeExp::Unique(t, sp) => TypeExp::Unique(Box::new(subst_type(t, s)), *sp),
-    }
+    t.map_sizes(dim).map_children(|c| subst_type(c, s))
 }
 
 /// Whether checking a value against `t` can fail: it names or fixes a size.
+/// (The payloads of sum types are not checked.)
 pub fn has_sizes(t: &TypeExp) -> bool {
     match t {
         TypeExp::Array(d, inner, _) => !matches!(d, Dim::Any) || has_sizes(inner),
         TypeExp::Tuple(ts, _) => ts.iter().any(has_sizes),
         TypeExp::Record(fs, _) => fs.iter().any(|(_, t)| has_sizes(t)),
-        TypeExp::Unique(t, _) => has_sizes(t),
-        TypeExp::Prim(..) | TypeExp::Named(..) | TypeExp::Arrow(..) => false,
+        TypeExp::Unique(t, _) | TypeExp::Exists(_, t, _) => has_sizes(t),
+        TypeExp::Prim(..) | TypeExp::Named(..) | TypeExp::Arrow(..) | TypeExp::Sum(..) => false,
     }
 }
 
@@ -585,7 +607,7 @@ impl Subst {
     }
 
     /// The substitution under binders of `names`.
-    fn without(&self, names: &[(Ident, Span)]) -> Subst {
+    pub fn without(&self, names: &[(Ident, Span)]) -> Subst {
         if names.is_empty() {
             return self.clone();
         }

@@ -117,10 +117,12 @@ impl ValDec {
     }
 }
 
-/// `type name 'a [n] = t`
+/// `type name 'a [n] = t` (also `type^` and `type~`)
 #[derive(Clone, Debug, PartialEq)]
 pub struct TypeDec {
     pub name: Ident,
+    /// `type` is `Plain`, `type~` `SizeLifted`, `type^` `Lifted`.
+    pub lifted: Liftedness,
     pub params: Vec<TypeParam>,
     pub ty: TypeExp,
     pub span: Span,
@@ -152,12 +154,16 @@ impl TypeParam {
     }
 }
 
-/// The size in an array type: `[]`, `[n]`, `[3]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The size in an array type: `[]`, `[n]`, `[3]`, `[n * 2]`.
+#[derive(Clone, Debug, PartialEq)]
 pub enum Dim {
     Any,
     Named(Ident),
     Const(u64),
+    /// Any other expression of type `i64`. The parser never produces a
+    /// plain name or an unsuffixed integer here (those are `Named` and
+    /// `Const`).
+    Exp(Box<Expr>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -174,6 +180,11 @@ pub enum TypeExp {
     Arrow(Option<Ident>, Box<TypeExp>, Box<TypeExp>, Span),
     /// `*t`: uniqueness marks are parsed and ignored in T1.
     Unique(Box<TypeExp>, Span),
+    /// `#foo t1 t2 | #bar`: constructors with their payload types, in
+    /// source order.
+    Sum(Vec<(Ident, Vec<TypeExp>)>, Span),
+    /// `?[n][m].t`: sizes that are known only once the value exists.
+    Exists(Vec<Ident>, Box<TypeExp>, Span),
 }
 
 impl TypeExp {
@@ -185,7 +196,63 @@ impl TypeExp {
             | TypeExp::Tuple(_, s)
             | TypeExp::Record(_, s)
             | TypeExp::Arrow(_, _, _, s)
-            | TypeExp::Unique(_, s) => *s,
+            | TypeExp::Unique(_, s)
+            | TypeExp::Sum(_, s)
+            | TypeExp::Exists(_, _, s) => *s,
+        }
+    }
+}
+
+impl TypeExp {
+    /// The same type with `f` applied to each direct component type (the
+    /// sizes are kept): the one traversal that type rewrites build on.
+    pub fn map_children(&self, mut f: impl FnMut(&TypeExp) -> TypeExp) -> TypeExp {
+        let mut b = |t: &TypeExp| Box::new(f(t));
+        match self {
+            TypeExp::Prim(..) => self.clone(),
+            TypeExp::Named(q, args, s) => TypeExp::Named(
+                q.clone(),
+                args.iter()
+                    .map(|a| match a {
+                        TypeArg::Type(t) => TypeArg::Type(*b(t)),
+                        TypeArg::Size(d) => TypeArg::Size(d.clone()),
+                    })
+                    .collect(),
+                *s,
+            ),
+            TypeExp::Array(d, t, s) => TypeExp::Array(d.clone(), b(t), *s),
+            TypeExp::Tuple(ts, s) => TypeExp::Tuple(ts.iter().map(|t| *b(t)).collect(), *s),
+            TypeExp::Record(fs, s) => {
+                TypeExp::Record(fs.iter().map(|(n, t)| (n.clone(), *b(t))).collect(), *s)
+            }
+            TypeExp::Arrow(n, x, y, s) => TypeExp::Arrow(n.clone(), b(x), b(y), *s),
+            TypeExp::Unique(t, s) => TypeExp::Unique(b(t), *s),
+            TypeExp::Sum(cs, s) => TypeExp::Sum(
+                cs.iter()
+                    .map(|(c, ts)| (c.clone(), ts.iter().map(|t| *b(t)).collect()))
+                    .collect(),
+                *s,
+            ),
+            TypeExp::Exists(ns, t, s) => TypeExp::Exists(ns.clone(), b(t), *s),
+        }
+    }
+
+    /// The same type with `f` applied to each size (at this level: array
+    /// dimensions and size arguments).
+    pub fn map_sizes(&self, f: impl Fn(&Dim) -> Dim) -> TypeExp {
+        match self {
+            TypeExp::Array(d, t, s) => TypeExp::Array(f(d), t.clone(), *s),
+            TypeExp::Named(q, args, s) => TypeExp::Named(
+                q.clone(),
+                args.iter()
+                    .map(|a| match a {
+                        TypeArg::Size(d) => TypeArg::Size(f(d)),
+                        TypeArg::Type(t) => TypeArg::Type(t.clone()),
+                    })
+                    .collect(),
+                *s,
+            ),
+            _ => self.clone(),
         }
     }
 }
@@ -207,6 +274,11 @@ pub enum Pat {
     Record(Vec<(Ident, Option<Pat>)>, Span),
     /// `p: t`
     Ascribed(Box<Pat>, Box<TypeExp>, Span),
+    /// A literal, matching exactly that value: `3`, `-1`, `true`, `2.5f32`
+    /// (the flag is a leading `-`).
+    Literal(Literal, bool, Span),
+    /// `#foo p1 p2`: a constructor and patterns for its payload.
+    Constr(Ident, Vec<Pat>, Span),
 }
 
 impl Pat {
@@ -216,7 +288,9 @@ impl Pat {
             | Pat::Wildcard(s)
             | Pat::Tuple(_, s)
             | Pat::Record(_, s)
-            | Pat::Ascribed(_, _, s) => *s,
+            | Pat::Ascribed(_, _, s)
+            | Pat::Literal(_, _, s)
+            | Pat::Constr(_, _, s) => *s,
         }
     }
 
@@ -225,8 +299,8 @@ impl Pat {
         fn go(p: &Pat, out: &mut Vec<(Ident, Span)>) {
             match p {
                 Pat::Id(x, s) => out.push((x.clone(), *s)),
-                Pat::Wildcard(_) => {}
-                Pat::Tuple(ps, _) => ps.iter().for_each(|p| go(p, out)),
+                Pat::Wildcard(_) | Pat::Literal(..) => {}
+                Pat::Tuple(ps, _) | Pat::Constr(_, ps, _) => ps.iter().for_each(|p| go(p, out)),
                 Pat::Record(fs, s) => {
                     for (f, p) in fs {
                         match p {
@@ -518,6 +592,24 @@ pub enum ExprKind {
     Ascript(Box<Expr>, Box<TypeExp>),
     /// `#[attr] e`
     Attr(Attr, Box<Expr>),
+    /// `#foo e1 e2`: a sum-type constructor applied to its payload (none
+    /// for `#foo` alone).
+    Constr(Ident, Vec<Expr>),
+    /// `match e case p1 -> e1 case p2 -> e2 ...`
+    Match(Box<Expr>, Vec<Case>),
+    /// `e :> t`: a size coercion, checked at run time.
+    Coerce(Box<Expr>, Box<TypeExp>),
+    /// `let [n] [m] p = e in body`: `n` and `m` are bound to sizes of
+    /// the value that `p` names.
+    LetSizes(Vec<(Ident, Span)>, Pat, Box<Expr>, Box<Expr>),
+}
+
+/// `case pat -> body`
+#[derive(Clone, Debug, PartialEq)]
+pub struct Case {
+    pub pat: Pat,
+    pub body: Expr,
+    pub span: Span,
 }
 
 /// `let name type_params params : ret = value in body`
@@ -588,6 +680,7 @@ impl Erase for Dec {
             })),
             Dec::Type(t) => Dec::Type(TypeDec {
                 name: t.name.clone(),
+                lifted: t.lifted,
                 params: t.params.iter().map(Erase::erase).collect(),
                 ty: t.ty.erase(),
                 span: z(),
@@ -614,12 +707,12 @@ impl Erase for TypeExp {
                 args.iter()
                     .map(|a| match a {
                         TypeArg::Type(t) => TypeArg::Type(t.erase()),
-                        TypeArg::Size(d) => TypeArg::Size(d.clone()),
+                        TypeArg::Size(d) => TypeArg::Size(d.erase()),
                     })
                     .collect(),
                 z(),
             ),
-            TypeExp::Array(d, t, _) => TypeExp::Array(d.clone(), Box::new(t.erase()), z()),
+            TypeExp::Array(d, t, _) => TypeExp::Array(d.erase(), Box::new(t.erase()), z()),
             TypeExp::Tuple(ts, _) => TypeExp::Tuple(ts.iter().map(Erase::erase).collect(), z()),
             TypeExp::Record(fs, _) => TypeExp::Record(
                 fs.iter().map(|(n, t)| (n.clone(), t.erase())).collect(),
@@ -629,6 +722,22 @@ impl Erase for TypeExp {
                 TypeExp::Arrow(n.clone(), Box::new(a.erase()), Box::new(b.erase()), z())
             }
             TypeExp::Unique(t, _) => TypeExp::Unique(Box::new(t.erase()), z()),
+            TypeExp::Sum(cs, _) => TypeExp::Sum(
+                cs.iter()
+                    .map(|(c, ts)| (c.clone(), ts.iter().map(Erase::erase).collect()))
+                    .collect(),
+                z(),
+            ),
+            TypeExp::Exists(ns, t, _) => TypeExp::Exists(ns.clone(), Box::new(t.erase()), z()),
+        }
+    }
+}
+
+impl Erase for Dim {
+    fn erase(&self) -> Dim {
+        match self {
+            Dim::Exp(e) => Dim::Exp(Box::new(e.erase())),
+            d => d.clone(),
         }
     }
 }
@@ -646,6 +755,10 @@ impl Erase for Pat {
                 z(),
             ),
             Pat::Ascribed(p, t, _) => Pat::Ascribed(Box::new(p.erase()), Box::new(t.erase()), z()),
+            Pat::Literal(l, neg, _) => Pat::Literal(l.clone(), *neg, z()),
+            Pat::Constr(c, ps, _) => {
+                Pat::Constr(c.clone(), ps.iter().map(Erase::erase).collect(), z())
+            }
         }
     }
 }
@@ -744,6 +857,27 @@ impl Erase for Expr {
             }
             ExprKind::Ascript(e, t) => ExprKind::Ascript(b(e), Box::new(t.erase())),
             ExprKind::Attr(a, e) => ExprKind::Attr(a.clone(), b(e)),
+            ExprKind::Constr(c, es) => {
+                ExprKind::Constr(c.clone(), es.iter().map(Erase::erase).collect())
+            }
+            ExprKind::Match(x, cases) => ExprKind::Match(
+                b(x),
+                cases
+                    .iter()
+                    .map(|c| Case {
+                        pat: c.pat.erase(),
+                        body: c.body.erase(),
+                        span: z(),
+                    })
+                    .collect(),
+            ),
+            ExprKind::Coerce(e, t) => ExprKind::Coerce(b(e), Box::new(t.erase())),
+            ExprKind::LetSizes(ns, p, v, body) => ExprKind::LetSizes(
+                ns.iter().map(|(n, _)| (n.clone(), z())).collect(),
+                p.erase(),
+                b(v),
+                b(body),
+            ),
         };
         Expr {
             id: NodeId(0),

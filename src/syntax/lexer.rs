@@ -14,13 +14,13 @@ use crate::prim::PrimType;
 use crate::source::{FileId, Span};
 
 /// Names that qualify a member of a built-in module when directly followed
-/// by `.name` (`f16` only so that it can be reported as unsupported).
+/// by `.name`.
 const QUALIFIERS: [&str; 12] = [
     "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "f32", "f64", "bool",
 ];
 
 /// Operator symbols, longest first so that the first match is the longest.
-const SYMBOLS: [(&str, Sym); 44] = [
+const SYMBOLS: [(&str, Sym); 45] = [
     (">>>", Sym::Op(BinOpKind::UShr)),
     (">->", Sym::Op(BinOpKind::ComposeRight)),
     ("<-<", Sym::Op(BinOpKind::ComposeLeft)),
@@ -39,7 +39,7 @@ const SYMBOLS: [(&str, Sym); 44] = [
     ("|>", Sym::Op(BinOpKind::PipeRight)),
     ("<|", Sym::Op(BinOpKind::PipeLeft)),
     ("->", Sym::Tok(Token::Arrow)),
-    (":>", Sym::Unsupported("size coercions (`:>`)")),
+    (":>", Sym::Tok(Token::Coerce)),
     ("+=", Sym::Unsupported("`+=`-style update sugar")),
     ("-=", Sym::Unsupported("`-=`-style update sugar")),
     ("*=", Sym::Unsupported("`*=`-style update sugar")),
@@ -65,6 +65,7 @@ const SYMBOLS: [(&str, Sym); 44] = [
     ("{", Sym::Tok(Token::LBrace)),
     ("}", Sym::Tok(Token::RBrace)),
     ("`", Sym::Tok(Token::Backtick)),
+    ("?", Sym::Tok(Token::Question)),
 ];
 
 #[derive(Clone)]
@@ -222,6 +223,7 @@ impl Lexer<'_> {
             self.push(Token::Qual(w.into(), name.into()), start);
             return;
         }
+        let is_type = w == "type";
         let tok = if w == "_" {
             Token::Underscore
         } else if let Some(k) = Keyword::from_name(&w) {
@@ -230,6 +232,17 @@ impl Lexer<'_> {
             Token::Ident(w.into())
         };
         self.push(tok, start);
+        // `type^` and `type~` (lifted abbreviations) are written together.
+        if is_type {
+            let lift = match self.at(self.pos) {
+                Some(b'^') => Liftedness::Lifted,
+                Some(b'~') => Liftedness::SizeLifted,
+                _ => return,
+            };
+            let start = self.pos;
+            self.pos += 1;
+            self.push(Token::Lift(lift), start);
+        }
     }
 
     fn digits(&mut self, ok: impl Fn(u8) -> bool) {
@@ -302,17 +315,13 @@ impl Lexer<'_> {
             Suffix::Int(_) => self.error(
                 start,
                 "a float literal cannot have an integer suffix".into(),
-                "use `f32` or `f64`",
+                "use `f16`, `f32` or `f64`",
             ),
             Suffix::Float(t) => self.float_token(start, text_end, Some(t)),
-            Suffix::F16 => self.push(
-                Token::Unsupported("`f16` literals", self.text[start..self.pos].into()),
-                start,
-            ),
             Suffix::Bad(s) => self.error(
                 start,
                 format!("invalid suffix `{s}` on a numeric literal"),
-                "suffixes are i8 i16 i32 i64 u8 u16 u32 u64 f32 f64",
+                "suffixes are i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64",
             ),
         }
     }
@@ -326,7 +335,6 @@ impl Lexer<'_> {
         match PrimType::from_name(w) {
             Some(t) if t.is_int() => Suffix::Int(t),
             Some(t) if t.is_float() => Suffix::Float(t),
-            _ if w == "f16" => Suffix::F16,
             _ => Suffix::Bad(w.to_string()),
         }
     }
@@ -502,6 +510,5 @@ enum Suffix {
     None,
     Int(PrimType),
     Float(PrimType),
-    F16,
     Bad(String),
 }

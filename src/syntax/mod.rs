@@ -202,7 +202,7 @@ fn dec_bodies(decs: &[Dec]) -> impl Iterator<Item = &Expr> {
 }
 
 /// The direct subexpressions of an expression.
-fn children(e: &Expr) -> Vec<&Expr> {
+pub(crate) fn children(e: &Expr) -> Vec<&Expr> {
     use ast::{ExprKind as E, IndexExp, LoopForm, RecordField};
     fn indices<'e>(is: &'e [IndexExp], out: &mut Vec<&'e Expr>) {
         for i in is {
@@ -229,9 +229,16 @@ fn children(e: &Expr) -> Vec<&Expr> {
         | E::UnOp(_, x)
         | E::Lambda(_, _, x)
         | E::Ascript(x, _)
+        | E::Coerce(x, _)
         | E::Attr(_, x) => out.push(x),
-        E::RecordUpdate(a, _, b) | E::BinOp(_, _, a, b) | E::Let(_, a, b) => {
-            out.extend([&**a, &**b])
+        E::RecordUpdate(a, _, b)
+        | E::BinOp(_, _, a, b)
+        | E::Let(_, a, b)
+        | E::LetSizes(_, _, a, b) => out.extend([&**a, &**b]),
+        E::Constr(_, es) => out.extend(es),
+        E::Match(x, cases) => {
+            out.push(x);
+            out.extend(cases.iter().map(|c| &c.body));
         }
         E::Apply(f, args) => {
             out.push(f);
@@ -286,10 +293,7 @@ fn unsupported(t: &Token, span: Span) -> Option<Diagnostic> {
     let what: String = match t {
         Token::Str(_) => "string literals".into(),
         Token::Char(_) => "character literals".into(),
-        Token::Constructor(_) => "sum types (`#constructor`)".into(),
         Token::Unsupported(what, _) => (*what).into(),
-        Token::Kw(K::Match) => "`match` expressions".into(),
-        Token::Kw(K::Case) => "`case` (pattern matching)".into(),
         Token::Kw(
             k @ (K::Module
             | K::Open
@@ -302,7 +306,6 @@ fn unsupported(t: &Token, span: Span) -> Option<Diagnostic> {
         ) => {
             format!("the module system (`{}`)", k.as_str())
         }
-        Token::Ident(x) | Token::Qual(x, _) if &**x == "f16" => "the `f16` type".into(),
         _ => return None,
     };
     Some(

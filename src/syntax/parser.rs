@@ -3,15 +3,19 @@
 //! Layers of the expression grammar, loosest first:
 //!
 //! ```text
-//! expr     ::= with_exp [':' type]
+//! expr     ::= with_exp ((':' | ':>') type)*
 //! with_exp ::= op_exp ('with' ('[' indices ']' | fields) '=' op_exp)*
 //! op_exp   ::= operand (binop operand)*          -- precedence climbing
-//! operand  ::= if | let | loop | lambda | '#[' attr ']' expr | unary
+//! operand  ::= if | let | loop | match | lambda | '#[' attr ']' expr | unary
 //! unary    ::= '-' unary | '!' unary | postfix postfix*   -- application
 //! postfix  ::= atom ('[' indices ']' | '.' field)*
 //! ```
 //!
-//! `if`, `let`, `loop`, lambdas and attributed expressions end in an `expr`
+//! A constructor applied to arguments (`#some x`) takes them as its payload.
+//! Types and expressions are mutually recursive: a size `[n * 2]` in a
+//! type is an expression.
+//!
+//! `if`, `let`, `loop`, `match`, lambdas and attributed expressions end in an `expr`
 //! that extends as far right as possible, as in ML, so they can only be the
 //! last operand of an operator chain.
 
@@ -60,6 +64,11 @@ pub(crate) struct Grammar<'a> {
 }
 
 pub(crate) fn grammar<'a>() -> Grammar<'a> {
+    // Types contain expressions (sizes `[n * 2]`) and expressions contain
+    // types (ascriptions): the expression grammar is declared here and
+    // defined once it is built.
+    let mut expr_decl = Recursive::declare();
+    let size: P<'a, Expr> = expr_decl.clone().boxed();
     let ty = recursive(|ty| {
         let named_arrow = name()
             .then_ignore(just(Token::Colon))
@@ -68,18 +77,31 @@ pub(crate) fn grammar<'a>() -> Grammar<'a> {
             .then_ignore(just(Token::Arrow))
             .then(ty.clone())
             .map_with(|((x, a), b), e| TypeExp::Arrow(Some(x), Box::new(a), Box::new(b), e.span()));
-        let plain = type_term(ty.clone().boxed())
+        let exists = just(Token::Question)
+            .ignore_then(
+                name()
+                    .delimited_by(lbracket(), just(Token::RBracket))
+                    .repeated()
+                    .at_least(1)
+                    .collect::<Vec<_>>(),
+            )
+            .then_ignore(select! { Token::Dot => (), Token::ProjDot => () })
+            .then(ty.clone())
+            .map_with(|(ns, t), e| TypeExp::Exists(ns, Box::new(t), e.span()));
+        let plain = type_term(ty.clone().boxed(), size.clone())
             .then(just(Token::Arrow).ignore_then(ty).or_not())
             .map_with(|(a, b), e| match b {
                 None => a,
                 Some(b) => TypeExp::Arrow(None, Box::new(a), Box::new(b), e.span()),
             });
-        choice((named_arrow, plain)).labelled("a type")
+        choice((exists, named_arrow, plain)).labelled("a type")
     })
     .boxed();
-    let ty_term = type_term(ty.clone());
-    let (pat_atom, pat_full) = patterns(ty.clone());
-    let expr = expression(ty.clone(), ty_term, pat_atom.clone(), pat_full.clone());
+    let ty_term = type_term(ty.clone(), size);
+    let pats = patterns(ty.clone(), ty_term.clone());
+    let (pat_atom, pat_full) = (pats.atom.clone(), pats.full.clone());
+    let expr = expression(ty.clone(), ty_term, pats);
+    expr_decl.define(expr.clone());
 
     let def_kw = select! {
         Token::Kw(Keyword::Def) => DefKeyword::Def,
@@ -113,13 +135,15 @@ pub(crate) fn grammar<'a>() -> Grammar<'a> {
             },
         );
     let type_dec = kw(Keyword::Type)
-        .ignore_then(name())
+        .ignore_then(select! { Token::Lift(l) => l }.or_not())
+        .then(name())
         .then(type_param().repeated().collect::<Vec<_>>())
         .then_ignore(just(Token::Eq))
         .then(ty.clone())
-        .map_with(|((name, params), ty), e| {
+        .map_with(|(((lifted, name), params), ty), e| {
             Dec::Type(TypeDec {
                 name,
+                lifted: lifted.unwrap_or(Liftedness::Plain),
                 params,
                 ty,
                 span: e.span(),
@@ -178,18 +202,25 @@ fn lbracket<'a>() -> impl Parser<'a, In<'a>, (), Ex<'a>> + Clone {
     select! { Token::LBracket => (), Token::IndexBracket => () }
 }
 
-/// `[n]`, `[3]`, `[]`.
-fn dim<'a>() -> impl Parser<'a, In<'a>, Dim, Ex<'a>> + Clone {
-    choice((
-        select! { Token::Ident(x) => Dim::Named(x) },
-        select! { Token::Int(n, _) => n }.try_map(|n, span| {
-            u64::try_from(n)
-                .map(Dim::Const)
-                .map_err(|_| Rich::custom(span, "array size is too large"))
+/// `[n]`, `[3]`, `[]`, `[n * 2]`.
+fn dim<'a>(size: P<'a, Expr>) -> impl Parser<'a, In<'a>, Dim, Ex<'a>> + Clone {
+    let close = just(Token::RBracket);
+    lbracket().ignore_then(choice((
+        select! { Token::Ident(x) => Dim::Named(x) }.then_ignore(close.clone()),
+        select! { Token::Int(n, _) => n }
+            .try_map(|n, span| {
+                u64::try_from(n)
+                    .map(Dim::Const)
+                    .map_err(|_| Rich::custom(span, "array size is too large"))
+            })
+            .then_ignore(close.clone()),
+        close.clone().to(Dim::Any),
+        size.then_ignore(close).map(|e| match e.kind {
+            // `[(n)]` is `[n]`: one spelling per size.
+            ExprKind::Var(QualName { qual: None, name }) => Dim::Named(name),
+            _ => Dim::Exp(Box::new(e)),
         }),
-        empty().to(Dim::Any),
-    ))
-    .delimited_by(lbracket(), just(Token::RBracket))
+    )))
 }
 
 fn type_param<'a>() -> impl Parser<'a, In<'a>, TypeParam, Ex<'a>> + Clone {
@@ -203,8 +234,9 @@ fn type_param<'a>() -> impl Parser<'a, In<'a>, TypeParam, Ex<'a>> + Clone {
     ))
 }
 
-/// Types without a top-level arrow: arrays, uniqueness, application, atoms.
-fn type_term<'a>(ty: P<'a, TypeExp>) -> P<'a, TypeExp> {
+/// Types without a top-level arrow: arrays, uniqueness, application, sums,
+/// atoms.
+fn type_term<'a>(ty: P<'a, TypeExp>, size: P<'a, Expr>) -> P<'a, TypeExp> {
     let atom = choice((
         qual_name().map_with(|q, e| match (&q.qual, PrimType::from_name(&q.name)) {
             (None, Some(p)) => TypeExp::Prim(p, e.span()),
@@ -234,10 +266,19 @@ fn type_term<'a>(ty: P<'a, TypeExp>) -> P<'a, TypeExp> {
         Token::Ident(x) if PrimType::from_name(&x).is_none() => QualName::plain(x),
         Token::Qual(q, x) => QualName::qualified(q, x),
     };
-    let arg = choice((dim().map(TypeArg::Size), atom.clone().map(TypeArg::Type)));
+    let arg = choice((
+        dim(size.clone()).map(TypeArg::Size),
+        atom.clone().map(TypeArg::Type),
+    ));
+    let sum = select! { Token::Constructor(c) => c }
+        .then(atom.clone().repeated().collect::<Vec<_>>())
+        .separated_by(just(Token::Op(BinOpKind::BitOr)))
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .map_with(|cs, e| TypeExp::Sum(cs, e.span()));
     recursive(|term| {
         choice((
-            dim()
+            dim(size)
                 .then(term.clone())
                 .map_with(|(d, t), e| TypeExp::Array(d, Box::new(t), e.span())),
             just(Token::Op(BinOpKind::Mul))
@@ -246,6 +287,7 @@ fn type_term<'a>(ty: P<'a, TypeExp>) -> P<'a, TypeExp> {
             constructor
                 .then(arg.repeated().at_least(1).collect::<Vec<_>>())
                 .map_with(|(q, args), e| TypeExp::Named(q, args, e.span())),
+            sum,
             atom,
         ))
         .labelled("a type")
@@ -253,9 +295,19 @@ fn type_term<'a>(ty: P<'a, TypeExp>) -> P<'a, TypeExp> {
     .boxed()
 }
 
-/// Pattern atoms (parameters) and full patterns with an optional ascription
-/// (`let x: i32 = ...`).
-fn patterns<'a>(ty: P<'a, TypeExp>) -> (P<'a, Pat>, P<'a, Pat>) {
+/// The pattern grammars.
+#[derive(Clone)]
+struct Patterns<'a> {
+    /// Parameters: `x`, `(x: i32)`, `#none`.
+    atom: P<'a, Pat>,
+    /// With a payload or an ascription: `let x: i32 = ...`, `#some x`.
+    full: P<'a, Pat>,
+    /// As `full`, but an ascription has no function type (the `->` ends
+    /// the pattern): `case x: i32 -> x`.
+    case: P<'a, Pat>,
+}
+
+fn patterns<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>) -> Patterns<'a> {
     let ascribe = |ty: P<'a, TypeExp>, p: P<'a, Pat>| {
         p.then(just(Token::Colon).ignore_then(ty).or_not())
             .map_with(|(p, t), e| match t {
@@ -264,12 +316,40 @@ fn patterns<'a>(ty: P<'a, TypeExp>) -> (P<'a, Pat>, P<'a, Pat>) {
             })
             .boxed()
     };
+    let constructor = select! { Token::Constructor(c) => c };
+    // `#foo p1 p2`: a constructor with a payload, or an atom.
+    let term = |atom: P<'a, Pat>| {
+        choice((
+            constructor
+                .then(atom.clone().repeated().at_least(1).collect::<Vec<_>>())
+                .map_with(|(c, ps), e| Pat::Constr(c, ps, e.span())),
+            atom,
+        ))
+        .boxed()
+    };
+    let number = select! {
+        Token::Int(value, suffix) => Literal::Int { value, suffix },
+        Token::Float(value, text, suffix) => Literal::Float { value, text, suffix },
+    };
+    let literal = choice((
+        just(Token::Op(BinOpKind::Sub))
+            .or_not()
+            .then(number)
+            .map_with(|(neg, l), e| Pat::Literal(l, neg.is_some(), e.span())),
+        select! {
+            Token::Kw(Keyword::True) => Literal::Bool(true),
+            Token::Kw(Keyword::False) => Literal::Bool(false),
+        }
+        .map_with(|l, e| Pat::Literal(l, false, e.span())),
+    ));
     let ty2 = ty.clone();
     let atom = recursive(move |atom| {
-        let full = ascribe(ty2, atom.boxed());
+        let full = ascribe(ty2, term(atom.boxed()));
         choice((
             name_sp().map(|(x, s)| Pat::Id(x, s)),
             just(Token::Underscore).map_with(|_, e| Pat::Wildcard(e.span())),
+            literal,
+            constructor.map_with(|c, e| Pat::Constr(c, Vec::new(), e.span())),
             full.clone()
                 .separated_by(just(Token::Comma))
                 .collect::<Vec<_>>()
@@ -291,8 +371,9 @@ fn patterns<'a>(ty: P<'a, TypeExp>) -> (P<'a, Pat>, P<'a, Pat>) {
         .labelled("a pattern")
     })
     .boxed();
-    let full = ascribe(ty, atom.clone());
-    (atom, full)
+    let full = ascribe(ty, term(atom.clone()));
+    let case = ascribe(ty_term, term(atom.clone()));
+    Patterns { atom, full, case }
 }
 
 fn attr<'a>() -> impl Parser<'a, In<'a>, Attr, Ex<'a>> + Clone {
@@ -366,12 +447,12 @@ fn boxed(e: Expr) -> Box<Expr> {
     Box::new(e)
 }
 
-fn expression<'a>(
-    ty: P<'a, TypeExp>,
-    ty_term: P<'a, TypeExp>,
-    pat_atom: P<'a, Pat>,
-    pat_full: P<'a, Pat>,
-) -> P<'a, Expr> {
+fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a>) -> P<'a, Expr> {
+    let Patterns {
+        atom: pat_atom,
+        full: pat_full,
+        case: pat_case,
+    } = pats;
     let ty2 = ty.clone();
     recursive(move |expr| {
         let expr = expr.boxed();
@@ -498,7 +579,10 @@ fn expression<'a>(
                 .delimited_by(just(Token::LBrace), just(Token::RBrace))
                 .map_with(|fs, e| Expr::new(ExprKind::Record(fs), e.span()));
 
-            let atom = choice((literal, var, paren, array, record)).boxed();
+            let constructor = select! { Token::Constructor(c) => c }
+                .map_with(|c, e| Expr::new(ExprKind::Constr(c, Vec::new()), e.span()));
+
+            let atom = choice((literal, var, constructor, paren, array, record)).boxed();
 
             let postfix = atom
                 .foldl_with(
@@ -523,12 +607,13 @@ fn expression<'a>(
             let apply = postfix
                 .clone()
                 .then(postfix.repeated().collect::<Vec<_>>())
-                .map_with(|(f, args), e| {
-                    if args.is_empty() {
-                        f
-                    } else {
-                        Expr::new(ExprKind::Apply(boxed(f), args), e.span())
+                .map_with(|(f, args), e| match f.kind {
+                    _ if args.is_empty() => f,
+                    // A constructor's arguments are its payload.
+                    ExprKind::Constr(c, payload) if payload.is_empty() => {
+                        Expr::new(ExprKind::Constr(c, args), e.span())
                     }
+                    _ => Expr::new(ExprKind::Apply(boxed(f), args), e.span()),
                 });
 
             let unary = recursive(|unary| {
@@ -553,6 +638,20 @@ fn expression<'a>(
                 .map_with(|((c, t), f), e| {
                     Expr::new(ExprKind::If(boxed(c), boxed(t), boxed(f)), e.span())
                 });
+
+            let case = kw(Keyword::Case)
+                .ignore_then(pat_case.clone())
+                .then_ignore(just(Token::Arrow))
+                .then(expr.clone())
+                .map_with(|(pat, body), e| Case {
+                    pat,
+                    body,
+                    span: e.span(),
+                });
+            let match_ = kw(Keyword::Match)
+                .ignore_then(expr.clone())
+                .then(case.repeated().at_least(1).collect::<Vec<_>>())
+                .map_with(|(x, cases), e| Expr::new(ExprKind::Match(boxed(x), cases), e.span()));
 
             let lambda = just(Token::Backslash)
                 .ignore_then(pat_atom.clone().repeated().at_least(1).collect::<Vec<_>>())
@@ -639,6 +738,16 @@ fn expression<'a>(
                             }))
                         },
                     );
+                let sized = name_sp()
+                    .delimited_by(lbracket(), just(Token::RBracket))
+                    .repeated()
+                    .at_least(1)
+                    .collect::<Vec<_>>()
+                    .then(pat_full.clone())
+                    .then_ignore(just(Token::Eq))
+                    .then(expr.clone())
+                    .then(body.clone())
+                    .map(|(((ns, p), v), b)| ExprKind::LetSizes(ns, p, boxed(v), boxed(b)));
                 let plain = pat_full
                     .clone()
                     .then_ignore(just(Token::Eq))
@@ -646,7 +755,7 @@ fn expression<'a>(
                     .then(body)
                     .map(|((p, v), b)| ExprKind::Let(p, boxed(v), boxed(b)));
                 kw(Keyword::Let)
-                    .ignore_then(choice((update, fun, plain)))
+                    .ignore_then(choice((update, fun, sized, plain)))
                     .map_with(|k, e| Expr::new(k, e.span()))
             });
 
@@ -654,7 +763,7 @@ fn expression<'a>(
                 .then(expr.clone())
                 .map_with(|(a, x), e| Expr::new(ExprKind::Attr(a, boxed(x)), e.span()));
 
-            let operand = choice((if_, let_, loop_, lambda, attributed, unary))
+            let operand = choice((if_, let_, loop_, match_, lambda, attributed, unary))
                 .labelled("an expression")
                 .boxed();
 
@@ -692,12 +801,16 @@ fn expression<'a>(
                 Expr::new(kind, e.span())
             })
         });
-        with_exp
-            .then(just(Token::Colon).ignore_then(ty.clone()).or_not())
-            .map_with(|(x, t), e| match t {
-                None => x,
-                Some(t) => Expr::new(ExprKind::Ascript(boxed(x), Box::new(t)), e.span()),
-            })
+        let ascription =
+            choice((just(Token::Colon).to(false), just(Token::Coerce).to(true))).then(ty.clone());
+        with_exp.foldl_with(ascription.repeated(), |x, (coerce, t), e| {
+            let kind = if coerce {
+                ExprKind::Coerce(boxed(x), Box::new(t))
+            } else {
+                ExprKind::Ascript(boxed(x), Box::new(t))
+            };
+            Expr::new(kind, e.span())
+        })
     })
     .boxed()
 }
@@ -789,12 +902,13 @@ fn structural_rank(t: &Token) -> Option<u8> {
         Token::Kw(Keyword::Do) => 3,
         Token::Kw(Keyword::For) => 4,
         Token::Kw(Keyword::While) => 5,
-        Token::Eq => 6,
-        Token::Arrow => 7,
-        Token::RParen => 8,
-        Token::RBracket => 9,
-        Token::RBrace => 10,
-        Token::Comma => 11,
+        Token::Kw(Keyword::Case) => 6,
+        Token::Eq => 7,
+        Token::Arrow => 8,
+        Token::RParen => 9,
+        Token::RBracket => 10,
+        Token::RBrace => 11,
+        Token::Comma => 12,
         _ => return None,
     })
 }
@@ -949,6 +1063,17 @@ fn slip_help(
             at(Keyword::If, "this `if` has no `else`"),
         ));
     }
+    // Right after `match e`, before any case.
+    let in_scrutinee = matches!(
+        last_kw(&[Keyword::Match, Keyword::Case]),
+        Some((Keyword::Match, _))
+    );
+    if exp.has(Token::Kw(Keyword::Case)) && in_scrutinee {
+        return Some((
+            "a `match` needs at least one case: `match e case p -> e1 case _ -> e2`",
+            at(Keyword::Match, "this `match`"),
+        ));
+    }
     if exp.has(Token::Kw(Keyword::Do)) {
         return Some((
             "write a loop as `loop p = init for i < n do body` (or `for x in xs`, `while c`)",
@@ -956,10 +1081,28 @@ fn slip_help(
         ));
     }
     if exp.has(Token::Arrow) {
-        return Some((
-            "a lambda needs `->` between its parameters and its body: `\\x y -> x + y`",
-            None,
-        ));
+        // In a lambda or a case, whichever began last.
+        let in_case = tokens
+            .iter()
+            .rev()
+            .filter(|(_, s)| (s.start as usize) < pos)
+            .find_map(|(t, _)| match t {
+                Token::Kw(Keyword::Case) => Some(true),
+                Token::Backslash => Some(false),
+                _ => None,
+            })
+            .unwrap_or(false);
+        return Some(if in_case {
+            (
+                "a case needs `->` between its pattern and its result: `case #some x -> x`",
+                at(Keyword::Case, "this case"),
+            )
+        } else {
+            (
+                "a lambda needs `->` between its parameters and its body: `\\x y -> x + y`",
+                None,
+            )
+        });
     }
     if exp.has(Token::Eq) {
         use Keyword::*;

@@ -61,11 +61,13 @@ pub(crate) enum Lvl {
 
 fn level(e: &Expr) -> Lvl {
     match &e.kind {
-        ExprKind::Ascript(..) => Lvl::Expr,
+        ExprKind::Ascript(..) | ExprKind::Coerce(..) => Lvl::Expr,
         ExprKind::Update(..) | ExprKind::RecordUpdate(..) => Lvl::With,
         ExprKind::BinOp(op, ..) => Lvl::Op(op.precedence()),
         ExprKind::If(..)
+        | ExprKind::Match(..)
         | ExprKind::Let(..)
+        | ExprKind::LetSizes(..)
         | ExprKind::LetFun(_)
         | ExprKind::LetUpdate { .. }
         | ExprKind::Loop(_)
@@ -73,6 +75,8 @@ fn level(e: &Expr) -> Lvl {
         | ExprKind::Attr(..) => Lvl::Operand,
         ExprKind::UnOp(..) => Lvl::Unary,
         ExprKind::Apply(..) => Lvl::Apply,
+        ExprKind::Constr(_, args) if !args.is_empty() => Lvl::Apply,
+        ExprKind::Constr(..) => Lvl::Atom,
         ExprKind::Literal(_)
         | ExprKind::Var(_)
         | ExprKind::OpValue(_)
@@ -93,6 +97,26 @@ fn is_open(e: &Expr) -> bool {
         ExprKind::BinOp(_, _, _, r) => is_open(r),
         ExprKind::Update(_, _, v) | ExprKind::RecordUpdate(_, _, v) => is_open(v),
         _ => level(e) == Lvl::Operand,
+    }
+}
+
+/// Does the printed expression end in a `match`, whose cases would take
+/// a `case` written after it as their own?
+fn ends_in_match(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Match(..) => true,
+        ExprKind::BinOp(_, _, _, x)
+        | ExprKind::Update(_, _, x)
+        | ExprKind::RecordUpdate(_, _, x)
+        | ExprKind::If(_, _, x)
+        | ExprKind::Let(_, _, x)
+        | ExprKind::LetSizes(_, _, _, x)
+        | ExprKind::LetUpdate { body: x, .. }
+        | ExprKind::Lambda(_, _, x)
+        | ExprKind::Attr(_, x) => ends_in_match(x),
+        ExprKind::LetFun(f) => ends_in_match(&f.body),
+        ExprKind::Loop(l) => ends_in_match(&l.body),
+        _ => false,
     }
 }
 
@@ -210,7 +234,11 @@ impl Printer {
                 self.block(&v.body);
             }
             Dec::Type(t) => {
-                self.w("type ");
+                self.w(match t.lifted {
+                    Liftedness::Plain => "type ",
+                    Liftedness::SizeLifted => "type~ ",
+                    Liftedness::Lifted => "type^ ",
+                });
                 self.w(&t.name);
                 self.type_params(&t.params);
                 self.w(" = ");
@@ -417,6 +445,62 @@ impl Printer {
                 self.w(&format!("#[{a}] "));
                 self.expr(x, Lvl::Expr, tail);
             }
+            ExprKind::Constr(c, args) => {
+                self.w(&format!("#{c}"));
+                for a in args {
+                    self.w(" ");
+                    self.expr(a, Lvl::Atom, true);
+                }
+            }
+            ExprKind::Match(x, cases) => {
+                let one_line = self.fits(e, 0);
+                self.w("match ");
+                self.match_part(x, false);
+                for (i, c) in cases.iter().enumerate() {
+                    if one_line {
+                        self.w(" ");
+                    } else {
+                        self.nl();
+                    }
+                    self.w("case ");
+                    // `case x: a -> b -> e` would read `a -> b -> e` as
+                    // the type.
+                    match &c.pat {
+                        Pat::Ascribed(_, t, _)
+                            if matches!(**t, TypeExp::Arrow(..) | TypeExp::Exists(..)) =>
+                        {
+                            self.pat_atom(&c.pat)
+                        }
+                        p => self.pat_full(p),
+                    }
+                    self.w(" ->");
+                    let last = i + 1 == cases.len();
+                    if !last && ends_in_match(&c.body) {
+                        self.w(" ");
+                        self.match_part(&c.body, true);
+                    } else {
+                        self.block(&c.body);
+                    }
+                }
+            }
+            ExprKind::Coerce(x, t) => {
+                self.expr(x, Lvl::With, true);
+                self.w(" :> ");
+                self.ty(t, TLvl::Arrow);
+            }
+            ExprKind::LetSizes(..) => self.let_chain(e),
+        }
+    }
+
+    /// The scrutinee of a `match` or the body of a case before another:
+    /// in parentheses if it ends in a `match` (forced for case bodies).
+    fn match_part(&mut self, x: &Expr, force: bool) {
+        if force || ends_in_match(x) {
+            self.w("(");
+            self.expr(x, Lvl::Expr, false);
+            self.w(")");
+        } else {
+            self.expr(x, Lvl::Expr, false);
         }
     }
 
@@ -529,6 +613,17 @@ impl Printer {
                     self.block(v);
                     cur = body;
                 }
+                ExprKind::LetSizes(ns, p, v, body) => {
+                    self.w("let ");
+                    for (n, _) in ns {
+                        self.w(&format!("[{n}]"));
+                    }
+                    self.w(" ");
+                    self.pat_full(p);
+                    self.w(" =");
+                    self.block(v);
+                    cur = body;
+                }
                 ExprKind::LetFun(f) => {
                     self.w("let ");
                     self.w(&f.name);
@@ -598,7 +693,14 @@ impl Printer {
                 }
                 self.w("}");
             }
-            Pat::Ascribed(..) => {
+            Pat::Literal(l, neg, _) => {
+                if *neg {
+                    self.w("-");
+                }
+                self.literal(l);
+            }
+            Pat::Constr(c, ps, _) if ps.is_empty() => self.w(&format!("#{c}")),
+            Pat::Ascribed(..) | Pat::Constr(..) => {
                 self.w("(");
                 self.pat_full(p);
                 self.w(")");
@@ -606,7 +708,8 @@ impl Printer {
         }
     }
 
-    /// A pattern with its ascription unparenthesised: `x: i32`.
+    /// A pattern with its ascription or payload unparenthesised: `x: i32`,
+    /// `#some x`.
     fn pat_full(&mut self, p: &Pat) {
         match p {
             Pat::Ascribed(q, t, _) => {
@@ -614,14 +717,21 @@ impl Printer {
                 self.w(": ");
                 self.ty(t, TLvl::Arrow);
             }
+            Pat::Constr(c, ps, _) => {
+                self.w(&format!("#{c}"));
+                for p in ps {
+                    self.w(" ");
+                    self.pat_atom(p);
+                }
+            }
             _ => self.pat_atom(p),
         }
     }
 
     fn ty(&mut self, t: &TypeExp, lvl: TLvl) {
         let own = match t {
-            TypeExp::Arrow(..) => TLvl::Arrow,
-            TypeExp::Array(..) | TypeExp::Unique(..) => TLvl::Term,
+            TypeExp::Arrow(..) | TypeExp::Exists(..) => TLvl::Arrow,
+            TypeExp::Array(..) | TypeExp::Unique(..) | TypeExp::Sum(..) => TLvl::Term,
             TypeExp::Named(_, args, _) if !args.is_empty() => TLvl::Term,
             _ => TLvl::Atom,
         };
@@ -689,6 +799,26 @@ impl Printer {
                     self.ty(t, TLvl::Term);
                 }
             }
+            TypeExp::Sum(cs, _) => {
+                for (i, (c, ts)) in cs.iter().enumerate() {
+                    if i > 0 {
+                        self.w(" | ");
+                    }
+                    self.w(&format!("#{c}"));
+                    for t in ts {
+                        self.w(" ");
+                        self.ty(t, TLvl::Atom);
+                    }
+                }
+            }
+            TypeExp::Exists(ns, t, _) => {
+                self.w("?");
+                for n in ns {
+                    self.w(&format!("[{n}]"));
+                }
+                self.w(".");
+                self.ty(t, TLvl::Arrow);
+            }
         }
     }
 
@@ -697,6 +827,11 @@ impl Printer {
             Dim::Any => self.w("[]"),
             Dim::Named(n) => self.w(&format!("[{n}]")),
             Dim::Const(c) => self.w(&format!("[{c}]")),
+            Dim::Exp(e) => {
+                self.w("[");
+                self.expr(e, Lvl::Expr, false);
+                self.w("]");
+            }
         }
     }
 }

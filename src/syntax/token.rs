@@ -22,10 +22,10 @@ pub enum Keyword {
     With,
     True,
     False,
-    // Reserved for T2 or out-of-scope constructs: lexed so that the parser
-    // can say "not supported yet" instead of misreading them as names.
     Match,
     Case,
+    // Reserved for out-of-scope constructs: lexed so that the parser can
+    // say "not supported yet" instead of misreading them as names.
     Module,
     Open,
     Import,
@@ -147,10 +147,16 @@ pub enum Token {
     Char(Rc<str>),
     /// `"..."` (T2).
     Str(Rc<str>),
-    /// `#name`, a sum type constructor (T2).
+    /// `#name`, a sum type constructor.
     Constructor(Ident),
+    /// `:>`, a size coercion.
+    Coerce,
+    /// `?`, opening an existential size `?[n].t`.
+    Question,
+    /// `^` or `~` directly after `type`: a lifted type abbreviation.
+    Lift(Liftedness),
     /// Something lexed only to be rejected with "not supported yet: ..."
-    /// (`f16` literals, ranges, `:>`, `+=`); the text names the construct.
+    /// (ranges, `:>`, `+=`); the text names the construct.
     Unsupported(&'static str, Rc<str>),
     /// Text that is not a token; the lexer has reported it.
     Error(Rc<str>),
@@ -177,9 +183,12 @@ impl Token {
             | Token::Str(_)
             | Token::Kw(Keyword::True | Keyword::False) => TokenClass::Literal,
             Token::Kw(_) => TokenClass::Keyword,
-            Token::Op(_) | Token::Bang | Token::Eq | Token::Arrow | Token::Backslash => {
-                TokenClass::Operator
-            }
+            Token::Op(_)
+            | Token::Bang
+            | Token::Eq
+            | Token::Arrow
+            | Token::Backslash
+            | Token::Coerce => TokenClass::Operator,
             Token::Colon
             | Token::Comma
             | Token::LParen
@@ -194,6 +203,8 @@ impl Token {
             | Token::Backtick
             | Token::HashBracket
             | Token::Tick(_)
+            | Token::Lift(_)
+            | Token::Question
             | Token::Underscore => TokenClass::Punctuation,
             Token::Unsupported(..) | Token::Error(_) => TokenClass::Error,
         }
@@ -227,6 +238,10 @@ impl Token {
             Token::Tick(Liftedness::SizeLifted) => "'~".into(),
             Token::Tick(Liftedness::Lifted) => "'^".into(),
             Token::Underscore => "_".into(),
+            Token::Coerce => ":>".into(),
+            Token::Question => "?".into(),
+            Token::Lift(Liftedness::Lifted) => "^".into(),
+            Token::Lift(_) => "~".into(),
             Token::Char(s) | Token::Str(s) | Token::Unsupported(_, s) | Token::Error(s) => {
                 s.to_string()
             }

@@ -13,11 +13,11 @@
 use super::blocks::{CaseInput, Expect, parse_test_spec};
 use super::engine::Loaded;
 use super::runner::{Engine, RunnerOptions, Summary, line_of, run_paths};
-use super::values::ValueType;
 use crate::driver::Compiled;
 use crate::eval::EvalOptions;
 use crate::runtime::value::Value;
 use crate::source::FileId;
+use crate::values::ValueType;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::io::{self, Write};
@@ -175,13 +175,7 @@ fn dataset_name(input: &CaseInput) -> String {
         }
         CaseInput::File(p) => format!("@ {}", p.display()),
         CaseInput::Random(specs, _) => {
-            let vals: Vec<String> = specs
-                .iter()
-                .map(|(shape, t)| {
-                    let dims: String = shape.iter().map(|n| format!("[{n}]")).collect();
-                    format!("{dims}{t}")
-                })
-                .collect();
+            let vals: Vec<String> = specs.iter().map(ToString::to_string).collect();
             format!("random {{ {} }}", vals.join(" "))
         }
         CaseInput::Script => "script".to_string(),
@@ -340,7 +334,10 @@ impl Engine for BenchEngine<'_> {
                     plan.push_back(Planned {
                         line: line_of(text, case.span.start),
                         entry: entry.clone(),
-                        dataset: dataset_name(&case.input),
+                        dataset: case
+                            .name
+                            .clone()
+                            .unwrap_or_else(|| dataset_name(&case.input)),
                         untimed: block_nobench
                             || case.tags.iter().any(|t| t == "nobench")
                             || matches!(case.expect, Expect::Error(..)),
@@ -474,14 +471,25 @@ mod tests {
 
     #[test]
     fn dataset_names() {
+        use super::super::blocks::RandomValue;
         use crate::prim::PrimType;
         use crate::source::Span;
         let span = Span::new(FileId(0), 0, 0);
         let random = CaseInput::Random(
-            vec![(vec![100, 8], PrimType::F64), (vec![], PrimType::I64)],
+            vec![
+                RandomValue::Random {
+                    shape: vec![100, 8],
+                    elem: PrimType::F64,
+                },
+                RandomValue::Random {
+                    shape: vec![],
+                    elem: PrimType::I64,
+                },
+                RandomValue::Constant(crate::prim::Scalar::I64(2)),
+            ],
             span,
         );
-        assert_eq!(dataset_name(&random), "random { [100][8]f64 i64 }");
+        assert_eq!(dataset_name(&random), "random { [100][8]f64 i64 2i64 }");
         let inline = CaseInput::Values("[1,  2]\n  3".into(), span);
         assert_eq!(dataset_name(&inline), "{ [1, 2] 3 }");
         let long = CaseInput::Values("1 ".repeat(30), span);

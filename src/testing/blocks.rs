@@ -11,7 +11,7 @@
 //! offset into the file and spans (of input values too) point at the source.
 
 use crate::diag::{Diagnostic, Phase};
-use crate::prim::PrimType;
+use crate::prim::{PrimType, Scalar};
 use crate::source::{FileId, Span};
 use std::path::PathBuf;
 
@@ -24,9 +24,10 @@ pub struct TestSpec {
 }
 
 impl TestSpec {
-    /// A `disable` tag anywhere skips the whole file, as in Futhark.
+    /// A `disable` or `notest` tag anywhere skips the whole file, as in
+    /// Futhark.
     pub fn disabled(&self) -> bool {
-        self.tags.iter().any(|t| t == "disable")
+        self.tags.iter().any(|t| t == "disable" || t == "notest")
     }
 }
 
@@ -40,12 +41,16 @@ pub struct TestBlock {
     /// A block that is only `error: REGEX` expects compilation to fail
     /// with a message matching the regex.
     pub compile_error: Option<(String, Span)>,
+    /// `property: names`: property-based tests (not run by urchin).
+    pub properties: Vec<(String, Span)>,
     /// From the `==` marker to the end of the block.
     pub span: Span,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct TestCase {
+    /// The dataset name given as a quoted string before the case.
+    pub name: Option<String>,
     pub input: CaseInput,
     pub expect: Expect,
     /// Marked `compiled`: run only with `--compiled`.
@@ -64,10 +69,33 @@ pub enum CaseInput {
     Values(String, Span),
     /// `input @ file`, as written (relative to the `.fut` file's directory).
     File(PathBuf),
-    /// `random input { [10]f32 i64 }`: one shape and type per value.
-    Random(Vec<(Vec<usize>, PrimType)>, Span),
+    /// `random input { [10]f32 i64 2i64 }`: one description per value.
+    Random(Vec<RandomValue>, Span),
     /// `script input`: not supported, the case is skipped.
     Script,
+}
+
+/// One value of a `random input`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RandomValue {
+    /// Random elements of a type, in a shape (empty for a scalar).
+    Random { shape: Vec<usize>, elem: PrimType },
+    /// A constant written among the types (`2i64`, `1.5f32`, `10`).
+    Constant(Scalar),
+}
+
+impl std::fmt::Display for RandomValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RandomValue::Random { shape, elem } => {
+                for d in shape {
+                    write!(f, "[{d}]")?;
+                }
+                write!(f, "{elem}")
+            }
+            RandomValue::Constant(s) => write!(f, "{s}"),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -188,7 +216,7 @@ fn ignorable_tag(word: &str) -> bool {
 }
 
 const DIRECTIVES: &str = "directives are `entry:`, `input`, `output`, `error:`, `tags { .. }`, \
-`random input`, `script input`, `compiled input`, `structure { .. }` and `warning:`";
+`random input`, `script input`, `compiled input`, `property:`, `structure { .. }` and `warning:`";
 
 struct BlockParser {
     text: String,
@@ -319,16 +347,22 @@ impl BlockParser {
             tags,
             cases: Vec::new(),
             compile_error: None,
+            properties: Vec::new(),
             span,
         };
         let mut blocks = Vec::new();
         let mut cur = new_block(Vec::new());
         let mut pending: Option<TestCase> = None;
         let mut run_tags: Vec<(String, Span)> = Vec::new();
+        let mut name: Option<(String, Span)> = None;
         loop {
             self.skip_ws();
             let start = self.pos;
             let Some(c) = self.peek() else { break };
+            if c == '"' && name.is_none() && run_tags.is_empty() {
+                name = Some(self.quoted()?);
+                continue;
+            }
             let Some(w) = self.word() else {
                 self.check_stray(&mut run_tags)?;
                 return Err(self
@@ -343,6 +377,7 @@ impl BlockParser {
             let colon = self.eat(':');
             if colon || is_directive(&w) {
                 self.check_stray(&mut run_tags)?;
+                Self::check_name(&mut name)?;
             }
             match (w.as_str(), colon) {
                 ("entry", true) => {
@@ -384,6 +419,11 @@ impl BlockParser {
                 ("warning", true) => {
                     self.rest_of_line();
                 }
+                ("property", true) => {
+                    let (names, span) = self.rest_of_line();
+                    cur.properties
+                        .extend(names.split_whitespace().map(|n| (n.to_string(), span)));
+                }
                 (_, true) => {
                     return Err(Diagnostic::new(
                         Phase::Other,
@@ -397,13 +437,13 @@ impl BlockParser {
                     cur.tags.extend(body.split_whitespace().map(str::to_string));
                 }
                 ("structure", false) => {
-                    // `structure gpu { .. }`: optional backend words first.
-                    loop {
-                        self.skip_ws();
-                        if self.word().is_none() {
-                            break;
-                        }
-                    }
+                    // `structure gpu-mem { .. }`: an optional backend
+                    // first; the compiler's structure is not ours to check.
+                    self.skip_ws();
+                    let rest = &self.text[self.pos..];
+                    self.pos += rest
+                        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+                        .unwrap_or(rest.len());
                     self.braced("structure")?;
                 }
                 ("input", false) => {
@@ -411,6 +451,7 @@ impl BlockParser {
                     let tags: Vec<String> = run_tags.drain(..).map(|(t, _)| t).collect();
                     let input = self.input(&tags)?;
                     pending = Some(TestCase {
+                        name: name.take().map(|(n, _)| n),
                         input,
                         expect: Expect::Success,
                         compiled_only: tags.iter().any(|t| t == "compiled"),
@@ -458,20 +499,57 @@ impl BlockParser {
             }
         }
         self.check_stray(&mut run_tags)?;
+        Self::check_name(&mut name)?;
         cur.cases.extend(pending);
         blocks.push(cur);
         Ok(blocks)
     }
 
-    /// A file name after `@`: the rest of the line.
+    /// `"name"`: a dataset name, on one line.
+    fn quoted(&mut self) -> Result<(String, Span), Diagnostic> {
+        let start = self.pos;
+        self.eat('"');
+        let rest = &self.text[self.pos..];
+        let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+        let Some(n) = line.find('"') else {
+            return Err(self
+                .error("unclosed `\"`", start, start + 1)
+                .with_label("a dataset name ends with `\"` on the same line"));
+        };
+        let name = line[..n].to_string();
+        self.pos += n + 1;
+        Ok((name, self.span(start, self.pos)))
+    }
+
+    /// A dataset name that no `input` followed.
+    fn check_name(name: &mut Option<(String, Span)>) -> Result<(), Diagnostic> {
+        match name.take() {
+            None => Ok(()),
+            Some((_, span)) => Err(Diagnostic::new(
+                Phase::Other,
+                "a dataset name must come right before an `input`",
+            )
+            .at(span)),
+        }
+    }
+
+    /// A file name after `@`: the next word (file names in test blocks
+    /// contain no whitespace, so `output @ f` may follow on the line).
     fn file_name(&mut self, what: &str) -> Result<PathBuf, Diagnostic> {
-        let at = self.pos;
-        let (name, _) = self.rest_of_line();
-        if name.is_empty() {
-            self.pos = at;
+        self.skip_blanks();
+        let rest = &self.text[self.pos..];
+        let n = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        if n == 0 {
             return Err(self.expected(&format!("a file name after `{what}`")));
         }
-        Ok(PathBuf::from(name))
+        self.pos += n;
+        Ok(PathBuf::from(&rest[..n]))
+    }
+
+    /// Skips spaces and tabs, but not the end of the line.
+    fn skip_blanks(&mut self) {
+        let rest = &self.text[self.pos..];
+        self.pos += rest.len() - rest.trim_start_matches([' ', '\t']).len();
     }
 
     /// What follows `input`, given the words before it.
@@ -501,12 +579,9 @@ impl BlockParser {
         Ok(CaseInput::Values(body, span))
     }
 
-    /// `[10]f32 [3][4]i64 bool`; `offset` is where `body` starts.
-    fn random_specs(
-        &self,
-        body: &str,
-        offset: usize,
-    ) -> Result<Vec<(Vec<usize>, PrimType)>, Diagnostic> {
+    /// `[10]f32 [3][4]i64 bool 2i64`: shapes with element types, and
+    /// constants; `offset` is where `body` starts.
+    fn random_specs(&self, body: &str, offset: usize) -> Result<Vec<RandomValue>, Diagnostic> {
         let mut specs = Vec::new();
         let mut pos = 0;
         for word in body.split_whitespace() {
@@ -518,20 +593,37 @@ impl BlockParser {
                     offset + start,
                     offset + pos,
                 )
-                .with_help("write a shape and a primitive type, like `[10]f32` or `[2][3]i64`")
+                .with_help(
+                    "write a shape and a primitive type, like `[10]f32` or `[2][3]i64`, \
+                     or a constant like `2i64` or `1.5f32`",
+                )
             };
+            if word.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+                let constant = crate::values::parse_values(word, self.file, 0)
+                    .map_err(|d| bad(&d.message))?
+                    .first()
+                    .map(|v| v.to_value(None))
+                    .and_then(|v| v.ok()?.scalar());
+                specs.push(RandomValue::Constant(
+                    constant.ok_or_else(|| bad("not a constant"))?,
+                ));
+                continue;
+            }
             let mut rest = word;
-            let mut dims = Vec::new();
+            let mut shape = Vec::new();
             while let Some(r) = rest.strip_prefix('[') {
                 let (n, after) = r.split_once(']').ok_or_else(|| bad("unclosed `[`"))?;
-                dims.push(
+                if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(bad("a dimension must be a number"));
+                }
+                shape.push(
                     n.parse::<usize>()
-                        .map_err(|_| bad("a dimension must be a number"))?,
+                        .map_err(|_| bad("a dimension cannot exceed 64 bits"))?,
                 );
                 rest = after;
             }
             let elem = PrimType::from_name(rest).ok_or_else(|| bad("unknown element type"))?;
-            specs.push((dims, elem));
+            specs.push(RandomValue::Random { shape, elem });
         }
         Ok(specs)
     }
@@ -596,7 +688,7 @@ mod tests {
         };
         assert!(!v.contains("--"), "{v:?}");
         assert_eq!(v.len(), span.range().len());
-        let parsed = crate::testing::values::parse_values(v, FileId(0), span.start as usize)
+        let parsed = crate::values::parse_values(v, FileId(0), span.start as usize)
             .unwrap_or_else(|d| panic!("{d}"));
         assert_eq!(parsed[0].shape(), &[2, 2]);
         assert_eq!(
@@ -627,12 +719,13 @@ mod tests {
         let CaseInput::Random(specs, _) = &cases[1].input else {
             panic!()
         };
+        let random = |shape: Vec<usize>, elem| RandomValue::Random { shape, elem };
         assert_eq!(
             specs,
             &vec![
-                (vec![10], PrimType::F32),
-                (vec![3, 4], PrimType::I64),
-                (vec![], PrimType::Bool)
+                random(vec![10], PrimType::F32),
+                random(vec![3, 4], PrimType::I64),
+                random(vec![], PrimType::Bool)
             ]
         );
         assert_eq!(cases[1].expect, Expect::Success);
@@ -658,6 +751,58 @@ mod tests {
         assert_eq!(s.tags, ["disable", "nobench"]);
         assert_eq!(s.blocks[0].cases.len(), 1);
         assert_eq!(s.blocks[0].cases[0].tags, ["no_python", "no_wasm"]);
+    }
+
+    #[test]
+    fn compiler_directives_names_and_random_constants() {
+        let s = spec(
+            "-- ==\n-- tags { notest }\n-- structure gpu-mem { Manifest 0 }\n-- structure seq-mem { Alloc 1 }\n-- \"small one\" compiled input @ a.in output @ b.out.gz\n-- random input { [2]u8 0u8 10 1.5f32 -3i64 }\n",
+        );
+        assert!(s.disabled());
+        let cases = &s.blocks[0].cases;
+        let props = spec("-- ==\n-- property: rev_rev sorted\n").blocks[0]
+            .properties
+            .iter()
+            .map(|(n, _)| n.clone())
+            .collect::<Vec<_>>();
+        assert_eq!(props, ["rev_rev", "sorted"]);
+        assert_eq!(cases[0].name.as_deref(), Some("small one"));
+        assert_eq!(cases[0].input, CaseInput::File("a.in".into()));
+        assert_eq!(cases[0].expect, Expect::OutputFile("b.out.gz".into()));
+        assert_eq!(cases[1].name, None);
+        let CaseInput::Random(specs, _) = &cases[1].input else {
+            panic!("{:?}", cases[1].input)
+        };
+        assert_eq!(
+            specs[1..],
+            [
+                RandomValue::Constant(Scalar::U8(0)),
+                RandomValue::Constant(Scalar::I32(10)),
+                RandomValue::Constant(Scalar::F32(1.5)),
+                RandomValue::Constant(Scalar::I64(-3)),
+            ]
+        );
+        assert_eq!(specs[0].to_string(), "[2]u8");
+        assert!(
+            spec_err("-- ==\n-- \"open input { 1 }\n")
+                .message
+                .contains("unclosed")
+        );
+        assert!(
+            spec_err("-- ==\n-- \"name\" output { 1 }\n")
+                .message
+                .contains("right before an `input`")
+        );
+        assert!(
+            spec_err("-- ==\n-- random input { [99999999999999999999999]i32 }\n")
+                .message
+                .contains("64 bits")
+        );
+        assert!(
+            spec_err("-- ==\n-- random input { 1x }\n")
+                .message
+                .contains("invalid random input `1x`")
+        );
     }
 
     #[test]
@@ -746,6 +891,10 @@ mod tests {
     }
 
     proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(
+            crate::test_env::proptest_cases(256)
+        ))]
+
         #[test]
         fn arbitrary_blocks_never_panic(s in "[-={}\\[\\]@:,. \n0-9a-z_é]{0,80}") {
             let _ = parse_test_spec(&s, FileId(0));
@@ -754,20 +903,10 @@ mod tests {
                 for c in spec.blocks.iter().flat_map(|b| &b.cases) {
                     if let CaseInput::Values(v, span) = &c.input {
                         proptest::prop_assert_eq!(&block[span.range()], v.as_str());
-                        let _ = crate::testing::values::parse_values(v, FileId(0), 0);
+                        let _ = crate::values::parse_values(v, FileId(0), 0);
                     }
                 }
             }
-        }
-    }
-
-    fn corpus() -> Option<PathBuf> {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-        if dir.is_dir() {
-            Some(dir)
-        } else {
-            eprintln!("skipping: no corpus at {}", dir.display());
-            None
         }
     }
 
@@ -788,7 +927,9 @@ mod tests {
 
     #[test]
     fn every_corpus_file_parses() {
-        let Some(dir) = corpus() else { return };
+        let Some(dir) = crate::test_env::shared_data("corpus") else {
+            return;
+        };
         let mut files = Vec::new();
         fut_files(&dir, &mut files);
         assert!(!files.is_empty());
@@ -806,11 +947,11 @@ mod tests {
                 for c in &b.cases {
                     // Every input and output parses as values.
                     if let CaseInput::Values(v, span) = &c.input {
-                        crate::testing::values::parse_values(v, FileId(0), span.start as usize)
+                        crate::values::parse_values(v, FileId(0), span.start as usize)
                             .unwrap_or_else(|d| panic!("{}: {d}", f.display()));
                     }
                     if let Expect::Output(v, span) = &c.expect {
-                        crate::testing::values::parse_values(v, FileId(0), span.start as usize)
+                        crate::values::parse_values(v, FileId(0), span.start as usize)
                             .unwrap_or_else(|d| panic!("{}: {d}", f.display()));
                     }
                 }
@@ -825,7 +966,9 @@ mod tests {
 
     #[test]
     fn corpus_contents() {
-        let Some(dir) = corpus() else { return };
+        let Some(dir) = crate::test_env::shared_data("corpus") else {
+            return;
+        };
         let arith = corpus_spec(&dir, "lang/arith.fut");
         assert_eq!(arith.blocks.len(), 6);
         assert_eq!(arith.blocks[0].entries, ["ints"]);
@@ -850,8 +993,7 @@ mod tests {
 
         let kmeans = corpus_spec(&dir, "ad/kmeans.fut");
         let v = values(&kmeans.blocks[0].cases[0].input);
-        let parsed =
-            crate::testing::values::parse_values(v, FileId(0), 0).unwrap_or_else(|d| panic!("{d}"));
+        let parsed = crate::values::parse_values(v, FileId(0), 0).unwrap_or_else(|d| panic!("{d}"));
         assert_eq!(parsed.len(), 2);
         assert_eq!(parsed[0].shape(), &[5, 2]);
 

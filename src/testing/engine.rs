@@ -2,10 +2,10 @@
 //! session; entry points are compiled on first use.
 
 use super::runner::Engine;
-use super::values::ValueType;
 use crate::driver::{Compiled, Session};
 use crate::eval::EvalOptions;
 use crate::runtime::value::Value;
+use crate::values::ValueType;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;

@@ -5,11 +5,12 @@
 //! The runner is generic over the [`Engine`] that compiles and runs
 //! programs, so it can be tested with a fake one.
 
-use super::blocks::{CaseInput, Expect, TestCase, TestSpec, parse_test_spec};
-use super::values::{LitValue, Tolerance, ValueType, compare, parse_values};
-use crate::prim::{PrimType, Scalar};
-use crate::runtime::value::{Array, Value};
+use super::blocks::{CaseInput, Expect, RandomValue, TestCase, TestSpec, parse_test_spec};
+use crate::prim::{Native, PrimType};
+use crate::runtime::value::{Array, Element, Value};
 use crate::source::{FileId, Span};
+use crate::values::{LitValue, Tolerance, ValueType, compare, parse_values};
+use ndarray::{ArcArray, IxDyn};
 use regex::Regex;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -181,10 +182,14 @@ fn indented(msg: &str) -> String {
 
 /// The number of tests in a file: one per case and entry point, and one
 /// per compile-error expectation.
-fn test_count(spec: &TestSpec) -> usize {
+pub fn test_count(spec: &TestSpec) -> usize {
     spec.blocks
         .iter()
-        .map(|b| usize::from(b.compile_error.is_some()) + b.cases.len() * b.entries.len())
+        .map(|b| {
+            usize::from(b.compile_error.is_some())
+                + b.cases.len() * b.entries.len()
+                + b.properties.len()
+        })
         .sum()
 }
 
@@ -248,10 +253,25 @@ fn run_file<E: Engine>(path: &Path, engine: &mut E, r: &mut Report) -> io::Resul
     let failed_before = r.summary.failed;
     let dir = path.parent().unwrap_or(Path::new(""));
     for block in &spec.blocks {
+        for (prop, span) in &block.properties {
+            let loc = format!("{name}:{}: property `{prop}`", line_of(&text, span.start));
+            r.outcome(
+                &loc,
+                Outcome::Skip("property-based tests are not supported".into()),
+            )?;
+        }
         for case in &block.cases {
             let line = line_of(&text, case.span.start);
             for entry in &block.entries {
-                let loc = format!("{name}:{line}: entry `{entry}` case {}", case.index);
+                let dataset = case
+                    .name
+                    .as_ref()
+                    .map(|n| format!(" \"{n}\""))
+                    .unwrap_or_default();
+                let loc = format!(
+                    "{name}:{line}: entry `{entry}` case {}{dataset}",
+                    case.index
+                );
                 let outcome = run_case(engine, prog.as_ref(), case, entry, dir, r.opts);
                 r.outcome(&loc, outcome)?;
             }
@@ -365,11 +385,13 @@ fn check_output(expected: &[LitValue], got: &[Value], tol: Tolerance) -> Result<
     Ok(())
 }
 
-/// Values from a file (an `input @` or `output @` file).
+/// Values from a data file (an `input @` or `output @` file): text or
+/// binary values, gzipped if the name ends in `.gz`.
 fn read_values(path: &Path) -> Result<Vec<LitValue>, String> {
-    let text = std::fs::read_to_string(path)
+    let data = crate::values::read_data_file(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    parse_values(&text, FileId(0), 0).map_err(|d| {
+    crate::values::read_values(&data, FileId(0)).map_err(|d| {
+        let text = crate::values::display_text(&data);
         let line = d.span.map_or(1, |s| line_of(&text, s.start));
         format!("{}:{line}: {}", path.display(), d.message)
     })
@@ -403,9 +425,10 @@ fn inputs(case: &TestCase, params: &[ValueType], dir: &Path) -> Result<Vec<Value
 
 /// Generated arguments: floats uniform in [0, 1), integers in [0, 100),
 /// from a xorshift generator seeded by the case's position in the file, so
-/// every run sees the same values.
+/// every run sees the same values. A shape too large to hold is an error,
+/// found before anything is allocated.
 fn random_inputs(
-    specs: &[(Vec<usize>, PrimType)],
+    specs: &[RandomValue],
     span: Span,
     params: &[ValueType],
 ) -> Result<Vec<Value>, String> {
@@ -421,16 +444,40 @@ fn random_inputs(
         .iter()
         .zip(params)
         .enumerate()
-        .map(|(i, ((shape, elem), p))| {
-            let t = ValueType::new(*elem, shape.len());
+        .map(|(i, (spec, p))| {
+            let (shape, elem) = match spec {
+                RandomValue::Constant(s) => {
+                    let t = ValueType::new(s.ty(), 0);
+                    if t != *p {
+                        return Err(format!("random input value #{i}: expected {p}, got {t}"));
+                    }
+                    return Ok(Value::Scalar(*s));
+                }
+                RandomValue::Random { shape, elem } => (shape, *elem),
+            };
+            let t = ValueType::new(elem, shape.len());
             if t != *p {
                 return Err(format!("random input value #{i}: expected {p}, got {t}"));
             }
-            let n = shape.iter().product::<usize>();
-            let data: Vec<Scalar> = (0..n).map(|_| rng.scalar(*elem)).collect();
-            Ok(match data.as_slice() {
-                [s] if shape.is_empty() => Value::Scalar(*s),
-                _ => Value::Array(Array::from_scalars(*elem, shape.clone(), &data)),
+            let too_large = || format!("random input value #{i}: {spec} is too large to generate");
+            let n = shape
+                .iter()
+                .try_fold(1usize, |n, d| n.checked_mul(*d))
+                .ok_or_else(too_large)?;
+            fn fill<T: Element>(rng: &mut XorShift, shape: &[usize], n: usize) -> Option<Array> {
+                let mut data: Vec<T> = Vec::new();
+                data.try_reserve_exact(n).ok()?;
+                data.extend((0..n).map(|_| rng.element::<T>()));
+                ArcArray::from_shape_vec(IxDyn(shape), data)
+                    .ok()
+                    .map(T::wrap_array)
+            }
+            let array =
+                crate::dispatch_prim!(elem, fill(&mut rng, shape, n)).ok_or_else(too_large)?;
+            Ok(if shape.is_empty() {
+                Value::Scalar(array.get_flat(0))
+            } else {
+                Value::Array(array)
             })
         })
         .collect()
@@ -457,13 +504,22 @@ impl XorShift {
         x.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
 
-    fn scalar(&mut self, t: PrimType) -> Scalar {
+    /// Floats in [0, 1) from the top 53 bits (rounded to the type), the
+    /// integers 0 to 99, or a fair bool.
+    fn element<T: Native>(&mut self) -> T {
         let x = self.next();
-        match t {
-            PrimType::Bool => Scalar::Bool(x >> 63 == 1),
-            PrimType::F32 => Scalar::F32((x >> 40) as f32 / (1u64 << 24) as f32),
-            PrimType::F64 => Scalar::F64((x >> 11) as f64 / (1u64 << 53) as f64),
-            _ => Scalar::from_i64(t, (x % 100) as i64),
+        match T::TY {
+            PrimType::Bool => T::from_u64(x >> 63),
+            t if t.is_float() => {
+                // Rounding to a narrower float may give 1.0; stay below.
+                let y = T::from_f64((x >> 11) as f64 / (1u64 << 53) as f64);
+                if y.to_f64() < 1.0 {
+                    y
+                } else {
+                    T::from_f64(0.0)
+                }
+            }
+            _ => T::from_u64(x % 100),
         }
     }
 }
@@ -471,6 +527,7 @@ impl XorShift {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::prim::Scalar;
     use std::fs;
 
     /// A stand-in interpreter. A program is a list of lines
@@ -699,10 +756,16 @@ mod tests {
 
     #[test]
     fn random_values_are_deterministic_and_in_range() {
-        let specs = [(vec![50], PrimType::F64), (vec![50], PrimType::I32)];
+        let random = |shape: Vec<usize>, elem| RandomValue::Random { shape, elem };
+        let specs = [
+            random(vec![50], PrimType::F64),
+            random(vec![50], PrimType::I32),
+            RandomValue::Constant(Scalar::I64(7)),
+        ];
         let params = [
             ValueType::new(PrimType::F64, 1),
             ValueType::new(PrimType::I32, 1),
+            ValueType::new(PrimType::I64, 0),
         ];
         let span = Span::new(FileId(0), 7, 8);
         let a = random_inputs(&specs, span, &params).expect("types agree");
@@ -712,9 +775,30 @@ mod tests {
         assert!(floats.iter().all(|x| (0.0..1.0).contains(&x.as_f64())));
         assert!(ints.iter().all(|x| (0..100).contains(&x.as_i64())));
         assert!(ints.iter().any(|x| x.as_i64() != ints[0].as_i64()));
+        assert_eq!(a[2].scalar(), Some(Scalar::I64(7)));
         assert_eq!(
             compare(&a[0], &b[0], Tolerance { abs: 0.0, rel: 0.0 }),
             Ok(())
+        );
+        // Every element type can be generated.
+        for t in PrimType::ALL {
+            let v = random_inputs(&[random(vec![3, 2], t)], span, &[ValueType::new(t, 2)]);
+            assert_eq!(v.ok().and_then(|v| v[0].array().map(|a| a.elem())), Some(t));
+        }
+        // Shapes too large to hold are errors, not aborts.
+        for shape in [vec![4294967296, 4294967296], vec![1 << 62]] {
+            let rank = shape.len();
+            let huge = random_inputs(
+                &[random(shape, PrimType::I32)],
+                span,
+                &[ValueType::new(PrimType::I32, rank)],
+            );
+            assert!(huge.is_err_and(|e| e.contains("too large to generate")));
+        }
+        let wrong = random_inputs(&specs[2..], span, &[ValueType::new(PrimType::I32, 0)]);
+        assert_eq!(
+            wrong.err().as_deref(),
+            Some("random input value #0: expected i32, got i64")
         );
     }
 
@@ -743,6 +827,15 @@ mod tests {
         assert_eq!(
             out,
             "disabled.fut: skipped: disabled by a `disable` tag\n0 passed, 0 failed, 1 skipped\n"
+        );
+        let (s, out) = run_one(
+            "props",
+            "-- ==\n-- property: p q\n-- \"one\" input { 1 }\n-- output { 2 }\nentry main i32\n",
+        );
+        assert_eq!(s, summary(0, 1, 2), "{out}");
+        assert!(
+            out.contains("props.fut:3: entry `main` case 0 \"one\": expected 2, got 1"),
+            "{out}"
         );
     }
 

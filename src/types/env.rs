@@ -3,7 +3,7 @@
 
 use super::intrinsics::{self, Intrinsic};
 use super::scheme::Scheme;
-use crate::syntax::ast::{QualName, TypeExp, TypeParam};
+use crate::syntax::ast::{Dim, Ident, Liftedness, QualName, TypeArg, TypeExp, TypeParam};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -31,8 +31,38 @@ pub struct Global {
 
 #[derive(Clone, Debug)]
 pub struct TypeAbbrev {
+    /// `type`, `type~` or `type^`.
+    pub lifted: Liftedness,
     pub params: Vec<TypeParam>,
     pub ty: TypeExp,
+}
+
+impl TypeAbbrev {
+    /// The names of the type parameters and of the size parameters.
+    pub fn param_names(&self) -> (Vec<&Ident>, Vec<&Ident>) {
+        let mut types = Vec::new();
+        let mut sizes = Vec::new();
+        for p in &self.params {
+            match p {
+                TypeParam::Type(n, _, _) => types.push(n),
+                TypeParam::Size(n, _) => sizes.push(n),
+            }
+        }
+        (types, sizes)
+    }
+}
+
+/// The type arguments and the size arguments of a type application.
+pub fn split_args(args: &[TypeArg]) -> (Vec<&TypeExp>, Vec<&Dim>) {
+    let mut types = Vec::new();
+    let mut sizes = Vec::new();
+    for a in args {
+        match a {
+            TypeArg::Type(t) => types.push(t),
+            TypeArg::Size(d) => sizes.push(d),
+        }
+    }
+    (types, sizes)
 }
 
 /// Names visible at top level. Later definitions shadow earlier ones (as

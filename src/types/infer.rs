@@ -11,6 +11,7 @@
 
 use super::env::{GlobalKind, Globals};
 use super::intrinsics::{self, Intrinsic};
+use super::patterns::Matcher;
 use super::rank::{AppId, RankKind, RankSystem};
 use super::scheme::{Inst, Scheme};
 use super::ty::{Base, Namer, Rank, RankVar, RankView, TyVar, Type, TypePrinter};
@@ -56,6 +57,59 @@ enum Local {
     Value(Type),
 }
 
+/// Patterns whose coverage is checked once the types are known: the cases
+/// of a `match` must cover every value, a binding's pattern (`let`,
+/// parameters, loops) must match every value on its own.
+struct PatternCheck {
+    pats: Vec<Pat>,
+    ty: Type,
+    span: Span,
+    is_match: bool,
+}
+
+/// Whether a pattern can fail to match (before knowing its type: a
+/// constructor can be the only one of its type).
+fn may_refute(p: &Pat) -> bool {
+    match p {
+        Pat::Id(..) | Pat::Wildcard(_) => false,
+        Pat::Literal(..) | Pat::Constr(..) => true,
+        Pat::Tuple(ps, _) => ps.iter().any(may_refute),
+        Pat::Record(fs, _) => fs.iter().flat_map(|(_, p)| p).any(may_refute),
+        Pat::Ascribed(p, _, _) => may_refute(p),
+    }
+}
+
+fn check_literal_sizes(te: &TypeExp, e: &Expr) -> Result<()> {
+    match (te, &e.kind) {
+        (TypeExp::Unique(t, _), _) => check_literal_sizes(t, e),
+        (TypeExp::Array(d, elem, _), ExprKind::ArrayLit(es)) => {
+            if let Dim::Const(k) = d {
+                if *k != es.len() as u64 {
+                    return Err(Diagnostic::ty(
+                        format!(
+                            "this array has {} element{}, but its type says {k}",
+                            es.len(),
+                            if es.len() == 1 { "" } else { "s" }
+                        ),
+                        e.span,
+                    )
+                    .with_label(format!(
+                        "the type is `{}`",
+                        crate::syntax::pretty::type_exp(te)
+                    ))
+                    .with_note(format!("sizes `{k}` and `{}` do not match", es.len())));
+                }
+            }
+            es.iter().try_for_each(|x| check_literal_sizes(elem, x))
+        }
+        (TypeExp::Tuple(ts, _), ExprKind::Tuple(es)) => ts
+            .iter()
+            .zip(es)
+            .try_for_each(|(t, x)| check_literal_sizes(t, x)),
+        _ => Ok(()),
+    }
+}
+
 /// An argument of a spine: a source expression, or a value introduced by
 /// desugaring (the parameter of a section or composition).
 #[derive(Clone, Copy)]
@@ -79,6 +133,7 @@ pub struct Infer<'g> {
     pub app_spans: Vec<Span>,
     arrow_checks: Vec<(Base, Rank, usize)>,
     no_function: Vec<(Type, Span, &'static str)>,
+    pattern_checks: Vec<PatternCheck>,
     homes: HashMap<RankVar, TyVar>,
     synth: Vec<Type>,
     /// The definition being checked (for the recursion message).
@@ -131,6 +186,7 @@ impl<'g> Infer<'g> {
             app_spans: Vec::new(),
             arrow_checks: Vec::new(),
             no_function: Vec::new(),
+            pattern_checks: Vec::new(),
             homes: HashMap::new(),
             synth: Vec::new(),
             def_name: None,
@@ -239,6 +295,9 @@ impl<'g> Infer<'g> {
                 base.with_note(format!("`{shown}` is not {}", c.describe()))
             }
             Mismatch::MissingField(f) => base.with_note(format!("there is no field `{f}`")),
+            Mismatch::MissingConstr(c) => base.with_note(format!(
+                "the constructor `#{c}` is not part of the other type, or has another number of payload values"
+            )),
         }
     }
 
@@ -361,21 +420,8 @@ impl<'g> Infer<'g> {
                     return Err(Diagnostic::ty(format!("unknown type `{q}`"), *span)
                         .with_label("not defined"));
                 };
-                let tparams: Vec<&Ident> = abbrev
-                    .params
-                    .iter()
-                    .filter_map(|p| match p {
-                        TypeParam::Type(n, _, _) => Some(n),
-                        TypeParam::Size(..) => None,
-                    })
-                    .collect();
-                let targs: Vec<&TypeExp> = args
-                    .iter()
-                    .filter_map(|a| match a {
-                        TypeArg::Type(t) => Some(t),
-                        TypeArg::Size(_) => None,
-                    })
-                    .collect();
+                let (tparams, sizes) = abbrev.param_names();
+                let (targs, _) = super::env::split_args(args);
                 if tparams.len() != targs.len() {
                     return Err(Diagnostic::ty(
                         format!(
@@ -391,15 +437,29 @@ impl<'g> Infer<'g> {
                 for a in targs {
                     converted.push(self.convert(a)?);
                 }
+                for a in args {
+                    if let TypeArg::Size(d) = a {
+                        self.size(d)?;
+                    }
+                }
                 let saved = self.type_params.len();
                 for (n, t) in tparams.into_iter().zip(converted) {
                     self.type_params.push((n.clone(), t));
                 }
+                // The abbreviation's size parameters are names in its sizes.
+                let saved_locals = self.locals.len();
+                for n in sizes {
+                    self.bind_size(n.clone());
+                }
                 let r = self.convert(&abbrev.ty);
+                self.locals.truncate(saved_locals);
                 self.type_params.truncate(saved);
                 r?
             }
-            TypeExp::Array(_, t, _) => self.convert(t)?.array(1),
+            TypeExp::Array(d, t, _) => {
+                self.size(d)?;
+                self.convert(t)?.array(1)
+            }
             TypeExp::Tuple(ts, _) => {
                 let mut parts = Vec::new();
                 for t in ts {
@@ -424,7 +484,58 @@ impl<'g> Infer<'g> {
             }
             TypeExp::Arrow(_, a, b, _) => Type::arrow(self.convert(a)?, self.convert(b)?),
             TypeExp::Unique(t, _) => self.convert(t)?,
+            TypeExp::Sum(cs, span) => {
+                let mut constrs: Vec<(Ident, Vec<Type>)> = Vec::new();
+                for (c, ts) in cs {
+                    if constrs.iter().any(|(d, _)| d == c) {
+                        return Err(Diagnostic::ty(
+                            format!("constructor `#{c}` appears twice"),
+                            *span,
+                        ));
+                    }
+                    let mut payload = Vec::new();
+                    for t in ts {
+                        payload.push(self.convert(t)?);
+                    }
+                    constrs.push((c.clone(), payload));
+                }
+                Type::sum(constrs)
+            }
+            TypeExp::Exists(ns, t, _) => {
+                let saved = self.locals.len();
+                for n in ns {
+                    self.bind_size(n.clone());
+                }
+                let r = self.convert(t);
+                self.locals.truncate(saved);
+                r?
+            }
         })
+    }
+
+    /// Sizes are checked at run time, but an array literal given a type
+    /// with constant sizes (`def v: vec = [1, 2]` with `type vec = [3]f64`)
+    /// can be checked here, as Futhark does.
+    pub fn literal_sizes(&self, te: &TypeExp, e: &Expr) -> Result<()> {
+        use crate::elab::Abbreviations;
+        let shadowed: Vec<Ident> = self.type_params.iter().map(|(n, _)| n.clone()).collect();
+        check_literal_sizes(&self.globals.expand(te, &shadowed), e)
+    }
+
+    /// Checks a size expression `[e]`: an `i64` (sizes are not part of
+    /// types; they are checked at run time).
+    fn size(&mut self, d: &Dim) -> Result<()> {
+        let Dim::Exp(e) = d else { return Ok(()) };
+        // No implicit maps in a size: it is a scalar.
+        let automap = std::mem::replace(&mut self.automap, false);
+        let t = self.infer(e);
+        self.automap = automap;
+        self.expect(
+            &Type::prim(PrimType::I64),
+            &t?,
+            e.span,
+            "a size must be an `i64`",
+        )
     }
 
     // ---- patterns -------------------------------------------------------
@@ -462,11 +573,63 @@ impl<'g> Infer<'g> {
                 )?;
                 t
             }
+            Pat::Literal(l, _, _) => self.literal_type(l),
+            Pat::Constr(c, ps, _) => {
+                let mut payload = Vec::new();
+                for p in ps {
+                    payload.push(self.pat_type(p)?);
+                }
+                self.class_var(Class::Constrs(vec![(c.clone(), payload)]))
+            }
         })
     }
 
-    /// Binds the variables of `p`, which matches a value of type `t`.
+    /// The payload types of constructor `c` in a type known to have it.
+    fn payload_of(&self, t: &Type, c: &Ident) -> Vec<Type> {
+        let constrs = match self.subst.resolve(&t.base) {
+            Base::Sum(cs) => cs,
+            Base::Var(v) => match self.subst.class_of(v) {
+                Class::Constrs(cs) => cs,
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
+        constrs
+            .into_iter()
+            .find(|(d, _)| d == c)
+            .map(|(_, ts)| ts)
+            .expect("unification with the pattern's type added the constructor")
+    }
+
+    fn literal_type(&mut self, l: &Literal) -> Type {
+        match l {
+            Literal::Int {
+                suffix: Some(p), ..
+            }
+            | Literal::Float {
+                suffix: Some(p), ..
+            } => Type::prim(*p),
+            Literal::Int { suffix: None, .. } => self.class_var(Class::Num),
+            Literal::Float { suffix: None, .. } => self.class_var(Class::Float),
+            Literal::Bool(_) => Type::prim(PrimType::Bool),
+        }
+    }
+
+    /// Binds the variables of `p`, which matches a value of type `t`, and
+    /// must match every such value (a binding, not a `case`).
     pub fn bind_pat(&mut self, p: &Pat, t: &Type) -> Result<()> {
+        if may_refute(p) {
+            self.pattern_checks.push(PatternCheck {
+                pats: vec![p.clone()],
+                ty: t.clone(),
+                span: p.span(),
+                is_match: false,
+            });
+        }
+        self.bind_pat_in(p, t)
+    }
+
+    fn bind_pat_in(&mut self, p: &Pat, t: &Type) -> Result<()> {
         match p {
             Pat::Id(x, _) => {
                 self.bind(x.clone(), t.clone());
@@ -479,7 +642,7 @@ impl<'g> Infer<'g> {
                 match (p, &self.subst.apply(&shape).base) {
                     (Pat::Tuple(ps, _), Base::Tuple(ts)) => {
                         for (p, t) in ps.iter().zip(ts.clone()) {
-                            self.bind_pat(p, &t)?;
+                            self.bind_pat_in(p, &t)?;
                         }
                     }
                     (Pat::Record(fs, _), Base::Record(ts)) => {
@@ -490,7 +653,7 @@ impl<'g> Infer<'g> {
                                 .map(|(_, t)| t.clone())
                                 .expect("the record type was built from these fields");
                             match p {
-                                Some(p) => self.bind_pat(p, &ft)?,
+                                Some(p) => self.bind_pat_in(p, &ft)?,
                                 None => self.bind(n.clone(), ft),
                             }
                         }
@@ -502,7 +665,20 @@ impl<'g> Infer<'g> {
             Pat::Ascribed(inner, te, span) => {
                 let at = self.convert(te)?;
                 self.expect(&at, t, *span, "the value does not fit the type annotation")?;
-                self.bind_pat(inner, t)
+                self.bind_pat_in(inner, t)
+            }
+            Pat::Literal(_, _, span) => {
+                let shape = self.pat_type(p)?;
+                self.expect(&shape, t, *span, "the value does not fit this pattern")
+            }
+            Pat::Constr(c, ps, span) => {
+                let shape = self.pat_type(p)?;
+                self.expect(&shape, t, *span, "the value does not fit this pattern")?;
+                let payload = self.payload_of(&shape, c);
+                for (p, t) in ps.iter().zip(payload) {
+                    self.bind_pat_in(p, &t)?;
+                }
+                Ok(())
             }
         }
     }
@@ -517,17 +693,7 @@ impl<'g> Infer<'g> {
 
     fn infer_kind(&mut self, e: &Expr) -> Result<Type> {
         match &e.kind {
-            ExprKind::Literal(l) => Ok(match l {
-                Literal::Int {
-                    suffix: Some(p), ..
-                }
-                | Literal::Float {
-                    suffix: Some(p), ..
-                } => Type::prim(*p),
-                Literal::Int { suffix: None, .. } => self.class_var(Class::Num),
-                Literal::Float { suffix: None, .. } => self.class_var(Class::Float),
-                Literal::Bool(_) => Type::prim(PrimType::Bool),
-            }),
+            ExprKind::Literal(l) => Ok(self.literal_type(l)),
             ExprKind::Var(q) => {
                 if q.qual.is_none() && !self.forced.contains(&e.id) {
                     if let Some(t) = self.lookup_local(&q.name) {
@@ -666,6 +832,9 @@ impl<'g> Infer<'g> {
                 Ok(pts.into_iter().rev().fold(bt, |acc, p| Type::arrow(p, acc)))
             }
             ExprKind::Let(p, v, body) => {
+                if let Pat::Ascribed(_, te, _) = p {
+                    self.literal_sizes(te, v)?;
+                }
                 let vt = self.infer(v)?;
                 let saved = self.locals.len();
                 self.bind_pat(p, &vt)?;
@@ -728,18 +897,89 @@ impl<'g> Infer<'g> {
                 Ok(at)
             }
             ExprKind::Ascript(x, te) => {
-                let t = self.infer(x)?;
-                let at = self.convert(te)?;
-                self.expect(
-                    &at,
-                    &t,
-                    x.span,
-                    "the expression does not have the annotated type",
-                )?;
-                Ok(at)
+                self.literal_sizes(te, x)?;
+                self.annotated(x, te, "the expression does not have the annotated type")
             }
             ExprKind::Attr(_, x) => self.infer(x),
+            ExprKind::Constr(c, args) => {
+                let mut payload = Vec::new();
+                for a in args {
+                    payload.push(self.infer(a)?);
+                }
+                Ok(self.class_var(Class::Constrs(vec![(c.clone(), payload)])))
+            }
+            ExprKind::Match(x, cases) => self.infer_match(x, cases, e.span),
+            ExprKind::Coerce(x, te) => self.annotated(
+                x,
+                te,
+                "a size coercion `:>` changes only sizes, not the type",
+            ),
+            ExprKind::LetSizes(ns, p, v, body) => {
+                let vt = self.infer(v)?;
+                let saved = self.locals.len();
+                let mut used = Vec::new();
+                super::size_names_in_pat(p, &mut used);
+                for (n, span) in ns {
+                    if !used.contains(n) {
+                        return Err(Diagnostic::ty(
+                            format!("the size `{n}` is not used in the pattern"),
+                            *span,
+                        )
+                        .with_help(format!(
+                            "name it as the size of an array in the pattern: `let [{n}] (xs: [{n}]t) = ...`"
+                        )));
+                    }
+                    self.bind_size(n.clone());
+                }
+                self.bind_pat(p, &vt)?;
+                let bt = self.infer(body)?;
+                self.locals.truncate(saved);
+                Ok(bt)
+            }
         }
+    }
+
+    /// `x : te` or `x :> te` (sizes are not part of types).
+    fn annotated(&mut self, x: &Expr, te: &TypeExp, what: &str) -> Result<Type> {
+        let t = self.infer(x)?;
+        let at = self.convert(te)?;
+        self.expect(&at, &t, x.span, what)?;
+        Ok(at)
+    }
+
+    fn infer_match(&mut self, x: &Expr, cases: &[Case], span: Span) -> Result<Type> {
+        let xt = self.infer(x)?;
+        let mut result: Option<Type> = None;
+        for c in cases {
+            let saved = self.locals.len();
+            self.bind_pat_in(&c.pat, &xt)?;
+            let bt = self.infer(&c.body)?;
+            self.locals.truncate(saved);
+            match &result {
+                None => result = Some(bt),
+                Some(rt) => self.expect(
+                    rt,
+                    &bt,
+                    c.body.span,
+                    "all cases of a `match` must have the same type",
+                )?,
+            }
+        }
+        let Some(rt) = result else {
+            return Err(Diagnostic::ty("a `match` needs at least one case", span));
+        };
+        self.no_function.push((
+            rt.clone(),
+            span,
+            "functions cannot be returned from a `match`",
+        ));
+        self.pattern_checks.push(PatternCheck {
+            pats: cases.iter().map(|c| c.pat.clone()).collect(),
+            ty: xt,
+            span,
+            is_match: true,
+        });
+        Ok(rt)
     }
 
     fn push_synth(&mut self, t: Type) -> usize {
@@ -1002,8 +1242,11 @@ impl<'g> Infer<'g> {
                 Ok(Type::record(ts))
             }
             Pat::Ascribed(inner, _, _) => self.pattern_as_value(inner),
-            Pat::Wildcard(s) => Err(Diagnostic::ty("`loop _ for ...` has no initial value", *s)
-                .with_help("write `loop p = initial for ...`")),
+            Pat::Wildcard(s) | Pat::Literal(_, _, s) | Pat::Constr(_, _, s) => Err(Diagnostic::ty(
+                "this loop parameter has no initial value",
+                *s,
+            )
+            .with_help("write `loop p = initial for ...`")),
         }
     }
 
@@ -1299,6 +1542,28 @@ impl<'g> Infer<'g> {
                     .with_label(format!("this has type `{}`", self.show(&t)))
                     .with_help("Futhark's restrictions on functions apply: pass functions as arguments instead"));
             }
+        }
+        let checks = std::mem::take(&mut self.pattern_checks);
+        let matcher = Matcher::new(&self.subst);
+        for c in checks {
+            let pats: Vec<&Pat> = c.pats.iter().collect();
+            let Some(missing) = matcher.unmatched(&pats, &c.ty) else {
+                continue;
+            };
+            return Err(if c.is_match {
+                Diagnostic::ty(
+                    format!("Unmatched cases in match expression: {missing}"),
+                    c.span,
+                )
+                .with_label(format!("no case matches `{missing}`"))
+                .with_help("add a case for it, or end with `case _ -> ...`")
+            } else {
+                Diagnostic::ty("refutable pattern not allowed here", c.span)
+                    .with_label(format!("this does not match `{missing}`"))
+                    .with_help(
+                        "patterns of `let`, parameters and loops must match every value; use `match` to tell cases apart",
+                    )
+            });
         }
         Ok(())
     }

@@ -225,10 +225,63 @@ pub fn global_names() -> Vec<String> {
 /// [`module_member`] knows), unqualified.
 pub fn module_member_names(t: PrimType) -> Vec<String> {
     let fixed = [
-        "min", "max", "abs", "sgn", "neg", "highest", "lowest", "to_i64", "isnan", "isinf",
-        "atan2", "pow", "inf", "nan", "pi", "e", "epsilon", "sqrt", "exp", "log", "log2", "log10",
-        "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "floor", "ceil",
-        "round", "trunc",
+        "min",
+        "max",
+        "abs",
+        "sgn",
+        "neg",
+        "highest",
+        "lowest",
+        "to_i64",
+        "isnan",
+        "isinf",
+        "atan2",
+        "pow",
+        "inf",
+        "nan",
+        "pi",
+        "e",
+        "epsilon",
+        "sqrt",
+        "exp",
+        "log",
+        "log2",
+        "log10",
+        "sin",
+        "cos",
+        "tan",
+        "asin",
+        "acos",
+        "atan",
+        "sinh",
+        "cosh",
+        "tanh",
+        "floor",
+        "ceil",
+        "round",
+        "trunc",
+        "cbrt",
+        "log1p",
+        "asinh",
+        "acosh",
+        "atanh",
+        "gamma",
+        "lgamma",
+        "erf",
+        "erfc",
+        "sinpi",
+        "cospi",
+        "tanpi",
+        "hypot",
+        "nextafter",
+        "copysign",
+        "to_bits",
+        "from_bits",
+        "to_f64",
+        "mul_hi",
+        "popc",
+        "clz",
+        "ctz",
     ];
     let conversions = PrimType::ALL.iter().map(|p| p.name());
     fixed
@@ -321,8 +374,19 @@ fn build_module_member(t: PrimType, name: &str) -> Option<(Intrinsic, Scheme)> {
         _ => {}
     }
     if !t.is_float() {
-        return None;
+        return match name {
+            "mul_hi" => bin(BinOp::MulHi),
+            "popc" | "clz" | "ctz" => {
+                let op = [UnOp::Popc, UnOp::Clz, UnOp::Ctz]
+                    .into_iter()
+                    .find(|op| op.name() == name)?;
+                Some((Intrinsic::Un(t, op), parse_sig("t -> i32", Some(t))?))
+            }
+            _ => None,
+        };
     }
+    // The unsigned type of a float's width, for `to_bits`/`from_bits`.
+    let bits = UnOp::ToBits.result_type(t).name();
     let unary = [
         UnOp::Sqrt,
         UnOp::Exp,
@@ -342,6 +406,18 @@ fn build_module_member(t: PrimType, name: &str) -> Option<(Intrinsic, Scheme)> {
         UnOp::Ceil,
         UnOp::Round,
         UnOp::Trunc,
+        UnOp::Cbrt,
+        UnOp::Log1p,
+        UnOp::Asinh,
+        UnOp::Acosh,
+        UnOp::Atanh,
+        UnOp::Gamma,
+        UnOp::Lgamma,
+        UnOp::Erf,
+        UnOp::Erfc,
+        UnOp::SinPi,
+        UnOp::CosPi,
+        UnOp::TanPi,
     ];
     if let Some(op) = unary.into_iter().find(|op| op.name() == name) {
         return un(op);
@@ -356,7 +432,25 @@ fn build_module_member(t: PrimType, name: &str) -> Option<(Intrinsic, Scheme)> {
             parse_sig("t -> bool", Some(t))?,
         )),
         "atan2" => bin(BinOp::Atan2),
+        "hypot" => bin(BinOp::Hypot),
+        "nextafter" => bin(BinOp::NextAfter),
+        "copysign" => bin(BinOp::CopySign),
         "pow" => bin(BinOp::Pow),
+        "to_bits" => Some((
+            Intrinsic::Un(t, UnOp::ToBits),
+            parse_sig(&format!("t -> {bits}"), Some(t))?,
+        )),
+        "from_bits" => Some((
+            Intrinsic::Un(UnOp::ToBits.result_type(t), UnOp::FromBits),
+            parse_sig(&format!("{bits} -> t"), Some(t))?,
+        )),
+        "to_f64" => Some((
+            Intrinsic::Convert {
+                from: t,
+                to: PrimType::F64,
+            },
+            parse_sig("t -> f64", Some(t))?,
+        )),
         "inf" | "nan" | "pi" | "e" | "epsilon" => konst(crate::prim::constant(t, name)?),
         _ => None,
     }

@@ -12,8 +12,10 @@
 //!    node types of this second check are what lowering uses.
 
 pub mod env;
+mod expand;
 pub mod infer;
 pub mod intrinsics;
+pub mod patterns;
 pub mod rank;
 pub mod scheme;
 pub mod ty;
@@ -120,15 +122,41 @@ impl TypeEnv {
     fn check_type_dec(&mut self, t: &TypeDec) -> Result<(), Diagnostic> {
         let mut inf = Infer::new(&self.globals, false);
         for p in &t.params {
-            if let TypeParam::Type(n, _, _) = p {
-                let v = inf.rigid_var(n.clone());
-                inf.bind_type_param(n.clone(), v);
+            match p {
+                TypeParam::Type(n, _, _) => {
+                    let v = inf.rigid_var(n.clone());
+                    inf.bind_type_param(n.clone(), v);
+                }
+                TypeParam::Size(n, _) => inf.bind_size(n.clone()),
             }
         }
-        inf.convert(&t.ty)?;
+        let ty = inf.convert(&t.ty)?;
+        if t.lifted != Liftedness::Lifted && inf.subst.apply(&ty).has_function() {
+            return Err(Diagnostic::ty(
+                format!("the type `{}` contains a function type", t.name),
+                t.span,
+            )
+            .with_help(format!(
+                "declare it `type^ {}` (a lifted type: it cannot be put in arrays)",
+                t.name
+            )));
+        }
+        if t.lifted == Liftedness::Plain {
+            if let Some(why) = unknown_size(&self.globals, &t.params, &t.ty) {
+                return Err(Diagnostic::ty(
+                    format!("the type `{}` has {why}", t.name),
+                    t.span,
+                )
+                .with_help(format!(
+                    "give every size a name (`type {} [n] = [n]...`), or declare it `type~ {}` (a size-lifted type: it cannot be put in arrays)",
+                    t.name, t.name
+                )));
+            }
+        }
         self.globals.define_type(
             t.name.to_string(),
             TypeAbbrev {
+                lifted: t.lifted,
                 params: t.params.clone(),
                 ty: t.ty.clone(),
             },
@@ -170,6 +198,9 @@ impl TypeEnv {
             let t = inf.pat_type(p)?;
             inf.bind_pat(p, &t)?;
             params.push(t);
+        }
+        if let Some(r) = &d.ret {
+            inf.literal_sizes(r, &d.body)?;
         }
         let bt = inf.infer(&d.body)?;
         let ret = match &d.ret {
@@ -217,7 +248,7 @@ impl TypeEnv {
         drop(inf);
 
         // 2. Elaborate.
-        let mut el = Elaborator::new(&solution);
+        let mut el = Elaborator::new(&solution).expanding(&self.globals);
         let target = el.dec(d);
         let insertions = el.insertions;
 
@@ -335,6 +366,7 @@ impl TypeEnv {
         self.globals.define_type(
             "t".into(),
             TypeAbbrev {
+                lifted: Liftedness::Plain,
                 params: Vec::new(),
                 ty: TypeExp::Prim(prim, Span::default()),
             },
@@ -353,18 +385,56 @@ impl TypeEnv {
     }
 }
 
-fn size_names_in_pat(p: &Pat, out: &mut Vec<Ident>) {
+/// Why a type expression has sizes that are not known from the
+/// abbreviation's parameters (then it must be `type~`): an anonymous size
+/// `[]`, an existential `?[n].`, a size-lifted parameter or abbreviation.
+fn unknown_size(globals: &env::Globals, params: &[TypeParam], t: &TypeExp) -> Option<String> {
+    let go = |t: &TypeExp| unknown_size(globals, params, t);
+    match t {
+        TypeExp::Array(Dim::Any, _, _) => Some("an anonymous size `[]`".into()),
+        TypeExp::Exists(..) => Some("an existential size `?[n].`".into()),
+        TypeExp::Array(_, inner, _) | TypeExp::Unique(inner, _) => go(inner),
+        TypeExp::Tuple(ts, _) => ts.iter().find_map(go),
+        TypeExp::Record(fs, _) => fs.iter().find_map(|(_, t)| go(t)),
+        TypeExp::Sum(cs, _) => cs.iter().flat_map(|(_, ts)| ts).find_map(go),
+        // Functions may take and return arrays of any size.
+        TypeExp::Arrow(..) | TypeExp::Prim(..) => None,
+        TypeExp::Named(q, args, _) => {
+            let lifted_param = q.qual.is_none()
+                && args.is_empty()
+                && params.iter().any(|p| {
+                    matches!(p, TypeParam::Type(n, l, _) if *n == q.name && *l != Liftedness::Plain)
+                });
+            if lifted_param {
+                return Some(format!("the size-lifted parameter `{}`", q.name));
+            }
+            let abbrev = globals.lookup_type(&env::key(q));
+            if abbrev.is_some_and(|a| a.lifted != Liftedness::Plain) {
+                return Some(format!("the size-lifted type `{q}`"));
+            }
+            args.iter().find_map(|a| match a {
+                TypeArg::Size(Dim::Any) => Some("an anonymous size `[]`".into()),
+                TypeArg::Size(_) => None,
+                TypeArg::Type(t) => go(t),
+            })
+        }
+    }
+}
+
+pub(crate) fn size_names_in_pat(p: &Pat, out: &mut Vec<Ident>) {
     match p {
         Pat::Ascribed(inner, t, _) => {
             size_names_in_type(t, out);
             size_names_in_pat(inner, out);
         }
-        Pat::Tuple(ps, _) => ps.iter().for_each(|p| size_names_in_pat(p, out)),
+        Pat::Tuple(ps, _) | Pat::Constr(_, ps, _) => {
+            ps.iter().for_each(|p| size_names_in_pat(p, out))
+        }
         Pat::Record(fs, _) => fs
             .iter()
             .flat_map(|(_, p)| p)
             .for_each(|p| size_names_in_pat(p, out)),
-        Pat::Id(..) | Pat::Wildcard(_) => {}
+        Pat::Id(..) | Pat::Wildcard(_) | Pat::Literal(..) => {}
     }
 }
 
@@ -377,6 +447,20 @@ fn size_names_in_type(t: &TypeExp, out: &mut Vec<Ident>) {
             size_names_in_type(inner, out);
         }
         TypeExp::Array(_, inner, _) | TypeExp::Unique(inner, _) => size_names_in_type(inner, out),
+        TypeExp::Sum(cs, _) => cs
+            .iter()
+            .flat_map(|(_, ts)| ts)
+            .for_each(|t| size_names_in_type(t, out)),
+        // Existential sizes are not the function's.
+        TypeExp::Exists(ns, inner, _) => {
+            let mut inner_names = Vec::new();
+            size_names_in_type(inner, &mut inner_names);
+            for n in inner_names {
+                if !ns.contains(&n) && !out.contains(&n) {
+                    out.push(n);
+                }
+            }
+        }
         TypeExp::Tuple(ts, _) => ts.iter().for_each(|t| size_names_in_type(t, out)),
         TypeExp::Record(fs, _) => fs.iter().for_each(|(_, t)| size_names_in_type(t, out)),
         TypeExp::Arrow(_, a, b, _) => {
@@ -524,8 +608,21 @@ impl<'a, 'g> Generalizer<'a, 'g> {
                 Box::new(self.general(a, allow_new)),
                 Box::new(self.general(b, allow_new)),
             ),
+            Base::Sum(cs) => self.sum(cs, allow_new),
         };
         Type::new(rank, base)
+    }
+
+    fn sum(&mut self, cs: &[(Ident, Vec<Type>)], allow_new: bool) -> Base {
+        let mut cs: Vec<(Ident, Vec<Type>)> = cs
+            .iter()
+            .map(|(c, ts)| {
+                let ts = ts.iter().map(|t| self.general(t, allow_new)).collect();
+                (c.clone(), ts)
+            })
+            .collect();
+        cs.sort_by(|a, b| a.0.cmp(&b.0));
+        Base::Sum(cs)
     }
 
     fn var(&mut self, v: TyVar, allow_new: bool) -> Base {
@@ -536,6 +633,11 @@ impl<'a, 'g> Generalizer<'a, 'g> {
             VarState::Unbound { class, rigid, .. } => (class.clone(), rigid.clone()),
             VarState::Link(_) => unreachable!("apply resolves links"),
         };
+        // A sum type known only by the constructors used is closed to them
+        // (as Futhark does).
+        if let Class::Constrs(cs) = &class {
+            return self.sum(cs, allow_new);
+        }
         if let Class::Fields(fs) = &class {
             if self.error.is_none() {
                 let names: Vec<String> = fs.iter().map(|(n, _)| format!("`{n}`")).collect();

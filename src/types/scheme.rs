@@ -138,6 +138,11 @@ impl Type {
                 Base::Record(fs.iter().map(|(n, t)| (n.clone(), t.subst(inst))).collect())
             }
             Base::Arrow(a, b) => Base::Arrow(Box::new(a.subst(inst)), Box::new(b.subst(inst))),
+            Base::Sum(cs) => Base::Sum(
+                cs.iter()
+                    .map(|(c, ts)| (c.clone(), ts.iter().map(|t| t.subst(inst)).collect()))
+                    .collect(),
+            ),
         };
         Type::new(rank, base)
     }

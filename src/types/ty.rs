@@ -84,20 +84,12 @@ pub enum Base {
     /// Fields sorted by name.
     Record(Vec<(Ident, Type)>),
     Arrow(Box<Type>, Box<Type>),
+    /// A sum type: constructors sorted by name, with their payload types.
+    /// A value is a tag (the constructor's index here) and a payload.
+    Sum(Vec<(Ident, Vec<Type>)>),
 }
 
 impl Type {
-    /// Whether a function appears in this type (as itself, or in a tuple
-    /// or record): such values cannot be printed, stored or differentiated.
-    pub fn has_function(&self) -> bool {
-        match &self.base {
-            Base::Arrow(..) => true,
-            Base::Tuple(ts) => ts.iter().any(Type::has_function),
-            Base::Record(fs) => fs.iter().any(|(_, t)| t.has_function()),
-            Base::Prim(_) | Base::Var(_) => false,
-        }
-    }
-
     pub fn new(rank: Rank, base: Base) -> Type {
         Type { rank, base }
     }
@@ -131,6 +123,31 @@ impl Type {
     pub fn record(mut fields: Vec<(Ident, Type)>) -> Type {
         fields.sort_by(|a, b| a.0.cmp(&b.0));
         Type::scalar(Base::Record(fields))
+    }
+
+    pub fn sum(mut constrs: Vec<(Ident, Vec<Type>)>) -> Type {
+        constrs.sort_by(|a, b| a.0.cmp(&b.0));
+        Type::scalar(Base::Sum(constrs))
+    }
+
+    /// Whether a value of this type contains a function (which cannot be
+    /// data: no arrays of it, no value syntax for it).
+    pub fn has_function(&self) -> bool {
+        match &self.base {
+            Base::Arrow(..) => true,
+            Base::Tuple(ts) => ts.iter().any(Type::has_function),
+            Base::Record(fs) => fs.iter().any(|(_, t)| t.has_function()),
+            Base::Sum(cs) => cs.iter().any(|(_, ts)| ts.iter().any(Type::has_function)),
+            Base::Prim(_) | Base::Var(_) => false,
+        }
+    }
+
+    /// Whether this is a rank-0 type whose printed form needs parentheses
+    /// as a constructor's payload or an array's element.
+    fn is_open(&self) -> bool {
+        self.rank.konst == 0
+            && self.rank.vars.is_empty()
+            && matches!(self.base, Base::Arrow(..) | Base::Sum(_))
     }
 }
 
@@ -237,14 +254,7 @@ impl TypePrinter<'_> {
             }
             Base::Arrow(a, b) => {
                 let pa = self.print(a);
-                let pa = if matches!(a.base, Base::Arrow(..))
-                    && a.rank.konst == 0
-                    && a.rank.vars.is_empty()
-                {
-                    format!("({pa})")
-                } else {
-                    pa
-                };
+                let pa = if a.is_open() { format!("({pa})") } else { pa };
                 let pb = self.print(b);
                 let arrow = format!("{pa} -> {pb}");
                 if s.is_empty() {
@@ -252,8 +262,33 @@ impl TypePrinter<'_> {
                 }
                 format!("({arrow})")
             }
+            Base::Sum(cs) => {
+                let alts: Vec<String> = cs
+                    .iter()
+                    .map(|(c, ts)| {
+                        let mut alt = format!("#{c}");
+                        for t in ts {
+                            alt.push(' ');
+                            alt.push_str(&self.print_atom(t));
+                        }
+                        alt
+                    })
+                    .collect();
+                let sum = alts.join(" | ");
+                if s.is_empty() {
+                    return sum;
+                }
+                format!("({sum})")
+            }
         };
         s + &base
+    }
+
+    /// A type where only an atom may stand (a constructor's payload).
+    fn print_atom(&mut self, t: &Type) -> String {
+        let p = self.print(t);
+        let is_atom = !p.starts_with('[') && !t.is_open();
+        if is_atom { p } else { format!("({p})") }
     }
 }
 

@@ -25,6 +25,9 @@ pub enum Class {
     Eq,
     /// A record or tuple with at least these fields (`e.x`, `e.0`).
     Fields(Vec<(Ident, Type)>),
+    /// A sum type with at least these constructors and payloads (`#foo x`,
+    /// `case #foo p`). Closed to exactly these when nothing else is known.
+    Constrs(Vec<(Ident, Vec<Type>)>),
 }
 
 impl Class {
@@ -41,6 +44,10 @@ impl Class {
                 let names: Vec<String> = fs.iter().map(|(n, _)| format!("`{n}`")).collect();
                 format!("a record with field {}", names.join(", "))
             }
+            Class::Constrs(cs) => {
+                let names: Vec<String> = cs.iter().map(|(n, _)| format!("`#{n}`")).collect();
+                format!("a sum type with constructor {}", names.join(", "))
+            }
         }
     }
 
@@ -51,7 +58,7 @@ impl Class {
             Class::Num | Class::Int | Class::Ord | Class::Eq => Some(PrimType::I32),
             Class::Float => Some(PrimType::F64),
             Class::IntOrBool => Some(PrimType::Bool),
-            Class::Any | Class::Fields(_) => None,
+            Class::Any | Class::Fields(_) | Class::Constrs(_) => None,
         }
     }
 }
@@ -81,6 +88,9 @@ pub enum Mismatch {
     Rigid(Ident),
     /// A record or tuple lacks a field.
     MissingField(Ident),
+    /// A sum type lacks a constructor, or has it with another number of
+    /// payload values.
+    MissingConstr(Ident),
 }
 
 #[derive(Default)]
@@ -135,6 +145,11 @@ impl Subst {
                 Base::Record(fs.iter().map(|(n, t)| (n.clone(), self.apply(t))).collect())
             }
             Base::Arrow(a, r) => Base::Arrow(Box::new(self.apply(&a)), Box::new(self.apply(&r))),
+            Base::Sum(cs) => Base::Sum(
+                cs.iter()
+                    .map(|(c, ts)| (c.clone(), ts.iter().map(|t| self.apply(t)).collect()))
+                    .collect(),
+            ),
             other => other,
         }
     }
@@ -163,13 +178,29 @@ impl Subst {
         self.vars[v.0 as usize] = VarState::Link(b);
     }
 
+    /// Whether `v` occurs in `b`, including in what the classes of the
+    /// variables of `b` say about their fields and constructors (binding
+    /// `v` there would make a cyclic type).
     fn occurs(&self, v: TyVar, b: &Base) -> bool {
         match self.resolve(b) {
-            Base::Var(w) => w == v,
+            Base::Var(w) => w == v || self.occurs_in_class(v, &self.class_of(w)),
             Base::Prim(_) => false,
             Base::Tuple(ts) => ts.iter().any(|t| self.occurs(v, &t.base)),
             Base::Record(fs) => fs.iter().any(|(_, t)| self.occurs(v, &t.base)),
             Base::Arrow(a, r) => self.occurs(v, &a.base) || self.occurs(v, &r.base),
+            Base::Sum(cs) => cs
+                .iter()
+                .any(|(_, ts)| ts.iter().any(|t| self.occurs(v, &t.base))),
+        }
+    }
+
+    fn occurs_in_class(&self, v: TyVar, c: &Class) -> bool {
+        match c {
+            Class::Fields(fs) => fs.iter().any(|(_, t)| self.occurs(v, &t.base)),
+            Class::Constrs(cs) => cs
+                .iter()
+                .any(|(_, ts)| ts.iter().any(|t| self.occurs(v, &t.base))),
+            _ => false,
         }
     }
 
@@ -230,8 +261,42 @@ impl Subst {
                 self.unify(ranks, a1, a2, origin)?;
                 self.unify(ranks, r1, r2, origin)
             }
+            (Base::Sum(cs), Base::Sum(ds)) => {
+                self.unify_constrs(ranks, cs, ds, true, origin)?;
+                match ds.iter().find(|(d, _)| !cs.iter().any(|(c, _)| c == d)) {
+                    Some((d, _)) => Err(Mismatch::MissingConstr(d.clone())),
+                    None => Ok(()),
+                }
+            }
             _ => Err(Mismatch::Shape),
         }
+    }
+
+    /// Unifies the payloads of constructors met twice (in two classes, or
+    /// in a class and a sum type); `sum` says the second list is a whole
+    /// sum type, which must have every constructor of the first.
+    fn unify_constrs(
+        &mut self,
+        ranks: &mut RankSystem,
+        cs: &[(Ident, Vec<Type>)],
+        ds: &[(Ident, Vec<Type>)],
+        sum: bool,
+        origin: usize,
+    ) -> Result<Vec<(Ident, Vec<Type>)>, Mismatch> {
+        let mut out = ds.to_vec();
+        for (c, ts) in cs {
+            match ds.iter().find(|(d, _)| d == c) {
+                Some((_, us)) if us.len() == ts.len() => {
+                    for (t, u) in ts.iter().zip(us) {
+                        self.unify(ranks, t, u, origin)?;
+                    }
+                }
+                Some(_) => return Err(Mismatch::MissingConstr(c.clone())),
+                None if sum => return Err(Mismatch::MissingConstr(c.clone())),
+                None => out.push((c.clone(), ts.clone())),
+            }
+        }
+        Ok(out)
     }
 
     fn unify_vars(
@@ -281,6 +346,9 @@ impl Subst {
             (None, None) => {}
         }
         let merged = self.merge_classes(ranks, &cx, &cy, origin)?;
+        if self.occurs_in_class(x, &merged) || self.occurs_in_class(y, &merged) {
+            return Err(Mismatch::Occurs);
+        }
         self.bind(y, Base::Var(x));
         self.set_class(x, merged);
         Ok(())
@@ -310,6 +378,11 @@ impl Subst {
                 Fields(out)
             }
             (Fields(_), _) | (_, Fields(_)) => return Err(Mismatch::Shape),
+            (Constrs(cs), Constrs(ds)) => {
+                Constrs(self.unify_constrs(ranks, cs, ds, false, origin)?)
+            }
+            (Constrs(cs), Eq) | (Eq, Constrs(cs)) => Constrs(cs.clone()),
+            (Constrs(_), _) | (_, Constrs(_)) => return Err(Mismatch::Shape),
             (Eq, c) | (c, Eq) => c.clone(),
             (Ord, c) | (c, Ord) => c.clone(),
             (IntOrBool, Float) | (Float, IntOrBool) => {
@@ -373,6 +446,10 @@ impl Subst {
                         None => return Err(Mismatch::MissingField(n.clone())),
                     }
                 }
+                true
+            }
+            (Class::Constrs(cs), Base::Sum(ds)) => {
+                self.unify_constrs(ranks, cs, ds, true, origin)?;
                 true
             }
             _ => false,

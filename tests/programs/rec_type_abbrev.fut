@@ -1,15 +1,16 @@
 -- Type abbreviations: a record type, a parametric array type `vec 'a`, a
 -- tuple type, a sized array type `[3]f64`, a matrix type, and a parametric
--- record type; also used in entry point parameter types.
+-- record type; also used in entry point parameter types. Types with
+-- anonymous sizes are size-lifted (`type~`), as Futhark requires.
 -- ==
 -- input { 3.0 4.0 [1, 2, 3] [1.0, 2.0, 3.0] }
 -- output { 25.0 6 2 14.0 2.5 1i64 5.0f32 }
 
 type point = {x: f64, y: f64}
-type vec 'a = []a
+type~ vec 'a = []a
 type pair = (i32, i32)
 type vec3 = [3]f64
-type mat = [][]f32
+type~ mat = [][]f32
 type box 'a = {item: a, count: i64}
 
 def norm2 (p: point) : f64 = p.x * p.x + p.y * p.y

@@ -72,7 +72,7 @@ impl<'t> Lower<'t> {
                 Some((n, _)) => format!("parameter `{n}` of `{}`", def.name),
                 None => format!("a parameter of `{}`", def.name),
             };
-            env = self.bind_pat(&env, p, v, &what)?;
+            env = self.bind_pat(&ctx, &env, p, v, &what)?;
         }
         for tp in &def.target.type_params {
             if let TypeParam::Size(n, s) = tp {
@@ -91,6 +91,7 @@ impl<'t> Lower<'t> {
         let r = self.expr(&ctx, &env, &def.target.body)?;
         if let Some(ret) = &def.target.ret {
             self.check_sizes(
+                &ctx,
                 &env,
                 ret,
                 &r,
@@ -217,11 +218,11 @@ impl<'t> Lower<'t> {
             } => {
                 let mut env = env.clone();
                 for (p, v) in params.iter().zip(args) {
-                    env = self.bind_pat(&env, p, v, "a lambda parameter")?;
+                    env = self.bind_pat(ctx, &env, p, v, "a lambda parameter")?;
                 }
                 let r = self.expr(ctx, &env, body)?;
                 if let Some(ret) = ret {
-                    self.check_sizes(&env, ret, &r, "the lambda's result", span)?;
+                    self.check_sizes(ctx, &env, ret, &r, "the lambda's result", span)?;
                 }
                 Ok(r)
             }
@@ -232,11 +233,18 @@ impl<'t> Lower<'t> {
                         Some((n, _)) => format!("parameter `{n}` of `{}`", f.name),
                         None => format!("a parameter of `{}`", f.name),
                     };
-                    env = self.bind_pat(&env, p, v, &what)?;
+                    env = self.bind_pat(ctx, &env, p, v, &what)?;
                 }
                 let r = self.expr(ctx, &env, &f.value)?;
                 if let Some(ret) = &f.ret {
-                    self.check_sizes(&env, ret, &r, &format!("the result of `{}`", f.name), span)?;
+                    self.check_sizes(
+                        ctx,
+                        &env,
+                        ret,
+                        &r,
+                        &format!("the result of `{}`", f.name),
+                        span,
+                    )?;
                 }
                 Ok(r)
             }

@@ -121,7 +121,7 @@ impl<'t> Lower<'t> {
             })),
             ExprKind::Let(p, v, body) => {
                 let val = self.expr(ctx, env, v)?;
-                let env = self.bind_pat(env, p, val, "the let-bound value")?;
+                let env = self.bind_pat(ctx, env, p, val, "the let-bound value")?;
                 self.expr(ctx, &env, body)
             }
             ExprKind::LetFun(f) => {
@@ -161,7 +161,7 @@ impl<'t> Lower<'t> {
             }
             ExprKind::Ascript(x, te) => {
                 let v = self.expr(ctx, env, x)?;
-                self.check_sizes(env, te, &v, "the annotated expression", e.span)?;
+                self.check_sizes(ctx, env, te, &v, "the annotated expression", e.span)?;
                 Ok(v)
             }
             ExprKind::Attr(attr, x) => {
@@ -169,6 +169,26 @@ impl<'t> Lower<'t> {
                     return self.loop_(ctx, env, l, Some(k), x.span);
                 }
                 self.expr(ctx, env, x)
+            }
+            ExprKind::Constr(c, args) => self.constr(ctx, env, e, c, args),
+            ExprKind::Match(x, cases) => {
+                let v = self.expr(ctx, env, x)?;
+                self.cases(ctx, env, &v, cases, e.span)
+            }
+            ExprKind::Coerce(x, te) => {
+                let v = self.expr(ctx, env, x)?;
+                let what = crate::semantics::convert::coercion_what(te);
+                self.check_sizes(ctx, env, te, &v, &what, e.span)?;
+                Ok(v)
+            }
+            ExprKind::LetSizes(ns, p, v, body) => {
+                let val = self.expr(ctx, env, v)?;
+                // The sizes are new names, bound by the pattern.
+                let fresh = ns.iter().fold(env.clone(), |env, (n, _)| {
+                    env.bind(n.clone(), Val::unknown())
+                });
+                let env = self.bind_pat(ctx, &fresh, p, val, "the let-bound value")?;
+                self.expr(ctx, &env, body)
             }
         }
     }
@@ -327,16 +347,12 @@ impl<'t> Lower<'t> {
         if let Atom::Const(Scalar::Bool(b)) = cond {
             return self.expr(ctx, env, if b { t } else { f });
         }
-        let (then_body, tv) = self.body(|l| {
-            let v = l.expr(ctx, env, t)?;
-            Ok((l.leaves(&v, t.span)?, v))
-        })?;
-        let (else_body, ()) = self.body(|l| {
-            let v = l.expr(ctx, env, f)?;
-            Ok((l.leaves(&v, f.span)?, ()))
-        })?;
-        let out = self.b.at(span, "_if").if_bodies(cond, then_body, else_body);
-        Ok(Self::restructure(&tv, &mut out.into_iter().map(Atom::Var)))
+        self.branch(
+            cond,
+            (|l: &mut Self| l.expr(ctx, env, t), t.span),
+            (|l: &mut Self| l.expr(ctx, env, f), f.span),
+            span,
+        )
     }
 
     fn loop_(
@@ -360,7 +376,7 @@ impl<'t> Lower<'t> {
             .map(|(n, _)| n.to_string())
             .unwrap_or_else(|| "_p".into());
         let (template, params) = self.fresh_like(&init, &pname, span)?;
-        let env_p = self.bind_pat(env, &l.pat, template.clone(), "the loop parameter")?;
+        let env_p = self.bind_pat(ctx, env, &l.pat, template.clone(), "the loop parameter")?;
         // The loop index to bind in the body (name, variable, its source
         // type), and the array a `for x in xs` walks.
         let mut index: Option<(Ident, Var, PrimType)> = None;
@@ -410,7 +426,7 @@ impl<'t> Lower<'t> {
                 (&walk, &form, &l.form)
             {
                 let elem = lw.index(xv, &[DimIndex::Fix(Atom::Var(*i))], span)?;
-                benv = lw.bind_pat(&benv, p, elem, "the loop element")?;
+                benv = lw.bind_pat(ctx, &benv, p, elem, "the loop element")?;
             }
             let v = lw.expr(ctx, &benv, &l.body)?;
             Ok((lw.leaves(&v, l.body.span)?, ()))

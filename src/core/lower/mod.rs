@@ -19,6 +19,7 @@ mod ad;
 mod apply;
 mod expr;
 mod intrinsic;
+mod sums;
 mod value;
 
 use super::build::Builder;

@@ -2,7 +2,7 @@
 //! and size annotations.
 
 use super::apply::Closure;
-use super::{LResult, Lower};
+use super::{Ctx, LResult, Lower};
 use crate::core::ir::{self, Atom, Var};
 use crate::diag::Diagnostic;
 use crate::source::Span;
@@ -21,6 +21,15 @@ pub enum Val<'t> {
     /// `rep v`, not yet materialised.
     Rep(Box<Val<'t>>),
     Fun(Rc<Closure<'t>>),
+}
+
+impl Val<'_> {
+    /// What a name is bound to while its value is not known yet: a size
+    /// that a pattern is about to bind (`let [n] ...`, `?[n].`), which
+    /// shadows any `n` outside.
+    pub(super) fn unknown() -> Self {
+        Val::Node(Vec::new())
+    }
 }
 
 /// Local variables: a persistent list, so closures can capture it cheaply.
@@ -67,6 +76,12 @@ fn collect_leaf_types(t: &Type, outer: u32, out: &mut Vec<ir::Type>) {
         Base::Prim(p) => out.push(ir::Type::Prim(*p).array_of(r)),
         Base::Tuple(ts) => ts.iter().for_each(|t| collect_leaf_types(t, r, out)),
         Base::Record(fs) => fs.iter().for_each(|(_, t)| collect_leaf_types(t, r, out)),
+        Base::Sum(cs) => {
+            out.push(ir::Type::Prim(super::sums::TAG).array_of(r));
+            cs.iter()
+                .flat_map(|(_, ts)| ts)
+                .for_each(|t| collect_leaf_types(t, r, out));
+        }
         Base::Arrow(..) | Base::Var(_) => {}
     }
 }
@@ -81,6 +96,7 @@ pub fn structure<'t>(t: &Type, leaves: &mut impl Iterator<Item = Atom>) -> Val<'
                 .map(|(n, t)| (Some(n.clone()), structure(t, leaves)))
                 .collect(),
         ),
+        Base::Sum(cs) => super::sums::structure(cs, leaves),
         Base::Arrow(..) | Base::Var(_) => Val::Node(Vec::new()),
     }
 }
@@ -165,6 +181,7 @@ impl<'t> Lower<'t> {
     /// checked when already known.
     pub(super) fn bind_pat(
         &mut self,
+        ctx: &Ctx<'t>,
         env: &Env<'t>,
         p: &'t Pat,
         v: Val<'t>,
@@ -190,7 +207,7 @@ impl<'t> Lower<'t> {
                 };
                 let mut env = env.clone();
                 for (p, (_, c)) in ps.iter().zip(cs) {
-                    env = self.bind_pat(&env, p, c, what)?;
+                    env = self.bind_pat(ctx, &env, p, c, what)?;
                 }
                 Ok(env)
             }
@@ -209,16 +226,18 @@ impl<'t> Lower<'t> {
                         .map(|(_, c)| c.clone())
                         .ok_or_else(|| Self::internal(format!("missing field {n}"), *s))?;
                     env = match p {
-                        Some(p) => self.bind_pat(&env, p, c, what)?,
+                        Some(p) => self.bind_pat(ctx, &env, p, c, what)?,
                         None => env.bind(n.clone(), c),
                     };
                 }
                 Ok(env)
             }
             Pat::Ascribed(inner, te, s) => {
-                let env = self.bind_sizes(env, te, &v, 0, what, *s)?;
-                self.bind_pat(&env, inner, v, what)
+                let env = self.bind_sizes(ctx, env, te, &v, 0, what, *s)?;
+                self.bind_pat(ctx, &env, inner, v, what)
             }
+            Pat::Literal(..) => Ok(env.clone()),
+            Pat::Constr(c, ps, s) => self.bind_constr(ctx, env, c, ps, v, what, *s),
         }
     }
 
@@ -232,9 +251,12 @@ impl<'t> Lower<'t> {
     }
 
     /// Walks an annotation `[n][m]t` against a value: binds unknown size
-    /// names, checks known ones and constants.
+    /// names, checks known ones, constants and sizes computed by
+    /// expressions.
+    #[allow(clippy::too_many_arguments)]
     fn bind_sizes(
         &mut self,
+        ctx: &Ctx<'t>,
         env: &Env<'t>,
         te: &'t TypeExp,
         v: &Val<'t>,
@@ -248,6 +270,10 @@ impl<'t> Lower<'t> {
                 if let Some(Atom::Var(arr)) = Self::first_leaf(v) {
                     let expected = match dim {
                         Dim::Any => None,
+                        Dim::Exp(e) => {
+                            let n = self.expr(ctx, &env, e)?;
+                            Some(self.scalar(&n, e.span)?)
+                        }
                         Dim::Const(k) => Some(Atom::i64(*k as i64)),
                         Dim::Named(n) => match env.get(n) {
                             Some(Val::Leaf(a)) => Some(*a),
@@ -266,13 +292,13 @@ impl<'t> Lower<'t> {
                         self.b.at(span, "check").check_shape(arr, exp, what);
                     }
                 }
-                self.bind_sizes(&env, inner, v, depth + 1, what, span)
+                self.bind_sizes(ctx, &env, inner, v, depth + 1, what, span)
             }
             TypeExp::Tuple(ts, _) => {
                 let mut env = env.clone();
                 if let Val::Node(cs) = v {
                     for (t, (_, c)) in ts.iter().zip(cs) {
-                        env = self.bind_sizes(&env, t, c, depth, what, span)?;
+                        env = self.bind_sizes(ctx, &env, t, c, depth, what, span)?;
                     }
                 }
                 Ok(env)
@@ -282,13 +308,21 @@ impl<'t> Lower<'t> {
                 if let Val::Node(cs) = v {
                     for (n, t) in fs {
                         if let Some((_, c)) = cs.iter().find(|(m, _)| m.as_ref() == Some(n)) {
-                            env = self.bind_sizes(&env, t, c, depth, what, span)?;
+                            env = self.bind_sizes(ctx, &env, t, c, depth, what, span)?;
                         }
                     }
                 }
                 Ok(env)
             }
-            TypeExp::Unique(t, _) => self.bind_sizes(env, t, v, depth, what, span),
+            TypeExp::Unique(t, _) => self.bind_sizes(ctx, env, t, v, depth, what, span),
+            // Existential sizes are bound by the value and forgotten after.
+            TypeExp::Exists(ns, t, _) => {
+                let fresh = ns
+                    .iter()
+                    .fold(env.clone(), |env, n| env.bind(n.clone(), Val::unknown()));
+                self.bind_sizes(ctx, &fresh, t, v, depth, what, span)?;
+                Ok(env.clone())
+            }
             _ => Ok(env.clone()),
         }
     }
@@ -296,19 +330,22 @@ impl<'t> Lower<'t> {
     /// Checks an annotation against a value without binding.
     pub(super) fn check_sizes(
         &mut self,
+        ctx: &Ctx<'t>,
         env: &Env<'t>,
         te: &'t TypeExp,
         v: &Val<'t>,
         what: &str,
         span: Span,
     ) -> LResult<()> {
-        self.bind_sizes(env, te, v, 0, what, span).map(|_| ())
+        self.bind_sizes(ctx, env, te, v, 0, what, span).map(|_| ())
     }
 
     /// `loop p for ...` starts from the variables the pattern names.
     pub(super) fn pattern_value(env: &Env<'t>, p: &Pat) -> Option<Val<'t>> {
         match p {
             Pat::Id(x, _) => env.get(x).cloned(),
+            // A constructor as a loop parameter has no variable to start from.
+            Pat::Constr(..) | Pat::Literal(..) => None,
             Pat::Tuple(ps, _) => ps
                 .iter()
                 .map(|p| Self::pattern_value(env, p).map(|v| (None, v)))

@@ -46,8 +46,8 @@ snap!(
     "def f x = (x + (1 * 2)\n\ndef g = 3\n"
 );
 snap!(
-    parse_error_match,
-    "def f x =\n  match x\n  case 0 -> 1\n  case _ -> 2\n"
+    parse_error_case_without_arrow,
+    "def f x =\n  match x\n  case 0 1\n  case _ -> 2\n"
 );
 snap!(parse_error_string_literal, "def greeting = \"hello\"\n");
 snap!(

@@ -6,3 +6,4 @@ mod errors;
 mod lexing;
 mod props;
 mod sexp;
+mod sums;

@@ -100,13 +100,45 @@ fn binop() -> S<BinOpKind> {
     .boxed()
 }
 
+/// A size expression that is not a plain name or number (those are
+/// `Dim::Named` and `Dim::Const`).
+fn size_exp() -> S<Expr> {
+    let operand = prop_oneof![
+        ident().prop_map(|x| mk(ExprKind::Var(QualName::plain(x)))),
+        (0u64..10).prop_map(|v| mk(ExprKind::Literal(Literal::Int {
+            value: v as u128,
+            suffix: None
+        }))),
+    ];
+    prop_oneof![
+        (
+            select(&[BinOpKind::Add, BinOpKind::Mul, BinOpKind::Pow][..]),
+            operand.clone(),
+            operand.clone()
+        )
+            .prop_map(|(op, l, r)| mk(ExprKind::BinOp(op, sp(), Box::new(l), Box::new(r)))),
+        operand.prop_map(|x| mk(ExprKind::Apply(
+            Box::new(mk(ExprKind::Var(QualName::qualified("i64", "i32")))),
+            vec![x]
+        ))),
+    ]
+    .boxed()
+}
+
 fn dim() -> S<Dim> {
     prop_oneof![
         Just(Dim::Any),
         ident().prop_map(Dim::Named),
         (0u64..100).prop_map(Dim::Const),
+        size_exp().prop_map(|e| Dim::Exp(Box::new(e))),
     ]
     .boxed()
+}
+
+fn constructor() -> S<Ident> {
+    select(&["foo", "bar", "some", "none"][..])
+        .prop_map(Ident::from)
+        .boxed()
 }
 
 /// Tuples never have one element: `(x)` is just `x`.
@@ -131,7 +163,12 @@ pub fn type_exp() -> S<TypeExp> {
             vec((field(), inner.clone()), 0..3).prop_map(|fs| TypeExp::Record(fs, sp())),
             (proptest::option::of(ident()), inner.clone(), inner.clone())
                 .prop_map(|(x, a, b)| TypeExp::Arrow(x, Box::new(a), Box::new(b), sp())),
-            inner.prop_map(|t| TypeExp::Unique(Box::new(t), sp())),
+            inner
+                .clone()
+                .prop_map(|t| TypeExp::Unique(Box::new(t), sp())),
+            vec((constructor(), vec(inner.clone(), 0..3)), 1..4)
+                .prop_map(|cs| TypeExp::Sum(cs, sp())),
+            (vec(ident(), 1..3), inner).prop_map(|(ns, t)| TypeExp::Exists(ns, Box::new(t), sp())),
         ]
     })
     .boxed()
@@ -141,9 +178,14 @@ fn pat() -> S<Pat> {
     let leaf = prop_oneof![
         3 => ident().prop_map(|x| Pat::Id(x, sp())),
         1 => Just(Pat::Wildcard(sp())),
+        1 => (literal(), any::<bool>()).prop_map(|(l, neg)| {
+            let neg = neg && !matches!(l, Literal::Bool(_));
+            Pat::Literal(l, neg, sp())
+        }),
     ];
     leaf.prop_recursive(3, 12, 3, |inner| {
         prop_oneof![
+            (constructor(), vec(inner.clone(), 0..3)).prop_map(|(c, ps)| Pat::Constr(c, ps, sp())),
             tuple_of(inner.clone()).prop_map(|ps| Pat::Tuple(ps, sp())),
             vec((field(), proptest::option::of(inner.clone())), 0..3)
                 .prop_map(|fs| Pat::Record(fs, sp())),
@@ -231,48 +273,62 @@ pub fn expr() -> S<Expr> {
         let postfix = prop_oneof![
             (b(), field()).prop_map(|(x, f)| mk(ExprKind::Project(x, f))),
             (b(), indices()).prop_map(|(x, is)| mk(ExprKind::Index(x, is))),
-            (b(), vec(e.clone(), 1..3)).prop_map(|(f, args)| mk(ExprKind::Apply(f, args))),
+            // A constructor's arguments are its payload, never an `Apply`.
+            (
+                b().prop_filter("not a constructor", |f| !matches!(
+                    f.kind,
+                    ExprKind::Constr(..)
+                )),
+                vec(e.clone(), 1..3)
+            )
+                .prop_map(|(f, args)| mk(ExprKind::Apply(f, args))),
             (b(), vec(ident(), 1..3), b())
                 .prop_map(|(r, p, v)| mk(ExprKind::RecordUpdate(r, p, v))),
             (b(), indices(), b()).prop_map(|(a, is, v)| mk(ExprKind::Update(a, is, v))),
             (b(), type_exp()).prop_map(|(x, t)| mk(ExprKind::Ascript(x, Box::new(t)))),
+            (b(), type_exp()).prop_map(|(x, t)| mk(ExprKind::Coerce(x, Box::new(t)))),
+            (constructor(), vec(e.clone(), 0..3)).prop_map(|(c, es)| mk(ExprKind::Constr(c, es))),
         ];
         let operators = prop_oneof![
             (binop(), b(), b()).prop_map(|(op, l, r)| mk(ExprKind::BinOp(op, sp(), l, r))),
             (select(&[UnOpKind::Neg, UnOpKind::Not][..]), b())
                 .prop_map(|(op, x)| mk(ExprKind::UnOp(op, x))),
         ];
-        let binders = prop_oneof![
-            (vec(pat(), 1..3), proptest::option::of(type_exp()), b())
-                .prop_map(|(ps, t, x)| mk(ExprKind::Lambda(ps, t.map(Box::new), x))),
-            (pat(), b(), b()).prop_map(|(p, v, x)| mk(ExprKind::Let(p, v, x))),
-            (
-                (ident(), vec(type_param(), 0..2), vec(pat(), 1..3)),
-                proptest::option::of(type_exp()),
-                e.clone(),
-                e.clone()
-            )
-                .prop_map(|((name, type_params, params), ret, value, body)| {
-                    mk(ExprKind::LetFun(Box::new(LetFun {
+        let binders =
+            prop_oneof![
+                (vec(pat(), 1..3), proptest::option::of(type_exp()), b())
+                    .prop_map(|(ps, t, x)| mk(ExprKind::Lambda(ps, t.map(Box::new), x))),
+                (pat(), b(), b()).prop_map(|(p, v, x)| mk(ExprKind::Let(p, v, x))),
+                (vec(ident(), 1..3), pat(), b(), b()).prop_map(|(ns, p, v, x)| mk(
+                    ExprKind::LetSizes(ns.into_iter().map(|n| (n, sp())).collect(), p, v, x)
+                )),
+                (
+                    (ident(), vec(type_param(), 0..2), vec(pat(), 1..3)),
+                    proptest::option::of(type_exp()),
+                    e.clone(),
+                    e.clone()
+                )
+                    .prop_map(|((name, type_params, params), ret, value, body)| {
+                        mk(ExprKind::LetFun(Box::new(LetFun {
+                            name,
+                            name_span: sp(),
+                            type_params,
+                            params,
+                            ret,
+                            value,
+                            body,
+                        })))
+                    }),
+                (ident(), indices(), b(), b()).prop_map(|(name, indices, value, body)| {
+                    mk(ExprKind::LetUpdate {
                         name,
                         name_span: sp(),
-                        type_params,
-                        params,
-                        ret,
+                        indices,
                         value,
                         body,
-                    })))
+                    })
                 }),
-            (ident(), indices(), b(), b()).prop_map(|(name, indices, value, body)| {
-                mk(ExprKind::LetUpdate {
-                    name,
-                    name_span: sp(),
-                    indices,
-                    value,
-                    body,
-                })
-            }),
-        ];
+            ];
         let form = prop_oneof![
             (ident(), b()).prop_map(|(i, n)| LoopForm::For(i, sp(), n)),
             (pat(), b()).prop_map(|(p, xs)| LoopForm::ForIn(p, xs)),
@@ -289,6 +345,18 @@ pub fn expr() -> S<Expr> {
                 })))
             ),
             (attr(), b()).prop_map(|(a, x)| mk(ExprKind::Attr(a, x))),
+            (
+                b(),
+                vec(
+                    (pat(), e.clone()).prop_map(|(pat, body)| Case {
+                        pat,
+                        body,
+                        span: sp()
+                    }),
+                    1..3
+                )
+            )
+                .prop_map(|(x, cases)| mk(ExprKind::Match(x, cases))),
         ];
         prop_oneof![aggregates, postfix, operators, binders, control]
     })
@@ -337,12 +405,20 @@ fn dec() -> S<Dec> {
         );
     let ty = (
         select(&["t", "vec", "point"][..]),
+        select(
+            &[
+                Liftedness::Plain,
+                Liftedness::SizeLifted,
+                Liftedness::Lifted,
+            ][..],
+        ),
         vec(type_param(), 0..2),
         type_exp(),
     )
-        .prop_map(|(name, params, ty)| {
+        .prop_map(|(name, lifted, params, ty)| {
             Dec::Type(TypeDec {
                 name: name.into(),
+                lifted,
                 params,
                 ty,
                 span: sp(),
@@ -363,7 +439,8 @@ const SOUP: &[&str] = &[
     "with", "true", "x", "f", "xs", "1", "1.5", "2f32", "0x1F", "(", ")", "[", "]", "{", "}", ",",
     "=", "==", "->", "\\", ":", ".", "+", "-", "*", "**", "|>", "<|", "`", "#[", "'", "'a", "\"",
     "\"s\"", "_", "@", "€", "0x", "1e", "--", "\n", "#", "#c", "f32.sqrt", "match", "..", "+=",
-    ":>", "'^", "!", "<", "i32", "[n]", "a[", "p.", ".0", "f16",
+    ":>", "'^", "!", "<", "i32", "[n]", "a[", "p.", ".0", "f16", "case", "#some", "|", "?",
+    "type^", "[n*2]",
 ];
 
 fn in_range(ds: &[crate::diag::Diagnostic], len: usize) -> bool {
@@ -378,7 +455,7 @@ fn in_range(ds: &[crate::diag::Diagnostic], len: usize) -> bool {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 256,
+        cases: crate::test_env::proptest_cases(256),
         failure_persistence: None,
         ..ProptestConfig::default()
     })]

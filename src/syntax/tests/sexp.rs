@@ -1,7 +1,36 @@
 //! A compact S-expression view of ASTs, so tests can state the shape a
 //! snippet parses to in one readable line (independently of the printer).
 
+use crate::source::FileId;
 use crate::syntax::ast::*;
+use crate::syntax::{parse_expr, parse_program, parse_type};
+
+/// The shape an expression parses to.
+#[track_caller]
+pub fn parse_e(src: &str) -> String {
+    match parse_expr(src, FileId(0)) {
+        Ok(x) => expr(&x),
+        Err(ds) => panic!("{src:?} failed to parse: {ds:?}"),
+    }
+}
+
+/// The shape a type parses to.
+#[track_caller]
+pub fn parse_t(src: &str) -> String {
+    match parse_type(src, FileId(0)) {
+        Ok(x) => ty(&x),
+        Err(ds) => panic!("{src:?} failed to parse: {ds:?}"),
+    }
+}
+
+/// The shapes the declarations of a program parse to.
+#[track_caller]
+pub fn parse_d(src: &str) -> Vec<String> {
+    match parse_program(src, FileId(0)) {
+        Ok(p) => p.decs.iter().map(dec).collect(),
+        Err(ds) => panic!("{src:?} failed to parse: {ds:?}"),
+    }
+}
 
 fn join<T>(xs: &[T], f: impl Fn(&T) -> String) -> String {
     xs.iter().map(f).collect::<Vec<_>>().join(" ")
@@ -24,6 +53,12 @@ pub fn ty(t: &TypeExp) -> String {
         TypeExp::Arrow(None, a, b, _) => format!("(-> {} {})", ty(a), ty(b)),
         TypeExp::Arrow(Some(x), a, b, _) => format!("(-> ({x}: {}) {})", ty(a), ty(b)),
         TypeExp::Unique(t, _) => format!("(* {})", ty(t)),
+        TypeExp::Sum(cs, _) => format!(
+            "(sum {})",
+            join(cs, |(c, ts)| format!("(#{c} {})", join(ts, ty))
+                .replace(" )", ")"))
+        ),
+        TypeExp::Exists(ns, t, _) => format!("(? [{}] {})", ns.join(" "), ty(t)),
     }
 }
 
@@ -32,6 +67,7 @@ fn dim(d: &Dim) -> String {
         Dim::Any => "[]".into(),
         Dim::Named(n) => format!("[{n}]"),
         Dim::Const(c) => format!("[{c}]"),
+        Dim::Exp(e) => format!("[{}]", expr(e)),
     }
 }
 
@@ -48,6 +84,8 @@ pub fn pat(p: &Pat) -> String {
             })
         ),
         Pat::Ascribed(p, t, _) => format!("(: {} {})", pat(p), ty(t)),
+        Pat::Literal(l, neg, _) => format!("{}{}", if *neg { "-" } else { "" }, lit(l)),
+        Pat::Constr(c, ps, _) => format!("(#{c} {})", join(ps, pat)).replace(" )", ")"),
     }
 }
 
@@ -171,6 +209,24 @@ pub fn expr(e: &Expr) -> String {
         }
         ExprKind::Ascript(e, t) => format!("(: {} {})", expr(e), ty(t)),
         ExprKind::Attr(a, e) => format!("(#[{a}] {})", expr(e)),
+        ExprKind::Constr(c, es) => format!("(#{c} {})", join(es, expr)).replace(" )", ")"),
+        ExprKind::Match(x, cases) => format!(
+            "(match {} {})",
+            expr(x),
+            join(cases, |c| format!(
+                "(case {} {})",
+                pat(&c.pat),
+                expr(&c.body)
+            ))
+        ),
+        ExprKind::Coerce(e, t) => format!("(:> {} {})", expr(e), ty(t)),
+        ExprKind::LetSizes(ns, p, v, b) => format!(
+            "(let [{}] {} {} {})",
+            join(ns, |(n, _)| n.to_string()),
+            pat(p),
+            expr(v),
+            expr(b)
+        ),
     }
 }
 
@@ -204,7 +260,12 @@ pub fn dec(d: &Dec) -> String {
                 .unwrap_or_default(),
         ),
         Dec::Type(t) => format!(
-            "(type {}{} {})",
+            "(type{} {}{} {})",
+            match t.lifted {
+                Liftedness::Plain => "",
+                Liftedness::SizeLifted => "~",
+                Liftedness::Lifted => "^",
+            },
             t.name,
             t.params
                 .iter()

@@ -3,8 +3,9 @@
 //! result under the reference semantics and the fast evaluator (floats
 //! within tolerance), or the same kind of error.
 //!
-//! 2,000 cases under `cargo test --release`, 100 in a debug build.
+//! 2,000 cases in CI (`URCHIN_PROPTEST_SCALE=1`), 200 by default.
 
+use crate::support::{lazy, session};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use std::fmt;
@@ -16,7 +17,7 @@ use urchin::prim::{PrimType, Scalar};
 use urchin::runtime::RuntimeErrorKind;
 use urchin::runtime::value::{Array, Value};
 use urchin::semantics::{self, Stop};
-use urchin::testing::values::{Mismatch, Tolerance, compare};
+use urchin::values::{Mismatch, Tolerance, compare};
 
 #[derive(Clone, Debug, PartialEq)]
 enum Ty {
@@ -154,6 +155,14 @@ fn expr(t: &Ty, env: &Env, depth: u32) -> BoxedStrategy<String> {
     if depth == 0 {
         return leaf(t, env);
     }
+    // Built when drawn from: only the alternatives taken build their
+    // sub-expressions.
+    let (t, env) = (t.clone(), env.clone());
+    lazy(move || forms(&t, &env, depth))
+}
+
+/// The expressions of type `t` of depth at most `depth` (> 0).
+fn forms(t: &Ty, env: &Env, depth: u32) -> BoxedStrategy<String> {
     let d = depth - 1;
     let t2 = t.clone();
     let env2 = env.clone();
@@ -521,7 +530,7 @@ fn same(expected: &Value, got: &Value) -> Result<(), Mismatch> {
 
 fn check(c: &Case) -> Result<(), TestCaseError> {
     let program = c.program();
-    let mut s = Session::new();
+    let mut s = session();
     if let Err(d) = s.load("<generated>", &program) {
         return Err(TestCaseError::fail(format!(
             "the generated program does not check:\n{program}\n{}",
@@ -552,10 +561,7 @@ fn check(c: &Case) -> Result<(), TestCaseError> {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: std::env::var("URCHIN_PROPS_CASES")
-            .ok()
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(if cfg!(debug_assertions) { 100 } else { 2000 }),
+        cases: crate::test_env::proptest_cases(2000),
         max_shrink_iters: 200,
         failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("regressions"))),
         ..ProptestConfig::default()

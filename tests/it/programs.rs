@@ -1,6 +1,8 @@
 //! Runs the test blocks of `tests/programs/` and of the shared acceptance
-//! corpus (when present) with the fast evaluator; every case must pass.
+//! corpus (`crate::test_env::shared_data`) with the fast evaluator; every
+//! case must pass.
 
+use crate::test_env::shared_data;
 use std::path::{Path, PathBuf};
 use urchin::testing::engine::FastEngine;
 use urchin::testing::runner::{RunnerOptions, run_paths};
@@ -40,20 +42,14 @@ fn project_programs() {
 
 #[test]
 fn acceptance_corpus_lang() {
-    let dir = root().join("../shared/corpus/lang");
-    if dir.is_dir() {
+    if let Some(dir) = shared_data("corpus/lang") {
         run(&dir);
-    } else {
-        eprintln!("skipping: {} is not present", dir.display());
     }
 }
 
 #[test]
 fn acceptance_corpus_automap() {
-    let dir = root().join("../shared/corpus/automap");
-    if dir.is_dir() {
+    if let Some(dir) = shared_data("corpus/automap") {
         run(&dir);
-    } else {
-        eprintln!("skipping: {} is not present", dir.display());
     }
 }

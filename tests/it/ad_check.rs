@@ -1,19 +1,16 @@
 //! Every differentiable function of the AD test programs is checked
 //! against finite differences and by the dot-product test
-//! (`common_ad`), at each input of its test block.
+//! (`ad_support`), at each input of its test block.
 //!
 //! Convention: in `tests/programs/ad_*.fut`, an entry point named `f_...`
 //! is a function to differentiate (f64 parameters are differentiated,
 //! others are constants; the result is f64 values). Each must have at
 //! least one `input` case, which gives the point and the shapes.
 
-mod common_ad;
-
-use common_ad::{Function, Rng};
+use crate::ad_support::{Function, Rng};
 use std::path::PathBuf;
-use urchin::driver::Session;
 use urchin::testing::blocks::{CaseInput, Expect, parse_test_spec};
-use urchin::testing::values::{ValueType, parse_values};
+use urchin::values::{ValueType, parse_values};
 
 fn programs() -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
@@ -40,7 +37,7 @@ fn functions(text: &str) -> Vec<String> {
 fn check_program(path: &PathBuf, rng: &mut Rng) -> Result<(usize, usize), String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let name = path.display().to_string();
-    let mut s = Session::new();
+    let mut s = crate::support::session();
     s.load(&name, &text)
         .map_err(|d| urchin::diag::render_all(&d, &s.sources, false))?;
     let file = s.add_source(&name, &text);
@@ -118,7 +115,7 @@ fn derivatives_of_test_programs() {
 /// finite differences that no derivative matches.
 #[test]
 fn a_jump_is_caught() {
-    let mut s = Session::new();
+    let mut s = crate::support::session();
     s.load(
         "<jump>",
         "entry f_jump (x: f64) : f64 = if x > 1 then x else x + 1",

@@ -4,21 +4,19 @@
 //! value, if, for, while and strip-mined loops, `with_vjp`, indexing,
 //! gathers, hist (+, a general operator, a tuple operator, one reading a
 //! differentiated value), scatter, implicit maps) pass the checks of
-//! `common_ad`: `vjp` and `jvp` against finite differences and the
+//! `ad_support`: `vjp` and `jvp` against finite differences and the
 //! dot-product test.
 //!
 //! Programs stay smooth near the sample point: divisions and logarithms
 //! are of positive expressions, and branches test only the parameters
 //! `a` and `b`, which are kept away from 0.
 //!
-//! 600 cases under `cargo test --release`, 60 in a debug build.
+//! 600 cases in CI (`URCHIN_PROPTEST_SCALE=1`), 60 by default.
 
-mod common_ad;
-
-use common_ad::{Function, Rng};
+use crate::ad_support::{Function, Rng};
+use crate::support::{lazy, session};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-use urchin::driver::Session;
 use urchin::prim::{PrimType, Scalar};
 use urchin::runtime::value::{Array, Value};
 
@@ -87,11 +85,13 @@ fn expr(t: Ty, env: &Env, depth: u32) -> BoxedStrategy<String> {
     if depth == 0 {
         return leaf(t, env);
     }
-    let d = depth - 1;
-    match t {
-        Ty::S => scalar(env, d),
-        Ty::A => array(env, d),
-    }
+    // Built when drawn from: only the alternatives taken build their
+    // sub-expressions.
+    let (env, d) = (env.clone(), depth - 1);
+    lazy(move || match t {
+        Ty::S => scalar(&env, d),
+        Ty::A => array(&env, d),
+    })
 }
 
 fn scalar(env: &Env, d: u32) -> BoxedStrategy<String> {
@@ -344,7 +344,7 @@ fn check(c: &Case) -> Result<(), TestCaseError> {
             c.a, c.b, c.xs, c.ys
         ))
     };
-    let mut s = Session::new();
+    let mut s = session();
     s.load("<generated>", &program).map_err(|d| {
         fail(format!(
             "the generated program does not check:\n{}",
@@ -365,10 +365,7 @@ fn check(c: &Case) -> Result<(), TestCaseError> {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: std::env::var("URCHIN_PROPS_CASES")
-            .ok()
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(if cfg!(debug_assertions) { 60 } else { 600 }),
+        cases: crate::test_env::proptest_cases(600),
         max_shrink_iters: 200,
         failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("regressions"))),
         ..ProptestConfig::default()

@@ -11,8 +11,6 @@
 //! cargo test --release --test automap_speed -- --ignored --nocapture
 //! ```
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -169,8 +167,10 @@ fn the_generated_function_is_about_400_lines() {
 /// insertions; with local solving, no application reaches the ILP.
 #[test]
 fn both_versions_elaborate_alike() {
-    let implicit = common::load("implicit.fut", &program(false), true).expect("implicit checks");
-    let explicit = common::load("explicit.fut", &program(true), true).expect("explicit checks");
+    let implicit = crate::automap_support::load("implicit.fut", &program(false), true)
+        .expect("implicit checks");
+    let explicit = crate::automap_support::load("explicit.fut", &program(true), true)
+        .expect("explicit checks");
     assert_eq!(implicit.elab(), explicit.elab());
     assert_eq!(explicit.insertions(), 0);
     assert!(implicit.insertions() > LETS / 2);

@@ -1,12 +1,11 @@
 //! Snapshots of `:step` on teaching examples: the reduction sequence, one
 //! step per line, the redex marked `⟨…⟩`, the rule on the right.
 
-use urchin::driver::Session;
 use urchin::semantics::{self, TraceOptions};
 use urchin::syntax;
 
 fn trace_with(program: &str, expr: &str, opts: &TraceOptions) -> String {
-    let mut s = Session::new();
+    let mut s = crate::support::session();
     if let Err(d) = s.load("<program>", program) {
         panic!("{}", urchin::diag::render_all(&d, &s.sources, false));
     }
@@ -27,7 +26,7 @@ fn trace(expr: &str) -> String {
 
 macro_rules! snap {
     ($name:literal, $value:expr) => {
-        insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
+        insta::with_settings!({snapshot_path => "../../snapshots", prepend_module_to_snapshot => false}, {
             insta::assert_snapshot!($name, $value);
         })
     };

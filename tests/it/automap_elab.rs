@@ -5,9 +5,7 @@
 //! `urchin elab` prints, or the rendered diagnostic when the program is
 //! rejected.
 
-mod common;
-
-use common::load;
+use crate::automap_support::load;
 
 /// The elaboration of `source`, or its diagnostics without colour.
 fn elaborate(source: &str) -> String {
@@ -20,12 +18,12 @@ fn elaborate(source: &str) -> String {
 fn snapshot(name: &str, source: &str) -> String {
     let out = elaborate(source);
     insta::with_settings!({
-        snapshot_path => "../snapshots",
-        prepend_module_to_snapshot => true,
+        snapshot_path => "../../snapshots",
+        prepend_module_to_snapshot => false,
         description => source,
         omit_expression => true,
     }, {
-        insta::assert_snapshot!(name, out);
+        insta::assert_snapshot!(format!("automap_elab__{name}"), out);
     });
     out
 }

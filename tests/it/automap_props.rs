@@ -16,14 +16,14 @@
 //!   one may be smaller and mean something else (section 4.9: removing the
 //!   outer `map` of `map (\x -> x * ys) xs` gives `xs * ys`).
 //! - Programs that check without AUTOMAP elaborate with zero insertions
-//!   (`tests/programs/`, and the shared corpus when present).
+//!   (`tests/programs/`, and the shared corpus).
 //!
-//! 256 cases per property under `cargo test --release`, 32 in a debug
-//! build (`URCHIN_PROPS_CASES` overrides both).
+//! 256 cases per property in CI (`URCHIN_PROPTEST_SCALE=1`), 26 by
+//! default.
 
-mod common;
-
-use common::{Loaded, load};
+use crate::automap_support::{Loaded, load};
+use crate::support::{lazy, session};
+use crate::test_env::{proptest_cases, shared_data};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use std::collections::HashMap;
@@ -292,6 +292,14 @@ fn expr(r: usize, env: &Env, depth: u32, fns: &Rc<Vec<Sig>>) -> BoxedStrategy<E>
     if depth == 0 {
         return leaf(r, env);
     }
+    // Built when drawn from: only the alternatives taken build their
+    // sub-expressions.
+    let (env, fns) = (env.clone(), fns.clone());
+    lazy(move || forms(r, &env, depth, &fns))
+}
+
+/// The expressions of rank `r` of depth at most `depth` (> 0).
+fn forms(r: usize, env: &Env, depth: u32, fns: &Rc<Vec<Sig>>) -> BoxedStrategy<E> {
     let d = depth - 1;
     let (env1, fns1) = (env.clone(), fns.clone());
     let app = (
@@ -585,16 +593,9 @@ fn backwards(p: &Prog) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-fn cases() -> u32 {
-    std::env::var("URCHIN_PROPS_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(if cfg!(debug_assertions) { 32 } else { 256 })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: cases(),
+        cases: proptest_cases(256),
         max_shrink_iters: 500,
         failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("regressions"))),
         ..ProptestConfig::default()
@@ -710,7 +711,7 @@ fn zero_insertions(dir: &std::path::Path) -> usize {
     let mut checked = 0;
     for f in programs(dir) {
         let text = std::fs::read_to_string(&f).expect("read a program");
-        let mut s = urchin::driver::Session::new();
+        let mut s = session();
         let file = s.add_source(&f.display().to_string(), &text);
         let Ok(ast) = urchin::syntax::parse_program(&text, file) else {
             continue;
@@ -757,18 +758,15 @@ fn project_programs_need_no_insertions() {
 
 #[test]
 fn corpus_programs_need_no_insertions() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/lang");
-    if dir.is_dir() {
+    if let Some(dir) = shared_data("corpus/lang") {
         assert!(zero_insertions(&dir) > 0);
-    } else {
-        eprintln!("skipping: {} is not present", dir.display());
     }
 }
 
 /// The elaboration of a loaded program with its type declarations, which
 /// `urchin elab` (printing definitions only) leaves out.
 fn with_type_decs(text: &str, l: &Loaded) -> String {
-    let mut s = urchin::driver::Session::new();
+    let mut s = session();
     let file = s.add_source("program.fut", text);
     let ast = urchin::syntax::parse_program(text, file).expect("the program parses");
     let mut defs = l.defs();
@@ -784,21 +782,13 @@ fn with_type_decs(text: &str, l: &Loaded) -> String {
 }
 
 /// WELL-TYPEDNESS on the programs that check with AUTOMAP: the project's,
-/// and the shared corpus's when present.
+/// and the shared corpus's.
 #[test]
 fn real_programs_elaborate_to_well_typed_programs() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
+    let shared = ["corpus/lang", "corpus/automap"].map(shared_data);
     let mut checked = 0;
-    for dir in [
-        "tests/programs",
-        "../shared/corpus/lang",
-        "../shared/corpus/automap",
-    ] {
-        let dir = root.join(dir);
-        if !dir.is_dir() {
-            eprintln!("skipping: {} is not present", dir.display());
-            continue;
-        }
+    for dir in std::iter::once(own).chain(shared.into_iter().flatten()) {
         for f in programs(&dir) {
             let text = std::fs::read_to_string(&f).expect("read a program");
             if let Ok(l) = load("program.fut", &text, true) {

@@ -1,6 +1,7 @@
 //! `urchin test --engine small-step`: the acceptance corpus and the
 //! project's programs under the reference semantics.
 
+use crate::test_env::shared_data;
 use std::path::{Path, PathBuf};
 use urchin::testing::engine::SmallStepEngine;
 use urchin::testing::runner::{RunnerOptions, Summary, run_paths};
@@ -23,11 +24,9 @@ fn root() -> PathBuf {
 }
 
 fn corpus(name: &str) {
-    let dir = root().join("../shared/corpus").join(name);
-    if !dir.is_dir() {
-        eprintln!("skipping: {} is not present", dir.display());
+    let Some(dir) = shared_data(&format!("corpus/{name}")) else {
         return;
-    }
+    };
     let (summary, report) = run(&dir);
     assert_eq!(
         summary.failed,
@@ -84,11 +83,9 @@ fn project_programs() {
 /// reported as skipped, with the reason, not as failures.
 #[test]
 fn ad_cases_are_skipped() {
-    let dir = root().join("../shared/corpus/ad");
-    if !dir.is_dir() {
-        eprintln!("skipping: {} is not present", dir.display());
+    let Some(dir) = shared_data("corpus/ad") else {
         return;
-    }
+    };
     let mut engine = SmallStepEngine::default();
     let mut out = Vec::new();
     let opts = RunnerOptions {

@@ -30,8 +30,8 @@ fn transcript(script: &str) -> String {
 }
 
 fn snapshot(name: &str, text: &str) {
-    insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => true}, {
-        insta::assert_snapshot!(name, text);
+    insta::with_settings!({snapshot_path => "../../snapshots", prepend_module_to_snapshot => false}, {
+        insta::assert_snapshot!(format!("repl_transcripts__{name}"), text);
     });
 }
 
@@ -133,7 +133,7 @@ fn type_declarations() {
         "type_declarations",
         "type point = {x: f64, y: f64}\ndef origin : point = {x = 0, y = 0}\norigin\n\
          def norm (p: point) = f64.sqrt (p.x * p.x + p.y * p.y)\nnorm {x = 3, y = 4}\n\
-         type vec 't = []t\ndef total (v: vec i32) = i32.sum v\ntotal [1, 2, 3]\n:browse",
+         type~ vec 't = []t\ndef total (v: vec i32) = i32.sum v\ntotal [1, 2, 3]\n:browse",
     );
 }
 
@@ -592,5 +592,22 @@ fn vjp_loop_and_if() {
          def smooth (x: f64) = if x > 0.0 then x * x else f64.sin x\n\
          :vjp smooth\n\
          :grad --explain smooth (-1.0)\n",
+    );
+}
+
+/// Sum types at the prompt: values print as Futhark writes them, `match`
+/// takes them apart, and a `match` that misses a case is a type error
+/// naming the value it misses.
+#[test]
+fn sum_types() {
+    check(
+        "sum_types",
+        "type shape = #circle f64 | #rect f64 f64 | #point\n\
+         [#circle 1.5, #point, #rect 2 3] : []shape\n\
+         :type #some 1\n\
+         def area (s: shape) = match s case #circle r -> 3 * r * r case #rect w h -> w * h case #point -> 0\n\
+         map area [#circle 1, #rect 2 3]\n\
+         def bad (s: shape) = match s case #circle r -> r case #point -> 0\n\
+         (#some (#none : #none | #some i32), #rect 1 2 == (#rect 1 2 : shape))\n",
     );
 }

@@ -1,4 +1,4 @@
-//! Helpers shared by the AUTOMAP tests (`tests/automap_*.rs`): loading a
+//! Helpers shared by the AUTOMAP tests (`automap_*`): loading a
 //! program with AUTOMAP on or off, and printing its elaboration exactly as
 //! `urchin elab` does.
 
@@ -15,7 +15,7 @@ pub struct Loaded {
 /// Loads `text` (named `name` in diagnostics) with AUTOMAP switched on or
 /// off; on failure, the diagnostics rendered without colour.
 pub fn load(name: &str, text: &str, automap: bool) -> Result<Loaded, String> {
-    let mut session = Session::new();
+    let mut session = crate::support::session();
     session.types.automap = automap;
     match session.load(name, text) {
         Ok(ids) => Ok(Loaded { session, ids }),

@@ -1,0 +1,291 @@
+//! The Futhark ratchet: `urchin test` over Futhark's own test programs
+//! (`../shared/futhark-tests/lang` and `ad`). Each folder's result must be
+//! the line recorded for it in `tests/futhark_rates.txt`: fewer passing
+//! cases is a regression; more (or a changed number of cases) means the
+//! line must be replaced by the one the test prints, so the figure only
+//! moves up, by a commit.
+//!
+//! Each file runs in its own `urchin test --verbose` process, so that a
+//! panic, abort or stack overflow fails that file's remaining cases and
+//! nothing else, and a process that reports nothing for [`CASE_LIMIT`]
+//! (a case that hangs) is stopped, its remaining cases failed.
+
+use crate::test_env::shared_data;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
+use urchin::source::FileId;
+use urchin::testing::blocks::parse_test_spec;
+use urchin::testing::runner::test_count;
+
+/// The recorded figures, relative to the repository.
+const RATES: &str = "tests/futhark_rates.txt";
+
+/// How long a file's process may go without reporting a case (the first
+/// one includes loading and checking the program). Generous: a case that
+/// takes this long in an interpreter is a hang, not a slow case, and the
+/// limit must hold on a loaded machine and in a debug build.
+const CASE_LIMIT: Duration = Duration::from_secs(60);
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Tally {
+    passed: usize,
+    failed: usize,
+    skipped: usize,
+}
+
+impl Tally {
+    fn add(&mut self, other: Tally) {
+        self.passed += other.passed;
+        self.failed += other.failed;
+        self.skipped += other.skipped;
+    }
+
+    /// The figure recorded for a folder: passed and counted (passed or
+    /// failed; skipped cases are neither) cases.
+    fn figure(&self) -> String {
+        format!("{}/{}", self.passed, self.passed + self.failed)
+    }
+}
+
+/// One file's result, and what went wrong with its process, if anything.
+struct FileResult {
+    tally: Tally,
+    trouble: Option<String>,
+}
+
+/// `N passed, M failed, K skipped`, the runner's last line.
+fn summary(line: &str) -> Option<Tally> {
+    let mut words = line.split([' ', ',']).filter(|w| !w.is_empty());
+    let mut number = |label: &str| {
+        let n = words.next()?.parse().ok()?;
+        (words.next()? == label).then_some(n)
+    };
+    let t = Tally {
+        passed: number("passed")?,
+        failed: number("failed")?,
+        skipped: number("skipped")?,
+    };
+    words.next().is_none().then_some(t)
+}
+
+/// The number of tests the runner counts in a file (1 if its test blocks
+/// cannot be read, which the runner counts as one failure).
+fn tests_in(path: &Path) -> usize {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return 1;
+    };
+    std::panic::catch_unwind(|| parse_test_spec(&text, FileId(0)).map_or(1, |s| test_count(&s)))
+        .unwrap_or(1)
+        .max(1)
+}
+
+fn run_file(path: &Path) -> FileResult {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_urchin"))
+        .arg("test")
+        .arg("--verbose")
+        .arg(path)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start urchin");
+    let stdout = child.stdout.take().expect("a piped standard output");
+    let mut stderr = child.stderr.take().expect("a piped standard error");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).split(b'\n') {
+            let Ok(line) = line else { break };
+            if tx
+                .send(String::from_utf8_lossy(&line).into_owned())
+                .is_err()
+            {
+                break;
+            }
+        }
+    });
+    let errors = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = stderr.read_to_end(&mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    });
+    let mut lines = Vec::new();
+    let mut hung = false;
+    loop {
+        match rx.recv_timeout(CASE_LIMIT) {
+            Ok(line) => lines.push(line),
+            Err(RecvTimeoutError::Disconnected) => break,
+            Err(RecvTimeoutError::Timeout) => {
+                hung = true;
+                let _ = child.kill();
+                break;
+            }
+        }
+    }
+    let status = child.wait().expect("wait for urchin");
+    let errors = errors.join().unwrap_or_default();
+    let finished = !hung && matches!(status.code(), Some(0 | 1));
+    if let Some(t) = lines.last().and_then(|l| summary(l)).filter(|_| finished) {
+        return FileResult {
+            tally: t,
+            trouble: None,
+        };
+    }
+    // Cut short: what was reported stands, the rest failed.
+    let reported = |suffix: &str| lines.iter().filter(|l| l.ends_with(suffix)).count();
+    let passed = reported(": ok");
+    let skipped = lines.iter().filter(|l| l.contains(": skipped (")).count();
+    let failed = tests_in(path).saturating_sub(passed + skipped).max(1);
+    let why = if hung {
+        format!("no case finished within {} s", CASE_LIMIT.as_secs())
+    } else {
+        // A panic's location and its message, on the line after.
+        let mut lines = errors.lines().skip_while(|l| !l.contains("panicked at"));
+        match (lines.next(), lines.next()) {
+            (Some(at), message) => {
+                let at = at.split_once("panicked").map_or(at, |(_, rest)| rest);
+                format!("panicked{at} {}", message.unwrap_or_default().trim())
+            }
+            (None, _) => format!("urchin ended with {status}"),
+        }
+    };
+    FileResult {
+        tally: Tally {
+            passed,
+            failed,
+            skipped,
+        },
+        trouble: Some(why),
+    }
+}
+
+/// The `.fut` files under `dir`, sorted (as `urchin test` orders them).
+fn fut_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("a readable folder")
+        .map(|e| e.expect("a readable folder entry").path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            fut_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "fut") {
+            out.push(p);
+        }
+    }
+}
+
+/// Runs every file of `dir`, a process per file, as many at a time as
+/// there are cores.
+fn run_folder(dir: &Path) -> (Tally, Vec<String>) {
+    let mut files = Vec::new();
+    fut_files(dir, &mut files);
+    assert!(!files.is_empty(), "no .fut files in {}", dir.display());
+    let queue = Mutex::new(files.into_iter());
+    let results = Mutex::new(Vec::new());
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| {
+                while let Some(f) = queue.lock().expect("the queue").next() {
+                    let r = run_file(&f);
+                    results.lock().expect("the results").push((f, r));
+                }
+            });
+        }
+    });
+    let mut results = results.into_inner().expect("the results");
+    results.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut total = Tally::default();
+    let mut troubles = Vec::new();
+    for (f, r) in results {
+        total.add(r.tally);
+        if let Some(why) = r.trouble {
+            let name = f.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap_or(&f);
+            troubles.push(format!("{}: {why}", name.display()));
+        }
+    }
+    (total, troubles)
+}
+
+/// The line recorded for `folder` in the rates file.
+fn recorded(folder: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(RATES);
+    let text = std::fs::read_to_string(&path).expect("read tests/futhark_rates.txt");
+    let line = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .find(|l| l.split_whitespace().next() == Some(folder));
+    let figure = line.and_then(|l| l.split_whitespace().nth(1));
+    figure
+        .unwrap_or_else(|| panic!("{RATES} has no line `{folder} PASSED/TOTAL`"))
+        .to_string()
+}
+
+fn passed_of(figure: &str) -> usize {
+    figure
+        .split('/')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("`{figure}` in {RATES} is not PASSED/TOTAL"))
+}
+
+fn ratchet(folder: &str) {
+    let Some(dir) = shared_data(&format!("futhark-tests/{folder}")) else {
+        return;
+    };
+    let (t, troubles) = run_folder(&dir);
+    let counted = t.passed + t.failed;
+    let rate = 100.0 * t.passed as f64 / counted.max(1) as f64;
+    let mut report = format!(
+        "futhark-tests/{folder}: {} of {counted} cases pass ({rate:.1}%), {} skipped",
+        t.passed, t.skipped
+    );
+    for trouble in &troubles {
+        report.push_str(&format!("\n  cut short: {trouble}"));
+    }
+    // Straight to the terminal: the harness would hide a passing test's
+    // output.
+    let _ = writeln!(std::io::stderr(), "{report}");
+    let floor = recorded(folder);
+    let now = t.figure();
+    assert!(
+        t.passed >= passed_of(&floor),
+        "{report}\nfewer than the {floor} recorded in {RATES}: a regression \
+         (`urchin test ../shared/futhark-tests/{folder}` lists the failures)"
+    );
+    assert!(
+        now == floor,
+        "{report}\nthe figure has changed from the {floor} recorded in {RATES}: \
+         replace that line by `{folder} {now}` and commit it"
+    );
+}
+
+#[test]
+fn futhark_tests_lang() {
+    ratchet("lang");
+}
+
+#[test]
+fn futhark_tests_ad() {
+    ratchet("ad");
+}
+
+#[test]
+fn a_summary_line_is_read() {
+    assert_eq!(
+        summary("448 passed, 547 failed, 50 skipped"),
+        Some(Tally {
+            passed: 448,
+            failed: 547,
+            skipped: 50
+        })
+    );
+    assert_eq!(summary("448 passed, 547 failed"), None);
+    assert_eq!(summary("ok: 1 passed, 2 failed, 3 skipped"), None);
+}

@@ -1,0 +1,28 @@
+//! The integration tests: one crate, so that `cargo test` links one test
+//! binary instead of one per file. Each module is one concern; the
+//! modules ending in `_support` are shared helpers. The environment
+//! switches (`URCHIN_PROPTEST_SCALE`, `URCHIN_REQUIRE_DATA`) are read by
+//! `test_env`, which the library's unit tests share.
+
+#[path = "../../src/test_env.rs"]
+mod test_env;
+
+mod ad_support;
+mod automap_support;
+mod support;
+
+mod ad_check;
+mod ad_memory;
+mod ad_props;
+mod automap_elab;
+mod automap_props;
+mod automap_speed;
+mod bench_cli;
+mod futhark;
+mod programs;
+mod repl_cli;
+mod repl_pty;
+mod repl_transcripts;
+mod smallstep;
+mod smallstep_props;
+mod smallstep_trace;

@@ -1,0 +1,48 @@
+//! Helpers any test module may use: a fresh session without reloading the
+//! prelude, and strategies built only when drawn from.
+
+use proptest::strategy::{BoxedStrategy, NewTree, Strategy, ValueTree};
+use proptest::test_runner::TestRunner;
+use std::fmt;
+use std::rc::Rc;
+use urchin::driver::Session;
+
+thread_local! {
+    /// A session with only the prelude, loaded once per thread.
+    static PRELUDE: Session = Session::new();
+}
+
+/// A session with the prelude loaded, as [`Session::new`] gives, but a
+/// copy: loading the prelude anew for every generated case dominated the
+/// property tests' time.
+pub fn session() -> Session {
+    PRELUDE.with(Session::clone)
+}
+
+/// A strategy made by `make` when a value is drawn from it. A recursive
+/// generator whose alternatives each build their sub-strategies does work
+/// exponential in the depth for every case, almost all of it for
+/// alternatives not taken; made lazily, only the path drawn is built. The
+/// values and their distribution are those of `make()`.
+pub fn lazy<T: fmt::Debug + 'static>(
+    make: impl Fn() -> BoxedStrategy<T> + 'static,
+) -> BoxedStrategy<T> {
+    Lazy(Rc::new(make)).boxed()
+}
+
+struct Lazy<T>(Rc<dyn Fn() -> BoxedStrategy<T>>);
+
+impl<T> fmt::Debug for Lazy<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Lazy")
+    }
+}
+
+impl<T: fmt::Debug> Strategy for Lazy<T> {
+    type Tree = Box<dyn ValueTree<Value = T>>;
+    type Value = T;
+
+    fn new_tree(&self, runner: &mut TestRunner) -> NewTree<Self> {
+        (self.0)().new_tree(runner)
+    }
+}
