@@ -203,7 +203,7 @@ enum Rows {
     Empty(usize),
     /// An accumulator passed through a `map`.
     Acc(Value),
-    Rows(Box<dyn RowSink>),
+    Sink(Box<dyn RowSink>),
 }
 
 trait RowSink {
@@ -255,9 +255,9 @@ impl Rows {
                 }
                 let mut s = crate::dispatch_prim!(a.elem(), sink(*n, &a.shape()[1..]));
                 s.push(&a)?;
-                *self = Rows::Rows(s);
+                *self = Rows::Sink(s);
             }
-            (Rows::Rows(s), Value::Array(a)) => s.push(&a)?,
+            (Rows::Sink(s), Value::Array(a)) => s.push(&a)?,
             _ => return Err(Fail::internal("a map chunk that is not an array")),
         }
         Ok(())
@@ -267,7 +267,7 @@ impl Rows {
         match self {
             Rows::Empty(_) => Err(Fail::internal("a map without chunks")),
             Rows::Acc(v) => Ok(LVal::inv(v)),
-            Rows::Rows(s) => Ok(LVal::inv(Value::Array(s.finish()))),
+            Rows::Sink(s) => Ok(LVal::inv(Value::Array(s.finish()))),
         }
     }
 }
