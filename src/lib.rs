@@ -20,6 +20,7 @@ pub mod driver;
 pub mod elab;
 pub mod eval;
 pub mod gpu;
+pub mod mem;
 pub mod prim;
 pub mod repl;
 pub mod runtime;

@@ -10,6 +10,11 @@ use urchin::driver::Session;
 use urchin::eval::EvalOptions;
 use urchin::values::{format_value, read_values};
 
+/// Counts the bytes the process holds, so that `--max-memory` limits the
+/// whole process (see `urchin::mem`).
+#[global_allocator]
+static ALLOC: urchin::mem::Counting = urchin::mem::Counting;
+
 #[derive(Parser)]
 #[command(
     name = "urchin",
@@ -24,6 +29,11 @@ struct Cli {
     /// or `PLATFORM:DEVICE` index (default: `$URCHIN_DEVICE`, else `auto`).
     #[arg(long, global = true, value_name = "auto|none|NAME")]
     device: Option<String>,
+    /// The most memory arrays may take: bytes, a number with K, M, G or T,
+    /// or a percentage of physical memory (default: 50%). An allocation
+    /// past it is a run-time error, and the REPL goes on.
+    #[arg(long, global = true, value_name = "SIZE", value_parser = urchin::mem::parse_size)]
+    max_memory: Option<usize>,
 }
 
 #[derive(Subcommand)]
@@ -95,6 +105,10 @@ enum Command {
         /// Print a line for every case.
         #[arg(short, long)]
         verbose: bool,
+        /// Fail a case that runs longer than this many seconds (the run
+        /// goes on with the next).
+        #[arg(long, value_name = "SECS")]
+        timeout: Option<f64>,
     },
     /// Time every entry point on every dataset of the test blocks of the
     /// `.fut` files under the given paths.
@@ -142,6 +156,9 @@ fn load_with(
 
 fn main() -> Result<ExitCode> {
     let cli = Cli::parse();
+    if let Some(bytes) = cli.max_memory {
+        urchin::mem::set_limit(bytes);
+    }
     match &cli.device {
         Some(d) => urchin::gpu::configure(urchin::gpu::Choice::parse(d)),
         None if std::env::var_os("URCHIN_DEVICE").is_none() => {
@@ -181,7 +198,8 @@ fn main() -> Result<ExitCode> {
             engine,
             compiled,
             verbose,
-        }) => test(&paths, &engine, compiled, verbose),
+            timeout,
+        }) => test(&paths, &engine, compiled, verbose, timeout),
         Some(Command::Bench {
             paths,
             runs,
@@ -402,13 +420,28 @@ fn core(file: &PathBuf, entry: Option<String>, simplify: bool) -> Result<ExitCod
     })
 }
 
-fn test(paths: &[PathBuf], engine: &str, compiled: bool, verbose: bool) -> Result<ExitCode> {
+fn test(
+    paths: &[PathBuf],
+    engine: &str,
+    compiled: bool,
+    verbose: bool,
+    timeout: Option<f64>,
+) -> Result<ExitCode> {
     if paths.is_empty() {
         return Err(miette!("give at least one file or directory to test"));
     }
+    let timeout = timeout
+        .map(|t| {
+            std::time::Duration::try_from_secs_f64(t)
+                .ok()
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| miette!("--timeout takes a positive number of seconds, not {t}"))
+        })
+        .transpose()?;
     let opts = urchin::testing::runner::RunnerOptions {
         compiled,
         verbose,
+        timeout,
         ..Default::default()
     };
     let mut out = std::io::stdout();

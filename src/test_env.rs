@@ -33,8 +33,9 @@ pub fn proptest_cases(full: u32) -> u32 {
         .clamp(1.0, f64::from(u32::MAX)) as u32
 }
 
-/// Whether missing shared data is an error (`URCHIN_REQUIRE_DATA`).
-fn data_required() -> bool {
+/// Whether missing shared data (or a tool a test needs) is an error
+/// (`URCHIN_REQUIRE_DATA`).
+pub fn data_required() -> bool {
     std::env::var("URCHIN_REQUIRE_DATA").is_ok_and(|v| !v.is_empty() && v != "0")
 }
 

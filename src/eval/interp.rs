@@ -670,6 +670,7 @@ impl<'p> Interp<'p> {
         }
         let u = x.mask | y.mask;
         let shape = lane_dims(&self.lanes, u);
+        ops::check_size(&shape, x.elem())?;
         let a = dispatch_prim!(x.elem(), go(op, x, y, u, &shape))?;
         Ok(LVal::from_array(u, a))
     }
@@ -682,6 +683,7 @@ impl<'p> Interp<'p> {
             Ok(kernels::unop(op, shape, &operand::<T>(x, x.mask, 0)?)?)
         }
         let shape = lane_dims(&self.lanes, x.mask);
+        ops::check_size(&shape, x.elem())?;
         let a = dispatch_prim!(x.elem(), go(op, x, &shape))?;
         Ok(LVal::from_array(x.mask, a))
     }
@@ -711,6 +713,14 @@ impl<'p> Interp<'p> {
             })
         }
         let shape = lane_dims(&self.lanes, x.mask);
+        ops::check_size(
+            &shape,
+            if t.bytes() > x.elem().bytes() {
+                t
+            } else {
+                x.elem()
+            },
+        )?;
         let a = dispatch_prim!(x.elem(), from(t, x, &shape))?;
         Ok(LVal::from_array(x.mask, a))
     }
@@ -760,6 +770,7 @@ impl<'p> Interp<'p> {
         let u = c.mask | x.mask | y.mask;
         let mut shape = lane_dims(&self.lanes, u);
         shape.extend_from_slice(&own);
+        ops::check_size(&shape, x.elem())?;
         let a = dispatch_prim!(x.elem(), go(c, x, y, u, own.len(), &shape))?;
         Ok(LVal::from_array(u, a))
     }
@@ -771,12 +782,9 @@ impl<'p> Interp<'p> {
             return Ok(LVal::inv(Value::Array(ops::replicate(n, &x.v)?)));
         }
         let a = x.array()?;
-        let mut shape = a.shape().to_vec();
-        shape.insert(count(x.mask), n);
-        ops::check_size(&shape, a.elem())?;
         Ok(LVal::from_array(
             x.mask,
-            super::lanes::insert_axis(&a, count(x.mask), n),
+            super::lanes::insert_axis(&a, count(x.mask), n)?,
         ))
     }
 
@@ -1154,6 +1162,7 @@ impl<'p> Interp<'p> {
         }
         let mut shape = outer.to_vec();
         shape.extend(std::iter::repeat_n(0, ty.rank() as usize));
+        ops::check_size(&shape, ty.elem())?;
         Ok(Value::Array(Array::filled(shape, Scalar::zero(ty.elem()))))
     }
 
@@ -1500,7 +1509,7 @@ fn unrep(x: &LVal, len: usize) -> R<LVal> {
     let a = inner.array()?;
     Ok(LVal::from_array(
         x.mask,
-        super::lanes::insert_axis(&a, count(x.mask), len),
+        super::lanes::insert_axis(&a, count(x.mask), len)?,
     ))
 }
 

@@ -12,6 +12,7 @@
 
 use super::error::{Fail, R};
 use super::kernels::{self, Operand, from_vec, row_major};
+use super::ops;
 use crate::prim::{PrimType, Scalar};
 use crate::runtime::Raise;
 use crate::runtime::value::{Array, Element, Value};
@@ -185,11 +186,16 @@ pub(crate) fn index_operand(lv: &LVal, u: Mask) -> R<Operand<'_, i64>> {
 pub(crate) fn materialize(lv: &LVal, u: Mask, lanes: &[usize]) -> R<Array> {
     match &lv.v {
         Value::Array(a) if lv.mask == u => Ok(a.clone()),
-        Value::Scalar(s) => Ok(Array::filled(lane_dims(lanes, u), *s)),
+        Value::Scalar(s) => {
+            let shape = lane_dims(lanes, u);
+            ops::check_size(&shape, s.ty())?;
+            Ok(Array::filled(shape, *s))
+        }
         Value::Array(a) => {
             let own = lv.own_shape();
             let mut shape = lane_dims(lanes, u);
             shape.extend_from_slice(own);
+            ops::check_size(&shape, a.elem())?;
             let axes = axes_for(lv.mask, u, own.len(), own.len());
             Ok(with_array!(a, x => kernels::copy(&shape, &Operand::new(x, &axes))))
         }
@@ -198,10 +204,12 @@ pub(crate) fn materialize(lv: &LVal, u: Mask, lanes: &[usize]) -> R<Array> {
     }
 }
 
-/// Inserts a new axis of length `n` at `axis` (broadcasting, so copied).
-pub(crate) fn insert_axis(a: &Array, axis: usize, n: usize) -> Array {
+/// Inserts a new axis of length `n` at `axis` (broadcasting, so copied;
+/// the size is checked first).
+pub(crate) fn insert_axis(a: &Array, axis: usize, n: usize) -> R<Array> {
     let mut shape = a.shape().to_vec();
     shape.insert(axis, n);
+    ops::check_size(&shape, a.elem())?;
     let axes: Vec<Option<usize>> = (0..shape.len())
         .map(|d| match d.cmp(&axis) {
             std::cmp::Ordering::Less => Some(d),
@@ -209,7 +217,7 @@ pub(crate) fn insert_axis(a: &Array, axis: usize, n: usize) -> Array {
             std::cmp::Ordering::Greater => Some(d - 1),
         })
         .collect();
-    with_array!(a, x => kernels::copy(&shape, &Operand::new(x, &axes)))
+    Ok(with_array!(a, x => kernels::copy(&shape, &Operand::new(x, &axes))))
 }
 
 /// The row-major offset contribution of lane position `p` (a flat index
@@ -397,12 +405,15 @@ impl Part {
     fn unrep(self, n: usize) -> R<Part> {
         Ok(match self {
             Part::Rows(Value::Rep(i)) => match &*i {
-                Value::Array(a) => Part::Rows(Value::Array(insert_axis(a, 1, n))),
+                Value::Array(a) => Part::Rows(Value::Array(insert_axis(a, 1, n)?)),
                 _ => return Err(Fail::internal("rows of scalars in a rep")),
             },
             Part::Same(Value::Rep(i)) => Part::Same(Value::Array(match &*i {
-                Value::Scalar(s) => Array::filled(vec![n], *s),
-                Value::Array(a) => insert_axis(a, 0, n),
+                Value::Scalar(s) => {
+                    ops::check_size(&[n], s.ty())?;
+                    Array::filled(vec![n], *s)
+                }
+                Value::Array(a) => insert_axis(a, 0, n)?,
                 _ => return Err(Fail::rep_length()),
             })),
             other => other,

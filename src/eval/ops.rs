@@ -109,20 +109,19 @@ pub(crate) fn size(n: i64, what: &str) -> R<usize> {
     usize::try_from(n).map_err(|_| Fail::negative_size(n, what))
 }
 
-/// Fails unless an array of this shape and element type can be addressed
-/// (before anything tries to allocate it).
+/// Fails unless an array of this shape and element type may be allocated
+/// (before anything tries to): the evaluator's gate into `crate::mem`.
 pub(crate) fn check_size(shape: &[usize], elem: PrimType) -> R<()> {
-    let elems = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
-    match elems.and_then(|e| e.checked_mul(elem.bytes())) {
-        Some(bytes) if bytes <= isize::MAX as usize => Ok(()),
-        _ => Err(Fail::too_large(shape)),
-    }
+    crate::mem::check(shape, elem.bytes())
+        .map(drop)
+        .map_err(Fail::too_large)
 }
 
 pub(crate) fn iota(n: i64) -> R<Array> {
     let n = usize::try_from(n).map_err(|_| Fail::iota_negative(n))?;
-    check_size(&[n], PrimType::I64)?;
-    Ok(from_vec(&[n], (0..n as i64).collect::<Vec<i64>>()))
+    let mut v = crate::mem::vec_with_capacity::<i64>(n).map_err(Fail::too_large)?;
+    v.extend(0..n as i64);
+    Ok(from_vec(&[n], v))
 }
 
 /// `n` copies of an invariant value.
@@ -134,7 +133,7 @@ pub(crate) fn replicate(n: usize, v: &Value) -> R<Array> {
     check_size(&shape, super::lanes::value_elem(v))?;
     match v {
         Value::Scalar(s) => Ok(Array::filled(vec![n], *s)),
-        Value::Array(a) => Ok(super::lanes::insert_axis(a, 0, n)),
+        Value::Array(a) => super::lanes::insert_axis(a, 0, n),
         Value::Rep(_) => Err(Fail::rep_length()),
         Value::Acc(_) => Err(Fail::internal("replicate of an accumulator")),
     }
@@ -267,6 +266,12 @@ pub(crate) fn concat(arrs: &[Array], nl: usize) -> R<Array> {
             ));
         }
     }
+    let mut shape = first.shape().to_vec();
+    shape[ax] = arrs
+        .iter()
+        .try_fold(0usize, |n, a| n.checked_add(a.shape()[ax]))
+        .unwrap_or(usize::MAX);
+    check_size(&shape, first.elem())?;
     crate::dispatch_prim!(first.elem(), go(arrs, Axis(ax)))
 }
 

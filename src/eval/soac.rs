@@ -130,7 +130,7 @@ fn unlane(r: LVal, b: usize, n: usize) -> R<LVal> {
         }),
         _ => {
             let a = r.array()?;
-            Ok(LVal::from_array(r.mask, insert_axis(&a, count(r.mask), n)))
+            Ok(LVal::from_array(r.mask, insert_axis(&a, count(r.mask), n)?))
         }
     }
 }
@@ -167,7 +167,7 @@ fn unrep_arg(x: &LVal, n: usize) -> R<LVal> {
                 v: (**inner).clone(),
             };
             let a = inner.array()?;
-            Ok(LVal::from_array(x.mask, insert_axis(&a, count(x.mask), n)))
+            Ok(LVal::from_array(x.mask, insert_axis(&a, count(x.mask), n)?))
         }
         _ => Ok(x.clone()),
     }

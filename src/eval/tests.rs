@@ -622,8 +622,8 @@ fn array_constructors() {
     expect_err(
         &p,
         vec![si(1 << 62)],
-        RuntimeErrorKind::ShapeMismatch,
-        "an array of shape [4611686018427387904] is too large",
+        RuntimeErrorKind::OutOfMemory,
+        "an array of shape [4611686018427387904] is too large to address",
     );
 }
 

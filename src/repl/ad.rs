@@ -84,7 +84,7 @@ pub(super) fn grad(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Resul
     }
     let g = gradient_expr(head, args, one, e.span);
     let gradient = r.measure(&g, stats, sink)?;
-    let text = print::value(&gradient.ty, &gradient.leaves, r.color);
+    let text = print::value(&gradient.ty, &gradient.leaves, r.color, r.show);
     sink.out(&format!("{text}\n"));
     if stats {
         let primal = r.measure(&e, stats, sink)?;

@@ -1,6 +1,7 @@
 //! The `:commands`. Adding one is one entry in [`COMMANDS`]: its name,
 //! what it takes, a line for `:help`, and the function that runs it.
 
+use super::print::Show;
 use super::style::{Style, paint};
 use super::{Failed, Flow, Repl, Sink};
 use crate::source::FileId;
@@ -159,6 +160,13 @@ pub const COMMANDS: &[Command] = &[
         run: device,
     },
     Command {
+        name: "set",
+        args: "[print full|summary]",
+        arg: Arg::Words(&["print", "full", "summary"]),
+        help: "show the settings, or change one (print: how big values print)",
+        run: set,
+    },
+    Command {
         name: "help",
         args: "[COMMAND]",
         arg: Arg::Command,
@@ -311,6 +319,23 @@ fn device(_: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, F
         _ => return Err(usage("device", sink)),
     }
     sink.out(&crate::gpu::report());
+    Ok(Flow::Continue)
+}
+
+/// `:set [SETTING VALUE]`.
+fn set(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    let words: Vec<&str> = inv.arg.split_whitespace().collect();
+    match words[..] {
+        [] => {}
+        ["print", "full"] => r.show = Show::Full,
+        ["print", "summary"] => r.show = Show::Summary,
+        _ => return Err(usage("set", sink)),
+    }
+    let print = match r.show {
+        Show::Full => "full",
+        Show::Summary => "summary",
+    };
+    sink.out(&format!("print {print}\n"));
     Ok(Flow::Continue)
 }
 

@@ -50,6 +50,9 @@ use style::{Style, paint};
 
 pub use terminal::run;
 
+/// The name the last expression's value is bound to, as in GHCi.
+pub const IT: &str = "it";
+
 /// The prompt, and the prompt of a continuation line.
 pub const PROMPT: &str = "urchin> ";
 pub const CONTINUATION_PROMPT: &str = "urchin| ";
@@ -162,6 +165,8 @@ pub struct Repl {
     value_defs: HashMap<String, String>,
     prelude_types: HashSet<String>,
     failures: usize,
+    /// How big values print (`:set print`).
+    show: print::Show,
 }
 
 impl Repl {
@@ -181,6 +186,7 @@ impl Repl {
             value_defs: HashMap::new(),
             prelude_types,
             failures: 0,
+            show: print::Show::Summary,
         }
     }
 
@@ -448,6 +454,7 @@ impl Repl {
         if is_function(&checked.scheme.ty) {
             let text = format!("<function: {}>", show_scheme(&checked.scheme));
             sink.out(&format!("{}\n", paint(&text, Style::Opaque, self.color)));
+            self.bind_it_function(e);
             return Ok(Timing {
                 check,
                 compile: Duration::ZERO,
@@ -466,13 +473,43 @@ impl Repl {
             .run_expr(&compiled, &externals, &self.eval_options())
             .map_err(|e| self.runtime_error(&e, sink))?;
         let run = start.elapsed();
-        let text = print::value(&compiled.signature.result, &leaves, self.color);
+        let text = print::value(&compiled.signature.result, &leaves, self.color, self.show);
         sink.out(&format!("{text}\n"));
+        self.session
+            .bind_value(IT, compiled.signature.result.clone(), leaves);
+        self.value_defs.insert(
+            IT.to_string(),
+            format!("let {IT} = {}", pretty::expr(&checked.target.body)),
+        );
         Ok(Timing {
             check,
             compile,
             run,
         })
+    }
+
+    /// `it` for a function typed at the prompt: a definition, as `let it =
+    /// e` would make. When that fails (`e` uses the previous `it`, which a
+    /// definition cannot refer to by its own name), `it` keeps its value.
+    fn bind_it_function(&mut self, e: &Expr) {
+        let d = Dec::Val(Box::new(ValDec {
+            keyword: DefKeyword::Def,
+            attrs: Vec::new(),
+            name: IT.into(),
+            name_span: e.span,
+            type_params: Vec::new(),
+            params: Vec::new(),
+            ret: None,
+            body: e.clone(),
+            doc: None,
+            span: e.span,
+        }));
+        let program = Program { decs: vec![d] };
+        let saved = self.session.checkpoint();
+        if self.session.load_ast(&program).is_err() {
+            self.session.rollback(saved);
+        }
+        self.value_defs.remove(IT);
     }
 
     /// Computes the value of `e`, checked as `checked`, for a binding: its

@@ -13,17 +13,87 @@ use crate::runtime::value::Value;
 use crate::syntax::ast::Ident;
 use crate::types::ty::{Base, Type};
 
+/// How much of a big value to print (`:set print full|summary`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Show {
+    /// Every element.
+    Full,
+    /// As NumPy does: a value of more than [`THRESHOLD`] elements shows
+    /// the first and last [`EDGE`] of each longer dimension, and its shape.
+    Summary,
+}
+
+/// Values with more elements than this are summarised (NumPy's default).
+pub const THRESHOLD: usize = 1000;
+/// How many elements a summary keeps at each end of a dimension.
+pub const EDGE: usize = 3;
+
 /// A result: `leaves` are the values the evaluator returned for a value
 /// of type `ty`.
-pub fn value(ty: &Type, leaves: &[Value], color: bool) -> String {
+pub fn value(ty: &Type, leaves: &[Value], color: bool, show: Show) -> String {
     let owned: Vec<Leaf> = leaves.iter().map(Leaf::new).collect();
     let views: Vec<View> = owned.iter().map(Leaf::view).collect();
+    let summarise =
+        show == Show::Summary && owned.iter().map(Leaf::size).sum::<usize>() > THRESHOLD;
     let mut p = Printer {
         color,
+        edge: summarise.then_some(EDGE),
         out: String::new(),
     };
     p.print(ty, &views);
+    if summarise {
+        let note = format!(
+            "  -- {} (summarised; :set print full shows all)",
+            shape(ty, &views)
+        );
+        p.paint(&note, Style::Comment);
+    }
     p.out
+}
+
+/// The type of the elements of an array type.
+fn row(t: &Type) -> Type {
+    Type::new(
+        crate::types::ty::Rank {
+            konst: t.rank.konst - 1,
+            vars: t.rank.vars.clone(),
+        },
+        t.base.clone(),
+    )
+}
+
+/// The type of a value with its actual dimensions: `[1000][3]f64`.
+fn shape(t: &Type, views: &[View]) -> String {
+    if t.rank.konst > 0 {
+        let n = views.iter().find_map(View::len);
+        let inner: Vec<View> = views.iter().map(|v| v.index(0)).collect();
+        return format!(
+            "[{}]{}",
+            n.map(|n| n.to_string()).unwrap_or_default(),
+            shape(&row(t), &inner)
+        );
+    }
+    let parts = |ts: &mut dyn Iterator<Item = (String, &Type)>, views: &[View]| {
+        let mut rest = views;
+        let mut out = Vec::new();
+        for (label, c) in ts {
+            let n = leaf_count(c).min(rest.len());
+            out.push(format!("{label}{}", shape(c, &rest[..n])));
+            rest = &rest[n..];
+        }
+        out.join(", ")
+    };
+    match &t.base {
+        Base::Tuple(ts) => format!(
+            "({})",
+            parts(&mut ts.iter().map(|c| (String::new(), c)), views)
+        ),
+        Base::Record(fs) => format!(
+            "{{{}}}",
+            parts(&mut fs.iter().map(|(n, c)| (format!("{n}: "), c)), views)
+        ),
+        _ => t.to_string(),
+    }
 }
 
 /// How many leaf values a value of type `t` is made of.
@@ -101,6 +171,14 @@ impl Leaf {
         }
     }
 
+    /// How many elements it holds.
+    fn size(&self) -> usize {
+        match self {
+            Leaf::Data { data, .. } => data.len(),
+            Leaf::Rep(inner) => inner.size(),
+        }
+    }
+
     fn view(&self) -> View<'_> {
         match self {
             Leaf::Data { elem, shape, data } => View::Data {
@@ -155,6 +233,9 @@ impl<'a> View<'a> {
 
 struct Printer {
     color: bool,
+    /// When summarising: how many elements to keep at each end of a
+    /// dimension.
+    edge: Option<usize>,
     out: String,
 }
 
@@ -248,13 +329,7 @@ impl Printer {
 
     /// A value of array type (rank at least 1).
     fn array(&mut self, t: &Type, views: &[View]) {
-        let elem_ty = Type::new(
-            crate::types::ty::Rank {
-                konst: t.rank.konst - 1,
-                vars: t.rank.vars.clone(),
-            },
-            t.base.clone(),
-        );
+        let elem_ty = row(t);
         let Some(n) = views.iter().find_map(View::len) else {
             if views.iter().all(|v| matches!(v, View::Rep(_))) && !views.is_empty() {
                 let inner: Vec<View> = views.iter().map(|v| v.index(0)).collect();
@@ -266,7 +341,16 @@ impl Printer {
             return self.empty(t, views);
         }
         self.push("[");
+        let elided = self.edge.filter(|e| n > 2 * e + 1);
         for i in 0..n {
+            if let Some(e) = elided {
+                if i == e {
+                    self.push(", ...");
+                }
+                if (e..n - e).contains(&i) {
+                    continue;
+                }
+            }
             if i > 0 {
                 self.push(", ");
             }
@@ -293,16 +377,7 @@ impl Printer {
                 let dims: String = shape.iter().map(|d| format!("[{d}]")).collect();
                 format!("empty({dims}{elem})")
             }
-            _ => {
-                let inner = Type::new(
-                    crate::types::ty::Rank {
-                        konst: t.rank.konst - 1,
-                        vars: t.rank.vars.clone(),
-                    },
-                    t.base.clone(),
-                );
-                format!("empty([0]{inner})")
-            }
+            _ => format!("empty([0]{})", row(t)),
         };
         self.paint(&text, Style::Opaque);
     }
@@ -355,7 +430,7 @@ mod tests {
             let a = v.array().expect("an array");
             let ty = Type::new(Rank::konst(a.rank() as u32), Base::Prim(a.elem()));
             assert_eq!(
-                value(&ty, std::slice::from_ref(&v), false),
+                value(&ty, std::slice::from_ref(&v), false, Show::Full),
                 format_value(&v)
             );
         }
@@ -375,12 +450,18 @@ mod tests {
                 &[Scalar::F64(2.0), Scalar::F64(4.0)],
             ),
         ];
-        assert_eq!(value(&ty, &leaves, false), "[(1, 2.0), (3, 4.0)]");
+        assert_eq!(
+            value(&ty, &leaves, false, Show::Full),
+            "[(1, 2.0), (3, 4.0)]"
+        );
         let empty = [
             arr(PrimType::I32, vec![0], &[]),
             arr(PrimType::F64, vec![0], &[]),
         ];
-        assert_eq!(value(&ty, &empty, false), "empty([0](i32, f64))");
+        assert_eq!(
+            value(&ty, &empty, false, Show::Full),
+            "empty([0](i32, f64))"
+        );
     }
 
     #[test]
@@ -393,7 +474,7 @@ mod tests {
             Value::Rep(std::rc::Rc::new(Value::Scalar(Scalar::I32(7)))),
             Value::Scalar(Scalar::I32(2)),
         ];
-        assert_eq!(value(&ty, &leaves, false), "{x = rep 7, y = 2}");
+        assert_eq!(value(&ty, &leaves, false, Show::Full), "{x = rep 7, y = 2}");
     }
 
     #[test]
@@ -402,7 +483,10 @@ mod tests {
             Rank::konst(2),
             Base::Tuple(vec![Type::prim(PrimType::I32), Type::prim(PrimType::I32)]),
         );
-        assert_eq!(value(&ty, &[], false), "[]");
-        assert_eq!(value(&Type::prim(PrimType::I32), &[], false), "<missing>");
+        assert_eq!(value(&ty, &[], false, Show::Full), "[]");
+        assert_eq!(
+            value(&Type::prim(PrimType::I32), &[], false, Show::Full),
+            "<missing>"
+        );
     }
 }

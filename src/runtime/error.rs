@@ -28,6 +28,8 @@ pub enum RuntimeErrorKind {
     AssertionFailed,
     NegativeSize,
     Interrupted,
+    /// An allocation over the memory limit, or one the system refused.
+    OutOfMemory,
     /// A bug in a transformation or in an evaluator (ill-typed IR, an AD
     /// operator that was not eliminated, ...).
     Internal,
@@ -197,13 +199,10 @@ pub trait Raise: From<Error> {
         .into()
     }
 
-    /// An array too large to address.
-    fn too_large(shape: &[impl Dim]) -> Self {
-        raise(
-            RuntimeErrorKind::ShapeMismatch,
-            format!("an array of shape {} is too large", fmt_shape(shape)),
-        )
-        .into()
+    /// An array over the memory limit (`crate::mem`), or one the system
+    /// refused.
+    fn too_large(e: crate::mem::TooLarge) -> Self {
+        raise(RuntimeErrorKind::OutOfMemory, e.to_string()).into()
     }
 
     /// The length of a `rep` is needed but nothing gives it one.

@@ -136,15 +136,15 @@ pub fn delta(name: &Ident, op: &Intrinsic, args: Vec<Value>, span: Span) -> R<(T
         Intrinsic::Iota => {
             let n = scalar(&args[0])?.as_i64();
             let n = usize::try_from(n).map_err(|_| Fail::iota_negative(n))?;
-            let elems = (0..n as i64).map(Value::i64).collect();
+            let mut elems = room(n)?;
+            elems.extend((0..n as i64).map(Value::i64));
             val(Value::array_of(elems, Some(&Value::i64(0))), "IOTA")
         }
         Intrinsic::Replicate => {
             let n = size(scalar(&args[0])?.as_i64(), "replicate")?;
-            val(
-                Value::array_of(vec![args[1].clone(); n], Some(&args[1])),
-                "REPLICATE",
-            )
+            let mut elems = room(n)?;
+            elems.resize(n, args[1].clone());
+            val(Value::array_of(elems, Some(&args[1])), "REPLICATE")
         }
         Intrinsic::Length => val(Value::i64(array(&args[0])?.len() as i64), "LENGTH"),
         Intrinsic::Zip(_) => val(zip(&args)?, "ZIP"),
@@ -435,6 +435,11 @@ fn soac_len(vals: &[&Value], what: &str) -> R<usize> {
 
 fn size(n: i64, what: &str) -> R<usize> {
     usize::try_from(n).map_err(|_| Fail::negative_size(n, what))
+}
+
+/// Room for `n` elements, through the resource model (`crate::mem`).
+fn room(n: usize) -> R<Vec<Value>> {
+    crate::mem::vec_with_capacity(n).map_err(Fail::too_large)
 }
 
 fn in_range(dest: &Value, at: &[i64]) -> bool {

@@ -22,6 +22,8 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug)]
@@ -360,7 +362,14 @@ impl Engine for BenchEngine<'_> {
         prog.params(entry)
     }
 
-    fn run(&mut self, prog: &Loaded, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, String> {
+    fn run(
+        &mut self,
+        prog: &Loaded,
+        entry: &str,
+        args: Vec<Value>,
+        // `urchin bench` has no per-case time limit.
+        _interrupt: Option<Arc<AtomicBool>>,
+    ) -> Result<Vec<Value>, String> {
         self.skip = None;
         let c = prog.compiled(entry)?;
         let case = self

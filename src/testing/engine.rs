@@ -10,6 +10,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
 use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 /// A checked program with its compiled entry points (used by the fast
 /// engine and by `urchin bench`).
@@ -89,9 +91,17 @@ impl Engine for FastEngine {
         prog.params(entry)
     }
 
-    fn run(&mut self, prog: &Loaded, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, String> {
+    fn run(
+        &mut self,
+        prog: &Loaded,
+        entry: &str,
+        args: Vec<Value>,
+        interrupt: Option<Arc<AtomicBool>>,
+    ) -> Result<Vec<Value>, String> {
         let c = prog.compiled(entry)?;
-        prog.run(&c, args, &self.options)
+        let mut options = self.options.clone();
+        options.interrupt = interrupt.or(options.interrupt);
+        prog.run(&c, args, &options)
     }
 }
 
@@ -125,13 +135,21 @@ impl Engine for SmallStepEngine {
             .collect())
     }
 
-    fn run(&mut self, prog: &Session, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, String> {
+    fn run(
+        &mut self,
+        prog: &Session,
+        entry: &str,
+        args: Vec<Value>,
+        interrupt: Option<Arc<AtomicBool>>,
+    ) -> Result<Vec<Value>, String> {
         use crate::semantics::Stop;
         self.skip = None;
         let id = prog
             .lookup_def(entry)
             .ok_or_else(|| format!("no entry point named `{entry}`"))?;
-        match crate::semantics::run_entry(prog, id, args, &self.options) {
+        let mut options = self.options.clone();
+        options.interrupt = interrupt.or(options.interrupt);
+        match crate::semantics::run_entry(prog, id, args, &options) {
             Ok((values, _)) => Ok(values),
             Err(Stop::Error(e)) => Err(e.to_diagnostic().render(&prog.sources, false)),
             Err(stop) => {

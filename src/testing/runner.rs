@@ -12,8 +12,13 @@ use crate::source::{FileId, Span};
 use crate::values::{LitValue, Tolerance, ValueType, compare, parse_values};
 use ndarray::{ArcArray, IxDyn};
 use regex::Regex;
+use std::collections::HashSet;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
 
 /// What the runner needs from an interpreter.
 pub trait Engine {
@@ -25,12 +30,14 @@ pub trait Engine {
     /// an error message if it does not exist.
     fn entry_params(&self, prog: &Self::Program, entry: &str) -> Result<Vec<ValueType>, String>;
     /// Run an entry point; the results flattened; on failure the error
-    /// message.
+    /// message. When `interrupt` becomes true (the case's time is up) the
+    /// run should stop soon with an error.
     fn run(
         &mut self,
         prog: &Self::Program,
         entry: &str,
         args: Vec<Value>,
+        interrupt: Option<Arc<AtomicBool>>,
     ) -> Result<Vec<Value>, String>;
     /// After a failed [`Engine::run`]: why the failure means the engine
     /// could not run the case (it is then reported as skipped, not failed),
@@ -47,6 +54,9 @@ pub struct RunnerOptions {
     pub tolerance: Tolerance,
     /// Print a line for passing and skipped cases too.
     pub verbose: bool,
+    /// The longest a case may run (`--timeout`); past it the case fails
+    /// and the run goes on.
+    pub timeout: Option<Duration>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -71,9 +81,10 @@ pub fn run_paths<E: Engine>(
         opts,
         summary: Summary::default(),
     };
+    let mut seen = HashSet::new();
     for path in paths {
         let mut files = Vec::new();
-        match collect_files(path, &mut files) {
+        match collect_files(path, &mut files, &mut seen) {
             Ok(()) => {
                 for f in files {
                     run_file(&f, engine, &mut r)?;
@@ -92,10 +103,18 @@ pub fn run_paths<E: Engine>(
 }
 
 /// A path given explicitly is taken whatever its extension; a directory
-/// contributes its `.fut` files, recursively, sorted by path.
-fn collect_files(path: &Path, files: &mut Vec<PathBuf>) -> io::Result<()> {
+/// contributes its `.fut` files, recursively, sorted by path. Each
+/// directory and file is visited once (by its canonical path), so that a
+/// symbolic link back up the tree neither loops nor repeats files.
+fn collect_files(
+    path: &Path,
+    files: &mut Vec<PathBuf>,
+    seen: &mut HashSet<PathBuf>,
+) -> io::Result<()> {
+    if !seen.insert(std::fs::canonicalize(path)?) {
+        return Ok(());
+    }
     if !path.is_dir() {
-        std::fs::metadata(path)?;
         files.push(path.to_path_buf());
         return Ok(());
     }
@@ -104,10 +123,8 @@ fn collect_files(path: &Path, files: &mut Vec<PathBuf>) -> io::Result<()> {
         .collect::<io::Result<Vec<_>>>()?;
     entries.sort();
     for p in entries {
-        if p.is_dir() {
-            collect_files(&p, files)?;
-        } else if p.extension().is_some_and(|e| e == "fut") {
-            files.push(p);
+        if p.is_dir() || p.extension().is_some_and(|e| e == "fut") {
+            collect_files(&p, files, seen)?;
         }
     }
     Ok(())
@@ -310,7 +327,12 @@ fn run_case<E: Engine>(
         Ok(a) => a,
         Err(e) => return Outcome::Fail(e),
     };
-    let result = engine.run(prog, entry, args);
+    let watchdog = opts.timeout.map(Watchdog::start);
+    let result = engine.run(prog, entry, args, watchdog.as_ref().map(|w| w.flag.clone()));
+    if watchdog.is_some_and(|w| w.fired()) {
+        let secs = opts.timeout.unwrap_or_default().as_secs_f64();
+        return Outcome::Fail(format!("timed out after {secs} s (--timeout)"));
+    }
     if result.is_err() {
         if let Some(why) = engine.skip_reason() {
             return Outcome::Skip(why);
@@ -340,6 +362,34 @@ fn run_case<E: Engine>(
     match outcome {
         Ok(()) => Outcome::Pass,
         Err(why) => Outcome::Fail(why),
+    }
+}
+
+/// Sets `flag` once the time is up, unless dropped first.
+struct Watchdog {
+    flag: Arc<AtomicBool>,
+    /// Dropping it wakes the thread, which then ends.
+    _cancel: mpsc::Sender<()>,
+}
+
+impl Watchdog {
+    fn start(limit: Duration) -> Watchdog {
+        let flag = Arc::new(AtomicBool::new(false));
+        let (cancel, wait) = mpsc::channel::<()>();
+        let f = flag.clone();
+        std::thread::spawn(move || {
+            if let Err(mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(limit) {
+                f.store(true, Ordering::Relaxed);
+            }
+        });
+        Watchdog {
+            flag,
+            _cancel: cancel,
+        }
+    }
+
+    fn fired(&self) -> bool {
+        self.flag.load(Ordering::Relaxed)
     }
 }
 
@@ -583,6 +633,7 @@ mod tests {
             prog: &FakeProgram,
             entry: &str,
             args: Vec<Value>,
+            _interrupt: Option<Arc<AtomicBool>>,
         ) -> Result<Vec<Value>, String> {
             let params = self.entry_params(prog, entry)?;
             if entry.starts_with("boom") {

@@ -89,6 +89,9 @@ impl Default for TypeEnv {
 /// How elaborated programs are shown in ambiguity reports.
 pub type Printer = fn(&ValDec) -> String;
 
+/// The name of the hidden definition an expression is checked as.
+pub const EXPRESSION: &str = "<expression>";
+
 impl TypeEnv {
     pub fn new() -> TypeEnv {
         TypeEnv::default()
@@ -338,12 +341,14 @@ impl TypeEnv {
     }
 
     /// Checks an expression as if it were the body of a definition without
-    /// parameters (what the REPL evaluates, `:type` and `:elab` show).
+    /// parameters (what the REPL evaluates, `:type` and `:elab` show). The
+    /// definition's name, [`EXPRESSION`], is no identifier, so that the
+    /// expression may use any name (the REPL's `it` included).
     pub fn check_expr(&self, e: &Expr, show: Printer) -> Result<CheckedDef, Diagnostic> {
         let d = ValDec {
             keyword: DefKeyword::Def,
             attrs: Vec::new(),
-            name: "it".into(),
+            name: EXPRESSION.into(),
             name_span: e.span,
             type_params: Vec::new(),
             params: Vec::new(),
@@ -499,13 +504,20 @@ fn describe_choice((m, r): (u32, u32)) -> String {
 
 fn ambiguity_error(d: &ValDec, inf: &Infer, sols: &[Vec<(u32, u32)>], show: Printer) -> Diagnostic {
     let mut listing = String::new();
+    // An expression is listed as itself, not as the hidden definition.
+    let expression = &*d.name == EXPRESSION;
     for (i, sol) in sols.iter().enumerate() {
         let solution = spine_solution(inf, sol);
         let target = Elaborator::new(&solution).dec(d);
+        let text = if expression {
+            crate::syntax::pretty::expr(&target.body)
+        } else {
+            show(&target)
+        };
         listing.push_str(&format!(
             "\n  {}. {}",
             i + 1,
-            show(&target).trim_end().replace('\n', "\n     ")
+            text.trim_end().replace('\n', "\n     ")
         ));
     }
     // Applications whose choice differs between the elaborations.
@@ -525,8 +537,12 @@ fn ambiguity_error(d: &ValDec, inf: &Infer, sols: &[Vec<(u32, u32)>], show: Prin
     };
     let mut diag = Diagnostic::ty(
         format!(
-            "ambiguous: `{}` can be elaborated in {} ways with the same number of implicit `map`s and `rep`s",
-            d.name,
+            "ambiguous: {} can be elaborated in {} ways with the same number of implicit `map`s and `rep`s",
+            if expression {
+                "this expression".to_string()
+            } else {
+                format!("`{}`", d.name)
+            },
             sols.len()
         ),
         first,

@@ -269,7 +269,13 @@ struct Parser<'a> {
     pos: usize,
     file: FileId,
     base: usize,
+    /// Arrays open around the current position (bounded by `MAX_RANK`).
+    depth: usize,
 }
+
+/// The deepest array value read: far more dimensions than any program
+/// declares, and a bound on the parser's recursion.
+pub const MAX_RANK: usize = 256;
 
 fn is_word_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '.'
@@ -366,6 +372,22 @@ impl<'a> Parser<'a> {
     fn array(&mut self) -> Result<Node, Diagnostic> {
         let start = self.pos;
         self.eat('[');
+        if self.depth >= MAX_RANK {
+            return Err(self
+                .error(
+                    format!("an array value nested more than {MAX_RANK} deep"),
+                    start,
+                    self.pos,
+                )
+                .with_label(format!("array dimension {}", MAX_RANK + 1)));
+        }
+        self.depth += 1;
+        let r = self.elements(start);
+        self.depth -= 1;
+        r
+    }
+
+    fn elements(&mut self, start: usize) -> Result<Node, Diagnostic> {
         self.skip_ws();
         if self.peek() == Some(']') {
             return Err(self
@@ -454,6 +476,9 @@ impl<'a> Parser<'a> {
                 start,
                 self.pos,
             ));
+        }
+        if let Err(e) = crate::mem::check(&dims, elem.bytes()) {
+            return Err(self.error(e.to_string(), start, self.pos));
         }
         Ok(Node::Empty(dims, elem, self.span(start, self.pos)))
     }
@@ -670,6 +695,7 @@ pub(super) fn parse_run(
         pos: 0,
         file,
         base: base_offset,
+        depth: 0,
     };
     let mut values = Vec::new();
     loop {

@@ -107,3 +107,15 @@ fn empty_input_succeeds() {
     let r = urchin(&[], "");
     assert_eq!((r.out.as_str(), r.err.as_str(), r.code), ("", "", Some(0)));
 }
+
+#[test]
+fn urchin_run_prints_big_values_in_full() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("repl_cli_run_full");
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let file = dir.join("big.fut");
+    std::fs::write(&file, "entry main (n: i64) = iota n\n").expect("write the program");
+    let r = urchin(&["run", file.to_str().expect("UTF-8 path"), "2000"], "");
+    assert_eq!(r.code, Some(0), "{}", r.err);
+    assert!(!r.out.contains("..."), "{}", r.out);
+    assert_eq!(r.out.matches("i64").count(), 2000);
+}

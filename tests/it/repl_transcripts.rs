@@ -299,7 +299,7 @@ fn quit_command_stops_the_input() {
 fn command_errors() {
     check(
         "command_errors",
-        ":foo\n:\n:reload\n:load\n:reload now\n:time 1 +* 2\n:browse f16",
+        ":foo\n:\n:reload\n:load\n:reload now\n:time 1 +* 2\n:browse f128",
     );
 }
 
@@ -609,5 +609,27 @@ fn sum_types() {
          map area [#circle 1, #rect 2 3]\n\
          def bad (s: shape) = match s case #circle r -> r case #point -> 0\n\
          (#some (#none : #none | #some i32), #rect 1 2 == (#rect 1 2 : shape))\n",
+    );
+}
+
+#[test]
+fn it_is_the_last_value() {
+    check(
+        "it",
+        "2 + 3\nit\nit * 2\n:type it\n:elab it\n[1, 2] + it\n\
+         \\x -> x + 1\nit 4\n1 / 0\nit\n\
+         let xss = [[1f32, 2], [3, 4]]\ni64.product (length xss)",
+    );
+}
+
+#[test]
+fn big_values_are_summarised() {
+    check(
+        "summary",
+        "iota 1000000\nit[999999]\niota 1001\n\
+         tabulate_2d 100 100 (\\i j -> i * 100 + j)\n\
+         (iota 2000, 1.5, {a = map (\\i -> (i, i % 2 == 0)) (iota 3000)})\n\
+         :set\n:set print full\nmap (* 2) (iota 1100) |> length\niota 20\n\
+         :set print summary\n:set print all",
     );
 }

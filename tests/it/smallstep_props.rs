@@ -528,6 +528,11 @@ fn same(expected: &Value, got: &Value) -> Result<(), Mismatch> {
     }
 }
 
+/// Whether a value is an array with an empty dimension.
+fn has_empty(v: &Value) -> bool {
+    matches!(v, Value::Array(a) if a.shape().contains(&0))
+}
+
 fn check(c: &Case) -> Result<(), TestCaseError> {
     let program = c.program();
     let mut s = session();
@@ -555,6 +560,11 @@ fn check(c: &Case) -> Result<(), TestCaseError> {
             Ok(())
         }
         (Err((rk, _)), Err((fk, _))) if rk == fk && *rk != RuntimeErrorKind::Internal => Ok(()),
+        // For the same reason (rows of an empty `map` result unknown), the
+        // reference cannot see that such an array has the wrong rows for
+        // `++` or `zip`, which the fast evaluator, knowing the lowered
+        // types' sizes, reports.
+        (Ok(rv), Err((RuntimeErrorKind::ShapeMismatch, _))) if rv.iter().any(has_empty) => Ok(()),
         _ => Err(fail(format!("reference: {r:?}\nfast: {f:?}"))),
     }
 }

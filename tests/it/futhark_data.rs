@@ -42,10 +42,6 @@ with open(sys.argv[3], 'wb') as f:
         futhark_data.dump(np.asarray(v) if np.ndim(v) else v, f, binary=True)
 "#;
 
-fn require_data() -> bool {
-    std::env::var("URCHIN_REQUIRE_DATA").is_ok_and(|v| !v.is_empty() && v != "0")
-}
-
 /// Whether python3 with futhark_data can run; if not, the reason.
 fn python_missing() -> Option<String> {
     match Command::new("python3")
@@ -191,7 +187,7 @@ fn run_python(dir: &Path) -> (String, Vec<u8>) {
 fn binary_values_agree_with_futhark_data() {
     if let Some(why) = python_missing() {
         assert!(
-            !require_data(),
+            !crate::test_env::data_required(),
             "URCHIN_REQUIRE_DATA is set but python3 with futhark-data is missing \
              (pip install futhark-data): {why}"
         );
