@@ -5,9 +5,9 @@
 use std::time::{Duration, Instant};
 use urchin::core::build::{Builder, function};
 use urchin::core::ir::{Atom, Function, Lambda, Program, Type};
-use urchin::eval::value::{Array, Value};
 use urchin::eval::{EvalOptions, EvalStats, run_function};
 use urchin::prim::{BinOp, PrimType, Scalar};
+use urchin::runtime::value::{Array, Value};
 
 const F64: PrimType = PrimType::F64;
 

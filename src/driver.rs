@@ -8,15 +8,16 @@ use crate::core::ir::{Program, Type as CoreType};
 use crate::core::lower::{self, Signature};
 use crate::core::simplify::{self, Mode};
 use crate::diag::Diagnostic;
-use crate::eval::value::Value;
-use crate::eval::{self, EvalOptions, EvalStats, RuntimeError};
+use crate::eval::{self, EvalOptions, EvalStats};
 use crate::prim::PrimType;
+use crate::runtime::RuntimeError;
+use crate::runtime::value::Value;
 use crate::source::{FileId, SourceMap};
 use crate::syntax::ast::{Dec, Program as Ast, ValDec};
 use crate::syntax::{self, pretty};
 use crate::types::env::{DefId, GlobalKind, Globals, ValueId};
-use crate::types::scheme::{Inst, Scheme};
-use crate::types::ty::{Base, Rank, Type};
+use crate::types::scheme::{Defaulting, Scheme};
+use crate::types::ty::Type;
 use crate::types::{CheckedDef, TypeEnv};
 use std::rc::Rc;
 
@@ -58,9 +59,9 @@ impl Compiled {
 
 /// A value bound at the prompt.
 #[derive(Clone, Debug)]
-pub struct Stored {
-    pub ty: Type,
-    pub leaves: Vec<Value>,
+struct Stored {
+    ty: Type,
+    leaves: Vec<Value>,
 }
 
 /// Cloning a session is cheap next to [`Session::new`] (definitions are
@@ -283,7 +284,7 @@ impl Session {
         &self,
         checked: &CheckedDef,
     ) -> Result<(Compiled, Vec<ValueId>), Diagnostic> {
-        let inst = default_inst(&checked.scheme);
+        let inst = checked.scheme.defaults(Defaulting::Run);
         let values = &self.values;
         let lookup = |id: ValueId| values.get(id.0 as usize).map(|s| s.ty.clone());
         let (mut program, ty, externals) =
@@ -331,11 +332,6 @@ impl Session {
             .collect()
     }
 
-    /// A value bound at the prompt.
-    pub fn stored(&self, id: ValueId) -> Option<&Stored> {
-        self.values.get(id.0 as usize)
-    }
-
     /// Binds a value at the prompt under `name`.
     pub fn bind_value(&mut self, name: &str, ty: Type, leaves: Vec<Value>) {
         let id = ValueId(self.values.len() as u32);
@@ -343,6 +339,18 @@ impl Session {
             .globals
             .define_value(name.to_string(), Scheme::mono(ty.clone()), id);
         self.values.push(Stored { ty, leaves });
+    }
+}
+
+impl crate::semantics::Scope for Session {
+    fn types(&self) -> &TypeEnv {
+        &self.types
+    }
+
+    fn bound_value(&self, id: ValueId) -> Option<(&Type, &[Value])> {
+        self.values
+            .get(id.0 as usize)
+            .map(|s| (&s.ty, s.leaves.as_slice()))
     }
 }
 
@@ -367,8 +375,6 @@ fn finish(p: &mut Program) -> Result<crate::ad::AdOutput, Diagnostic> {
     Ok(ad)
 }
 
-/// An instantiation choosing defaults for a scheme's variables: class
-/// defaults for overloaded ones, `()` for unconstrained ones, and rank 0.
 /// Writes the source location of each `#[trace]` into its message (where
 /// lowering left [`lower::TRACE_HERE`]).
 fn locate_traces(program: &mut Program, sources: &SourceMap) {
@@ -386,19 +392,5 @@ fn locate_traces(program: &mut Program, sources: &SourceMap) {
     }
     for f in &mut program.functions {
         body(&mut f.body, sources);
-    }
-}
-
-pub fn default_inst(s: &Scheme) -> Inst {
-    Inst {
-        tys: s
-            .tyvars
-            .iter()
-            .map(|(c, _)| match c.default_prim() {
-                Some(p) => Base::Prim(p),
-                None => Base::Tuple(Vec::new()),
-            })
-            .collect(),
-        ranks: (0..s.n_rankvars).map(|_| Rank::zero()).collect(),
     }
 }

@@ -26,6 +26,7 @@ pub mod mem;
 pub mod plot;
 pub mod prim;
 pub mod repl;
+pub mod runtime;
 pub mod semantics;
 pub mod source;
 pub mod stack;

@@ -360,7 +360,7 @@ fn arguments(
     entry: &str,
     types: &[urchin::core::ir::Type],
     values: Vec<String>,
-) -> Result<Option<Vec<urchin::eval::value::Value>>> {
+) -> Result<Option<Vec<urchin::runtime::value::Value>>> {
     let data = if values.is_empty() && !types.is_empty() {
         let mut d = Vec::new();
         std::io::stdin()

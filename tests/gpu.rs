@@ -16,9 +16,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use urchin::driver::{Compiled, Session};
 use urchin::eval::EvalOptions;
-use urchin::eval::value::{Array, Value};
 use urchin::gpu::{self, Choice, Gpu};
 use urchin::prim::{PrimType, Scalar};
+use urchin::runtime::value::{Array, Value};
 
 /// The device, with the threshold at 0; `None` (after saying so) where
 /// there is no OpenCL platform.

@@ -13,8 +13,7 @@
 //! count towards the ILP's objective.
 
 use crate::syntax::ast::*;
-use crate::types::infer::SpineKey;
-use crate::types::spine::{self, Form, Head};
+use crate::syntax::spine::{self, Form, Head, SpineKey};
 use std::collections::HashSet;
 
 /// The solution of one definition: `(M, R)` for each argument of a spine.

@@ -18,6 +18,7 @@ use super::error::{Fail, R};
 use crate::core::ir::{Atom, BinOpLambda, Body, Exp, Operator, Program, Var};
 use crate::core::visit::{self, Nested};
 use crate::prim::BinOp;
+use crate::runtime::Raise;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;

@@ -10,17 +10,20 @@
 //! between lanes force the enclosing map to restart per element.
 
 use super::analysis::{Analysis, BodyInfo, StmInfo};
-use super::error::{Fail, R, fmt_shape};
+use super::error::{Fail, R};
 use super::kernels::{self, Operand, from_vec, row_major};
 use super::lanes::{
     LVal, MAX_LANES, Mask, Part, axes_for, bit, bits, count, gather_rows, index_operand, lane_dims,
     lane_value, materialize, merge_parts, operand, stack, unflatten,
 };
-use super::ops::{self, Ix, Step};
-use super::value::{Array, Element, Value};
-use super::{EvalOptions, EvalStats, RuntimeErrorKind};
+use super::ops;
+use super::soac::AccUpdate;
+use super::{EvalOptions, EvalStats};
 use crate::core::ir::{Atom, Body, DimIndex, Exp, Lambda, LoopForm, Program, Stm, Type, Var};
 use crate::prim::{self, BinOp, PrimType, Scalar, UnOp};
+use crate::runtime::Raise;
+use crate::runtime::index::{Ix, Step};
+use crate::runtime::value::{AccCell, Array, Element, Value};
 use crate::{dispatch_prim, with_array};
 use ndarray::{ArcArray, IxDyn};
 use std::collections::HashSet;
@@ -38,27 +41,27 @@ const MAX_CHUNK: usize = 1 << 16;
 const CHUNK_BUDGET: usize = 1 << 15;
 
 pub(crate) struct Interp<'p> {
-    pub prog: &'p Program,
-    pub opts: &'p EvalOptions,
-    pub analysis: Analysis,
-    pub env: Vec<Option<LVal>>,
+    prog: &'p Program,
+    opts: &'p EvalOptions,
+    analysis: Analysis,
+    env: Vec<Option<LVal>>,
     /// The length of each lane, innermost last.
-    pub lanes: Vec<usize>,
-    pub stats: EvalStats,
+    lanes: Vec<usize>,
+    stats: EvalStats,
     /// Variables bound so far, when memory is tracked.
     tracked: Option<HashSet<Var>>,
     /// Elements of the largest array built since the current chunk began.
-    pub chunk_peak: usize,
+    chunk_peak: usize,
     /// Lanes in the next chunk of an outermost map.
-    pub chunk: usize,
+    chunk: usize,
     /// The lanes the code being evaluated runs over: those of the enclosing
     /// maps, only the compacted lane inside a partitioned branch, and none
     /// of those a per-lane evaluation iterates over itself. An accumulator
     /// update happens once in each of them.
-    pub active: Mask,
-    /// Accumulator updates made in bulk, applied when the outermost bulk
-    /// attempt succeeds (and dropped if it is retried per element).
-    pub acc_log: Vec<super::soac::AccUpdate>,
+    active: Mask,
+    /// Accumulator updates made in bulk, applied when the chunk that made
+    /// them succeeds (and dropped if it is retried per element).
+    acc_log: Vec<AccUpdate>,
 }
 
 /// One index of an access, with its operands evaluated.
@@ -269,16 +272,105 @@ impl<'p> Interp<'p> {
         self.active &= !bit(self.lanes.len());
     }
 
-    /// Lanes for the next chunk of an outermost map with `left` elements to go.
+    /// The program being evaluated.
+    pub fn prog(&self) -> &'p Program {
+        self.prog
+    }
+
+    /// Whether maps, reductions and scans are evaluated in bulk
+    /// ([`EvalOptions::bulk`]).
+    pub fn bulk(&self) -> bool {
+        self.opts.bulk
+    }
+
+    /// The length of each lane, innermost last.
+    pub fn lanes(&self) -> &[usize] {
+        &self.lanes
+    }
+
+    /// The lanes the code being evaluated runs over (see the field).
+    pub fn active(&self) -> Mask {
+        self.active
+    }
+
+    /// Runs `f` with `mask` as the active lanes.
+    pub fn with_active<T>(&mut self, mask: Mask, f: impl FnOnce(&mut Self) -> T) -> T {
+        let outer = std::mem::replace(&mut self.active, mask);
+        let r = f(self);
+        self.active = outer;
+        r
+    }
+
+    pub fn stats(&self) -> &EvalStats {
+        &self.stats
+    }
+
+    /// Whether any of these variables varies over a lane.
+    pub fn varies(&self, vars: &[Var]) -> bool {
+        vars.iter().any(|v| {
+            self.env
+                .get(v.0 as usize)
+                .and_then(Option::as_ref)
+                .is_some_and(|x| x.mask != 0)
+        })
+    }
+
+    /// Forgets the value of `v`, so that it does not keep an array shared.
+    pub fn unbind(&mut self, v: Var) {
+        if let Some(slot) = self.env.get_mut(v.0 as usize) {
+            *slot = None;
+        }
+    }
+
+    // ----- chunks of outermost SOACs (see `chunks.rs`) -----
+
+    /// Lanes for the next chunk of an outermost SOAC with `left` elements
+    /// to go.
     pub fn chunk_len(&self, left: usize) -> usize {
         left.min(self.chunk)
     }
 
-    /// Sizes the next chunk from the largest array the last one (of `c`
-    /// lanes) built.
+    /// Starts a chunk evaluated in bulk. Updates are logged only inside
+    /// lanes and flushed or dropped when the chunk that made them ends, so
+    /// where a chunk starts (no lane active) the log is empty.
+    pub fn start_chunk(&mut self) -> R<()> {
+        self.chunk_peak = 0;
+        if !self.acc_log.is_empty() {
+            return Err(Fail::internal(
+                "a chunk starts with accumulator updates logged",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Sizes the next chunk from the largest array the current one (of `c`
+    /// lanes) built: only sizes, never time, decide chunk boundaries.
     pub fn tune_chunk(&mut self, c: usize) {
         let per_lane = (self.chunk_peak / c.max(1)).max(1);
         self.chunk = (CHUNK_BUDGET / per_lane).clamp(MIN_CHUNK, MAX_CHUNK);
+    }
+
+    /// Logs an accumulator update made in bulk.
+    pub fn log_acc_update(&mut self, up: AccUpdate) {
+        self.acc_log.push(up);
+    }
+
+    /// Drops the updates logged by a bulk attempt that is retried.
+    pub fn discard_acc_log(&mut self) {
+        self.acc_log.clear();
+    }
+
+    /// Applies the logged accumulator updates (only those of the given
+    /// cells, if any are given), in order.
+    pub fn flush_acc_log(&mut self, only: Option<&[AccCell]>) -> R<()> {
+        let log = std::mem::take(&mut self.acc_log);
+        for up in log {
+            match only {
+                Some(cells) if !up.updates_any(cells) => self.acc_log.push(up),
+                _ => up.apply()?,
+            }
+        }
+        Ok(())
     }
 
     // ----- bodies and statements -----
@@ -540,10 +632,7 @@ impl<'p> Interp<'p> {
                         .collect());
                 }
                 if args.is_empty() {
-                    return Err(Fail::new(
-                        RuntimeErrorKind::AssertionFailed,
-                        format!("assertion failed: {message}"),
-                    ));
+                    return Err(Fail::assertion_failed(message));
                 }
                 // A message with values: they are scalars once each lane
                 // is evaluated on its own.
@@ -554,7 +643,7 @@ impl<'p> Interp<'p> {
                     };
                     text = text.replacen("{}", &s.plain(), 1);
                 }
-                Err(Fail::new(RuntimeErrorKind::AssertionFailed, text))
+                Err(Fail::check_failed(text))
             }
             Exp::Trace { message, args } => {
                 let mut text = message.clone();
@@ -833,7 +922,7 @@ impl<'p> Interp<'p> {
                             let ix: Vec<Ix> = (0..j)
                                 .map(|k| Ix::Fix(iops[k].data[cur.offs[k + 1]]))
                                 .collect();
-                            return Err(ops::index_error("index", own, &ix));
+                            return Err(Fail::index_out_of_bounds(&ix, own));
                         }
                     }
                 }
@@ -944,11 +1033,7 @@ impl<'p> Interp<'p> {
         }
         let rest = own[j..].to_vec();
         if x.own_shape() != rest.as_slice() {
-            return Err(Fail::shape(format!(
-                "cannot write a value of shape {} to a slice of shape {}",
-                fmt_shape(x.own_shape()),
-                fmt_shape(&rest)
-            )));
+            return Err(Fail::cannot_write(x.own_shape(), &rest));
         }
         let mut dst = if arr.mask == u {
             match arr.v {
@@ -995,7 +1080,7 @@ impl<'p> Interp<'p> {
                             let ix: Vec<Ix> = (0..iops.len())
                                 .map(|k| Ix::Fix(iops[k].data[cur.offs[k + 2]]))
                                 .collect();
-                            return Err(ops::index_error("index", own, &ix));
+                            return Err(Fail::index_out_of_bounds(&ix, own));
                         }
                     }
                 }
@@ -1041,10 +1126,9 @@ impl<'p> Interp<'p> {
             .iter()
             .map(|&v| (v, self.env.get_mut(v.0 as usize).and_then(Option::take)))
             .collect();
-        let outer = self.active;
-        self.active &= !u;
-        let res = self.per_lane_run(stm, si, &saved, &ubits, &udims);
-        self.active = outer;
+        let res = self.with_active(self.active & !u, |me| {
+            me.per_lane_run(stm, si, &saved, &ubits, &udims)
+        });
         for (v, x) in saved {
             self.env[v.0 as usize] = x;
         }
@@ -1202,23 +1286,22 @@ impl<'p> Interp<'p> {
                 return Ok(());
             }
             let b = me.push_lane(idx.len())?;
-            let outer = me.active;
-            me.active = bit(b);
-            let mut bound = Ok(());
-            for (v, x) in &saved {
-                me.env[v.0 as usize] = match x {
-                    Some(lv) if lv.mask != 0 => match gather_rows(lv, r, idx, &me.lanes) {
-                        Ok(g) => Some(LVal { mask: bit(b), v: g }),
-                        Err(e) => {
-                            bound = Err(e);
-                            None
-                        }
-                    },
-                    other => other.clone(),
-                };
-            }
-            let out = bound.and_then(|()| f(me));
-            me.active = outer;
+            let out = me.with_active(bit(b), |me| {
+                let mut bound = Ok(());
+                for (v, x) in &saved {
+                    me.env[v.0 as usize] = match x {
+                        Some(lv) if lv.mask != 0 => match gather_rows(lv, r, idx, &me.lanes) {
+                            Ok(g) => Some(LVal { mask: bit(b), v: g }),
+                            Err(e) => {
+                                bound = Err(e);
+                                None
+                            }
+                        },
+                        other => other.clone(),
+                    };
+                }
+                bound.and_then(|()| f(me))
+            });
             me.pop_lane();
             let parts = out?
                 .into_iter()
@@ -1563,14 +1646,10 @@ fn check_shape(x: &LVal, expected: &[Option<LVal>], what: &str) -> R<()> {
     if fits {
         return Ok(());
     }
-    let show = |d: Option<i64>| d.map_or("[]".to_string(), |d| format!("[{d}]"));
-    let expected: String = exp
+    let expected: Vec<Option<i64>> = exp
         .iter()
         .zip(own.iter().chain(std::iter::repeat(&None)))
-        .map(|(e, o)| show(e.or(o.map(|o| o as i64))))
+        .map(|(e, o)| e.or(o.map(|o| o as i64)))
         .collect();
-    let got: String = own.iter().map(|o| show(o.map(|o| o as i64))).collect();
-    Err(Fail::shape(format!(
-        "expected shape {expected} but got {got} for {what}"
-    )))
+    Err(Fail::cannot_match(what, &own, &expected))
 }

@@ -11,8 +11,8 @@
 
 use super::analysis::FastOp;
 use super::threads::{self, CHEAP_GRAIN, COSTLY_GRAIN};
-use super::value::{Array, Element};
 use crate::prim::{BinOp, Native, PrimError, UnOp, native_convert};
+use crate::runtime::value::{Array, Element};
 use ndarray::{ArcArray, IxDyn};
 use std::borrow::Cow;
 use std::sync::OnceLock;

@@ -13,8 +13,9 @@
 use super::error::{Fail, R};
 use super::kernels::{self, Operand, from_vec, row_major};
 use super::ops;
-use super::value::{Array, Element, Value};
 use crate::prim::{PrimType, Scalar};
+use crate::runtime::Raise;
+use crate::runtime::value::{Array, Element, Value};
 use crate::{dispatch_prim, with_array};
 use ndarray::{ArcArray, Axis, IxDyn};
 use std::borrow::Cow;

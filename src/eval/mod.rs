@@ -32,6 +32,7 @@
 //! statement by statement rather than element by element.
 
 pub(crate) mod analysis;
+mod chunks;
 mod error;
 mod interp;
 mod kernels;
@@ -40,23 +41,21 @@ mod offload;
 mod ops;
 mod soac;
 pub mod threads;
-pub mod value;
 
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]
 mod tests;
 
-pub use error::{RuntimeError, RuntimeErrorKind};
-
 use crate::core::ir::{Function, Program, Var};
+use crate::runtime::value::Value;
+use crate::runtime::{Raise, RuntimeError};
 use error::Fail;
 use interp::Interp;
 use lanes::LVal;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use value::Value;
 
 #[derive(Clone, Debug)]
 pub struct EvalOptions {
@@ -133,10 +132,10 @@ pub fn run_function(
     if let Some(gpu) = &opts.device {
         gpu.end_run();
     }
-    stats.peak_live_bytes = stats.peak_live_bytes.max(it.stats.peak_live_bytes);
+    stats.peak_live_bytes = stats.peak_live_bytes.max(it.stats().peak_live_bytes);
     stats.peak_checkpoint_bytes = stats
         .peak_checkpoint_bytes
-        .max(it.stats.peak_checkpoint_bytes);
+        .max(it.stats().peak_checkpoint_bytes);
     match res {
         Ok(vals) => Ok(vals.into_iter().map(|x| x.v).collect()),
         Err(e) => Err(e.into_runtime_error()),

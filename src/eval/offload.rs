@@ -28,7 +28,7 @@ impl Interp<'_> {
                 .filter(|x| x.mask == 0)
                 .map(|x| x.v.clone())
         };
-        match gpu.offload(&self.prog.vars, body, k, &lookup) {
+        match gpu.offload(&self.prog().vars, body, k, &lookup) {
             Offload::Host(n) => Ok(Err(n)),
             Offload::Ran { consumed, values } => {
                 for (v, x) in values {
@@ -36,9 +36,7 @@ impl Interp<'_> {
                 }
                 for si in &info.stms[k..k + consumed] {
                     for v in &si.drop {
-                        if let Some(slot) = self.env.get_mut(v.0 as usize) {
-                            *slot = None;
-                        }
+                        self.unbind(*v);
                     }
                 }
                 Ok(Ok(consumed))

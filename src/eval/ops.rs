@@ -4,84 +4,14 @@
 //! operations). Indexing, slicing, transposing and reversing are views of
 //! the same data; nothing is copied unless the result needs new elements.
 
-use super::error::{Fail, R, fmt_shape};
+use super::error::{Fail, R};
 use super::kernels::from_vec;
-use super::value::{Array, Element, Value};
-use crate::eval::RuntimeErrorKind;
 use crate::prim::{Native, PrimType, Scalar};
+use crate::runtime::Raise;
+use crate::runtime::index::{Ix, Step};
+use crate::runtime::value::{Array, Element, Value};
 use crate::with_array;
 use ndarray::{ArcArray, ArrayBase, Axis, IxDyn, RawData, Slice};
-
-/// One index of an access, with its values known.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Ix {
-    Fix(i64),
-    Slice {
-        start: Option<i64>,
-        end: Option<i64>,
-        stride: Option<i64>,
-    },
-}
-
-/// An index checked against a dimension.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Step {
-    Fix(usize),
-    Slice {
-        start: usize,
-        count: usize,
-        step: i64,
-    },
-}
-
-/// `[1, 2:5]`, as the access was written.
-pub(crate) fn fmt_index(ix: &[Ix]) -> String {
-    let parts: Vec<String> = ix
-        .iter()
-        .map(|i| match i {
-            Ix::Fix(k) => k.to_string(),
-            Ix::Slice { start, end, stride } => {
-                let o = |x: &Option<i64>| x.map(|v| v.to_string()).unwrap_or_default();
-                match stride {
-                    Some(s) => format!("{}:{}:{s}", o(start), o(end)),
-                    None => format!("{}:{}", o(start), o(end)),
-                }
-            }
-        })
-        .collect();
-    format!("[{}]", parts.join(", "))
-}
-
-/// Futhark's slice rules: the stride defaults to 1; with a positive stride
-/// `i:j` needs `0 <= i <= j <= n` (defaults 0 and n), with a negative one
-/// `-1 <= j <= i < n` (defaults n-1 and "before 0").
-fn resolve(n: usize, start: Option<i64>, end: Option<i64>, stride: Option<i64>) -> Option<Step> {
-    let n = n as i128;
-    let s = i128::from(stride.unwrap_or(1));
-    let count = if s > 0 {
-        let i = start.map_or(0, i128::from);
-        let j = end.map_or(n, i128::from);
-        if !(0 <= i && i <= j && j <= n) {
-            return None;
-        }
-        (j - i + s - 1) / s
-    } else if s < 0 {
-        let i = start.map_or(n - 1, i128::from);
-        let j = end.map_or(-1, i128::from);
-        if !(-1 <= j && j <= i && i < n) {
-            return None;
-        }
-        (i - j - s - 1) / -s
-    } else {
-        return None;
-    };
-    let start = start.map_or(if s > 0 { 0 } else { n - 1 }, i128::from);
-    Some(Step::Slice {
-        start: if count > 0 { start as usize } else { 0 },
-        count: count as usize,
-        step: s as i64,
-    })
-}
 
 /// Checks an access against the own shape of an array.
 pub(crate) fn check_index(own: &[usize], ix: &[Ix]) -> R<Vec<Step>> {
@@ -94,27 +24,11 @@ pub(crate) fn check_index(own: &[usize], ix: &[Ix]) -> R<Vec<Step>> {
     }
     ix.iter()
         .zip(own)
-        .map(|(i, &n)| match *i {
-            Ix::Fix(k) => match usize::try_from(k) {
-                Ok(k) if k < n => Ok(Step::Fix(k)),
-                _ => Err(index_error("index", own, ix)),
-            },
-            Ix::Slice { start, end, stride } => {
-                resolve(n, start, end, stride).ok_or_else(|| index_error("slice", own, ix))
-            }
+        .map(|(i, &n)| {
+            i.resolve(n)
+                .ok_or_else(|| Fail::index_out_of_bounds(ix, own))
         })
         .collect()
-}
-
-pub(crate) fn index_error(what: &str, own: &[usize], ix: &[Ix]) -> Fail {
-    Fail::new(
-        RuntimeErrorKind::IndexOutOfBounds,
-        format!(
-            "{what} {} out of bounds for array of shape {}",
-            fmt_index(ix),
-            fmt_shape(own)
-        ),
-    )
 }
 
 fn nd_slice(start: usize, count: usize, step: i64) -> Slice {
@@ -166,11 +80,10 @@ pub(crate) fn update(dst: &mut Array, nl: usize, steps: &[Step], src: &Array) ->
             .ok_or_else(|| Fail::internal("update with a value of another type"))?;
         let mut view = apply_steps(d.view_mut(), nl, steps);
         if view.shape() != s.shape() {
-            return Err(Fail::shape(format!(
-                "cannot write a value of shape {} to a slice of shape {}",
-                fmt_shape(&s.shape()[nl.min(s.ndim())..]),
-                fmt_shape(&view.shape()[nl.min(view.ndim())..])
-            )));
+            return Err(Fail::cannot_write(
+                &s.shape()[nl.min(s.ndim())..],
+                &view.shape()[nl.min(view.ndim())..],
+            ));
         }
         view.assign(s);
         Ok(())
@@ -205,7 +118,7 @@ pub(crate) fn check_size(shape: &[usize], elem: PrimType) -> R<()> {
 }
 
 pub(crate) fn iota(n: i64) -> R<Array> {
-    let n = size(n, "iota")?;
+    let n = usize::try_from(n).map_err(|_| Fail::iota_negative(n))?;
     let mut v = crate::mem::vec_with_capacity::<i64>(n).map_err(Fail::too_large)?;
     v.extend(0..n as i64);
     Ok(from_vec(&[n], v))
@@ -259,11 +172,7 @@ pub(crate) fn reshape(a: &Array, nl: usize, dims: &[i64]) -> R<Array> {
     check_size(&dims, a.elem())?;
     let own = &a.shape()[nl..];
     if dims.iter().product::<usize>() != own.iter().product::<usize>() {
-        return Err(Fail::shape(format!(
-            "cannot reshape an array of shape {} to {}",
-            fmt_shape(own),
-            fmt_shape(&dims)
-        )));
+        return Err(Fail::cannot_reshape(own, &dims));
     }
     let mut shape = a.shape()[..nl].to_vec();
     shape.extend(dims);
@@ -351,11 +260,10 @@ pub(crate) fn concat(arrs: &[Array], nl: usize) -> R<Array> {
     let ax = outer_axis(first, nl)?;
     for a in arrs {
         if a.rank() != first.rank() || a.shape()[ax + 1..] != first.shape()[ax + 1..] {
-            return Err(Fail::shape(format!(
-                "cannot concatenate arrays of shapes {} and {}",
-                fmt_shape(&first.shape()[nl..]),
-                fmt_shape(&a.shape()[nl.min(a.rank())..])
-            )));
+            return Err(Fail::cannot_concat(
+                &first.shape()[nl..],
+                &a.shape()[nl.min(a.rank())..],
+            ));
         }
     }
     let mut shape = first.shape().to_vec();
@@ -387,11 +295,10 @@ pub(crate) fn stack_at(arrs: &[Array], nl: usize) -> R<Array> {
         .ok_or_else(|| Fail::internal("empty array literal"))?;
     for a in arrs {
         if a.shape() != first.shape() {
-            return Err(Fail::shape(format!(
-                "array literal with elements of shapes {} and {}",
-                fmt_shape(&first.shape()[nl..]),
-                fmt_shape(&a.shape()[nl.min(a.rank())..])
-            )));
+            return Err(Fail::irregular_literal(
+                &first.shape()[nl..],
+                &a.shape()[nl.min(a.rank())..],
+            ));
         }
     }
     crate::dispatch_prim!(first.elem(), go(arrs, Axis(nl)))

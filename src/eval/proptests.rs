@@ -13,10 +13,10 @@
 
 use super::EvalOptions;
 use super::tests::{build, f64s, i64s, run, run_opts, same};
-use super::value::Value;
 use crate::core::build::Builder;
 use crate::core::ir::{Atom, DimIndex, Operator, Type, Var};
 use crate::prim::{BinOp, PrimType, Scalar, UnOp};
+use crate::runtime::value::Value;
 use proptest::prelude::*;
 
 struct Rng(u64);

@@ -11,36 +11,24 @@
 //! whole slices (and, where there are few lanes, in a tree or in blocks).
 
 use super::analysis::{BodyInfo, FastOp, fast_op};
-use super::error::{Fail, R, fmt_shape};
+use super::chunks::ChunkOp;
+use super::error::{Fail, R};
 use super::interp::{Interp, LaneCursor};
 use super::kernels::{
     self, fast_call, fast_supported, fold_into, fold_rows, from_vec, hist_into, row_major,
     scan_into, scan_rows,
 };
 use super::lanes::{LVal, Mask, bit, count, index_operand, insert_axis, lane_dims, materialize};
-use super::ops::{self, Step};
-use super::value::{AccCell, Array, Element, Value};
+use super::ops;
 use crate::core::ir::{Atom, Lambda, Operator, Stm, Type, Var};
 use crate::prim::Scalar;
+use crate::runtime::Raise;
+use crate::runtime::index::Step;
+use crate::runtime::value::{AccCell, Array, Element, Value};
 use crate::with_array;
 use ndarray::{ArcArray, Axis, IxDyn, Slice};
 use std::cell::RefCell;
 use std::rc::Rc;
-
-#[cfg(test)]
-thread_local! {
-    /// The failures of bulk evaluation that were retried per element, so
-    /// that tests can check that they are only genuine errors.
-    pub(crate) static RETRIED: std::cell::RefCell<Vec<Fail>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Records a bulk failure that is about to be retried per element (in
-/// tests only).
-#[cfg_attr(not(test), allow(unused_variables))]
-fn retrying(e: &Fail) {
-    #[cfg(test)]
-    RETRIED.with(|r| r.borrow_mut().push(e.clone()));
-}
 
 /// Below this many lanes, a reduction along an axis longer than this is
 /// done as a tree of bulk operator applications rather than one
@@ -48,7 +36,7 @@ fn retrying(e: &Fail) {
 const TREE_LANES: usize = 64;
 
 /// The part `[s, e)` of an invariant array argument.
-fn slice_outer(x: &LVal, s: usize, e: usize) -> LVal {
+pub(crate) fn slice_outer(x: &LVal, s: usize, e: usize) -> LVal {
     match &x.v {
         Value::Array(a) => LVal::inv(Value::Array(with_array!(a, y => {
             let mut z = y.clone();
@@ -167,90 +155,7 @@ fn stack_elements(vals: Vec<Value>, n: usize) -> R<Value> {
         .map(shape)
         .find(|s| *s != first)
         .unwrap_or_default();
-    Err(Fail::shape(format!(
-        "map produced elements of shapes {} and {}",
-        fmt_shape(&first),
-        fmt_shape(&other)
-    )))
-}
-
-/// Collects the results of the chunks of a map (or scan) of `n` elements
-/// into one array, copying each chunk as it comes so that only the final
-/// array is ever allocated at full size.
-enum Chunks {
-    Empty(usize),
-    Acc(Value),
-    Rows(Box<dyn RowSink>),
-}
-
-trait RowSink {
-    fn push(&mut self, a: &Array) -> R<()>;
-    fn finish(self: Box<Self>) -> Array;
-}
-
-struct TypedRows<T> {
-    own: Vec<usize>,
-    data: Vec<T>,
-    rows: usize,
-}
-
-impl<T: Element> RowSink for TypedRows<T> {
-    fn push(&mut self, a: &Array) -> R<()> {
-        let x =
-            T::unwrap_array(a).ok_or_else(|| Fail::internal("map chunks of different types"))?;
-        if x.shape()[1..] != self.own[..] {
-            return Err(Fail::shape(format!(
-                "map produced elements of shapes {} and {}",
-                fmt_shape(&self.own),
-                fmt_shape(&x.shape()[1..])
-            )));
-        }
-        self.data.extend_from_slice(&row_major(x));
-        self.rows += x.shape()[0];
-        Ok(())
-    }
-
-    fn finish(self: Box<Self>) -> Array {
-        let mut shape = vec![self.rows];
-        shape.extend(self.own);
-        from_vec(&shape, self.data)
-    }
-}
-
-impl Chunks {
-    fn new(n: usize) -> Chunks {
-        Chunks::Empty(n)
-    }
-
-    fn push(&mut self, v: Value) -> R<()> {
-        match (&mut *self, v) {
-            (Chunks::Empty(_), v @ Value::Acc(_)) => *self = Chunks::Acc(v),
-            (Chunks::Acc(_), _) => {}
-            (Chunks::Empty(n), Value::Array(a)) => {
-                fn sink<T: Element>(n: usize, own: &[usize]) -> Box<dyn RowSink> {
-                    Box::new(TypedRows::<T> {
-                        own: own.to_vec(),
-                        data: Vec::with_capacity(n * own.iter().product::<usize>()),
-                        rows: 0,
-                    })
-                }
-                let mut s = crate::dispatch_prim!(a.elem(), sink(*n, &a.shape()[1..]));
-                s.push(&a)?;
-                *self = Chunks::Rows(s);
-            }
-            (Chunks::Rows(s), Value::Array(a)) => s.push(&a)?,
-            _ => return Err(Fail::internal("a map chunk that is not an array")),
-        }
-        Ok(())
-    }
-
-    fn finish(self) -> R<LVal> {
-        match self {
-            Chunks::Empty(_) => Err(Fail::internal("a map without chunks")),
-            Chunks::Acc(v) => Ok(LVal::inv(v)),
-            Chunks::Rows(s) => Ok(LVal::inv(Value::Array(s.finish()))),
-        }
-    }
+    Err(Fail::irregular_map(&first, &other))
 }
 
 /// A rep argument of a reduction, as an array of `n` copies.
@@ -418,16 +323,6 @@ impl<'l> SeqState<'l> {
 }
 
 impl Interp<'_> {
-    /// Whether any variable the statement reads varies over a lane.
-    fn varies(&self, stm_uses: &[Var]) -> bool {
-        stm_uses.iter().any(|v| {
-            self.env
-                .get(v.0 as usize)
-                .and_then(Option::as_ref)
-                .is_some_and(|x| x.mask != 0)
-        })
-    }
-
     /// The common outer length of SOAC arguments (`None` when all are reps
     /// or accumulators).
     fn soac_len(&self, vals: &[LVal], what: &str) -> R<Option<usize>> {
@@ -443,9 +338,7 @@ impl Interp<'_> {
             };
             match n {
                 Some(m) if m != len => {
-                    return Err(Fail::shape(format!(
-                        "{what} over arrays of lengths {m} and {len}"
-                    )));
+                    return Err(Fail::lengths_differ(what, m, len));
                 }
                 _ => n = Some(len),
             }
@@ -457,9 +350,7 @@ impl Interp<'_> {
     /// that they do not keep arrays shared.
     fn clear_params(&mut self, lam: &Lambda) {
         for p in &lam.params {
-            if let Some(slot) = self.env.get_mut(p.0 as usize) {
-                *slot = None;
-            }
+            self.unbind(*p);
         }
     }
 
@@ -509,17 +400,17 @@ impl Interp<'_> {
             }
             return self.empty_map(stm, lam, &vals);
         }
-        if !self.lanes.is_empty() {
+        if !self.lanes().is_empty() {
             return self.map_lanes(lam, &vals, n);
         }
-        if !self.opts.bulk {
+        if !self.bulk() {
             return Ok(self
                 .map_elements(lam, &vals, n)?
                 .into_iter()
                 .map(LVal::inv)
                 .collect());
         }
-        self.map_chunked(lam, &vals, n)
+        Ok(self.run_chunked(ChunkOp::Map(lam), &vals, n, Vec::new())?.0)
     }
 
     /// A map over no elements: empty arrays, or the accumulators passed
@@ -529,7 +420,7 @@ impl Interp<'_> {
             .iter()
             .zip(&lam.body.result)
             .map(|(p, res)| {
-                if let Type::Acc(..) = self.prog.vars.ty(*p) {
+                if let Type::Acc(..) = self.prog().vars.ty(*p) {
                     let Atom::Var(v) = res else {
                         return Err(Fail::internal("an accumulator result that is a constant"));
                     };
@@ -553,7 +444,7 @@ impl Interp<'_> {
     }
 
     /// The map one element at a time (where no lane is active).
-    fn map_elements(&mut self, lam: &Lambda, vals: &[LVal], n: usize) -> R<Vec<Value>> {
+    pub(crate) fn map_elements(&mut self, lam: &Lambda, vals: &[LVal], n: usize) -> R<Vec<Value>> {
         let info = self.body_info(&lam.body)?;
         let mut res = Vec::with_capacity(lam.body.result.len());
         let mut outs: Vec<Vec<Value>> = (0..lam.body.result.len())
@@ -572,46 +463,6 @@ impl Interp<'_> {
         outs.into_iter().map(|vs| stack_elements(vs, n)).collect()
     }
 
-    /// An outermost map: in bulk, chunk by chunk.
-    fn map_chunked(&mut self, lam: &Lambda, vals: &[LVal], n: usize) -> R<Vec<LVal>> {
-        let mut parts: Vec<Chunks> = (0..lam.body.result.len()).map(|_| Chunks::new(n)).collect();
-        let mut lifted = true;
-        let mut start = 0;
-        while start < n {
-            self.check_interrupt()?;
-            let c = self.chunk_len(n - start);
-            let chunk: Vec<LVal> = vals
-                .iter()
-                .map(|x| slice_outer(x, start, start + c))
-                .collect();
-            let res = if lifted {
-                self.chunk_peak = 0;
-                match self.map_lanes(lam, &chunk, c) {
-                    Ok(r) => {
-                        self.tune_chunk(c);
-                        self.flush_acc_log(None)?;
-                        Ok(r.into_iter().map(|x| x.v).collect())
-                    }
-                    Err(e) if e.is_interrupt() => Err(e),
-                    Err(e) => {
-                        retrying(&e);
-                        self.acc_log.clear();
-                        // Irregular chunks are likely to be followed by more.
-                        lifted = !matches!(e, Fail::Irregular);
-                        self.map_elements(lam, &chunk, c)
-                    }
-                }
-            } else {
-                self.map_elements(lam, &chunk, c)
-            };
-            for (p, v) in parts.iter_mut().zip(res?) {
-                p.push(v)?;
-            }
-            start += c;
-        }
-        parts.into_iter().map(Chunks::finish).collect()
-    }
-
     // ----- reduce -----
 
     pub(crate) fn eval_reduce(
@@ -628,19 +479,24 @@ impl Interp<'_> {
         if n == 0 {
             return Ok(ne);
         }
-        if !self.lanes.is_empty() {
+        if !self.lanes().is_empty() {
             let xs = self.soac_inputs(pre, &vals, n)?;
             return self.reduce_lanes(op, ne, xs, n);
         }
-        if !self.opts.bulk {
+        if !self.bulk() {
             return self.reduce_elements(op, pre, &vals, n, ne);
         }
-        self.reduce_chunked(op, pre, &vals, n, ne)
+        Ok(self.run_chunked(ChunkOp::Reduce(op, pre), &vals, n, ne)?.1)
     }
 
     /// The elements a reduction combines: the fused map's results, or the
     /// arguments.
-    fn soac_inputs(&mut self, pre: Option<&Lambda>, vals: &[LVal], n: usize) -> R<Vec<LVal>> {
+    pub(crate) fn soac_inputs(
+        &mut self,
+        pre: Option<&Lambda>,
+        vals: &[LVal],
+        n: usize,
+    ) -> R<Vec<LVal>> {
         match pre {
             Some(l) => self.map_lanes(l, vals, n),
             None => vals.iter().map(|x| unrep_arg(x, n)).collect(),
@@ -655,15 +511,15 @@ impl Interp<'_> {
         xs: Vec<LVal>,
         n: usize,
     ) -> R<Vec<LVal>> {
-        if self.opts.bulk
+        if self.bulk()
             && let Some((f, x, init)) = fast_input(op, &xs, &ne)
-            && let Some(r) = fold_lanes(f, x, init, &self.lanes)
+            && let Some(r) = fold_lanes(f, x, init, self.lanes())
         {
             return Ok(vec![r]);
         }
         let u = xs.iter().fold(0, |m, x| m | x.mask);
-        let p: usize = lane_dims(&self.lanes, u).iter().product();
-        if self.opts.bulk && p < TREE_LANES && n > TREE_LANES {
+        let p: usize = lane_dims(self.lanes(), u).iter().product();
+        if self.bulk() && p < TREE_LANES && n > TREE_LANES {
             let mut args = ne;
             args.extend(self.reduce_tree(op, xs, n)?);
             return self.apply(&op.lam, args);
@@ -726,13 +582,13 @@ impl Interp<'_> {
         };
         let u = r.mask | last.mask;
         let arrs = [
-            materialize(r, u, &self.lanes)?,
-            materialize(&last, u, &self.lanes)?,
+            materialize(r, u, self.lanes())?,
+            materialize(&last, u, self.lanes())?,
         ];
         Ok(LVal::from_array(u, ops::concat(&arrs, count(u))?))
     }
 
-    fn reduce_elements(
+    pub(crate) fn reduce_elements(
         &mut self,
         op: &Operator,
         pre: Option<&Lambda>,
@@ -750,58 +606,15 @@ impl Interp<'_> {
         Ok(acc)
     }
 
-    fn reduce_chunked(
+    /// Reduces the `c` invariant elements `xs` of a chunk in bulk,
+    /// continuing from `acc`.
+    pub(crate) fn reduce_chunk(
         &mut self,
         op: &Operator,
-        pre: Option<&Lambda>,
-        vals: &[LVal],
-        n: usize,
-        ne: Vec<LVal>,
-    ) -> R<Vec<LVal>> {
-        let mut acc = ne;
-        let mut lifted = true;
-        let mut start = 0;
-        while start < n {
-            self.check_interrupt()?;
-            let c = self.chunk_len(n - start);
-            let chunk: Vec<LVal> = vals
-                .iter()
-                .map(|x| slice_outer(x, start, start + c))
-                .collect();
-            let attempt = if lifted {
-                self.chunk_peak = 0;
-                self.reduce_chunk(op, pre, &chunk, c, &acc)
-            } else {
-                Err(Fail::Irregular)
-            };
-            acc = match attempt {
-                Ok(a) => {
-                    self.flush_acc_log(None)?;
-                    a
-                }
-                Err(e) if e.is_interrupt() => return Err(e),
-                Err(e) => {
-                    retrying(&e);
-                    self.acc_log.clear();
-                    lifted = lifted && !matches!(e, Fail::Irregular);
-                    self.reduce_elements(op, pre, &chunk, c, acc)?
-                }
-            };
-            start += c;
-        }
-        Ok(acc)
-    }
-
-    fn reduce_chunk(
-        &mut self,
-        op: &Operator,
-        pre: Option<&Lambda>,
-        chunk: &[LVal],
+        xs: Vec<LVal>,
         c: usize,
         acc: &[LVal],
     ) -> R<Vec<LVal>> {
-        let xs = self.soac_inputs(pre, chunk, c)?;
-        self.tune_chunk(c);
         if let Some((f, x, init)) = fast_input(op, &xs, acc)
             && let Some(r) = fold_all(f, x, init)
         {
@@ -831,14 +644,14 @@ impl Interp<'_> {
                 .map(|p| Ok(LVal::inv(self.empty_of(*p, &[])?)))
                 .collect();
         }
-        if !self.lanes.is_empty() {
+        if !self.lanes().is_empty() {
             let xs = self.soac_inputs(pre, &vals, n)?;
             return self.scan_lanes(op, ne, xs, n);
         }
-        if !self.opts.bulk {
+        if !self.bulk() {
             return Ok(self.scan_elements(op, pre, &vals, n, ne)?.0);
         }
-        self.scan_chunked(op, pre, &vals, n, ne)
+        Ok(self.run_chunked(ChunkOp::Scan(op, pre), &vals, n, ne)?.0)
     }
 
     /// Stacks the successive accumulators of a scan along a new first own
@@ -847,7 +660,7 @@ impl Interp<'_> {
         let u = steps.iter().fold(0, |m, x| m | x.mask);
         let arrs: Vec<Array> = steps
             .iter()
-            .map(|x| materialize(x, u, &self.lanes))
+            .map(|x| materialize(x, u, self.lanes()))
             .collect::<R<_>>()?;
         Ok(LVal::from_array(u, ops::stack_at(&arrs, count(u))?))
     }
@@ -859,7 +672,7 @@ impl Interp<'_> {
         xs: Vec<LVal>,
         n: usize,
     ) -> R<Vec<LVal>> {
-        if self.opts.bulk
+        if self.bulk()
             && let Some((f, x, init)) = fast_input(op, &xs, &ne)
             && let Some(r) = scan_lanes_fast(f, x, init)
         {
@@ -880,7 +693,7 @@ impl Interp<'_> {
     }
 
     /// A scan one element at a time: the results and the final accumulator.
-    fn scan_elements(
+    pub(crate) fn scan_elements(
         &mut self,
         op: &Operator,
         pre: Option<&Lambda>,
@@ -906,63 +719,15 @@ impl Interp<'_> {
         Ok((outs, acc))
     }
 
-    fn scan_chunked(
+    /// Scans the `c` invariant elements `xs` of a chunk in bulk, continuing
+    /// from `acc`: the rows, and the accumulator after the last.
+    pub(crate) fn scan_chunk(
         &mut self,
         op: &Operator,
-        pre: Option<&Lambda>,
-        vals: &[LVal],
-        n: usize,
-        ne: Vec<LVal>,
-    ) -> R<Vec<LVal>> {
-        let mut parts: Vec<Chunks> = (0..ne.len()).map(|_| Chunks::new(n)).collect();
-        let mut acc = ne;
-        let mut lifted = true;
-        let mut start = 0;
-        while start < n {
-            self.check_interrupt()?;
-            let c = self.chunk_len(n - start);
-            let chunk: Vec<LVal> = vals
-                .iter()
-                .map(|x| slice_outer(x, start, start + c))
-                .collect();
-            let attempt = if lifted {
-                self.chunk_peak = 0;
-                self.scan_chunk(op, pre, &chunk, c, &acc)
-            } else {
-                Err(Fail::Irregular)
-            };
-            let (outs, next) = match attempt {
-                Ok(r) => {
-                    self.flush_acc_log(None)?;
-                    r
-                }
-                Err(e) if e.is_interrupt() => return Err(e),
-                Err(e) => {
-                    retrying(&e);
-                    self.acc_log.clear();
-                    lifted = lifted && !matches!(e, Fail::Irregular);
-                    self.scan_elements(op, pre, &chunk, c, acc)?
-                }
-            };
-            for (p, o) in parts.iter_mut().zip(outs) {
-                p.push(o.v)?;
-            }
-            acc = next;
-            start += c;
-        }
-        parts.into_iter().map(Chunks::finish).collect()
-    }
-
-    fn scan_chunk(
-        &mut self,
-        op: &Operator,
-        pre: Option<&Lambda>,
-        chunk: &[LVal],
+        xs: Vec<LVal>,
         c: usize,
         acc: &[LVal],
     ) -> R<(Vec<LVal>, Vec<LVal>)> {
-        let xs = self.soac_inputs(pre, chunk, c)?;
-        self.tune_chunk(c);
         if let Some((f, x, init)) = fast_input(op, &xs, acc)
             && let Some((out, last)) = scan_all(f, x, init)
         {
@@ -1031,7 +796,7 @@ impl Interp<'_> {
                 }));
                 let r = self.apply(&op.lam, args).and_then(|r| {
                     r.iter()
-                        .map(|x| materialize(x, bit(b1) | bit(b2), &self.lanes))
+                        .map(|x| materialize(x, bit(b1) | bit(b2), self.lanes()))
                         .collect::<R<Vec<Array>>>()
                 });
                 self.pop_lane();
@@ -1110,7 +875,7 @@ impl Interp<'_> {
             .map(|st| {
                 let arrs: Vec<Array> = st
                     .iter()
-                    .map(|x| materialize(x, bit(b), &self.lanes))
+                    .map(|x| materialize(x, bit(b), self.lanes()))
                     .collect::<R<_>>()?;
                 ops::stack_at(&arrs, 1)
             })
@@ -1149,7 +914,7 @@ impl Interp<'_> {
             .soac_len(&all, "reduce_by_index")?
             .ok_or_else(Fail::rep_length)?;
         let mut dests = self.take_dests(dest, &si.moves)?;
-        if self.opts.bulk
+        if self.bulk()
             && let Some(f) = fast_op(op)
             && let ([d], [v]) = (&mut dests[..], &vs[..])
             && d.rank() == 1
@@ -1264,18 +1029,13 @@ impl Interp<'_> {
         arrays: &[Var],
         lam: &Lambda,
     ) -> R<Vec<LVal>> {
-        let outer_accs = si.uses.iter().any(|v| {
-            matches!(
-                self.env.get(v.0 as usize),
-                Some(Some(LVal {
-                    v: Value::Acc(_),
-                    ..
-                }))
-            )
-        });
-        if outer_accs && self.active != 0 {
+        let outer_accs = si
+            .uses
+            .iter()
+            .any(|v| self.get(*v).is_ok_and(|x| matches!(x.v, Value::Acc(_))));
+        if outer_accs && self.active() != 0 {
             // Updates of outer accumulators happen once in every lane.
-            return self.per_lane_over(stm, si, self.active);
+            return self.per_lane_over(stm, si, self.active());
         }
         if self.varies(&si.uses) {
             return self.per_lane(stm, si);
@@ -1297,11 +1057,7 @@ impl Interp<'_> {
             .collect();
         // The lambda runs once for all lanes, so its own accumulators are
         // updated once.
-        let outer = self.active;
-        self.active = 0;
-        let res = self.apply(lam, args);
-        self.active = outer;
-        let res = res?;
+        let res = self.with_active(0, |me| me.apply(lam, args))?;
         self.clear_params(lam);
         self.flush_acc_log(Some(&cells))?;
         let others: Vec<LVal> = res.into_iter().skip(k).collect();
@@ -1330,8 +1086,8 @@ impl Interp<'_> {
         };
         let idx = self.atoms(indices)?;
         let x = self.atom(value)?;
-        let u = idx.iter().fold(self.active | x.mask, |m, i| m | i.mask);
-        let udims = lane_dims(&self.lanes, u);
+        let u = idx.iter().fold(self.active() | x.mask, |m, i| m | i.mask);
+        let udims = lane_dims(self.lanes(), u);
         let n: usize = udims.iter().product();
         let flat_idx = idx
             .iter()
@@ -1347,7 +1103,7 @@ impl Interp<'_> {
                     .collect())
             })
             .collect::<R<Vec<Vec<i64>>>>()?;
-        let v = materialize(&x, u, &self.lanes)?;
+        let v = materialize(&x, u, self.lanes())?;
         let mut shape = vec![n];
         shape.extend_from_slice(&v.shape()[udims.len()..]);
         let up = AccUpdate {
@@ -1355,27 +1111,12 @@ impl Interp<'_> {
             indices: flat_idx,
             values: ops::with_shape(&v, &shape),
         };
-        if self.lanes.is_empty() {
+        if self.lanes().is_empty() {
             up.apply()?;
         } else {
-            self.acc_log.push(up);
+            self.log_acc_update(up);
         }
         Ok(a)
-    }
-
-    /// Applies the logged accumulator updates (only those of the given
-    /// cells, if any are given), in order.
-    pub(crate) fn flush_acc_log(&mut self, only: Option<&[AccCell]>) -> R<()> {
-        let log = std::mem::take(&mut self.acc_log);
-        for up in log {
-            match only {
-                Some(cells) if !cells.iter().any(|c| Rc::ptr_eq(c, &up.cell)) => {
-                    self.acc_log.push(up)
-                }
-                _ => up.apply()?,
-            }
-        }
-        Ok(())
     }
 }
 
@@ -1388,7 +1129,12 @@ pub(crate) struct AccUpdate {
 }
 
 impl AccUpdate {
-    fn apply(&self) -> R<()> {
+    /// Whether this updates one of `cells`.
+    pub(crate) fn updates_any(&self, cells: &[AccCell]) -> bool {
+        cells.iter().any(|c| Rc::ptr_eq(c, &self.cell))
+    }
+
+    pub(crate) fn apply(&self) -> R<()> {
         let mut arr = self.cell.borrow_mut();
         with_array!(&mut *arr, d => add_rows(d, &self.indices, &self.values))
     }
@@ -1449,11 +1195,7 @@ fn add_rows<T: Element>(d: &mut ArcArray<T, IxDyn>, indices: &[Vec<i64>], values
     }
     let rest = &own[j..];
     if values.shape()[1..] != *rest {
-        return Err(Fail::shape(format!(
-            "cannot add a value of shape {} to an accumulator slice of shape {}",
-            fmt_shape(&values.shape()[1..]),
-            fmt_shape(rest)
-        )));
+        return Err(Fail::cannot_accumulate(&values.shape()[1..], rest));
     }
     let vals = row_major(
         T::unwrap_array(values)

@@ -9,7 +9,7 @@
 
 use super::select::{DeviceInfo, Kind};
 use super::stats::Stats;
-use crate::eval::value::Array;
+use crate::runtime::value::Array;
 use crate::with_array;
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
@@ -428,7 +428,7 @@ fn contiguous(a: &Array) -> Array {
         if x.is_standard_layout() {
             a.clone()
         } else {
-            crate::eval::value::Element::wrap_array(x.as_standard_layout().into_owned().into_shared())
+            crate::runtime::value::Element::wrap_array(x.as_standard_layout().into_owned().into_shared())
         }
     })
 }
@@ -437,7 +437,7 @@ fn reshape_like(host: &Array, like: &Array) -> Array {
     with_array!(host, x => {
         let y = x.clone().into_shape_with_order(like.shape().to_vec())
             .expect("a device buffer holds as many elements as its array");
-        crate::eval::value::Element::wrap_array(y)
+        crate::runtime::value::Element::wrap_array(y)
     })
 }
 

@@ -28,7 +28,7 @@ pub use select::{Choice, DeviceInfo, Kind};
 pub use stats::Stats;
 
 use crate::core::ir::{Body, Var, Vars};
-use crate::eval::value::Value;
+use crate::runtime::value::Value;
 use cl::Cl;
 use region::{Device, Failure, Ran, Resident};
 use std::collections::HashSet;

@@ -6,8 +6,8 @@
 
 use super::cl::{Arg, Cl, i64_arg};
 use super::stats::Stats;
-use crate::eval::value::Array;
 use crate::prim::Scalar;
+use crate::runtime::value::Array;
 use std::time::{Duration, Instant};
 
 #[derive(Clone, Copy, Debug)]

@@ -14,14 +14,13 @@ use crate::core::pretty::Printer;
 use crate::diag::Diagnostic;
 use crate::driver::Compiled;
 use crate::eval::EvalStats;
-use crate::eval::value::Value;
 use crate::prim::PrimType;
+use crate::runtime::value::Value;
 use crate::source::Span;
 use crate::syntax::ast::{Expr, ExprKind, Ident, Literal, Pat, QualName};
 use crate::types::env::GlobalKind;
-use crate::types::scheme::{Inst, Scheme};
+use crate::types::scheme::{Defaulting, Scheme};
 use crate::types::ty::{Base, Rank, Type};
-use crate::types::unify::Class;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -251,17 +250,9 @@ fn all_float(t: &Type) -> bool {
     }
 }
 
-/// A scheme's type with numeric type variables taken as `f64` (a
-/// derivative of `\x -> x * x` is wanted at floats, not at the `i32` a
-/// literal defaults to) and the rest defaulted as usual.
+/// A scheme's type at the defaults for differentiating.
 pub(super) fn defaulted(s: &Scheme) -> Type {
-    let mut inst: Inst = crate::driver::default_inst(s);
-    for (t, (class, _)) in inst.tys.iter_mut().zip(&s.tyvars) {
-        if matches!(class, Class::Num | Class::Float | Class::Ord | Class::Eq) {
-            *t = Base::Prim(PrimType::F64);
-        }
-    }
-    s.ty.subst(&inst)
+    s.ty.subst(&s.defaults(Defaulting::Differentiate))
 }
 
 /// One evaluation of an expression with its cost.

@@ -24,11 +24,12 @@ mod style;
 mod terminal;
 
 use crate::diag::{Diagnostic, render_all};
-use crate::driver::{Checkpoint, Session, default_inst, show_dec};
-use crate::eval::value::Value;
-use crate::eval::{EvalOptions, RuntimeError, RuntimeErrorKind};
+use crate::driver::{Checkpoint, Session, show_dec};
+use crate::eval::EvalOptions;
 use crate::plot::Figure;
 use crate::prim::PrimType;
+use crate::runtime::value::Value;
+use crate::runtime::{RuntimeError, RuntimeErrorKind};
 use crate::source::FileId;
 use crate::syntax::ast::{
     Dec, DefKeyword, Expr, ExprKind, Ident, Pat, Program, QualName, TypeDec, ValDec,
@@ -37,8 +38,8 @@ use crate::syntax::{self, ReplInput, Token, pretty};
 use crate::types::CheckedDef;
 use crate::types::env::GlobalKind;
 use crate::types::intrinsics;
-use crate::types::scheme::{Inst, Scheme};
-use crate::types::ty::{Base, Namer, Rank, RankVar, TyVar, Type};
+use crate::types::scheme::{Defaulting, Scheme};
+use crate::types::ty::{Base, Namer, TyVar, Type};
 use crate::types::unify::Class;
 use commands::Invocation;
 use std::collections::{HashMap, HashSet};
@@ -574,7 +575,10 @@ impl Repl {
         what: &str,
         sink: &mut dyn Sink,
     ) -> Result<(Type, Vec<Value>, String), Failed> {
-        let ty = checked.scheme.ty.subst(&default_inst(&checked.scheme));
+        let ty = checked
+            .scheme
+            .ty
+            .subst(&checked.scheme.defaults(Defaulting::Run));
         if ty.has_function() {
             let d = Diagnostic::ty(
                 format!("{what} holds a function, which cannot be kept as a value"),
@@ -974,19 +978,7 @@ fn show_scheme(s: &Scheme) -> String {
 /// A scheme with its defaultable variables at their defaults and the
 /// others left as they are.
 fn defaulted(s: &Scheme) -> String {
-    let inst = Inst {
-        tys: s
-            .tyvars
-            .iter()
-            .enumerate()
-            .map(|(i, (c, _))| match c.default_prim() {
-                Some(p) => Base::Prim(p),
-                None => Base::Var(TyVar(i as u32)),
-            })
-            .collect(),
-        ranks: (0..s.n_rankvars).map(|j| Rank::var(RankVar(j))).collect(),
-    };
-    s.show(&s.ty.subst(&inst))
+    s.show(&s.ty.subst(&s.defaults(Defaulting::Show)))
 }
 
 /// `text` if it is exactly one (possibly qualified) name.

@@ -16,9 +16,9 @@ use super::commands::{Invocation, path_arg, usage};
 use super::print::leaf_count;
 use super::{Failed, Flow, Repl, Sink};
 use crate::diag::Diagnostic;
-use crate::eval::value::Value;
 use crate::plot::{Chart, Figure, Image, Series, Size, file};
 use crate::prim::{PrimType, Scalar};
+use crate::runtime::value::Value;
 use crate::source::Span;
 use crate::syntax::ast::{Expr, ExprKind, Ident, Literal, Pat, QualName};
 use crate::types::ty::{Base, Rank, Type};
@@ -287,7 +287,7 @@ fn function_figure(
     // no one can type.
     let saved = r.checkpoint();
     let scalars: Vec<Scalar> = xs.iter().map(|x| Scalar::from_f64(p, *x)).collect();
-    let array = crate::eval::value::Array::from_scalars(p, vec![SAMPLES], &scalars);
+    let array = crate::runtime::value::Array::from_scalars(p, vec![SAMPLES], &scalars);
     r.session.bind_value(
         SAMPLE_NAME,
         Type::prim(p).array(1),

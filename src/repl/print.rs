@@ -8,8 +8,8 @@
 //! `[(1, 2.0), (3, 4.0)]`.
 
 use super::style::{self, Style};
-use crate::eval::value::Value;
 use crate::prim::{PrimType, Scalar};
+use crate::runtime::value::Value;
 use crate::syntax::ast::Ident;
 use crate::types::ty::{Base, Type};
 
@@ -402,7 +402,7 @@ impl Printer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::value::Array;
+    use crate::runtime::value::Array;
     use crate::types::ty::Rank;
     use crate::values::format_value;
 

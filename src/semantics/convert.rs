@@ -3,8 +3,9 @@
 
 use super::step::Fail;
 use super::term::*;
-use crate::eval::value::{Array, Value as EvalValue};
 use crate::prim::{PrimType, Scalar};
+use crate::runtime::Raise;
+use crate::runtime::value::{Array, Value as EvalValue};
 use crate::syntax::ast::*;
 use crate::types::env::{DefId, GlobalKind, ValueId};
 use crate::types::intrinsics::Intrinsic;

@@ -20,11 +20,12 @@ pub mod step;
 pub mod term;
 pub mod trace;
 
-use crate::driver::{Session, default_inst};
-use crate::eval::value::Value as EvalValue;
-use crate::types::CheckedDef;
+use crate::runtime::value::Value as EvalValue;
+use crate::runtime::{Error, Raise};
 use crate::types::env::{DefId, ValueId};
-use crate::types::scheme::Inst;
+use crate::types::scheme::{Defaulting, Inst};
+use crate::types::ty::Type;
+use crate::types::{CheckedDef, TypeEnv};
 use convert::Converter;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -96,57 +97,50 @@ fn finish(t: Term, steps: u64) -> Result<Evaluation, Stop> {
 }
 
 fn internal(message: &str, span: crate::source::Span) -> Stop {
-    Stop::Error(crate::eval::RuntimeError {
-        kind: crate::eval::RuntimeErrorKind::Internal,
-        message: format!("internal error in the reference semantics: {message}"),
-        span,
-    })
+    Stop::Error(Error::internal(message).at(span))
 }
 
-/// The values bound at a session's prompt, as term values.
-fn repl_value(session: &Session, id: ValueId) -> Option<Value> {
-    let s = session.stored(id)?;
-    convert::from_leaves(&s.ty, &mut s.leaves.iter().cloned()).ok()
+/// What a program run by the reference sees: the checked definitions, and
+/// the values bound at a REPL prompt (a session provides both).
+pub trait Scope {
+    fn types(&self) -> &TypeEnv;
+    /// A value bound at the prompt: its type and its leaves.
+    fn bound_value(&self, id: ValueId) -> Option<(&Type, &[EvalValue])>;
 }
 
-/// Runs `f` with the session's reduction relation.
-pub fn with_machine<T>(session: &Session, f: impl FnOnce(&Machine) -> T) -> T {
-    let values = |id| repl_value(session, id);
+/// The values bound at the prompt, as term values.
+fn repl_value(scope: &dyn Scope, id: ValueId) -> Option<Value> {
+    let (ty, leaves) = scope.bound_value(id)?;
+    convert::from_leaves(ty, &mut leaves.iter().cloned()).ok()
+}
+
+/// Runs `f` with the reduction relation of a scope.
+pub fn with_machine<T>(scope: &dyn Scope, f: impl FnOnce(&Machine) -> T) -> T {
+    let values = |id| repl_value(scope, id);
     f(&Machine {
-        types: &session.types,
+        types: scope.types(),
         values: &values,
     })
 }
 
 /// The term of an expression typed at the prompt, its polymorphic parts
 /// defaulted as the fast evaluator does.
-pub fn expr_term(session: &Session, checked: &CheckedDef) -> Result<Term, Stop> {
-    let values = |id| repl_value(session, id);
+pub fn expr_term(scope: &dyn Scope, checked: &CheckedDef) -> Result<Term, Stop> {
+    let values = |id| repl_value(scope, id);
     let c = Converter {
-        types: &session.types,
+        types: scope.types(),
         def: checked,
-        inst: Rc::new(default_inst(&checked.scheme)),
+        inst: Rc::new(checked.scheme.defaults(Defaulting::Run)),
         values: &values,
     };
     let body = &checked.target.body;
-    c.expr(body).map_err(|f| stop_at(f, body.span))
-}
-
-fn stop_at(f: step::Fail, span: crate::source::Span) -> Stop {
-    match f {
-        step::Fail::Error { kind, message } => Stop::Error(crate::eval::RuntimeError {
-            kind,
-            message,
-            span,
-        }),
-        step::Fail::Unsupported(message) => Stop::Unsupported { message, span },
-    }
+    c.expr(body).map_err(|f| f.at(body.span))
 }
 
 /// `entry v1 ... vn`: an entry point applied to arguments given in the
 /// fast evaluator's representation.
-pub fn entry_term(session: &Session, id: DefId, args: Vec<EvalValue>) -> Result<Term, String> {
-    let def = session.def(id);
+pub fn entry_term(scope: &dyn Scope, id: DefId, args: Vec<EvalValue>) -> Result<Term, String> {
+    let def = scope.types().def(id);
     let inst = Inst::default();
     let span = def.source.span;
     let mut leaves = args.into_iter();
@@ -170,9 +164,10 @@ pub fn entry_term(session: &Session, id: DefId, args: Vec<EvalValue>) -> Result<
 
 /// The types of an entry point's parameters, one per primitive leaf, as
 /// `run_entry` takes its arguments.
-pub fn entry_param_types(session: &Session, id: DefId) -> Vec<crate::core::ir::Type> {
+pub fn entry_param_types(scope: &dyn Scope, id: DefId) -> Vec<crate::core::ir::Type> {
     let inst = Inst::default();
-    session
+    scope
+        .types()
         .def(id)
         .params
         .iter()
@@ -183,41 +178,41 @@ pub fn entry_param_types(session: &Session, id: DefId) -> Vec<crate::core::ir::T
 /// Runs an entry point; the results in the fast evaluator's
 /// representation, and the number of steps.
 pub fn run_entry(
-    session: &Session,
+    scope: &dyn Scope,
     id: DefId,
     args: Vec<EvalValue>,
     opts: &Options,
 ) -> Result<(Vec<EvalValue>, u64), Stop> {
-    let def = session.def(id);
-    let t = entry_term(session, id, args)
+    let def = scope.types().def(id);
+    let t = entry_term(scope, id, args)
         .map_err(|m| internal(&format!("the arguments do not fit: {m}"), def.source.span))?;
-    let r = with_machine(session, |m| evaluate(m, t, opts))?;
+    let r = with_machine(scope, |m| evaluate(m, t, opts))?;
     let mut out = Vec::new();
     convert::to_leaves(&def.ret.subst(&Inst::default()), &r.value, &mut out)
-        .map_err(|f| stop_at(f, def.source.span))?;
+        .map_err(|f| f.at(def.source.span))?;
     Ok((out, r.steps))
 }
 
 /// Evaluates an expression typed at the prompt.
 pub fn eval_expr(
-    session: &Session,
+    scope: &dyn Scope,
     checked: &CheckedDef,
     opts: &Options,
 ) -> Result<Evaluation, Stop> {
-    let t = expr_term(session, checked)?;
-    with_machine(session, |m| evaluate(m, t, opts))
+    let t = expr_term(scope, checked)?;
+    with_machine(scope, |m| evaluate(m, t, opts))
 }
 
 /// `:step e`: the reduction sequence of an expression typed at the prompt,
 /// written to `out` step by step. Returns whether it reached a value.
 pub fn step_trace_to(
-    session: &Session,
+    scope: &dyn Scope,
     checked: &CheckedDef,
     opts: &TraceOptions,
     out: &mut dyn FnMut(&str),
 ) -> bool {
-    match expr_term(session, checked) {
-        Ok(t) => with_machine(session, |m| trace::trace(m, t, opts, out)),
+    match expr_term(scope, checked) {
+        Ok(t) => with_machine(scope, |m| trace::trace(m, t, opts, out)),
         Err(stop) => {
             out(&format!("{stop}\n"));
             false
@@ -226,20 +221,20 @@ pub fn step_trace_to(
 }
 
 /// [`step_trace_to`] collected into a string.
-pub fn step_trace(session: &Session, checked: &CheckedDef, opts: &TraceOptions) -> String {
+pub fn step_trace(scope: &dyn Scope, checked: &CheckedDef, opts: &TraceOptions) -> String {
     let mut text = String::new();
-    step_trace_to(session, checked, opts, &mut |s| text.push_str(s));
+    step_trace_to(scope, checked, opts, &mut |s| text.push_str(s));
     text
 }
 
 /// `:steps e`: how many steps an expression typed at the prompt takes, or
 /// why it did not reach a value.
 pub fn step_count(
-    session: &Session,
+    scope: &dyn Scope,
     checked: &CheckedDef,
     opts: &Options,
 ) -> Result<String, String> {
-    match eval_expr(session, checked, opts) {
+    match eval_expr(scope, checked, opts) {
         Ok(e) => Ok(plural(e.steps)),
         Err(stop) => Err(format!("{stop}")),
     }
@@ -249,14 +244,14 @@ pub fn step_count(
 /// point applied to arguments, written to `out` step by step. Returns
 /// whether it reached a value.
 pub fn entry_trace(
-    session: &Session,
+    scope: &dyn Scope,
     id: DefId,
     args: Vec<EvalValue>,
     opts: &TraceOptions,
     out: &mut dyn FnMut(&str),
 ) -> Result<bool, String> {
-    let t = entry_term(session, id, args)?;
-    Ok(with_machine(session, |m| trace::trace(m, t, opts, out)))
+    let t = entry_term(scope, id, args)?;
+    Ok(with_machine(scope, |m| trace::trace(m, t, opts, out)))
 }
 
 fn plural(n: u64) -> String {

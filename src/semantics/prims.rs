@@ -10,22 +10,12 @@
 
 use super::step::{Fail, R, Rule, beta, scalar, truth};
 use super::term::*;
-use crate::eval::RuntimeErrorKind;
 use crate::prim::{self, BinOp};
+use crate::runtime::Raise;
+use crate::runtime::index::Ix;
 use crate::source::Span;
 use crate::syntax::ast::{BinOpKind, Ident, RangeKind};
 use crate::types::intrinsics::Intrinsic;
-
-/// One index of an access, with its values known.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Ix {
-    Fix(i64),
-    Slice {
-        start: Option<i64>,
-        end: Option<i64>,
-        stride: Option<i64>,
-    },
-}
 
 /// A primitive applied to all its arguments.
 pub fn delta(name: &Ident, op: &Intrinsic, args: Vec<Value>, span: Span) -> R<(Term, Rule)> {
@@ -145,7 +135,7 @@ pub fn delta(name: &Ident, op: &Intrinsic, args: Vec<Value>, span: Span) -> R<(T
         }
         Intrinsic::Iota => {
             let n = scalar(&args[0])?.as_i64();
-            let n = size(n, "iota")?;
+            let n = usize::try_from(n).map_err(|_| Fail::iota_negative(n))?;
             let mut elems = room(n)?;
             elems.extend((0..n as i64).map(Value::i64));
             val(Value::array_of(elems, Some(&Value::i64(0))), "IOTA")
@@ -199,10 +189,9 @@ pub fn delta(name: &Ident, op: &Intrinsic, args: Vec<Value>, span: Span) -> R<(T
             if truth(&args[0])? {
                 val(args[1].clone(), "ASSERT")
             } else {
-                Err(Fail::new(
-                    RuntimeErrorKind::AssertionFailed,
-                    "assertion failed: assert",
-                ))
+                // The fast evaluator's message for an `assert` of the
+                // source, whose condition it does not have as text.
+                Err(Fail::assertion_failed("assert"))
             }
         }
         Intrinsic::Jvp
@@ -262,10 +251,7 @@ pub fn delta(name: &Ident, op: &Intrinsic, args: Vec<Value>, span: Span) -> R<(T
             let zero = prim::convert(prim::Scalar::I64(0), xs[0].ty());
             val(Value::array_of(elems, Some(&Value::Scalar(zero))), "RANGE")
         }
-        Intrinsic::Hole => Err(Fail::new(
-            RuntimeErrorKind::AssertionFailed,
-            format!("assertion failed: {}", crate::core::lower::HOLE_MESSAGE),
-        )),
+        Intrinsic::Hole => Err(Fail::assertion_failed(crate::core::lower::HOLE_MESSAGE)),
     }
 }
 
@@ -288,10 +274,11 @@ fn range(kind: RangeKind, stepped: bool, xs: &[prim::Scalar]) -> R<Vec<Value>> {
     if !ok {
         let plain = |s: &prim::Scalar| s.plain();
         let second = stepped.then(|| plain(&xs[1]));
-        return Err(Fail::new(
-            RuntimeErrorKind::AssertionFailed,
-            kind.invalid_message(plain(&xs[0]), second, plain(&xs[xs.len() - 1])),
-        ));
+        return Err(Fail::check_failed(kind.invalid_message(
+            plain(&xs[0]),
+            second,
+            plain(&xs[xs.len() - 1]),
+        )));
     }
     let (dist, stride) = ((end - start).unsigned_abs(), step.unsigned_abs());
     let n = match kind {
@@ -484,9 +471,7 @@ fn soac_len(vals: &[&Value], what: &str) -> R<usize> {
         };
         match n {
             Some(m) if m != len => {
-                return Err(Fail::shape(format!(
-                    "{what} over arrays of lengths {m} and {len}"
-                )));
+                return Err(Fail::lengths_differ(what, m, len));
             }
             _ => n = Some(len),
         }
@@ -500,8 +485,7 @@ fn size(n: i64, what: &str) -> R<usize> {
 
 /// Room for `n` elements, through the resource model (`crate::mem`).
 fn room(n: usize) -> R<Vec<Value>> {
-    crate::mem::vec_with_capacity(n)
-        .map_err(|e| Fail::new(RuntimeErrorKind::OutOfMemory, e.to_string()))
+    crate::mem::vec_with_capacity(n).map_err(Fail::too_large)
 }
 
 fn in_range(dest: &Value, at: &[i64]) -> bool {
@@ -532,12 +516,11 @@ fn zip(args: &[Value]) -> R<Value> {
                 if let Some(outer) = exp.first_mut() {
                     *outer = Some(n);
                 }
-                return Err(Fail::shape(format!(
-                    "expected shape {} but got {} for argument {} of zip",
-                    fmt_shape(&exp),
-                    fmt_shape(&own),
-                    k + 1
-                )));
+                return Err(Fail::cannot_match(
+                    &format!("argument {} of zip", k + 1),
+                    &own,
+                    &exp,
+                ));
             }
         }
     }
@@ -606,11 +589,7 @@ fn unflatten(n: i64, m: i64, v: &Value) -> R<Value> {
         let own = leaf_shape(v).unwrap_or_default();
         let mut dims = vec![Some(n), Some(m)];
         dims.extend(own.iter().skip(1));
-        return Err(Fail::shape(format!(
-            "cannot reshape an array of shape {} to {}",
-            fmt_shape(&own),
-            fmt_shape(&dims)
-        )));
+        return Err(Fail::cannot_reshape(&own, &dims));
     }
     let inner = es.row();
     let row = inner.map(|x| Value::array_of(vec![x.clone(); m], inner));
@@ -629,11 +608,7 @@ fn concat(a: &Value, b: &Value) -> R<Value> {
         leaf_shape(b).unwrap_or_default(),
     );
     if !xs.row().zip(ys.row()).is_none_or(|(x, y)| same_shape(x, y)) {
-        return Err(Fail::shape(format!(
-            "cannot concatenate arrays of shapes {} and {}",
-            fmt_shape(&sa),
-            fmt_shape(&sb)
-        )));
+        return Err(Fail::cannot_concat(&sa, &sb));
     }
     Ok(Value::array_of(
         xs.iter().chain(ys.iter()).cloned().collect(),
@@ -647,16 +622,14 @@ pub fn check_regular(vs: &[Value], origin: ArrayOrigin) -> R<()> {
         return Ok(());
     };
     if let Some(other) = vs.iter().find(|v| !same_shape(first, v)) {
-        let show = |v: &Value| fmt_shape(&leaf_shape(v).unwrap_or_default());
-        let what = match origin {
-            ArrayOrigin::Literal => "array literal with",
-            ArrayOrigin::Map => "map produced",
-        };
-        return Err(Fail::shape(format!(
-            "{what} elements of shapes {} and {}",
-            show(first),
-            show(other)
-        )));
+        let (a, b) = (
+            leaf_shape(first).unwrap_or_default(),
+            leaf_shape(other).unwrap_or_default(),
+        );
+        return Err(match origin {
+            ArrayOrigin::Literal => Fail::irregular_literal(&a, &b),
+            ArrayOrigin::Map => Fail::irregular_map(&a, &b),
+        });
     }
     Ok(())
 }
@@ -727,94 +700,12 @@ pub fn column(v: &Value, depth: usize, field: &str) -> Option<Value> {
     }
 }
 
-/// A shape as Futhark prints it: `[3][4]`; a rep's dimension is `[]`.
-pub fn fmt_shape(shape: &[Option<usize>]) -> String {
-    shape
-        .iter()
-        .map(|d| match d {
-            Some(d) => format!("[{d}]"),
-            None => "[]".to_string(),
-        })
-        .collect()
-}
-
-/// `[1, 2:5]`, as the access was written.
-fn fmt_index(ix: &[Ix]) -> String {
-    let o = |x: &Option<i64>| x.map(|v| v.to_string()).unwrap_or_default();
-    let parts: Vec<String> = ix
-        .iter()
-        .map(|i| match i {
-            Ix::Fix(k) => k.to_string(),
-            Ix::Slice {
-                start,
-                end,
-                stride: Some(s),
-            } => format!("{}:{}:{s}", o(start), o(end)),
-            Ix::Slice { start, end, .. } => format!("{}:{}", o(start), o(end)),
-        })
-        .collect();
-    format!("[{}]", parts.join(", "))
-}
-
-/// The positions a slice selects in a dimension of length `n`, by
-/// Futhark's rules: the stride defaults to 1; with a positive stride `i:j`
-/// needs `0 <= i <= j <= n` (defaults 0 and n), with a negative one
-/// `-1 <= j <= i < n` (defaults n-1 and "before 0").
-fn slice_positions(
-    n: usize,
-    start: Option<i64>,
-    end: Option<i64>,
-    stride: Option<i64>,
-) -> Option<Vec<usize>> {
-    let n = n as i128;
-    let s = i128::from(stride.unwrap_or(1));
-    let (i, j) = if s > 0 {
-        let (i, j) = (start.map_or(0, i128::from), end.map_or(n, i128::from));
-        if !(0 <= i && i <= j && j <= n) {
-            return None;
-        }
-        (i, j)
-    } else if s < 0 {
-        let (i, j) = (start.map_or(n - 1, i128::from), end.map_or(-1, i128::from));
-        if !(-1 <= j && j <= i && i < n) {
-            return None;
-        }
-        (i, j)
-    } else {
-        return None;
-    };
-    let mut out = Vec::new();
-    let mut k = i;
-    while (s > 0 && k < j) || (s < 0 && k > j) {
-        out.push(k as usize);
-        k += s;
-    }
-    Some(out)
-}
-
 /// Checks an access against the shape of the array, all indices first.
 fn check_index(v: &Value, ix: &[Ix]) -> R<()> {
     let own = leaf_shape(v).unwrap_or_default();
     for (i, d) in ix.iter().zip(&own) {
-        let Some(n) = *d else { continue };
-        let ok = match *i {
-            Ix::Fix(k) => usize::try_from(k).is_ok_and(|k| k < n),
-            Ix::Slice { start, end, stride } => slice_positions(n, start, end, stride).is_some(),
-        };
-        if !ok {
-            let what = if matches!(i, Ix::Fix(_)) {
-                "index"
-            } else {
-                "slice"
-            };
-            return Err(Fail::new(
-                RuntimeErrorKind::IndexOutOfBounds,
-                format!(
-                    "{what} {} out of bounds for array of shape {}",
-                    fmt_index(ix),
-                    fmt_shape(&own)
-                ),
-            ));
+        if d.is_some_and(|n| i.resolve(n).is_none()) {
+            return Err(Fail::index_out_of_bounds(ix, &own));
         }
     }
     Ok(())
@@ -850,12 +741,13 @@ fn select(v: &Value, ix: &[Ix]) -> R<Value> {
             let e = usize::try_from(i).ok().and_then(|i| es.get(i));
             select(e.ok_or_else(|| out_of_bounds(v, ix))?, rest)
         }
-        (Value::Array(es), Ix::Slice { start, end, stride }) => {
-            let ps = slice_positions(es.len(), start, end, stride)
+        (Value::Array(es), slice @ Ix::Slice { .. }) => {
+            let ps = slice
+                .resolve(es.len())
                 .ok_or_else(|| out_of_bounds(v, ix))?;
             let row = es.row().and_then(|r| select(r, rest).ok());
             Ok(Value::array_of(
-                ps.into_iter()
+                ps.positions()
                     .map(|p| select(&es[p], rest))
                     .collect::<R<_>>()?,
                 row.as_ref(),
@@ -868,14 +760,7 @@ fn select(v: &Value, ix: &[Ix]) -> R<Value> {
 /// An index the shape of the first leaf did not catch (below an empty
 /// array, where the fast evaluator knows sizes the reference does not).
 fn out_of_bounds(v: &Value, ix: &[Ix]) -> Fail {
-    Fail::new(
-        RuntimeErrorKind::IndexOutOfBounds,
-        format!(
-            "index {} out of bounds for array of shape {}",
-            fmt_index(ix),
-            fmt_shape(&leaf_shape(v).unwrap_or_default())
-        ),
-    )
+    Fail::index_out_of_bounds(ix, &leaf_shape(v).unwrap_or_default())
 }
 
 /// `v with [ix] = x`. A `rep` written to a slice takes the slice's length.
@@ -895,11 +780,7 @@ pub fn update(v: &Value, ix: &[Ix], x: Value) -> R<Value> {
         leaf_shape(&x).unwrap_or_default(),
     );
     if !same_shape(&target, &x) {
-        return Err(Fail::shape(format!(
-            "cannot write a value of shape {} to a slice of shape {}",
-            fmt_shape(&got),
-            fmt_shape(&want)
-        )));
+        return Err(Fail::cannot_write(&got, &want));
     }
     write(v, ix, x)
 }
@@ -916,10 +797,11 @@ fn write(v: &Value, ix: &[Ix], x: Value) -> R<Value> {
             let e = es.get(i).ok_or_else(|| out_of_bounds(v, ix))?;
             out[i] = write(e, rest, x)?;
         }
-        Ix::Slice { start, end, stride } => {
-            let ps = slice_positions(es.len(), start, end, stride)
+        slice @ Ix::Slice { .. } => {
+            let ps = slice
+                .resolve(es.len())
                 .ok_or_else(|| out_of_bounds(v, ix))?;
-            for (k, p) in ps.into_iter().enumerate() {
+            for (k, p) in ps.positions().enumerate() {
                 out[p] = write(&es[p], rest, elem(&x, k))?;
             }
         }

@@ -7,24 +7,7 @@
 
 use super::term::*;
 use crate::syntax::ast::{BinOpKind, UnOpKind};
-use crate::syntax::pretty;
-
-/// How loosely a term binds, loosest first; a term printed where a
-/// tighter level is required gets parentheses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Lvl {
-    /// Anything: a whole line, a list element, a body.
-    Expr,
-    /// `a with [i] = v`.
-    With,
-    /// A binary operator of the given precedence.
-    Op(u8),
-    /// `if`, `let`, `loop`, lambdas.
-    Operand,
-    Unary,
-    Apply,
-    Atom,
-}
+use crate::syntax::pretty::{self, Lvl, operand_levels};
 
 /// Arrays longer than this are printed with their middle elided.
 const MAX_ELEMS: usize = 8;
@@ -420,16 +403,6 @@ fn value_level(v: &Value) -> Lvl {
 /// position of their own: they would swallow what follows them.
 fn needs_parens(have: Lvl, want: Lvl) -> bool {
     have < want || (have == Lvl::Operand && want > Lvl::Expr)
-}
-
-/// Operand levels of a binary operator, by its associativity.
-fn operand_levels(op: &BinOpKind) -> (Lvl, Lvl) {
-    let p = op.precedence();
-    if op.right_assoc() {
-        (Lvl::Op(p + 1), Lvl::Op(p))
-    } else {
-        (Lvl::Op(p), Lvl::Op(p + 1))
-    }
 }
 
 /// A term on one line, and where its redex is.

@@ -11,10 +11,11 @@
 //! out to have different shapes is the one such form that is stuck.
 
 use super::convert::{self, ReplValues, ascribe};
-use super::prims::{self, Ix};
+use super::prims;
 use super::term::*;
-use crate::eval::{RuntimeError, RuntimeErrorKind};
 use crate::prim::{self, BinOp, PrimError, Scalar};
+use crate::runtime::index::Ix;
+use crate::runtime::{Error, Raise, RuntimeError};
 use crate::source::Span;
 use crate::syntax::ast::{BinOpKind, Ident, Pat, TypeExp, UnOpKind};
 use crate::syntax::pretty;
@@ -26,76 +27,38 @@ use std::rc::Rc;
 /// Why a redex cannot be contracted (a stuck state).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Fail {
-    /// A run-time error, with the fast evaluator's kind and message.
-    Error {
-        kind: RuntimeErrorKind,
-        message: String,
-    },
+    /// A run-time error, in the vocabulary both evaluators share.
+    Error(Error),
     /// Something the reference semantics does not define (AD).
     Unsupported(String),
 }
 
+impl From<Error> for Fail {
+    fn from(e: Error) -> Fail {
+        Fail::Error(e)
+    }
+}
+
+impl Raise for Fail {}
+
+impl From<PrimError> for Fail {
+    fn from(e: PrimError) -> Fail {
+        Error::from(e).into()
+    }
+}
+
 impl Fail {
-    pub fn new(kind: RuntimeErrorKind, message: impl Into<String>) -> Fail {
-        Fail::Error {
-            kind,
-            message: message.into(),
-        }
-    }
-
-    pub fn internal(message: impl fmt::Display) -> Fail {
-        Fail::new(
-            RuntimeErrorKind::Internal,
-            format!("internal error in the reference semantics: {message}"),
-        )
-    }
-
-    pub fn shape(message: impl fmt::Display) -> Fail {
-        Fail::new(
-            RuntimeErrorKind::ShapeMismatch,
-            format!("shape mismatch: {message}"),
-        )
-    }
-
-    pub fn rep_length() -> Fail {
-        Fail::new(
-            RuntimeErrorKind::RepLength,
-            "the length of a rep is needed here but it has no length",
-        )
-    }
-
-    pub fn negative_size(n: i64, what: &str) -> Fail {
-        Fail::new(
-            RuntimeErrorKind::NegativeSize,
-            format!("negative size {n} in {what}"),
-        )
-    }
-
     pub fn unsupported(what: impl fmt::Display) -> Fail {
         Fail::Unsupported(format!(
             "{what} is not supported by the reference semantics"
         ))
     }
 
-    fn at(self, span: Span) -> Stop {
+    /// The stuck state of a redex at `span`.
+    pub fn at(self, span: Span) -> Stop {
         match self {
-            Fail::Error { kind, message } => Stop::Error(RuntimeError {
-                kind,
-                message,
-                span,
-            }),
+            Fail::Error(e) => Stop::Error(e.at(span)),
             Fail::Unsupported(message) => Stop::Unsupported { message, span },
-        }
-    }
-}
-
-impl From<PrimError> for Fail {
-    fn from(e: PrimError) -> Fail {
-        match e {
-            PrimError::DivisionByZero => {
-                Fail::new(RuntimeErrorKind::DivisionByZero, "division by zero")
-            }
-            PrimError::TypeMismatch => Fail::internal("operand types do not match the operation"),
         }
     }
 }
@@ -661,13 +624,10 @@ fn bind_sizes(t: &TypeExp, v: &Value, depth: usize, what: &str, s: &mut Subst) -
                 };
                 if let (Some(e), Some(Some(l))) = (expected, len) {
                     if e != l as i64 {
-                        let mut exp = own.clone();
-                        exp[depth] = usize::try_from(e).ok();
-                        return Err(Fail::shape(format!(
-                            "expected shape {} but got {} for {what}",
-                            prims::fmt_shape(&exp),
-                            prims::fmt_shape(&own)
-                        )));
+                        let mut exp: Vec<Option<i64>> =
+                            own.iter().map(|d| d.map(|d| d as i64)).collect();
+                        exp[depth] = Some(e);
+                        return Err(Fail::cannot_match(what, &own, &exp));
                     }
                 }
             }

@@ -1,7 +1,8 @@
 //! The rules one by one, on expressions typed as at the REPL.
 
 use super::*;
-use crate::eval::RuntimeErrorKind;
+use crate::driver::Session;
+use crate::runtime::RuntimeErrorKind;
 use crate::syntax;
 
 fn session(program: &str) -> Session {
@@ -129,16 +130,16 @@ fn indexing_and_slices() {
         err("[1, 2, 3][3]"),
         (
             RuntimeErrorKind::IndexOutOfBounds,
-            "index [3] out of bounds for array of shape [3]".into()
+            "Index [3] out of bounds for array of shape [3]".into()
         )
     );
     assert_eq!(
         err("[1, 2, 3][1:5]").1,
-        "slice [1:5] out of bounds for array of shape [3]"
+        "Index [1:5] out of bounds for array of shape [3]"
     );
     assert_eq!(
         err("[[1, 2], [3, 4]][0, 2]").1,
-        "index [0, 2] out of bounds for array of shape [2][2]"
+        "Index [0, 2] out of bounds for array of shape [2][2]"
     );
 }
 
@@ -213,7 +214,7 @@ fn array_functions() {
     );
     assert_eq!(
         err("zip [1, 2, 3] [1, 2]").1,
-        "shape mismatch: expected shape [3] but got [2] for argument 2 of zip"
+        "Value of shape [2] cannot match shape [3] (argument 2 of zip)"
     );
     assert_eq!(
         ok("transpose [[1, 2, 3], [4, 5, 6]]"),
@@ -240,7 +241,7 @@ fn array_functions() {
         err("assert (1 > 2) 5"),
         (
             RuntimeErrorKind::AssertionFailed,
-            "assertion failed: assert".into()
+            "Assertion is false: assert".into()
         )
     );
 }
@@ -287,17 +288,17 @@ fn sizes_are_bound_and_checked() {
         run_in(&mut s, "f [1, 2] [3, 4, 5]"),
         Err((
             RuntimeErrorKind::ShapeMismatch,
-            "shape mismatch: expected shape [2] but got [3] for parameter `ys` of `f`".into()
+            "Value of shape [3] cannot match shape [2] (parameter `ys` of `f`)".into()
         ))
     );
     assert_eq!(
         run_in(&mut s, "h [1, 2, 3]").map_err(|e| e.1),
-        Err("shape mismatch: expected shape [2] but got [3] for the result of `h`".into())
+        Err("Value of shape [3] cannot match shape [2] (the result of `h`)".into())
     );
     assert_eq!(
         // (An array literal itself is checked by the type checker.)
         run_in(&mut s, "let xs = [1, 2] in xs : [3]i32").map_err(|e| e.1),
-        Err("shape mismatch: expected shape [3] but got [2] for the annotated expression".into())
+        Err("Value of shape [2] cannot match shape [3] (the annotated expression)".into())
     );
 }
 
@@ -355,8 +356,8 @@ fn repl_values_are_values() {
     s.bind_value(
         "xs",
         crate::types::ty::Type::prim(crate::prim::PrimType::I32).array(1),
-        vec![crate::eval::value::Value::Array(
-            crate::eval::value::Array::from_scalars(
+        vec![crate::runtime::value::Value::Array(
+            crate::runtime::value::Array::from_scalars(
                 crate::prim::PrimType::I32,
                 vec![2],
                 &[crate::prim::Scalar::I32(4), crate::prim::Scalar::I32(5)],

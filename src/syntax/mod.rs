@@ -9,6 +9,7 @@ pub mod ast;
 pub mod lexer;
 mod parser;
 pub mod pretty;
+pub mod spine;
 pub mod token;
 
 #[cfg(test)]

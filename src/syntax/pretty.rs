@@ -41,9 +41,10 @@ pub fn pat(p: &Pat) -> String {
 }
 
 /// How loosely an expression binds, loosest first. An expression printed
-/// where a tighter level is required gets parentheses.
+/// where a tighter level is required gets parentheses. Shared with the
+/// printer of the reference semantics' terms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Lvl {
+pub(crate) enum Lvl {
     /// Anything, including a type ascription.
     Expr,
     /// `a with [i] = v`.
@@ -901,7 +902,7 @@ pub fn string_literal(text: &str) -> String {
 }
 
 /// The levels of the left and right operands of a binary operator.
-fn operand_levels(op: &BinOpKind) -> (Lvl, Lvl) {
+pub(crate) fn operand_levels(op: &BinOpKind) -> (Lvl, Lvl) {
     let p = op.precedence();
     if op.right_assoc() {
         (Lvl::Op(p + 1), Lvl::Op(p))

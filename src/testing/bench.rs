@@ -15,7 +15,7 @@ use super::engine::Loaded;
 use super::runner::{Engine, RunnerOptions, Summary, line_of, run_paths};
 use crate::driver::Compiled;
 use crate::eval::EvalOptions;
-use crate::eval::value::Value;
+use crate::runtime::value::Value;
 use crate::source::FileId;
 use crate::values::ValueType;
 use std::cell::RefCell;

@@ -4,7 +4,7 @@
 use super::runner::Engine;
 use crate::driver::{Compiled, Session};
 use crate::eval::EvalOptions;
-use crate::eval::value::Value;
+use crate::runtime::value::Value;
 use crate::values::ValueType;
 use std::cell::RefCell;
 use std::collections::HashMap;

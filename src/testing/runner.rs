@@ -6,8 +6,8 @@
 //! programs, so it can be tested with a fake one.
 
 use super::blocks::{CaseInput, Expect, RandomValue, TestCase, TestSpec, parse_test_spec};
-use crate::eval::value::{Array, Element, Value};
 use crate::prim::{Native, PrimType};
+use crate::runtime::value::{Array, Element, Value};
 use crate::source::{FileId, Span};
 use crate::values::{LitValue, Tolerance, ValueType, compare, parse_values};
 use ndarray::{ArcArray, IxDyn};

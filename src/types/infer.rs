@@ -14,13 +14,13 @@ use super::intrinsics::{self, Intrinsic};
 use super::patterns::Matcher;
 use super::rank::{AppId, RankKind, RankSystem};
 use super::scheme::{Inst, Scheme};
-use super::spine::{self, Head};
 use super::ty::{Base, Namer, Rank, RankVar, RankView, TyVar, Type, TypePrinter};
 use super::unify::{Class, Mismatch, Subst};
 use crate::diag::Diagnostic;
 use crate::prim::PrimType;
 use crate::source::Span;
 use crate::syntax::ast::*;
+use crate::syntax::spine::{self, Head, SpineKey};
 use std::collections::{HashMap, HashSet};
 
 pub type Result<T> = std::result::Result<T, Diagnostic>;
@@ -117,10 +117,6 @@ enum Arg<'e> {
     Expr(&'e Expr),
     Synth(usize, Span),
 }
-
-/// Key of a spine: the node it belongs to, and which spine of that node
-/// (a composition `f >-> g` has two).
-pub type SpineKey = (NodeId, u8);
 
 pub struct Infer<'g> {
     globals: &'g Globals,

@@ -18,7 +18,6 @@ pub mod intrinsics;
 pub mod patterns;
 pub mod rank;
 pub mod scheme;
-pub mod spine;
 pub mod ty;
 pub mod unify;
 
@@ -27,8 +26,9 @@ use crate::elab::Elaborator;
 use crate::prim::PrimType;
 use crate::source::Span;
 use crate::syntax::ast::*;
+use crate::syntax::spine::SpineKey;
 use env::{DefId, Globals, TypeAbbrev};
-use infer::{Infer, SpineKey};
+use infer::Infer;
 use rank::{Final, RankError, RankStats};
 use scheme::{Inst, Scheme};
 use std::collections::HashMap;

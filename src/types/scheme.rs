@@ -7,6 +7,7 @@
 
 use super::ty::{Base, Namer, Rank, RankVar, RankView, TyVar, Type, TypePrinter};
 use super::unify::Class;
+use crate::prim::PrimType;
 use std::fmt;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -41,6 +42,49 @@ impl Scheme {
     pub fn show_with(&self, t: &Type, namer: &mut Namer) -> String {
         let mut p = TypePrinter { ranks: self, namer };
         p.print(t)
+    }
+}
+
+/// What the variables of a scheme that nothing fixes are taken to be: the
+/// one defaulting policy, for its three uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Defaulting {
+    /// To evaluate: each overloaded variable at its class's default
+    /// (`Num` at `i32`, `Float` at `f64`, as Futhark types literals), the
+    /// others at `()`, every rank 0.
+    Run,
+    /// To differentiate: as `Run`, but the numeric classes at `f64` (a
+    /// derivative of `\x -> x * x` is wanted at floats, not at the `i32` a
+    /// literal defaults to).
+    Differentiate,
+    /// To show the type of a value: overloaded variables at their class's
+    /// default (the type it is evaluated at), the others left as variables.
+    Show,
+}
+
+impl Scheme {
+    /// The instantiation that chooses defaults for this scheme's variables.
+    pub fn defaults(&self, how: Defaulting) -> Inst {
+        let numeric = |c: &Class| matches!(c, Class::Num | Class::Float | Class::Ord | Class::Eq);
+        Inst {
+            tys: self
+                .tyvars
+                .iter()
+                .enumerate()
+                .map(|(i, (c, _))| match (how, c.default_prim()) {
+                    (Defaulting::Differentiate, _) if numeric(c) => Base::Prim(PrimType::F64),
+                    (_, Some(p)) => Base::Prim(p),
+                    (Defaulting::Show, None) => Base::Var(TyVar(i as u32)),
+                    (_, None) => Base::Tuple(Vec::new()),
+                })
+                .collect(),
+            ranks: (0..self.n_rankvars)
+                .map(|j| match how {
+                    Defaulting::Show => Rank::var(RankVar(j)),
+                    _ => Rank::zero(),
+                })
+                .collect(),
+        }
     }
 }
 

@@ -4,8 +4,8 @@
 //! row-major order, little-endian (a `bool` is one byte, 0 or 1). A scalar
 //! is an array of rank 0.
 
-use crate::eval::value::{Array, Element, Value};
 use crate::prim::PrimType;
+use crate::runtime::value::{Array, Element, Value};
 use ndarray::{ArcArray, IxDyn};
 use std::ops::Range;
 

@@ -2,8 +2,8 @@
 //! for floats.
 
 use super::{ValueType, shape_text};
-use crate::eval::value::Value;
 use crate::prim::Scalar;
+use crate::runtime::value::Value;
 use std::fmt;
 
 /// How close a float result must be to the expected one.

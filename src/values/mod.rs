@@ -12,8 +12,8 @@ pub use compare::{Mismatch, Tolerance, compare};
 pub use text::{LitValue, format_value, parse_values};
 
 use crate::diag::{Diagnostic, Phase};
-use crate::eval::value::Value;
 use crate::prim::PrimType;
+use crate::runtime::value::Value;
 use crate::source::{FileId, Span};
 use std::fmt;
 use std::io::Read;
@@ -154,8 +154,8 @@ pub fn write_binary(values: &[Value]) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::value::Array;
     use crate::prim::Scalar;
+    use crate::runtime::value::Array;
 
     fn binary(v: Value) -> Vec<u8> {
         write_binary(&[v]).unwrap_or_else(|e| panic!("{e}"))

@@ -8,8 +8,8 @@
 //! expected type is known.
 
 use crate::diag::{Diagnostic, Phase};
-use crate::eval::value::{Array, Value};
 use crate::prim::{PrimType, Scalar};
+use crate::runtime::value::{Array, Value};
 use crate::source::{FileId, Span};
 
 use super::{ValueType, shape_text};

@@ -122,7 +122,7 @@ fn a_jump_is_caught() {
     )
     .expect("the program checks");
     let f = Function::new(&mut s, "f_jump").expect("the derivatives compile");
-    let x = urchin::eval::value::Value::Scalar(urchin::prim::Scalar::F64(1.0 + 1e-9));
+    let x = urchin::runtime::value::Value::Scalar(urchin::prim::Scalar::F64(1.0 + 1e-9));
     let r = f.check(&s, &[x], &mut Rng::new(1));
     assert!(
         r.as_ref().is_err_and(|e| e.contains("finite differences")),

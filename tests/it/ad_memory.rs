@@ -7,8 +7,8 @@
 use std::time::Instant;
 use urchin::driver::Session;
 use urchin::eval::EvalOptions;
-use urchin::eval::value::{Array, Value};
 use urchin::prim::{PrimType, Scalar};
+use urchin::runtime::value::{Array, Value};
 
 const N: usize = 10_000;
 /// Elements of the loop state.

@@ -24,8 +24,8 @@ use crate::support::{lazy, session};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use urchin::eval::EvalOptions;
-use urchin::eval::value::{Array, Value};
 use urchin::prim::{PrimType, Scalar};
+use urchin::runtime::value::{Array, Value};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Ty {

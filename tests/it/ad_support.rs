@@ -10,8 +10,8 @@
 use urchin::core::lower::leaf_types;
 use urchin::driver::{Compiled, Session};
 use urchin::eval::EvalOptions;
-use urchin::eval::value::{Array, Value};
 use urchin::prim::{PrimType, Scalar};
+use urchin::runtime::value::{Array, Value};
 
 /// A small deterministic generator (splitmix64), so that failures repeat.
 pub struct Rng(u64);

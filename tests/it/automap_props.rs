@@ -31,7 +31,7 @@ use std::rc::Rc;
 use urchin::driver::show_dec;
 use urchin::elab::Elaborator;
 use urchin::syntax::ast::{Dec, NodeId};
-use urchin::types::infer::SpineKey;
+use urchin::syntax::spine::SpineKey;
 
 /// The highest rank of a generated value (matrices).
 const MAX_RANK: usize = 2;

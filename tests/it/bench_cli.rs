@@ -255,7 +255,7 @@ fn failures_are_reported() {
     assert_eq!(names, ["{ [1.0, 2.0] }"], "{}", r.out);
     assert!(
         r.err
-            .contains("p.fut:2: entry `main` case 0: run-time error: Error: run-time error: index [1] out of bounds"),
+            .contains("p.fut:2: entry `main` case 0: run-time error: Error: run-time error: Index [1] out of bounds"),
         "{}",
         r.err
     );

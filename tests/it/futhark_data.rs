@@ -10,8 +10,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use urchin::eval::value::{Array, Value};
 use urchin::prim::{PrimType, Scalar};
+use urchin::runtime::value::{Array, Value};
 use urchin::source::FileId;
 use urchin::values::{ValueType, read_values, write_binary};
 

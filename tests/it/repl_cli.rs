@@ -56,7 +56,7 @@ fn a_failed_line_makes_the_exit_code_1_and_the_rest_still_runs() {
     let r = urchin(&[], "let xs = [1, 2]\nxs[5]\nxs\n");
     assert_eq!(r.out, "[1, 2]\n");
     assert!(
-        r.err.contains("run-time error: index [5] out of bounds"),
+        r.err.contains("run-time error: Index [5] out of bounds"),
         "{}",
         r.err
     );

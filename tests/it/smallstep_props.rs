@@ -12,9 +12,10 @@ use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
 use urchin::driver::Session;
-use urchin::eval::value::{Array, Value};
-use urchin::eval::{EvalOptions, RuntimeErrorKind};
+use urchin::eval::EvalOptions;
 use urchin::prim::{PrimType, Scalar};
+use urchin::runtime::RuntimeErrorKind;
+use urchin::runtime::value::{Array, Value};
 use urchin::semantics::{self, Stop};
 use urchin::values::{Mismatch, Tolerance, compare};
 

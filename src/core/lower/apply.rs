@@ -8,10 +8,10 @@ use crate::diag::Diagnostic;
 use crate::prim::Scalar;
 use crate::source::Span;
 use crate::syntax::ast::*;
+use crate::syntax::spine::{self, Head};
 use crate::types::CheckedDef;
 use crate::types::intrinsics::Intrinsic;
 use crate::types::scheme::Inst;
-use crate::types::spine::{self, Head};
 use std::rc::Rc;
 
 pub enum Closure<'t> {

@@ -9,10 +9,10 @@ use crate::prim::{PrimType, Scalar};
 use crate::source::Span;
 use crate::syntax::ast::LoopForm as LoopForm_;
 use crate::syntax::ast::*;
+use crate::syntax::spine;
 use crate::types::CheckedDef;
 use crate::types::env::{GlobalKind, ValueId};
 use crate::types::intrinsics::{self, Intrinsic};
-use crate::types::spine;
 use crate::types::ty::{Base, Type};
 
 impl<'t> Lower<'t> {

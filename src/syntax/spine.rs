@@ -6,7 +6,12 @@
 //! pipes, unary operators — and this module flattens them all, the same way
 //! for the type checker and the elaborator.
 
-use crate::syntax::ast::{BinOpKind, Expr, ExprKind, Ident, QualName, UnOpKind};
+use crate::syntax::ast::{BinOpKind, Expr, ExprKind, Ident, NodeId, QualName, UnOpKind};
+
+/// Key of a spine: the node it belongs to, and which spine of that node
+/// (a composition `f >-> g` has two). The checker's solution and the
+/// elaborator meet on it.
+pub type SpineKey = (NodeId, u8);
 
 #[derive(Clone, Copy, Debug)]
 pub enum Head<'e> {

@@ -1,4 +1,6 @@
-//! Run-time values of the core IR.
+//! Run-time values: what entry points take and return, what the REPL
+//! binds, and what the fast evaluator computes with (the reference
+//! semantics converts them to and from its own term values).
 //!
 //! Arrays are `ndarray` arrays of one primitive type behind a reference
 //! count (`ArcArray`): cloning a value is cheap, and writing to an array that
@@ -36,18 +38,18 @@ pub enum Array {
 macro_rules! with_array {
     ($v:expr, $a:ident => $body:expr) => {
         match $v {
-            $crate::eval::value::Array::Bool($a) => $body,
-            $crate::eval::value::Array::I8($a) => $body,
-            $crate::eval::value::Array::I16($a) => $body,
-            $crate::eval::value::Array::I32($a) => $body,
-            $crate::eval::value::Array::I64($a) => $body,
-            $crate::eval::value::Array::U8($a) => $body,
-            $crate::eval::value::Array::U16($a) => $body,
-            $crate::eval::value::Array::U32($a) => $body,
-            $crate::eval::value::Array::U64($a) => $body,
-            $crate::eval::value::Array::F16($a) => $body,
-            $crate::eval::value::Array::F32($a) => $body,
-            $crate::eval::value::Array::F64($a) => $body,
+            $crate::runtime::value::Array::Bool($a) => $body,
+            $crate::runtime::value::Array::I8($a) => $body,
+            $crate::runtime::value::Array::I16($a) => $body,
+            $crate::runtime::value::Array::I32($a) => $body,
+            $crate::runtime::value::Array::I64($a) => $body,
+            $crate::runtime::value::Array::U8($a) => $body,
+            $crate::runtime::value::Array::U16($a) => $body,
+            $crate::runtime::value::Array::U32($a) => $body,
+            $crate::runtime::value::Array::U64($a) => $body,
+            $crate::runtime::value::Array::F16($a) => $body,
+            $crate::runtime::value::Array::F32($a) => $body,
+            $crate::runtime::value::Array::F64($a) => $body,
         }
     };
 }
