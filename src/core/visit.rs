@@ -844,7 +844,7 @@ mod tests {
             Exp::Trace { .. } => 32,
         }
     }
-    const VARIANTS: usize = 32;
+    const VARIANTS: usize = 33;
 
     /// What a traversal reports, as text, so that the walker and the mapper
     /// can be compared event by event.

@@ -113,7 +113,7 @@ fn if_and_loops() {
     assert_eq!(ok("let x = 5 in loop x for i < 2 do x + i"), "6");
     assert_eq!(
         ok("loop a = [0, 0, 0] for i < 3 do a with [i] = i * i"),
-        "[0i64, 1i64, 4i64]"
+        "[0, 1, 4]"
     );
 }
 

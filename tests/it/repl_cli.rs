@@ -183,7 +183,7 @@ fn stuck_terms_exit_non_zero() {
     let file = program("cli_stuck", "entry main (i: i64) = [1, 2][i]\n");
     let r = urchin(&["step", &file, "5"], "");
     assert!(
-        r.out.contains("(stuck: index [5] out of bounds"),
+        r.out.contains("(stuck: Index [5] out of bounds"),
         "{}",
         r.out
     );
