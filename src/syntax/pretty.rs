@@ -730,12 +730,13 @@ impl Printer {
                 }
                 self.w("}");
             }
-            Pat::Literal(l, neg, _) => {
-                if *neg {
-                    self.w("-");
-                }
+            // `def f -1 = ...` would define the operator `-`.
+            Pat::Literal(l, true, _) => {
+                self.w("(-");
                 self.literal(l);
+                self.w(")");
             }
+            Pat::Literal(l, false, _) => self.literal(l),
             Pat::Constr(c, ps, _) if ps.is_empty() => self.w(&format!("#{c}")),
             Pat::Ascribed(..) | Pat::Constr(..) => {
                 self.w("(");
