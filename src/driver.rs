@@ -84,9 +84,20 @@ pub struct Checkpoint {
     values: usize,
 }
 
+thread_local! {
+    /// The prelude, checked once per thread: every session starts from a
+    /// copy (checking it again for each test file or program dominated
+    /// `urchin test` on many small files).
+    static PRELUDE_SESSION: Session = Session::checking_prelude();
+}
+
 impl Session {
     /// A session with the prelude loaded.
     pub fn new() -> Session {
+        PRELUDE_SESSION.with(Session::clone)
+    }
+
+    fn checking_prelude() -> Session {
         let mut s = Session {
             sources: SourceMap::new(),
             types: TypeEnv::new(),

@@ -1,5 +1,5 @@
-//! Helpers any test module may use: a fresh session without reloading the
-//! prelude, and strategies built only when drawn from.
+//! Helpers any test module may use: a fresh session, and strategies built
+//! only when drawn from.
 
 use proptest::strategy::{BoxedStrategy, NewTree, Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
@@ -7,16 +7,10 @@ use std::fmt;
 use std::rc::Rc;
 use urchin::driver::Session;
 
-thread_local! {
-    /// A session with only the prelude, loaded once per thread.
-    static PRELUDE: Session = Session::new();
-}
-
-/// A session with the prelude loaded, as [`Session::new`] gives, but a
-/// copy: loading the prelude anew for every generated case dominated the
-/// property tests' time.
+/// A session with the prelude loaded ([`Session::new`] copies one checked
+/// once per thread).
 pub fn session() -> Session {
-    PRELUDE.with(Session::clone)
+    Session::new()
 }
 
 /// A strategy made by `make` when a value is drawn from it. A recursive
