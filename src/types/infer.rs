@@ -11,6 +11,7 @@
 
 use super::env::{GlobalKind, Globals};
 use super::intrinsics::{self, Intrinsic};
+use super::literals::IntLiteral;
 use super::patterns::Matcher;
 use super::rank::{AppId, RankKind, RankSystem};
 use super::scheme::{Inst, Scheme};
@@ -147,6 +148,12 @@ pub struct Infer<'g> {
     /// Operators (nodes of applications, sections, operator values) that
     /// name a local binding: a parameter `(+)`, a local `let (+^) ...`.
     pub local_ops: HashSet<NodeId>,
+    /// Every integer literal, checked against its final type once
+    /// defaulting has fixed it (see [`super::literals`]).
+    pub int_literals: Vec<IntLiteral>,
+    /// Literal nodes with a `-` written directly before them, and the span
+    /// of both.
+    negated_literals: HashMap<NodeId, Span>,
     /// The modules opened by enclosing `m.(e)`, innermost last.
     opened: Vec<PrimType>,
 }
@@ -193,6 +200,8 @@ impl<'g> Infer<'g> {
             arrow_checks: Vec::new(),
             no_function: Vec::new(),
             pattern_checks: Vec::new(),
+            int_literals: Vec::new(),
+            negated_literals: HashMap::new(),
             homes: HashMap::new(),
             synth: Vec::new(),
             def_name: None,
@@ -630,7 +639,7 @@ impl<'g> Infer<'g> {
                 )?;
                 t
             }
-            Pat::Literal(l, _, _) => self.literal_type(l),
+            Pat::Literal(l, neg, span) => self.literal_type(l, *neg, *span),
             Pat::Constr(c, ps, _) => {
                 let mut payload = Vec::new();
                 for p in ps {
@@ -658,8 +667,8 @@ impl<'g> Infer<'g> {
             .expect("unification with the pattern's type added the constructor")
     }
 
-    fn literal_type(&mut self, l: &Literal) -> Type {
-        match l {
+    fn literal_type(&mut self, l: &Literal, negative: bool, span: Span) -> Type {
+        let t = match l {
             Literal::Int {
                 suffix: Some(p), ..
             }
@@ -669,7 +678,16 @@ impl<'g> Infer<'g> {
             Literal::Int { suffix: None, .. } => self.class_var(Class::Num),
             Literal::Float { suffix: None, .. } => self.class_var(Class::Float),
             Literal::Bool(_) => Type::prim(PrimType::Bool),
+        };
+        if let Literal::Int { value, .. } = l {
+            self.int_literals.push(IntLiteral {
+                value: *value,
+                negative,
+                span,
+                ty: t.clone(),
+            });
         }
+        t
     }
 
     /// Binds the variables of `p`, which matches a value of type `t`, and
@@ -755,7 +773,10 @@ impl<'g> Infer<'g> {
 
     fn infer_kind(&mut self, e: &Expr) -> Result<Type> {
         match &e.kind {
-            ExprKind::Literal(l) => Ok(self.literal_type(l)),
+            ExprKind::Literal(l) => Ok(match self.negated_literals.get(&e.id).copied() {
+                Some(span) => self.literal_type(l, true, span),
+                None => self.literal_type(l, false, e.span),
+            }),
             ExprKind::Var(q) => {
                 if q.qual.is_none() && !self.forced.contains(&e.id) {
                     if let Some(t) = self.lookup_local(&q.name) {
@@ -871,6 +892,11 @@ impl<'g> Infer<'g> {
                 Ok(t)
             }
             ExprKind::Apply(..) | ExprKind::BinOp(..) | ExprKind::UnOp(..) => {
+                if let ExprKind::UnOp(UnOpKind::Neg, x) = &e.kind
+                    && matches!(x.kind, ExprKind::Literal(Literal::Int { .. }))
+                {
+                    self.negated_literals.insert(x.id, e.span);
+                }
                 match spine::spine_of(e) {
                     Some(sp) => {
                         let args: Vec<Arg> = sp.args.iter().map(|a| Arg::Expr(a)).collect();

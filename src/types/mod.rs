@@ -15,6 +15,7 @@ pub mod env;
 mod expand;
 pub mod infer;
 pub mod intrinsics;
+pub mod literals;
 pub mod patterns;
 pub mod rank;
 pub mod scheme;
@@ -63,6 +64,22 @@ pub struct CheckedDef {
     /// Number of inserted maps and (non-induced) reps.
     pub insertions: usize,
     pub stats: RankStats,
+    /// Integer literals whose type is one of the scheme's variables: they
+    /// are range-checked at each instantiation.
+    pub poly_literals: Vec<literals::IntLiteral>,
+}
+
+impl CheckedDef {
+    /// The error for the first literal that does not fit the type `inst`
+    /// gives it.
+    pub fn literal_error(&self, inst: &Inst) -> Option<Diagnostic> {
+        self.poly_literals
+            .iter()
+            .find_map(|lit| match lit.ty.subst(inst).base {
+                Base::Prim(p) => literals::range_error(lit.value, lit.negative, p, lit.span),
+                _ => None,
+            })
+    }
 }
 
 /// The typing state of a session: what is defined, and the definitions.
@@ -364,6 +381,37 @@ impl TypeEnv {
         if let Some(err) = g.error.take() {
             return Err(err);
         }
+        // Literal types are final only now, after defaulting; a literal of
+        // a quantified type is checked where the definition is instantiated
+        // (below in its users, and by `check_expr` at the defaults).
+        let mut poly_literals = Vec::new();
+        for lit in &inf.int_literals {
+            let ty = g.general(&lit.ty, false);
+            match ty.base {
+                Base::Prim(p) => {
+                    if let Some(err) = literals::range_error(lit.value, lit.negative, p, lit.span) {
+                        return Err(err);
+                    }
+                }
+                _ => poly_literals.push(literals::IntLiteral { ty, ..lit.clone() }),
+            }
+        }
+        for (id, inst) in &insts {
+            if let Some(env::GlobalKind::Def(used)) =
+                inf.resolved.iter().find(|(n, _)| n == id).map(|(_, k)| k)
+            {
+                let used = self.def(*used);
+                if let Some(err) = used.literal_error(inst) {
+                    let user = match &*d.name {
+                        EXPRESSION => "the expression".to_string(),
+                        name => format!("`{name}`"),
+                    };
+                    return Err(
+                        err.with_note(format!("`{}` is used at this type in {user}", used.name))
+                    );
+                }
+            }
+        }
         let scheme = g.scheme(scheme_ty);
         let resolved = inf.resolved.iter().cloned().collect();
         let local_ops = inf.local_ops.clone();
@@ -382,6 +430,7 @@ impl TypeEnv {
             solution,
             insertions,
             stats,
+            poly_literals,
         })
     }
 
@@ -402,7 +451,13 @@ impl TypeEnv {
             doc: None,
             span: e.span,
         };
-        self.check_val(&d, show, false)
+        let checked = self.check_val(&d, show, false)?;
+        // The expression is evaluated at its defaults (`10000000000` is an
+        // `i32`), so its literals must fit those.
+        match checked.literal_error(&checked.scheme.defaults(scheme::Defaulting::Run)) {
+            Some(err) => Err(err),
+            None => Ok(checked),
+        }
     }
 
     /// Checks the definitions of a numeric module (`f64.sum`, ...) written

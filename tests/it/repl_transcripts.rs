@@ -685,3 +685,13 @@ fn shell_commands() {
         ":! echo hello\n:!echo no space\n:! echo to stderr >&2\n:! exit 3\n:!",
     );
 }
+
+#[test]
+fn integer_literals_must_fit_their_type() {
+    check(
+        "literal_range",
+        "10000000000\n10000000000i64\nlet x: i64 = 10000000000 in x\n300u8\n\
+         -128i8\n-129i8\n-1u8\nmatch 5u8 case 300 -> 1 case _ -> 2\n\
+         def f x = x + 300\nf 1i32\nf 1u8",
+    );
+}
