@@ -13,6 +13,7 @@
 //! of the `urchin` binary; where it is not installed (library users, unit
 //! tests) the limit applies to each allocation alone.
 
+use crate::runtime::error::fmt_shape;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt;
 use std::sync::OnceLock;
@@ -205,10 +206,6 @@ impl fmt::Display for TooLarge {
 }
 
 impl std::error::Error for TooLarge {}
-
-fn fmt_shape(shape: &[usize]) -> String {
-    shape.iter().map(|d| format!("[{d}]")).collect()
-}
 
 /// Checks that an array of `shape` with elements of `elem_bytes` bytes may
 /// be allocated; returns its number of elements. An empty array is always

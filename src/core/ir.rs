@@ -270,6 +270,28 @@ pub struct Operator {
     pub commutative: bool,
 }
 
+impl Operator {
+    /// Recognises `\a b -> a op b` (or `b op a`) with one neutral element,
+    /// for the operators with a native fold (the bulk evaluator and the GPU
+    /// kernels apply these directly).
+    pub fn native_binop(&self) -> Option<BinOpLambda> {
+        let f = self.lam.as_binop()?;
+        let supported = matches!(
+            f.op,
+            BinOp::Add
+                | BinOp::Mul
+                | BinOp::Min
+                | BinOp::Max
+                | BinOp::LogAnd
+                | BinOp::LogOr
+                | BinOp::BitAnd
+                | BinOp::BitOr
+                | BinOp::BitXor
+        );
+        (self.neutral.len() == 1 && supported).then_some(f)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum Exp {
     Atom(Atom),

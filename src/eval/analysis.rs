@@ -15,7 +15,7 @@
 //! evaluation, so the addresses are stable.
 
 use super::error::{Fail, R};
-use crate::core::ir::{Atom, BinOpLambda, Body, Exp, Operator, Program, Var};
+use crate::core::ir::{Atom, BinOpLambda, Body, Exp, Program, Var};
 use crate::core::visit::{self, Nested};
 use crate::prim::BinOp;
 use crate::runtime::Raise;
@@ -323,22 +323,3 @@ impl Builder<'_> {
 /// A reduction operator that is a single primitive operation on its two
 /// parameters, which bulk code applies natively.
 pub(crate) type FastOp = BinOpLambda;
-
-/// Recognises `\a b -> a op b` (or `b op a`) for the operators with a
-/// native fold.
-pub(crate) fn fast_op(op: &Operator) -> Option<FastOp> {
-    let f = op.lam.as_binop()?;
-    let supported = matches!(
-        f.op,
-        BinOp::Add
-            | BinOp::Mul
-            | BinOp::Min
-            | BinOp::Max
-            | BinOp::LogAnd
-            | BinOp::LogOr
-            | BinOp::BitAnd
-            | BinOp::BitOr
-            | BinOp::BitXor
-    );
-    (op.neutral.len() == 1 && supported).then_some(f)
-}

@@ -10,7 +10,7 @@
 //! recognised operators, otherwise by applying the operator in bulk to
 //! whole slices (and, where there are few lanes, in a tree or in blocks).
 
-use super::analysis::{BodyInfo, FastOp, fast_op};
+use super::analysis::{BodyInfo, FastOp};
 use super::chunks::ChunkOp;
 use super::error::{Fail, R};
 use super::interp::{Interp, LaneCursor};
@@ -261,7 +261,7 @@ fn fast_input<'a>(
     xs: &'a [LVal],
     ne: &[LVal],
 ) -> Option<(FastOp, &'a LVal, Scalar)> {
-    let f = fast_op(op)?;
+    let f = op.native_binop()?;
     match (xs, ne) {
         ([x], [n]) if x.own_shape().len() == 1 && matches!(x.v, Value::Array(_)) => {
             Some((f, x, n.scalar()?))
@@ -915,7 +915,7 @@ impl Interp<'_> {
             .ok_or_else(Fail::rep_length)?;
         let mut dests = self.take_dests(dest, &si.moves)?;
         if self.bulk()
-            && let Some(f) = fast_op(op)
+            && let Some(f) = op.native_binop()
             && let ([d], [v]) = (&mut dests[..], &vs[..])
             && d.rank() == 1
             && let (Value::Array(ia), Value::Array(va)) = (&is.v, &v.v)

@@ -18,7 +18,6 @@
 
 use super::codegen::{ArrKind, Dim, G, Gen, KArr, KVal, Unsupported, ctype, program};
 use crate::core::ir::{Exp, Lambda, Operator, Stm, Type, Var};
-use crate::eval::analysis::fast_op;
 use crate::prim::{BinOp, PrimType, Scalar};
 use std::rc::Rc;
 
@@ -545,7 +544,7 @@ impl<'a> Kernels<'a> {
         // Strided (coalesced on a GPU) only where the order may change; a
         // CPU driver runs a group's work items one after another, where
         // contiguous chunks are what the caches want.
-        let strided = self.shape.gpu && (op.commutative || fast_op(op).is_some());
+        let strided = self.shape.gpu && (op.commutative || op.native_binop().is_some());
         let group = self.shape.group;
         let groups = self.shape.groups(n);
         for t in &tys {
@@ -978,7 +977,7 @@ impl<'a> Kernels<'a> {
         let n = host(&n_dim)?;
         self.g.known_in_range("gid", &n_dim);
         self.g.known_in_range("i", &n_dim);
-        let atomic = match fast_op(op) {
+        let atomic = match op.native_binop() {
             Some(f) if tys.len() == 1 && matches!(f.op, BinOp::Add | BinOp::Min | BinOp::Max) => {
                 self.g.atomic_helper(f.op, tys[0]).ok()
             }

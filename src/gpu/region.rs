@@ -9,7 +9,7 @@ use super::codegen::Unsupported;
 use super::kernels::{self, Extra, OutInit, Shape, SlotTy, scalar_bytes};
 use super::stats::Stats;
 use crate::core::ir::{Body, Exp, Stm, Var, Vars};
-use crate::core::visit::free_in_exp;
+use crate::core::visit::{Use, free_in_exp, operands};
 use crate::prim::{PrimType, Scalar};
 use crate::runtime::value::{Array, Value};
 use crate::with_array;
@@ -62,11 +62,13 @@ pub fn plan(body: &Body, start: usize, end: usize) -> Plan {
             .filter(|&j| s.pat.iter().any(|v| uses[j].contains(v)))
             .collect();
         let [c] = readers[..] else { continue };
-        let consumed = match &stms[c].exp {
-            Exp::Scatter { dest, .. } | Exp::Hist { dest, .. } => dest.clone(),
-            Exp::WithAcc { arrays, .. } => arrays.clone(),
-            _ => vec![],
-        };
+        // A producer its consumer updates in place must exist as an array.
+        let mut consumed = HashSet::new();
+        operands(&stms[c].exp, |v, u| {
+            if u == Use::Consume {
+                consumed.insert(v);
+            }
+        });
         if s.pat.iter().any(|v| consumed.contains(v)) || fused[c].is_none() {
             continue;
         }

@@ -8,7 +8,7 @@
 use super::cells;
 use crate::plot::terminal::{Cells, render};
 use crate::plot::{Figure, Size, file};
-use crate::repl::{Flow, Repl, Sink};
+use crate::repl::{Capture, Flow, Piece, Repl};
 use jupyter_protocol::{
     CompleteReply, DisplayData, ErrorOutput, ExecuteResult, ExecutionCount, InspectReply,
     IsCompleteReply, JupyterMessageContent, Media, MediaType, ReplyError, StreamContent,
@@ -33,33 +33,6 @@ impl Interrupter {
     pub fn interrupt(&self) {
         self.cell.store(true, Ordering::SeqCst);
         self.evaluation.store(true, Ordering::SeqCst);
-    }
-}
-
-/// What an input wrote, in order.
-enum Piece {
-    Text(String),
-    Figure(Figure),
-}
-
-#[derive(Default)]
-struct Capture {
-    pieces: Vec<Piece>,
-    errors: String,
-}
-
-impl Sink for Capture {
-    fn out(&mut self, text: &str) {
-        match self.pieces.last_mut() {
-            Some(Piece::Text(t)) => t.push_str(text),
-            _ => self.pieces.push(Piece::Text(text.to_string())),
-        }
-    }
-    fn err(&mut self, text: &str) {
-        self.errors.push_str(text);
-    }
-    fn figure(&mut self, fig: &Figure, _color: bool) {
-        self.pieces.push(Piece::Figure(fig.clone()));
     }
 }
 

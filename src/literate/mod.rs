@@ -14,7 +14,7 @@ mod gnuplot;
 pub mod parse;
 
 use crate::plot::{Figure, Size, file};
-use crate::repl::{Repl, Sink};
+use crate::repl::{Capture, Piece, Repl};
 use parse::{Block, Directive, Show};
 use std::path::{Path, PathBuf};
 
@@ -114,34 +114,6 @@ struct Document {
     figures: usize,
     failed: usize,
     verbose: bool,
-}
-
-/// What a directive produced, in order.
-enum Piece {
-    Text(String),
-    Figure(Figure),
-}
-
-/// The REPL's output for one directive.
-#[derive(Default)]
-struct Capture {
-    pieces: Vec<Piece>,
-    errors: String,
-}
-
-impl Sink for Capture {
-    fn out(&mut self, text: &str) {
-        match self.pieces.last_mut() {
-            Some(Piece::Text(t)) => t.push_str(text),
-            _ => self.pieces.push(Piece::Text(text.to_string())),
-        }
-    }
-    fn err(&mut self, text: &str) {
-        self.errors.push_str(text);
-    }
-    fn figure(&mut self, fig: &Figure, _color: bool) {
-        self.pieces.push(Piece::Figure(fig.clone()));
-    }
 }
 
 /// Parameters of a directive that produces figures.

@@ -85,6 +85,36 @@ impl Sink for String {
     }
 }
 
+/// What an input wrote, in order: for front ends that show figures as
+/// pictures (a notebook, a literate document).
+pub(crate) enum Piece {
+    Text(String),
+    Figure(Figure),
+}
+
+/// The REPL's output for one input: results and figures in order, errors
+/// and warnings apart.
+#[derive(Default)]
+pub(crate) struct Capture {
+    pub pieces: Vec<Piece>,
+    pub errors: String,
+}
+
+impl Sink for Capture {
+    fn out(&mut self, text: &str) {
+        match self.pieces.last_mut() {
+            Some(Piece::Text(t)) => t.push_str(text),
+            _ => self.pieces.push(Piece::Text(text.to_string())),
+        }
+    }
+    fn err(&mut self, text: &str) {
+        self.errors.push_str(text);
+    }
+    fn figure(&mut self, fig: &Figure, _color: bool) {
+        self.pieces.push(Piece::Figure(fig.clone()));
+    }
+}
+
 /// What the REPL wants after a line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {

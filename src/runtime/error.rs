@@ -110,7 +110,7 @@ impl Dim for Option<i64> {
 }
 
 /// A shape as Futhark prints it: `[3][4]`.
-pub fn fmt_shape(shape: &[impl Dim]) -> String {
+pub(crate) fn fmt_shape(shape: &[impl Dim]) -> String {
     shape
         .iter()
         .map(|d| match d.known() {
