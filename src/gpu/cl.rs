@@ -146,6 +146,12 @@ impl Cl {
         })
     }
 
+    /// What identifies the device and its compiler (driver and OpenCL
+    /// versions): the key of everything cached about it on disk.
+    pub fn build_id(&self) -> &str {
+        &self.build_id
+    }
+
     pub fn has(&self, ext: &str) -> bool {
         self.extensions.split_whitespace().any(|e| e == ext)
     }
@@ -443,14 +449,19 @@ fn reshape_like(host: &Array, like: &Array) -> Array {
 
 // ----- the disk cache -----
 
-/// Where compiled binaries live: `$URCHIN_CACHE_DIR`, else
-/// `$XDG_CACHE_HOME/urchin`, else `~/.cache/urchin`; `kernels/` under it.
-pub fn cache_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("URCHIN_CACHE_DIR")
+/// urchin's cache: `$URCHIN_CACHE_DIR`, else `$XDG_CACHE_HOME/urchin`,
+/// else `~/.cache/urchin`. Compiled binaries live in `kernels/` under it,
+/// measured thresholds in `thresholds/`.
+pub fn cache_root() -> Option<PathBuf> {
+    std::env::var_os("URCHIN_CACHE_DIR")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("urchin")))
-        .or_else(|| home::home_dir().map(|h| h.join(".cache").join("urchin")))?;
-    Some(base.join("kernels"))
+        .or_else(|| home::home_dir().map(|h| h.join(".cache").join("urchin")))
+}
+
+/// Where compiled binaries live.
+pub fn cache_dir() -> Option<PathBuf> {
+    Some(cache_root()?.join("kernels"))
 }
 
 fn entry_header(build_id: &str, src: &str) -> String {
@@ -474,7 +485,7 @@ fn split_entry(data: &[u8]) -> Option<(&[u8], &[u8])> {
 }
 
 /// FNV-1a: a hash that is the same in every build (unlike `DefaultHasher`).
-fn fnv1a(data: &[u8]) -> u64 {
+pub fn fnv1a(data: &[u8]) -> u64 {
     data.iter().fold(0xcbf29ce484222325u64, |h, &b| {
         (h ^ b as u64).wrapping_mul(0x100000001b3)
     })

@@ -591,15 +591,7 @@ impl<'a> Kernels<'a> {
         self.g.line("barrier(CLK_LOCAL_MEM_FENCE);");
         self.g.open("for (long s = 1; s < gs; s <<= 1)");
         self.g.open("if ((lid % (2 * s)) == 0 && lid + s < gs)");
-        let accs2: Vec<(String, PrimType)> = tys
-            .iter()
-            .enumerate()
-            .map(|(k, t)| {
-                let v = self.g.fresh("t");
-                self.g.line(format!("{} {v} = l{k}[lid];", ctype(*t)));
-                (v, *t)
-            })
-            .collect();
+        let accs2 = self.g.decl_accs(&cells(&tys, "l", "lid"));
         self.combine_from(op, &accs2, "l", "lid + s")?;
         for (k, (a, _)) in accs2.iter().enumerate() {
             self.g.line(format!("l{k}[lid] = {a};"));
@@ -718,15 +710,7 @@ impl<'a> Kernels<'a> {
         let ne = self.g.neutral(&op.neutral, &op.lam)?;
         let accs = self.g.decl_accs(&ne);
         self.g.open("for (long g = 0; g < ng; g++)");
-        let tmp: Vec<(String, PrimType)> = tys
-            .iter()
-            .enumerate()
-            .map(|(k, t)| {
-                let v = self.g.fresh("t");
-                self.g.line(format!("{} {v} = p{k}[g];", ctype(*t)));
-                (v, *t)
-            })
-            .collect();
+        let tmp = self.g.decl_accs(&cells(&tys, "p", "g"));
         for (k, (a, _)) in accs.iter().enumerate() {
             self.g.line(format!("p{k}[g] = {a};"));
         }
@@ -746,25 +730,9 @@ impl<'a> Kernels<'a> {
         }
         self.g.line("barrier(CLK_LOCAL_MEM_FENCE);");
         self.g.open("if (lid == 0)");
-        let run: Vec<(String, PrimType)> = tys
-            .iter()
-            .enumerate()
-            .map(|(k, t)| {
-                let v = self.g.fresh("t");
-                self.g.line(format!("{} {v} = p{k}[grp];", ctype(*t)));
-                (v, *t)
-            })
-            .collect();
+        let run = self.g.decl_accs(&cells(&tys, "p", "grp"));
         self.g.open("for (long s = 0; s < gs; s++)");
-        let cur: Vec<(String, PrimType)> = tys
-            .iter()
-            .enumerate()
-            .map(|(k, t)| {
-                let v = self.g.fresh("t");
-                self.g.line(format!("{} {v} = l{k}[s];", ctype(*t)));
-                (v, *t)
-            })
-            .collect();
+        let cur = self.g.decl_accs(&cells(&tys, "l", "s"));
         for (k, (a, _)) in run.iter().enumerate() {
             self.g.line(format!("l{k}[s] = {a};"));
         }
@@ -776,15 +744,7 @@ impl<'a> Kernels<'a> {
         self.g.close();
         self.g.close();
         self.g.line("barrier(CLK_LOCAL_MEM_FENCE);");
-        let accs: Vec<(String, PrimType)> = tys
-            .iter()
-            .enumerate()
-            .map(|(k, t)| {
-                let v = self.g.fresh("acc");
-                self.g.line(format!("{} {v} = l{k}[lid];", ctype(*t)));
-                (v, *t)
-            })
-            .collect();
+        let accs = self.g.decl_accs(&cells(&tys, "l", "lid"));
         self.g.open("for (long i = lo; i < hi; i++)");
         let xs = self.args(args)?;
         let es = elems_in(&mut self.g, pre, &xs, "i")?;
@@ -1075,15 +1035,7 @@ impl<'a> Kernels<'a> {
         );
         self.g.line("long b = get_global_id(0);");
         self.g.line("if (b >= bins) return;");
-        let accs: Vec<(String, PrimType)> = tys
-            .iter()
-            .enumerate()
-            .map(|(k, t)| {
-                let v = self.g.fresh("acc");
-                self.g.line(format!("{} {v} = o{k}[b];", ctype(*t)));
-                (v, *t)
-            })
-            .collect();
+        let accs = self.g.decl_accs(&cells(&tys, "o", "b"));
         self.g.open("for (long g = 0; g < ng; g++)");
         self.combine_from(op, &accs, "sub", "g * bins + b")?;
         self.g.close();
@@ -1302,4 +1254,13 @@ fn nest_apply(g: &mut Gen, lam: &Lambda, xs: &[KVal], idx: &[String]) -> G<Vec<K
         }
     }
     Ok(vals)
+}
+
+/// The `k`th of `tys` at `index` in arrays `{array}0`, `{array}1`, ...: the
+/// initial values of accumulators that read one element of each.
+fn cells(tys: &[PrimType], array: &str, index: &str) -> Vec<(String, PrimType)> {
+    tys.iter()
+        .enumerate()
+        .map(|(k, t)| (format!("{array}{k}[{index}]"), *t))
+        .collect()
 }

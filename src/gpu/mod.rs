@@ -131,6 +131,17 @@ impl Gpu {
         self.lock().threshold_override = t;
     }
 
+    /// Measures the threshold now, replacing the one on disk
+    /// (`:device threshold measure`, after a driver or machine change the
+    /// cache key does not see), and uses it from now on.
+    pub fn measure_threshold(&self) -> Result<(), String> {
+        let mut g = self.lock();
+        let g = &mut *g;
+        g.threshold = Some(threshold::cached_or_measure(&mut g.cl, &mut g.stats, true)?);
+        g.threshold_override = None;
+        Ok(())
+    }
+
     /// Forgets what is cached for one evaluation (arrays kept on the
     /// device); called when an evaluation ends.
     pub fn end_run(&self) {
@@ -177,12 +188,12 @@ impl Gpu {
                     return t;
                 }
                 if cached.is_none() {
-                    match threshold::measure(d.cl, d.stats) {
+                    match threshold::cached_or_measure(d.cl, d.stats, false) {
                         Ok(t) => *cached = Some(t),
                         Err(_) => return f64::INFINITY,
                     }
                 }
-                cached.map_or(f64::INFINITY, |t| t.work)
+                cached.as_ref().map_or(f64::INFINITY, |t| t.work)
             };
             match region::run(&mut dev, vars, body, start, end, &mut threshold, lookup) {
                 Ok(Ran::Done(values)) => {

@@ -2,21 +2,25 @@
 //! the device to beat the evaluator, from the device's fixed cost per
 //! region (a launch and a round trip) and the per-element costs of the
 //! device and of a native host loop (what the evaluator's bulk kernels
-//! run).
+//! run). A measurement takes a good part of a second, so it is kept on disk
+//! per device, driver and urchin version, and every later process reads it.
 
-use super::cl::{Arg, Cl, i64_arg};
+use super::cl::{self, Arg, Cl, i64_arg};
 use super::stats::Stats;
 use crate::prim::Scalar;
 use crate::runtime::value::Array;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Threshold {
     /// Element operations below which a region stays on the evaluator.
     pub work: f64,
     pub overhead: Duration,
     pub host_ns: f64,
     pub device_ns: f64,
+    /// The file it was read from, when an earlier process measured it.
+    pub from: Option<PathBuf>,
 }
 
 impl Threshold {
@@ -31,12 +35,91 @@ impl Threshold {
             self.overhead.as_secs_f64() * 1e6,
             self.host_ns,
             self.device_ns
+        ) + &match &self.from {
+            Some(p) => format!(
+                "; read from {} (`:device threshold measure` measures again)",
+                p.display()
+            ),
+            None => String::new(),
+        }
+    }
+
+    /// The file's text: the key on the first line, the figures on the
+    /// second.
+    fn to_text(&self, key: &str) -> String {
+        format!(
+            "{key}\n{} {} {} {}\n",
+            self.work,
+            self.overhead.as_nanos(),
+            self.host_ns,
+            self.device_ns
         )
+    }
+
+    /// Reads [`Threshold::to_text`]'s output back if it was written for
+    /// `key`; anything else (another device or version, a damaged file) is
+    /// `None`, and the threshold is measured again.
+    fn from_text(text: &str, key: &str, from: &Path) -> Option<Threshold> {
+        let mut lines = text.lines();
+        if lines.next()? != key {
+            return None;
+        }
+        let nums: Vec<&str> = lines.next()?.split(' ').collect();
+        let [work, overhead, host_ns, device_ns] = nums[..] else {
+            return None;
+        };
+        let t = Threshold {
+            work: work.parse().ok()?,
+            overhead: Duration::from_nanos(overhead.parse().ok()?),
+            host_ns: host_ns.parse().ok()?,
+            device_ns: device_ns.parse().ok()?,
+            from: Some(from.to_path_buf()),
+        };
+        let sane = |x: f64| x.is_finite() && x >= 0.0;
+        (!t.work.is_nan() && t.work >= 0.0 && sane(t.host_ns) && sane(t.device_ns)).then_some(t)
     }
 }
 
+/// What a measurement depends on: the device and driver, and this build of
+/// urchin (whose evaluator it is compared with).
+fn key(cl: &Cl) -> String {
+    format!("urchin {} | {}", env!("CARGO_PKG_VERSION"), cl.build_id())
+}
+
+fn cache_file(key: &str) -> Option<PathBuf> {
+    Some(
+        cl::cache_root()?
+            .join("thresholds")
+            .join(format!("{:016x}.txt", cl::fnv1a(key.as_bytes()))),
+    )
+}
+
+/// The threshold measured for this device by an earlier process, else
+/// measured now (and stored for the next; a cache that cannot be written
+/// only costs the next process the measurement). `fresh` ignores the file.
+pub fn cached_or_measure(cl: &mut Cl, stats: &mut Stats, fresh: bool) -> Result<Threshold, String> {
+    let key = key(cl);
+    let file = cache_file(&key);
+    if !fresh {
+        let cached = file
+            .as_deref()
+            .and_then(|f| Threshold::from_text(&std::fs::read_to_string(f).ok()?, &key, f));
+        if let Some(t) = cached {
+            return Ok(t);
+        }
+    }
+    let t = measure(cl, stats)?;
+    if let Some(f) = file {
+        let _ = f
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&f, t.to_text(&key)));
+    }
+    Ok(t)
+}
+
 const SMALL: usize = 1 << 10;
-const LARGE: usize = 1 << 22;
+const LARGE: usize = 1 << 20;
 
 fn best(mut f: impl FnMut() -> Result<Duration, String>, runs: usize) -> Result<Duration, String> {
     let mut t = Duration::MAX;
@@ -103,7 +186,7 @@ fn host_time(n: usize) -> Duration {
     t.elapsed()
 }
 
-pub fn measure(cl: &mut Cl, stats: &mut Stats) -> Result<Threshold, String> {
+fn measure(cl: &mut Cl, stats: &mut Stats) -> Result<Threshold, String> {
     let fp64 = cl.info.fp64;
     let small = best(|| device_time(cl, SMALL, fp64, stats), 5)?;
     let large = best(|| device_time(cl, LARGE, fp64, stats), 3)?;
@@ -123,5 +206,39 @@ pub fn measure(cl: &mut Cl, stats: &mut Stats) -> Result<Threshold, String> {
         overhead: small,
         host_ns,
         device_ns,
+        from: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cached_thresholds_round_trip_and_reject_others() {
+        let f = Path::new("/cache/t.txt");
+        let t = Threshold {
+            work: 295369.5,
+            overhead: Duration::from_nanos(4_500_123),
+            host_ns: 16.1,
+            device_ns: 0.96,
+            from: Some(f.to_path_buf()),
+        };
+        let text = t.to_text("urchin 0.1 | pocl");
+        assert_eq!(
+            Threshold::from_text(&text, "urchin 0.1 | pocl", f),
+            Some(t.clone())
+        );
+        let never = Threshold {
+            work: f64::INFINITY,
+            ..t
+        };
+        let back = Threshold::from_text(&never.to_text("k"), "k", f).unwrap();
+        assert!(back.work.is_infinite());
+        assert_eq!(Threshold::from_text(&text, "urchin 0.2 | pocl", f), None);
+        assert_eq!(Threshold::from_text("k\n1 2 x 4\n", "k", f), None);
+        assert_eq!(Threshold::from_text("k\n1 2 3\n", "k", f), None);
+        assert_eq!(Threshold::from_text("k\n-1 2 3 4\n", "k", f), None);
+        assert_eq!(Threshold::from_text("", "k", f), None);
+    }
 }

@@ -184,7 +184,7 @@ pub const COMMANDS: &[Command] = &[
         name: "device",
         args: "[SETTING]",
         arg: Arg::Words(&["auto", "none", "threshold"]),
-        help: "show OpenCL devices and what was offloaded; SETTING: auto, none, a device NAME, threshold N|auto",
+        help: "show OpenCL devices and what was offloaded; SETTING: auto, none, a device NAME, threshold N|auto|measure",
         run: device,
     },
     Command {
@@ -349,6 +349,18 @@ fn device(_: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, F
     let words: Vec<&str> = inv.arg.split_whitespace().collect();
     match words[..] {
         [] => {}
+        ["threshold", "measure"] => {
+            let measured = match crate::gpu::current() {
+                Some(g) => g.measure_threshold(),
+                None => {
+                    Err("no device is in use; choose one with :device auto or :device NAME".into())
+                }
+            };
+            if let Err(e) = measured {
+                sink.err(&format!("{e}\n"));
+                return Err(Failed);
+            }
+        }
         ["threshold", t] => {
             let t = match t {
                 "auto" => None,

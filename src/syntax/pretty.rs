@@ -541,9 +541,10 @@ impl Printer {
     /// that `(1).0` does not read as the float `1.0` (and strings and holes,
     /// which the lexer does not let `[` index).
     fn postfix_head(&mut self, x: &Expr) {
+        // A constructor name takes no postfix: `#foo.x` does not parse.
         if matches!(
             x.kind,
-            ExprKind::Literal(_) | ExprKind::StringLit(_) | ExprKind::Hole
+            ExprKind::Literal(_) | ExprKind::StringLit(_) | ExprKind::Hole | ExprKind::Constr(..)
         ) {
             self.w("(");
             self.expr(x, Lvl::Expr, false);

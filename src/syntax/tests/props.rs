@@ -618,6 +618,17 @@ fn in_range(ds: &[crate::diag::Diagnostic], len: usize) -> bool {
     })
 }
 
+/// Cases the properties below once found, kept as fixed checks.
+#[test]
+fn found_cases_print_and_parse_back() {
+    for src in ["(#foo).x", "(#foo)[0]", "(#foo 1).x"] {
+        let e = parse_expr(src, FileId(0)).unwrap();
+        let printed = pretty::expr(&e);
+        let back = parse_expr(&printed, FileId(0)).unwrap_or_else(|d| panic!("{printed}: {d:?}"));
+        assert_eq!(back.erase(), e.erase(), "{printed}");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: crate::test_env::proptest_cases(256),
