@@ -15,6 +15,12 @@ pub enum Phase {
     Runtime,
     /// Anything else with a source location (I/O of test inputs, the REPL).
     Other,
+    /// A program past a compile-time budget (inlining, nested AD): a
+    /// limit of urchin's, not an error in the program.
+    Limit,
+    /// A broken invariant of urchin's own (a bug), never an error in the
+    /// program: a test expecting a compile error does not accept it.
+    Internal,
 }
 
 impl Phase {
@@ -24,6 +30,8 @@ impl Phase {
             Phase::Type => "type error",
             Phase::Runtime => "run-time error",
             Phase::Other => "error",
+            Phase::Limit => "program too large",
+            Phase::Internal => "internal error",
         }
     }
 }
@@ -71,6 +79,10 @@ impl Diagnostic {
 
     pub fn ty(message: impl Into<String>, span: Span) -> Diagnostic {
         Diagnostic::new(Phase::Type, message).at(span)
+    }
+
+    pub fn internal(message: impl Into<String>, span: Span) -> Diagnostic {
+        Diagnostic::new(Phase::Internal, message).at(span)
     }
 
     pub fn runtime(message: impl Into<String>, span: Span) -> Diagnostic {

@@ -20,6 +20,7 @@ pub mod driver;
 pub mod elab;
 pub mod eval;
 pub mod gpu;
+pub mod interrupt;
 pub mod jupyter;
 pub mod literate;
 pub mod mem;

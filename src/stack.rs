@@ -4,7 +4,7 @@
 //! to a fresh stack segment (the `stacker` crate) when less than
 //! `RED_ZONE` is left, so deep but legal programs never overflow the
 //! thread's stack. The depth of input itself is bounded where it is read
-//! (`syntax::MAX_DEPTH` for expressions and types, `values::text::MAX_RANK`
+//! (`syntax::depth::MAX_DEPTH` for expressions, patterns and types, `values::text::MAX_RANK`
 //! for values), so the memory these segments take is bounded too.
 
 /// Grow when less than this is left.

@@ -14,9 +14,9 @@ mod rev;
 mod util;
 
 use crate::core::build::Builder;
-use crate::core::ir::{Body, Exp, Program, Stm, Var, Vars};
+use crate::core::ir::{Body, Exp, MAX_AD_VARS, Program, Stm, Var, Vars};
 use crate::core::visit::nested_mut;
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, Phase};
 use std::collections::HashMap;
 
 pub use rev::{FORWARD, RETURN};
@@ -86,6 +86,7 @@ fn transform_body(vars: &mut Vars, body: Body, out: &mut AdOutput) -> Result<Bod
         for nb in nested_mut(&mut s.exp) {
             *nb = transform_body(vars, std::mem::take(nb), out)?;
         }
+        let before = vars.len();
         match s.exp {
             Exp::Jvp {
                 lam,
@@ -113,7 +114,24 @@ fn transform_body(vars: &mut Vars, body: Body, out: &mut AdOutput) -> Result<Bod
                 out.checkpoints.extend(r.checkpoints);
                 stms.extend(b.stms);
             }
-            exp => stms.push(Stm { exp, ..s }),
+            exp => {
+                stms.push(Stm { exp, ..s });
+                continue;
+            }
+        }
+        if vars.len() - before > MAX_AD_VARS {
+            return Err(Diagnostic::new(
+                Phase::Limit,
+                "differentiating this makes the program too large",
+            )
+            .at(s.span)
+            .with_label(format!(
+                "its derivative needs more than {MAX_AD_VARS} variables"
+            ))
+            .with_help(
+                "each nested `jvp`/`vjp` multiplies the code it differentiates: \
+                 nest fewer, or differentiate a smaller function",
+            ));
         }
     }
     Ok(Body {

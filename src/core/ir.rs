@@ -91,6 +91,21 @@ pub struct VarInfo {
     pub ty: Type,
 }
 
+/// The most variables lowering may create. It inlines every call, so a
+/// few lines can ask for exponentially much code (a function calling the
+/// previous one twice, 24 levels deep): past this budget, compilation
+/// stops with a `Phase::Limit` diagnostic at the call that grew it,
+/// instead of running out of memory or time. Real programs stay far below
+/// it (the largest example and Futhark test lower to a few thousand).
+pub const MAX_VARS: usize = 1 << 20;
+
+/// The most variables one `jvp`/`vjp` may add. Each nesting multiplies
+/// the code (about threefold for `vjp`), and the simplifier's time grows
+/// faster than the code: seven nested `vjp`s of a loop add about 30,000
+/// and take seconds, eight would take minutes. The largest derivative in
+/// the examples and Futhark's AD tests adds under 2,000.
+pub const MAX_AD_VARS: usize = 1 << 15;
+
 /// The variable table of a program. Transformations add variables; none
 /// are removed (dead ones are simply unused).
 #[derive(Clone, Debug, Default)]

@@ -390,7 +390,12 @@ impl Repl {
         self.interrupt.store(false, Ordering::SeqCst);
         let saved = self.checkpoint();
         let file = self.session.add_source(origin, text);
-        let result = catch_unwind(AssertUnwindSafe(|| self.dispatch(text, file, sink)));
+        // Ctrl-C also stops checking (the evaluators get the flag in their
+        // options).
+        let flag = self.interrupt.clone();
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            crate::interrupt::while_handling(flag, || self.dispatch(text, file, sink))
+        }));
         match result {
             Ok(Ok(Flow::Continue)) => Status::Ready,
             Ok(Ok(Flow::Quit)) => Status::Quit,

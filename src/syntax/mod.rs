@@ -6,6 +6,7 @@
 //! `parser`. Errors never panic: they come back as [`Diagnostic`]s.
 
 pub mod ast;
+pub mod depth;
 pub mod lexer;
 mod parser;
 pub mod pretty;
@@ -41,14 +42,16 @@ pub fn parse_expr(text: &str, file: FileId) -> Result<Expr, Vec<Diagnostic>> {
     let g = grammar();
     let e =
         check_supported(run(&g.expr, &tokens, file, text.len()), &tokens).map_err(|f| f.diags)?;
-    too_deep([&e]).map_err(|f| f.diags)?;
+    depth::check_expr(None, &e).map_err(|d| vec![d])?;
     Ok(e)
 }
 
 pub fn parse_type(text: &str, file: FileId) -> Result<TypeExp, Vec<Diagnostic>> {
     let tokens = prepare(text, file).map_err(|f| f.diags)?;
     let g = grammar();
-    check_supported(run(&g.ty, &tokens, file, text.len()), &tokens).map_err(|f| f.diags)
+    let t = check_supported(run(&g.ty, &tokens, file, text.len()), &tokens).map_err(|f| f.diags)?;
+    depth::check_type(&t).map_err(|d| vec![d])?;
+    Ok(t)
 }
 
 /// One REPL input: declarations (`def`, `type`, `entry`, top-level
@@ -83,7 +86,7 @@ fn parse_program_inner(text: &str, file: FileId) -> Result<Program, Failure> {
     let g = grammar();
     match check_supported(run(&g.program, &tokens, file, text.len()), &tokens) {
         Ok(mut decs) => {
-            too_deep(dec_bodies(&decs))?;
+            too_deep(depth::check_decs(&decs))?;
             attach_docs(&mut decs, text);
             Ok(Program { decs })
         }
@@ -125,7 +128,7 @@ fn parse_repl_inner(text: &str, file: FileId) -> Result<ReplInput, Failure> {
     ) {
         match run(&g.program, &tokens, file, text.len()) {
             Ok(mut decs) => {
-                too_deep(dec_bodies(&decs))?;
+                too_deep(depth::check_decs(&decs))?;
                 attach_docs(&mut decs, text);
                 return check_supported(Ok(ReplInput::Decs(decs)), &tokens);
             }
@@ -135,7 +138,7 @@ fn parse_repl_inner(text: &str, file: FileId) -> Result<ReplInput, Failure> {
     if *first == Token::Kw(K::Let) {
         match run(&g.bind, &tokens, file, text.len()) {
             Ok((p, e)) => {
-                too_deep([&e])?;
+                too_deep(depth::check_expr(Some(&p), &e))?;
                 return check_supported(Ok(ReplInput::Bind(p, e)), &tokens);
             }
             Err(f) => failures.push(f),
@@ -143,7 +146,7 @@ fn parse_repl_inner(text: &str, file: FileId) -> Result<ReplInput, Failure> {
     }
     let mut best = match run(&g.expr, &tokens, file, text.len()) {
         Ok(e) => {
-            too_deep([&e])?;
+            too_deep(depth::check_expr(None, &e))?;
             return check_supported(Ok(ReplInput::Expr(e)), &tokens);
         }
         Err(f) => f,
@@ -172,33 +175,8 @@ fn prepare(text: &str, file: FileId) -> Result<Vec<(Token, Span)>, Failure> {
     Ok(tokens)
 }
 
-/// How deeply expressions may nest. Every phase after parsing recurses over
-/// the AST, so absurd nesting is turned away here instead of overflowing
-/// the stack later.
-const MAX_DEPTH: usize = 1000;
-
-/// An error at the first expression nested deeper than [`MAX_DEPTH`],
-/// found without recursion.
-fn too_deep<'e>(roots: impl IntoIterator<Item = &'e Expr>) -> Result<(), Failure> {
-    let mut stack: Vec<(&Expr, usize)> = roots.into_iter().map(|e| (e, 1)).collect();
-    while let Some((e, depth)) = stack.pop() {
-        if depth > MAX_DEPTH {
-            return Err(Failure::from_diag(
-                Diagnostic::parse("expression is nested too deeply", e.span).with_label(format!(
-                    "more than {MAX_DEPTH} levels of nesting; split it into smaller functions"
-                )),
-            ));
-        }
-        stack.extend(e.children().into_iter().map(|c| (c, depth + 1)));
-    }
-    Ok(())
-}
-
-fn dec_bodies(decs: &[Dec]) -> impl Iterator<Item = &Expr> {
-    decs.iter().filter_map(|d| match d {
-        Dec::Val(v) => Some(&v.body),
-        Dec::Type(_) => None,
-    })
+fn too_deep(r: Result<(), Diagnostic>) -> Result<(), Failure> {
+    r.map_err(Failure::from_diag)
 }
 
 /// Replace a parse result by a "not supported yet" diagnostic for the first

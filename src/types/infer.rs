@@ -24,6 +24,11 @@ use crate::syntax::ast::*;
 use crate::syntax::spine::{self, Head, SpineKey};
 use std::collections::{HashMap, HashSet};
 
+/// The most parts (type constructors and variables) the type of a tuple or
+/// record expression may have; far above what programs write, far below
+/// what exhausts memory.
+pub const MAX_TYPE_SIZE: usize = 1 << 16;
+
 pub type Result<T> = std::result::Result<T, Diagnostic>;
 
 /// Why a constraint exists, for error messages.
@@ -761,11 +766,29 @@ impl<'g> Infer<'g> {
 
     // ---- expressions --------------------------------------------------
 
+    /// `t`, unless it has more than [`MAX_TYPE_SIZE`] parts. Tuples and
+    /// records are the only way a type grows past the size of the text:
+    /// `let x = (x, x)` doubles it.
+    fn small_enough(&self, t: Type, span: Span) -> Result<Type> {
+        if self.subst.size_within(&t, MAX_TYPE_SIZE) {
+            return Ok(t);
+        }
+        Err(
+            Diagnostic::new(crate::diag::Phase::Limit, "this value's type is too large")
+                .at(span)
+                .with_label(format!("its type has more than {MAX_TYPE_SIZE} parts"))
+                .with_help("a tuple or record of a tuple or record doubles its type: use an array"),
+        )
+    }
+
     pub fn infer(&mut self, e: &Expr) -> Result<Type> {
         crate::stack::deep(|| self.infer_inner(e))
     }
 
     pub fn infer_inner(&mut self, e: &Expr) -> Result<Type> {
+        if crate::interrupt::requested() {
+            return Err(Diagnostic::new(crate::diag::Phase::Other, "interrupted").at(e.span));
+        }
         let t = self.infer_kind(e)?;
         self.record(e.id, &t);
         Ok(t)
@@ -850,7 +873,7 @@ impl<'g> Infer<'g> {
                 for x in es {
                     ts.push(self.infer(x)?);
                 }
-                Ok(Type::scalar(Base::Tuple(ts)))
+                self.small_enough(Type::scalar(Base::Tuple(ts)), e.span)
             }
             ExprKind::Record(fields) => {
                 let mut ts: Vec<(Ident, Type)> = Vec::new();
@@ -869,7 +892,7 @@ impl<'g> Infer<'g> {
                     }
                     ts.push((n, t));
                 }
-                Ok(Type::record(ts))
+                self.small_enough(Type::record(ts), e.span)
             }
             ExprKind::Project(..) => {
                 let sp = spine::projection(e).expect("a projection");
@@ -1113,10 +1136,10 @@ impl<'g> Infer<'g> {
     /// functions).
     pub fn arrow_arity(&self, t: &Type) -> usize {
         let mut n = 0;
-        let mut t = self.subst.apply(t);
-        while let Base::Arrow(_, r) = t.base {
+        let mut b = self.subst.resolve_ref(&t.base);
+        while let Base::Arrow(_, r) = b {
             n += 1;
-            t = *r;
+            b = self.subst.resolve_ref(&r.base);
         }
         n
     }
@@ -1239,7 +1262,7 @@ impl<'g> Infer<'g> {
             )),
         );
         self.equate_rank(&t.rank, &Rank::zero(), o);
-        match self.subst.resolve(&t.base) {
+        match self.subst.resolve_ref(&t.base) {
             Base::Record(fs) => match fs.iter().find(|(n, _)| n == f) {
                 Some((_, ft)) => Ok(ft.clone()),
                 None => Err(Diagnostic::ty(format!("there is no field `{f}`"), span)
@@ -1590,8 +1613,8 @@ impl<'g> Infer<'g> {
         argno: usize,
         span: Span,
     ) -> Result<(Type, Type)> {
-        match self.subst.resolve(&f.base) {
-            Base::Arrow(p, r) => Ok((*p, *r)),
+        match self.subst.resolve_ref(&f.base) {
+            Base::Arrow(p, r) => Ok(((**p).clone(), (**r).clone())),
             Base::Var(_) => {
                 let p = self.full_var();
                 let r = self.full_var();
@@ -1719,13 +1742,13 @@ impl<'g> Infer<'g> {
     pub fn finish_constraints(&mut self) -> Result<()> {
         let checks = std::mem::take(&mut self.arrow_checks);
         for (b, r, o) in checks {
-            if matches!(self.subst.resolve(&b), Base::Arrow(..)) {
+            if matches!(self.subst.resolve_ref(&b), Base::Arrow(..)) {
                 self.ranks.equate(&r, &Rank::zero(), o);
             }
         }
         let nf = std::mem::take(&mut self.no_function);
         for (t, span, msg) in nf {
-            if matches!(self.subst.resolve(&t.base), Base::Arrow(..)) {
+            if matches!(self.subst.resolve_ref(&t.base), Base::Arrow(..)) {
                 return Err(Diagnostic::ty(msg, span)
                     .with_label(format!("this has type `{}`", self.show(&t)))
                     .with_help("Futhark's restrictions on functions apply: pass functions as arguments instead"));

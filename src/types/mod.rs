@@ -283,8 +283,8 @@ impl TypeEnv {
             Err(RankError::Contradiction(o)) => return Err(inf.origin_error(o)),
             Err(RankError::Ambiguous(sols)) => return Err(ambiguity_error(d, &inf, &sols, show)),
             Err(RankError::Solver(msg)) => {
-                return Err(Diagnostic::ty(
-                    format!("internal error in the rank solver: {msg}"),
+                return Err(Diagnostic::internal(
+                    format!("the rank solver failed: {msg}"),
                     d.span,
                 ));
             }
@@ -303,11 +303,8 @@ impl TypeEnv {
         let mut inf = Infer::new(&self.globals, false);
         inf.forced = el.inserted.clone();
         let internal = |e: Diagnostic| {
-            Diagnostic::ty(
-                format!(
-                    "internal error: the elaborated program does not type-check: {}",
-                    e.message
-                ),
+            Diagnostic::internal(
+                format!("the elaborated program does not type-check: {}", e.message),
                 e.span.unwrap_or(d.span),
             )
             .with_note(show(&target))
@@ -739,30 +736,49 @@ impl<'a, 'g> Generalizer<'a, 'g> {
 
     fn general(&mut self, t: &Type, allow_new: bool) -> Type {
         let t = self.inf.subst.apply(t);
+        self.general_applied(&t, allow_new)
+    }
+
+    /// `general` of a type the substitution has already been applied to
+    /// (once, at the top: applying it again at every level made
+    /// generalisation quadratic in the depth of the type).
+    fn general_applied(&mut self, t: &Type, allow_new: bool) -> Type {
         let rank = self.rank(&t.rank, allow_new);
         let base = match &t.base {
             Base::Var(v) => self.var(*v, allow_new),
             Base::Prim(p) => Base::Prim(*p),
-            Base::Tuple(ts) => Base::Tuple(ts.iter().map(|t| self.general(t, allow_new)).collect()),
+            Base::Tuple(ts) => Base::Tuple(
+                ts.iter()
+                    .map(|t| self.general_applied(t, allow_new))
+                    .collect(),
+            ),
             Base::Record(fs) => Base::Record(
                 fs.iter()
-                    .map(|(n, t)| (n.clone(), self.general(t, allow_new)))
+                    .map(|(n, t)| (n.clone(), self.general_applied(t, allow_new)))
                     .collect(),
             ),
             Base::Arrow(a, b) => Base::Arrow(
-                Box::new(self.general(a, allow_new)),
-                Box::new(self.general(b, allow_new)),
+                Box::new(self.general_applied(a, allow_new)),
+                Box::new(self.general_applied(b, allow_new)),
             ),
-            Base::Sum(cs) => self.sum(cs, allow_new),
+            Base::Sum(cs) => self.sum(cs, allow_new, true),
         };
         Type::new(rank, base)
     }
 
-    fn sum(&mut self, cs: &[(Ident, Vec<Type>)], allow_new: bool) -> Base {
+    /// A sum type's constructors generalised; `applied` says whether the
+    /// substitution has been applied to their payloads already.
+    fn sum(&mut self, cs: &[(Ident, Vec<Type>)], allow_new: bool, applied: bool) -> Base {
         let mut cs: Vec<(Ident, Vec<Type>)> = cs
             .iter()
             .map(|(c, ts)| {
-                let ts = ts.iter().map(|t| self.general(t, allow_new)).collect();
+                let ts = ts
+                    .iter()
+                    .map(|t| match applied {
+                        true => self.general_applied(t, allow_new),
+                        false => self.general(t, allow_new),
+                    })
+                    .collect();
                 (c.clone(), ts)
             })
             .collect();
@@ -781,7 +797,7 @@ impl<'a, 'g> Generalizer<'a, 'g> {
         // A sum type known only by the constructors used is closed to them
         // (as Futhark does).
         if let Class::Constrs(cs) = &class {
-            return self.sum(cs, allow_new);
+            return self.sum(cs, allow_new, false);
         }
         if let Class::Fields(fs) = &class {
             if self.error.is_none() {

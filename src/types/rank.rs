@@ -432,13 +432,19 @@ impl RankSystem {
             }
         }
         // Resolve each group: a constant, a rigid root, or a free root.
-        for v in uf.members() {
-            let (root, off) = uf.find(v);
+        // Roots, offsets and classes are computed once (per member they
+        // made this quadratic in the number of rank variables).
+        let members = uf.members();
+        let found: HashMap<RankVar, (RankVar, i64)> =
+            members.iter().map(|&v| (v, uf.find(v))).collect();
+        let mut classes: HashMap<RankVar, Vec<RankVar>> = HashMap::new();
+        for &v in &members {
+            classes.entry(found[&v].0).or_default().push(v);
+        }
+        let mut bases: HashMap<RankVar, RankVar> = HashMap::new();
+        for v in members {
+            let (root, off) = found[&v];
             let fixed = uf.fixed(root);
-            let rigid = uf
-                .class_of(root)
-                .into_iter()
-                .find(|m| self.kind(*m) == RankKind::Rigid);
             let f = if let Some(c) = fixed {
                 let x = c + off;
                 if x < 0 {
@@ -446,16 +452,20 @@ impl RankSystem {
                 }
                 Final::Const(x as u32)
             } else {
-                // Re-root at the member with the smallest offset so all
-                // members are root + a non-negative offset.
-                let class = uf.class_of(root);
-                let base = rigid.unwrap_or_else(|| {
-                    *class
-                        .iter()
-                        .min_by_key(|m| (uf.find(**m).1, m.0))
-                        .expect("a class has a member")
+                // Re-root at the rigid member, else at the member with
+                // the smallest offset, so all members are root + a
+                // non-negative offset.
+                let base = *bases.entry(root).or_insert_with(|| {
+                    let class = &classes[&root];
+                    let rigid = class.iter().find(|m| self.kind(**m) == RankKind::Rigid);
+                    *rigid.unwrap_or_else(|| {
+                        class
+                            .iter()
+                            .min_by_key(|m| (found[*m].1, m.0))
+                            .expect("a class has a member")
+                    })
                 });
-                let shift = uf.find(base).1;
+                let shift = found[&base].1;
                 let rel = off - shift;
                 if rel < 0 {
                     return Err(RankError::Contradiction(self.first_origin_of(v)));
@@ -507,6 +517,9 @@ impl RankSystem {
 struct OffsetUf {
     parent: HashMap<RankVar, (RankVar, i64)>,
     value: HashMap<RankVar, i64>,
+    /// Members per root, to link the smaller class under the larger
+    /// (which keeps `find` logarithmic).
+    size: HashMap<RankVar, usize>,
 }
 
 impl OffsetUf {
@@ -557,13 +570,22 @@ impl OffsetUf {
         }
         // rx = ry + (oy + d − ox)
         let delta = oy + d - ox;
-        self.parent.insert(rx, (ry, delta));
-        if let Some(vx) = self.value.remove(&rx) {
-            let vy = vx - delta;
-            match self.value.get(&ry) {
-                Some(&e) if e != vy => return Err(()),
+        let size = |r: RankVar| self.size.get(&r).copied().unwrap_or(1);
+        // child = parent + delta
+        let (child, parent, delta) = if size(rx) <= size(ry) {
+            (rx, ry, delta)
+        } else {
+            (ry, rx, -delta)
+        };
+        let joined = size(child) + size(parent);
+        self.size.insert(parent, joined);
+        self.parent.insert(child, (parent, delta));
+        if let Some(vc) = self.value.remove(&child) {
+            let vp = vc - delta;
+            match self.value.get(&parent) {
+                Some(&e) if e != vp => return Err(()),
                 _ => {
-                    self.value.insert(ry, vy);
+                    self.value.insert(parent, vp);
                 }
             }
         }
@@ -574,13 +596,6 @@ impl OffsetUf {
         let mut m: Vec<RankVar> = self.parent.keys().copied().collect();
         m.sort();
         m
-    }
-
-    fn class_of(&self, root: RankVar) -> Vec<RankVar> {
-        self.members()
-            .into_iter()
-            .filter(|m| self.find(*m).0 == root)
-            .collect()
     }
 }
 

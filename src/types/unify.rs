@@ -2,6 +2,8 @@
 //! classes on base variables. Rank equations met on the way (between the
 //! components of tuples, records and functions) go to the rank system.
 
+use std::borrow::Cow;
+
 use super::rank::RankSystem;
 use super::ty::{Base, Rank, RankVar, TyVar, Type};
 use crate::prim::PrimType;
@@ -123,14 +125,29 @@ impl Subst {
 
     /// Follows links at the top of a base.
     pub fn resolve(&self, b: &Base) -> Base {
-        let mut cur = b.clone();
+        self.resolve_ref(b).clone()
+    }
+
+    /// Follows links at the top of a base, without copying it (copying at
+    /// every level of a traversal would make it quadratic in the depth).
+    pub fn resolve_ref<'s>(&'s self, b: &'s Base) -> &'s Base {
+        let mut cur = b;
         while let Base::Var(v) = cur {
             match &self.vars[v.0 as usize] {
-                VarState::Link(next) => cur = next.clone(),
-                VarState::Unbound { .. } => return Base::Var(v),
+                VarState::Link(next) => cur = next,
+                VarState::Unbound { .. } => break,
             }
         }
         cur
+    }
+
+    /// `b` itself unless it is a linked variable, whose target is copied
+    /// out (so that the caller may go on to change the substitution).
+    fn resolve_cow<'b>(&self, b: &'b Base) -> Cow<'b, Base> {
+        match b {
+            Base::Var(_) => Cow::Owned(self.resolve(b)),
+            _ => Cow::Borrowed(b),
+        }
     }
 
     /// Fully applies the substitution (ranks untouched).
@@ -139,19 +156,42 @@ impl Subst {
     }
 
     pub fn apply_base(&self, b: &Base) -> Base {
-        match self.resolve(b) {
+        crate::stack::deep(|| match self.resolve_ref(b) {
             Base::Tuple(ts) => Base::Tuple(ts.iter().map(|t| self.apply(t)).collect()),
             Base::Record(fs) => {
                 Base::Record(fs.iter().map(|(n, t)| (n.clone(), self.apply(t))).collect())
             }
-            Base::Arrow(a, r) => Base::Arrow(Box::new(self.apply(&a)), Box::new(self.apply(&r))),
+            Base::Arrow(a, r) => Base::Arrow(Box::new(self.apply(a)), Box::new(self.apply(r))),
             Base::Sum(cs) => Base::Sum(
                 cs.iter()
                     .map(|(c, ts)| (c.clone(), ts.iter().map(|t| self.apply(t)).collect()))
                     .collect(),
             ),
-            other => other,
+            other => other.clone(),
+        })
+    }
+
+    /// Whether `t` has at most `limit` parts, once the substitution is
+    /// applied (counted without applying it, and stopping at the limit).
+    pub fn size_within(&self, t: &Type, limit: usize) -> bool {
+        let mut todo = vec![&t.base];
+        let mut n = 0;
+        while let Some(b) = todo.pop() {
+            n += 1;
+            if n > limit {
+                return false;
+            }
+            match self.resolve_ref(b) {
+                Base::Tuple(ts) => todo.extend(ts.iter().map(|t| &t.base)),
+                Base::Record(fs) => todo.extend(fs.iter().map(|(_, t)| &t.base)),
+                Base::Arrow(a, r) => todo.extend([&a.base, &r.base]),
+                Base::Sum(cs) => {
+                    todo.extend(cs.iter().flat_map(|(_, ts)| ts.iter().map(|t| &t.base)))
+                }
+                Base::Var(_) | Base::Prim(_) => {}
+            }
         }
+        true
     }
 
     pub fn class_of(&self, v: TyVar) -> Class {
@@ -182,8 +222,8 @@ impl Subst {
     /// variables of `b` say about their fields and constructors (binding
     /// `v` there would make a cyclic type).
     fn occurs(&self, v: TyVar, b: &Base) -> bool {
-        match self.resolve(b) {
-            Base::Var(w) => w == v || self.occurs_in_class(v, &self.class_of(w)),
+        match self.resolve_ref(b) {
+            Base::Var(w) => *w == v || self.occurs_in_class(v, &self.class_of(*w)),
             Base::Prim(_) => false,
             Base::Tuple(ts) => ts.iter().any(|t| self.occurs(v, &t.base)),
             Base::Record(fs) => fs.iter().any(|(_, t)| self.occurs(v, &t.base)),
@@ -224,9 +264,9 @@ impl Subst {
         b: &Base,
         origin: usize,
     ) -> Result<(), Mismatch> {
-        let a = self.resolve(a);
-        let b = self.resolve(b);
-        match (&a, &b) {
+        let a = self.resolve_cow(a);
+        let b = self.resolve_cow(b);
+        match (a.as_ref(), b.as_ref()) {
             (Base::Var(x), Base::Var(y)) if x == y => Ok(()),
             (Base::Var(x), Base::Var(y)) => self.unify_vars(ranks, *x, *y, origin),
             (Base::Var(x), other) | (other, Base::Var(x)) => {

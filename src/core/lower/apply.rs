@@ -3,8 +3,8 @@
 
 use super::value::{Env, Val};
 use super::{Ctx, LResult, Lower};
-use crate::core::ir::{Atom, Body, Lambda};
-use crate::diag::Diagnostic;
+use crate::core::ir::{Atom, Body, Lambda, MAX_VARS};
+use crate::diag::{Diagnostic, Phase};
 use crate::prim::Scalar;
 use crate::source::Span;
 use crate::syntax::ast::*;
@@ -71,6 +71,20 @@ impl<'t> Lower<'t> {
         args: Vec<Val<'t>>,
         span: Span,
     ) -> LResult<Val<'t>> {
+        if self.b.vars.len() > MAX_VARS {
+            return Err(Diagnostic::new(
+                Phase::Limit,
+                format!("inlining `{}` here makes the program too large", def.name),
+            )
+            .at(span)
+            .with_label(format!(
+                "the program has passed {MAX_VARS} variables while inlining this call"
+            ))
+            .with_help(
+                "every call is inlined, so a function that calls another twice doubles the \
+                 code at each level: compute the value once and reuse it (`let y = g x in y + y`)",
+            ));
+        }
         let ctx = Ctx { def, inst };
         let mut env = Env::default();
         for (p, v) in def.target.params.iter().zip(args) {

@@ -129,11 +129,7 @@ impl<'t> Lower<'t> {
     }
 
     fn internal(msg: impl Into<String>, span: Span) -> Diagnostic {
-        Diagnostic::new(
-            crate::diag::Phase::Type,
-            format!("internal error in lowering: {}", msg.into()),
-        )
-        .at(span)
+        Diagnostic::internal(format!("in lowering: {}", msg.into()), span)
     }
 
     /// Lowers an entry point (or any monomorphic definition) to a function.
