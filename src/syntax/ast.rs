@@ -1191,6 +1191,12 @@ impl Expr {
         v
     }
 
+    /// Whether the expression mentions the variable `n` anywhere.
+    pub fn mentions(&self, n: &str) -> bool {
+        matches!(&self.kind, ExprKind::Var(q) if q.qual.is_none() && &*q.name == n)
+            || self.children().into_iter().any(|c| c.mentions(n))
+    }
+
     /// Every name the expression mentions or binds.
     fn names(&self, out: &mut std::collections::HashSet<Ident>) {
         let pat = |p: &Pat, out: &mut std::collections::HashSet<Ident>| {
