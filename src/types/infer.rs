@@ -1036,7 +1036,7 @@ impl<'g> Infer<'g> {
                 let vt = self.infer(v)?;
                 let saved = self.locals.len();
                 let mut used = Vec::new();
-                super::size_names_in_pat(p, &mut used);
+                super::size_names_in_pat(p, false, &mut used);
                 for (n, span) in ns {
                     if !used.contains(n) {
                         return Err(Diagnostic::ty(

@@ -78,6 +78,24 @@ fn values_print_in_value_syntax() {
 }
 
 #[test]
+fn sizes_read_off_products() {
+    // `unflatten` takes its sizes from a product `n * m`; without one it
+    // says how to give it. A negative integer exponent is an error.
+    check(
+        "sizes_products",
+        "unflatten ([1, 2, 3, 4, 5, 6] :> [2 * 3]i32)
+unflatten (iota (3 * 2))
+         unflatten [1, 2, 3, 4]
+unflatten_3d (iota 8 :> [2 * 2 * 2]i64)
+         def dims [n] [m] (_: [n * m]i32) = (n, m)
+dims ([1, 2, 3, 4, 5, 6] :> [3 * 2]i32)
+         dims [1, 2]
+2 ** -1
+2.0 ** -1.0",
+    );
+}
+
+#[test]
 fn definitions_and_calls() {
     check(
         "definitions",

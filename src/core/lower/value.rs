@@ -270,8 +270,15 @@ impl<'t> Lower<'t> {
             bound = bound.and_then(|env| self.bind_pat(ctx, &env, p, v, &what));
         }
         let deferred = std::mem::replace(&mut self.deferred, outer).unwrap_or_default();
-        let env = bound?;
+        let mut env = bound?;
         for d in deferred {
+            if let Some(size) = self.b.facts.dim(d.arr, d.depth as usize) {
+                env = self.solve_size(ctx, env, d.size, size);
+            }
+            if Self::unbound_size(ctx, &env, d.size) {
+                // The caller reports the size that cannot be determined.
+                continue;
+            }
             let n = self.expr(ctx, &env, d.size)?;
             let n = self.scalar(&n, d.size.span)?;
             self.check_dim(d.arr, d.depth, n, &d.what, d.span);
@@ -279,13 +286,48 @@ impl<'t> Lower<'t> {
         Ok(env)
     }
 
+    /// Binds the size parameters a size expression names to what makes it
+    /// `size`, where the known facts say so: as Futhark unifies `[n * m]`
+    /// with the argument's `[a * b]`, a product matches a product factor by
+    /// factor. What stays unbound is reported by the caller; what is bound
+    /// is checked with the rest.
+    fn solve_size(&self, ctx: &Ctx<'t>, env: Env<'t>, e: &Expr, size: Atom) -> Env<'t> {
+        match &e.kind {
+            ExprKind::Var(q)
+                if q.qual.is_none()
+                    && env.get(&q.name).is_none()
+                    && ctx
+                        .def
+                        .target
+                        .type_params
+                        .iter()
+                        .any(|tp| matches!(tp, TypeParam::Size(n, _) if *n == q.name)) =>
+            {
+                env.bind(q.name.clone(), Val::Leaf(size))
+            }
+            ExprKind::BinOp(BinOpKind::Mul, _, a, b) => match self.b.facts.factors(size) {
+                Some((x, y)) => {
+                    let env = self.solve_size(ctx, env, a, x);
+                    self.solve_size(ctx, env, b, y)
+                }
+                None => env,
+            },
+            _ => env,
+        }
+    }
+
     /// Whether a size expression names a size parameter of the definition
     /// whose parameters are being bound that no parameter has bound yet.
     fn names_unbound_size(&self, ctx: &Ctx<'t>, env: &Env<'t>, e: &Expr) -> bool {
-        self.deferred.is_some()
-            && ctx.def.target.type_params.iter().any(
-                |tp| matches!(tp, TypeParam::Size(n, _) if env.get(n).is_none() && e.mentions(n)),
-            )
+        self.deferred.is_some() && Self::unbound_size(ctx, env, e)
+    }
+
+    fn unbound_size(ctx: &Ctx<'t>, env: &Env<'t>, e: &Expr) -> bool {
+        ctx.def
+            .target
+            .type_params
+            .iter()
+            .any(|tp| matches!(tp, TypeParam::Size(n, _) if env.get(n).is_none() && e.mentions(n)))
     }
 
     /// Checks that dimension `depth` of `arr` is `n`.
