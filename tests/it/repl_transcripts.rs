@@ -83,15 +83,10 @@ fn sizes_read_off_products() {
     // says how to give it. A negative integer exponent is an error.
     check(
         "sizes_products",
-        "unflatten ([1, 2, 3, 4, 5, 6] :> [2 * 3]i32)
-unflatten (iota (3 * 2))
-         unflatten [1, 2, 3, 4]
-unflatten_3d (iota 8 :> [2 * 2 * 2]i64)
-         def dims [n] [m] (_: [n * m]i32) = (n, m)
-dims ([1, 2, 3, 4, 5, 6] :> [3 * 2]i32)
-         dims [1, 2]
-2 ** -1
-2.0 ** -1.0",
+        "unflatten ([1, 2, 3, 4, 5, 6] :> [2 * 3]i32)\nunflatten (iota (3 * 2))\n\
+         unflatten [1, 2, 3, 4]\nunflatten_3d (iota 8 :> [2 * 2 * 2]i64)\n\
+         def dims [n] [m] (_: [n * m]i32) = (n, m)\ndims ([1, 2, 3, 4, 5, 6] :> [3 * 2]i32)\n\
+         dims [1, 2]\n2 ** -1\n2.0 ** -1.0",
     );
 }
 
