@@ -323,7 +323,7 @@ fn ad_is_reported_unsupported() {
 fn unflatten_is_reported_unsupported() {
     // Its sizes come from its argument's type.
     let mut s = Session::new();
-    let c = checked(&mut s, "unflatten ([1, 2, 3, 4] :> [2 * 2]i32)");
+    let c = checked(&mut s, "unflatten [1, 2, 3, 4]");
     match eval_expr(&s, &c, &Options::default()) {
         Err(Stop::Unsupported { message, .. }) => assert_eq!(
             message,
