@@ -91,6 +91,13 @@ def flatten_3d 'a (xs: [][][]a) : []a = flatten (flatten xs)
 
 def flatten_4d 'a (xs: [][][][]a) : []a = flatten (flatten_3d xs)
 
+-- | Like `unflatten`, but produces three dimensions.
+def unflatten_3d 'a [n] [m] [l] (xs: [n * m * l]a) : [n][m][l]a = unflatten (unflatten xs)
+
+-- | Like `unflatten`, but produces four dimensions.
+def unflatten_4d 'a [n] [m] [l] [k] (xs: [n * m * l * k]a) : [n][m][l][k]a =
+  unflatten (unflatten_3d xs)
+
 -- | An array of `k` elements, `x` except where `vs` are scattered to `is`
 -- (indices out of bounds are ignored).
 def spread 'a (k: i64) (x: a) (is: []i64) (vs: []a) : []a =
@@ -151,7 +158,7 @@ def reduce_by_index_2d 'a (dest: [][]a) (f: a -> a -> a) (ne: a) (is: [](i64, i6
   let k = length dest
   let m = if k == 0 then 0 else length dest[0]
   let flat = map (\(i, j) -> if i >= 0 && i < k && j >= 0 && j < m then i * m + j else -1) is
-  in unflatten k m (reduce_by_index (flatten dest) f ne flat as)
+  in unflatten (reduce_by_index (flatten dest) f ne flat as :> [k * m]a)
 
 -- | `reduce_by_index` into a three-dimensional array.
 def reduce_by_index_3d 'a (dest: [][][]a) (f: a -> a -> a) (ne: a) (is: [](i64, i64, i64)) (as: []a) : [][][]a =
@@ -161,7 +168,7 @@ def reduce_by_index_3d 'a (dest: [][][]a) (f: a -> a -> a) (ne: a) (is: [](i64, 
   let flat = map (\(i, j, h) ->
                     if i >= 0 && i < k && j >= 0 && j < m && h >= 0 && h < l
                     then (i * m + j) * l + h else -1) is
-  in unflatten k m (unflatten (k * m) l (reduce_by_index (flatten_3d dest) f ne flat as))
+  in unflatten_3d (reduce_by_index (flatten_3d dest) f ne flat as :> [k * m * l]a)
 
 -- | `scatter` into a three-dimensional array.
 def scatter_3d 'a (dest: [][][]a) (is: [](i64, i64, i64)) (vs: []a) : [][][]a =
@@ -171,7 +178,7 @@ def scatter_3d 'a (dest: [][][]a) (is: [](i64, i64, i64)) (vs: []a) : [][][]a =
   let flat = map (\(i, j, h) ->
                     if i >= 0 && i < k && j >= 0 && j < m && h >= 0 && h < l
                     then (i * m + j) * l + h else -1) is
-  in unflatten k m (unflatten (k * m) l (scatter (flatten_3d dest) flat vs))
+  in unflatten_3d (scatter (flatten_3d dest) flat vs :> [k * m * l]a)
 
 -- | `f x` and `jmp f x xs`.
 def jmp2 'a 'b (f: a -> b) (x: a) (xs: []a) : (b, []b) = (f x, jmp f x xs)

@@ -321,6 +321,8 @@ fn suffixed_float(f: &mut fmt::Formatter<'_>, x: f64, t: PrimType) -> fmt::Resul
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PrimError {
     DivisionByZero,
+    /// An integer raised to a negative power.
+    NegativeExponent,
     /// Operand types do not fit the operation; the type checker rules this
     /// out, so it indicates a bug in a transformation.
     TypeMismatch,
@@ -330,6 +332,7 @@ impl fmt::Display for PrimError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PrimError::DivisionByZero => write!(f, "division by zero"),
+            PrimError::NegativeExponent => write!(f, "negative exponent"),
             PrimError::TypeMismatch => write!(
                 f,
                 "internal error: operand types do not match the operation"
@@ -602,7 +605,8 @@ pub trait Native: Copy + PartialOrd + 'static {
     fn modulo(self, o: Self) -> Result<Self, PrimError>;
     fn quot(self, o: Self) -> Result<Self, PrimError>;
     fn rem(self, o: Self) -> Result<Self, PrimError>;
-    fn pow(self, o: Self) -> Self;
+    /// `self ** o`; a negative integer exponent is an error.
+    fn pow(self, o: Self) -> Result<Self, PrimError>;
     fn min(self, o: Self) -> Self;
     fn max(self, o: Self) -> Self;
     fn neg(self) -> Self;
@@ -700,10 +704,13 @@ macro_rules! int_native {
                     Ok(self.wrapping_rem(o))
                 }
             }
-            fn pow(self, o: Self) -> Self {
-                // Exponentiation by squaring with wrapping; a negative
-                // exponent gives 1 (the loop runs zero times), as Futhark's
-                // generated code does.
+            fn pow(self, o: Self) -> Result<Self, PrimError> {
+                // Exponentiation by squaring with wrapping. A negative
+                // exponent has no integer result: Futhark's safety checks
+                // reject it.
+                if o < (0 as $t) {
+                    return Err(PrimError::NegativeExponent);
+                }
                 let mut base = self;
                 let mut e = o;
                 let mut acc: $t = 1;
@@ -714,7 +721,7 @@ macro_rules! int_native {
                     base = base.wrapping_mul(base);
                     e >>= 1;
                 }
-                acc
+                Ok(acc)
             }
             fn min(self, o: Self) -> Self {
                 Ord::min(self, o)
@@ -849,8 +856,8 @@ macro_rules! float_native {
             fn rem(self, o: Self) -> Result<Self, PrimError> {
                 Ok(self % o)
             }
-            fn pow(self, o: Self) -> Self {
-                self.powf(o)
+            fn pow(self, o: Self) -> Result<Self, PrimError> {
+                Ok(self.powf(o))
             }
             fn min(self, o: Self) -> Self {
                 <$t>::min(self, o)
@@ -999,8 +1006,8 @@ impl Native for f16 {
     fn rem(self, o: Self) -> Result<Self, PrimError> {
         self.to_f32().rem(o.to_f32()).map(f16::from_f32)
     }
-    fn pow(self, o: Self) -> Self {
-        f16::from_f32(self.to_f32().powf(o.to_f32()))
+    fn pow(self, o: Self) -> Result<Self, PrimError> {
+        Ok(f16::from_f32(self.to_f32().powf(o.to_f32())))
     }
     fn min(self, o: Self) -> Self {
         f16::from_f32(self.to_f32().min(o.to_f32()))
@@ -1102,8 +1109,8 @@ impl Native for bool {
     fn rem(self, _o: Self) -> Result<Self, PrimError> {
         Err(PrimError::TypeMismatch)
     }
-    fn pow(self, _o: Self) -> Self {
-        self
+    fn pow(self, _o: Self) -> Result<Self, PrimError> {
+        Ok(self)
     }
     fn min(self, o: Self) -> Self {
         self & o
@@ -1183,7 +1190,7 @@ pub fn native_binop<T: Native>(op: BinOp, a: T, b: T) -> Result<BinResult<T>, Pr
         BinOp::Mod => Same(a.modulo(b)?),
         BinOp::Quot => Same(a.quot(b)?),
         BinOp::Rem => Same(a.rem(b)?),
-        BinOp::Pow => Same(a.pow(b)),
+        BinOp::Pow => Same(a.pow(b)?),
         BinOp::Min => Same(Native::min(a, b)),
         BinOp::Max => Same(Native::max(a, b)),
         BinOp::Eq => Bool(a.eq(b)),

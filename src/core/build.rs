@@ -33,7 +33,96 @@ use super::ir::{
 };
 use crate::prim::{BinOp, PrimType, UnOp};
 use crate::source::Span;
+use std::collections::HashMap;
 use std::rc::Rc;
+
+/// What the statements built so far say about sizes, for lowering's
+/// inference of the sizes no argument gives (`unflatten`'s `[n * m]`, as
+/// Futhark reads them off the argument's type): per array variable, the
+/// atoms its dimensions are known to equal, and per variable computed as a
+/// product, its factors. A fact only names atoms in scope where its
+/// variable is bound, so it holds wherever the variable is used.
+#[derive(Default)]
+pub struct SizeFacts {
+    dims: HashMap<Var, Vec<Option<Atom>>>,
+    products: HashMap<Var, (Atom, Atom)>,
+}
+
+impl SizeFacts {
+    /// The atom dimension `d` of `arr` is known to equal.
+    pub fn dim(&self, arr: Var, d: usize) -> Option<Atom> {
+        self.dims
+            .get(&arr)
+            .and_then(|ds| ds.get(d).copied().flatten())
+    }
+
+    /// The factors of a size computed as a product.
+    pub fn factors(&self, a: Atom) -> Option<(Atom, Atom)> {
+        a.var().and_then(|v| self.products.get(&v).copied())
+    }
+
+    /// The element `p` of a `map` over `arr` has the dimensions of its rows.
+    pub fn rows(&mut self, p: Var, arr: Var) {
+        if let Some(ds) = self.dims.get(&arr).filter(|ds| ds.len() > 1) {
+            let rows = ds[1..].to_vec();
+            self.dims.insert(p, rows);
+        }
+    }
+
+    fn of(&self, a: &Atom) -> Vec<Option<Atom>> {
+        a.var()
+            .and_then(|v| self.dims.get(&v).cloned())
+            .unwrap_or_default()
+    }
+
+    fn record(&mut self, pat: &[Var], exp: &Exp) {
+        let dims = match exp {
+            Exp::BinOp(BinOp::Mul, a, b) => {
+                if let [v] = pat {
+                    self.products.insert(*v, (*a, *b));
+                }
+                return;
+            }
+            Exp::Iota(n) => vec![Some(*n)],
+            Exp::Replicate(n, v) => std::iter::once(Some(*n)).chain(self.of(v)).collect(),
+            Exp::Reshape(ds, _) => ds.iter().map(|d| Some(*d)).collect(),
+            Exp::Rearrange(perm, a) => {
+                let ds = self.of(&Atom::Var(*a));
+                perm.iter()
+                    .map(|&p| ds.get(p as usize).copied().flatten())
+                    .collect()
+            }
+            Exp::Atom(a) => self.of(a),
+            Exp::Copy(a) => self.of(&Atom::Var(*a)),
+            Exp::Map { args, .. } | Exp::Scan { args, .. } => {
+                let outer = args.first().and_then(|a| self.dim(*a, 0));
+                for v in pat {
+                    self.dims.insert(*v, vec![outer]);
+                }
+                return;
+            }
+            Exp::CheckShape {
+                array, expected, ..
+            } => {
+                let mut ds = self.of(&Atom::Var(*array));
+                ds.resize(ds.len().max(expected.len()), None);
+                for (d, e) in ds.iter_mut().zip(expected) {
+                    if e.is_some() {
+                        *d = *e;
+                    }
+                }
+                self.dims.insert(*array, ds);
+                return;
+            }
+            _ => return,
+        };
+        if let [v] = pat
+            && dims.iter().any(Option::is_some)
+        {
+            self.dims.insert(*v, dims);
+        }
+    }
+}
 
 pub struct Builder<'a> {
     pub vars: &'a mut Vars,
@@ -42,6 +131,7 @@ pub struct Builder<'a> {
     pub span: Span,
     /// The name given to the variables the statements bind (for printing).
     name: Rc<str>,
+    pub facts: SizeFacts,
 }
 
 /// The statements of the enclosing body while a nested one is built
@@ -86,6 +176,7 @@ impl<'a> Builder<'a> {
             stms: Vec::new(),
             span: Span::default(),
             name: "t".into(),
+            facts: SizeFacts::default(),
         }
     }
 
@@ -96,6 +187,7 @@ impl<'a> Builder<'a> {
             stms: Vec::new(),
             span: self.span,
             name: self.name.clone(),
+            facts: SizeFacts::default(),
         }
     }
 
@@ -152,6 +244,7 @@ impl<'a> Builder<'a> {
 
     /// Appends `pat = exp`.
     pub fn push(&mut self, pat: Vec<Var>, exp: Exp) {
+        self.facts.record(&pat, &exp);
         self.stms.push(Stm {
             pat,
             exp,

@@ -428,10 +428,14 @@ fn own_effects(e: &Exp) -> Effects {
         | Exp::Jvp { .. }
         | Exp::Vjp { .. }
         | Exp::WithVjp { .. } => fail(false),
-        Exp::BinOp(op, _, b) => fail(
-            matches!(op, BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem)
-                && !matches!(b, Atom::Const(c) if c.ty().is_float() || c.as_f64() != 0.0),
-        ),
+        // Integer division by zero, and an integer to a negative power.
+        Exp::BinOp(op, _, b) => fail(match op {
+            BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem => {
+                !matches!(b, Atom::Const(c) if c.ty().is_float() || c.as_f64() != 0.0)
+            }
+            BinOp::Pow => !matches!(b, Atom::Const(c) if c.ty().is_float() || c.as_f64() >= 0.0),
+            _ => false,
+        }),
         Exp::ArrayLit(xs, t) => fail(t.rank() > 0 && xs.len() > 1),
         Exp::Loop { form, .. } => fail(matches!(form, LoopForm::While { .. })),
         // The arrays may differ in length.

@@ -296,9 +296,10 @@ pub(crate) fn from_vec<T: Element>(shape: &[usize], v: Vec<T>) -> Array {
 }
 
 /// A fallible element function: the error is remembered and the element
-/// replaced by a default, so that the loop itself stays branch-light. (The
-/// only error is division by zero, so which element's is kept does not
-/// matter when blocks run on several threads.)
+/// replaced by a default, so that the loop itself stays branch-light. (An
+/// operation has one kind of error, division by zero or a negative
+/// exponent, so which element's is kept does not matter when blocks run
+/// on several threads.)
 fn checked<T: Default, A, B>(
     err: &OnceLock<PrimError>,
     f: impl Fn(A, B) -> Result<T, PrimError> + Sync,
@@ -327,7 +328,7 @@ pub(crate) fn binop<T: Element>(
         BinOp::Add => same(map2(shape, a, b, cheap, |x: T, y| x.add(y))),
         BinOp::Sub => same(map2(shape, a, b, cheap, |x: T, y| x.sub(y))),
         BinOp::Mul => same(map2(shape, a, b, cheap, |x: T, y| x.mul(y))),
-        BinOp::Pow => same(map2(shape, a, b, costly, |x: T, y| x.pow(y))),
+        BinOp::Pow => same(map2(shape, a, b, costly, checked(&err, |x: T, y| x.pow(y)))),
         BinOp::Min => same(map2(shape, a, b, cheap, |x: T, y| Native::min(x, y))),
         BinOp::Max => same(map2(shape, a, b, cheap, |x: T, y| Native::max(x, y))),
         BinOp::Div => same(map2(shape, a, b, costly, checked(&err, |x: T, y| x.div(y)))),

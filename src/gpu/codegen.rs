@@ -41,6 +41,7 @@ fn no<T>(why: impl Into<String>) -> G<T> {
 pub const ERR_INDEX: i32 = 1;
 pub const ERR_DIV: i32 = 2;
 pub const ERR_ASSERT: i32 = 3;
+pub const ERR_POW: i32 = 4;
 
 /// An array dimension the host can evaluate before a launch.
 #[derive(Clone, Debug, PartialEq)]
@@ -1210,11 +1211,16 @@ impl<'a> Gen<'a> {
             }
             BinOp::Pow if float => same(format!("pow({x}, {y})")),
             BinOp::Pow => {
+                let neg = if t.is_signed() {
+                    format!("  if (y < 0) {{ atomic_cmpxchg(err, 0, {ERR_POW}); return 0; }}\n")
+                } else {
+                    String::new()
+                };
                 let f = self.helper(
                     "pow",
                     t,
                     &format!(
-                        "  {ut} acc = 1, b = ({ut})x;\n  {ct} e = y;\n  while (e > 0) {{\n    if (e & 1) acc *= b;\n    b *= b;\n    e >>= 1;\n  }}\n  return ({ct})acc;"
+                        "{neg}  {ut} acc = 1, b = ({ut})x;\n  {ct} e = y;\n  while (e > 0) {{\n    if (e & 1) acc *= b;\n    b *= b;\n    e >>= 1;\n  }}\n  return ({ct})acc;"
                     ),
                 );
                 same(format!("{f}({x}, {y}, err)"))

@@ -21,6 +21,8 @@ use std::fmt;
 pub enum RuntimeErrorKind {
     IndexOutOfBounds,
     DivisionByZero,
+    /// An integer raised to a negative power.
+    NegativeExponent,
     ShapeMismatch,
     /// The length of a `rep` was needed but it was never mapped together
     /// with an array that would give it one.
@@ -79,6 +81,7 @@ impl From<PrimError> for Error {
     fn from(e: PrimError) -> Error {
         match e {
             PrimError::DivisionByZero => Error::division_by_zero(),
+            PrimError::NegativeExponent => Error::negative_exponent(),
             PrimError::TypeMismatch => Error::internal("operand types do not match the operation"),
         }
     }
@@ -156,6 +159,15 @@ pub trait Raise: From<Error> {
     /// Integer division or remainder by zero.
     fn division_by_zero() -> Self {
         raise(RuntimeErrorKind::DivisionByZero, "division by zero").into()
+    }
+
+    /// An integer raised to a negative power (Futhark's safety check).
+    fn negative_exponent() -> Self {
+        raise(
+            RuntimeErrorKind::NegativeExponent,
+            "negative exponent: an integer cannot be raised to a negative power",
+        )
+        .into()
     }
 
     /// An index or slice outside the array: `xs[3]` of an array of shape

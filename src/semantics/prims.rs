@@ -159,11 +159,11 @@ pub fn delta(name: &Ident, op: &Intrinsic, args: Vec<Value>, span: Span) -> R<(T
             let inner = rows.row().and_then(Value::as_array).and_then(|r| r.row());
             val(Value::array_of(out, inner), "FLATTEN")
         }
-        Intrinsic::Unflatten => {
-            let n = scalar(&args[0])?.as_i64();
-            let m = scalar(&args[1])?.as_i64();
-            val(unflatten(n, m, &args[2])?, "UNFLATTEN")
-        }
+        // Its sizes come from the argument's type, which this semantics
+        // does not track.
+        Intrinsic::Unflatten => Err(Fail::unsupported(
+            "`unflatten` (its sizes come from its argument's type)",
+        )),
         Intrinsic::Concat => val(concat(&args[0], &args[1])?, "CONCAT"),
         Intrinsic::Rotate => {
             let r = scalar(&args[0])?.as_i64();
@@ -580,25 +580,6 @@ fn transpose(v: &Value) -> R<Value> {
     let column = |j: usize| Value::array_of(rows.iter().map(|r| r[j].clone()).collect(), inner);
     let row = inner.map(|x| Value::array_of(vec![x.clone(); n], inner));
     Ok(Value::array_of((0..m).map(column).collect(), row.as_ref()))
-}
-
-fn unflatten(n: i64, m: i64, v: &Value) -> R<Value> {
-    let es = array(v)?;
-    let (n, m) = (size(n, "reshape")?, size(m, "reshape")?);
-    if n.checked_mul(m) != Some(es.len()) {
-        let own = leaf_shape(v).unwrap_or_default();
-        let mut dims = vec![Some(n), Some(m)];
-        dims.extend(own.iter().skip(1));
-        return Err(Fail::cannot_reshape(&own, &dims));
-    }
-    let inner = es.row();
-    let row = inner.map(|x| Value::array_of(vec![x.clone(); m], inner));
-    Ok(Value::array_of(
-        (0..n)
-            .map(|i| Value::array_of(es[i * m..(i + 1) * m].to_vec(), inner))
-            .collect(),
-        row.as_ref(),
-    ))
 }
 
 fn concat(a: &Value, b: &Value) -> R<Value> {

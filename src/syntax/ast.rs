@@ -1191,6 +1191,26 @@ impl Expr {
         v
     }
 
+    /// The (unqualified) variables the expression mentions.
+    pub fn variables(&self) -> Vec<Ident> {
+        let mut out = Vec::new();
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            if let ExprKind::Var(q) = &e.kind
+                && q.qual.is_none()
+            {
+                out.push(q.name.clone());
+            }
+            stack.extend(e.children());
+        }
+        out
+    }
+
+    /// Whether the expression mentions the variable `n` anywhere.
+    pub fn mentions(&self, n: &str) -> bool {
+        self.variables().iter().any(|v| &**v == n)
+    }
+
     /// Every name the expression mentions or binds.
     fn names(&self, out: &mut std::collections::HashSet<Ident>) {
         let pat = |p: &Pat, out: &mut std::collections::HashSet<Ident>| {

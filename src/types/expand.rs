@@ -113,14 +113,8 @@ impl Subst<'_> {
             // A size computed from the parameters is not checked where the
             // abbreviation is used (substituting into expressions is not
             // done).
-            Dim::Exp(e) if self.sizes.iter().any(|(n, _)| mentions(e, n)) => Dim::Any,
+            Dim::Exp(e) if self.sizes.iter().any(|(n, _)| e.mentions(n)) => Dim::Any,
             _ => d.clone(),
         }
     }
-}
-
-/// Whether `e` mentions the variable `n`.
-fn mentions(e: &Expr, n: &str) -> bool {
-    matches!(&e.kind, ExprKind::Var(q) if q.qual.is_none() && &*q.name == n)
-        || e.children().into_iter().any(|c| mentions(c, n))
 }

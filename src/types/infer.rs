@@ -510,7 +510,7 @@ impl<'g> Infer<'g> {
                 }
                 for a in args {
                     if let TypeArg::Size(d) = a {
-                        self.size(d)?;
+                        self.size(d, *span)?;
                     }
                 }
                 let saved = self.type_params.len();
@@ -527,8 +527,8 @@ impl<'g> Infer<'g> {
                 self.type_params.truncate(saved);
                 r?
             }
-            TypeExp::Array(d, t, _) => {
-                self.size(d)?;
+            TypeExp::Array(d, t, span) => {
+                self.size(d, *span)?;
                 self.convert(t)?.array(1)
             }
             TypeExp::Tuple(ts, _) => {
@@ -593,9 +593,15 @@ impl<'g> Infer<'g> {
         check_literal_sizes(&self.globals.expand(te, &shadowed), e)
     }
 
-    /// Checks a size expression `[e]`: an `i64` (sizes are not part of
-    /// types; they are checked at run time).
-    fn size(&mut self, d: &Dim) -> Result<()> {
+    /// Checks a size `[e]` (in a type at `span`): an `i64` (sizes are not
+    /// part of types; they are checked at run time). A size named by a
+    /// variable makes it an `i64` (`def f n (xs: [n]i32)`).
+    fn size(&mut self, d: &Dim, span: Span) -> Result<()> {
+        if let Dim::Named(n) = d
+            && let Some(t) = self.lookup_local(n)
+        {
+            return self.expect_size(&t, span);
+        }
         let Dim::Exp(e) = d else { return Ok(()) };
         // No implicit maps in a size: it is a scalar.
         let automap = std::mem::replace(&mut self.automap, false);
@@ -1053,7 +1059,7 @@ impl<'g> Infer<'g> {
                 let vt = self.infer(v)?;
                 let saved = self.locals.len();
                 let mut used = Vec::new();
-                super::size_names_in_pat(p, &mut used);
+                super::size_names_in_pat(p, false, &mut used);
                 for (n, span) in ns {
                     if !used.contains(n) {
                         return Err(Diagnostic::ty(

@@ -113,7 +113,7 @@ impl Intrinsic {
             | Intrinsic::Scan
             | Intrinsic::Scatter
             | Intrinsic::Scatter2d => 3,
-            Intrinsic::Unflatten => 3,
+            Intrinsic::Unflatten => 1,
             Intrinsic::Jvp | Intrinsic::Jvp2 | Intrinsic::Vjp | Intrinsic::Vjp2 => 3,
             Intrinsic::Jmp | Intrinsic::Mjp | Intrinsic::WithVjp => 3,
             Intrinsic::Hist | Intrinsic::ReduceByIndex => 5,
@@ -177,7 +177,7 @@ fn build_global(name: &str) -> Option<(Intrinsic, Scheme)> {
         "unzip" | "unzip2" => (Intrinsic::Unzip(2), "[](a, b) -> ([]a, []b)".into()),
         "transpose" => (Intrinsic::Transpose, "[][]a -> [][]a".into()),
         "flatten" => (Intrinsic::Flatten, "[][]a -> []a".into()),
-        "unflatten" => (Intrinsic::Unflatten, "i64 -> i64 -> []a -> [][]a".into()),
+        "unflatten" => (Intrinsic::Unflatten, "[]a -> [][]a".into()),
         "concat" => (Intrinsic::Concat, "[]a -> []a -> []a".into()),
         "rotate" => (Intrinsic::Rotate, "i64 -> []a -> []a".into()),
         "reverse" => (Intrinsic::Reverse, "[]a -> []a".into()),

@@ -210,7 +210,7 @@ impl TypeEnv {
         // implicitly (Futhark requires `[n]`; being lenient costs nothing).
         let mut implicit = Vec::new();
         for p in &d.params {
-            size_names_in_pat(p, &mut implicit);
+            size_names_in_pat(p, false, &mut implicit);
         }
         for n in implicit {
             if !declared.contains(&n) {
@@ -531,9 +531,11 @@ pub(crate) fn check_size_params(
     type_params: &[TypeParam],
     params: &[Pat],
 ) -> Result<(), Diagnostic> {
+    // Futhark also infers a size from a size expression (`[n * m]`): see
+    // lowering's `bind_params`.
     let mut used = Vec::new();
     for p in params {
-        size_names_in_pat(p, &mut used);
+        size_names_in_pat(p, true, &mut used);
     }
     for tp in type_params {
         if let TypeParam::Size(n, s) = tp {
@@ -552,56 +554,70 @@ pub(crate) fn check_size_params(
     Ok(())
 }
 
-pub(crate) fn size_names_in_pat(p: &Pat, out: &mut Vec<Ident>) {
+/// The sizes a pattern's types name as dimensions, and with `in_exps` also
+/// those that size expressions (`[n * m]`) mention.
+pub(crate) fn size_names_in_pat(p: &Pat, in_exps: bool, out: &mut Vec<Ident>) {
     match p {
         Pat::Ascribed(inner, t, _) => {
-            size_names_in_type(t, out);
-            size_names_in_pat(inner, out);
+            size_names_in_type(t, in_exps, out);
+            size_names_in_pat(inner, in_exps, out);
         }
         Pat::Tuple(ps, _) | Pat::Constr(_, ps, _) => {
-            ps.iter().for_each(|p| size_names_in_pat(p, out))
+            ps.iter().for_each(|p| size_names_in_pat(p, in_exps, out))
         }
         Pat::Record(fs, _) => fs
             .iter()
             .flat_map(|(_, p)| p)
-            .for_each(|p| size_names_in_pat(p, out)),
+            .for_each(|p| size_names_in_pat(p, in_exps, out)),
         Pat::Id(..) | Pat::Wildcard(_) | Pat::Literal(..) => {}
     }
 }
 
-fn size_names_in_type(t: &TypeExp, out: &mut Vec<Ident>) {
+fn size_names_in_type(t: &TypeExp, in_exps: bool, out: &mut Vec<Ident>) {
     match t {
+        TypeExp::Array(Dim::Exp(e), inner, _) if in_exps => {
+            for n in e.variables() {
+                if !out.contains(&n) {
+                    out.push(n);
+                }
+            }
+            size_names_in_type(inner, in_exps, out);
+        }
         TypeExp::Array(Dim::Named(n), inner, _) => {
             if !out.contains(n) {
                 out.push(n.clone());
             }
-            size_names_in_type(inner, out);
+            size_names_in_type(inner, in_exps, out);
         }
-        TypeExp::Array(_, inner, _) | TypeExp::Unique(inner, _) => size_names_in_type(inner, out),
+        TypeExp::Array(_, inner, _) | TypeExp::Unique(inner, _) => {
+            size_names_in_type(inner, in_exps, out)
+        }
         TypeExp::Sum(cs, _) => cs
             .iter()
             .flat_map(|(_, ts)| ts)
-            .for_each(|t| size_names_in_type(t, out)),
+            .for_each(|t| size_names_in_type(t, in_exps, out)),
         // Existential sizes are not the function's.
         TypeExp::Exists(ns, inner, _) => {
             let mut inner_names = Vec::new();
-            size_names_in_type(inner, &mut inner_names);
+            size_names_in_type(inner, in_exps, &mut inner_names);
             for n in inner_names {
                 if !ns.contains(&n) && !out.contains(&n) {
                     out.push(n);
                 }
             }
         }
-        TypeExp::Tuple(ts, _) => ts.iter().for_each(|t| size_names_in_type(t, out)),
-        TypeExp::Record(fs, _) => fs.iter().for_each(|(_, t)| size_names_in_type(t, out)),
+        TypeExp::Tuple(ts, _) => ts.iter().for_each(|t| size_names_in_type(t, in_exps, out)),
+        TypeExp::Record(fs, _) => fs
+            .iter()
+            .for_each(|(_, t)| size_names_in_type(t, in_exps, out)),
         TypeExp::Arrow(_, a, b, _) => {
-            size_names_in_type(a, out);
-            size_names_in_type(b, out);
+            size_names_in_type(a, in_exps, out);
+            size_names_in_type(b, in_exps, out);
         }
         TypeExp::Named(_, args, _) => {
             for a in args {
                 match a {
-                    TypeArg::Type(t) => size_names_in_type(t, out),
+                    TypeArg::Type(t) => size_names_in_type(t, in_exps, out),
                     TypeArg::Size(Dim::Named(n)) if !out.contains(n) => out.push(n.clone()),
                     TypeArg::Size(_) => {}
                 }

@@ -78,6 +78,19 @@ fn values_print_in_value_syntax() {
 }
 
 #[test]
+fn sizes_read_off_products() {
+    // `unflatten` takes its sizes from a product `n * m`; without one it
+    // says how to give it. A negative integer exponent is an error.
+    check(
+        "sizes_products",
+        "unflatten ([1, 2, 3, 4, 5, 6] :> [2 * 3]i32)\nunflatten (iota (3 * 2))\n\
+         unflatten [1, 2, 3, 4]\nunflatten_3d (iota 8 :> [2 * 2 * 2]i64)\n\
+         def dims [n] [m] (_: [n * m]i32) = (n, m)\ndims ([1, 2, 3, 4, 5, 6] :> [3 * 2]i32)\n\
+         dims [1, 2]\n2 ** -1\n2.0 ** -1.0",
+    );
+}
+
+#[test]
 fn definitions_and_calls() {
     check(
         "definitions",

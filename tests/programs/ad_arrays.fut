@@ -175,7 +175,7 @@ entry f_flatten (xss: [][]f64) : []f64 = flatten (map (map (\x -> x * x)) xss)
 
 entry vjp_flatten (xss: [][]f64) (ybar: []f64) = vjp f_flatten xss ybar
 
-entry f_unflatten (xs: []f64) : []f64 = map (\r -> r[0] * r[1]) (unflatten 2 2 xs)
+entry f_unflatten (xs: []f64) : []f64 = map (\r -> r[0] * r[1]) (unflatten (xs :> [2 * 2]f64))
 
 entry vjp_unflatten (xs: []f64) = vjp f_unflatten xs [1, 1]
 

@@ -86,14 +86,7 @@ impl<'t> Lower<'t> {
             ));
         }
         let ctx = Ctx { def, inst };
-        let mut env = Env::default();
-        for (p, v) in def.target.params.iter().zip(args) {
-            let what = match p.binders().first() {
-                Some((n, _)) => format!("parameter `{n}` of `{}`", def.name),
-                None => format!("a parameter of `{}`", def.name),
-            };
-            env = self.bind_pat(&ctx, &env, p, v, &what)?;
-        }
+        let env = self.bind_params(&ctx, def.target.params.iter().zip(args))?;
         for tp in &def.target.type_params {
             if let TypeParam::Size(n, s) = tp {
                 if env.get(n).is_none() {

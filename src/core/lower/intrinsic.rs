@@ -27,6 +27,7 @@ impl<'t> Lower<'t> {
                 let et = self.b.vars.ty(*a).peel(1);
                 let name = format!("{}_e", self.b.vars.name(*a).trim_start_matches('_'));
                 let p = self.b.vars.fresh(name, et);
+                self.b.facts.rows(p, *a);
                 params.push(p);
                 arrays.push(*a);
                 Ok(Val::Leaf(Atom::Var(p)))
@@ -251,9 +252,21 @@ impl<'t> Lower<'t> {
                 b.at(span, "_flat").reshape(shape, x)
             }),
             Intrinsic::Unflatten => {
-                let n = self.scalar(&args[0], span)?;
-                let m = self.scalar(&args[1], span)?;
-                self.each_leaf(&args[2], span, |b, x| {
+                // Futhark's `unflatten [n][m] (xs: [n * m]t) : [n][m]t`:
+                // the sizes are the factors of the argument's size.
+                let (n, m) = Self::first_leaf(&args[0])
+                    .and_then(Atom::var)
+                    .and_then(|x| self.b.facts.dim(x, 0))
+                    .and_then(|d| self.b.facts.factors(d))
+                    .ok_or_else(|| {
+                        Diagnostic::ty(
+                            "the sizes of `unflatten`'s result cannot be determined",
+                            span,
+                        )
+                        .with_label("the argument's size is not known to be a product `n * m`")
+                        .with_help("give the argument the size of the result: `unflatten (xs :> [n * m]t)`")
+                    })?;
+                self.each_leaf(&args[0], span, |b, x| {
                     let mut shape = vec![n, m];
                     for d in 1..b.vars.ty(x).rank() {
                         shape.push(b.at(span, "_d").size(x, d).into());

@@ -87,6 +87,9 @@ pub struct Lower<'t> {
     /// parameters standing for them.
     pub externals: Vec<(ValueId, Vec<Var>)>,
     external_types: &'t dyn Fn(ValueId) -> Option<Type>,
+    /// While a definition's parameters are bound: the size expressions
+    /// that name sizes later parameters bind (`value::Deferred`).
+    deferred: Option<Vec<value::Deferred<'t>>>,
 }
 
 fn no_externals(_: ValueId) -> Option<Type> {
@@ -100,6 +103,7 @@ impl<'t> Lower<'t> {
             b: Builder::new(vars),
             externals: Vec::new(),
             external_types: &no_externals,
+            deferred: None,
         }
     }
 

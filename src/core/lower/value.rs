@@ -32,6 +32,17 @@ impl Val<'_> {
     }
 }
 
+/// A size in a parameter's type computed from sizes that a later
+/// parameter binds (`(y: [n][m + k]i32) (a: [m]i32) (b: [k]i32)`): checked
+/// once all the parameters are bound.
+pub struct Deferred<'t> {
+    size: &'t Expr,
+    arr: Var,
+    depth: u32,
+    what: String,
+    span: Span,
+}
+
 /// Local variables: a persistent list, so closures can capture it cheaply.
 #[derive(Clone, Default)]
 pub struct Env<'t>(Option<Rc<EnvNode<'t>>>);
@@ -241,6 +252,93 @@ impl<'t> Lower<'t> {
         }
     }
 
+    /// Binds a definition's parameters to its arguments, in a fresh
+    /// environment: sizes are bound by whichever parameter has them as a
+    /// dimension, and a size computed from them is checked after.
+    pub(super) fn bind_params(
+        &mut self,
+        ctx: &Ctx<'t>,
+        params: impl Iterator<Item = (&'t Pat, Val<'t>)>,
+    ) -> LResult<Env<'t>> {
+        let outer = self.deferred.replace(Vec::new());
+        let mut bound = Ok(Env::default());
+        for (p, v) in params {
+            let what = match p.binders().first() {
+                Some((n, _)) => format!("parameter `{n}` of `{}`", ctx.def.name),
+                None => format!("a parameter of `{}`", ctx.def.name),
+            };
+            bound = bound.and_then(|env| self.bind_pat(ctx, &env, p, v, &what));
+        }
+        let deferred = std::mem::replace(&mut self.deferred, outer).unwrap_or_default();
+        let mut env = bound?;
+        for d in deferred {
+            if let Some(size) = self.b.facts.dim(d.arr, d.depth as usize) {
+                env = self.solve_size(ctx, env, d.size, size);
+            }
+            if Self::unbound_size(ctx, &env, d.size) {
+                // The caller reports the size that cannot be determined.
+                continue;
+            }
+            let n = self.expr(ctx, &env, d.size)?;
+            let n = self.scalar(&n, d.size.span)?;
+            self.check_dim(d.arr, d.depth, n, &d.what, d.span);
+        }
+        Ok(env)
+    }
+
+    /// Binds the size parameters a size expression names to what makes it
+    /// `size`, where the known facts say so: as Futhark unifies `[n * m]`
+    /// with the argument's `[a * b]`, a product matches a product factor by
+    /// factor. What stays unbound is reported by the caller; what is bound
+    /// is checked with the rest.
+    fn solve_size(&self, ctx: &Ctx<'t>, env: Env<'t>, e: &Expr, size: Atom) -> Env<'t> {
+        match &e.kind {
+            ExprKind::Var(q)
+                if q.qual.is_none()
+                    && env.get(&q.name).is_none()
+                    && ctx
+                        .def
+                        .target
+                        .type_params
+                        .iter()
+                        .any(|tp| matches!(tp, TypeParam::Size(n, _) if *n == q.name)) =>
+            {
+                env.bind(q.name.clone(), Val::Leaf(size))
+            }
+            ExprKind::BinOp(BinOpKind::Mul, _, a, b) => match self.b.facts.factors(size) {
+                Some((x, y)) => {
+                    let env = self.solve_size(ctx, env, a, x);
+                    self.solve_size(ctx, env, b, y)
+                }
+                None => env,
+            },
+            _ => env,
+        }
+    }
+
+    /// Whether a size expression names a size parameter of the definition
+    /// whose parameters are being bound that no parameter has bound yet.
+    fn names_unbound_size(&self, ctx: &Ctx<'t>, env: &Env<'t>, e: &Expr) -> bool {
+        self.deferred.is_some() && Self::unbound_size(ctx, env, e)
+    }
+
+    fn unbound_size(ctx: &Ctx<'t>, env: &Env<'t>, e: &Expr) -> bool {
+        ctx.def
+            .target
+            .type_params
+            .iter()
+            .any(|tp| matches!(tp, TypeParam::Size(n, _) if env.get(n).is_none() && e.mentions(n)))
+    }
+
+    /// Checks that dimension `depth` of `arr` is `n`.
+    fn check_dim(&mut self, arr: Var, depth: u32, n: Atom, what: &str, span: Span) {
+        let mut exp = vec![None; self.b.vars.ty(arr).rank() as usize];
+        if let Some(slot) = exp.get_mut(depth as usize) {
+            *slot = Some(n);
+        }
+        self.b.at(span, "check").check_shape(arr, exp, what);
+    }
+
     /// The array whose dimensions stand for a value's (the first leaf).
     pub(super) fn first_leaf(v: &Val<'t>) -> Option<Atom> {
         match v {
@@ -270,6 +368,18 @@ impl<'t> Lower<'t> {
                 if let Some(Atom::Var(arr)) = Self::first_leaf(v) {
                     let expected = match dim {
                         Dim::Any => None,
+                        Dim::Exp(e) if self.names_unbound_size(ctx, &env, e) => {
+                            if let Some(d) = &mut self.deferred {
+                                d.push(Deferred {
+                                    size: e,
+                                    arr,
+                                    depth,
+                                    what: what.to_string(),
+                                    span,
+                                });
+                            }
+                            None
+                        }
                         Dim::Exp(e) => {
                             let n = self.expr(ctx, &env, e)?;
                             Some(self.scalar(&n, e.span)?)
@@ -285,11 +395,7 @@ impl<'t> Lower<'t> {
                         },
                     };
                     if let Some(e) = expected {
-                        let mut exp = vec![None; self.b.vars.ty(arr).rank() as usize];
-                        if let Some(slot) = exp.get_mut(depth as usize) {
-                            *slot = Some(e);
-                        }
-                        self.b.at(span, "check").check_shape(arr, exp, what);
+                        self.check_dim(arr, depth, e, what, span);
                     }
                 }
                 self.bind_sizes(ctx, &env, inner, v, depth + 1, what, span)
