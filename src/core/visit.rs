@@ -326,6 +326,12 @@ macro_rules! traversal {
                         atoms(indices, Read, v);
                         v.atom(value, Read);
                     }
+                    Exp::Call {
+                        func: _,
+                        name: _,
+                        args,
+                        ret: _,
+                    } => atoms(args, Read, v),
                 }
             }
 
