@@ -68,10 +68,10 @@ fn contains_fun(v: &Val) -> bool {
 /// Appends `extra` to the arguments of every call of `func` in `body`.
 fn extend_calls(body: &mut Body, func: FunId, extra: &[Atom]) {
     for s in &mut body.stms {
-        if let Exp::Call { func: f, args, .. } = &mut s.exp {
-            if *f == func {
-                args.extend_from_slice(extra);
-            }
+        if let Exp::Call { func: f, args, .. } = &mut s.exp
+            && *f == func
+        {
+            args.extend_from_slice(extra);
         }
         for nb in nested_mut(&mut s.exp) {
             extend_calls(nb, func, extra);
@@ -199,21 +199,17 @@ impl<'t> Lower<'t> {
         funs: Vec<(usize, Rc<Closure<'t>>)>,
         span: Span,
     ) -> LResult<usize> {
-        if funs.is_empty() {
-            if let Some(k) = self
-                .calls
-                .specs
-                .iter()
-                .position(|s| std::ptr::eq(s.def, def) && s.funs.is_empty() && *s.inst == *inst)
-            {
-                if self.calls.specs[k].captured.is_none() {
-                    return Err(Self::internal(
-                        "a call of a function whose body is being built",
-                        span,
-                    ));
-                }
-                return Ok(k);
+        let shared = self.calls.specs.iter().position(|s| {
+            std::ptr::eq(s.def, def) && s.funs.is_empty() && *s.inst == *inst
+        });
+        if let (true, Some(k)) = (funs.is_empty(), shared) {
+            if self.calls.specs[k].captured.is_none() {
+                return Err(Self::internal(
+                    "a call of a function whose body is being built",
+                    span,
+                ));
             }
+            return Ok(k);
         }
         let ret_ty = def.ret.subst(&inst);
         if ret_ty.has_function() {
