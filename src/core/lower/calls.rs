@@ -199,9 +199,11 @@ impl<'t> Lower<'t> {
         funs: Vec<(usize, Rc<Closure<'t>>)>,
         span: Span,
     ) -> LResult<usize> {
-        let shared = self.calls.specs.iter().position(|s| {
-            std::ptr::eq(s.def, def) && s.funs.is_empty() && *s.inst == *inst
-        });
+        let shared = self
+            .calls
+            .specs
+            .iter()
+            .position(|s| std::ptr::eq(s.def, def) && s.funs.is_empty() && *s.inst == *inst);
         if let (true, Some(k)) = (funs.is_empty(), shared) {
             if self.calls.specs[k].captured.is_none() {
                 return Err(Self::internal(
