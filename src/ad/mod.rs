@@ -14,10 +14,10 @@ mod rev;
 mod util;
 
 use crate::core::build::Builder;
-use crate::core::ir::{Body, Exp, MAX_AD_VARS, Program, Stm, Var, Vars};
-use crate::core::visit::nested_mut;
+use crate::core::ir::{Body, Exp, Lambda, MAX_AD_VARS, Program, Stm, Var, Vars};
+use crate::core::visit::{nested, nested_mut};
 use crate::diag::{Diagnostic, Phase};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 pub use rev::{FORWARD, RETURN};
 
@@ -80,6 +80,41 @@ fn inline_custom(vars: &mut Vars, body: Body) -> Body {
     b.finish(body.result)
 }
 
+/// Rejects the differentiation of `lam` if it calls a recursive function
+/// on something that depends on its parameters: as in Futhark, whose AD
+/// works on inlined code, a recursive function has no derivative. Calls on
+/// other values (a size, a constant) are fine: they are copied as they are.
+fn no_active_calls(vars: &Vars, lam: &Lambda) -> Result<(), Diagnostic> {
+    fn first<'b>(body: &'b Body, active: &HashSet<Var>) -> Option<&'b Stm> {
+        body.stms.iter().find_map(|s| match &s.exp {
+            Exp::Call { args, .. }
+                if args
+                    .iter()
+                    .any(|a| a.var().is_some_and(|v| active.contains(&v))) =>
+            {
+                Some(s)
+            }
+            e => nested(e).into_iter().find_map(|n| first(n.body, active)),
+        })
+    }
+    let active = activity::activity(vars, lam);
+    match first(&lam.body, &active) {
+        Some(Stm {
+            exp: Exp::Call { name, .. },
+            span,
+            ..
+        }) => Err(Diagnostic::ty(
+            format!("cannot differentiate through the recursive function `{name}`"),
+            *span,
+        )
+        .with_label(format!("`{name}` is called here on a differentiated value"))
+        .with_help(
+            "automatic differentiation needs the function inlined, which recursion prevents (Futhark rejects this too); write the recursion as a `loop`",
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn transform_body(vars: &mut Vars, body: Body, out: &mut AdOutput) -> Result<Body, Diagnostic> {
     let mut stms = Vec::with_capacity(body.stms.len());
     for mut s in body.stms {
@@ -93,6 +128,7 @@ fn transform_body(vars: &mut Vars, body: Body, out: &mut AdOutput) -> Result<Bod
                 primals,
                 tangents,
             } => {
+                no_active_calls(vars, &lam)?;
                 out.any = true;
                 let mut b = Builder::new(vars);
                 b.span = s.span;
@@ -105,6 +141,7 @@ fn transform_body(vars: &mut Vars, body: Body, out: &mut AdOutput) -> Result<Bod
                 primals,
                 cotangents,
             } => {
+                no_active_calls(vars, &lam)?;
                 out.any = true;
                 let mut b = Builder::new(vars);
                 b.span = s.span;

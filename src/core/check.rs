@@ -10,14 +10,21 @@ use std::collections::HashSet;
 
 pub fn check_program(p: &Program) -> Result<(), String> {
     for f in &p.functions {
-        check_function(f, &p.vars).map_err(|e| format!("in `{}`: {e}", f.name))?;
+        check_in(f, &p.vars, Some(p)).map_err(|e| format!("in `{}`: {e}", f.name))?;
     }
     Ok(())
 }
 
+/// Checks one function on its own (calls are trusted to match their
+/// callees, which `check_program` verifies).
 pub fn check_function(f: &Function, vars: &Vars) -> Result<(), String> {
+    check_in(f, vars, None)
+}
+
+fn check_in(f: &Function, vars: &Vars, prog: Option<&Program>) -> Result<(), String> {
     let mut c = Checker {
         vars,
+        prog,
         bound: HashSet::new(),
         scope: Vec::new(),
     };
@@ -29,6 +36,8 @@ pub fn check_function(f: &Function, vars: &Vars) -> Result<(), String> {
 
 struct Checker<'a> {
     vars: &'a Vars,
+    /// The program, for the signatures of called functions.
+    prog: Option<&'a Program>,
     /// Every variable bound so far (single assignment).
     bound: HashSet<Var>,
     /// Variables in scope, as a stack.
@@ -238,6 +247,29 @@ impl Checker<'_> {
                 Ok(None)
             }
             Exp::UpdAcc { acc, .. } => one(self.vars.ty(*acc)),
+            Exp::Call {
+                func,
+                name,
+                args,
+                ret,
+            } => {
+                if let Some(p) = self.prog {
+                    let f = p.functions.get(func.0 as usize).ok_or_else(|| {
+                        format!("a call of `{name}`, which is not in the program")
+                    })?;
+                    let params: Vec<Type> = f.params.iter().map(|v| self.vars.ty(*v)).collect();
+                    let given: Vec<Type> = args.iter().map(ty).collect();
+                    if params != given {
+                        return Err(format!(
+                            "`{name}` takes {params:?} but is called with {given:?}"
+                        ));
+                    }
+                    if p.result_types(f) != *ret {
+                        return Err(format!("a call of `{name}` expects results {ret:?}"));
+                    }
+                }
+                Ok(Some(ret.clone()))
+            }
         }
     }
 }

@@ -10,7 +10,9 @@
 //! - Tuples and records do not exist here: a tuple-typed source value is a
 //!   sequence of variables, an array of tuples is several arrays.
 //! - Lambdas appear only as operands of SOACs, loops and AD operators; there
-//!   are no function values and no calls (everything is inlined).
+//!   are no function values. Calls (`Exp::Call`) exist only for recursive
+//!   definitions, which cannot be inlined; they name another function of
+//!   the same program. Everything else is inlined.
 //! - Operands of expressions are atoms (variables or constants); only the
 //!   bodies of `if`, `loop`, lambdas and AD operators are nested.
 
@@ -459,9 +461,24 @@ pub enum Exp {
         indices: Vec<Atom>,
         value: Atom,
     },
+    /// A call of the program's function `func` (a recursive definition,
+    /// which lowering cannot inline), named `name` for messages; `ret` are
+    /// the types of its results. The arguments are read, never consumed:
+    /// the callee updates its own copy of an array.
+    Call {
+        func: FunId,
+        name: Rc<str>,
+        args: Vec<Atom>,
+        ret: Vec<Type>,
+    },
 }
 
-/// An entry point or REPL expression, with everything it calls inlined.
+/// A function of a [`Program`]: its index in `Program::functions`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FunId(pub u32);
+
+/// An entry point or REPL expression (the first function of its program),
+/// or a recursive definition it calls (the others).
 #[derive(Clone, Debug)]
 pub struct Function {
     pub name: Rc<str>,
@@ -483,5 +500,10 @@ impl Program {
 
     pub fn result_types(&self, f: &Function) -> Vec<Type> {
         f.body.result.iter().map(|a| a.ty(&self.vars)).collect()
+    }
+
+    /// The function a call names.
+    pub fn callee(&self, f: FunId) -> &Function {
+        &self.functions[f.0 as usize]
     }
 }

@@ -514,6 +514,8 @@ impl<'p> Printer<'p> {
                     self.atom(value)
                 )
             }
+            Exp::Call { name, args, .. } if args.is_empty() => format!("{name} ()"),
+            Exp::Call { name, args, .. } => format!("{name} {}", self.atoms(args)),
         }
     }
 }

@@ -456,6 +456,8 @@ fn own_effects(e: &Exp) -> Effects {
         | Exp::CheckShape { .. } => fail(true),
         // Printing is an effect: a trace stays however dead it is.
         Exp::Trace { .. } => fail(true),
+        // A call may fail or not terminate (it is recursive).
+        Exp::Call { .. } => fail(true),
         Exp::WithAcc { .. } | Exp::UpdAcc { .. } => Effects {
             fail: true,
             acc: true,

@@ -326,6 +326,12 @@ macro_rules! traversal {
                         atoms(indices, Read, v);
                         v.atom(value, Read);
                     }
+                    Exp::Call {
+                        func: _,
+                        name: _,
+                        args,
+                        ret: _,
+                    } => atoms(args, Read, v),
                 }
             }
 
@@ -802,6 +808,12 @@ mod tests {
                 indices: vec![g.a(), c],
                 value: g.a(),
             },
+            Exp::Call {
+                func: FunId(1),
+                name: "f".into(),
+                args: vec![g.a(), c],
+                ret: vec![Type::Prim(PrimType::I64)],
+            },
         ]
     }
 
@@ -842,9 +854,10 @@ mod tests {
             Exp::WithAcc { .. } => 30,
             Exp::UpdAcc { .. } => 31,
             Exp::Trace { .. } => 32,
+            Exp::Call { .. } => 33,
         }
     }
-    const VARIANTS: usize = 33;
+    const VARIANTS: usize = 34;
 
     /// What a traversal reports, as text, so that the walker and the mapper
     /// can be compared event by event.

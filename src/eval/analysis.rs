@@ -15,7 +15,7 @@
 //! evaluation, so the addresses are stable.
 
 use super::error::{Fail, R};
-use crate::core::ir::{Atom, BinOpLambda, Body, Exp, Program, Var};
+use crate::core::ir::{Atom, BinOpLambda, Body, Exp, FunId, Program, Var};
 use crate::core::visit::{self, Nested};
 use crate::prim::BinOp;
 use crate::runtime::Raise;
@@ -76,9 +76,15 @@ pub(crate) struct BodyInfo {
 
 pub(crate) struct Analysis {
     bodies: AddrMap<Rc<BodyInfo>>,
+    /// For each function of the program, every variable it binds
+    /// (parameters included): what a call saves and restores, so that a
+    /// recursive call does not overwrite its caller's variables.
+    bound: Vec<Rc<[Var]>>,
 }
 
 impl Analysis {
+    /// The analysis of `body` and of the bodies of every function of the
+    /// program (which calls may run).
     pub fn of_body(prog: &Program, body: &Body) -> Analysis {
         let mut b = Builder {
             prog,
@@ -86,13 +92,33 @@ impl Analysis {
             infos: AddrMap::default(),
         };
         b.live_body(body, &HashSet::new());
-        Analysis { bodies: b.infos }
+        let mut bound = Vec::with_capacity(prog.functions.len());
+        for f in &prog.functions {
+            if !b.infos.contains_key(&addr(&f.body)) {
+                b.live_body(&f.body, &HashSet::new());
+            }
+            let mut vs = f.params.clone();
+            visit::bound_in_body(&f.body, &mut |v| vs.push(v));
+            bound.push(vs.into());
+        }
+        Analysis {
+            bodies: b.infos,
+            bound,
+        }
     }
 
     pub fn body(&self, b: &Body) -> R<&Rc<BodyInfo>> {
         self.bodies
             .get(&addr(b))
             .ok_or_else(|| Fail::internal("a body that was not analysed"))
+    }
+
+    /// The variables function `f` binds.
+    pub fn bound(&self, f: FunId) -> R<Rc<[Var]>> {
+        self.bound
+            .get(f.0 as usize)
+            .cloned()
+            .ok_or_else(|| Fail::internal("a call of a function that is not in the program"))
     }
 }
 
@@ -315,7 +341,8 @@ impl Builder<'_> {
             | Exp::Vjp { .. }
             | Exp::WithVjp { .. }
             | Exp::WithAcc { .. }
-            | Exp::UpdAcc { .. } => false,
+            | Exp::UpdAcc { .. }
+            | Exp::Call { .. } => false,
         }
     }
 }

@@ -19,7 +19,9 @@ use super::lanes::{
 use super::ops;
 use super::soac::AccUpdate;
 use super::{EvalOptions, EvalStats};
-use crate::core::ir::{Atom, Body, DimIndex, Exp, Lambda, LoopForm, Program, Stm, Type, Var};
+use crate::core::ir::{
+    Atom, Body, DimIndex, Exp, FunId, Lambda, LoopForm, Program, Stm, Type, Var,
+};
 use crate::prim::{self, BinOp, PrimType, Scalar, UnOp};
 use crate::runtime::Raise;
 use crate::runtime::index::{Ix, Step};
@@ -39,6 +41,9 @@ const MAX_CHUNK: usize = 1 << 16;
 /// Elements the largest array of a chunk should have, so that the
 /// temporaries of one chunk stay in cache.
 const CHUNK_BUDGET: usize = 1 << 15;
+/// Calls nested at most this deep (recursion past it is reported as a
+/// stack overflow). Each level takes a few kilobytes of stack segments.
+pub(crate) const MAX_CALL_DEPTH: usize = 10_000;
 
 pub(crate) struct Interp<'p> {
     prog: &'p Program,
@@ -62,6 +67,8 @@ pub(crate) struct Interp<'p> {
     /// Accumulator updates made in bulk, applied when the chunk that made
     /// them succeeds (and dropped if it is retried per element).
     acc_log: Vec<AccUpdate>,
+    /// Calls in progress (see [`MAX_CALL_DEPTH`]).
+    depth: usize,
 }
 
 /// One index of an access, with its operands evaluated.
@@ -166,6 +173,7 @@ impl<'p> Interp<'p> {
             chunk: INITIAL_CHUNK,
             active: 0,
             acc_log: Vec::new(),
+            depth: 0,
         }
     }
 
@@ -683,7 +691,63 @@ impl<'p> Interp<'p> {
                 indices,
                 value,
             } => one(self.eval_upd_acc(*acc, indices, value)),
+            Exp::Call {
+                func, name, args, ..
+            } => {
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(match a {
+                        Atom::Var(v) => self.take_var(*v, &si.moves)?,
+                        c => self.atom(c)?,
+                    });
+                }
+                if vals.iter().any(|x| x.mask != 0) {
+                    // The callee runs once per lane, on that lane's
+                    // arguments (`per_lane` reads them again).
+                    for (a, x) in args.iter().zip(vals) {
+                        if let Atom::Var(v) = a {
+                            self.env[v.0 as usize] = Some(x);
+                        }
+                    }
+                    return self.per_lane(stm, si);
+                }
+                self.call(*func, name, vals)
+            }
         }
+    }
+
+    /// Runs function `func` of the program on invariant arguments. The
+    /// variables it binds are saved first and restored after, so that a
+    /// recursive call leaves its caller's values in place; the depth of
+    /// calls is bounded (a clean stack overflow error rather than a crash),
+    /// and each call moves to a new stack segment when needed.
+    fn call(&mut self, func: FunId, name: &str, args: Vec<LVal>) -> R<Vec<LVal>> {
+        if self.depth >= MAX_CALL_DEPTH {
+            return Err(Fail::recursion_too_deep(name, self.depth + 1));
+        }
+        let f = self.prog.callee(func);
+        if args.len() != f.params.len() {
+            return Err(Fail::internal(format!(
+                "`{name}` takes {} arguments but was given {}",
+                f.params.len(),
+                args.len()
+            )));
+        }
+        let bound = self.analysis.bound(func)?;
+        let saved: Vec<Option<LVal>> = bound
+            .iter()
+            .map(|v| self.env.get_mut(v.0 as usize).and_then(Option::take))
+            .collect();
+        for (p, a) in f.params.iter().zip(args) {
+            self.bind(*p, a);
+        }
+        self.depth += 1;
+        let r = crate::stack::deep(|| self.eval_body(&f.body));
+        self.depth -= 1;
+        for (v, x) in bound.iter().zip(saved) {
+            self.env[v.0 as usize] = x;
+        }
+        r
     }
 
     // ----- element-wise operations -----

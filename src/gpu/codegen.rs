@@ -756,6 +756,8 @@ impl<'a> Gen<'a> {
             Exp::Scatter { .. } => no("a scatter inside a kernel"),
             Exp::WithAcc { .. } => no("an accumulator inside a kernel"),
             Exp::Jvp { .. } | Exp::Vjp { .. } | Exp::WithVjp { .. } => no("an AD operator"),
+            // A region with a call stays on the host (calls are recursive).
+            Exp::Call { .. } => no("a call of a recursive function"),
         }
     }
 

@@ -32,6 +32,8 @@ pub enum RuntimeErrorKind {
     Interrupted,
     /// An allocation over the memory limit, or one the system refused.
     OutOfMemory,
+    /// Calls nested deeper than the evaluator allows (a stack overflow).
+    RecursionDepth,
     /// A bug in a transformation or in an evaluator (ill-typed IR, an AD
     /// operator that was not eliminated, ...).
     Internal,
@@ -154,6 +156,32 @@ pub trait Raise: From<Error> {
     /// Stopped by the user (Ctrl-C).
     fn interrupted() -> Self {
         raise(RuntimeErrorKind::Interrupted, "interrupted").into()
+    }
+
+    /// A call of the recursive function `name` nested `depth` calls deep,
+    /// beyond what the evaluator allows (a stack overflow).
+    fn recursion_too_deep(name: &str, depth: usize) -> Self {
+        raise(
+            RuntimeErrorKind::RecursionDepth,
+            format!(
+                "stack overflow: the call of `{name}` is {depth} calls deep; \
+                 does its recursion reach a base case?"
+            ),
+        )
+        .into()
+    }
+
+    /// The reference semantics' form of [`Raise::recursion_too_deep`]: the
+    /// term being reduced is nested `depth` deep.
+    fn term_too_deep(depth: usize) -> Self {
+        raise(
+            RuntimeErrorKind::RecursionDepth,
+            format!(
+                "stack overflow: the expression being evaluated is nested {depth} deep; \
+                 does a recursion reach its base case?"
+            ),
+        )
+        .into()
     }
 
     /// Integer division or remainder by zero.

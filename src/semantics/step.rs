@@ -360,9 +360,17 @@ fn xs_span(l: &Loop) -> Span {
 /// Searches `t` for the redex in evaluation order, turning value forms
 /// into values on the way. Returns whether `t` is a value; if not, `path`
 /// leads to the redex.
+/// Terms nested deeper than this are a stack overflow: recursion grows
+/// the term by a few levels per call, and the term's own traversals
+/// (finding the redex, substitution, dropping) recurse over its depth.
+pub const MAX_TERM_DEPTH: usize = 2_000;
+
 fn find(t: &mut Term, path: &mut Vec<usize>) -> Result<bool, Stop> {
     if t.is_value() {
         return Ok(true);
+    }
+    if path.len() >= MAX_TERM_DEPTH {
+        return Err(Fail::term_too_deep(MAX_TERM_DEPTH).at(t.span));
     }
     if let TermKind::Array(es, _, done) = &mut t.kind {
         while let Some(c) = es.get_mut(*done) {

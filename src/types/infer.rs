@@ -61,6 +61,9 @@ pub struct Origin {
 #[derive(Clone, Debug)]
 enum Local {
     Value(Type),
+    /// The definition being checked, in scope of its own body (Futhark's
+    /// recursion: monomorphic, so its type is not generalised).
+    Recursive(Type),
 }
 
 /// Patterns whose coverage is checked once the types are known: the cases
@@ -144,6 +147,8 @@ pub struct Infer<'g> {
     synth: Vec<Type>,
     /// The definition being checked (for the recursion message).
     pub def_name: Option<Ident>,
+    /// `Var` nodes naming the definition being checked (recursive calls).
+    pub recursive_uses: Vec<NodeId>,
     /// `Var` nodes inserted by elaboration (`map2`, `rep`): they name the
     /// intrinsics even if the user has shadowed those names.
     pub forced: HashSet<NodeId>,
@@ -210,6 +215,7 @@ impl<'g> Infer<'g> {
             homes: HashMap::new(),
             synth: Vec::new(),
             def_name: None,
+            recursive_uses: Vec::new(),
             forced: HashSet::new(),
             resolved: Vec::new(),
             local_ops: HashSet::new(),
@@ -359,8 +365,29 @@ impl<'g> Infer<'g> {
             .rev()
             .find(|(n, _)| &**n == name)
             .map(|(_, l)| match l {
-                Local::Value(t) => t.clone(),
+                Local::Value(t) | Local::Recursive(t) => t.clone(),
             })
+    }
+
+    /// How many locals are bound (a mark for `bind_recursive`).
+    pub fn locals_mark(&self) -> usize {
+        self.locals.len()
+    }
+
+    /// Puts the definition being checked in scope of its own body, at
+    /// type `t` (its parameters' types to its result's), under the locals
+    /// bound since `mark` (its parameters, which shadow it).
+    pub fn bind_recursive(&mut self, mark: usize, name: Ident, t: Type) {
+        self.locals.insert(mark, (name, Local::Recursive(t)));
+    }
+
+    /// Whether `name` is the definition being checked (not shadowed by a
+    /// local).
+    fn is_recursive(&self, name: &str) -> bool {
+        matches!(
+            self.locals.iter().rev().find(|(n, _)| &**n == name),
+            Some((_, Local::Recursive(_)))
+        )
     }
 
     /// `&&` and `||` cannot be bound: a definition of them could not
@@ -442,11 +469,11 @@ impl<'g> Infer<'g> {
     fn unknown_name(&self, q: &QualName, span: Span) -> Diagnostic {
         if q.qual.is_none() && self.def_name.as_deref() == Some(&*q.name) {
             return Diagnostic::ty(
-                format!("`{}` refers to itself: recursion is not supported", q.name),
+                format!("`{}` refers to itself, but only functions can be recursive", q.name),
                 span,
             )
             .with_label("recursive use")
-            .with_help("urchin, like Futhark, has no recursion; express repetition with a `loop`");
+            .with_help("a constant cannot be defined by itself; give the definition a parameter, or express repetition with a `loop`");
         }
         if is_symbol_name(&q.name) {
             let d =
@@ -809,6 +836,9 @@ impl<'g> Infer<'g> {
             ExprKind::Var(q) => {
                 if q.qual.is_none() && !self.forced.contains(&e.id) {
                     if let Some(t) = self.lookup_local(&q.name) {
+                        if self.is_recursive(&q.name) {
+                            self.recursive_uses.push(e.id);
+                        }
                         return Ok(t);
                     }
                 }

@@ -67,6 +67,10 @@ pub struct CheckedDef {
     /// Integer literals whose type is one of the scheme's variables: they
     /// are range-checked at each instantiation.
     pub poly_literals: Vec<literals::IntLiteral>,
+    /// The definition calls itself (its recursive uses are in `resolved`,
+    /// naming its own id); lowering makes it a function of the core IR
+    /// instead of inlining it.
+    pub recursive: bool,
 }
 
 impl CheckedDef {
@@ -192,6 +196,9 @@ impl TypeEnv {
     fn infer_def(inf: &mut Infer, d: &ValDec) -> Result<(Vec<Type>, Type), Diagnostic> {
         Infer::check_bindable(&d.name, d.name_span)?;
         inf.def_name = Some(d.name.clone());
+        // Where the definition itself goes in scope (its parameters, sizes
+        // included, shadow it).
+        let mark = inf.locals_mark();
         check_size_params(&d.name, &d.type_params, &d.params)?;
         let mut declared: Vec<Ident> = Vec::new();
         for tp in &d.type_params {
@@ -234,10 +241,35 @@ impl TypeEnv {
         if let Some(r) = &d.ret {
             inf.literal_sizes(r, &d.body)?;
         }
+        let declared_ret = d.ret.as_ref().map(|r| inf.convert(r)).transpose()?;
+        // A function is in scope of its own body (as in Futhark: not
+        // mutually, and monomorphically); a constant is not.
+        let own_ret = (!d.params.is_empty()).then(|| {
+            let ret = declared_ret.clone().unwrap_or_else(|| inf.full_var());
+            let own = params
+                .iter()
+                .rev()
+                .fold(ret.clone(), |acc, p| Type::arrow(p.clone(), acc));
+            inf.bind_recursive(mark, d.name.clone(), own);
+            ret
+        });
         let bt = inf.infer(&d.body)?;
-        let ret = match &d.ret {
-            Some(r) => {
-                let rt = inf.convert(r)?;
+        if let (None, Some(own)) = (&declared_ret, own_ret) {
+            let o = inf.origins.len();
+            inf.origins.push(infer::Origin {
+                span: d.body.span,
+                kind: infer::OriginKind::Expect {
+                    expected: own.clone(),
+                    found: bt.clone(),
+                    what: "the body's type differs from what its recursive uses expect".into(),
+                },
+            });
+            if inf.subst.unify(&mut inf.ranks, &own, &bt, o).is_err() {
+                return Err(inf.origin_error(o));
+            }
+        }
+        let ret = match declared_ret {
+            Some(rt) => {
                 let o = inf.origins.len();
                 inf.origins.push(infer::Origin {
                     span: d.body.span,
@@ -274,6 +306,14 @@ impl TypeEnv {
         // takes that function's parameters as its own: entry points then
         // have all their parameters, and lowering sees first-order bodies.
         let arity = inf.arrow_arity(&ret);
+        if !inf.recursive_uses.is_empty() && arity > 0 {
+            return Err(Diagnostic::ty(
+                format!("the recursive function `{}` returns a function", d.name),
+                d.name_span,
+            )
+            .with_label(format!("its result has type `{}`", inf.subst.apply(&ret)))
+            .with_help("as in Futhark, a recursive function cannot return a function: give it more parameters instead"));
+        }
         if take_params && arity > 0 {
             return self.check_val(&d.eta_expand(arity), show, true);
         }
@@ -410,7 +450,15 @@ impl TypeEnv {
             }
         }
         let scheme = g.scheme(scheme_ty);
-        let resolved = inf.resolved.iter().cloned().collect();
+        let mut resolved: HashMap<NodeId, env::GlobalKind> = inf.resolved.iter().cloned().collect();
+        // A recursive use names this definition (the next one the
+        // environment will hold) at its own type variables: recursion is
+        // monomorphic.
+        let own = DefId(self.defs.len() as u32);
+        for id in &inf.recursive_uses {
+            resolved.insert(*id, env::GlobalKind::Def(own));
+            insts.insert(*id, scheme.identity());
+        }
         let local_ops = inf.local_ops.clone();
         Ok(CheckedDef {
             name: d.name.clone(),
@@ -428,6 +476,7 @@ impl TypeEnv {
             insertions,
             stats,
             poly_literals,
+            recursive: !inf.recursive_uses.is_empty(),
         })
     }
 

@@ -33,6 +33,19 @@ impl Scheme {
         self.tyvars.is_empty() && self.n_rankvars == 0
     }
 
+    /// The instantiation of the scheme at its own variables (the type of a
+    /// recursive use inside the definition).
+    pub fn identity(&self) -> Inst {
+        Inst {
+            tys: (0..self.tyvars.len() as u32)
+                .map(|i| Base::Var(TyVar(i)))
+                .collect(),
+            ranks: (0..self.n_rankvars)
+                .map(|j| Rank::var(RankVar(j)))
+                .collect(),
+        }
+    }
+
     /// Renders a type that uses this scheme's variables.
     pub fn show(&self, t: &Type) -> String {
         let mut namer = Namer::default();

@@ -23,6 +23,7 @@ mod futhark_data;
 mod literate;
 mod notebook;
 mod programs;
+mod recursion;
 mod repl_cli;
 mod repl_pty;
 mod repl_transcripts;

@@ -1,9 +1,11 @@
 //! small-step = fast evaluator: random well-typed programs (arithmetic,
 //! tuples, arrays, SOACs, `if`, `loop`, implicit maps) give the same
 //! result under the reference semantics and the fast evaluator (floats
-//! within tolerance), or the same kind of error.
+//! within tolerance), or the same kind of error; and programs with a
+//! recursive function (calls in the core IR).
 //!
-//! 2,000 cases in CI (`URCHIN_PROPTEST_SCALE=1`), 200 by default.
+//! 2,000 cases in CI (`URCHIN_PROPTEST_SCALE=1`), 200 by default; 500 and
+//! 50 for recursion.
 
 use crate::support::{lazy, session};
 use proptest::prelude::*;
@@ -410,17 +412,22 @@ fn array(e: &Ty, env: &Env, d: u32) -> BoxedStrategy<String> {
 /// A program and its inputs.
 #[derive(Clone, Debug)]
 struct Case {
+    /// Definitions before the entry point.
+    defs: String,
     ret: Ty,
     body: String,
     inputs: Vec<Value>,
 }
 
+/// The parameters of every generated entry point, as written.
+const PARAMS: &str = "(a: i32) (b: i64) (c: f64) (xs: []i32) (ys: []i32) (zs: []f64) \
+                      (is: []i64) (xss: [][]i32)";
+
 impl Case {
     fn program(&self) -> String {
         format!(
-            "entry main (a: i32) (b: i64) (c: f64) (xs: []i32) (ys: []i32) (zs: []f64) \
-             (is: []i64) (xss: [][]i32) : {} =\n  {}\n",
-            self.ret, self.body
+            "{}entry main {PARAMS} : {} =\n  {}\n",
+            self.defs, self.ret, self.body
         )
     }
 }
@@ -470,7 +477,52 @@ fn case() -> BoxedStrategy<Case> {
             let body = expr(&ret, &params(), depth);
             (Just(ret), body, inputs())
         })
-        .prop_map(|(ret, body, inputs)| Case { ret, body, inputs })
+        .prop_map(|(ret, body, inputs)| Case {
+            defs: String::new(),
+            ret,
+            body,
+            inputs,
+        })
+        .boxed()
+}
+
+/// A program with a recursive function `step`, which applies a generated
+/// expression to its accumulator `k` times (`k` its first parameter),
+/// called once or from a `map` with a `k` per element (so calls run
+/// element by element inside bulk code).
+fn recursive_case() -> BoxedStrategy<Case> {
+    (any::<bool>(), 1u32..3)
+        .prop_flat_map(|(mapped, depth)| {
+            let t = if mapped { scalar_ty() } else { any_ty() };
+            (Just(mapped), t, Just(depth))
+        })
+        .prop_flat_map(|(mapped, t, depth)| {
+            let env = with(&with(&params(), "acc", &t), "k", &I64);
+            let step = expr(&t, &env, depth);
+            let init = expr(&t, &params(), 1);
+            (Just(mapped), Just(t), step, init, inputs())
+        })
+        .prop_map(|(mapped, t, step, init, inputs)| {
+            let all = "a b c xs ys zs is xss";
+            let defs = format!(
+                "def step (k: i64) (acc: {t}) {PARAMS} : {t} =\n  \
+                 if k <= 0 then acc else step (k - 1) ({step}) {all}\n\n"
+            );
+            let (ret, body) = if mapped {
+                (
+                    arr(t),
+                    format!("map (\\(x: i32) -> step (i64.i32 x % 4) ({init}) {all}) xs"),
+                )
+            } else {
+                (t, format!("step (b % 4) ({init}) {all}"))
+            };
+            Case {
+                defs,
+                ret,
+                body,
+                inputs,
+            }
+        })
         .boxed()
 }
 
@@ -579,6 +631,22 @@ proptest! {
 
     #[test]
     fn small_step_agrees_with_the_fast_evaluator(c in case()) {
+        check(&c)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: crate::test_env::proptest_cases(500),
+        max_shrink_iters: 200,
+        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("regressions"))),
+        ..ProptestConfig::default()
+    })]
+
+    /// Recursive functions: calls of the core IR against the reference's
+    /// unfolding of definitions.
+    #[test]
+    fn small_step_agrees_with_the_fast_evaluator_on_recursion(c in recursive_case()) {
         check(&c)?;
     }
 }

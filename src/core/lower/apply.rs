@@ -30,6 +30,8 @@ pub enum Closure<'t> {
     Def {
         def: &'t CheckedDef,
         inst: Rc<Inst>,
+        /// A recursive use, inside the definition's own body.
+        own: bool,
     },
     Intrinsic(Intrinsic),
     /// `(x ⊕)` or `(⊕ y)`, with `op` the operator's function.
@@ -64,7 +66,24 @@ impl Closure<'_> {
 }
 
 impl<'t> Lower<'t> {
+    /// A definition applied to all its parameters: a call if it is
+    /// recursive, else its body inlined.
     pub(super) fn apply_def(
+        &mut self,
+        def: &'t CheckedDef,
+        inst: Rc<Inst>,
+        args: Vec<Val<'t>>,
+        span: Span,
+    ) -> LResult<Val<'t>> {
+        if def.recursive {
+            self.call_recursive(def, inst, args, false, span)
+        } else {
+            self.inline_def(def, inst, args, span)
+        }
+    }
+
+    /// The body of a definition, with its parameters bound to `args`.
+    pub(super) fn inline_def(
         &mut self,
         def: &'t CheckedDef,
         inst: Rc<Inst>,
@@ -256,7 +275,16 @@ impl<'t> Lower<'t> {
                 }
                 Ok(r)
             }
-            Closure::Def { def, inst } => self.apply_def(def, inst.clone(), args, span),
+            Closure::Def {
+                def,
+                inst,
+                own: true,
+            } => self.call_recursive(def, inst.clone(), args, true, span),
+            Closure::Def {
+                def,
+                inst,
+                own: false,
+            } => self.apply_def(def, inst.clone(), args, span),
             Closure::Intrinsic(i) => self.intrinsic(i, args, span),
             Closure::Section { op, left, right } => {
                 let x = args.into_iter().next().expect("arity 1");

@@ -294,7 +294,9 @@ impl<'t> Lower<'t> {
                     // A constant: inlined at each use.
                     self.apply_def(def, inst, Vec::new(), span)
                 } else {
-                    Ok(Self::fun(Closure::Def { def, inst }))
+                    // A definition naming itself is a recursive use.
+                    let own = std::ptr::eq(def, ctx.def);
+                    Ok(Self::fun(Closure::Def { def, inst, own }))
                 }
             }
             GlobalKind::Value(v) => self.external(v, span),

@@ -1,22 +1,24 @@
 //! Lowering: from the elaborated (target) AST to the core IR.
 //!
 //! Lowering is an abstract interpreter of the source program: expressions
-//! evaluate to values (`value::Val`), whose leaves are core atoms. Because the language
-//! has no recursion, every function value is known statically: applying it
-//! inlines its body (monomorphised at the argument types), so the core IR
-//! has no calls and no function values, and lambdas survive only as SOAC
-//! operands. Tuples and records become several variables; an array of
+//! evaluate to values (`value::Val`), whose leaves are core atoms. Every
+//! function value is known statically: applying it inlines its body
+//! (monomorphised at the argument types), so the core IR has no function
+//! values, and lambdas survive only as SOAC operands. Recursive
+//! definitions, which cannot be inlined, become functions of the program
+//! and their applications calls (`calls.rs`). Tuples and records become several variables; an array of
 //! tuples is a tuple of arrays. A `rep` stays a lazy `Val::Rep` until
 //! something needs its memory: as a `map` argument it is fused away (the
 //! replicated value is simply free in the lambda).
 //!
 //! The submodules split it by concern: `value` (values, patterns, size
 //! annotations), `expr` (expressions), `apply` (function values and
-//! application), `intrinsic` (intrinsics, SOACs included) and `ad` (the AD
-//! operators).
+//! application), `calls` (recursive definitions as functions),
+//! `intrinsic` (intrinsics, SOACs included) and `ad` (the AD operators).
 
 mod ad;
 mod apply;
+mod calls;
 mod expr;
 mod intrinsic;
 mod sums;
@@ -90,6 +92,8 @@ pub struct Lower<'t> {
     /// While a definition's parameters are bound: the size expressions
     /// that name sizes later parameters bind (`value::Deferred`).
     deferred: Option<Vec<value::Deferred<'t>>>,
+    /// The functions made from recursive definitions.
+    calls: calls::Calls<'t>,
 }
 
 fn no_externals(_: ValueId) -> Option<Type> {
@@ -104,6 +108,7 @@ impl<'t> Lower<'t> {
             externals: Vec::new(),
             external_types: &no_externals,
             deferred: None,
+            calls: calls::Calls::default(),
         }
     }
 
@@ -130,6 +135,18 @@ impl<'t> Lower<'t> {
         let (result, x) = r?;
         body.result = result;
         Ok((body, x))
+    }
+
+    /// The program of `main` (the entry point or expression lowered) and
+    /// the recursive functions it calls.
+    fn program(self, main: Function) -> LResult<Vec<Function>> {
+        let mut functions = vec![main];
+        for f in self.calls.functions {
+            functions.push(f.ok_or_else(|| {
+                Self::internal("a recursive function left unfinished", Span::default())
+            })?);
+        }
+        Ok(functions)
     }
 
     fn internal(msg: impl Into<String>, span: Span) -> Diagnostic {
@@ -215,14 +232,10 @@ impl<'t> Lower<'t> {
 /// function.
 pub fn lower_entry(tenv: &TypeEnv, id: DefId) -> LResult<(Program, Signature)> {
     let mut vars = Vars::new();
-    let (f, sig) = Lower::new(tenv, &mut vars).entry(id)?;
-    Ok((
-        Program {
-            vars,
-            functions: vec![f],
-        },
-        sig,
-    ))
+    let mut l = Lower::new(tenv, &mut vars);
+    let (f, sig) = l.entry(id)?;
+    let functions = l.program(f)?;
+    Ok((Program { vars, functions }, sig))
 }
 
 /// Lowers a REPL expression; returns the program, the type of its value
@@ -237,12 +250,6 @@ pub fn lower_expression(
     let mut l = Lower::with_externals(tenv, &mut vars, externals);
     let (f, t) = l.expression(def, inst)?;
     let ids = l.externals.iter().map(|(id, _)| *id).collect();
-    Ok((
-        Program {
-            vars,
-            functions: vec![f],
-        },
-        t,
-        ids,
-    ))
+    let functions = l.program(f)?;
+    Ok((Program { vars, functions }, t, ids))
 }

@@ -1,0 +1,7 @@
+-- A recursive function cannot return a function (as in Futhark).
+-- ==
+-- error: the recursive function `adder` returns a function
+
+def adder (n: i64) : i64 -> i64 = \x -> if n == 0 then x else adder (n - 1) x + 1
+
+entry main (n: i64) (x: i64) = adder n x
