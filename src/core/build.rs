@@ -33,7 +33,7 @@ use super::ir::{
 };
 use crate::prim::{BinOp, PrimType, UnOp};
 use crate::source::Span;
-use std::rc::Rc;
+use std::sync::Arc;
 
 pub struct Builder<'a> {
     pub vars: &'a mut Vars,
@@ -41,7 +41,7 @@ pub struct Builder<'a> {
     /// The span given to the statements built (run-time errors point there).
     pub span: Span,
     /// The name given to the variables the statements bind (for printing).
-    name: Rc<str>,
+    name: Arc<str>,
 }
 
 /// The statements of the enclosing body while a nested one is built
