@@ -500,7 +500,9 @@ impl<'p> Interp<'p> {
                 )));
             }
             if !self.lanes.is_empty() {
-                for x in &vals {
+                // Only arrays over lanes grow with the chunk: an invariant
+                // one would make a short probe look wide per element.
+                for x in vals.iter().filter(|x| x.mask != 0) {
                     if let Value::Array(a) = &x.v {
                         self.chunk_peak = self.chunk_peak.max(a.size());
                     }
