@@ -34,7 +34,7 @@ use super::ir::{
 use crate::prim::{BinOp, PrimType, UnOp};
 use crate::source::Span;
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// What the statements built so far say about sizes, for lowering's
 /// inference of the sizes no argument gives (`unflatten`'s `[n * m]`, as
@@ -130,7 +130,7 @@ pub struct Builder<'a> {
     /// The span given to the statements built (run-time errors point there).
     pub span: Span,
     /// The name given to the variables the statements bind (for printing).
-    name: Rc<str>,
+    name: Arc<str>,
     pub facts: SizeFacts,
 }
 

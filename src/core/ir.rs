@@ -19,7 +19,7 @@
 use crate::prim::{BinOp, PrimType, Scalar, UnOp};
 use crate::source::Span;
 use std::fmt;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// A core variable: an index into the program's [`Vars`] table.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -89,7 +89,7 @@ impl fmt::Display for Type {
 #[derive(Clone, Debug)]
 pub struct VarInfo {
     /// The source name (or a generated one), for printing.
-    pub name: Rc<str>,
+    pub name: Arc<str>,
     pub ty: Type,
 }
 
@@ -120,7 +120,7 @@ impl Vars {
         Vars::default()
     }
 
-    pub fn fresh(&mut self, name: impl Into<Rc<str>>, ty: Type) -> Var {
+    pub fn fresh(&mut self, name: impl Into<Arc<str>>, ty: Type) -> Var {
         let v = Var(self.infos.len() as u32);
         self.infos.push(VarInfo {
             name: name.into(),
@@ -148,7 +148,7 @@ impl Vars {
     }
 
     /// Renames a variable (names are only for printing).
-    pub fn set_name(&mut self, v: Var, name: impl Into<Rc<str>>) {
+    pub fn set_name(&mut self, v: Var, name: impl Into<Arc<str>>) {
         self.infos[v.0 as usize].name = name.into();
     }
 
@@ -467,7 +467,7 @@ pub enum Exp {
     /// the callee updates its own copy of an array.
     Call {
         func: FunId,
-        name: Rc<str>,
+        name: Arc<str>,
         args: Vec<Atom>,
         ret: Vec<Type>,
     },
@@ -481,7 +481,7 @@ pub struct FunId(pub u32);
 /// or a recursive definition it calls (the others).
 #[derive(Clone, Debug)]
 pub struct Function {
-    pub name: Rc<str>,
+    pub name: Arc<str>,
     pub params: Vec<Var>,
     pub body: Body,
 }

@@ -21,7 +21,7 @@ use crate::prim::BinOp;
 use crate::runtime::Raise;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// A hasher for addresses: they are already unique, only their bits need
 /// mixing.
@@ -54,7 +54,7 @@ fn addr(b: &Body) -> usize {
 pub(crate) struct StmInfo {
     /// Every variable the statement reads, including the free variables of
     /// its nested bodies (sorted, without duplicates).
-    pub uses: Rc<[Var]>,
+    pub uses: Arc<[Var]>,
     /// Variables to drop from the environment after the statement: those it
     /// uses for the last time and those it binds that are never used.
     pub drop: Vec<Var>,
@@ -68,18 +68,18 @@ pub(crate) struct BodyInfo {
     /// Whether result `j` may be moved out of the environment.
     pub result_moves: Vec<bool>,
     /// Variables the body reads but does not bind (sorted).
-    pub free: Rc<[Var]>,
+    pub free: Arc<[Var]>,
     /// Evaluating the body can neither fail nor take long: it consists of
     /// scalar operations that cannot fail and of `if`s of such bodies.
     pub safe: bool,
 }
 
 pub(crate) struct Analysis {
-    bodies: AddrMap<Rc<BodyInfo>>,
+    bodies: AddrMap<Arc<BodyInfo>>,
     /// For each function of the program, every variable it binds
     /// (parameters included): what a call saves and restores, so that a
     /// recursive call does not overwrite its caller's variables.
-    bound: Vec<Rc<[Var]>>,
+    bound: Vec<Arc<[Var]>>,
 }
 
 impl Analysis {
@@ -107,14 +107,14 @@ impl Analysis {
         }
     }
 
-    pub fn body(&self, b: &Body) -> R<&Rc<BodyInfo>> {
+    pub fn body(&self, b: &Body) -> R<&Arc<BodyInfo>> {
         self.bodies
             .get(&addr(b))
             .ok_or_else(|| Fail::internal("a body that was not analysed"))
     }
 
     /// The variables function `f` binds.
-    pub fn bound(&self, f: FunId) -> R<Rc<[Var]>> {
+    pub fn bound(&self, f: FunId) -> R<Arc<[Var]>> {
         self.bound
             .get(f.0 as usize)
             .cloned()
@@ -163,12 +163,12 @@ fn direct_vars(e: &Exp) -> Vec<Var> {
 
 struct Builder<'p> {
     prog: &'p Program,
-    free: AddrMap<Rc<[Var]>>,
-    infos: AddrMap<Rc<BodyInfo>>,
+    free: AddrMap<Arc<[Var]>>,
+    infos: AddrMap<Arc<BodyInfo>>,
 }
 
 impl Builder<'_> {
-    fn free_body(&mut self, b: &Body) -> Rc<[Var]> {
+    fn free_body(&mut self, b: &Body) -> Arc<[Var]> {
         if let Some(f) = self.free.get(&addr(b)) {
             return f.clone();
         }
@@ -191,7 +191,7 @@ impl Builder<'_> {
         }
         free.sort();
         free.dedup();
-        let free: Rc<[Var]> = free.into();
+        let free: Arc<[Var]> = free.into();
         self.free.insert(addr(b), free.clone());
         free
     }
@@ -262,7 +262,7 @@ impl Builder<'_> {
         let free = self.free_body(b);
         self.infos.insert(
             addr(b),
-            Rc::new(BodyInfo {
+            Arc::new(BodyInfo {
                 stms,
                 result_moves,
                 free,

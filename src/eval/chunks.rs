@@ -10,27 +10,45 @@
 //! are copied into the final arrays as they come; a `reduce` or `scan`
 //! threads its accumulator (the *carry*) from one chunk to the next.
 //!
-//! What a parallel evaluator can rely on:
-//! - **Boundaries never depend on timing.** The first chunk has the length
-//!   the interpreter's last chunk left it with; every later length is
-//!   computed from the sizes of the arrays the chunk before it built
-//!   (`Interp::tune_chunk`). The boundaries are a function of the program
-//!   and its inputs.
-//! - **A chunk's work depends only on its inputs**: its slice of the SOAC's
-//!   arguments and the carry. The per-chunk state of the interpreter (the
-//!   size peak and the accumulator log) is reset when a chunk starts. A
-//!   `map` has no carry, so its chunks are independent; for `reduce` and
-//!   `scan` the carry is the one sequential dependency, which a parallel
-//!   evaluator replaces by combining per-chunk results in a fixed tree.
+//! Chunks on several threads, with results independent of the count:
+//! - **Boundaries never depend on timing, nor on the thread count.** The
+//!   first chunk is a short probe (`PROBE_CHUNK` elements), so that a body
+//!   building large arrays per element (a row of a `k × n` map-reduce)
+//!   never has a large first chunk; the first chunk to succeed in bulk
+//!   fixes the length of every later one from the sizes of the arrays it
+//!   built (`Interp::tune_chunk`: its largest temporary about
+//!   `CHUNK_BUDGET` elements, so a nested map-reduce runs in cache-sized
+//!   tiles). The boundaries are a function of the program and its inputs.
+//! - **Maps on workers, combination in order.** Once the length is fixed,
+//!   batches of chunks go to the rayon pool: each worker evaluates the
+//!   *map* of its chunk (the `map` itself, or the map fused into a
+//!   `reduce`/`scan`, so the intermediate array of a redomap exists one
+//!   chunk at a time) with its own interpreter, and the calling thread
+//!   combines the results in chunk order, continuing the carry exactly as
+//!   it would alone. A chunk's map depends only on its slice of the
+//!   arguments, and element-wise work computes each element on its own, so
+//!   1 thread and 64 give the same bits (`eval::proptests`).
+//! - Values cross threads as `Plain` scalars and arrays; a SOAC reading a
+//!   `rep` or an accumulator (which hold `Rc`s) stays on the calling
+//!   thread, as does a batch with a chunk that fails or is irregular (it is
+//!   evaluated again here, reporting errors as one thread does).
 
+use super::EvalOptions;
+use super::analysis::Analysis;
 use super::error::{Fail, R};
-use super::interp::Interp;
+use super::interp::{Interp, PROBE_CHUNK};
 use super::kernels::{from_vec, row_major};
 use super::lanes::LVal;
 use super::soac::slice_outer;
-use crate::core::ir::{Lambda, Operator};
+use super::threads;
+use crate::core::ir::{Lambda, Operator, Program, Var};
+use crate::prim::Scalar;
 use crate::runtime::Raise;
 use crate::runtime::value::{Array, Element, Value};
+use rayon::prelude::*;
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 #[cfg(test)]
 thread_local! {
@@ -67,7 +85,7 @@ struct ChunkOut {
     carry: Vec<LVal>,
 }
 
-impl ChunkOp<'_> {
+impl<'l> ChunkOp<'l> {
     /// How many results have a row per element.
     fn row_results(self, carry: usize) -> usize {
         match self {
@@ -127,9 +145,19 @@ impl ChunkOp<'_> {
             }
         })
     }
+
+    /// The map whose chunks worker threads may evaluate: the `map`
+    /// itself, or the map fused into a `reduce` or `scan` (whose
+    /// combination stays on the calling thread).
+    fn mapped(self) -> Option<&'l Lambda> {
+        match self {
+            ChunkOp::Map(lam) => Some(lam),
+            ChunkOp::Reduce(_, pre) | ChunkOp::Scan(_, pre) => pre,
+        }
+    }
 }
 
-impl Interp<'_> {
+impl<'p> Interp<'p> {
     /// Runs an outermost SOAC over its `n >= 1` elements (the arguments
     /// `vals`) chunk by chunk, starting from `carry`: the results with a
     /// row per element, and the final carry.
@@ -147,18 +175,33 @@ impl Interp<'_> {
         // Irregular chunks are likely to be followed by more: after one,
         // the rest go element by element.
         let mut in_bulk = true;
+        // The first chunk is a probe; the first chunk to succeed in bulk
+        // fixes the length of all later ones.
+        let mut len = PROBE_CHUNK;
+        let mut tuned = false;
+        let mut parallel = true;
         let mut start = 0;
         while start < n {
             self.check_interrupt()?;
-            let c = self.chunk_len(n - start);
+            if tuned && in_bulk && parallel {
+                start =
+                    self.chunks_in_parallel(op, vals, (start, n), len, &mut rows, &mut carry)?;
+                // Either all are done, or a chunk needs the calling thread.
+                parallel = false;
+                continue;
+            }
+            let c = len.min(n - start);
             let chunk: Vec<LVal> = vals
                 .iter()
                 .map(|x| slice_outer(x, start, start + c))
                 .collect();
             let out = if in_bulk {
                 match self.chunk_in_bulk(op, &chunk, c, &carry) {
-                    Ok(out) => {
+                    Ok((out, next)) => {
                         self.flush_acc_log(None)?;
+                        if !tuned {
+                            (len, tuned) = (next, true);
+                        }
                         out
                     }
                     Err(e) if e.is_interrupt() => return Err(e),
@@ -182,17 +225,201 @@ impl Interp<'_> {
         Ok((rows, carry))
     }
 
+    /// A chunk in bulk, continuing from `carry`: what it produced, and the
+    /// length of the next chunk (from the sizes of the arrays it built).
     fn chunk_in_bulk(
         &mut self,
         op: ChunkOp,
         chunk: &[LVal],
         c: usize,
         carry: &[LVal],
-    ) -> R<ChunkOut> {
+    ) -> R<(ChunkOut, usize)> {
         self.start_chunk()?;
         let xs = op.inputs(self, chunk, c)?;
-        self.tune_chunk(c);
-        op.combine(self, xs, c, carry)
+        let next = self.tune_chunk(c);
+        Ok((op.combine(self, xs, c, carry)?, next))
+    }
+
+    /// The chunks `start..n` (of `len` elements each) on the threads of
+    /// the pool, a batch at a time: workers evaluate the map of each chunk
+    /// (the `map`, or the map fused into a `reduce` or `scan`), and this
+    /// thread combines their results in chunk order, as it would have
+    /// computed them itself; so the results are the same bits for any
+    /// thread count. Returns how far it got: it stops before a batch in
+    /// which a chunk fails or meets something irregular, which this thread
+    /// then evaluates again (bodies are pure). It does nothing where the
+    /// SOAC reads a value that cannot cross threads (a `rep` or an
+    /// accumulator), has no map or one that builds no array per element,
+    /// or when memory is tracked (the peak reported is then one thread's).
+    fn chunks_in_parallel(
+        &mut self,
+        op: ChunkOp,
+        vals: &[LVal],
+        (mut start, n): (usize, usize),
+        len: usize,
+        rows: &mut [Rows],
+        carry: &mut Vec<LVal>,
+    ) -> R<usize> {
+        // Chunks whose map builds no array per element (`x * x`) cost less
+        // than handing them over and collecting their results; the kernels
+        // split those that are long enough.
+        let wide = len.saturating_mul(2) <= self.chunk_budget();
+        if !wide || self.options().track_memory || n - start < 2 * len {
+            return Ok(start);
+        }
+        let Some((pool, threads)) = threads::chunk_pool() else {
+            return Ok(start);
+        };
+        let Some(shared) = self.shared(op, vals) else {
+            return Ok(start);
+        };
+        while start < n {
+            self.check_interrupt()?;
+            let batch: Vec<(usize, usize)> = (start..n)
+                .step_by(len)
+                .take(4 * threads)
+                .map(|s| (s, len.min(n - s)))
+                .collect();
+            let outs: Vec<Result<Vec<Plain>, Failed>> =
+                pool.install(|| batch.par_iter().map(|&(s, c)| shared.chunk(s, c)).collect());
+            if outs.iter().any(|o| matches!(o, Err(Failed::Interrupted))) {
+                return Err(Fail::interrupted());
+            }
+            let Ok(outs) = outs.into_iter().collect::<Result<Vec<_>, Failed>>() else {
+                return Ok(start);
+            };
+            for (xs, &(s, c)) in outs.into_iter().zip(&batch) {
+                let xs = xs.into_iter().map(|x| LVal::inv(x.value())).collect();
+                let out = match op.combine(self, xs, c, carry) {
+                    Ok(out) => out,
+                    Err(e) if e.is_interrupt() => return Err(e),
+                    // The calling thread evaluates this chunk again, and
+                    // reports the error as it does.
+                    Err(_) => return Ok(s),
+                };
+                for (r, v) in rows.iter_mut().zip(out.rows) {
+                    r.push(v)?;
+                }
+                *carry = out.carry;
+                start = s + c;
+            }
+        }
+        Ok(start)
+    }
+
+    /// What the workers need to evaluate the map of chunks of `op`, if it
+    /// has one and every value it reads can cross threads.
+    fn shared<'l>(&self, op: ChunkOp<'l>, vals: &[LVal]) -> Option<Shared<'l>>
+    where
+        'p: 'l,
+    {
+        let lam = op.mapped()?;
+        let info = self.body_info(&lam.body).ok()?;
+        let free = info
+            .free
+            .iter()
+            .filter(|v| !lam.params.contains(v))
+            .map(|v| Some((*v, Plain::of(self.get(*v).ok()?)?)))
+            .collect::<Option<_>>()?;
+        Some(Shared {
+            prog: self.prog(),
+            analysis: self.analysis().clone(),
+            interrupt: self.options().interrupt.clone(),
+            lam,
+            free,
+            args: vals.iter().map(Plain::of).collect::<Option<_>>()?,
+        })
+    }
+}
+
+/// A value that may cross threads: a scalar or an array, never a `rep` or
+/// an accumulator (which hold `Rc`s), and over no lane.
+enum Plain {
+    Scalar(Scalar),
+    Array(Array),
+}
+
+impl Plain {
+    fn of(x: &LVal) -> Option<Plain> {
+        match &x.v {
+            _ if x.mask != 0 => None,
+            Value::Scalar(s) => Some(Plain::Scalar(*s)),
+            Value::Array(a) => Some(Plain::Array(a.clone())),
+            Value::Rep(_) | Value::Acc(_) => None,
+        }
+    }
+
+    fn value(self) -> Value {
+        match self {
+            Plain::Scalar(s) => Value::Scalar(s),
+            Plain::Array(a) => Value::Array(a),
+        }
+    }
+
+    fn lval(&self) -> LVal {
+        LVal::inv(match self {
+            Plain::Scalar(s) => Value::Scalar(*s),
+            Plain::Array(a) => Value::Array(a.clone()),
+        })
+    }
+}
+
+/// Why a worker gave a chunk back.
+enum Failed {
+    Interrupted,
+    /// An error, something irregular, or a result that cannot cross
+    /// threads: the calling thread evaluates the chunk again.
+    Retry,
+}
+
+/// What every worker reads: the program and its analysis, the map, and
+/// the values of its free variables and arguments.
+struct Shared<'s> {
+    prog: &'s Program,
+    analysis: Arc<Analysis>,
+    interrupt: Option<Arc<AtomicBool>>,
+    lam: &'s Lambda,
+    free: Vec<(Var, Plain)>,
+    args: Vec<Plain>,
+}
+
+impl Shared<'_> {
+    /// The map's results over the chunk of `c` elements from `s`, in bulk,
+    /// by a fresh interpreter on this thread (which splits no kernel
+    /// further).
+    fn chunk(&self, s: usize, c: usize) -> Result<Vec<Plain>, Failed> {
+        let opts = EvalOptions {
+            interrupt: self.interrupt.clone(),
+            track_memory: false,
+            checkpoint_vars: HashSet::new(),
+            bulk: true,
+            device: None,
+            threads: 1,
+            grain_scale: 1,
+        };
+        let mut it = Interp::with_analysis(self.prog, &opts, self.analysis.clone());
+        for (v, x) in &self.free {
+            it.bind(*v, x.lval());
+        }
+        let chunk: Vec<LVal> = self
+            .args
+            .iter()
+            .map(|x| slice_outer(&x.lval(), s, s + c))
+            .collect();
+        let xs = it.map_lanes(self.lam, &chunk, c).map_err(|e| {
+            if e.is_interrupt() {
+                Failed::Interrupted
+            } else {
+                Failed::Retry
+            }
+        })?;
+        if !it.acc_log_is_empty() {
+            return Err(Failed::Retry);
+        }
+        xs.iter()
+            .map(Plain::of)
+            .collect::<Option<_>>()
+            .ok_or(Failed::Retry)
     }
 }
 

@@ -30,25 +30,30 @@ use crate::{dispatch_prim, with_array};
 use ndarray::{ArcArray, IxDyn};
 use std::collections::HashSet;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-/// Lanes per chunk of an outermost map before anything is known about its
-/// body.
-const INITIAL_CHUNK: usize = 1024;
+/// Lanes in the first chunk of an outermost SOAC, before anything is known
+/// about its body: small, so that a body building large arrays per lane
+/// (a row of a `k × n` map-reduce) does not make the first chunk's
+/// temporaries the largest of the run.
+pub(crate) const PROBE_CHUNK: usize = 16;
 /// Bounds on the chunk length chosen from what the previous chunk built.
-const MIN_CHUNK: usize = 64;
+const MIN_CHUNK: usize = 1;
 const MAX_CHUNK: usize = 1 << 16;
 /// Elements the largest array of a chunk should have, so that the
-/// temporaries of one chunk stay in cache.
+/// temporaries of one chunk stay in cache (a nested map-reduce over
+/// `k × n` runs in tiles of this many elements).
 const CHUNK_BUDGET: usize = 1 << 15;
 /// Calls nested at most this deep (recursion past it is reported as a
 /// stack overflow). Each level takes a few kilobytes of stack segments.
 pub(crate) const MAX_CALL_DEPTH: usize = 10_000;
+const TEST_CHUNK_BUDGET: usize = 64;
 
 pub(crate) struct Interp<'p> {
     prog: &'p Program,
     opts: &'p EvalOptions,
-    analysis: Analysis,
+    analysis: Arc<Analysis>,
     env: Vec<Option<LVal>>,
     /// The length of each lane, innermost last.
     lanes: Vec<usize>,
@@ -57,8 +62,6 @@ pub(crate) struct Interp<'p> {
     tracked: Option<HashSet<Var>>,
     /// Elements of the largest array built since the current chunk began.
     chunk_peak: usize,
-    /// Lanes in the next chunk of an outermost map.
-    chunk: usize,
     /// The lanes the code being evaluated runs over: those of the enclosing
     /// maps, only the compacted lane inside a partitioned branch, and none
     /// of those a per-lane evaluation iterates over itself. An accumulator
@@ -161,16 +164,25 @@ impl LaneCursor {
 
 impl<'p> Interp<'p> {
     pub fn new(prog: &'p Program, opts: &'p EvalOptions, body: &Body) -> Interp<'p> {
+        Interp::with_analysis(prog, opts, Arc::new(Analysis::of_body(prog, body)))
+    }
+
+    /// An interpreter sharing an analysis already made (the workers that
+    /// evaluate chunks of an outermost SOAC on other threads).
+    pub fn with_analysis(
+        prog: &'p Program,
+        opts: &'p EvalOptions,
+        analysis: Arc<Analysis>,
+    ) -> Interp<'p> {
         Interp {
             prog,
             opts,
-            analysis: Analysis::of_body(prog, body),
+            analysis,
             env: vec![None; prog.vars.len()],
             lanes: Vec::new(),
             stats: EvalStats::default(),
             tracked: opts.track_memory.then(HashSet::new),
             chunk_peak: 0,
-            chunk: INITIAL_CHUNK,
             active: 0,
             acc_log: Vec::new(),
             depth: 0,
@@ -260,8 +272,22 @@ impl<'p> Interp<'p> {
         }
     }
 
-    pub fn body_info(&self, b: &Body) -> R<Rc<BodyInfo>> {
+    pub fn body_info(&self, b: &Body) -> R<Arc<BodyInfo>> {
         self.analysis.body(b).cloned()
+    }
+
+    /// The analysis of the function being evaluated.
+    pub fn analysis(&self) -> &Arc<Analysis> {
+        &self.analysis
+    }
+
+    pub fn options(&self) -> &EvalOptions {
+        self.opts
+    }
+
+    /// Whether accumulator updates made in bulk await their chunk's end.
+    pub fn acc_log_is_empty(&self) -> bool {
+        self.acc_log.is_empty()
     }
 
     /// Pushes an active lane of length `n`, returning its index.
@@ -332,12 +358,6 @@ impl<'p> Interp<'p> {
 
     // ----- chunks of outermost SOACs (see `chunks.rs`) -----
 
-    /// Lanes for the next chunk of an outermost SOAC with `left` elements
-    /// to go.
-    pub fn chunk_len(&self, left: usize) -> usize {
-        left.min(self.chunk)
-    }
-
     /// Starts a chunk evaluated in bulk. Updates are logged only inside
     /// lanes and flushed or dropped when the chunk that made them ends, so
     /// where a chunk starts (no lane active) the log is empty.
@@ -351,11 +371,22 @@ impl<'p> Interp<'p> {
         Ok(())
     }
 
-    /// Sizes the next chunk from the largest array the current one (of `c`
-    /// lanes) built: only sizes, never time, decide chunk boundaries.
-    pub fn tune_chunk(&mut self, c: usize) {
+    /// The length of the next chunk, from the largest array the current
+    /// one (of `c` lanes) built: only sizes, never time, decide chunk
+    /// boundaries.
+    pub fn tune_chunk(&self, c: usize) -> usize {
         let per_lane = (self.chunk_peak / c.max(1)).max(1);
-        self.chunk = (CHUNK_BUDGET / per_lane).clamp(MIN_CHUNK, MAX_CHUNK);
+        (self.chunk_budget() / per_lane).clamp(MIN_CHUNK, MAX_CHUNK)
+    }
+
+    /// Elements the largest array of a chunk should have.
+    pub fn chunk_budget(&self) -> usize {
+        // Tests that split the smallest work (grain 0) cut short chunks.
+        if self.opts.grain_scale == 0 {
+            TEST_CHUNK_BUDGET
+        } else {
+            CHUNK_BUDGET
+        }
     }
 
     /// Logs an accumulator update made in bulk.
@@ -477,7 +508,9 @@ impl<'p> Interp<'p> {
                 )));
             }
             if !self.lanes.is_empty() {
-                for x in &vals {
+                // Only arrays over lanes grow with the chunk: an invariant
+                // one would make a short probe look wide per element.
+                for x in vals.iter().filter(|x| x.mask != 0) {
                     if let Value::Array(a) = &x.v {
                         self.chunk_peak = self.chunk_peak.max(a.size());
                     }

@@ -73,9 +73,9 @@ pub struct EvalOptions {
     /// The OpenCL device SOAC statements are offloaded to (by default the
     /// process's setting: `--device`, `URCHIN_DEVICE`, `:device`).
     pub device: Option<Arc<crate::gpu::Gpu>>,
-    /// Threads for element-wise work (by default the process's setting:
-    /// `--threads`, `URCHIN_THREADS`, else every core). Results do not
-    /// depend on it.
+    /// Threads for chunks of outermost SOACs and element-wise work (by
+    /// default the process's setting: `--threads`, `URCHIN_THREADS`, else
+    /// every core). Results do not depend on it.
     pub threads: usize,
     /// Multiplies the sizes below which element-wise work stays on one
     /// thread: 1 is the tuned sizes; 0 splits even the smallest arrays

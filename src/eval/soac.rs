@@ -29,6 +29,7 @@ use crate::with_array;
 use ndarray::{ArcArray, Axis, IxDyn, Slice};
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Below this many lanes, a reduction along an axis longer than this is
 /// done as a tree of bulk operator applications rather than one
@@ -274,8 +275,8 @@ fn fast_input<'a>(
 /// analyses, looked up once, and scratch vectors reused at every step.
 struct SeqState<'l> {
     op: &'l Lambda,
-    op_info: Rc<BodyInfo>,
-    pre: Option<(&'l Lambda, Rc<BodyInfo>)>,
+    op_info: Arc<BodyInfo>,
+    pre: Option<(&'l Lambda, Arc<BodyInfo>)>,
     x: Vec<LVal>,
     args: Vec<LVal>,
 }

@@ -4,10 +4,11 @@
 //! The count is a process setting (`--threads`, else `URCHIN_THREADS`,
 //! else every core) that each evaluation copies into its `EvalOptions`.
 //! Work is split only where every element is computed on its own (the
-//! element-wise kernels, and folds of independent rows), so each element
-//! is computed by the same function of the same operands whichever thread
-//! runs it: results are bit-identical for any thread count, by
-//! construction rather than by a careful combination order.
+//! maps of chunks of outermost SOACs, in `chunks.rs`; the element-wise
+//! kernels; folds of independent rows), so each element is computed by
+//! the same function of the same operands whichever thread runs it:
+//! results are bit-identical for any thread count, by construction rather
+//! than by a careful combination order.
 //!
 //! Threads come from a rayon pool per thread count, built once and kept:
 //! kernels run on chunks of a few thousand to a few hundred thousand
@@ -111,6 +112,13 @@ impl Drop for Scope {
         let prev = self.previous.take();
         CONTEXT.with(|c| c.replace(prev));
     }
+}
+
+/// The pool and its thread count, for evaluating the chunks of an
+/// outermost SOAC on several threads; `None` with one thread. Worker
+/// threads have no context, so the kernels they call stay on them.
+pub(crate) fn chunk_pool() -> Option<(Arc<rayon::ThreadPool>, usize)> {
+    CONTEXT.with(|c| c.borrow().as_ref().map(|c| (c.pool.clone(), c.threads)))
 }
 
 /// How to split `len` elements of work whose grain is `grain`: the pool

@@ -27,6 +27,7 @@ use crate::types::CheckedDef;
 use crate::types::scheme::Inst;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// A specialisation of a recursive definition.
 pub(super) struct Spec<'t> {
@@ -37,7 +38,7 @@ pub(super) struct Spec<'t> {
     func: FunId,
     /// The function's name: the definition's, numbered from the second
     /// specialisation on (`f`, `f_2`, ...).
-    name: Rc<str>,
+    name: Arc<str>,
     /// The core types of the results.
     ret: Vec<Type>,
     /// The call site's variables the body reads, passed after the
@@ -224,7 +225,7 @@ impl<'t> Lower<'t> {
         let func = FunId(self.calls.functions.len() as u32 + 1);
         self.calls.functions.push(None);
         let k = self.calls.specs.len();
-        let name: Rc<str> = match self
+        let name: Arc<str> = match self
             .calls
             .specs
             .iter()

@@ -203,7 +203,7 @@ impl<'t> Lower<'t> {
                 if let Val::Leaf(Atom::Var(var)) = &v {
                     let name = self.b.vars.name(*var);
                     if name.starts_with('_') {
-                        self.b.vars.set_name(*var, x.clone());
+                        self.b.vars.set_name(*var, &**x);
                     }
                 }
                 Ok(env.bind(x.clone(), v))
