@@ -168,7 +168,13 @@ impl<'p> Printer<'p> {
             }
             self.stm(s, indent);
         }
-        let r = format!("in {}", self.tuple(&b.result));
+        // A body without statements is its result alone (`in` needs a
+        // `let` before it to parse).
+        let r = if b.stms.is_empty() {
+            self.tuple(&b.result)
+        } else {
+            format!("in {}", self.tuple(&b.result))
+        };
         self.line(indent, &r);
     }
 
@@ -351,10 +357,10 @@ impl<'p> Printer<'p> {
                 body,
                 stripmine,
             } => {
-                let ps: Vec<String> = params
-                    .iter()
-                    .map(|(p, i)| format!("{} = {}", self.var(*p), self.atom(i)))
-                    .collect();
+                // Futhark's form, `loop (a, b) = (x, y)`, so that it parses.
+                let vars: Vec<Var> = params.iter().map(|(p, _)| *p).collect();
+                let inits: Vec<Atom> = params.iter().map(|(_, i)| *i).collect();
+                let ps = format!("{} = {}", self.pattern(&vars), self.tuple(&inits));
                 let attr = stripmine
                     .map(|k| format!("#[stripmine({k})] "))
                     .unwrap_or_default();
@@ -372,7 +378,7 @@ impl<'p> Printer<'p> {
                     }
                 };
                 let b = self.nested_body(body, indent + 1);
-                format!("{attr}loop ({}) {head} do\n{}", ps.join(", "), b.trim_end())
+                format!("{attr}loop {ps} {head} do\n{}", b.trim_end())
             }
             Exp::Map { lam, args } => {
                 let l = self.lambda(lam, indent);

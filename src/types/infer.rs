@@ -272,7 +272,7 @@ impl<'g> Infer<'g> {
             .filter_map(|v| match self.subst.state(*v) {
                 VarState::Unbound {
                     class, rigid: None, ..
-                } if !matches!(class, Class::Any) => Some(format!(
+                } if !matches!(class, Class::Any | Class::Fields(_) | Class::Constrs(_)) => Some(format!(
                     "`{}` is {}",
                     named.tyvar(*v),
                     class.describe()
@@ -1635,8 +1635,15 @@ impl<'g> Infer<'g> {
             // A literal or an operand of arithmetic: its class rules out
             // a function, and its type variable means nothing to a user.
             Base::Var(v) if !matches!(self.subst.class_of(v), Class::Any | Class::Fields(_)) => {
-                let class = format!("has {}", self.subst.class_of(v).describe());
-                Err(self.not_a_function(desc, argno, span, &class))
+                let class = self.subst.class_of(v).describe();
+                let shown = self.show(f);
+                let what = if shown.starts_with('[') {
+                    let elem = shown.trim_start_matches("[]");
+                    format!("has type `{shown}`, where `{elem}` is {class}")
+                } else {
+                    format!("has {class}")
+                };
+                Err(self.not_a_function(desc, argno, span, &what))
             }
             Base::Var(_) => {
                 let p = self.full_var();
@@ -1674,9 +1681,14 @@ impl<'g> Infer<'g> {
             return Diagnostic::ty(message, span)
                 .with_label(format!("applied to {argno} argument{s}, this {what}"));
         }
+        let help = if what.starts_with("has type `[") {
+            "to index an array, write `xs[i]`"
+        } else {
+            "write an operator between the two, or parentheses around an argument that is itself an application"
+        };
         Diagnostic::ty(message, span)
             .with_label(format!("{desc} {what}"))
-            .with_help("write an operator between the two, or parentheses around an argument that is itself an application")
+            .with_help(help)
     }
 
     /// C-MAP (`mapN f a1 .. aN`: each `ai : []pi` exactly) and C-REP.

@@ -142,7 +142,7 @@ fn replay(path: &Path, scratch: &Path) -> Vec<String> {
         let lines = |t: &str| t.lines().map(str::to_string).collect::<Vec<_>>();
         if !matches(&lines(&want), &lines(&got)) {
             failures.push(format!(
-                "{}:{}: the transcript reads\n{want}\nbut the REPL prints\n{got}\n",
+                "{}:{}: the transcript reads\n{want}\nbut the REPL prints\n{out}<<<\n",
                 path.display(),
                 b.line
             ));
