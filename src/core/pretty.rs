@@ -51,13 +51,25 @@ impl<'p> Printer<'p> {
         for v in &order {
             *totals.entry(base_name(self.vars.name(*v))).or_default() += 1;
         }
+        // A parameter keeps its name when an inner variable has it too (an
+        // inlined helper's parameter, say): the signature reads as the
+        // source, and the inner variables are numbered.
+        let mut param_totals: HashMap<String, usize> = HashMap::new();
+        for p in &f.params {
+            *param_totals.entry(base_name(self.vars.name(*p))).or_default() += 1;
+        }
         for v in order {
             if self.names.contains_key(&v) {
                 continue;
             }
             let base = base_name(self.vars.name(v));
+            let alone = if f.params.contains(&v) {
+                param_totals[&base] == 1
+            } else {
+                totals[&base] == 1
+            };
             let n = self.counts.entry(base.clone()).or_default();
-            let shown = if totals[&base] == 1 && !self.vars.name(v).starts_with('_') {
+            let shown = if alone && !self.vars.name(v).starts_with('_') {
                 base.clone()
             } else {
                 *n += 1;
@@ -479,7 +491,9 @@ impl<'p> Printer<'p> {
                     .map(|d| d
                         .as_ref()
                         .map(|a| self.atom(a))
-                        .unwrap_or_else(|| "_".into()))
+                        // A dimension left unchecked: a typed hole, so
+                        // that the program still parses.
+                        .unwrap_or_else(|| "???".into()))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),

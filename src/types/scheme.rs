@@ -226,3 +226,24 @@ impl Inst {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{erase_sizes, sized};
+
+    #[test]
+    fn sizes_are_erased_inside_brackets_only() {
+        assert_eq!(erase_sizes("[n][3]f64"), "[][]f64");
+        assert_eq!(erase_sizes("*[n]f64 -> {x: [m]i32}"), "*[]f64 -> {x: []i32}");
+    }
+
+    #[test]
+    fn an_annotation_is_shown_only_where_it_reads_as_the_inferred_type() {
+        let s = |x: &str| x.to_string();
+        assert_eq!(sized(s("[]f64"), Some(s("[n]f64"))), "[n]f64");
+        // A type abbreviation, or a type parameter named otherwise.
+        assert_eq!(sized(s("[]f64"), Some(s("vec"))), "[]f64");
+        assert_eq!(sized(s("[]a"), Some(s("[n]t"))), "[]a");
+        assert_eq!(sized(s("f64"), None), "f64");
+    }
+}
