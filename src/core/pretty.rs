@@ -56,7 +56,9 @@ impl<'p> Printer<'p> {
         // source, and the inner variables are numbered.
         let mut param_totals: HashMap<String, usize> = HashMap::new();
         for p in &f.params {
-            *param_totals.entry(base_name(self.vars.name(*p))).or_default() += 1;
+            *param_totals
+                .entry(base_name(self.vars.name(*p)))
+                .or_default() += 1;
         }
         for v in order {
             if self.names.contains_key(&v) {

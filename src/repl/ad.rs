@@ -74,7 +74,11 @@ pub(super) fn grad(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Resul
     // type, not the `()` a free type variable defaults to.
     let head_scheme = r.checked(head, sink)?.scheme;
     let (params, _) = Type::arrows(&defaulted(&head_scheme));
-    let (shown, _) = Type::arrows(&head_scheme.ty.subst(&head_scheme.defaults(Defaulting::Show)));
+    let (shown, _) = Type::arrows(
+        &head_scheme
+            .ty
+            .subst(&head_scheme.defaults(Defaulting::Show)),
+    );
     let mut floats = Vec::with_capacity(args.len());
     for (i, a) in args.iter().enumerate() {
         let own = defaulted(&r.checked(a, sink)?.scheme);
@@ -526,13 +530,10 @@ impl<'a> Wrapper<'a> {
         let n = self.params.len();
         let internal: Vec<&str> = self.names.iter().map(|(i, _)| i.as_str()).collect();
         let (xs, seeds) = internal.split_at(n);
-        let types = self
-            .params
-            .iter()
-            .chain(match self.dir {
-                Direction::Reverse => std::slice::from_ref(self.result),
-                Direction::Forward => self.params,
-            });
+        let types = self.params.iter().chain(match self.dir {
+            Direction::Reverse => std::slice::from_ref(self.result),
+            Direction::Forward => self.params,
+        });
         let decl: Vec<String> = internal
             .iter()
             .zip(types)

@@ -27,12 +27,15 @@ pub fn warnings(mut spans: Vec<Span>) -> Vec<Diagnostic> {
     spans
         .into_iter()
         .map(|s| {
-            let mut d = Diagnostic::ty("`#[break]` is ignored: urchin does not stop at breakpoints", s)
-                .with_label("evaluation does not pause here")
-                .with_help(
-                    "to see values as they are computed use `#[trace]` (prints the value) \
+            let mut d = Diagnostic::ty(
+                "`#[break]` is ignored: urchin does not stop at breakpoints",
+                s,
+            )
+            .with_label("evaluation does not pause here")
+            .with_help(
+                "to see values as they are computed use `#[trace]` (prints the value) \
                      or `#[trace(tag)]`; `:step EXPR` shows every reduction step",
-                );
+            );
             d.warning = true;
             d
         })

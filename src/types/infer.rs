@@ -272,11 +272,9 @@ impl<'g> Infer<'g> {
             .filter_map(|v| match self.subst.state(*v) {
                 VarState::Unbound {
                     class, rigid: None, ..
-                } if !matches!(class, Class::Any | Class::Fields(_) | Class::Constrs(_)) => Some(format!(
-                    "`{}` is {}",
-                    named.tyvar(*v),
-                    class.describe()
-                )),
+                } if !matches!(class, Class::Any | Class::Fields(_) | Class::Constrs(_)) => {
+                    Some(format!("`{}` is {}", named.tyvar(*v), class.describe()))
+                }
                 _ => {
                     named.tyvar(*v);
                     None
@@ -303,14 +301,11 @@ impl<'g> Infer<'g> {
             OriginKind::App { head, param, arg } => {
                 let p = self.show_with(param, &mut namer);
                 let a = self.show_with(arg, &mut namer);
-                let d = Diagnostic::ty(
-                    format!("cannot apply {head} to this argument"),
-                    origin.span,
-                )
-                .with_label(format!("this has type `{a}`"))
-                .with_note(format!("{head} expects an argument of type `{p}`"));
-                self.where_classes(d, &namer)
-                .with_help(
+                let d =
+                    Diagnostic::ty(format!("cannot apply {head} to this argument"), origin.span)
+                        .with_label(format!("this has type `{a}`"))
+                        .with_note(format!("{head} expects an argument of type `{p}`"));
+                self.where_classes(d, &namer).with_help(
                     "no number of implicit `map`s or `rep`s makes these fit; check the argument, \
                          or write the `map`s you mean explicitly",
                 )
@@ -1653,9 +1648,7 @@ impl<'g> Infer<'g> {
                     &shape,
                     f,
                     span,
-                    &format!(
-                        "{desc} is applied to an argument but is not known to be a function"
-                    ),
+                    &format!("{desc} is applied to an argument but is not known to be a function"),
                 )?;
                 Ok((p, r))
             }

@@ -67,7 +67,11 @@ impl Scheme {
                 _ => None,
             };
             let shown = sized(inferred, annotated);
-            parts.push(if a.is_open() { format!("({shown})") } else { shown });
+            parts.push(if a.is_open() {
+                format!("({shown})")
+            } else {
+                shown
+            });
             t = (**b).clone();
         }
         let inferred = self.show_with(&t, namer);
@@ -234,7 +238,10 @@ mod tests {
     #[test]
     fn sizes_are_erased_inside_brackets_only() {
         assert_eq!(erase_sizes("[n][3]f64"), "[][]f64");
-        assert_eq!(erase_sizes("*[n]f64 -> {x: [m]i32}"), "*[]f64 -> {x: []i32}");
+        assert_eq!(
+            erase_sizes("*[n]f64 -> {x: [m]i32}"),
+            "*[]f64 -> {x: []i32}"
+        );
     }
 
     #[test]

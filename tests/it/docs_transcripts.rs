@@ -77,9 +77,8 @@ fn inputs(text: &str) -> Vec<&str> {
 
 /// Times, ratios and input numbers made wildcards; trailing blanks gone.
 fn normalise(text: &str) -> String {
-    static TIME: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\d+(\.\d+)?\s?(ms|µs|ns|s)\b").expect("a valid regex")
-    });
+    static TIME: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\d+(\.\d+)?\s?(ms|µs|ns|s)\b").expect("a valid regex"));
     static RATIO: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"\d+(\.\d+)?×").expect("a valid regex"));
     static INPUT: LazyLock<Regex> =
@@ -87,10 +86,7 @@ fn normalise(text: &str) -> String {
     let t = TIME.replace_all(text, "<time>");
     let t = RATIO.replace_all(&t, "<ratio>×");
     let t = INPUT.replace_all(&t, "<repl:N>");
-    t.lines()
-        .map(str::trim_end)
-        .collect::<Vec<_>>()
-        .join("\n")
+    t.lines().map(str::trim_end).collect::<Vec<_>>().join("\n")
 }
 
 /// Whether `got` reads as `want`, where a line `...` in `want` stands for
