@@ -955,7 +955,7 @@ impl Repl {
                 GlobalKind::Def(id)
                     if (id.0 as usize) < self.session.prelude_defs && !n.contains('.') =>
                 {
-                    Some((id, n, self.global_type(&g)))
+                    Some((id, n, self.global_type(g)))
                 }
                 _ => None,
             })
