@@ -53,7 +53,7 @@ def loss (w: f64, b: f64) : f64 =
 
 -- The derivative is an ordinary program. `:vjp` shows it: a forward
 -- sweep computes the residuals, and the return sweep carries the
--- adjoint `y_bar` back to `w` and `b`.
+-- result's cotangent, `seed`, back to `w` and `b`.
 
 -- > :vjp loss
 

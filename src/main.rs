@@ -499,7 +499,12 @@ fn check(file: &PathBuf, stats: bool, local_solving: bool) -> Result<ExitCode> {
     };
     for id in ids {
         let d = s.def(id);
-        println!("{} : {}", d.name, d.scheme);
+        let mut namer = urchin::types::ty::Namer::default();
+        println!(
+            "{} : {}",
+            d.name,
+            d.scheme.show_sized_with(&mut namer, &d.source)
+        );
         if stats {
             let st = &d.stats;
             println!(

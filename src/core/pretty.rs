@@ -51,13 +51,27 @@ impl<'p> Printer<'p> {
         for v in &order {
             *totals.entry(base_name(self.vars.name(*v))).or_default() += 1;
         }
+        // A parameter keeps its name when an inner variable has it too (an
+        // inlined helper's parameter, say): the signature reads as the
+        // source, and the inner variables are numbered.
+        let mut param_totals: HashMap<String, usize> = HashMap::new();
+        for p in &f.params {
+            *param_totals
+                .entry(base_name(self.vars.name(*p)))
+                .or_default() += 1;
+        }
         for v in order {
             if self.names.contains_key(&v) {
                 continue;
             }
             let base = base_name(self.vars.name(v));
+            let alone = if f.params.contains(&v) {
+                param_totals[&base] == 1
+            } else {
+                totals[&base] == 1
+            };
             let n = self.counts.entry(base.clone()).or_default();
-            let shown = if totals[&base] == 1 && !self.vars.name(v).starts_with('_') {
+            let shown = if alone && !self.vars.name(v).starts_with('_') {
                 base.clone()
             } else {
                 *n += 1;
@@ -168,7 +182,13 @@ impl<'p> Printer<'p> {
             }
             self.stm(s, indent);
         }
-        let r = format!("in {}", self.tuple(&b.result));
+        // A body without statements is its result alone (`in` needs a
+        // `let` before it to parse).
+        let r = if b.stms.is_empty() {
+            self.tuple(&b.result)
+        } else {
+            format!("in {}", self.tuple(&b.result))
+        };
         self.line(indent, &r);
     }
 
@@ -351,10 +371,10 @@ impl<'p> Printer<'p> {
                 body,
                 stripmine,
             } => {
-                let ps: Vec<String> = params
-                    .iter()
-                    .map(|(p, i)| format!("{} = {}", self.var(*p), self.atom(i)))
-                    .collect();
+                // Futhark's form, `loop (a, b) = (x, y)`, so that it parses.
+                let vars: Vec<Var> = params.iter().map(|(p, _)| *p).collect();
+                let inits: Vec<Atom> = params.iter().map(|(_, i)| *i).collect();
+                let ps = format!("{} = {}", self.pattern(&vars), self.tuple(&inits));
                 let attr = stripmine
                     .map(|k| format!("#[stripmine({k})] "))
                     .unwrap_or_default();
@@ -372,7 +392,7 @@ impl<'p> Printer<'p> {
                     }
                 };
                 let b = self.nested_body(body, indent + 1);
-                format!("{attr}loop ({}) {head} do\n{}", ps.join(", "), b.trim_end())
+                format!("{attr}loop {ps} {head} do\n{}", b.trim_end())
             }
             Exp::Map { lam, args } => {
                 let l = self.lambda(lam, indent);
@@ -473,7 +493,9 @@ impl<'p> Printer<'p> {
                     .map(|d| d
                         .as_ref()
                         .map(|a| self.atom(a))
-                        .unwrap_or_else(|| "_".into()))
+                        // A dimension left unchecked: a typed hole, so
+                        // that the program still parses.
+                        .unwrap_or_else(|| "???".into()))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),

@@ -288,6 +288,12 @@ fn fold(e: Exp) -> Folded {
         Exp::BinOp(BinOp::Mul | BinOp::Div | BinOp::Pow, a, b) if is_one(&b) => {
             Folded::Atoms(vec![a])
         }
+        // Exact: `pow(x, 0)` is 1 for every `x`, NaN and 0 included (IEEE
+        // 754 and integer powers alike); derivatives of derivatives of
+        // `x ** c` leave such terms.
+        Exp::BinOp(BinOp::Pow, _, Atom::Const(c)) if is_zero(&Atom::Const(c)) => {
+            Folded::Atoms(vec![Atom::Const(Scalar::one(c.ty()))])
+        }
         // Exact: a correctly rounded `pow` squares as `*` does.
         Exp::BinOp(BinOp::Pow, a, Atom::Const(c))
             if c.as_f64() == 2.0 && c.ty() != PrimType::Bool =>

@@ -10,6 +10,7 @@
 use super::commands::{Invocation, usage};
 use super::print;
 use super::{Failed, Flow, Repl, Sink, duration, show_scheme};
+use crate::core::ir::{Var, Vars};
 use crate::core::pretty::Printer;
 use crate::diag::Diagnostic;
 use crate::driver::Compiled;
@@ -21,6 +22,7 @@ use crate::syntax::ast::{Expr, ExprKind, Ident, Literal, Pat, QualName};
 use crate::types::env::GlobalKind;
 use crate::types::scheme::{Defaulting, Scheme};
 use crate::types::ty::{Base, Rank, Type};
+use std::collections::HashSet;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -68,12 +70,21 @@ pub(super) fn grad(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Resul
     // An argument counts as typed by the function's parameter where that
     // is fixed: a literal `2` passed for an `i32` is an integer, and an
     // empty `[]` passed for a `[]f64` is floats.
-    let (params, _) = Type::arrows(&defaulted(&r.checked(head, sink)?.scheme));
+    // A parameter that nothing fixes (`\x -> 5.0`) takes the argument's
+    // type, not the `()` a free type variable defaults to.
+    let head_scheme = r.checked(head, sink)?.scheme;
+    let (params, _) = Type::arrows(&defaulted(&head_scheme));
+    let (shown, _) = Type::arrows(
+        &head_scheme
+            .ty
+            .subst(&head_scheme.defaults(Defaulting::Show)),
+    );
     let mut floats = Vec::with_capacity(args.len());
     for (i, a) in args.iter().enumerate() {
         let own = defaulted(&r.checked(a, sink)?.scheme);
+        let fixed = shown.get(i).is_some_and(|t| !has_type_var(t));
         let t = match params.get(i) {
-            Some(p) if all_float(p) != all_float(&own) => p.clone(),
+            Some(p) if fixed && all_float(p) != all_float(&own) => p.clone(),
             _ => own,
         };
         floats.push((all_float(&t), t));
@@ -250,6 +261,18 @@ fn all_float(t: &Type) -> bool {
     }
 }
 
+/// Whether a type mentions a type variable.
+fn has_type_var(t: &Type) -> bool {
+    match &t.base {
+        Base::Var(_) => true,
+        Base::Prim(_) => false,
+        Base::Tuple(ts) => ts.iter().any(has_type_var),
+        Base::Record(fs) => fs.iter().any(|(_, t)| has_type_var(t)),
+        Base::Arrow(a, b) => has_type_var(a) || has_type_var(b),
+        Base::Sum(cs) => cs.iter().any(|(_, ts)| ts.iter().any(has_type_var)),
+    }
+}
+
 /// A scheme's type at the defaults for differentiating.
 pub(super) fn defaulted(s: &Scheme) -> Type {
     s.ty.subst(&s.defaults(Defaulting::Differentiate))
@@ -383,11 +406,12 @@ impl Repl {
             return Err(r.report(&d, sink));
         }
         let names = param_names(r, e, params.len());
-        let text = wrapper(text, &params, &result, dir, &name_of(e), &names);
+        let wrapper = Wrapper::new(text, &params, &result, dir, &names);
         let saved = r.session.checkpoint();
-        let compiled = compile_wrapper(r, &text, sink);
+        let compiled = compile_wrapper(r, &wrapper.definition(&name_of(e)), sink);
         r.session.rollback(saved);
-        let compiled = compiled?;
+        let mut compiled = compiled?;
+        wrapper.show_source_names(&mut compiled.program.vars);
         Ok(Printer::program_labelled(&compiled.program, &compiled.tags))
     }
 }
@@ -402,10 +426,11 @@ fn compile_wrapper(r: &mut Repl, text: &str, sink: &mut dyn Sink) -> Result<Comp
     r.session.compile(id).map_err(|d| r.report(&d, sink))
 }
 
-/// The parameter names of a definition given by name, so that the
-/// derivative program reads like the definition; `x`, `x1`, ... otherwise.
+/// The parameter names of the function, so that the derivative program
+/// reads like its source: a definition's or a lambda's own names; `x`,
+/// `x1`, ... otherwise.
 fn param_names(r: &Repl, e: &Expr, n: usize) -> Vec<String> {
-    let own = match &e.kind {
+    let own: Vec<Option<String>> = match &e.kind {
         ExprKind::Var(q) => match r.session.types.globals.lookup(q) {
             Some(g) => match &g.kind {
                 GlobalKind::Def(id) => r
@@ -420,9 +445,11 @@ fn param_names(r: &Repl, e: &Expr, n: usize) -> Vec<String> {
             },
             None => Vec::new(),
         },
+        ExprKind::Lambda(ps, _, _) => ps.iter().map(pat_name).collect(),
         _ => Vec::new(),
     };
-    if own.len() == n && own.iter().all(Option::is_some) {
+    let distinct = own.iter().flatten().collect::<HashSet<_>>().len() == own.len();
+    if own.len() == n && own.iter().all(Option::is_some) && distinct {
         return own.into_iter().flatten().collect();
     }
     if n == 1 {
@@ -448,58 +475,107 @@ fn name_of(e: &Expr) -> String {
     }
 }
 
-/// The definition whose body is the derivative:
-/// `def f_vjp (x: A) (y_bar: B) = vjp (f) x y_bar`, with the parameters
-/// tupled when `f` takes several.
-fn wrapper(
-    f: &str,
-    params: &[Type],
-    result: &Type,
+/// The name the result's cotangent is shown under in `:vjp`: not
+/// `NAME_bar`, which would read as the adjoint of a variable `NAME`.
+const SEED: &str = "seed";
+
+/// The definition whose body is the derivative,
+/// `def f_vjp (x: A) (seed: B) = vjp (f) x seed`, with the parameters
+/// tupled when `f` takes several. Its parameters have names that nothing
+/// in `f` can capture; once compiled, the variables are renamed to the
+/// names shown (the source's, and `x_dot` or `seed`), which the printer
+/// then keeps apart by numbering should they clash.
+struct Wrapper<'a> {
+    f: &'a str,
+    params: &'a [Type],
+    result: &'a Type,
     dir: Direction,
-    name: &str,
-    names: &[String],
-) -> String {
-    let taken = |n: &str| mentions(f, n);
-    let xs: Vec<String> = names.iter().map(|x| fresh(x, &taken)).collect();
-    let mut decl: Vec<String> = xs
-        .iter()
-        .zip(params)
-        .map(|(x, t)| format!("({x}: {t})"))
-        .collect();
-    let tuple = |vs: &[String]| {
-        if vs.len() == 1 {
-            vs[0].clone()
-        } else {
-            format!("({})", vs.join(", "))
-        }
-    };
-    let fun = if xs.len() == 1 {
-        format!("({f})")
-    } else {
-        format!("(\\{} -> ({f}) {})", tuple(&xs), xs.join(" "))
-    };
-    let (suffix, seeds) = match dir {
-        Direction::Reverse => {
-            let y = fresh("y_bar", &taken);
-            decl.push(format!("({y}: {result})"));
-            ("vjp", y)
-        }
-        Direction::Forward => {
-            let dots: Vec<String> = xs
-                .iter()
-                .map(|x| fresh(&format!("{x}_dot"), &taken))
-                .collect();
-            for (d, t) in dots.iter().zip(params) {
-                decl.push(format!("({d}: {t})"));
+    /// (internal name, shown name) of each parameter, the function's own
+    /// first.
+    names: Vec<(String, String)>,
+}
+
+impl<'a> Wrapper<'a> {
+    fn new(
+        f: &'a str,
+        params: &'a [Type],
+        result: &'a Type,
+        dir: Direction,
+        shown: &[String],
+    ) -> Wrapper<'a> {
+        let taken = |n: &str| mentions(f, n);
+        let mut names: Vec<(String, String)> = shown
+            .iter()
+            .enumerate()
+            .map(|(k, x)| (fresh(&format!("arg__{k}"), &taken), x.clone()))
+            .collect();
+        match dir {
+            Direction::Reverse => names.push((fresh("seed__", &taken), SEED.to_string())),
+            Direction::Forward => {
+                for (k, x) in shown.iter().enumerate() {
+                    names.push((fresh(&format!("dot__{k}"), &taken), format!("{x}_dot")));
+                }
             }
-            ("jvp", tuple(&dots))
         }
-    };
-    format!(
-        "def {name}_{suffix} {} = {suffix} {fun} {} {seeds}",
-        decl.join(" "),
-        tuple(&xs)
-    )
+        Wrapper {
+            f,
+            params,
+            result,
+            dir,
+            names,
+        }
+    }
+
+    fn definition(&self, name: &str) -> String {
+        let n = self.params.len();
+        let internal: Vec<&str> = self.names.iter().map(|(i, _)| i.as_str()).collect();
+        let (xs, seeds) = internal.split_at(n);
+        let types = self.params.iter().chain(match self.dir {
+            Direction::Reverse => std::slice::from_ref(self.result),
+            Direction::Forward => self.params,
+        });
+        let decl: Vec<String> = internal
+            .iter()
+            .zip(types)
+            .map(|(x, t)| format!("({x}: {t})"))
+            .collect();
+        let tuple = |vs: &[&str]| {
+            if vs.len() == 1 {
+                vs[0].to_string()
+            } else {
+                format!("({})", vs.join(", "))
+            }
+        };
+        let f = self.f;
+        let fun = if n == 1 {
+            format!("({f})")
+        } else {
+            format!("(\\{} -> ({f}) {})", tuple(xs), xs.join(" "))
+        };
+        let op = self.dir.command();
+        format!(
+            "def {name}_{op} {} = {op} {fun} {} {}",
+            decl.join(" "),
+            tuple(xs),
+            tuple(seeds)
+        )
+    }
+
+    /// Renames the wrapper's parameters, and the variables named after
+    /// them (`arg__0_bar`), to the names shown.
+    fn show_source_names(&self, vars: &mut Vars) {
+        for k in 0..vars.len() {
+            let v = Var(k as u32);
+            let name = vars.name(v);
+            let renamed = self.names.iter().find_map(|(internal, shown)| {
+                let rest = name.strip_prefix(internal.as_str())?;
+                (rest.is_empty() || rest.starts_with('_')).then(|| format!("{shown}{rest}"))
+            });
+            if let Some(n) = renamed {
+                vars.set_name(v, n);
+            }
+        }
+    }
 }
 
 /// `base`, or `base'`, `base''`, ... : the first that `taken` rejects not.

@@ -14,6 +14,7 @@
 //! left as it was.
 
 mod ad;
+mod breakpoints;
 pub mod commands;
 mod complete;
 mod highlight;
@@ -418,6 +419,18 @@ impl Repl {
             return self.command(text, file, sink);
         }
         let input = syntax::parse_repl(text, file).map_err(|ds| self.report_all(&ds, sink))?;
+        let mut breaks = Vec::new();
+        match &input {
+            ReplInput::Expr(e) | ReplInput::Bind(_, e) => breakpoints::find(e, &mut breaks),
+            ReplInput::Decs(ds) => {
+                for d in ds {
+                    if let Dec::Val(v) = d {
+                        breakpoints::find(&v.body, &mut breaks);
+                    }
+                }
+            }
+        }
+        self.warn_breakpoints(breaks, sink);
         match input {
             ReplInput::Expr(e) => {
                 self.evaluate(&e, sink)?;
@@ -464,6 +477,14 @@ impl Repl {
         Failed
     }
 
+    /// Warns of the `#[break]`s of an input (which does not fail).
+    fn warn_breakpoints(&self, spans: Vec<crate::source::Span>, sink: &mut dyn Sink) {
+        let ds = breakpoints::warnings(spans);
+        if !ds.is_empty() {
+            sink.err(&render_all(&ds, &self.session.sources, self.color));
+        }
+    }
+
     fn report_all(&self, ds: &[Diagnostic], sink: &mut dyn Sink) -> Failed {
         sink.err(&render_all(ds, &self.session.sources, self.color));
         Failed
@@ -499,6 +520,11 @@ impl Repl {
 
     /// The type of an expression as `:type` shows it (see [`show_scheme`]).
     fn type_of(&self, e: &Expr, sink: &mut dyn Sink) -> Result<String, Failed> {
+        if let ExprKind::Var(q) = &e.kind {
+            if let Some(g) = self.session.types.globals.lookup(q) {
+                return Ok(self.global_type(&g));
+            }
+        }
         let checked = self
             .session
             .check_expr(e)
@@ -742,6 +768,11 @@ impl Repl {
         })?;
         match self.session.load_replacing(&name, &text) {
             Ok(ids) => {
+                let mut breaks = Vec::new();
+                for id in &ids {
+                    breakpoints::find(&self.session.def(*id).source.body, &mut breaks);
+                }
+                self.warn_breakpoints(breaks, sink);
                 self.order = ids
                     .iter()
                     .map(|id| Bound::Value(self.session.def(*id).name.to_string()))
@@ -801,7 +832,7 @@ impl Repl {
                 },
                 GlobalKind::Intrinsic(_) => "built in".to_string(),
             };
-            lines.push(self.typed_line(&name.to_string(), &g.scheme));
+            lines.push(self.shown_line(&name.to_string(), &self.global_type(&g)));
             lines.push(format!("  -- {site}"));
         } else if let Some((_, s)) = intrinsics::global(&name.name).filter(|_| name.qual.is_none())
         {
@@ -870,10 +901,20 @@ impl Repl {
     }
 
     fn typed_line(&self, name: &str, scheme: &Scheme) -> String {
-        format!(
-            "{name} : {}",
-            paint(&show_scheme(scheme), Style::Type, self.color)
-        )
+        self.shown_line(name, &show_scheme(scheme))
+    }
+
+    fn shown_line(&self, name: &str, ty: &str) -> String {
+        format!("{name} : {}", paint(ty, Style::Type, self.color))
+    }
+
+    /// The type of a global as the REPL shows it: a definition's with the
+    /// size names of its source.
+    fn global_type(&self, g: &crate::types::env::Global) -> String {
+        match g.kind {
+            GlobalKind::Def(id) => show_scheme_of(&g.scheme, Some(&self.session.def(id).source)),
+            _ => show_scheme(&g.scheme),
+        }
     }
 
     fn browse_user(&self) -> Vec<String> {
@@ -883,7 +924,7 @@ impl Repl {
             .filter_map(|b| match b {
                 Bound::Value(n) => {
                     let g = globals.lookup(&QualName::plain(n.as_str()))?;
-                    Some(self.typed_line(n, &g.scheme))
+                    Some(self.shown_line(n, &self.global_type(&g)))
                 }
                 Bound::Type(n) => {
                     let a = globals.lookup_type(n)?;
@@ -919,13 +960,13 @@ impl Repl {
                 GlobalKind::Def(id)
                     if (id.0 as usize) < self.session.prelude_defs && !n.contains('.') =>
                 {
-                    Some((id, n, g.scheme.clone()))
+                    Some((id, n, self.global_type(g)))
                 }
                 _ => None,
             })
             .collect();
         defs.sort_by_key(|(id, _, _)| *id);
-        lines.extend(defs.iter().map(|(_, n, s)| self.typed_line(n, s)));
+        lines.extend(defs.iter().map(|(_, n, t)| self.shown_line(n, t)));
         lines.push(format!(
             "-- numeric modules: {} (:browse f32 lists one)",
             PrimType::NUMERIC.map(|t| t.name()).join(", ")
@@ -991,11 +1032,20 @@ fn is_function(t: &Type) -> bool {
 /// polymorphic and says what its constrained variables may be
 /// (`a -> a, where a is a numeric type`).
 fn show_scheme(s: &Scheme) -> String {
+    show_scheme_of(s, None)
+}
+
+/// [`show_scheme`] of a definition, with the size names its source
+/// declares (`[n]f64 -> [n]f64`).
+fn show_scheme_of(s: &Scheme, source: Option<&ValDec>) -> String {
     if !is_function(&s.ty) {
         return defaulted(s);
     }
     let mut namer = Namer::default();
-    let text = s.show_with(&s.ty, &mut namer);
+    let text = match source {
+        Some(d) => s.show_sized_with(&mut namer, d),
+        None => s.show_with(&s.ty, &mut namer),
+    };
     let constraints: Vec<String> = s
         .tyvars
         .iter()

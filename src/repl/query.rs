@@ -3,7 +3,7 @@
 //! type and doc comment), for a notebook's Tab and Shift-Tab.
 
 use super::complete::{Completion, complete};
-use super::{Repl, show_scheme, single_name};
+use super::{Repl, single_name};
 use crate::syntax::ast::{Dec, TypeDec};
 use crate::syntax::pretty;
 use crate::types::env::GlobalKind;
@@ -29,7 +29,7 @@ impl Repl {
         let q = single_name(name)?;
         let globals = &self.session.types.globals;
         if let Some(g) = globals.lookup(&q) {
-            let mut text = format!("{q} : {}", show_scheme(&g.scheme));
+            let mut text = format!("{q} : {}", self.global_type(&g));
             match g.kind {
                 GlobalKind::Def(id) => {
                     if let Some(doc) = &self.session.def(id).source.doc {

@@ -50,7 +50,14 @@ pub struct RuntimeError {
 
 impl RuntimeError {
     pub fn to_diagnostic(&self) -> Diagnostic {
-        Diagnostic::runtime(self.message.clone(), self.span)
+        let d = Diagnostic::runtime(self.message.clone(), self.span);
+        match self.kind {
+            // The `rep` is AUTOMAP's, not the user's: say what it did.
+            RuntimeErrorKind::RepLength => d
+                .with_label("a value is used here as an array (AUTOMAP replicates it), but nothing says how long that array is")
+                .with_help("pass an array, or build one of the length you mean: `replicate n x`"),
+            _ => d,
+        }
     }
 }
 

@@ -16,7 +16,7 @@ use super::patterns::Matcher;
 use super::rank::{AppId, RankKind, RankSystem};
 use super::scheme::{Inst, Scheme};
 use super::ty::{Base, Namer, Rank, RankVar, RankView, TyVar, Type, TypePrinter};
-use super::unify::{Class, Mismatch, Subst};
+use super::unify::{Class, Mismatch, Subst, VarState};
 use crate::diag::Diagnostic;
 use crate::prim::PrimType;
 use crate::source::Span;
@@ -177,19 +177,29 @@ impl RankView for Infer<'_> {
     }
 }
 
+/// The head of an application as messages name it: quoted source text
+/// (`` `f` ``, `` `(+)` ``), or words where the text is long.
 fn describe_head(h: &Head<'_>) -> String {
+    let short = |e: &Expr, long: &str| {
+        let text = crate::syntax::pretty::expr(e);
+        if text.chars().count() <= 30 && !text.contains('\n') {
+            format!("`{text}`")
+        } else {
+            long.to_string()
+        }
+    };
     match h {
         Head::Expr(e) => match &e.kind {
-            ExprKind::Var(q) => q.to_string(),
-            ExprKind::OpValue(op) => format!("({})", op.symbol()),
-            ExprKind::Lambda(..) => "this function".into(),
-            _ => "this function".into(),
+            ExprKind::Var(q) => format!("`{q}`"),
+            ExprKind::OpValue(op) => format!("`({})`", op.symbol()),
+            ExprKind::Lambda(..) => short(e, "this function"),
+            _ => short(e, "this expression"),
         },
-        Head::Op(op) => format!("({})", op.symbol()),
-        Head::Backtick(q) => q.to_string(),
+        Head::Op(op) => format!("`({})`", op.symbol()),
+        Head::Backtick(q) => format!("`{q}`"),
         Head::Neg => "negation".into(),
         Head::Not => "`!`".into(),
-        Head::Proj(f) => format!("(.{f})"),
+        Head::Proj(f) => format!("`(.{f})`"),
     }
 }
 
@@ -263,6 +273,32 @@ impl<'g> Infer<'g> {
         self.origins.len() - 1
     }
 
+    /// A note saying what the constrained type variables a message shows
+    /// stand for (`a` is a numeric type), as `:type` does.
+    fn where_classes(&self, d: Diagnostic, namer: &Namer) -> Diagnostic {
+        let mut named = Namer::default();
+        let parts: Vec<String> = namer
+            .tyvars()
+            .iter()
+            .filter_map(|v| match self.subst.state(*v) {
+                VarState::Unbound {
+                    class, rigid: None, ..
+                } if !matches!(class, Class::Any | Class::Fields(_) | Class::Constrs(_)) => {
+                    Some(format!("`{}` is {}", named.tyvar(*v), class.describe()))
+                }
+                _ => {
+                    named.tyvar(*v);
+                    None
+                }
+            })
+            .collect();
+        if parts.is_empty() {
+            d
+        } else {
+            d.with_note(format!("where {}", parts.join(", ")))
+        }
+    }
+
     /// The diagnostic for a contradiction in the constraints of `origin`.
     pub fn origin_error(&self, o: usize) -> Diagnostic {
         let Some(origin) = self.origins.get(o) else {
@@ -276,13 +312,11 @@ impl<'g> Infer<'g> {
             OriginKind::App { head, param, arg } => {
                 let p = self.show_with(param, &mut namer);
                 let a = self.show_with(arg, &mut namer);
-                Diagnostic::ty(
-                    format!("cannot apply `{head}` to this argument"),
-                    origin.span,
-                )
-                .with_label(format!("this has type `{a}`"))
-                .with_note(format!("`{head}` expects an argument of type `{p}`"))
-                .with_help(
+                let d =
+                    Diagnostic::ty(format!("cannot apply {head} to this argument"), origin.span)
+                        .with_label(format!("this has type `{a}`"))
+                        .with_note(format!("{head} expects an argument of type `{p}`"));
+                self.where_classes(d, &namer).with_help(
                     "no number of implicit `map`s or `rep`s makes these fit; check the argument, \
                          or write the `map`s you mean explicitly",
                 )
@@ -294,9 +328,10 @@ impl<'g> Infer<'g> {
             } => {
                 let e = self.show_with(expected, &mut namer);
                 let f = self.show_with(found, &mut namer);
-                Diagnostic::ty(format!("type mismatch: {what}"), origin.span)
+                let d = Diagnostic::ty(format!("type mismatch: {what}"), origin.span)
                     .with_label(format!("this has type `{f}`"))
-                    .with_note(format!("expected `{e}`"))
+                    .with_note(format!("expected `{e}`"));
+                self.where_classes(d, &namer)
             }
             OriginKind::ArrayOfFunctions => Diagnostic::ty(
                 "functions may not be stored in arrays",
@@ -1651,6 +1686,19 @@ impl<'g> Infer<'g> {
     ) -> Result<(Type, Type)> {
         match self.subst.resolve_ref(&f.base) {
             Base::Arrow(p, r) => Ok(((**p).clone(), (**r).clone())),
+            // A literal or an operand of arithmetic: its class rules out
+            // a function, and its type variable means nothing to a user.
+            Base::Var(v) if !matches!(self.subst.class_of(*v), Class::Any | Class::Fields(_)) => {
+                let class = self.subst.class_of(*v).describe();
+                let shown = self.show(f);
+                let what = if shown.starts_with('[') {
+                    let elem = shown.trim_start_matches("[]");
+                    format!("has type `{shown}`, where `{elem}` is {class}")
+                } else {
+                    format!("has {class}")
+                };
+                Err(self.not_a_function(desc, argno, span, &what))
+            }
             Base::Var(_) => {
                 let p = self.full_var();
                 let r = self.full_var();
@@ -1659,25 +1707,40 @@ impl<'g> Infer<'g> {
                     &shape,
                     f,
                     span,
-                    &format!(
-                        "`{desc}` is applied to an argument but is not known to be a function"
-                    ),
+                    &format!("{desc} is applied to an argument but is not known to be a function"),
                 )?;
                 Ok((p, r))
             }
             _ => {
-                let what = if argno == 0 {
-                    format!("`{desc}` is not a function")
-                } else {
-                    format!(
-                        "`{desc}` is applied to {} arguments, but takes {argno}",
-                        argno + 1
-                    )
-                };
-                Err(Diagnostic::ty(what, span)
-                    .with_label(format!("`{desc}` has type `{}`", self.show(f))))
+                let shown = format!("has type `{}`", self.show(f));
+                Err(self.not_a_function(desc, argno, span, &shown))
             }
         }
+    }
+
+    /// `desc` (of type `what`) applied to more arguments than it takes.
+    fn not_a_function(&self, desc: &str, argno: usize, span: Span, what: &str) -> Diagnostic {
+        let message = if argno == 0 {
+            format!("{desc} is not a function, so it cannot be applied to an argument")
+        } else {
+            format!(
+                "{desc} is applied to {} arguments, but takes {argno}",
+                argno + 1
+            )
+        };
+        if argno > 0 {
+            let s = if argno == 1 { "" } else { "s" };
+            return Diagnostic::ty(message, span)
+                .with_label(format!("applied to {argno} argument{s}, this {what}"));
+        }
+        let help = if what.starts_with("has type `[") {
+            "to index an array, write `xs[i]`"
+        } else {
+            "write an operator between the two, or parentheses around an argument that is itself an application"
+        };
+        Diagnostic::ty(message, span)
+            .with_label(format!("{desc} {what}"))
+            .with_help(help)
     }
 
     /// C-MAP (`mapN f a1 .. aN`: each `ai : []pi` exactly) and C-REP.
@@ -1714,7 +1777,7 @@ impl<'g> Infer<'g> {
                 if args.len() > n + 1 {
                     return Err(Diagnostic::ty(
                         format!(
-                            "`{}` is applied to {} arguments, but takes {}",
+                            "{} is applied to {} arguments, but takes {}",
                             describe_head(head),
                             args.len(),
                             n + 1
@@ -1734,7 +1797,7 @@ impl<'g> Infer<'g> {
                     &ft,
                     Self::arg_span(args[0]),
                     &format!(
-                        "`{}` needs a function of {n} argument{}",
+                        "{} needs a function of {n} argument{}",
                         describe_head(head),
                         if n == 1 { "" } else { "s" }
                     ),
@@ -1758,7 +1821,7 @@ impl<'g> Infer<'g> {
                 );
                 let po = self.origin(
                     span,
-                    OriginKind::Note(format!("`{}` has the wrong type", describe_head(head))),
+                    OriginKind::Note(format!("{} has the wrong type", describe_head(head))),
                 );
                 self.unify_at(&ht, &plain, po)?;
                 let o = self.origin(span, OriginKind::ArrayOfFunctions);

@@ -8,6 +8,8 @@
 use super::ty::{Base, Namer, Rank, RankVar, RankView, TyVar, Type, TypePrinter};
 use super::unify::Class;
 use crate::prim::PrimType;
+use crate::syntax::ast::{Pat, ValDec};
+use crate::syntax::pretty;
 use std::fmt;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -56,6 +58,68 @@ impl Scheme {
         let mut p = TypePrinter { ranks: self, namer };
         p.print(t)
     }
+}
+
+impl Scheme {
+    /// The scheme's type with the size names its definition declares, as
+    /// Futhark shows it (`[n]f64 -> [n]f64`). A parameter or result
+    /// annotated in the source is shown as annotated, provided that the
+    /// annotation with its sizes erased reads as the inferred type (so a
+    /// type abbreviation or a renamed type parameter falls back to the
+    /// inferred type); the rest as inferred.
+    pub fn show_sized_with(&self, namer: &mut Namer, source: &ValDec) -> String {
+        let mut parts = Vec::new();
+        let mut t = self.ty.clone();
+        for p in &source.params {
+            let (true, Base::Arrow(a, b)) = (t.rank == Rank::zero(), &t.base) else {
+                break;
+            };
+            let inferred = self.show_with(a, namer);
+            let annotated = match p {
+                Pat::Ascribed(_, te, _) => Some(pretty::type_exp(te)),
+                _ => None,
+            };
+            let shown = sized(inferred, annotated);
+            parts.push(if a.is_open() {
+                format!("({shown})")
+            } else {
+                shown
+            });
+            t = (**b).clone();
+        }
+        let inferred = self.show_with(&t, namer);
+        parts.push(sized(inferred, source.ret.as_ref().map(pretty::type_exp)));
+        parts.join(" -> ")
+    }
+}
+
+/// `annotated` if it is `inferred` with sizes named, else `inferred`.
+fn sized(inferred: String, annotated: Option<String>) -> String {
+    match annotated {
+        Some(a) if a != inferred && erase_sizes(&a) == inferred => a,
+        _ => inferred,
+    }
+}
+
+/// `[n][3]f64` as `[][]f64`.
+fn erase_sizes(t: &str) -> String {
+    let mut out = String::with_capacity(t.len());
+    let mut in_dim = false;
+    for c in t.chars() {
+        match c {
+            '[' => {
+                in_dim = true;
+                out.push(c);
+            }
+            ']' => {
+                in_dim = false;
+                out.push(c);
+            }
+            _ if in_dim => {}
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// What the variables of a scheme that nothing fixes are taken to be: the
@@ -177,5 +241,29 @@ impl Inst {
                 .map(|r| Type::new(r.clone(), Base::Tuple(vec![])).subst(outer).rank)
                 .collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{erase_sizes, sized};
+
+    #[test]
+    fn sizes_are_erased_inside_brackets_only() {
+        assert_eq!(erase_sizes("[n][3]f64"), "[][]f64");
+        assert_eq!(
+            erase_sizes("*[n]f64 -> {x: [m]i32}"),
+            "*[]f64 -> {x: []i32}"
+        );
+    }
+
+    #[test]
+    fn an_annotation_is_shown_only_where_it_reads_as_the_inferred_type() {
+        let s = |x: &str| x.to_string();
+        assert_eq!(sized(s("[]f64"), Some(s("[n]f64"))), "[n]f64");
+        // A type abbreviation, or a type parameter named otherwise.
+        assert_eq!(sized(s("[]f64"), Some(s("vec"))), "[]f64");
+        assert_eq!(sized(s("[]a"), Some(s("[n]t"))), "[]a");
+        assert_eq!(sized(s("f64"), None), "f64");
     }
 }

@@ -157,7 +157,7 @@ impl Type {
 
     /// Whether this is a rank-0 type whose printed form needs parentheses
     /// as a constructor's payload or an array's element.
-    fn is_open(&self) -> bool {
+    pub(super) fn is_open(&self) -> bool {
         self.rank.konst == 0
             && self.rank.vars.is_empty()
             && matches!(self.base, Base::Arrow(..) | Base::Sum(_))
@@ -182,6 +182,11 @@ impl Namer {
             }
         };
         letter_name(i)
+    }
+
+    /// The base variables named so far, in order of naming.
+    pub fn tyvars(&self) -> &[TyVar] {
+        &self.tyvars
     }
 
     pub fn rankvar(&mut self, v: RankVar) -> String {
@@ -246,6 +251,12 @@ impl TypePrinter<'_> {
             } else {
                 unknown.push(*v);
             }
+        }
+        // A type variable stands for array types too: dimensions of an
+        // unknown number on one are part of what it stands for, and
+        // `[]^r1 a` would show users a notation of the checker's.
+        if matches!(t.base, Base::Var(_)) {
+            unknown.clear();
         }
         let mut s = "[]".repeat(dims as usize);
         for v in unknown {

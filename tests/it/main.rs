@@ -18,6 +18,7 @@ mod automap_elab;
 mod automap_props;
 mod automap_speed;
 mod bench_cli;
+mod docs_transcripts;
 mod futhark;
 mod futhark_data;
 mod literate;

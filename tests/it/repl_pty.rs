@@ -97,6 +97,20 @@ fn prompt_completion_interrupt_and_history() {
     p.send_line("7 * 6").expect("send");
     value(&mut p, "42");
 
+    // Ctrl-D on a continuation line discards the unfinished input, says
+    // so, and the REPL stays; the next Ctrl-D at the prompt leaves.
+    p.send_line("def unfinished (x: i32) =").expect("send");
+    p.expect("urchin| ").expect("the continuation prompt");
+    p.send(ControlCode::EndOfTransmission).expect("Ctrl-D");
+    p.expect("unfinished input discarded")
+        .expect("the discard message");
+    p.expect("urchin> ").expect("back at the prompt");
+    p.send_line(":type twice").expect("send");
+    value(&mut p, "twice : i32 -> i32");
+    p.send_line(":type unfinished").expect("send");
+    p.expect("unfinished").expect("an error naming it");
+    p.expect("urchin> ").expect("back at the prompt");
+
     // Ctrl-D leaves; the history is saved.
     p.send(ControlCode::EndOfTransmission).expect("Ctrl-D");
     p.expect(Eof).expect("the REPL exits");

@@ -708,3 +708,71 @@ fn integer_literals_must_fit_their_type() {
          def f x = x + 300\nf 1i32\nf 1u8",
     );
 }
+
+#[test]
+fn derivatives_keep_source_names() {
+    check(
+        "derivative_names",
+        ":vjp (\\y -> y * y)\n:jvp (\\x -> x * x)\n:vjp (\\a b -> a * b)\n\
+         def sq (x: f64) = x * x\n:vjp (\\a -> sq a + a)\n\
+         def h (x: f64) (y: f64) = x / y\n:vjp h\n:jvp h\n:grad --explain h 3.0 2.0\n\
+         :jvp (\\x -> jvp (\\y -> y ** 3.0) x 1.0)\n:jvp (\\x -> x ** 1.0)\n\
+         def seed (x: f64) = x + 1\n:vjp (\\x -> seed x * x)",
+    );
+}
+
+#[test]
+fn messages_name_types_as_written() {
+    check(
+        "type_names",
+        "1 2\nmap (+1) 3\n:grad (\\x -> 5.0) 1.0\nlength 3\nf64.sqrt 2.0 3.0\n\
+         (\\x -> x + 1) true\nlet xs = [1, 2] in xs 0",
+    );
+}
+
+#[test]
+fn types_show_size_names() {
+    check(
+        "sizes_shown",
+        "def scale [n] (a: f64) (xs: [n]f64) : [n]f64 = a * xs\n\
+         def dot [n] (xs: [n]f64) (ys: [n]f64) = f64.sum (xs * ys)\n\
+         def outer [n][m] (xs: [n]f64) (ys: [m]f64) : [n][m]f64 = map (\\x -> x * ys) xs\n\
+         type vec = [3]f64\ndef norm (v: vec) = f64.sqrt (dot v v)\n\
+         :type scale\n:t dot\n:info outer\n:browse\n:type scale 2.0",
+    );
+}
+
+#[test]
+fn breakpoints_are_ignored_with_a_warning() {
+    check(
+        "breakpoints",
+        "def f (x: i32) = #[break] x + 1\nf 2\n#[break] f 3\n#[trace] f 4",
+    );
+}
+
+/// `:vjp` and `:jvp` print programs the parser reads back, accumulators
+/// (`withacc`, `upd`), loops with checkpoints and sweeps included.
+#[test]
+fn derivative_programs_parse_back() {
+    let functions = [
+        "(\\(xs: []f64) (is: []i64) -> f64.sum (map (\\i -> xs[i] * xs[i]) is))",
+        "(\\(xs: []f64) -> hist (+) 0 3 [0, 1, 1] xs)",
+        "(\\(xs: []f64) -> scatter (copy xs) [0, 2] [xs[1], xs[0]])",
+        "(\\(x: f64) -> loop y = x for _i < 3 do y * f64.sin y)",
+        "(\\(xs: []f64) -> (reduce (*) 1 xs, scan (+) 0 xs))",
+        "(\\(x: f64) -> if x > 0 then x * x else -x)",
+        "(\\(x: f64) -> jvp (\\y -> y ** 3.0) x 1.0)",
+        "(\\(xs: [][]f64) -> map (\\r -> f64.sum (map (\\v -> v * r[0]) r)) xs)",
+    ];
+    for f in functions {
+        for cmd in [":vjp", ":jvp"] {
+            let mut repl = Repl::new(false);
+            let mut out = String::new();
+            repl.feed(&format!("{cmd} {f}"), &mut out);
+            assert_eq!(repl.failures(), 0, "{cmd} {f} failed:\n{out}");
+            if let Err(ds) = urchin::syntax::parse_program(&out, Default::default()) {
+                panic!("{cmd} {f} prints a program that does not parse:\n{out}\n{ds:?}");
+            }
+        }
+    }
+}

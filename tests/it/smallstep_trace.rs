@@ -103,3 +103,45 @@ fn long_traces_are_cut() {
         trace_with("", "map (\\x -> x * 2 + 1) (iota 30)", &opts)
     );
 }
+
+/// Every step `:step` shows is an expression the parser accepts (with the
+/// redex marks taken out), so that a student can paste one back.
+#[test]
+fn steps_are_in_the_language_syntax() {
+    let examples = [
+        "f64.sqrt [1, 4, 9]",
+        "[1, 2, 3] + 10",
+        "map (\\x -> x * 2) (rep 21)",
+        "let (a, b) = (3, 4) in a * a + b * b",
+        "loop (a, b) = (0, 1) for i < 3 do (b, a + b)",
+        "(reduce (+) 0 [1, 2, 3], scan (+) 0 [1, 2, 3])",
+        "hist (+) 0 2 [0, 1, 0, 5] [1, 2, 3, 4]",
+        "let r = {x = 1.0, y = 2.0} in r with x = r.y",
+        "if 1 < 2 then [1, 2] ++ [3] else [4]",
+        "(\\(x: i32) -> #[trace] x + 1) 2 |> (* 3)",
+    ];
+    let mut s = crate::support::session();
+    let mut steps = 0;
+    for ex in examples {
+        let text = trace(ex);
+        for line in text.lines().skip(1) {
+            let line = line.trim_start();
+            let Some((_, rest)) = line.split_once("  ") else {
+                continue;
+            };
+            let Some(term) = rest.rsplit_once("  (").map(|(t, _)| t) else {
+                continue;
+            };
+            let term = term.replace(['⟨', '⟩'], "");
+            let file = s.add_source("<step>", &term);
+            if let Err(ds) = syntax::parse_expr(&term, file) {
+                panic!(
+                    "step of `{ex}` does not parse: {term}\n{}",
+                    urchin::diag::render_all(&ds, &s.sources, false)
+                );
+            }
+            steps += 1;
+        }
+    }
+    assert!(steps > 50, "only {steps} steps checked");
+}
