@@ -158,10 +158,21 @@ impl Origin {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Term {
     pub kind: TermKind,
     pub span: Span,
+}
+
+/// Written out so that cloning a long `let` chain grows the stack as it
+/// goes instead of overflowing it.
+impl Clone for Term {
+    fn clone(&self) -> Self {
+        crate::stack::deep(|| Term {
+            kind: self.kind.clone(),
+            span: self.span,
+        })
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -280,6 +291,10 @@ impl Term {
     /// `self[σ]`: replaces the free variables bound in `s`. The values are
     /// closed, so nothing can be captured and no renaming is needed.
     pub fn subst(&self, s: &Subst) -> Term {
+        crate::stack::deep(|| self.subst_inner(s))
+    }
+
+    fn subst_inner(&self, s: &Subst) -> Term {
         if s.is_empty() {
             return self.clone();
         }

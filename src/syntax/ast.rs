@@ -672,11 +672,23 @@ pub enum LoopForm {
     While(Box<Expr>),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct Expr {
     pub id: NodeId,
     pub span: Span,
     pub kind: ExprKind,
+}
+
+/// Written out so that cloning a long `let` chain (each `let`'s body is
+/// the next) grows the stack as it goes instead of overflowing it.
+impl Clone for Expr {
+    fn clone(&self) -> Self {
+        crate::stack::deep(|| Expr {
+            id: self.id,
+            span: self.span,
+            kind: self.kind.clone(),
+        })
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -3,9 +3,10 @@
 //! Every phase after parsing recurses over the syntax tree (expressions,
 //! patterns and types alike, and the types the checker infers from them),
 //! so absurd nesting is turned away here with a diagnostic instead of
-//! overflowing the stack later. A `let` chain, an `else if` chain and an
-//! operator chain count one level per link: the AST's own derived
-//! traits (`Clone`, `Drop`) recurse along them.
+//! overflowing the stack later. An `else if` chain and an operator chain
+//! count one level per link; a `let` chain does not (the body after `in`
+//! is at the `let`'s own depth), so every phase, and the AST's `Clone`,
+//! must walk one in bounded stack (`stack::deep`).
 
 use super::ast::{Attr, Dec, Expr, ExprKind, Pat, TypeArg, TypeExp};
 use crate::diag::Diagnostic;
@@ -148,8 +149,23 @@ impl<'a> Walk<'a> {
 
     /// An expression's parts, at depth `d`.
     fn expr(&mut self, e: &'a Expr, d: usize) {
+        // The body after `in` continues the chain at the `let`'s own depth:
+        // a long chain of `let`s is long, not deep (code generators write
+        // thousands), and every phase handles it in bounded stack.
+        let rest = match &e.kind {
+            ExprKind::Let(_, _, body)
+            | ExprKind::LetSizes(_, _, _, body)
+            | ExprKind::LetUpdate { body, .. } => Some(&**body),
+            ExprKind::LetFun(f) => Some(&f.body),
+            _ => None,
+        };
         for c in e.children() {
-            self.push(Node::Expr(c), d);
+            let at = if rest.is_some_and(|r| std::ptr::eq(r, c)) {
+                d - 1
+            } else {
+                d
+            };
+            self.push(Node::Expr(c), at);
         }
         match &e.kind {
             ExprKind::Lambda(ps, ret, _) => {

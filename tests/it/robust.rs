@@ -154,6 +154,26 @@ fn long_call_chains_and_operator_chains_do_not_overflow_the_stack() {
 }
 
 #[test]
+fn a_long_let_chain_is_long_not_deep() {
+    // As code generators write: 10^4 sequential `let`s check, run,
+    // differentiate and step (the reference semantics refuses the term's
+    // depth with a diagnostic, not a crash).
+    let mut text = String::from("def f (x: f64) =\n  let x0 = x * 1.0\n");
+    for i in 1..10_000 {
+        text.push_str(&format!("  let x{i} = x{} + 1.0\n", i - 1));
+    }
+    text.push_str("  in x9999\nentry main (x: f64) = f x\nentry grad (x: f64) = vjp f x 1.0\n");
+    let (_d, p) = program(&text);
+    assert_eq!(clean(&urchin(&["run", &p], "1.0"), ""), "10000.0\n");
+    assert_eq!(
+        clean(&urchin(&["run", "-e", "grad", &p], "1.0"), ""),
+        "1.0\n"
+    );
+    let out = urchin(&["repl", &p], "f 2.0\n:elab f 2.0\n");
+    assert!(clean(&out, "").contains("\n10001.0\nf 2.0\n"));
+}
+
+#[test]
 fn types_patterns_and_attributes_nested_past_the_limit_are_errors() {
     let deep = 10_000;
     let cases = [
