@@ -12,7 +12,7 @@ use crate::eval::{self, EvalOptions, EvalStats};
 use crate::prim::PrimType;
 use crate::runtime::RuntimeError;
 use crate::runtime::value::Value;
-use crate::source::{FileId, SourceMap};
+use crate::source::{FileId, SourceMap, Span};
 use crate::syntax::ast::{Dec, Program as Ast, ValDec};
 use crate::syntax::{self, pretty};
 use crate::types::env::{DefId, GlobalKind, Globals, ValueId};
@@ -237,17 +237,7 @@ impl Session {
         }
         let (mut program, signature) = lower::lower_entry(&self.types, id)?;
         locate_traces(&mut program, &self.sources);
-        let ad = crate::ad::transform_program(&mut program)?;
-        if simplify {
-            simplify::simplify_program(
-                &mut program,
-                if ad.any {
-                    Mode::AfterAd
-                } else {
-                    Mode::Conservative
-                },
-            );
-        }
+        let ad = finish(&mut program, simplify, def.source.span)?;
         Ok(Compiled {
             program,
             signature,
@@ -301,7 +291,7 @@ impl Session {
         let (mut program, ty, externals) =
             lower::lower_expression(&self.types, checked, inst, &lookup)?;
         locate_traces(&mut program, &self.sources);
-        let ad = finish(&mut program)?;
+        let ad = finish(&mut program, true, checked.target.body.span)?;
         Ok((
             Compiled {
                 program,
@@ -371,19 +361,55 @@ impl Default for Session {
     }
 }
 
-/// The passes after lowering: AD, then simplification. Returns the sweep
-/// labels of reverse-mode code.
-fn finish(p: &mut Program) -> Result<crate::ad::AdOutput, Diagnostic> {
+/// The passes after lowering: AD, then (if asked) simplification; returns
+/// the sweep labels of reverse-mode code. Where
+/// [`checking_ir`], the IR is checked after lowering and after each pass;
+/// a violation is a bug of urchin's, reported as an internal error at
+/// `span` (what was being compiled) naming the pass that broke it.
+fn finish(p: &mut Program, simplify: bool, span: Span) -> Result<crate::ad::AdOutput, Diagnostic> {
+    verify(p, "lowering", span)?;
     let ad = crate::ad::transform_program(p)?;
-    simplify::simplify_program(
-        p,
-        if ad.any {
-            Mode::AfterAd
-        } else {
-            Mode::Conservative
-        },
-    );
+    verify(p, "AD", span)?;
+    if simplify {
+        simplify::simplify_program(
+            p,
+            if ad.any {
+                Mode::AfterAd
+            } else {
+                Mode::Conservative
+            },
+        );
+        verify(p, "simplification", span)?;
+    }
     Ok(ad)
+}
+
+/// Whether compilation checks the core IR between passes: in debug builds
+/// (the fuzz targets' too), and wherever `URCHIN_CHECK_IR=1` (CI's tests,
+/// which run release builds). Not by default in a release build: the check
+/// walks the whole program once per pass.
+pub fn checking_ir() -> bool {
+    static FROM_ENV: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    cfg!(debug_assertions)
+        || *FROM_ENV.get_or_init(|| std::env::var_os("URCHIN_CHECK_IR").is_some_and(|v| v == "1"))
+}
+
+fn verify(p: &Program, after: &str, span: Span) -> Result<(), Diagnostic> {
+    if checking_ir() {
+        check_ir(p, after, span)
+    } else {
+        Ok(())
+    }
+}
+
+/// A violation of the IR's invariants as an internal error.
+fn check_ir(p: &Program, after: &str, span: Span) -> Result<(), Diagnostic> {
+    crate::core::check::check_program(p).map_err(|e| {
+        Diagnostic::internal(
+            format!("the core IR is ill-formed after {after}: {e}"),
+            span,
+        )
+    })
 }
 
 /// Writes the source location of each `#[trace]` into its message (where
@@ -403,5 +429,53 @@ fn locate_traces(program: &mut Program, sources: &SourceMap) {
     }
     for f in &mut program.functions {
         body(&mut f.body, sources);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::ir::{Atom, Body, Function, Vars};
+    use crate::diag::Phase;
+
+    #[test]
+    fn ill_formed_ir_is_an_internal_error_naming_the_pass() {
+        let mut vars = Vars::new();
+        let x = vars.fresh("x", CoreType::Prim(PrimType::I32));
+        // `x` is returned but bound nowhere.
+        let mut p = Program {
+            vars,
+            functions: vec![Function {
+                name: "main".into(),
+                params: Vec::new(),
+                body: Body {
+                    stms: Vec::new(),
+                    result: vec![Atom::Var(x)],
+                },
+            }],
+        };
+        let d = check_ir(&p, "AD", Span::default()).expect_err("ill-formed");
+        assert_eq!(d.phase, Phase::Internal);
+        assert!(
+            d.message
+                .starts_with("the core IR is ill-formed after AD: "),
+            "{}",
+            d.message
+        );
+        p.functions[0].params.push(x);
+        assert!(check_ir(&p, "AD", Span::default()).is_ok());
+    }
+
+    #[test]
+    fn compiled_programs_pass_the_ir_check() {
+        let mut s = Session::new();
+        let ids = s
+            .load(
+                "t.fut",
+                "def main (xs: []f64) = vjp (map (\\x -> x * x)) xs (map (+1) xs)",
+            )
+            .expect("checks");
+        let c = s.compile(ids[0]).expect("compiles");
+        assert!(check_ir(&c.program, "simplification", Span::default()).is_ok());
     }
 }

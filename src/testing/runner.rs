@@ -93,13 +93,7 @@ pub fn run_paths<E: Engine>(
             Err(e) => r.fail(&format!("{}: {e}", path.display()))?,
         }
     }
-    let s = r.summary;
-    writeln!(
-        r.out,
-        "{} passed, {} failed, {} skipped",
-        s.passed, s.failed, s.skipped
-    )?;
-    Ok(s)
+    r.finish()
 }
 
 /// A path given explicitly is taken whatever its extension; a directory
@@ -137,6 +131,17 @@ struct Report<'a> {
 }
 
 impl Report<'_> {
+    /// The summary line, and the summary.
+    fn finish(self) -> io::Result<Summary> {
+        let s = self.summary;
+        writeln!(
+            self.out,
+            "{} passed, {} failed, {} skipped",
+            s.passed, s.failed, s.skipped
+        )?;
+        Ok(s)
+    }
+
     fn fail(&mut self, line: &str) -> io::Result<()> {
         self.summary.failed += 1;
         writeln!(self.out, "{line}")
@@ -210,16 +215,54 @@ pub fn test_count(spec: &TestSpec) -> usize {
         .sum()
 }
 
-fn run_file<E: Engine>(path: &Path, engine: &mut E, r: &mut Report) -> io::Result<()> {
-    let name = path.display();
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) => return r.fail(&format!("{name}: cannot read: {e}")),
+/// Runs the test blocks of one program given as text, as `run_paths` runs
+/// a file's, ending with the same summary line; for the fuzz targets
+/// (fuzz/), which must not touch the file system: a case reading values
+/// from a file (`input @`, `output @`) fails, there being no directory to
+/// read them from.
+pub fn run_text<E: Engine>(
+    name: &str,
+    text: &str,
+    engine: &mut E,
+    opts: &RunnerOptions,
+    out: &mut dyn Write,
+) -> io::Result<Summary> {
+    let mut r = Report {
+        out,
+        opts,
+        summary: Summary::default(),
     };
-    let spec = match parse_test_spec(&text, FileId(0)) {
+    run_source(Path::new(name), text, None, engine, &mut r)?;
+    r.finish()
+}
+
+fn run_file<E: Engine>(path: &Path, engine: &mut E, r: &mut Report) -> io::Result<()> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => run_source(
+            path,
+            &text,
+            Some(path.parent().unwrap_or(Path::new(""))),
+            engine,
+            r,
+        ),
+        Err(e) => r.fail(&format!("{}: cannot read: {e}", path.display())),
+    }
+}
+
+/// The tests of a program read from `path`; data files are looked up in
+/// `dir`, where there is one.
+fn run_source<E: Engine>(
+    path: &Path,
+    text: &str,
+    dir: Option<&Path>,
+    engine: &mut E,
+    r: &mut Report,
+) -> io::Result<()> {
+    let name = path.display();
+    let spec = match parse_test_spec(text, FileId(0)) {
         Ok(s) => s,
         Err(d) => {
-            let line = d.span.map_or(1, |s| line_of(&text, s.start));
+            let line = d.span.map_or(1, |s| line_of(text, s.start));
             let label = d
                 .label
                 .as_deref()
@@ -235,14 +278,14 @@ fn run_file<E: Engine>(path: &Path, engine: &mut E, r: &mut Report) -> io::Resul
         r.summary.skipped += test_count(&spec);
         return writeln!(r.out, "{name}: skipped: disabled by a `disable` tag");
     }
-    let compiled = engine.compile(path, &text);
+    let compiled = engine.compile(path, text);
     let mut compile_error_expected = false;
     for block in &spec.blocks {
         let Some((re, span)) = &block.compile_error else {
             continue;
         };
         compile_error_expected = true;
-        let loc = format!("{name}:{}", line_of(&text, span.start));
+        let loc = format!("{name}:{}", line_of(text, span.start));
         let outcome = match (&compiled, Regex::new(re)) {
             (_, Err(e)) => Outcome::Fail(format!("invalid regular expression \"{re}\": {e}")),
             (Ok(_), _) => Outcome::Fail(format!(
@@ -273,17 +316,16 @@ fn run_file<E: Engine>(path: &Path, engine: &mut E, r: &mut Report) -> io::Resul
         }
     };
     let failed_before = r.summary.failed;
-    let dir = path.parent().unwrap_or(Path::new(""));
     for block in &spec.blocks {
         for (prop, span) in &block.properties {
-            let loc = format!("{name}:{}: property `{prop}`", line_of(&text, span.start));
+            let loc = format!("{name}:{}: property `{prop}`", line_of(text, span.start));
             r.outcome(
                 &loc,
                 Outcome::Skip("property-based tests are not supported".into()),
             )?;
         }
         for case in &block.cases {
-            let line = line_of(&text, case.span.start);
+            let line = line_of(text, case.span.start);
             for entry in &block.entries {
                 let dataset = case
                     .name
@@ -312,7 +354,7 @@ fn run_case<E: Engine>(
     prog: Option<&E::Program>,
     case: &TestCase,
     entry: &str,
-    dir: &Path,
+    dir: Option<&Path>,
     opts: &RunnerOptions,
 ) -> Outcome {
     if case.input == CaseInput::Script {
@@ -360,7 +402,8 @@ fn run_case<E: Engine>(
         (Expect::Output(text, span), Ok(got)) => parse_values(text, span.file, span.start as usize)
             .map_err(|d| format!("invalid expected output: {}", d.message))
             .and_then(|expected| check_output(&expected, &got, opts.tolerance)),
-        (Expect::OutputFile(file), Ok(got)) => read_values(&dir.join(file))
+        (Expect::OutputFile(file), Ok(got)) => data_file(dir, file)
+            .and_then(|path| read_values(&path))
             .map_err(|e| format!("expected output: {e}"))
             .and_then(|expected| check_output(&expected, &got, opts.tolerance)),
     };
@@ -440,6 +483,16 @@ fn check_output(expected: &[LitValue], got: &[Value], tol: Tolerance) -> Result<
     Ok(())
 }
 
+/// Where a data file named in a test block is.
+fn data_file(dir: Option<&Path>, file: &Path) -> Result<PathBuf, String> {
+    dir.map(|d| d.join(file)).ok_or_else(|| {
+        format!(
+            "cannot read {}: the program is not in a file",
+            file.display()
+        )
+    })
+}
+
 /// Values from a data file (an `input @` or `output @` file): text or
 /// binary values, gzipped if the name ends in `.gz`.
 fn read_values(path: &Path) -> Result<Vec<LitValue>, String> {
@@ -453,11 +506,13 @@ fn read_values(path: &Path) -> Result<Vec<LitValue>, String> {
 }
 
 /// The arguments of a case, at the entry point's parameter types.
-fn inputs(case: &TestCase, params: &[ValueType], dir: &Path) -> Result<Vec<Value>, String> {
+fn inputs(case: &TestCase, params: &[ValueType], dir: Option<&Path>) -> Result<Vec<Value>, String> {
     let lits = match &case.input {
         CaseInput::Values(text, span) => parse_values(text, span.file, span.start as usize)
             .map_err(|d| format!("invalid input: {}", d.message))?,
-        CaseInput::File(file) => read_values(&dir.join(file)).map_err(|e| format!("input: {e}"))?,
+        CaseInput::File(file) => data_file(dir, file)
+            .and_then(|path| read_values(&path))
+            .map_err(|e| format!("input: {e}"))?,
         CaseInput::Random(specs, span) => return random_inputs(specs, *span, params),
         CaseInput::Script => return Err("script inputs are not supported".to_string()),
     };
@@ -808,6 +863,26 @@ mod tests {
             out.contains("case 3: random input value #0: expected []f32, got []i64"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn programs_given_as_text_read_no_files() {
+        let mut out = Vec::new();
+        let s = run_text(
+            "t.fut",
+            "-- ==\n-- entry: sum\n-- input { [1, 2] }\n-- output { 3 }\n-- input @ /dev/zero\n-- input { [1] }\n-- output @ /dev/zero\nentry sum []i32\n",
+            &mut Fake,
+            &RunnerOptions::default(),
+            &mut out,
+        )
+        .expect("writes to a vector");
+        let out = String::from_utf8(out).expect("UTF-8");
+        assert_eq!(s, summary(1, 2, 0), "{out}");
+        assert!(
+            out.contains("t.fut:5: entry `sum` case 1: input: cannot read /dev/zero: the program is not in a file"),
+            "{out}"
+        );
+        assert!(out.ends_with("1 passed, 2 failed, 0 skipped\n"), "{out}");
     }
 
     #[test]

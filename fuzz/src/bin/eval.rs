@@ -1,0 +1,10 @@
+//! The `eval` fuzz target: see `urchin_fuzz::eval`.
+
+// The memory limit counts what the whole process holds, as in `urchin`.
+#[global_allocator]
+static ALLOC: urchin::mem::Counting = urchin::mem::Counting;
+
+fn main() {
+    urchin_fuzz::init();
+    afl::fuzz!(|data: &[u8]| urchin_fuzz::eval(data));
+}

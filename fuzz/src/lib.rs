@@ -1,0 +1,137 @@
+//! The fuzz targets' bodies: each takes the fuzzer's bytes and runs one
+//! stage of urchin on them. The invariant is the same for all: whatever the
+//! input, the stage ends in a value or in diagnostics, never in a panic, an
+//! abort, a stack overflow or a run past its budget; those are the
+//! findings, which the fuzzer records as crashes (the process dies) or
+//! hangs (it outlives the fuzzer's timeout).
+
+use std::time::Duration;
+use urchin::diag::render_all;
+use urchin::driver::Session;
+use urchin::source::{FileId, SourceMap};
+use urchin::syntax;
+use urchin::syntax::ast::Erase;
+use urchin::testing::blocks::parse_test_spec;
+use urchin::testing::engine::{FastEngine, SmallStepEngine};
+use urchin::testing::runner::{Engine, RunnerOptions, run_text, test_count};
+
+/// The memory limit of a fuzz target (`--max-memory`): far below the
+/// machine's, so that an input allocating past it is a diagnostic rather
+/// than a slow swap or the fuzzer's out-of-memory kill.
+pub const MEMORY_LIMIT: usize = 512 << 20;
+
+/// How long one test case may run (the runner's `--timeout`): with at most
+/// `MAX_CASES` cases, well inside the fuzzer's timeout (`run.sh`), so that
+/// a long-running program is an ordinary failure and only a run that
+/// ignores the budget is a hang.
+pub const CASE_TIME: Duration = Duration::from_millis(250);
+
+/// Inputs with more test cases than this are not run (mutations that copy
+/// a block over and over would otherwise add up to a hang).
+pub const MAX_CASES: usize = 8;
+
+/// The reference semantics' step budget: small, so that the fuzzer spends
+/// its time on many programs rather than on one long one.
+pub const MAX_STEPS: u64 = 200_000;
+
+/// Sets up the process once, before the fuzz loop: the memory limit, and
+/// the prelude checked, so that it is in the state the fuzzer forks from
+/// rather than checked again for every input.
+pub fn init() {
+    urchin::mem::set_limit(MEMORY_LIMIT);
+    drop(Session::new());
+}
+
+/// The program text of an input: the fuzzer's bytes read as UTF-8.
+fn text(data: &[u8]) -> Option<&str> {
+    std::str::from_utf8(data).ok()
+}
+
+/// Diagnostics must render: they are what a user sees.
+fn render(diags: &[urchin::diag::Diagnostic], name: &str, text: &str) {
+    let mut sources = SourceMap::new();
+    sources.add(name, text);
+    render_all(diags, &sources, false);
+}
+
+/// `parse`: the program parser and the REPL's, and the printer on what
+/// parses, whose output must parse again to the same program (the
+/// round trip src/syntax/tests/corpus.rs checks on real programs).
+pub fn parse(data: &[u8]) {
+    let Some(text) = text(data) else { return };
+    match syntax::parse_program(text, FileId(0)) {
+        Ok(program) => {
+            let printed = syntax::pretty::program(&program);
+            match syntax::parse_program(&printed, FileId(0)) {
+                Ok(again) => assert!(
+                    again.erase() == program.erase(),
+                    "the program printed as\n{printed}\nparses to another program"
+                ),
+                Err(diags) => panic!(
+                    "the program printed as\n{printed}\ndoes not parse:\n{}",
+                    diags[0].message
+                ),
+            }
+        }
+        Err(diags) => render(&diags, "fuzz.fut", text),
+    }
+    if let Err(diags) = syntax::parse_repl(text, FileId(0)) {
+        render(&diags, "<repl>", text);
+    }
+}
+
+/// `check`: type checking with AUTOMAP and elaboration of a program, then
+/// lowering, AD and simplification of each of its monomorphic definitions
+/// (what running it would compile).
+pub fn check(data: &[u8]) {
+    let Some(text) = text(data) else { return };
+    let mut session = Session::new();
+    match session.load("fuzz.fut", text) {
+        Ok(ids) => {
+            for id in ids {
+                if session.def(id).scheme.is_mono() {
+                    if let Err(d) = session.compile(id) {
+                        render_all(&[d], &session.sources, false);
+                    }
+                }
+            }
+        }
+        Err(diags) => {
+            render_all(&diags, &session.sources, false);
+        }
+    }
+}
+
+/// Runs an input as `urchin test` runs a file: its `-- ==` test blocks give
+/// the entry points and their arguments, which the engine computes; each
+/// case has `CASE_TIME`.
+fn run_tests<E: Engine>(data: &[u8], engine: &mut E) {
+    let Some(text) = text(data) else { return };
+    if parse_test_spec(text, FileId(0)).is_ok_and(|spec| test_count(&spec) > MAX_CASES) {
+        return;
+    }
+    let opts = RunnerOptions {
+        timeout: Some(CASE_TIME),
+        ..RunnerOptions::default()
+    };
+    run_text("fuzz.fut", text, engine, &opts, &mut std::io::sink())
+        .expect("writing to a sink cannot fail");
+}
+
+/// `eval`: the fast evaluator, on one thread and no device (the same
+/// results, and a fuzzer runs one process per core), within the memory
+/// limit and `CASE_TIME` a case.
+pub fn eval(data: &[u8]) {
+    let mut engine = FastEngine::default();
+    engine.options.threads = 1;
+    engine.options.device = None;
+    run_tests(data, &mut engine);
+}
+
+/// `step`: the small-step reference semantics, within `MAX_STEPS` steps,
+/// the memory limit and `CASE_TIME` a case.
+pub fn step(data: &[u8]) {
+    let mut engine = SmallStepEngine::default();
+    engine.options.max_steps = MAX_STEPS;
+    run_tests(data, &mut engine);
+}
