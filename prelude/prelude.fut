@@ -24,7 +24,10 @@ def take 'a (n: i64) (xs: []a) : []a = xs[:n]
 
 def drop 'a (n: i64) (xs: []a) : []a = xs[n:]
 
-def split 'a (n: i64) (xs: []a) : ([]a, []a) = (xs[:n], xs[n:])
+-- | The first `n` and the last `m` elements of an array whose size is the
+-- sum `n + m`, as its construction says (`xs ++ ys`, `iota (n + m)`,
+-- `xs :> [n + m]t`): as in Futhark, the sizes come from the argument's.
+def split [n] [m] 'a (xs: [n + m]a) : ([n]a, [m]a) = (xs[:n], xs[n:])
 
 -- | Whether every element is true.
 def and (xs: []bool) : bool = reduce (&&) true xs

@@ -33,19 +33,22 @@ use super::ir::{
 };
 use crate::prim::{BinOp, PrimType, UnOp};
 use crate::source::Span;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// What the statements built so far say about sizes, for lowering's
-/// inference of the sizes no argument gives (`unflatten`'s `[n * m]`, as
-/// Futhark reads them off the argument's type): per array variable, the
-/// atoms its dimensions are known to equal, and per variable computed as a
-/// product, its factors. A fact only names atoms in scope where its
-/// variable is bound, so it holds wherever the variable is used.
+/// inference of the sizes no argument gives (`unflatten`'s `[n * m]` and
+/// `split`'s `[n + m]`, as Futhark reads them off the argument's type): per
+/// array variable, the atoms its dimensions are known to equal, and per
+/// variable computed as a sum or product, its operands. Dimensions follow
+/// the values through the array operations, SOACs (a lambda's results are
+/// known outside it where their facts name no variable of its own) and AD.
+/// A fact only names atoms in scope where its variable is bound, so it
+/// holds wherever the variable is used.
 #[derive(Default)]
 pub struct SizeFacts {
     dims: HashMap<Var, Vec<Option<Atom>>>,
-    products: HashMap<Var, (Atom, Atom)>,
+    computed: HashMap<Var, (BinOp, Atom, Atom)>,
 }
 
 impl SizeFacts {
@@ -56,9 +59,12 @@ impl SizeFacts {
             .and_then(|ds| ds.get(d).copied().flatten())
     }
 
-    /// The factors of a size computed as a product.
-    pub fn factors(&self, a: Atom) -> Option<(Atom, Atom)> {
-        a.var().and_then(|v| self.products.get(&v).copied())
+    /// The operands of a size computed by `op` (`Add` or `Mul`).
+    pub fn operands(&self, op: BinOp, a: Atom) -> Option<(Atom, Atom)> {
+        a.var()
+            .and_then(|v| self.computed.get(&v))
+            .filter(|(o, _, _)| *o == op)
+            .map(|&(_, x, y)| (x, y))
     }
 
     /// The element `p` of a `map` over `arr` has the dimensions of its rows.
@@ -69,22 +75,92 @@ impl SizeFacts {
         }
     }
 
+    /// `v` stands for the value `a` (a lambda's parameter for its
+    /// argument), so it has its dimensions.
+    pub fn same(&mut self, v: Var, a: Atom) {
+        self.set(v, self.of(&a));
+    }
+
+    /// Dimension `d` of `arr` is `size` (computed by the caller, as the
+    /// length of a concatenation is).
+    pub fn set_dim(&mut self, arr: Var, d: usize, size: Atom) {
+        let ds = self.dims.entry(arr).or_default();
+        if ds.len() <= d {
+            ds.resize(d + 1, None);
+        }
+        ds[d] = Some(size);
+    }
+
+    fn set(&mut self, v: Var, dims: Vec<Option<Atom>>) {
+        if dims.iter().any(Option::is_some) {
+            self.dims.insert(v, dims);
+        }
+    }
+
     fn of(&self, a: &Atom) -> Vec<Option<Atom>> {
         a.var()
             .and_then(|v| self.dims.get(&v).cloned())
             .unwrap_or_default()
     }
 
+    /// The dimensions of a lambda's results as known outside it: a fact
+    /// naming one of the lambda's own variables is out of scope there.
+    fn results(&self, lam: &Lambda) -> Vec<Vec<Option<Atom>>> {
+        let mut dims: Vec<Vec<Option<Atom>>> = lam.body.result.iter().map(|r| self.of(r)).collect();
+        let named: HashSet<Var> = dims
+            .iter()
+            .flatten()
+            .flatten()
+            .filter_map(|a| a.var())
+            .collect();
+        if named.is_empty() {
+            return dims;
+        }
+        let mut own: HashSet<Var> = lam
+            .params
+            .iter()
+            .copied()
+            .filter(|p| named.contains(p))
+            .collect();
+        super::visit::bound_in_body(&lam.body, &mut |v| {
+            if named.contains(&v) {
+                own.insert(v);
+            }
+        });
+        for d in dims.iter_mut().flatten() {
+            if d.and_then(Atom::var).is_some_and(|v| own.contains(&v)) {
+                *d = None;
+            }
+        }
+        dims
+    }
+
+    /// Results of a SOAC over `args`: the outer dimension of the arrays,
+    /// then the lambda's results' dimensions.
+    fn mapped(&mut self, pat: &[Var], lam: &Lambda, args: &[Var]) {
+        let outer = args.first().and_then(|a| self.dim(*a, 0));
+        for (v, inner) in pat.iter().zip(self.results(lam)) {
+            let dims = std::iter::once(outer).chain(inner).collect();
+            self.set(*v, dims);
+        }
+    }
+
     fn record(&mut self, pat: &[Var], exp: &Exp) {
         let dims = match exp {
-            Exp::BinOp(BinOp::Mul, a, b) => {
+            Exp::BinOp(op @ (BinOp::Add | BinOp::Mul), a, b) => {
                 if let [v] = pat {
-                    self.products.insert(*v, (*a, *b));
+                    self.computed.insert(*v, (*op, *a, *b));
                 }
                 return;
             }
             Exp::Iota(n) => vec![Some(*n)],
             Exp::Replicate(n, v) => std::iter::once(Some(*n)).chain(self.of(v)).collect(),
+            Exp::ArrayLit(elems, _) => {
+                let row = elems.first().map(|e| self.of(e)).unwrap_or_default();
+                std::iter::once(Some(Atom::i64(elems.len() as i64)))
+                    .chain(row)
+                    .collect()
+            }
             Exp::Reshape(ds, _) => ds.iter().map(|d| Some(*d)).collect(),
             Exp::Rearrange(perm, a) => {
                 let ds = self.of(&Atom::Var(*a));
@@ -92,12 +168,87 @@ impl SizeFacts {
                     .map(|&p| ds.get(p as usize).copied().flatten())
                     .collect()
             }
+            Exp::Index(a, idx) => {
+                let ds = self.of(&Atom::Var(*a));
+                let mut out = Vec::new();
+                for (k, i) in idx.iter().enumerate() {
+                    match i {
+                        DimIndex::Fix(_) => {}
+                        DimIndex::Slice {
+                            start: None,
+                            end: None,
+                            stride: None,
+                        } => out.push(ds.get(k).copied().flatten()),
+                        DimIndex::Slice { .. } => out.push(None),
+                    }
+                }
+                out.extend(ds.iter().skip(idx.len()));
+                out
+            }
             Exp::Atom(a) => self.of(a),
-            Exp::Copy(a) => self.of(&Atom::Var(*a)),
-            Exp::Map { args, .. } | Exp::Scan { args, .. } => {
-                let outer = args.first().and_then(|a| self.dim(*a, 0));
-                for v in pat {
-                    self.dims.insert(*v, vec![outer]);
+            Exp::Copy(a) | Exp::Reverse(a) | Exp::Rotate(_, a) | Exp::Update(a, _, _) => {
+                self.of(&Atom::Var(*a))
+            }
+            Exp::Concat(arrs) => {
+                // The outer length is a sum the caller computes (`set_dim`).
+                let rows = arrs
+                    .first()
+                    .map(|a| self.of(&Atom::Var(*a)))
+                    .unwrap_or_default();
+                std::iter::once(None)
+                    .chain(rows.into_iter().skip(1))
+                    .collect()
+            }
+            Exp::Map { lam, args } => return self.mapped(pat, lam, args),
+            Exp::Scan {
+                pre: Some(lam),
+                args,
+                ..
+            } => return self.mapped(pat, lam, args),
+            Exp::Scan {
+                pre: None, args, ..
+            } => {
+                for (v, a) in pat.iter().zip(args) {
+                    self.set(*v, self.of(&Atom::Var(*a)));
+                }
+                return;
+            }
+            Exp::Reduce { op, .. } => {
+                for (v, ne) in pat.iter().zip(&op.neutral) {
+                    self.set(*v, self.of(ne));
+                }
+                return;
+            }
+            Exp::Hist { dest, .. } | Exp::Scatter { dest, .. } => {
+                for (v, d) in pat.iter().zip(dest) {
+                    self.set(*v, self.of(&Atom::Var(*d)));
+                }
+                return;
+            }
+            // A tangent has the shape of its primal result, an adjoint
+            // that of its argument.
+            Exp::Jvp { lam, .. } => {
+                let results = self.results(lam);
+                let (prim, tan) = pat.split_at(results.len().min(pat.len()));
+                for (v, ds) in prim.iter().zip(&results).chain(tan.iter().zip(&results)) {
+                    self.set(*v, ds.clone());
+                }
+                return;
+            }
+            Exp::Vjp { lam, primals, .. } => {
+                let results = self.results(lam);
+                let (prim, adj) = pat.split_at(results.len().min(pat.len()));
+                for (v, ds) in prim.iter().zip(results) {
+                    self.set(*v, ds);
+                }
+                for (v, a) in adj.iter().zip(primals) {
+                    self.set(*v, self.of(a));
+                }
+                return;
+            }
+            Exp::WithVjp { lam, .. } => {
+                for (v, ds) in pat.iter().zip(self.results(lam)) {
+                    self.set(*v, ds);
                 }
                 return;
             }
@@ -116,10 +267,8 @@ impl SizeFacts {
             }
             _ => return,
         };
-        if let [v] = pat
-            && dims.iter().any(Option::is_some)
-        {
-            self.dims.insert(*v, dims);
+        if let [v] = pat {
+            self.set(*v, dims);
         }
     }
 }

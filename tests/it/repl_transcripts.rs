@@ -91,6 +91,18 @@ fn sizes_read_off_products() {
 }
 
 #[test]
+fn sizes_read_off_sums() {
+    // `split` takes its sizes from a sum `n + m`: a coercion, `++`, and
+    // through a derivative; without one it says where they come from.
+    check(
+        "sizes_sums",
+        "split ([1, 2, 3] :> [1 + 2]i32)\nsplit (iota 2 ++ iota 1)\n\
+         split (jvp (map (* 2.0)) ([1.0] ++ [2.0, 3.0]) [1.0, 1.0, 1.0])\n\
+         jvp unflatten (iota (2 * 2) |> map f64.i64) (replicate 4 1.0)\nsplit [1, 2, 3]",
+    );
+}
+
+#[test]
 fn definitions_and_calls() {
     check(
         "definitions",

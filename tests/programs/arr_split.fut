@@ -1,5 +1,6 @@
--- `split i xs` gives (xs[:i], xs[i:]) (urchin's form: the split point is
--- an explicit argument, as in older Futhark).
+-- `split xs` gives (xs[:n], xs[n:]) for `xs: [n + m]t` (Futhark 0.28's
+-- form): the sizes are read off the argument's size, here a coercion to a
+-- sum.
 -- ==
 -- input { 2i64 [1, 2, 3, 4, 5] }
 -- output { [1, 2] [3, 4, 5] }
@@ -8,4 +9,4 @@
 -- input { 2i64 [1, 2] }
 -- output { [1, 2] empty([0]i32) }
 
-entry main (i: i64) (xs: []i32) = split i xs
+entry main (i: i64) (xs: []i32) = split (xs :> [i + (length xs - i)]i32)

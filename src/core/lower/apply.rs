@@ -47,6 +47,17 @@ pub enum Closure<'t> {
     Compose(Val<'t>, Val<'t>),
     Proj(&'t [Ident]),
     Partial(Rc<Closure<'t>>, Vec<Val<'t>>),
+    /// `f` ascribed the arrow type `(name: param) -> result` (in the
+    /// scope `env`, `what` naming it for messages): see `Lower::ascribe`.
+    Ascribed {
+        f: Val<'t>,
+        name: Option<&'t Ident>,
+        param: &'t TypeExp,
+        result: &'t TypeExp,
+        env: Env<'t>,
+        ctx: Ctx<'t>,
+        what: String,
+    },
 }
 
 impl Closure<'_> {
@@ -59,7 +70,8 @@ impl Closure<'_> {
             Closure::Section { .. }
             | Closure::Compose(..)
             | Closure::Proj(_)
-            | Closure::Hole(_) => 1,
+            | Closure::Hole(_)
+            | Closure::Ascribed { .. } => 1,
             Closure::Partial(c, args) => c.arity().saturating_sub(args.len()),
         }
     }
@@ -105,33 +117,19 @@ impl<'t> Lower<'t> {
             ));
         }
         let ctx = Ctx { def, inst };
-        let env = self.bind_params(&ctx, def.target.params.iter().zip(args))?;
-        for tp in &def.target.type_params {
-            if let TypeParam::Size(n, s) = tp {
-                if env.get(n).is_none() {
-                    return Err(Diagnostic::ty(
-                        format!(
-                            "the size `{n}` of `{}` cannot be determined from its arguments",
-                            def.name
-                        ),
-                        *s,
-                    )
-                    .with_help("every size parameter must be the size of some parameter's array"));
-                }
-            }
-        }
+        let env = self.bind_params(&ctx, def.target.params.iter().zip(args), span)?;
         let r = self.expr(&ctx, &env, &def.target.body)?;
-        if let Some(ret) = &def.target.ret {
-            self.check_sizes(
+        match &def.target.ret {
+            Some(ret) => self.ascribe(
                 &ctx,
                 &env,
                 ret,
-                &r,
+                r,
                 &format!("the result of `{}`", def.name),
                 span,
-            )?;
+            ),
+            None => Ok(r),
         }
-        Ok(r)
     }
 
     pub(super) fn spine(
@@ -248,10 +246,10 @@ impl<'t> Lower<'t> {
                     env = self.bind_pat(ctx, &env, p, v, "a lambda parameter")?;
                 }
                 let r = self.expr(ctx, &env, body)?;
-                if let Some(ret) = ret {
-                    self.check_sizes(ctx, &env, ret, &r, "the lambda's result", span)?;
+                match ret {
+                    Some(ret) => self.ascribe(ctx, &env, ret, r, "the lambda's result", span),
+                    None => Ok(r),
                 }
-                Ok(r)
             }
             Closure::LocalFun { f, env, ctx } => {
                 let mut env = env.clone();
@@ -263,17 +261,17 @@ impl<'t> Lower<'t> {
                     env = self.bind_pat(ctx, &env, p, v, &what)?;
                 }
                 let r = self.expr(ctx, &env, &f.value)?;
-                if let Some(ret) = &f.ret {
-                    self.check_sizes(
+                match &f.ret {
+                    Some(ret) => self.ascribe(
                         ctx,
                         &env,
                         ret,
-                        &r,
+                        r,
                         &format!("the result of `{}`", f.name),
                         span,
-                    )?;
+                    ),
+                    None => Ok(r),
                 }
-                Ok(r)
             }
             Closure::Def {
                 def,
@@ -307,6 +305,18 @@ impl<'t> Lower<'t> {
                     v = self.project(&v, f, span)?;
                 }
                 Ok(v)
+            }
+            Closure::Ascribed {
+                f,
+                name,
+                param,
+                result,
+                env,
+                ctx,
+                what,
+            } => {
+                let x = args.into_iter().next().expect("arity 1");
+                self.apply_ascribed(ctx, env, f, (*name, param, result), x, what, span)
             }
             Closure::Partial(..) => unreachable!("partial applications are unwrapped in apply"),
         }
@@ -365,7 +375,13 @@ impl<'t> Lower<'t> {
         let mut params = Vec::new();
         let mut args = Vec::new();
         for t in templates {
-            let (v, ps) = self.fresh_like(t, "_x", span)?;
+            let leaves = self.leaves(t, span)?;
+            let (v, ps) = self.fresh_for(t, &leaves, "_x");
+            // A parameter stands for its template, sizes included (so
+            // `jvp unflatten xs` knows `xs`'s).
+            for (p, leaf) in ps.iter().zip(leaves) {
+                self.b.facts.same(*p, leaf);
+            }
             params.extend(ps);
             args.push(v);
         }

@@ -165,8 +165,7 @@ impl<'t> Lower<'t> {
             }
             ExprKind::Ascript(x, te) => {
                 let v = self.expr(ctx, env, x)?;
-                self.check_sizes(ctx, env, te, &v, "the annotated expression", e.span)?;
-                Ok(v)
+                self.ascribe(ctx, env, te, v, "the annotated expression", e.span)
             }
             ExprKind::Attr(attr, x) => {
                 if let (Some(k), ExprKind::Loop(l)) = (stripmine(attr), &x.kind) {
@@ -215,8 +214,7 @@ impl<'t> Lower<'t> {
             ExprKind::Coerce(x, te) => {
                 let v = self.expr(ctx, env, x)?;
                 let what = crate::semantics::convert::coercion_what(te);
-                self.check_sizes(ctx, env, te, &v, &what, e.span)?;
-                Ok(v)
+                self.ascribe(ctx, env, te, v, &what, e.span)
             }
             ExprKind::LetSizes(ns, p, v, body) => {
                 let val = self.expr(ctx, env, v)?;

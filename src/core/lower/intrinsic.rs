@@ -81,6 +81,14 @@ impl<'t> Lower<'t> {
         ))
     }
 
+    /// Dimension `d` of `x`: the atom the facts know, else its size.
+    fn dim_atom(&mut self, x: Var, d: usize, span: Span) -> Atom {
+        match self.b.facts.dim(x, d) {
+            Some(n) => n,
+            None => self.b.at(span, "_n").size(x, d as u32).into(),
+        }
+    }
+
     /// An operator for reduce/scan/hist from a binary function value.
     fn operator(
         &mut self,
@@ -257,7 +265,7 @@ impl<'t> Lower<'t> {
                 let (n, m) = Self::first_leaf(&args[0])
                     .and_then(Atom::var)
                     .and_then(|x| self.b.facts.dim(x, 0))
-                    .and_then(|d| self.b.facts.factors(d))
+                    .and_then(|d| self.b.facts.operands(BinOp::Mul, d))
                     .ok_or_else(|| {
                         Diagnostic::ty(
                             "the sizes of `unflatten`'s result cannot be determined",
@@ -278,11 +286,23 @@ impl<'t> Lower<'t> {
                 let a = self.leaves(&args[0], span)?;
                 let b = self.leaves(&args[1], span)?;
                 let mut out = Vec::new();
+                let mut length = None;
                 for (x, y) in a.into_iter().zip(b) {
                     let (Some(x), Some(y)) = (x.var(), y.var()) else {
                         return Err(Self::internal("concatenating constants", span));
                     };
-                    out.push(self.b.at(span, "_cat").concat(vec![x, y]).into());
+                    // The length as the sum of the parts' (what `split`
+                    // reads back); unused, it is dead code.
+                    let n = match length {
+                        Some(n) => n,
+                        None => {
+                            let (n, m) = (self.dim_atom(x, 0, span), self.dim_atom(y, 0, span));
+                            *length.insert(self.b.at(span, "_len").bin(BinOp::Add, n, m).into())
+                        }
+                    };
+                    let cat = self.b.at(span, "_cat").concat(vec![x, y]);
+                    self.b.facts.set_dim(cat, 0, n);
+                    out.push(cat.into());
                 }
                 Ok(Self::restructure(&args[0], &mut out.into_iter()))
             }

@@ -170,6 +170,16 @@ impl<'t> Lower<'t> {
         span: Span,
     ) -> LResult<(Val<'t>, Vec<Var>)> {
         let leaves = self.leaves(v, span)?;
+        Ok(self.fresh_for(v, &leaves, name))
+    }
+
+    /// [`Lower::fresh_like`] given the value's leaves.
+    pub(super) fn fresh_for(
+        &mut self,
+        v: &Val<'t>,
+        leaves: &[Atom],
+        name: &str,
+    ) -> (Val<'t>, Vec<Var>) {
         let vars: Vec<Var> = leaves
             .iter()
             .map(|a| {
@@ -178,7 +188,7 @@ impl<'t> Lower<'t> {
             })
             .collect();
         let val = Self::restructure(v, &mut vars.iter().map(|v| Atom::Var(*v)));
-        Ok((val, vars))
+        (val, vars)
     }
 
     pub(super) fn scalar(&self, v: &Val<'t>, span: Span) -> LResult<Atom> {
@@ -252,13 +262,17 @@ impl<'t> Lower<'t> {
         }
     }
 
-    /// Binds a definition's parameters to its arguments, in a fresh
-    /// environment: sizes are bound by whichever parameter has them as a
-    /// dimension, and a size computed from them is checked after.
+    /// Binds a definition's parameters to its arguments (of the call at
+    /// `span`), in a fresh environment: sizes are bound by whichever
+    /// parameter has them as a dimension, or solved from a size expression
+    /// that the argument's size is known to match, and a size computed
+    /// from them is checked after. A size parameter left unbound is an
+    /// error.
     pub(super) fn bind_params(
         &mut self,
         ctx: &Ctx<'t>,
         params: impl Iterator<Item = (&'t Pat, Val<'t>)>,
+        span: Span,
     ) -> LResult<Env<'t>> {
         let outer = self.deferred.replace(Vec::new());
         let mut bound = Ok(Env::default());
@@ -271,17 +285,45 @@ impl<'t> Lower<'t> {
         }
         let deferred = std::mem::replace(&mut self.deferred, outer).unwrap_or_default();
         let mut env = bound?;
+        let mut unsolved = Vec::new();
         for d in deferred {
             if let Some(size) = self.b.facts.dim(d.arr, d.depth as usize) {
                 env = self.solve_size(ctx, env, d.size, size);
             }
             if Self::unbound_size(ctx, &env, d.size) {
-                // The caller reports the size that cannot be determined.
+                unsolved.push(d.size);
                 continue;
             }
             let n = self.expr(ctx, &env, d.size)?;
             let n = self.scalar(&n, d.size.span)?;
             self.check_dim(d.arr, d.depth, n, &d.what, d.span);
+        }
+        for tp in &ctx.def.target.type_params {
+            let TypeParam::Size(n, s) = tp else { continue };
+            if env.get(n).is_some() {
+                continue;
+            }
+            let e = Diagnostic::ty(
+                format!(
+                    "the size `{n}` of `{}` cannot be determined from its arguments",
+                    ctx.def.name
+                ),
+                span,
+            )
+            .with_label(format!("`{n}` is not known in this call"))
+            .with_secondary(*s, "the size parameter");
+            return Err(match unsolved.iter().find(|e| e.mentions(n)) {
+                Some(size) => e
+                    .with_secondary(size.span, "read off the argument's size")
+                    .with_help(
+                        "the argument's size must be known to be computed as this expression \
+                         is: build the argument so (`xs ++ ys` has size `n + m`, `iota (a * b)` \
+                         size `a * b`), or coerce it (`xs :> [a + b]t`)",
+                    ),
+                None => {
+                    e.with_help("every size parameter must be the size of some parameter's array")
+                }
+            });
         }
         Ok(env)
     }
@@ -289,7 +331,7 @@ impl<'t> Lower<'t> {
     /// Binds the size parameters a size expression names to what makes it
     /// `size`, where the known facts say so: as Futhark unifies `[n * m]`
     /// with the argument's `[a * b]`, a product matches a product factor by
-    /// factor. What stays unbound is reported by the caller; what is bound
+    /// factor (and `[n + m]` a sum term by term). What stays unbound is reported by the caller; what is bound
     /// is checked with the rest.
     fn solve_size(&self, ctx: &Ctx<'t>, env: Env<'t>, e: &Expr, size: Atom) -> Env<'t> {
         match &e.kind {
@@ -305,13 +347,18 @@ impl<'t> Lower<'t> {
             {
                 env.bind(q.name.clone(), Val::Leaf(size))
             }
-            ExprKind::BinOp(BinOpKind::Mul, _, a, b) => match self.b.facts.factors(size) {
-                Some((x, y)) => {
-                    let env = self.solve_size(ctx, env, a, x);
-                    self.solve_size(ctx, env, b, y)
+            ExprKind::BinOp(op @ (BinOpKind::Mul | BinOpKind::Add), _, a, b) => {
+                match op
+                    .scalar_op()
+                    .and_then(|op| self.b.facts.operands(op, size))
+                {
+                    Some((x, y)) => {
+                        let env = self.solve_size(ctx, env, a, x);
+                        self.solve_size(ctx, env, b, y)
+                    }
+                    None => env,
                 }
-                None => env,
-            },
+            }
             _ => env,
         }
     }
@@ -433,17 +480,66 @@ impl<'t> Lower<'t> {
         }
     }
 
-    /// Checks an annotation against a value without binding.
-    pub(super) fn check_sizes(
+    /// Checks an annotation against a value without binding; returns the
+    /// value. A function value of an arrow type is checked when it is
+    /// applied: its argument against the parameter's type (which gives
+    /// the argument those sizes, so `: [n * m]t -> [][]t = unflatten`
+    /// unflattens by `n` and `m`), its result against the rest.
+    pub(super) fn ascribe(
         &mut self,
         ctx: &Ctx<'t>,
         env: &Env<'t>,
         te: &'t TypeExp,
-        v: &Val<'t>,
+        v: Val<'t>,
         what: &str,
         span: Span,
-    ) -> LResult<()> {
-        self.bind_sizes(ctx, env, te, v, 0, what, span).map(|_| ())
+    ) -> LResult<Val<'t>> {
+        match (te, &v) {
+            (TypeExp::Arrow(name, param, result, _), Val::Fun(_)) => {
+                Ok(Self::fun(Closure::Ascribed {
+                    f: v,
+                    name: name.as_ref(),
+                    param,
+                    result,
+                    env: env.clone(),
+                    ctx: ctx.clone(),
+                    what: what.into(),
+                }))
+            }
+            _ => {
+                self.bind_sizes(ctx, env, te, &v, 0, what, span)?;
+                Ok(v)
+            }
+        }
+    }
+
+    /// Applies a function value ascribed an arrow type (see
+    /// [`Lower::ascribe`]).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn apply_ascribed(
+        &mut self,
+        ctx: &Ctx<'t>,
+        env: &Env<'t>,
+        f: &Val<'t>,
+        (name, param, result): (Option<&'t Ident>, &'t TypeExp, &'t TypeExp),
+        x: Val<'t>,
+        what: &str,
+        span: Span,
+    ) -> LResult<Val<'t>> {
+        let mut env = self.bind_sizes(
+            ctx,
+            env,
+            param,
+            &x,
+            0,
+            &format!("the argument of {what}"),
+            span,
+        )?;
+        if let Some(n) = name {
+            env = env.bind(n.clone(), x.clone());
+        }
+        let r = self.apply(f, vec![x], span)?;
+        self.ascribe(ctx, &env, result, r, what, span)
     }
 
     /// `loop p for ...` starts from the variables the pattern names.
