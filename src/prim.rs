@@ -643,6 +643,31 @@ pub trait Native: Copy + PartialOrd + 'static {
     fn from_u64(x: u64) -> Self;
 }
 
+/// The conversions through Rust's `as`, alike for every native type
+/// (saturating from floats, wrapping between integers, as Futhark's).
+macro_rules! native_casts {
+    ($t:ty) => {
+        fn to_f64(self) -> f64 {
+            self as f64
+        }
+        fn to_i64(self) -> i64 {
+            self as i64
+        }
+        fn to_u64(self) -> u64 {
+            self as u64
+        }
+        fn from_f64(x: f64) -> Self {
+            x as $t
+        }
+        fn from_i64(x: i64) -> Self {
+            x as $t
+        }
+        fn from_u64(x: u64) -> Self {
+            x as $t
+        }
+    };
+}
+
 macro_rules! int_native {
     ($t:ty, $var:ident, $signed:expr) => {
         impl Native for $t {
@@ -791,24 +816,7 @@ macro_rules! int_native {
             fn is_inf(self) -> bool {
                 false
             }
-            fn to_f64(self) -> f64 {
-                self as f64
-            }
-            fn to_i64(self) -> i64 {
-                self as i64
-            }
-            fn to_u64(self) -> u64 {
-                self as u64
-            }
-            fn from_f64(x: f64) -> Self {
-                x as $t
-            }
-            fn from_i64(x: i64) -> Self {
-                x as $t
-            }
-            fn from_u64(x: u64) -> Self {
-                x as $t
-            }
+            native_casts!($t);
         }
     };
 }
@@ -945,24 +953,7 @@ macro_rules! float_native {
             fn is_inf(self) -> bool {
                 <$t>::is_infinite(self)
             }
-            fn to_f64(self) -> f64 {
-                self as f64
-            }
-            fn to_i64(self) -> i64 {
-                self as i64
-            }
-            fn to_u64(self) -> u64 {
-                self as u64
-            }
-            fn from_f64(x: f64) -> Self {
-                x as $t
-            }
-            fn from_i64(x: i64) -> Self {
-                x as $t
-            }
-            fn from_u64(x: u64) -> Self {
-                x as $t
-            }
+            native_casts!($t);
         }
     };
 }

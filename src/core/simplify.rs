@@ -40,7 +40,7 @@ pub fn simplify_function(f: &mut Function, vars: &mut Vars, mode: Mode) {
         let mut env = Forward::default();
         f.body = env.body(std::mem::take(&mut f.body));
         fuse_body(&mut f.body, vars);
-        dce_body(&mut f.body, mode);
+        dce_body(vars, &mut f.body, mode);
         if count(&f.body) == before && !env.changed {
             break;
         }
@@ -418,18 +418,9 @@ fn lambda_key(lam: &Lambda) -> Option<String> {
     ))
 }
 
-/// What evaluating an expression may do besides computing its results,
-/// by itself (not counting its nested bodies).
-#[derive(Clone, Copy)]
-struct Effects {
-    /// It may fail (or not terminate).
-    fail: bool,
-    /// It updates accumulators: kept even when dead.
-    acc: bool,
-}
-
-fn own_effects(e: &Exp) -> Effects {
-    let fail = |fail| Effects { fail, acc: false };
+/// Whether evaluating an expression may fail (or not terminate), by
+/// itself (not counting its nested bodies).
+fn own_failure(vars: &Vars, e: &Exp) -> bool {
     match e {
         Exp::Atom(_)
         | Exp::UnOp(..)
@@ -443,23 +434,23 @@ fn own_effects(e: &Exp) -> Effects {
         | Exp::If { .. }
         | Exp::Jvp { .. }
         | Exp::Vjp { .. }
-        | Exp::WithVjp { .. } => fail(false),
+        | Exp::WithVjp { .. } => false,
         // Integer division by zero, and an integer to a negative power.
-        Exp::BinOp(op, _, b) => fail(match op {
+        Exp::BinOp(op, _, b) => match op {
             BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem => {
                 !matches!(b, Atom::Const(c) if c.ty().is_float() || c.as_f64() != 0.0)
             }
             BinOp::Pow => !matches!(b, Atom::Const(c) if c.ty().is_float() || c.as_f64() >= 0.0),
             _ => false,
-        }),
-        Exp::ArrayLit(xs, t) => fail(t.rank() > 0 && xs.len() > 1),
-        Exp::Loop { form, .. } => fail(matches!(form, LoopForm::While { .. })),
-        // The arrays may differ in length.
-        Exp::Map { args, .. } | Exp::Reduce { args, .. } | Exp::Scan { args, .. } => {
-            fail(args.len() > 1)
-        }
+        },
+        Exp::ArrayLit(xs, t) => t.rank() > 0 && xs.len() > 1,
+        Exp::Loop { form, .. } => matches!(form, LoopForm::While { .. }),
+        // The arrays may differ in length, and a map's lanes may build
+        // rows of different lengths.
+        Exp::Map { lam, args } => args.len() > 1 || builds_rows(vars, lam),
+        Exp::Reduce { args, .. } | Exp::Scan { args, .. } => args.len() > 1,
         // Indices and values may differ in length.
-        Exp::Hist { .. } => fail(true),
+        Exp::Hist { .. } => true,
         Exp::Index(..)
         | Exp::Update(..)
         | Exp::Size(..)
@@ -469,44 +460,53 @@ fn own_effects(e: &Exp) -> Effects {
         | Exp::Concat(_)
         | Exp::Scatter { .. }
         | Exp::Assert { .. }
-        | Exp::CheckShape { .. } => fail(true),
+        | Exp::CheckShape { .. } => true,
         // Printing is an effect: a trace stays however dead it is.
-        Exp::Trace { .. } => fail(true),
+        Exp::Trace { .. } => true,
         // A call may fail or not terminate (it is recursive).
-        Exp::Call { .. } => fail(true),
-        Exp::WithAcc { .. } | Exp::UpdAcc { .. } => Effects {
-            fail: true,
-            acc: true,
-        },
+        Exp::Call { .. } => true,
+        Exp::WithAcc { .. } | Exp::UpdAcc { .. } => true,
     }
 }
 
 /// Whether evaluating an expression can fail (or not terminate), by
 /// itself or in a nested body it runs.
-pub fn can_fail(e: &Exp) -> bool {
+pub fn can_fail(vars: &Vars, e: &Exp) -> bool {
     // The adjoint of a `with_vjp` runs only under the `vjp` that replaces
     // the expression.
-    own_effects(e).fail
+    own_failure(vars, e)
         || nested(e)
             .iter()
-            .any(|n| n.scope.role != Role::WithVjpAdjoint && body_can_fail(n.body))
+            .any(|n| n.scope.role != Role::WithVjpAdjoint && body_can_fail(vars, n.body))
 }
 
-fn body_can_fail(b: &Body) -> bool {
-    b.stms.iter().any(|s| can_fail(&s.exp))
+fn body_can_fail(vars: &Vars, b: &Body) -> bool {
+    b.stms.iter().any(|s| can_fail(vars, &s.exp))
+}
+
+/// Whether a map's lambda returns an array it builds itself, whose length
+/// may differ from lane to lane (the map then fails): a row of a parameter
+/// or a free array is as long in every lane.
+fn builds_rows(vars: &Vars, lam: &Lambda) -> bool {
+    lam.body.result.iter().any(|a| {
+        a.var().is_some_and(|v| {
+            matches!(vars.ty(v), Type::Array(..))
+                && lam.body.stms.iter().any(|s| s.pat.contains(&v))
+        })
+    })
 }
 
 /// Whether a statement must stay even when dead because it updates
 /// accumulators, itself or anywhere inside.
 fn has_effect(e: &Exp) -> bool {
-    own_effects(e).acc
+    matches!(e, Exp::WithAcc { .. } | Exp::UpdAcc { .. })
         || nested(e)
             .iter()
             .any(|n| n.body.stms.iter().any(|s| has_effect(&s.exp)))
 }
 
 /// Removes dead statements, and dead results of maps and branches.
-fn dce_body(b: &mut Body, mode: Mode) {
+fn dce_body(vars: &Vars, b: &mut Body, mode: Mode) {
     let mut live: HashSet<Var> = HashSet::new();
     for a in &b.result {
         if let Atom::Var(v) = a {
@@ -521,13 +521,13 @@ fn dce_body(b: &mut Body, mode: Mode) {
         // stays.
         let check = matches!(s.exp, Exp::Assert { .. } | Exp::CheckShape { .. });
         let removable =
-            !has_effect(&s.exp) && ((mode == Mode::AfterAd && !check) || !can_fail(&s.exp));
+            !has_effect(&s.exp) && ((mode == Mode::AfterAd && !check) || !can_fail(vars, &s.exp));
         if !used && removable {
             continue;
         }
         prune_results(&mut s, &live);
         for nb in nested_mut(&mut s.exp) {
-            dce_body(nb, mode);
+            dce_body(vars, nb, mode);
         }
         free_in_exp(&s.exp, &mut live);
         kept.push(s);
@@ -620,7 +620,7 @@ fn fuse_body(b: &mut Body, vars: &mut Vars) {
             i += 1;
             continue;
         };
-        if !fusable(b, i, j) {
+        if !fusable(vars, b, i, j) {
             i += 1;
             continue;
         }
@@ -638,7 +638,7 @@ fn fuse_body(b: &mut Body, vars: &mut Vars) {
 /// Whether the map at `i` may move down to its consumer at `j`: the
 /// consumer takes all produced arrays as plain arguments, the producer's
 /// inputs are not consumed in between, and not both can fail.
-fn fusable(b: &Body, i: usize, j: usize) -> bool {
+fn fusable(vars: &Vars, b: &Body, i: usize, j: usize) -> bool {
     let Exp::Map { lam: f, args: xs } = &b.stms[i].exp else {
         return false;
     };
@@ -653,8 +653,9 @@ fn fusable(b: &Body, i: usize, j: usize) -> bool {
     // Moving the producer down to its consumer must not change which
     // error comes first: if it can fail, nothing it moves past — the
     // statements in between, or the consumer's own checks — may fail.
-    if can_fail(&b.stms[i].exp)
-        && (can_fail(&b.stms[j].exp) || b.stms[i + 1..j].iter().any(|s| can_fail(&s.exp)))
+    if can_fail(vars, &b.stms[i].exp)
+        && (can_fail(vars, &b.stms[j].exp)
+            || b.stms[i + 1..j].iter().any(|s| can_fail(vars, &s.exp)))
     {
         return false;
     }

@@ -460,6 +460,31 @@ impl<'a> Kernels<'a> {
             .collect()
     }
 
+    /// One scratch buffer of `cells` values per type (a group's partial
+    /// results, or a group's private histogram); their indices in `scratch`.
+    fn scratch_per_type(&mut self, tys: &[PrimType], cells: usize) -> Vec<usize> {
+        tys.iter()
+            .map(|t| {
+                self.scratch.push(Scratch {
+                    bytes: cells * t.bytes(),
+                    fill: None,
+                });
+                self.scratch.len() - 1
+            })
+            .collect()
+    }
+
+    /// The parameters of a kernel that works in per-item chunks of `per`
+    /// elements: local arrays `l{k}` for the group's tree and global
+    /// arrays `p{k}` for the groups' partial results.
+    fn group_params(tys: &[PrimType]) -> String {
+        format!(
+            "long n, long per, {}, {}",
+            Self::locals(tys, "l"),
+            Self::globals(tys, "p")
+        )
+    }
+
     /// The declarations of local arrays for a work-group's values.
     fn locals(tys: &[PrimType], name: &str) -> String {
         tys.iter()
@@ -550,22 +575,9 @@ impl<'a> Kernels<'a> {
         for t in &tys {
             self.output(*t, vec![], OutInit::Fresh, true);
         }
-        let parts: Vec<usize> = tys
-            .iter()
-            .map(|t| {
-                self.scratch.push(Scratch {
-                    bytes: groups * t.bytes(),
-                    fill: None,
-                });
-                self.scratch.len() - 1
-            })
-            .collect();
+        let parts = self.scratch_per_type(&tys, groups);
         // Stage 1: a chunk per work item, a tree per group.
-        let extra = format!(
-            "long n, long per, {}, {}",
-            Self::locals(&tys, "l"),
-            Self::globals(&tys, "p")
-        );
+        let extra = Self::group_params(&tys);
         self.begin("red1", &extra);
         self.g
             .line("long lid = get_local_id(0), gs = get_local_size(0);");
@@ -669,21 +681,8 @@ impl<'a> Kernels<'a> {
         for t in &tys {
             self.output(*t, vec![n], OutInit::Fresh, false);
         }
-        let parts: Vec<usize> = tys
-            .iter()
-            .map(|t| {
-                self.scratch.push(Scratch {
-                    bytes: groups * t.bytes(),
-                    fill: None,
-                });
-                self.scratch.len() - 1
-            })
-            .collect();
-        let common = format!(
-            "long n, long per, {}, {}",
-            Self::locals(&tys, "l"),
-            Self::globals(&tys, "p")
-        );
+        let parts = self.scratch_per_type(&tys, groups);
+        let common = Self::group_params(&tys);
         let chunk = "long lid = get_local_id(0), gs = get_local_size(0), grp = get_group_id(0);\n  long lo = min(n, (grp * gs + lid) * per), hi = min(n, lo + per);";
         // Phase 1: each group's total.
         self.begin("scan1", &common);
@@ -983,16 +982,7 @@ impl<'a> Kernels<'a> {
             },
         );
         let per = n.div_ceil(groups).max(1);
-        let subs: Vec<usize> = tys
-            .iter()
-            .map(|t| {
-                self.scratch.push(Scratch {
-                    bytes: groups * bins * t.bytes(),
-                    fill: None,
-                });
-                self.scratch.len() - 1
-            })
-            .collect();
+        let subs = self.scratch_per_type(&tys, groups * bins);
         let subp = Self::globals(&tys, "sub");
         self.begin("hist0", &format!("long cells, {subp}"));
         self.g.line("long gid = get_global_id(0);");

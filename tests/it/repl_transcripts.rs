@@ -228,7 +228,7 @@ fn run_time_error_division_by_zero() {
 fn run_time_error_shape_mismatch() {
     check(
         "runtime_shape_mismatch",
-        "[1, 2, 3] + [1, 2]\n[[1, 2], [3]]\nzip [1, 2] [3]\nunflatten 2 2 [1, 2, 3]",
+        "[1, 2, 3] + [1, 2]\n[[1, 2], [3]]\nzip [1, 2] [3]\nunflatten ([1, 2, 3] :> [2 * 2]i32)",
     );
 }
 
