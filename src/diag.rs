@@ -57,6 +57,9 @@ pub struct Diagnostic {
     /// What the user can do about it.
     pub help: Option<String>,
     pub warning: bool,
+    /// For a run-time error, the calls it happened inside, innermost
+    /// first: the function called and the call site.
+    pub calls: Vec<(String, Span)>,
 }
 
 impl Diagnostic {
@@ -70,6 +73,7 @@ impl Diagnostic {
             notes: Vec::new(),
             help: None,
             warning: false,
+            calls: Vec::new(),
         }
     }
 
@@ -104,6 +108,11 @@ impl Diagnostic {
             span,
             message: message.into(),
         });
+        self
+    }
+
+    pub fn with_calls(mut self, calls: Vec<(String, Span)>) -> Diagnostic {
+        self.calls = calls;
         self
     }
 
@@ -220,7 +229,7 @@ fn render(d: &Diagnostic, sources: &SourceMap, color: bool) -> String {
         if let Some(h) = &d.help {
             out.push_str(&format!("  help: {h}\n"));
         }
-        return out;
+        return out + &render_calls(&d.calls, sources);
     };
     let span = clamp(span, sources);
     let mut b = Report::build(kind, ASpan(span))
@@ -265,7 +274,54 @@ fn render(d: &Diagnostic, sources: &SourceMap, color: bool) -> String {
     if b.finish().write(cache, &mut buf).is_err() {
         return format!("{}: {}\n", sources.location(span), d);
     }
-    String::from_utf8_lossy(&buf).into_owned()
+    String::from_utf8_lossy(&buf).into_owned() + &render_calls(&d.calls, sources)
+}
+
+/// The most lines a call stack takes; a deeper one shows its innermost
+/// and outermost calls around a count of those left out.
+const MAX_CALL_LINES: usize = 10;
+
+/// The call stack under a run-time error, innermost call first, a line per
+/// call as GHCi writes them (`` `f` called at t.fut:9:30``); a recursion
+/// through one call site is one line with its count, so that a stack
+/// overflow reads in a few lines.
+fn render_calls(calls: &[(String, Span)], sources: &SourceMap) -> String {
+    // Runs of the same call, each with its length.
+    let mut runs: Vec<(&(String, Span), usize)> = Vec::new();
+    for c in calls {
+        match runs.last_mut() {
+            Some((last, n)) if *last == c => *n += 1,
+            _ => runs.push((c, 1)),
+        }
+    }
+    let line = |((callee, site), n): &(&(String, Span), usize)| {
+        let at = match sources.get(site.file) {
+            Some(_) => sources.location(*site),
+            None => "an unknown place".to_string(),
+        };
+        match n {
+            1 => format!("  `{callee}` called at {at}\n"),
+            n => format!("  `{callee}` called at {at} ({n} times)\n"),
+        }
+    };
+    let mut out = String::new();
+    if runs.is_empty() {
+        return out;
+    }
+    out.push_str("call stack:\n");
+    if runs.len() <= MAX_CALL_LINES {
+        runs.iter().for_each(|r| out.push_str(&line(r)));
+        return out;
+    }
+    let (inner, outer) = (MAX_CALL_LINES - 3, 2);
+    let hidden = &runs[inner..runs.len() - outer];
+    runs[..inner].iter().for_each(|r| out.push_str(&line(r)));
+    let left_out: usize = hidden.iter().map(|(_, n)| n).sum();
+    out.push_str(&format!("  ... {left_out} more calls\n"));
+    runs[runs.len() - outer..]
+        .iter()
+        .for_each(|r| out.push_str(&line(r)));
+    out
 }
 
 #[cfg(test)]
@@ -284,6 +340,41 @@ mod tests {
         assert!(s.contains("t.fut"), "{s}");
         assert!(s.contains("expected an expression"), "{s}");
         assert!(!s.contains('\u{1b}'), "no escapes without colour: {s}");
+    }
+
+    #[test]
+    fn call_stacks_fold_recursions_and_leave_out_the_middle() {
+        let mut sm = SourceMap::new();
+        let f = sm.add("t.fut", "def f x = x\ndef g x = f x\n");
+        let (in_g, in_f) = (Span::new(f, 22, 25), Span::new(f, 10, 11));
+        let call = |name: &str, site| (name.to_string(), site);
+        let d = Diagnostic::runtime("division by zero", in_f).with_calls(vec![
+            call("f", in_g),
+            call("g", in_f),
+            call("g", in_f),
+        ]);
+        let s = d.render(&sm, false);
+        assert!(
+            s.ends_with(
+                "call stack:\n  `f` called at t.fut:2:11\n  `g` called at t.fut:1:11 (2 times)\n"
+            ),
+            "{s}"
+        );
+        // Alternating sites do not fold: 30 lines become 10, the outermost
+        // two kept.
+        let calls = (0..30)
+            .map(|k| call(if k == 29 { "main" } else { "g" }, [in_g, in_f][k % 2]))
+            .collect();
+        let s = Diagnostic::runtime("oops", in_f)
+            .with_calls(calls)
+            .render(&sm, false);
+        let stack = &s[s.find("call stack:").expect("a call stack")..];
+        assert_eq!(stack.lines().count(), 1 + MAX_CALL_LINES, "{stack}");
+        assert!(stack.contains("  ... 21 more calls\n"), "{stack}");
+        assert!(
+            stack.ends_with("  `main` called at t.fut:1:11\n"),
+            "{stack}"
+        );
     }
 
     #[test]

@@ -83,10 +83,9 @@ impl Fwd {
     }
 
     fn stm(&mut self, b: &mut Builder, s: &Stm) {
-        let saved_span = b.span;
-        b.span = s.span;
+        let saved = b.place_of(s);
         self.stm_inner(b, s);
-        b.span = saved_span;
+        b.restore(saved);
     }
 
     fn stm_inner(&mut self, b: &mut Builder, s: &Stm) {
@@ -116,6 +115,7 @@ impl Fwd {
                             pat: vec![*v],
                             exp: Exp::Atom(r),
                             span: s.span,
+                            ctx: s.ctx,
                         },
                     );
                 }

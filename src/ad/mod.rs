@@ -68,7 +68,7 @@ fn inline_custom(vars: &mut Vars, body: Body) -> Body {
         }
         match s.exp {
             Exp::WithVjp { lam, args, .. } => {
-                b.span = s.span;
+                (b.span, b.ctx) = (s.span, s.ctx);
                 let results = b.inline(&lam, &args);
                 for (v, r) in s.pat.into_iter().zip(results) {
                     b.push(vec![v], Exp::Atom(r));
@@ -131,7 +131,7 @@ fn transform_body(vars: &mut Vars, body: Body, out: &mut AdOutput) -> Result<Bod
                 no_active_calls(vars, &lam)?;
                 out.any = true;
                 let mut b = Builder::new(vars);
-                b.span = s.span;
+                (b.span, b.ctx) = (s.span, s.ctx);
                 let lam = prepare::prepare(b.vars, lam);
                 fwd::jvp(&mut b, &lam, &primals, &tangents, &s.pat);
                 stms.extend(b.stms);
@@ -144,7 +144,7 @@ fn transform_body(vars: &mut Vars, body: Body, out: &mut AdOutput) -> Result<Bod
                 no_active_calls(vars, &lam)?;
                 out.any = true;
                 let mut b = Builder::new(vars);
-                b.span = s.span;
+                (b.span, b.ctx) = (s.span, s.ctx);
                 let lam = prepare::prepare(b.vars, lam);
                 let r = rev::vjp(&mut b, &lam, &primals, &cotangents, &s.pat)?;
                 out.tags.extend(r.tags);

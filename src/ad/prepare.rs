@@ -28,7 +28,7 @@ fn prepare_body(vars: &mut Vars, body: Body) -> Body {
         for nb in nested_mut(&mut s.exp) {
             *nb = prepare_body(b.vars, std::mem::take(nb));
         }
-        b.span = s.span;
+        b.place_of(&s);
         match s.exp {
             Exp::Reduce {
                 op,

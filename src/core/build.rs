@@ -29,7 +29,8 @@
 //! ```
 
 use super::ir::{
-    Atom, Body, DimIndex, Exp, Function, Lambda, LoopForm, Operator, Program, Stm, Type, Var, Vars,
+    Atom, Body, CallCtx, DimIndex, Exp, Function, Lambda, LoopForm, Operator, Program, Stm, Type,
+    Var, Vars,
 };
 use crate::prim::{BinOp, PrimType, UnOp};
 use crate::source::Span;
@@ -278,6 +279,9 @@ pub struct Builder<'a> {
     pub stms: Vec<Stm>,
     /// The span given to the statements built (run-time errors point there).
     pub span: Span,
+    /// The call chain given to the statements built (lowering sets it
+    /// while it inlines a call; AD copies the statement's it derives from).
+    pub ctx: CallCtx,
     /// The name given to the variables the statements bind (for printing).
     name: Arc<str>,
     pub facts: SizeFacts,
@@ -324,30 +328,46 @@ impl<'a> Builder<'a> {
             vars,
             stms: Vec::new(),
             span: Span::default(),
+            ctx: CallCtx::TOP,
             name: "t".into(),
             facts: SizeFacts::default(),
         }
     }
 
-    /// A builder for a nested body, with the same span and name.
+    /// A builder for a nested body, with the same span, context and name.
     fn nested(&mut self) -> Builder<'_> {
         Builder {
             vars: &mut *self.vars,
             stms: Vec::new(),
             span: self.span,
+            ctx: self.ctx,
             name: self.name.clone(),
             facts: SizeFacts::default(),
         }
     }
 
     /// Gives the statements built next this span and their variables this
-    /// name.
+    /// name (in the same call context).
     pub fn at(&mut self, span: Span, name: &str) -> &mut Self {
         self.span = span;
         if *self.name != *name {
             self.name = name.into();
         }
         self
+    }
+
+    /// Gives the statements built next the place of `s` (its span and call
+    /// context: code derived from a statement fails where it does);
+    /// returns the place they had, for [`Builder::restore`].
+    pub fn place_of(&mut self, s: &Stm) -> (Span, CallCtx) {
+        let before = (self.span, self.ctx);
+        (self.span, self.ctx) = (s.span, s.ctx);
+        before
+    }
+
+    /// Goes back to a place returned by [`Builder::place_of`].
+    pub fn restore(&mut self, (span, ctx): (Span, CallCtx)) {
+        (self.span, self.ctx) = (span, ctx);
     }
 
     /// Starts a nested body: the statements built from now on go to it
@@ -398,6 +418,7 @@ impl<'a> Builder<'a> {
             pat,
             exp,
             span: self.span,
+            ctx: self.ctx,
         });
     }
 

@@ -18,6 +18,7 @@
 
 use crate::prim::{BinOp, PrimType, Scalar, UnOp};
 use crate::source::Span;
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -194,12 +195,73 @@ impl From<Var> for Atom {
 }
 
 /// `let pat = exp`, with the span of the source expression it came from
-/// (run-time errors point there).
+/// and the calls that inlining went through to reach it (run-time errors
+/// point there and list those calls).
 #[derive(Clone, Debug)]
 pub struct Stm {
     pub pat: Vec<Var>,
     pub exp: Exp,
     pub span: Span,
+    pub ctx: CallCtx,
+}
+
+/// The chain of inlined calls a statement was lowered inside: an index
+/// into its program's [`CallSites`], so that statements stay small and the
+/// chains of a definition's statements are shared. `CallCtx::TOP` is the
+/// body of a function itself (an entry point, a REPL expression, a
+/// recursive definition), outside any inlined call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CallCtx(u32);
+
+impl CallCtx {
+    pub const TOP: CallCtx = CallCtx(0);
+}
+
+/// One inlined call: the function called, where, and the context of the
+/// call site itself.
+#[derive(Clone, Debug)]
+struct CallSite {
+    callee: Arc<str>,
+    site: Span,
+    caller: CallCtx,
+}
+
+/// The interned call chains of a program ([`CallCtx`]).
+#[derive(Clone, Debug, Default)]
+pub struct CallSites {
+    /// `CallCtx(k)` is `sites[k - 1]`.
+    sites: Vec<CallSite>,
+    index: HashMap<(CallCtx, Span, Arc<str>), CallCtx>,
+}
+
+impl CallSites {
+    /// The context of the body of `callee` inlined at `site` in `caller`.
+    pub fn enter(&mut self, caller: CallCtx, site: Span, callee: &str) -> CallCtx {
+        let next = CallCtx(self.sites.len() as u32 + 1);
+        let callee: Arc<str> = callee.into();
+        *self
+            .index
+            .entry((caller, site, callee.clone()))
+            .or_insert_with(|| {
+                self.sites.push(CallSite {
+                    callee,
+                    site,
+                    caller,
+                });
+                next
+            })
+    }
+
+    /// The calls of a context, innermost first: each function called and
+    /// its call site.
+    pub fn chain(&self, ctx: CallCtx) -> impl Iterator<Item = (&Arc<str>, Span)> {
+        let mut at = ctx;
+        std::iter::from_fn(move || {
+            let s = self.sites.get((at.0 as usize).checked_sub(1)?)?;
+            at = s.caller;
+            Some((&s.callee, s.site))
+        })
+    }
 }
 
 /// Statements followed by the results.
@@ -486,11 +548,13 @@ pub struct Function {
     pub body: Body,
 }
 
-/// A lowered program: the functions share one variable table.
+/// A lowered program: the functions share one variable table, and one
+/// table of the call chains their statements were inlined through.
 #[derive(Clone, Debug, Default)]
 pub struct Program {
     pub vars: Vars,
     pub functions: Vec<Function>,
+    pub calls: CallSites,
 }
 
 impl Program {
@@ -505,5 +569,31 @@ impl Program {
     /// The function a call names.
     pub fn callee(&self, f: FunId) -> &Function {
         &self.functions[f.0 as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::FileId;
+
+    #[test]
+    fn call_chains_are_shared_and_listed_innermost_first() {
+        let site = |k: usize| Span::new(FileId(0), k, k + 1);
+        let mut calls = CallSites::default();
+        let g = calls.enter(CallCtx::TOP, site(1), "g");
+        let f = calls.enter(g, site(2), "f");
+        // The same call from the same place is the same context.
+        assert_eq!(calls.enter(CallCtx::TOP, site(1), "g"), g);
+        assert_ne!(calls.enter(CallCtx::TOP, site(3), "g"), g);
+        let chain: Vec<(String, Span)> = calls
+            .chain(f)
+            .map(|(name, s)| (name.to_string(), s))
+            .collect();
+        assert_eq!(
+            chain,
+            vec![("f".to_string(), site(2)), ("g".to_string(), site(1))]
+        );
+        assert_eq!(calls.chain(CallCtx::TOP).count(), 0);
     }
 }

@@ -106,7 +106,12 @@ impl Forward {
     }
 
     fn stm(&mut self, s: Stm, out: &mut Vec<Stm>) {
-        let Stm { pat, mut exp, span } = s;
+        let Stm {
+            pat,
+            mut exp,
+            span,
+            ctx,
+        } = s;
         rename_operands(&mut exp, &self.subst);
         for b in nested_mut(&mut exp) {
             let taken = std::mem::take(b);
@@ -146,7 +151,12 @@ impl Forward {
                         top.insert(key, pat.clone());
                     }
                 }
-                out.push(Stm { pat, exp, span });
+                out.push(Stm {
+                    pat,
+                    exp,
+                    span,
+                    ctx,
+                });
             }
         }
     }

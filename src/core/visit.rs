@@ -632,6 +632,7 @@ pub fn freshen_body(b: &Body, vars: &mut Vars, subst: &mut HashMap<Var, Atom>) -
             pat,
             exp,
             span: s.span,
+            ctx: s.ctx,
         });
     }
     let mut result = b.result.clone();
@@ -1061,6 +1062,7 @@ mod tests {
                         pat: Vec::new(),
                         exp: e.clone(),
                         span: Default::default(),
+                        ctx: CallCtx::TOP,
                     }],
                     result: Vec::new(),
                 },
@@ -1106,6 +1108,7 @@ mod tests {
                     pat: vec![g.v()],
                     exp: e,
                     span: Default::default(),
+                    ctx: CallCtx::TOP,
                 }],
                 result: Vec::new(),
             };

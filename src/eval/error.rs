@@ -3,16 +3,16 @@
 //! makes lifted evaluation fall back to per-element evaluation.
 
 use crate::prim::PrimError;
-use crate::runtime::{Error, Raise, RuntimeError};
+use crate::runtime::{CallFrame, Error, Raise, RuntimeError};
 use crate::source::Span;
 
 /// Why the evaluation of a statement stopped.
 #[derive(Clone, Debug)]
 pub(crate) enum Fail {
-    /// A genuine error. The span is filled in by the innermost statement
+    /// A genuine error. Its place is filled in by the innermost statement
     /// being evaluated, so it stays `None` only while the error travels up
     /// from the operation that raised it.
-    Error(Error, Option<Span>),
+    Error(Error, Option<Box<Place>>),
     /// Lifted evaluation met something it cannot represent with one value
     /// per lane of a common shape (an `iota n` whose `n` differs between
     /// lanes, say). Never escapes the evaluator: the outermost lifted map
@@ -21,6 +21,15 @@ pub(crate) enum Fail {
 }
 
 pub(crate) type R<T> = Result<T, Fail>;
+
+/// Where an error happened: the span of the statement, and the calls it is
+/// inside, innermost first (its own chain of inlined calls, then those of
+/// each `Exp::Call` it leaves).
+#[derive(Clone, Debug)]
+pub(crate) struct Place {
+    span: Span,
+    calls: Vec<CallFrame>,
+}
 
 impl From<Error> for Fail {
     fn from(e: Error) -> Fail {
@@ -41,10 +50,31 @@ impl Fail {
         matches!(self, Fail::Error(e, _) if e.kind == crate::runtime::RuntimeErrorKind::Interrupted)
     }
 
-    /// Attaches `span` unless a more precise one is already there.
-    pub fn at(self, at: Span) -> Fail {
+    /// Gives the error the place of the statement that failed, `span`
+    /// inside the calls `calls` lists, unless a more precise one is
+    /// already there.
+    pub fn at(self, span: Span, calls: impl FnOnce() -> Vec<CallFrame>) -> Fail {
         match self {
-            Fail::Error(e, None) => Fail::Error(e, Some(at)),
+            Fail::Error(e, None) => Fail::Error(
+                e,
+                Some(Box::new(Place {
+                    span,
+                    calls: calls(),
+                })),
+            ),
+            other => other,
+        }
+    }
+
+    /// The error as it leaves a called function: inside the calls `calls`
+    /// lists too (the call statement's). An error without a place is the
+    /// call's own, which the call statement places.
+    pub fn out_of_call(self, calls: impl FnOnce() -> Vec<CallFrame>) -> Fail {
+        match self {
+            Fail::Error(e, Some(mut place)) => {
+                place.calls.extend(calls());
+                Fail::Error(e, Some(place))
+            }
             other => other,
         }
     }
@@ -52,7 +82,8 @@ impl Fail {
     /// The error as reported to the caller of the evaluator.
     pub fn into_runtime_error(self) -> RuntimeError {
         match self {
-            Fail::Error(e, span) => e.at(span.unwrap_or_default()),
+            Fail::Error(e, None) => e.at(Span::default()),
+            Fail::Error(e, Some(place)) => e.at(place.span).within(place.calls),
             Fail::Irregular => {
                 Error::internal("an irregular lifted value escaped its map").at(Span::default())
             }

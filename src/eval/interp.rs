@@ -20,12 +20,12 @@ use super::ops;
 use super::soac::AccUpdate;
 use super::{EvalOptions, EvalStats};
 use crate::core::ir::{
-    Atom, Body, DimIndex, Exp, FunId, Lambda, LoopForm, Program, Stm, Type, Var,
+    Atom, Body, CallCtx, DimIndex, Exp, FunId, Lambda, LoopForm, Program, Stm, Type, Var,
 };
 use crate::prim::{self, BinOp, PrimType, Scalar, UnOp};
-use crate::runtime::Raise;
 use crate::runtime::index::{Ix, Step};
 use crate::runtime::value::{AccCell, Array, Element, Value};
+use crate::runtime::{CallFrame, Raise};
 use crate::{dispatch_prim, with_array};
 use ndarray::{ArcArray, IxDyn};
 use std::collections::HashSet;
@@ -441,7 +441,9 @@ impl<'p> Interp<'p> {
                     Err(n) => host = k + n,
                 }
             }
-            self.eval_stm(stm, si).map_err(|e| e.at(stm.span))?;
+            let prog = self.prog;
+            self.eval_stm(stm, si)
+                .map_err(|e| e.at(stm.span, || call_frames(prog, stm.ctx)))?;
             k += 1;
         }
         for (a, &mv) in body.result.iter().zip(&info.result_moves) {
@@ -744,7 +746,9 @@ impl<'p> Interp<'p> {
                     }
                     return self.per_lane(stm, si);
                 }
+                let prog = self.prog;
                 self.call(*func, name, vals)
+                    .map_err(|e| e.out_of_call(|| call_frames(prog, stm.ctx)))
             }
         }
     }
@@ -1589,6 +1593,18 @@ impl<'p> Interp<'p> {
 /// compiles to overlapping unaligned loads that stall on the narrower
 /// stores that wrote it, which dominated the scalar path.
 #[inline(always)]
+/// The calls a statement of `prog` in call context `ctx` is inside, as a
+/// run-time error lists them.
+fn call_frames(prog: &Program, ctx: CallCtx) -> Vec<CallFrame> {
+    prog.calls
+        .chain(ctx)
+        .map(|(callee, site)| CallFrame {
+            callee: callee.clone(),
+            site,
+        })
+        .collect()
+}
+
 fn copy_scalar(s: &Scalar) -> Scalar {
     match s {
         Scalar::I64(x) => Scalar::I64(*x),

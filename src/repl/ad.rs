@@ -10,7 +10,7 @@
 use super::commands::{Invocation, usage};
 use super::print;
 use super::{Failed, Flow, Repl, Sink, duration, show_scheme};
-use crate::core::ir::{Var, Vars};
+use crate::core::ir::{Program, Var};
 use crate::core::pretty::Printer;
 use crate::diag::Diagnostic;
 use crate::driver::Compiled;
@@ -406,12 +406,12 @@ impl Repl {
             return Err(r.report(&d, sink));
         }
         let names = param_names(r, e, params.len());
-        let wrapper = Wrapper::new(text, &params, &result, dir, &names);
+        let wrapper = Wrapper::new(text, &params, &result, dir, &names, &own_params(r, e));
         let saved = r.session.checkpoint();
         let compiled = compile_wrapper(r, &wrapper.definition(&name_of(e)), sink);
         r.session.rollback(saved);
         let mut compiled = compiled?;
-        wrapper.show_source_names(&mut compiled.program.vars);
+        wrapper.show_source_names(&mut compiled.program);
         Ok(Printer::program_labelled(&compiled.program, &compiled.tags))
     }
 }
@@ -426,28 +426,24 @@ fn compile_wrapper(r: &mut Repl, text: &str, sink: &mut dyn Sink) -> Result<Comp
     r.session.compile(id).map_err(|d| r.report(&d, sink))
 }
 
+/// The parameter patterns of the function as written, if it is a
+/// definition or a lambda.
+fn own_params(r: &Repl, e: &Expr) -> Vec<Pat> {
+    match &e.kind {
+        ExprKind::Var(q) => match r.session.types.globals.lookup(q).map(|g| g.kind) {
+            Some(GlobalKind::Def(id)) => r.session.def(id).source.params.clone(),
+            _ => Vec::new(),
+        },
+        ExprKind::Lambda(ps, _, _) => ps.clone(),
+        _ => Vec::new(),
+    }
+}
+
 /// The parameter names of the function, so that the derivative program
 /// reads like its source: a definition's or a lambda's own names; `x`,
 /// `x1`, ... otherwise.
 fn param_names(r: &Repl, e: &Expr, n: usize) -> Vec<String> {
-    let own: Vec<Option<String>> = match &e.kind {
-        ExprKind::Var(q) => match r.session.types.globals.lookup(q) {
-            Some(g) => match &g.kind {
-                GlobalKind::Def(id) => r
-                    .session
-                    .def(*id)
-                    .source
-                    .params
-                    .iter()
-                    .map(pat_name)
-                    .collect(),
-                _ => Vec::new(),
-            },
-            None => Vec::new(),
-        },
-        ExprKind::Lambda(ps, _, _) => ps.iter().map(pat_name).collect(),
-        _ => Vec::new(),
-    };
+    let own: Vec<Option<String>> = own_params(r, e).iter().map(pat_name).collect();
     let distinct = own.iter().flatten().collect::<HashSet<_>>().len() == own.len();
     if own.len() == n && own.iter().all(Option::is_some) && distinct {
         return own.into_iter().flatten().collect();
@@ -464,6 +460,22 @@ fn pat_name(p: &Pat) -> Option<String> {
         Pat::Id(x, _) => Some(x.to_string()),
         Pat::Ascribed(p, _, _) => pat_name(p),
         _ => None,
+    }
+}
+
+/// The names of a tuple pattern's leaves, in order, if it names every one
+/// (`(x, (y, z))`); a parameter passed as a tuple is that many variables.
+fn leaf_names(p: &Pat) -> Option<Vec<String>> {
+    match p {
+        Pat::Tuple(ps, _) => {
+            let mut names = Vec::new();
+            for p in ps {
+                names.extend(leaf_names(p)?);
+            }
+            Some(names)
+        }
+        Pat::Ascribed(p, _, _) => leaf_names(p),
+        p => pat_name(p).map(|n| vec![n]),
     }
 }
 
@@ -493,6 +505,9 @@ struct Wrapper<'a> {
     /// (internal name, shown name) of each parameter, the function's own
     /// first.
     names: Vec<(String, String)>,
+    /// Of the parameters that are tuples naming their leaves (by internal
+    /// name): the name shown for each leaf variable.
+    leaves: Vec<(String, Vec<String>)>,
 }
 
 impl<'a> Wrapper<'a> {
@@ -502,6 +517,7 @@ impl<'a> Wrapper<'a> {
         result: &'a Type,
         dir: Direction,
         shown: &[String],
+        own: &[Pat],
     ) -> Wrapper<'a> {
         let taken = |n: &str| mentions(f, n);
         let mut names: Vec<(String, String)> = shown
@@ -509,11 +525,25 @@ impl<'a> Wrapper<'a> {
             .enumerate()
             .map(|(k, x)| (fresh(&format!("arg__{k}"), &taken), x.clone()))
             .collect();
+        let tuples: Vec<(usize, Vec<String>)> = own
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| matches!(p, Pat::Tuple(..)))
+            .filter_map(|(k, p)| Some((k, leaf_names(p)?)))
+            .collect();
+        let mut leaves: Vec<(String, Vec<String>)> = tuples
+            .iter()
+            .map(|(k, ls)| (names[*k].0.clone(), ls.clone()))
+            .collect();
         match dir {
             Direction::Reverse => names.push((fresh("seed__", &taken), SEED.to_string())),
             Direction::Forward => {
                 for (k, x) in shown.iter().enumerate() {
                     names.push((fresh(&format!("dot__{k}"), &taken), format!("{x}_dot")));
+                }
+                for (k, ls) in &tuples {
+                    let dots = ls.iter().map(|l| format!("{l}_dot")).collect();
+                    leaves.push((names[shown.len() + k].0.clone(), dots));
                 }
             }
         }
@@ -523,6 +553,7 @@ impl<'a> Wrapper<'a> {
             result,
             dir,
             names,
+            leaves,
         }
     }
 
@@ -562,8 +593,24 @@ impl<'a> Wrapper<'a> {
     }
 
     /// Renames the wrapper's parameters, and the variables named after
-    /// them (`arg__0_bar`), to the names shown.
-    fn show_source_names(&self, vars: &mut Vars) {
+    /// them (`arg__0_bar`), to the names shown; the leaves of a tuple
+    /// parameter, to the names its pattern gives them.
+    fn show_source_names(&self, program: &mut Program) {
+        let vars = &mut program.vars;
+        let entry = &program.functions[0];
+        for (internal, shown) in &self.leaves {
+            let vs: Vec<Var> = entry
+                .params
+                .iter()
+                .copied()
+                .filter(|v| vars.name(*v) == internal)
+                .collect();
+            if vs.len() == shown.len() {
+                for (v, name) in vs.into_iter().zip(shown) {
+                    vars.set_name(v, name.as_str());
+                }
+            }
+        }
         for k in 0..vars.len() {
             let v = Var(k as u32);
             let name = vars.name(v);

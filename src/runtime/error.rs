@@ -2,7 +2,7 @@
 //!
 //! An operation raises an [`Error`] (what went wrong); the evaluator gives
 //! it the span of the statement or redex that failed, which makes it a
-//! [`RuntimeError`]. The messages are built here and nowhere else, so the
+//! [`RuntimeError`], and then the calls it happened inside ([`CallFrame`]). The messages are built here and nowhere else, so the
 //! fast evaluator and the reference semantics report a failure in the same
 //! words. Where Futhark's own test programs check a message (`error:`
 //! blocks), the wording is Futhark's: `Index [3] out of bounds for array of
@@ -14,6 +14,7 @@ use crate::diag::Diagnostic;
 use crate::prim::PrimError;
 use crate::source::Span;
 use std::fmt;
+use std::sync::Arc;
 
 /// What went wrong, so that a test runner can classify errors without
 /// parsing messages.
@@ -39,6 +40,14 @@ pub enum RuntimeErrorKind {
     Internal,
 }
 
+/// A call that a run-time error happened inside: the function called and
+/// the call site.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallFrame {
+    pub callee: Arc<str>,
+    pub site: Span,
+}
+
 /// A run-time error at its place in the source: what an evaluator reports.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuntimeError {
@@ -46,11 +55,26 @@ pub struct RuntimeError {
     pub message: String,
     /// The span of the statement or redex that failed.
     pub span: Span,
+    /// The calls it failed inside, innermost first (empty at the top of an
+    /// entry point or REPL expression).
+    pub calls: Vec<CallFrame>,
 }
 
 impl RuntimeError {
+    /// The error inside more calls, outside those it has (innermost
+    /// first).
+    pub fn within(mut self, calls: impl IntoIterator<Item = CallFrame>) -> RuntimeError {
+        self.calls.extend(calls);
+        self
+    }
+
     pub fn to_diagnostic(&self) -> Diagnostic {
-        let d = Diagnostic::runtime(self.message.clone(), self.span);
+        let d = Diagnostic::runtime(self.message.clone(), self.span).with_calls(
+            self.calls
+                .iter()
+                .map(|c| (c.callee.to_string(), c.site))
+                .collect(),
+        );
         match self.kind {
             // The `rep` is AUTOMAP's, not the user's: say what it did.
             RuntimeErrorKind::RepLength => d
@@ -82,6 +106,7 @@ impl Error {
             kind: self.kind,
             message: self.message,
             span,
+            calls: Vec::new(),
         }
     }
 }

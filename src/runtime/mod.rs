@@ -9,4 +9,4 @@ pub mod error;
 pub mod index;
 pub mod value;
 
-pub use error::{Error, Raise, RuntimeError, RuntimeErrorKind};
+pub use error::{CallFrame, Error, Raise, RuntimeError, RuntimeErrorKind};

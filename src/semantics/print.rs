@@ -37,6 +37,11 @@ impl<'t> Printer<'t> {
     }
 
     fn term(&mut self, t: &Term, want: Lvl) {
+        // A call is shown as its body: it is a note for error messages,
+        // not syntax.
+        if let TermKind::Call(_, body) = &t.kind {
+            return self.term(body, want);
+        }
         let parens = needs_parens(level(t), want);
         if parens {
             self.w("(");
@@ -56,6 +61,7 @@ impl<'t> Printer<'t> {
             TermKind::Val(v) => self.value(v, Lvl::Expr),
             TermKind::Var(x) => self.w(x),
             TermKind::Global { name, .. } => self.w(name),
+            TermKind::Call(_, body) => self.kind(body),
             TermKind::Lambda(l) => self.lambda(l),
             TermKind::App(f, x) => {
                 self.term(f, Lvl::Apply);
@@ -358,6 +364,7 @@ fn starts_negative(t: &Term) -> bool {
 fn level(t: &Term) -> Lvl {
     match &t.kind {
         TermKind::Val(v) => value_level(v),
+        TermKind::Call(_, body) => level(body),
         TermKind::Ascribe(..) => Lvl::Expr,
         TermKind::Update(..) | TermKind::RecordUpdate(..) => Lvl::With,
         TermKind::BinOp(op, ..) => Lvl::Op(op.precedence()),

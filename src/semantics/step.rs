@@ -15,7 +15,7 @@ use super::prims;
 use super::term::*;
 use crate::prim::{self, BinOp, PrimError, Scalar};
 use crate::runtime::index::Ix;
-use crate::runtime::{Error, Raise, RuntimeError};
+use crate::runtime::{CallFrame, Error, Raise, RuntimeError};
 use crate::source::Span;
 use crate::syntax::ast::{BinOpKind, Ident, Pat, TypeExp, UnOpKind};
 use crate::syntax::pretty;
@@ -140,6 +140,28 @@ pub enum Decomposition {
     Stuck(Vec<usize>, Stop),
 }
 
+/// A stuck state at the end of `path` in `t`, inside the calls on the
+/// path (`TermKind::Call`), innermost first.
+fn in_calls(stop: Stop, t: &Term, path: &[usize]) -> Stop {
+    let Stop::Error(e) = stop else {
+        return stop;
+    };
+    let mut calls = Vec::new();
+    let mut node = Some(t);
+    for &i in path {
+        let Some(n) = node else { break };
+        if let TermKind::Call(f, _) = &n.kind {
+            calls.push(CallFrame {
+                callee: f.as_ref().into(),
+                site: n.span,
+            });
+        }
+        node = n.context(i);
+    }
+    calls.reverse();
+    Stop::Error(e.within(calls))
+}
+
 /// The subterm at a path of context indices.
 pub fn at<'t>(t: &'t Term, path: &[usize]) -> Option<&'t Term> {
     path.iter().try_fold(t, |t, &i| t.context(i))
@@ -156,7 +178,10 @@ impl Machine<'_> {
         match find(t, &mut path) {
             Ok(true) => Decomposition::Value,
             Ok(false) => Decomposition::Redex(path),
-            Err(stop) => Decomposition::Stuck(path, stop),
+            Err(stop) => {
+                let stop = in_calls(stop, t, &path);
+                Decomposition::Stuck(path, stop)
+            }
         }
     }
 
@@ -164,9 +189,16 @@ impl Machine<'_> {
     pub fn contract(&self, t: &mut Term, path: &[usize]) -> Result<Rule, Stop> {
         let span = t.span;
         let r = at_mut(t, path).ok_or_else(|| Fail::internal("no redex at the path").at(span))?;
-        let (new, rule) = self.reduce(r).map_err(|f| f.at(r.span))?;
-        *r = new;
-        Ok(rule)
+        match self.reduce(r) {
+            Ok((new, rule)) => {
+                *r = new;
+                Ok(rule)
+            }
+            Err(f) => {
+                let stop = f.at(r.span);
+                Err(in_calls(stop, t, path))
+            }
+        }
     }
 
     /// One step: `K⟨r⟩ ⇝ K⟨e⟩`; `None` when `t` is already a value.
@@ -272,6 +304,7 @@ impl Machine<'_> {
             }
             TermKind::Var(x) => Err(Fail::internal(format!("the variable `{x}` is not bound"))),
             TermKind::Val(_)
+            | TermKind::Call(..)
             | TermKind::Lambda(_)
             | TermKind::Section(..)
             | TermKind::Array(..)
@@ -411,6 +444,7 @@ fn as_value(t: &Term) -> R<Option<Value>> {
     let v = |x: &Term| x.value().cloned();
     Ok(match &t.kind {
         TermKind::Lambda(l) => Some(Value::fun(Fun::Lambda(l.clone()))),
+        TermKind::Call(_, body) => v(body),
         TermKind::Tuple(es) => Some(Value::tuple(es.iter().filter_map(v).collect())),
         TermKind::Constr(c, es) => Some(Value::Sum(c.clone(), es.iter().filter_map(v).collect())),
         TermKind::Record(fs) => {
@@ -525,9 +559,15 @@ pub fn beta(l: &Lambda, x: &Value, span: Span) -> R<Term> {
         return Ok(Term::new(TermKind::Lambda(Rc::new(inner.subst(&s))), span));
     }
     let body = l.body.subst(&s);
-    Ok(match &l.ret {
+    let body = match &l.ret {
         Some(t) => ascribe(body, subst_type(t, &s), l.origin.result_what()),
         None => body,
+    };
+    Ok(match &l.origin {
+        Origin::Def(f) | Origin::Local(f) => {
+            Term::new(TermKind::Call(f.clone(), Box::new(body)), span)
+        }
+        Origin::Lambda => body,
     })
 }
 

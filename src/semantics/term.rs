@@ -221,6 +221,11 @@ pub enum TermKind {
     Match(Box<Term>, Vec<(Pat, Term)>),
     /// `let [n] p = e in b`: the names are bound by the pattern's sizes.
     LetSizes(Vec<Ident>, Pat, Box<Term>, Box<Term>),
+    /// The body of a call of the named function, made at the term's span
+    /// (the application that gave the function its last argument): a
+    /// value once the body is one, so it costs no step; a run-time error
+    /// inside lists it among the calls it happened inside.
+    Call(Ident, Box<Term>),
 }
 
 /// Where an array term came from, for the message when its elements turn
@@ -320,6 +325,7 @@ impl Term {
                 TermKind::Record(fs.iter().map(|(n, e)| (n.clone(), e.subst(s))).collect())
             }
             TermKind::Project(e, f) => TermKind::Project(b(e), f.clone()),
+            TermKind::Call(f, e) => TermKind::Call(f.clone(), b(e)),
             TermKind::RecordUpdate(r, path, v) => TermKind::RecordUpdate(b(r), path.clone(), b(v)),
             TermKind::Let(p, e, body) => {
                 let inner = s.without(&p.binders());
@@ -374,9 +380,10 @@ impl Term {
                 (1, _) => Some(r),
                 _ => None,
             },
-            TermKind::UnOp(_, x) | TermKind::Project(x, _) | TermKind::Ascribe(x, ..) => {
-                (i == 0).then_some(&**x)
-            }
+            TermKind::UnOp(_, x)
+            | TermKind::Project(x, _)
+            | TermKind::Ascribe(x, ..)
+            | TermKind::Call(_, x) => (i == 0).then_some(&**x),
             TermKind::Section(_, l, r) => (i == 0).then(|| l.as_deref().or(r.as_deref())).flatten(),
             TermKind::Array(es, ..) | TermKind::Tuple(es) => es.get(i),
             TermKind::Record(fs) => fs.get(i).map(|(_, e)| e),
@@ -422,9 +429,10 @@ impl Term {
                 (1, _) => Some(r),
                 _ => None,
             },
-            TermKind::UnOp(_, x) | TermKind::Project(x, _) | TermKind::Ascribe(x, ..) => {
-                (i == 0).then_some(&mut **x)
-            }
+            TermKind::UnOp(_, x)
+            | TermKind::Project(x, _)
+            | TermKind::Ascribe(x, ..)
+            | TermKind::Call(_, x) => (i == 0).then_some(&mut **x),
             TermKind::Section(_, l, r) => (i == 0)
                 .then(|| l.as_deref_mut().or(r.as_deref_mut()))
                 .flatten(),

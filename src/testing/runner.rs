@@ -286,7 +286,7 @@ fn run_source<E: Engine>(
         };
         compile_error_expected = true;
         let loc = format!("{name}:{}", line_of(text, span.start));
-        let outcome = match (&compiled, Regex::new(re)) {
+        let outcome = match (&compiled, error_regex(re)) {
             (_, Err(e)) => Outcome::Fail(format!("invalid regular expression \"{re}\": {e}")),
             (Ok(_), _) => Outcome::Fail(format!(
                 "expected a compile error matching \"{re}\", but the program compiled"
@@ -349,6 +349,15 @@ fn run_source<E: Engine>(
     Ok(())
 }
 
+/// An `error:` block's regex as Futhark's test runner reads it: `.`
+/// matches newlines too, since an error is several lines (a message, its
+/// place, the calls it happened inside).
+fn error_regex(re: &str) -> Result<Regex, regex::Error> {
+    regex::RegexBuilder::new(re)
+        .dot_matches_new_line(true)
+        .build()
+}
+
 fn run_case<E: Engine>(
     engine: &mut E,
     prog: Option<&E::Program>,
@@ -389,7 +398,7 @@ fn run_case<E: Engine>(
         (Expect::Error(re, _), Ok(_)) => {
             Err(format!("expected an error matching \"{re}\", got success"))
         }
-        (Expect::Error(re, _), Err(msg)) => match Regex::new(re) {
+        (Expect::Error(re, _), Err(msg)) => match error_regex(re) {
             Ok(rx) if rx.is_match(&msg) => Ok(()),
             Ok(_) => Err(format!(
                 "error did not match \"{re}\": {}",

@@ -244,6 +244,24 @@ fn run_time_error_shape_mismatch() {
     );
 }
 
+/// A run-time error lists the calls it happened inside, innermost first:
+/// inlined definitions, a local function, a recursion (folded into one
+/// line per call site), and a deep one (the middle left out).
+#[test]
+fn run_time_error_call_stack() {
+    check(
+        "runtime_call_stack",
+        "def get (xs: []i32) (i: i64) = xs[i]\n\
+         def pair (xs: []i32) (i: i64) = (get xs i, get xs (i + 1))\n\
+         pair [1, 2] 1\n\
+         let twice k = pair [1, 2, 3] k in twice 2\n\
+         def count (n: i64) : i64 = if n == 0 then [0][1] else count (n - 1)\n\
+         count 20\n\
+         def zig (n: i64) : i64 = if n == 0 then 1 / 0 else if n % 2 == 0 then zig (n - 1) else zig (n - 1)\n\
+         zig 30",
+    );
+}
+
 #[test]
 fn definitions_survive_every_kind_of_error() {
     check(
@@ -730,6 +748,16 @@ fn derivatives_keep_source_names() {
          def h (x: f64) (y: f64) = x / y\n:vjp h\n:jvp h\n:grad --explain h 3.0 2.0\n\
          :jvp (\\x -> jvp (\\y -> y ** 3.0) x 1.0)\n:jvp (\\x -> x ** 1.0)\n\
          def seed (x: f64) = x + 1\n:vjp (\\x -> seed x * x)",
+    );
+}
+
+/// A parameter written as a tuple pattern shows as its leaves' names.
+#[test]
+fn derivative_names_from_tuple_patterns() {
+    check(
+        "derivative_tuple_names",
+        "def f (x: f64, (y: f64, z: f64)) = x * y + z\n:vjp f\n:jvp f\n\
+         :vjp (\\(a, b) -> a / b)",
     );
 }
 

@@ -66,7 +66,7 @@ impl Rev {
         let saved = self.adj.clone();
         let copy = self.fresh_copy(b, body, HashMap::new());
         let mut nb = Builder::new(b.vars);
-        nb.span = b.span;
+        (nb.span, nb.ctx) = (b.span, b.ctx);
         let r = (|| {
             self.forward(&mut nb, &copy.stms)?;
             for (res, seed) in copy.result.iter().zip(seeds) {

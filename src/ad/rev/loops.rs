@@ -66,6 +66,7 @@ impl Rev {
                     pat: vec![next],
                     exp: Exp::BinOp(BinOp::Add, Atom::Var(count), Atom::i64(1)),
                     span: s.span,
+                    ctx: s.ctx,
                 });
                 cbody.result.push(Atom::Var(next));
                 let mut subst = HashMap::new();
@@ -124,6 +125,7 @@ impl Rev {
                 pat: vec![next],
                 exp: Exp::Update(*ck, vec![DimIndex::Fix(Atom::Var(i))], Atom::Var(*p)),
                 span: s.span,
+                ctx: s.ctx,
             });
             results.push(Atom::Var(next));
         }
@@ -198,7 +200,7 @@ impl Rev {
 
         let saved = self.adj.clone();
         let mut nb = Builder::new(b.vars);
-        nb.span = s.span;
+        nb.place_of(s);
         let result = (|| {
             // i = n − 1 − j; restore the parameters from the checkpoint.
             let last = nb.bin(BinOp::Sub, n, Atom::i64(1));

@@ -129,7 +129,7 @@ impl Rev {
             self.adj.remove(v);
         }
         let mut nb = Builder::new(b.vars);
-        nb.span = b.span;
+        (nb.span, nb.ctx) = (b.span, b.ctx);
         self.map_depth += 1;
         let result = (|| {
             self.forward(&mut nb, &copy.stms)?;

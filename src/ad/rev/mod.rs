@@ -233,10 +233,9 @@ impl Rev {
     fn reverse(&mut self, b: &mut Builder, stms: &[Stm]) -> RResult<()> {
         let mark = b.stms.len();
         for s in stms.iter().rev() {
-            let saved = b.span;
-            b.span = s.span;
+            let saved = b.place_of(s);
             let r = self.rev_stm(b, s);
-            b.span = saved;
+            b.restore(saved);
             r?;
         }
         self.tag_from(b, mark, RETURN);

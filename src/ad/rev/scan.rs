@@ -127,6 +127,7 @@ impl Rev {
                 args: margs.clone(),
             },
             span,
+            ctx: b.ctx,
         };
         self.rev_map(b, &step, &op.lam, &margs)?;
         for t in &tmps {

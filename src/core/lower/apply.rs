@@ -78,6 +78,18 @@ impl Closure<'_> {
 }
 
 impl<'t> Lower<'t> {
+    /// A definition applied to all its parameters at `span`, inside that
+    /// call (`Lower::in_call`).
+    pub(super) fn call_def(
+        &mut self,
+        def: &'t CheckedDef,
+        inst: Rc<Inst>,
+        args: Vec<Val<'t>>,
+        span: Span,
+    ) -> LResult<Val<'t>> {
+        self.in_call(&def.name, span, |l| l.apply_def(def, inst, args, span))
+    }
+
     /// A definition applied to all its parameters: a call if it is
     /// recursive, else its body inlined.
     pub(super) fn apply_def(
@@ -251,18 +263,18 @@ impl<'t> Lower<'t> {
                     None => Ok(r),
                 }
             }
-            Closure::LocalFun { f, env, ctx } => {
+            Closure::LocalFun { f, env, ctx } => self.in_call(&f.name, span, |l| {
                 let mut env = env.clone();
                 for (p, v) in f.params.iter().zip(args) {
                     let what = match p.binders().first() {
                         Some((n, _)) => format!("parameter `{n}` of `{}`", f.name),
                         None => format!("a parameter of `{}`", f.name),
                     };
-                    env = self.bind_pat(ctx, &env, p, v, &what)?;
+                    env = l.bind_pat(ctx, &env, p, v, &what)?;
                 }
-                let r = self.expr(ctx, &env, &f.value)?;
+                let r = l.expr(ctx, &env, &f.value)?;
                 match &f.ret {
-                    Some(ret) => self.ascribe(
+                    Some(ret) => l.ascribe(
                         ctx,
                         &env,
                         ret,
@@ -272,17 +284,19 @@ impl<'t> Lower<'t> {
                     ),
                     None => Ok(r),
                 }
-            }
+            }),
             Closure::Def {
                 def,
                 inst,
                 own: true,
-            } => self.call_recursive(def, inst.clone(), args, true, span),
+            } => self.in_call(&def.name, span, |l| {
+                l.call_recursive(def, inst.clone(), args, true, span)
+            }),
             Closure::Def {
                 def,
                 inst,
                 own: false,
-            } => self.apply_def(def, inst.clone(), args, span),
+            } => self.call_def(def, inst.clone(), args, span),
             Closure::Intrinsic(i) => self.intrinsic(i, args, span),
             Closure::Section { op, left, right } => {
                 let x = args.into_iter().next().expect("arity 1");

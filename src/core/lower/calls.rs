@@ -19,7 +19,7 @@
 use super::apply::Closure;
 use super::value::{Val, leaf_types, structure};
 use super::{LResult, Lower};
-use crate::core::ir::{Atom, Body, Exp, FunId, Function, Type, Var};
+use crate::core::ir::{Atom, Body, CallCtx, Exp, FunId, Function, Type, Var};
 use crate::core::visit::{free_in_body, nested_mut, rename_body};
 use crate::diag::Diagnostic;
 use crate::source::Span;
@@ -258,10 +258,14 @@ impl<'t> Lower<'t> {
             }
         }
         self.calls.active.push(k);
+        // The body is the function's own, whoever calls it: its chains of
+        // calls start from it, and each call adds its caller's at run time.
+        let caller = std::mem::replace(&mut self.b.ctx, CallCtx::TOP);
         let built = self.body(|l| {
             let r = crate::stack::deep(|| l.inline_def(def, inst.clone(), body_args, span))?;
             Ok((l.leaves(&r, span)?, ()))
         });
+        self.b.ctx = caller;
         self.calls.active.pop();
         let (mut body, ()) = built?;
         // What the body reads from outside becomes parameters.

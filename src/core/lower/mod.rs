@@ -25,7 +25,7 @@ mod sums;
 mod value;
 
 use super::build::Builder;
-use super::ir::{Atom, Body, Function, Program, Var, Vars};
+use super::ir::{Atom, Body, CallSites, Function, Program, Var, Vars};
 use crate::diag::Diagnostic;
 use crate::source::Span;
 use crate::syntax::ast::*;
@@ -94,6 +94,9 @@ pub struct Lower<'t> {
     deferred: Option<Vec<value::Deferred<'t>>>,
     /// The functions made from recursive definitions.
     calls: calls::Calls<'t>,
+    /// The chains of calls the statements are lowered inside (the
+    /// builder's `ctx` is the current one).
+    sites: CallSites,
 }
 
 fn no_externals(_: ValueId) -> Option<Type> {
@@ -109,6 +112,7 @@ impl<'t> Lower<'t> {
             external_types: &no_externals,
             deferred: None,
             calls: calls::Calls::default(),
+            sites: CallSites::default(),
         }
     }
 
@@ -137,16 +141,28 @@ impl<'t> Lower<'t> {
         Ok((body, x))
     }
 
-    /// The program of `main` (the entry point or expression lowered) and
-    /// the recursive functions it calls.
-    fn program(self, main: Function) -> LResult<Vec<Function>> {
+    /// Lowers `f` inside a call of `callee` at `site`: the statements it
+    /// builds carry the call in their context, so that a run-time error
+    /// lists it (`CallSites`).
+    fn in_call<R>(&mut self, callee: &str, site: Span, f: impl FnOnce(&mut Self) -> R) -> R {
+        let caller = self.b.ctx;
+        self.b.ctx = self.sites.enter(caller, site, callee);
+        let r = f(self);
+        self.b.ctx = caller;
+        r
+    }
+
+    /// The functions of the program of `main` (the entry point or
+    /// expression lowered) and the recursive functions it calls, and the
+    /// call chains of their statements.
+    fn program(self, main: Function) -> LResult<(Vec<Function>, CallSites)> {
         let mut functions = vec![main];
         for f in self.calls.functions {
             functions.push(f.ok_or_else(|| {
                 Self::internal("a recursive function left unfinished", Span::default())
             })?);
         }
-        Ok(functions)
+        Ok((functions, self.sites))
     }
 
     fn internal(msg: impl Into<String>, span: Span) -> Diagnostic {
@@ -185,6 +201,7 @@ impl<'t> Lower<'t> {
         }
         let (body, ()) = self.body(|l| {
             let more = args.split_off(declared);
+            // The entry point is not called from anywhere in the program.
             let mut v = l.apply_def(def, inst.clone(), args, def.source.span)?;
             if !more.is_empty() {
                 v = l.apply(&v, more, def.target.body.span)?;
@@ -234,8 +251,15 @@ pub fn lower_entry(tenv: &TypeEnv, id: DefId) -> LResult<(Program, Signature)> {
     let mut vars = Vars::new();
     let mut l = Lower::new(tenv, &mut vars);
     let (f, sig) = l.entry(id)?;
-    let functions = l.program(f)?;
-    Ok((Program { vars, functions }, sig))
+    let (functions, calls) = l.program(f)?;
+    Ok((
+        Program {
+            vars,
+            functions,
+            calls,
+        },
+        sig,
+    ))
 }
 
 /// Lowers a REPL expression; returns the program, the type of its value
@@ -250,6 +274,14 @@ pub fn lower_expression(
     let mut l = Lower::with_externals(tenv, &mut vars, externals);
     let (f, t) = l.expression(def, inst)?;
     let ids = l.externals.iter().map(|(id, _)| *id).collect();
-    let functions = l.program(f)?;
-    Ok((Program { vars, functions }, t, ids))
+    let (functions, calls) = l.program(f)?;
+    Ok((
+        Program {
+            vars,
+            functions,
+            calls,
+        },
+        t,
+        ids,
+    ))
 }
