@@ -453,6 +453,7 @@ mod tests {
                     result: vec![Atom::Var(x)],
                 },
             }],
+            calls: Default::default(),
         };
         let d = check_ir(&p, "AD", Span::default()).expect_err("ill-formed");
         assert_eq!(d.phase, Phase::Internal);
