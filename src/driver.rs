@@ -385,7 +385,7 @@ fn finish(p: &mut Program, simplify: bool, span: Span) -> Result<crate::ad::AdOu
 }
 
 /// Whether compilation checks the core IR between passes: in debug builds
-/// (the fuzz targets' too), and wherever `URCHIN_CHECK_IR=1` (CI's tests,
+/// (the fuzz targets' too), and wherever `URCHIN_CHECK_IR=1` (for tests,
 /// which run release builds). Not by default in a release build: the check
 /// walks the whole program once per pass.
 pub fn checking_ir() -> bool {
