@@ -991,111 +991,118 @@ impl Erase for LoopForm {
 
 impl Erase for Expr {
     fn erase(&self) -> Expr {
-        let b = |e: &Expr| Box::new(e.erase());
-        let kind = match &self.kind {
-            ExprKind::Literal(l) => ExprKind::Literal(l.clone()),
-            ExprKind::Var(q) => ExprKind::Var(q.clone()),
-            ExprKind::OpValue(o) => ExprKind::OpValue(o.clone()),
-            ExprKind::OpSection { op, left, right } => ExprKind::OpSection {
-                op: op.clone(),
-                left: left.as_deref().map(b),
-                right: right.as_deref().map(b),
-            },
-            ExprKind::ProjSection(fs) => ExprKind::ProjSection(fs.clone()),
-            ExprKind::ArrayLit(es) => ExprKind::ArrayLit(es.iter().map(Erase::erase).collect()),
-            ExprKind::Tuple(es) => ExprKind::Tuple(es.iter().map(Erase::erase).collect()),
-            ExprKind::Record(fs) => ExprKind::Record(
-                fs.iter()
-                    .map(|f| match f {
-                        RecordField::Field(n, e) => RecordField::Field(n.clone(), e.erase()),
-                        RecordField::Pun(n, _) => RecordField::Pun(n.clone(), z()),
-                    })
-                    .collect(),
-            ),
-            ExprKind::Project(e, f) => ExprKind::Project(b(e), f.clone()),
-            ExprKind::RecordUpdate(r, path, v) => ExprKind::RecordUpdate(b(r), path.clone(), b(v)),
-            ExprKind::Apply(f, args) => {
-                ExprKind::Apply(b(f), args.iter().map(Erase::erase).collect())
+        // Through `stack::deep`: an operator chain is long, not deep.
+        crate::stack::deep(|| {
+            let b = |e: &Expr| Box::new(e.erase());
+            let kind = match &self.kind {
+                ExprKind::Literal(l) => ExprKind::Literal(l.clone()),
+                ExprKind::Var(q) => ExprKind::Var(q.clone()),
+                ExprKind::OpValue(o) => ExprKind::OpValue(o.clone()),
+                ExprKind::OpSection { op, left, right } => ExprKind::OpSection {
+                    op: op.clone(),
+                    left: left.as_deref().map(b),
+                    right: right.as_deref().map(b),
+                },
+                ExprKind::ProjSection(fs) => ExprKind::ProjSection(fs.clone()),
+                ExprKind::ArrayLit(es) => ExprKind::ArrayLit(es.iter().map(Erase::erase).collect()),
+                ExprKind::Tuple(es) => ExprKind::Tuple(es.iter().map(Erase::erase).collect()),
+                ExprKind::Record(fs) => ExprKind::Record(
+                    fs.iter()
+                        .map(|f| match f {
+                            RecordField::Field(n, e) => RecordField::Field(n.clone(), e.erase()),
+                            RecordField::Pun(n, _) => RecordField::Pun(n.clone(), z()),
+                        })
+                        .collect(),
+                ),
+                ExprKind::Project(e, f) => ExprKind::Project(b(e), f.clone()),
+                ExprKind::RecordUpdate(r, path, v) => {
+                    ExprKind::RecordUpdate(b(r), path.clone(), b(v))
+                }
+                ExprKind::Apply(f, args) => {
+                    ExprKind::Apply(b(f), args.iter().map(Erase::erase).collect())
+                }
+                ExprKind::BinOp(op, _, l, r) => ExprKind::BinOp(op.clone(), z(), b(l), b(r)),
+                ExprKind::UnOp(op, e) => ExprKind::UnOp(*op, b(e)),
+                ExprKind::Lambda(ps, ret, e) => ExprKind::Lambda(
+                    ps.iter().map(Erase::erase).collect(),
+                    ret.as_deref().map(|t| Box::new(t.erase())),
+                    b(e),
+                ),
+                ExprKind::Let(p, v, body) => ExprKind::Let(p.erase(), b(v), b(body)),
+                ExprKind::LetFun(f) => ExprKind::LetFun(Box::new(LetFun {
+                    name: f.name.clone(),
+                    name_span: z(),
+                    type_params: f.type_params.iter().map(Erase::erase).collect(),
+                    params: f.params.iter().map(Erase::erase).collect(),
+                    ret: f.ret.as_ref().map(Erase::erase),
+                    value: f.value.erase(),
+                    body: f.body.erase(),
+                })),
+                ExprKind::LetUpdate {
+                    name,
+                    indices,
+                    value,
+                    body,
+                    ..
+                } => ExprKind::LetUpdate {
+                    name: name.clone(),
+                    name_span: z(),
+                    indices: indices.iter().map(Erase::erase).collect(),
+                    value: b(value),
+                    body: b(body),
+                },
+                ExprKind::If(c, t, e) => ExprKind::If(b(c), b(t), b(e)),
+                ExprKind::Loop(l) => ExprKind::Loop(Box::new(LoopExp {
+                    pat: l.pat.erase(),
+                    init: l.init.as_ref().map(Erase::erase),
+                    form: l.form.erase(),
+                    body: l.body.erase(),
+                })),
+                ExprKind::Index(a, is) => {
+                    ExprKind::Index(b(a), is.iter().map(Erase::erase).collect())
+                }
+                ExprKind::Update(a, is, v) => {
+                    ExprKind::Update(b(a), is.iter().map(Erase::erase).collect(), b(v))
+                }
+                ExprKind::Ascript(e, t) => ExprKind::Ascript(b(e), Box::new(t.erase())),
+                ExprKind::Attr(a, e) => ExprKind::Attr(a.clone(), b(e)),
+                ExprKind::Range(r) => ExprKind::Range(Box::new(Range {
+                    start: r.start.erase(),
+                    second: r.second.as_ref().map(Erase::erase),
+                    end: r.end.erase(),
+                    kind: r.kind,
+                })),
+                ExprKind::StringLit(s) => ExprKind::StringLit(s.clone()),
+                ExprKind::Hole => ExprKind::Hole,
+                ExprKind::OpenIn(m, x) => ExprKind::OpenIn(m.clone(), b(x)),
+                ExprKind::Constr(c, es) => {
+                    ExprKind::Constr(c.clone(), es.iter().map(Erase::erase).collect())
+                }
+                ExprKind::Match(x, cases) => ExprKind::Match(
+                    b(x),
+                    cases
+                        .iter()
+                        .map(|c| Case {
+                            pat: c.pat.erase(),
+                            body: c.body.erase(),
+                            span: z(),
+                        })
+                        .collect(),
+                ),
+                ExprKind::Coerce(e, t) => ExprKind::Coerce(b(e), Box::new(t.erase())),
+                ExprKind::LetSizes(ns, p, v, body) => ExprKind::LetSizes(
+                    ns.iter().map(|(n, _)| (n.clone(), z())).collect(),
+                    p.erase(),
+                    b(v),
+                    b(body),
+                ),
+            };
+            Expr {
+                id: NodeId(0),
+                span: z(),
+                kind,
             }
-            ExprKind::BinOp(op, _, l, r) => ExprKind::BinOp(op.clone(), z(), b(l), b(r)),
-            ExprKind::UnOp(op, e) => ExprKind::UnOp(*op, b(e)),
-            ExprKind::Lambda(ps, ret, e) => ExprKind::Lambda(
-                ps.iter().map(Erase::erase).collect(),
-                ret.as_deref().map(|t| Box::new(t.erase())),
-                b(e),
-            ),
-            ExprKind::Let(p, v, body) => ExprKind::Let(p.erase(), b(v), b(body)),
-            ExprKind::LetFun(f) => ExprKind::LetFun(Box::new(LetFun {
-                name: f.name.clone(),
-                name_span: z(),
-                type_params: f.type_params.iter().map(Erase::erase).collect(),
-                params: f.params.iter().map(Erase::erase).collect(),
-                ret: f.ret.as_ref().map(Erase::erase),
-                value: f.value.erase(),
-                body: f.body.erase(),
-            })),
-            ExprKind::LetUpdate {
-                name,
-                indices,
-                value,
-                body,
-                ..
-            } => ExprKind::LetUpdate {
-                name: name.clone(),
-                name_span: z(),
-                indices: indices.iter().map(Erase::erase).collect(),
-                value: b(value),
-                body: b(body),
-            },
-            ExprKind::If(c, t, e) => ExprKind::If(b(c), b(t), b(e)),
-            ExprKind::Loop(l) => ExprKind::Loop(Box::new(LoopExp {
-                pat: l.pat.erase(),
-                init: l.init.as_ref().map(Erase::erase),
-                form: l.form.erase(),
-                body: l.body.erase(),
-            })),
-            ExprKind::Index(a, is) => ExprKind::Index(b(a), is.iter().map(Erase::erase).collect()),
-            ExprKind::Update(a, is, v) => {
-                ExprKind::Update(b(a), is.iter().map(Erase::erase).collect(), b(v))
-            }
-            ExprKind::Ascript(e, t) => ExprKind::Ascript(b(e), Box::new(t.erase())),
-            ExprKind::Attr(a, e) => ExprKind::Attr(a.clone(), b(e)),
-            ExprKind::Range(r) => ExprKind::Range(Box::new(Range {
-                start: r.start.erase(),
-                second: r.second.as_ref().map(Erase::erase),
-                end: r.end.erase(),
-                kind: r.kind,
-            })),
-            ExprKind::StringLit(s) => ExprKind::StringLit(s.clone()),
-            ExprKind::Hole => ExprKind::Hole,
-            ExprKind::OpenIn(m, x) => ExprKind::OpenIn(m.clone(), b(x)),
-            ExprKind::Constr(c, es) => {
-                ExprKind::Constr(c.clone(), es.iter().map(Erase::erase).collect())
-            }
-            ExprKind::Match(x, cases) => ExprKind::Match(
-                b(x),
-                cases
-                    .iter()
-                    .map(|c| Case {
-                        pat: c.pat.erase(),
-                        body: c.body.erase(),
-                        span: z(),
-                    })
-                    .collect(),
-            ),
-            ExprKind::Coerce(e, t) => ExprKind::Coerce(b(e), Box::new(t.erase())),
-            ExprKind::LetSizes(ns, p, v, body) => ExprKind::LetSizes(
-                ns.iter().map(|(n, _)| (n.clone(), z())).collect(),
-                p.erase(),
-                b(v),
-                b(body),
-            ),
-        };
-        Expr {
-            id: NodeId(0),
-            span: z(),
-            kind,
-        }
+        })
     }
 }
 
@@ -1223,8 +1230,18 @@ impl Expr {
         self.variables().iter().any(|v| &**v == n)
     }
 
-    /// Every name the expression mentions or binds.
+    /// Every name the expression mentions or binds (with a work list, not
+    /// recursion: an operand may be a chain of 10^5 operators).
     fn names(&self, out: &mut std::collections::HashSet<Ident>) {
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            e.own_names(out);
+            stack.extend(e.children());
+        }
+    }
+
+    /// The names this node itself mentions or binds.
+    fn own_names(&self, out: &mut std::collections::HashSet<Ident>) {
         let pat = |p: &Pat, out: &mut std::collections::HashSet<Ident>| {
             out.extend(p.binders().into_iter().map(|(n, _)| n));
         };
@@ -1264,9 +1281,6 @@ impl Expr {
                 }
             }
             _ => {}
-        }
-        for c in self.children() {
-            c.names(out);
         }
     }
 }

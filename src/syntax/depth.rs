@@ -3,10 +3,10 @@
 //! Every phase after parsing recurses over the syntax tree (expressions,
 //! patterns and types alike, and the types the checker infers from them),
 //! so absurd nesting is turned away here with a diagnostic instead of
-//! overflowing the stack later. An `else if` chain and an operator chain
-//! count one level per link; a `let` chain does not (the body after `in`
-//! is at the `let`'s own depth), so every phase, and the AST's `Clone`,
-//! must walk one in bounded stack (`stack::deep`).
+//! overflowing the stack later. Chains do not count a level per link (a
+//! `let` chain, an operator chain, a `|>` pipeline: see [`continues`]),
+//! so every phase, and the AST's `Clone`, must walk them in bounded stack
+//! (`stack::deep`).
 
 use super::ast::{Attr, Dec, Expr, ExprKind, Pat, TypeArg, TypeExp};
 use crate::diag::Diagnostic;
@@ -17,6 +17,13 @@ use crate::source::Span;
 /// a function count as levels too, since its type is an arrow per
 /// parameter.
 pub const MAX_DEPTH: usize = 1000;
+
+/// How many links of chains (see [`continues`]) may lie on one path into
+/// the tree. They do not nest, but every phase still walks them by
+/// recursion through `stack::deep`, and dropping the tree recurses on the
+/// thread's own stack (about 50 bytes a link), so their number is bounded
+/// too, far above what code generators write.
+pub const MAX_LINKS: usize = 100_000;
 
 /// A node of the syntax tree.
 #[derive(Clone, Copy)]
@@ -59,15 +66,17 @@ pub fn check_type(t: &TypeExp) -> Result<(), Diagnostic> {
     w.run()
 }
 
-/// A work list of nodes with their depth.
+/// A work list of nodes with their depth and the chain links above them.
 #[derive(Default)]
 struct Walk<'a> {
-    stack: Vec<(Node<'a>, usize)>,
+    stack: Vec<(Node<'a>, usize, usize)>,
+    /// The links above the node whose parts are being pushed.
+    links: usize,
 }
 
 impl<'a> Walk<'a> {
     fn push(&mut self, n: Node<'a>, depth: usize) {
-        self.stack.push((n, depth));
+        self.stack.push((n, depth, self.links));
     }
 
     fn attrs(&mut self, attrs: &'a [Attr], span: Span, depth: usize) {
@@ -89,10 +98,14 @@ impl<'a> Walk<'a> {
     }
 
     fn run(mut self) -> Result<(), Diagnostic> {
-        while let Some((n, depth)) = self.stack.pop() {
+        while let Some((n, depth, links)) = self.stack.pop() {
             if depth > MAX_DEPTH {
                 return Err(too_deep(n));
             }
+            if links > MAX_LINKS {
+                return Err(too_long(n));
+            }
+            self.links = links;
             let d = depth + 1;
             match n {
                 Node::Expr(e) => self.expr(e, d),
@@ -149,24 +162,17 @@ impl<'a> Walk<'a> {
 
     /// An expression's parts, at depth `d`.
     fn expr(&mut self, e: &'a Expr, d: usize) {
-        // The body after `in` continues the chain at the `let`'s own depth:
-        // a long chain of `let`s is long, not deep (code generators write
-        // thousands), and every phase handles it in bounded stack.
-        let rest = match &e.kind {
-            ExprKind::Let(_, _, body)
-            | ExprKind::LetSizes(_, _, _, body)
-            | ExprKind::LetUpdate { body, .. } => Some(&**body),
-            ExprKind::LetFun(f) => Some(&f.body),
-            _ => None,
-        };
+        let links = self.links;
         for c in e.children() {
-            let at = if rest.is_some_and(|r| std::ptr::eq(r, c)) {
-                d - 1
+            if continues(e, c) {
+                self.links = links + 1;
+                self.push(Node::Expr(c), d - 1);
             } else {
-                d
-            };
-            self.push(Node::Expr(c), at);
+                self.links = links;
+                self.push(Node::Expr(c), d);
+            }
         }
+        self.links = links;
         match &e.kind {
             ExprKind::Lambda(ps, ret, _) => {
                 for (i, p) in ps.iter().enumerate() {
@@ -196,16 +202,47 @@ impl<'a> Walk<'a> {
     }
 }
 
+/// Whether the part `c` of `e` continues a chain at `e`'s own depth: the
+/// body after a `let`'s `in`, an operand of an operator that is itself an
+/// operator application (`a + b + c`, `x |> f |> g`). Such chains are
+/// long, not deep (code generators write thousands of links), and every
+/// phase walks them in bounded stack (`stack::deep`) and linear time.
+/// (An `else if` chain still counts a level per link: the core IR nests
+/// its branches, and the passes after lowering walk nested bodies
+/// recursively, some computing free variables at every level.)
+fn continues(e: &Expr, c: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Let(_, _, body)
+        | ExprKind::LetSizes(_, _, _, body)
+        | ExprKind::LetUpdate { body, .. } => std::ptr::eq(&**body, c),
+        ExprKind::LetFun(f) => std::ptr::eq(&f.body, c),
+        ExprKind::BinOp(..) => matches!(c.kind, ExprKind::BinOp(..)),
+        _ => false,
+    }
+}
+
+fn too_long(n: Node) -> Diagnostic {
+    Diagnostic::parse("expression chains too long", place(n).1).with_label(format!(
+        "more than {MAX_LINKS} links of `let`s and operators lead here; \
+         split the expression into several functions"
+    ))
+}
+
 fn too_deep(n: Node) -> Diagnostic {
-    let (what, span) = match n {
-        Node::Expr(e) => ("expression", e.span),
-        Node::Pat(p) => ("pattern", p.span()),
-        Node::Ty(t) => ("type", t.span()),
-        Node::Attr(_, s) => ("attribute", s),
-    };
+    let (what, span) = place(n);
     let label = format!(
         "more than {MAX_DEPTH} levels of nesting (counting each parameter as one); \
          split it into smaller functions or types"
     );
     Diagnostic::parse(format!("{what} is nested too deeply"), span).with_label(label)
+}
+
+/// What a node is, and where.
+fn place(n: Node) -> (&'static str, Span) {
+    match n {
+        Node::Expr(e) => ("expression", e.span),
+        Node::Pat(p) => ("pattern", p.span()),
+        Node::Ty(t) => ("type", t.span()),
+        Node::Attr(_, s) => ("attribute", s),
+    }
 }

@@ -86,7 +86,9 @@ fn parse_program_inner(text: &str, file: FileId) -> Result<Program, Failure> {
     let g = grammar();
     match check_supported(run(&g.program, &tokens, file, text.len()), &tokens) {
         Ok(mut decs) => {
-            too_deep(depth::check_decs(&decs))?;
+            if let Err(d) = depth::check_decs(&decs) {
+                return Err(refuse(d, decs, text));
+            }
             attach_docs(&mut decs, text);
             Ok(Program { decs })
         }
@@ -128,7 +130,9 @@ fn parse_repl_inner(text: &str, file: FileId) -> Result<ReplInput, Failure> {
     ) {
         match run(&g.program, &tokens, file, text.len()) {
             Ok(mut decs) => {
-                too_deep(depth::check_decs(&decs))?;
+                if let Err(d) = depth::check_decs(&decs) {
+                    return Err(refuse(d, decs, text));
+                }
                 attach_docs(&mut decs, text);
                 return check_supported(Ok(ReplInput::Decs(decs)), &tokens);
             }
@@ -138,7 +142,9 @@ fn parse_repl_inner(text: &str, file: FileId) -> Result<ReplInput, Failure> {
     if *first == Token::Kw(K::Let) {
         match run(&g.bind, &tokens, file, text.len()) {
             Ok((p, e)) => {
-                too_deep(depth::check_expr(Some(&p), &e))?;
+                if let Err(d) = depth::check_expr(Some(&p), &e) {
+                    return Err(refuse(d, (p, e), text));
+                }
                 return check_supported(Ok(ReplInput::Bind(p, e)), &tokens);
             }
             Err(f) => failures.push(f),
@@ -146,7 +152,9 @@ fn parse_repl_inner(text: &str, file: FileId) -> Result<ReplInput, Failure> {
     }
     let mut best = match run(&g.expr, &tokens, file, text.len()) {
         Ok(e) => {
-            too_deep(depth::check_expr(None, &e))?;
+            if let Err(d) = depth::check_expr(None, &e) {
+                return Err(refuse(d, e, text));
+            }
             return check_supported(Ok(ReplInput::Expr(e)), &tokens);
         }
         Err(f) => f,
@@ -175,8 +183,14 @@ fn prepare(text: &str, file: FileId) -> Result<Vec<(Token, Span)>, Failure> {
     Ok(tokens)
 }
 
-fn too_deep(r: Result<(), Diagnostic>) -> Result<(), Failure> {
-    r.map_err(Failure::from_diag)
+/// The failure of a tree the depth check refused, which is dropped on a
+/// stack of its own, sized by the text: a chain too long to walk may be
+/// too long to drop by recursion on this thread's stack too (about 50
+/// bytes a link, and a link takes at least two bytes of text).
+fn refuse<T>(d: Diagnostic, tree: T, text: &str) -> Failure {
+    let size = text.len().saturating_mul(32).clamp(1 << 20, 1 << 30);
+    stacker::grow(size, move || drop(tree));
+    Failure::from_diag(d)
 }
 
 /// Replace a parse result by a "not supported yet" diagnostic for the first

@@ -98,32 +98,37 @@ fn level(e: &Expr) -> Lvl {
 
 /// Does the printed expression end in a body that would swallow an
 /// operator, `with` or `:` written after it (`if c then a else b + 1`)?
-fn is_open(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::BinOp(_, _, _, r) => is_open(r),
-        ExprKind::Update(_, _, v) | ExprKind::RecordUpdate(_, _, v) => is_open(v),
-        ExprKind::Range(r) => is_open(&r.end),
-        _ => level(e) == Lvl::Operand,
+fn is_open(mut e: &Expr) -> bool {
+    // A loop, not recursion: the right operands may chain 10^5 deep.
+    loop {
+        e = match &e.kind {
+            ExprKind::BinOp(_, _, _, r) => r,
+            ExprKind::Update(_, _, v) | ExprKind::RecordUpdate(_, _, v) => v,
+            ExprKind::Range(r) => &r.end,
+            _ => return level(e) == Lvl::Operand,
+        }
     }
 }
 
 /// Does the printed expression end in a `match`, whose cases would take
 /// a `case` written after it as their own?
-fn ends_in_match(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Match(..) => true,
-        ExprKind::BinOp(_, _, _, x)
-        | ExprKind::Update(_, _, x)
-        | ExprKind::RecordUpdate(_, _, x)
-        | ExprKind::If(_, _, x)
-        | ExprKind::Let(_, _, x)
-        | ExprKind::LetSizes(_, _, _, x)
-        | ExprKind::LetUpdate { body: x, .. }
-        | ExprKind::Lambda(_, _, x)
-        | ExprKind::Attr(_, x) => ends_in_match(x),
-        ExprKind::LetFun(f) => ends_in_match(&f.body),
-        ExprKind::Loop(l) => ends_in_match(&l.body),
-        _ => false,
+fn ends_in_match(mut e: &Expr) -> bool {
+    loop {
+        e = match &e.kind {
+            ExprKind::Match(..) => return true,
+            ExprKind::BinOp(_, _, _, x)
+            | ExprKind::Update(_, _, x)
+            | ExprKind::RecordUpdate(_, _, x)
+            | ExprKind::If(_, _, x)
+            | ExprKind::Let(_, _, x)
+            | ExprKind::LetSizes(_, _, _, x)
+            | ExprKind::LetUpdate { body: x, .. }
+            | ExprKind::Lambda(_, _, x)
+            | ExprKind::Attr(_, x) => x,
+            ExprKind::LetFun(f) => &f.body,
+            ExprKind::Loop(l) => &l.body,
+            _ => return false,
+        }
     }
 }
 

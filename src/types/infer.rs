@@ -1839,6 +1839,7 @@ impl<'g> Infer<'g> {
     /// After generation: functions must not end up in arrays, if-results or
     /// loop parameters.
     pub fn finish_constraints(&mut self) -> Result<()> {
+        self.subst.compress();
         let checks = std::mem::take(&mut self.arrow_checks);
         for (b, r, o) in checks {
             if matches!(self.subst.resolve_ref(&b), Base::Arrow(..)) {

@@ -304,7 +304,11 @@ impl RankSystem {
             })
             .collect();
         if !open_apps.is_empty() {
-            let solutions = self.enumerate(&open_apps)?;
+            let solutions = if !self.ilp_only && self.zero_is_unique_optimum(&open_apps) {
+                vec![vec![(0, 0); open_apps.len()]]
+            } else {
+                self.enumerate(&open_apps)?
+            };
             if solutions.len() > 1 {
                 let full = solutions
                     .iter()
@@ -325,6 +329,69 @@ impl RankSystem {
             }
         }
         self.settle_residual()
+    }
+
+    /// Whether mapping and replicating nothing at every open application
+    /// is the one optimal solution, decided without the ILP (whose size
+    /// grows with the open applications, and whose time more than
+    /// quadratically: a chain of operators on a variable of unknown rank,
+    /// or nested lambdas, leave every application open). The objective is
+    /// never negative, so a feasible all-zero solution is optimal; any
+    /// other optimum maps nothing either, so its reps are all induced by a
+    /// frame, which needs a known positive frame `M`; and feasibility of
+    /// the rest is the difference equations `settle_residual` solves.
+    /// Anything else (rigid ranks, other equations) goes to the ILP.
+    fn zero_is_unique_optimum(&self, open: &[AppId]) -> bool {
+        let zero: std::collections::HashSet<RankVar> = open
+            .iter()
+            .flat_map(|a| [self.apps[a.0 as usize].m, self.apps[a.0 as usize].r])
+            .collect();
+        let induces = |f: &RankVar| match self.value(*f) {
+            Some(x) => x > 0,
+            None => !zero.contains(f),
+        };
+        if open
+            .iter()
+            .any(|a| self.apps[a.0 as usize].frame.iter().any(induces))
+        {
+            return false;
+        }
+        let mut uf = OffsetUf::default();
+        for e in (0..self.eqs.len()).filter(|e| !self.done[*e]) {
+            let (mut unknown, k) = self.reduce(e);
+            unknown.retain(|(v, _)| !zero.contains(v));
+            if unknown
+                .iter()
+                .any(|(v, _)| self.kind(*v) == RankKind::Rigid)
+            {
+                return false;
+            }
+            let ok = match unknown.as_slice() {
+                [] => k == 0,
+                [(x, c)] if c.abs() == 1 => uf.fix(*x, k * c).is_ok(),
+                [(x, cx), (y, cy)] if cx.abs() == 1 && *cx == -cy => {
+                    uf.union(*x, *y, k * cx).is_ok()
+                }
+                _ => false,
+            };
+            if !ok {
+                return false;
+            }
+        }
+        // Every rank within the ILP's bounds: a fixed class at its values,
+        // a free one shifted up to start at zero.
+        let mut spread: HashMap<RankVar, (i64, i64)> = HashMap::new();
+        for v in uf.members() {
+            let (root, off) = uf.find(v);
+            let (lo, hi) = spread.entry(root).or_insert((off, off));
+            (*lo, *hi) = ((*lo).min(off), (*hi).max(off));
+        }
+        spread
+            .iter()
+            .all(|(root, &(lo, hi))| match uf.fixed(*root) {
+                Some(c) => c + lo >= 0 && c + hi <= BIG,
+                None => hi - lo <= BIG,
+            })
     }
 
     /// (M, R) of every application, given values for the open ones.
@@ -935,6 +1002,31 @@ mod tests {
         s.equate(&r(&[m2, m1], 0), &r(&[r2, y], 0), 1);
         assert!(matches!(s.solve(), Err(RankError::Ambiguous(v)) if v.len() == 2));
         assert_eq!(s.stats.solved_locally, 1);
+    }
+
+    /// `f₁ y, …, fₙ y` with `fᵢ : cᵢ -> cᵢ` and nothing known about the
+    /// ranks of `y` or the `cᵢ`: every application is open.
+    fn unknown_ranks(n: usize, ilp_only: bool) -> RankSystem {
+        let mut s = RankSystem::new();
+        s.ilp_only = ilp_only;
+        let a = s.fresh(RankKind::Assoc);
+        for i in 0..n {
+            let c = s.fresh(RankKind::Assoc);
+            let (_, m, rr) = s.add_app(vec![], i);
+            s.equate(&r(&[m, c], 0), &r(&[rr, a], 0), i);
+        }
+        s.solve().unwrap();
+        s
+    }
+
+    #[test]
+    fn no_map_and_no_rep_is_found_without_the_ilp() {
+        let s = unknown_ranks(50, false);
+        assert_eq!(s.assignment(), vec![(0, 0); 50]);
+        assert_eq!(s.stats.ilp_solves, 0);
+        let t = unknown_ranks(50, true);
+        assert_eq!(t.assignment(), s.assignment());
+        assert!(t.stats.ilp_solves > 0);
     }
 
     #[test]

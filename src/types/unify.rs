@@ -141,6 +141,33 @@ impl Subst {
         cur
     }
 
+    /// Points every variable on the chain of links from `v` straight at
+    /// the chain's last variable (path compression: a chain of `n`
+    /// unifications, as an operator chain or a pipeline makes, otherwise
+    /// costs up to `n` for every later look-up of its first variables).
+    fn compress_from(&mut self, v: TyVar) {
+        let mut end = v;
+        while let VarState::Link(Base::Var(w)) = &self.vars[end.0 as usize] {
+            end = *w;
+        }
+        let mut cur = v;
+        while cur != end {
+            let VarState::Link(Base::Var(next)) = self.vars[cur.0 as usize] else {
+                break;
+            };
+            self.vars[cur.0 as usize] = VarState::Link(Base::Var(end));
+            cur = next;
+        }
+    }
+
+    /// Path compression of every chain of links, in time linear in the
+    /// number of variables.
+    pub fn compress(&mut self) {
+        for v in 0..self.vars.len() as u32 {
+            self.compress_from(TyVar(v));
+        }
+    }
+
     /// `b` itself unless it is a linked variable, whose target is copied
     /// out (so that the caller may go on to change the substitution).
     fn resolve_cow<'b>(&self, b: &'b Base) -> Cow<'b, Base> {
@@ -264,6 +291,11 @@ impl Subst {
         b: &Base,
         origin: usize,
     ) -> Result<(), Mismatch> {
+        for x in [a, b] {
+            if let Base::Var(v) = x {
+                self.compress_from(*v);
+            }
+        }
         let a = self.resolve_cow(a);
         let b = self.resolve_cow(b);
         match (a.as_ref(), b.as_ref()) {

@@ -5,6 +5,7 @@ use super::apply::Closure;
 use super::value::{Env, Val, leaf_types, structure};
 use super::{Ctx, LResult, Lower};
 use crate::core::ir::{self, Atom, DimIndex, LoopForm, Var};
+use crate::diag::{Diagnostic, Phase};
 use crate::prim::{PrimType, Scalar};
 use crate::source::Span;
 use crate::syntax::ast::LoopForm as LoopForm_;
@@ -169,6 +170,9 @@ impl<'t> Lower<'t> {
             }
             ExprKind::Attr(attr, x) => {
                 if let (Some(k), ExprKind::Loop(l)) = (stripmine(attr), &x.kind) {
+                    if k > MAX_STRIPMINE {
+                        return Err(stripmine_too_deep(k, e.span));
+                    }
                     return self.loop_(ctx, env, l, Some(k), x.span);
                 }
                 let v = self.expr(ctx, env, x)?;
@@ -618,6 +622,27 @@ fn trace_label(a: &Attr) -> Option<String> {
         },
         _ => None,
     }
+}
+
+/// The most levels `#[stripmine(k)]` may make. Each level runs at least
+/// twice, so reversing a nest of `k` levels costs at least `2^k` runs of
+/// the body whatever the trip count; `k = 16` already reaches every trip
+/// count below `2^16` with two iterations a level, past any use.
+pub const MAX_STRIPMINE: u32 = 16;
+
+fn stripmine_too_deep(k: u32, span: Span) -> Diagnostic {
+    Diagnostic::new(
+        Phase::Limit,
+        format!("strip-mining into {k} levels makes the program too large"),
+    )
+    .at(span)
+    .with_label(format!(
+        "each level runs at least twice, so this costs at least 2^{k} runs of the body"
+    ))
+    .with_help(format!(
+        "use a factor of at most {MAX_STRIPMINE}; 2 or 3 checkpoint a long loop in \
+         n^(1/2) or n^(1/3) memory"
+    ))
 }
 
 fn stripmine(a: &Attr) -> Option<u32> {
