@@ -285,7 +285,9 @@ impl Machine<'_> {
                         if b == and {
                             Ok(((**r).clone(), rule))
                         } else {
-                            Ok((Term::val(lv, span), rule))
+                            // A constant: `x || y` is `if x then true
+                            // else y` (no tangent when `x` is a dual).
+                            Ok((Term::val(Value::bool(b), span), rule))
                         }
                     }
                     _ => prims::binary(op, lv, v(r)?, span),
