@@ -326,7 +326,7 @@ fn browse_all_ends_with_the_user_definitions() {
     let out = transcript("def mine (x: i32) = x\n:browse all");
     let last = out.lines().rev().nth(1).unwrap_or("");
     assert_eq!(last, "mine : i32 -> i32", "{out}");
-    assert!(out.contains("\nmap : (a -> b) -> []a -> []b\n"), "{out}");
+    assert!(out.contains("\nmap : (a -> b) -> [n]a -> [n]b\n"), "{out}");
     assert!(out.contains("\nhead : []a -> a\n"), "{out}");
 }
 

@@ -621,6 +621,15 @@ fn has_empty(v: &Value) -> bool {
 }
 
 fn check(c: &Case) -> Result<(), TestCaseError> {
+    check_with(c, false)
+}
+
+/// [`check`]; with `dropped_primal`, a reference error where the fast
+/// evaluator has a value is accepted: the AD transformation leaves out
+/// the primal code that no tangent reads (`jvp` returns the tangent
+/// only), so a failure there is not run, where the dual numbers compute
+/// every primal.
+fn check_with(c: &Case, dropped_primal: bool) -> Result<(), TestCaseError> {
     let program = c.program();
     let mut s = session();
     if let Err(d) = s.load("<generated>", &program) {
@@ -652,6 +661,7 @@ fn check(c: &Case) -> Result<(), TestCaseError> {
         // `++` or `zip`, which the fast evaluator, knowing the lowered
         // types' sizes, reports.
         (Ok(rv), Err((RuntimeErrorKind::ShapeMismatch, _))) if rv.iter().any(has_empty) => Ok(()),
+        (Err(_), Ok(_)) if dropped_primal => Ok(()),
         _ => Err(fail(format!("reference: {r:?}\nfast: {f:?}"))),
     }
 }
@@ -698,6 +708,6 @@ proptest! {
     /// transformation of the fast evaluator.
     #[test]
     fn small_step_jvp_agrees_with_the_fast_evaluator(c in jvp_case()) {
-        check(&c)?;
+        check_with(&c, true)?;
     }
 }
