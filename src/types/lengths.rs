@@ -43,6 +43,10 @@ fn intrinsic_groups(op: &Intrinsic) -> &'static [&'static [usize]] {
     }
 }
 
+/// What [`Heads::find`] calls with a spine's head, a group of its
+/// arguments that all lack a length, and how many maps deep they are.
+type OnGroup<'f, T> = dyn FnMut(&Head, &[&Expr], usize) -> Option<T> + 'f;
+
 /// What the heads of the spines of one definition's target refer to.
 pub struct Heads<'a> {
     pub resolved: HashMap<NodeId, &'a GlobalKind>,
@@ -90,7 +94,7 @@ impl Heads<'_> {
         body: &Expr,
         enter: &dyn Fn(&Expr) -> bool,
         sizeless: &dyn Fn(&Expr, usize) -> bool,
-        found: &mut dyn FnMut(&Head, &[&Expr], usize) -> Option<T>,
+        found: &mut OnGroup<'_, T>,
     ) -> Option<T> {
         let mut stack = vec![body];
         while let Some(e) = stack.pop() {
