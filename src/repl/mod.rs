@@ -522,7 +522,7 @@ impl Repl {
     fn type_of(&self, e: &Expr, sink: &mut dyn Sink) -> Result<String, Failed> {
         if let ExprKind::Var(q) = &e.kind {
             if let Some(g) = self.session.types.globals.lookup(q) {
-                return Ok(self.global_type(&g));
+                return Ok(self.global_type(&q.name, &g));
             }
         }
         let checked = self
@@ -832,11 +832,11 @@ impl Repl {
                 },
                 GlobalKind::Intrinsic(_) => "built in".to_string(),
             };
-            lines.push(self.shown_line(&name.to_string(), &self.global_type(&g)));
+            lines.push(self.shown_line(&name.to_string(), &self.global_type(&name.name, &g)));
             lines.push(format!("  -- {site}"));
         } else if let Some((_, s)) = intrinsics::global(&name.name).filter(|_| name.qual.is_none())
         {
-            lines.push(self.typed_line(&name.name, &s));
+            lines.push(self.builtin_line(&name.name, &s));
             lines.push("  -- built in".to_string());
         } else if let Some((t, m)) = name
             .qual
@@ -908,12 +908,22 @@ impl Repl {
         format!("{name} : {}", paint(ty, Style::Type, self.color))
     }
 
-    /// The type of a global as the REPL shows it: a definition's with the
-    /// size names of its source.
-    fn global_type(&self, g: &crate::types::env::Global) -> String {
+    /// The line of a built-in function: its type with the sizes of its
+    /// signature.
+    fn builtin_line(&self, name: &str, scheme: &Scheme) -> String {
+        self.shown_line(name, &builtin_type(name, scheme))
+    }
+
+    /// The type of a global `name` as the REPL shows it: a definition's
+    /// with the size names of its source, a built-in's with those of its
+    /// signature.
+    fn global_type(&self, name: &str, g: &crate::types::env::Global) -> String {
         match g.kind {
-            GlobalKind::Def(id) => show_scheme_of(&g.scheme, Some(&self.session.def(id).source)),
-            _ => show_scheme(&g.scheme),
+            GlobalKind::Def(id) => {
+                show_scheme_of(&g.scheme, Sizes::Def(&self.session.def(id).source))
+            }
+            GlobalKind::Intrinsic(_) => builtin_type(name, &g.scheme),
+            GlobalKind::Value(_) => show_scheme(&g.scheme),
         }
     }
 
@@ -924,7 +934,7 @@ impl Repl {
             .filter_map(|b| match b {
                 Bound::Value(n) => {
                     let g = globals.lookup(&QualName::plain(n.as_str()))?;
-                    Some(self.shown_line(n, &self.global_type(&g)))
+                    Some(self.shown_line(n, &self.global_type(n, &g)))
                 }
                 Bound::Type(n) => {
                     let a = globals.lookup_type(n)?;
@@ -948,7 +958,7 @@ impl Repl {
             .iter()
             .filter_map(|n| {
                 let (_, s) = intrinsics::global(n)?;
-                Some(self.typed_line(n, &s))
+                Some(self.builtin_line(n, &s))
             })
             .collect();
         let mut defs: Vec<_> = self
@@ -960,7 +970,7 @@ impl Repl {
                 GlobalKind::Def(id)
                     if (id.0 as usize) < self.session.prelude_defs && !n.contains('.') =>
                 {
-                    Some((id, n, self.global_type(g)))
+                    Some((id, n, self.global_type(n, g)))
                 }
                 _ => None,
             })
@@ -1022,6 +1032,14 @@ fn is_value_let(v: &ValDec) -> bool {
     v.keyword == DefKeyword::Let && v.params.is_empty() && v.type_params.is_empty()
 }
 
+/// A built-in's type, with the sizes of its signature if it has one.
+fn builtin_type(name: &str, scheme: &Scheme) -> String {
+    match intrinsics::signature(name) {
+        Some(sig) => show_scheme_of(scheme, Sizes::Builtin(&sig)),
+        None => show_scheme(scheme),
+    }
+}
+
 fn is_function(t: &Type) -> bool {
     matches!(t.base, Base::Arrow(..)) && t.rank.konst == 0 && t.rank.vars.is_empty()
 }
@@ -1032,19 +1050,29 @@ fn is_function(t: &Type) -> bool {
 /// polymorphic and says what its constrained variables may be
 /// (`a -> a, where a is a numeric type`).
 fn show_scheme(s: &Scheme) -> String {
-    show_scheme_of(s, None)
+    show_scheme_of(s, Sizes::None)
 }
 
-/// [`show_scheme`] of a definition, with the size names its source
-/// declares (`[n]f64 -> [n]f64`).
-fn show_scheme_of(s: &Scheme, source: Option<&ValDec>) -> String {
+/// Where the size names of a type come from.
+enum Sizes<'a> {
+    None,
+    /// A definition's source (`[n]f64 -> [n]f64`).
+    Def(&'a ValDec),
+    /// A built-in's signature (`(n: i64) -> [n]i64`).
+    Builtin(&'a str),
+}
+
+/// [`show_scheme`] with the size names a definition's source declares or a
+/// built-in's signature gives.
+fn show_scheme_of(s: &Scheme, sizes: Sizes) -> String {
     if !is_function(&s.ty) {
         return defaulted(s);
     }
     let mut namer = Namer::default();
-    let text = match source {
-        Some(d) => s.show_sized_with(&mut namer, d),
-        None => s.show_with(&s.ty, &mut namer),
+    let text = match sizes {
+        Sizes::Def(d) => s.show_sized_with(&mut namer, d),
+        Sizes::Builtin(sig) => s.show_signature_with(&mut namer, sig),
+        Sizes::None => s.show_with(&s.ty, &mut namer),
     };
     let constraints: Vec<String> = s
         .tyvars

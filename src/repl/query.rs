@@ -29,7 +29,7 @@ impl Repl {
         let q = single_name(name)?;
         let globals = &self.session.types.globals;
         if let Some(g) = globals.lookup(&q) {
-            let mut text = format!("{q} : {}", self.global_type(&g));
+            let mut text = format!("{q} : {}", self.global_type(&q.name, &g));
             match g.kind {
                 GlobalKind::Def(id) => {
                     if let Some(doc) = &self.session.def(id).source.doc {

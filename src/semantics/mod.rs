@@ -14,6 +14,7 @@
 //! - `print.rs`, `trace.rs`: terms as text, and `:step`'s output.
 
 pub mod convert;
+pub mod dual;
 pub mod prims;
 pub mod print;
 pub mod step;

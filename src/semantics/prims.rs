@@ -8,6 +8,7 @@
 //! `reduce_by_index`, `scatter`), so a term never nests deeper than the
 //! program that produced it.
 
+use super::dual;
 use super::step::{Fail, R, Rule, beta, scalar, truth};
 use super::term::*;
 use crate::prim::{self, BinOp};
@@ -194,12 +195,21 @@ pub fn delta(name: &Ident, op: &Intrinsic, args: Vec<Value>, span: Span) -> R<(T
                 Err(Fail::assertion_failed("assert"))
             }
         }
-        Intrinsic::Jvp
-        | Intrinsic::Jvp2
-        | Intrinsic::Vjp
-        | Intrinsic::Vjp2
-        | Intrinsic::Jmp
-        | Intrinsic::Mjp => Err(Fail::unsupported(format!("`{name}`"))),
+        // JMP: a `jvp` per tangent.
+        Intrinsic::Jmp => {
+            let jvp = Value::fun(Fun::Prim {
+                name: "jvp".into(),
+                op: Intrinsic::Jvp,
+                args: args[..2].to_vec(),
+            });
+            let map = prim(Intrinsic::Map(1), "map");
+            Ok((call(map, vec![v(&jvp), v(&args[2])]), Rule::new("JMP")))
+        }
+        // `jvp` needs the number of its `ε`: `step` contracts it (JVP).
+        Intrinsic::Jvp | Intrinsic::Jvp2 => Err(Fail::internal("`jvp` reached δ")),
+        Intrinsic::Vjp | Intrinsic::Vjp2 | Intrinsic::Mjp => Err(Fail::Unsupported(format!(
+            "`{name}` (reverse-mode AD) is not supported by the reference semantics, which defines `jvp` only: the fast evaluator runs it (evaluate without `:step`, or leave out `--engine small-step`)"
+        ))),
         // Without differentiation, only the primal matters.
         Intrinsic::WithVjp => Ok((
             apply_term(&args[0], vec![args[2].clone()], span)?,
@@ -212,35 +222,20 @@ pub fn delta(name: &Ident, op: &Intrinsic, args: Vec<Value>, span: Span) -> R<(T
             };
             binary(op, l, r, span)
         }
-        Intrinsic::Neg => val(
-            Value::Scalar(prim::unop(prim::UnOp::Neg, scalar(&args[0])?)?),
-            "δ",
-        ),
-        Intrinsic::Not => val(
-            Value::Scalar(prim::unop(prim::UnOp::Not, scalar(&args[0])?)?),
-            "δ",
-        ),
-        Intrinsic::Bin(_, b) => {
-            let r = prim::binop(*b, scalar(&args[0])?, scalar(&args[1])?)?;
-            Ok((
-                Term::val(Value::Scalar(r), span),
-                Rule::on("δ", name.clone()),
-            ))
-        }
-        Intrinsic::Un(_, u) => {
-            let r = prim::unop(*u, scalar(&args[0])?)?;
-            Ok((
-                Term::val(Value::Scalar(r), span),
-                Rule::on("δ", name.clone()),
-            ))
-        }
-        Intrinsic::Convert { to, .. } => {
-            let r = prim::convert(scalar(&args[0])?, *to);
-            Ok((
-                Term::val(Value::Scalar(r), span),
-                Rule::on("δ", name.clone()),
-            ))
-        }
+        Intrinsic::Neg => val(dual::unop(prim::UnOp::Neg, &args[0])?, "δ"),
+        Intrinsic::Not => val(dual::unop(prim::UnOp::Not, &args[0])?, "δ"),
+        Intrinsic::Bin(_, b) => Ok((
+            Term::val(dual::binop(*b, &args[0], &args[1])?, span),
+            Rule::on("δ", name.clone()),
+        )),
+        Intrinsic::Un(_, u) => Ok((
+            Term::val(dual::unop(*u, &args[0])?, span),
+            Rule::on("δ", name.clone()),
+        )),
+        Intrinsic::Convert { to, .. } => Ok((
+            Term::val(dual::convert(*to, &args[0])?, span),
+            Rule::on("δ", name.clone()),
+        )),
         Intrinsic::Const(s) => val(Value::Scalar(*s), "δ"),
         Intrinsic::Opaque => val(args[0].clone(), "OPAQUE"),
         Intrinsic::Manifest => val(args[0].clone(), "MANIFEST"),
@@ -367,7 +362,7 @@ pub fn binary(op: &BinOpKind, l: Value, r: Value, span: Span) -> R<(Term, Rule)>
     });
     let delta = |v: Value| Ok((Term::val(v, span), Rule::on("δ", op.symbol())));
     if let Some(b) = simple {
-        return delta(Value::Scalar(prim::binop(b, scalar(&l)?, scalar(&r)?)?));
+        return delta(dual::binop(b, &l, &r)?);
     }
     match op {
         BinOpKind::Eq => delta(Value::bool(equal(&l, &r)?)),
@@ -410,9 +405,9 @@ fn equal(a: &Value, b: &Value) -> R<bool> {
         Ok(true)
     };
     match (a, b) {
-        (Value::Scalar(x), Value::Scalar(y)) => {
-            truth(&Value::Scalar(prim::binop(BinOp::Eq, *x, *y)?))
-        }
+        (Value::Scalar(_) | Value::Dual(_), Value::Scalar(_) | Value::Dual(_)) => truth(
+            &Value::Scalar(prim::binop(BinOp::Eq, scalar(a)?, scalar(b)?)?),
+        ),
         (Value::Tuple(xs), Value::Tuple(ys)) => all(xs, ys),
         (Value::Sum(c, xs), Value::Sum(d, ys)) => Ok(c == d && all(xs, ys)?),
         (Value::Array(xs), Value::Array(ys)) => all(xs, ys),
@@ -646,7 +641,7 @@ fn same_shape(a: &Value, b: &Value) -> bool {
 pub fn leaf_shape(v: &Value) -> Option<Vec<Option<usize>>> {
     match v {
         // A sum's first leaf is its tag.
-        Value::Scalar(_) | Value::Sum(..) => Some(Vec::new()),
+        Value::Scalar(_) | Value::Dual(_) | Value::Sum(..) => Some(Vec::new()),
         Value::Array(es) => {
             let mut s = vec![Some(es.len())];
             if let Some(e) = es.row() {

@@ -203,6 +203,15 @@ impl<'t> Printer<'t> {
                     self.term(e, Lvl::Expr);
                 }
             }
+            TermKind::Tangent(tag, part, e) => {
+                self.w(match part {
+                    super::dual::Part::Tangent => "tangent ",
+                    super::dual::Part::Both => "primal_tangent ",
+                });
+                self.w(&epsilon(*tag));
+                self.w(" ");
+                self.term(e, Lvl::Atom);
+            }
             TermKind::LetSizes(ns, p, e, b) => {
                 self.w("let ");
                 for n in ns {
@@ -288,6 +297,14 @@ impl<'t> Printer<'t> {
                 self.w("]");
             }
             Value::Array(es) => self.list("[", "]", es, |p, e| p.value(e, Lvl::Expr)),
+            Value::Dual(d) => {
+                self.w("(");
+                self.value(&d.primal, Lvl::Op(BinOpKind::Add.precedence() + 1));
+                self.w(" + ");
+                self.value(&d.tangent, Lvl::Atom);
+                self.w(&epsilon(d.tag));
+                self.w(")");
+            }
             Value::Rep(x) => {
                 self.w("rep ");
                 self.value(x, Lvl::Atom);
@@ -356,6 +373,15 @@ impl<'t> Printer<'t> {
     }
 }
 
+/// The name of the `ε` of the `jvp` numbered `tag`: `ε`, then `ε2`, ...
+fn epsilon(tag: u32) -> String {
+    if tag == 1 {
+        "ε".into()
+    } else {
+        format!("ε{tag}")
+    }
+}
+
 fn starts_negative(t: &Term) -> bool {
     matches!(&t.kind, TermKind::Val(Value::Scalar(s)) if s.to_string().starts_with('-'))
         || matches!(t.kind, TermKind::UnOp(UnOpKind::Neg, _))
@@ -376,7 +402,7 @@ fn level(t: &Term) -> Lvl {
         | TermKind::Match(..)
         | TermKind::Loop(_) => Lvl::Operand,
         TermKind::UnOp(..) => Lvl::Unary,
-        TermKind::App(..) => Lvl::Apply,
+        TermKind::App(..) | TermKind::Tangent(..) => Lvl::Apply,
         TermKind::Constr(_, es) if !es.is_empty() => Lvl::Apply,
         TermKind::Constr(..) => Lvl::Atom,
         TermKind::Var(_)

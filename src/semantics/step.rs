@@ -11,6 +11,7 @@
 //! out to have different shapes is the one such form that is stuck.
 
 use super::convert::{self, ReplValues, ascribe};
+use super::dual;
 use super::prims;
 use super::term::*;
 use crate::prim::{self, BinOp, PrimError, Scalar};
@@ -162,6 +163,18 @@ fn in_calls(stop: Stop, t: &Term, path: &[usize]) -> Stop {
     Stop::Error(e.within(calls))
 }
 
+/// How many `tangent ε` terms (running `jvp`s) are on the path.
+fn count_tangents(t: &Term, path: &[usize]) -> u32 {
+    let mut n = 0;
+    let mut node = Some(t);
+    for &i in path {
+        let Some(x) = node else { break };
+        n += u32::from(matches!(x.kind, TermKind::Tangent(..)));
+        node = x.context(i);
+    }
+    n
+}
+
 /// The subterm at a path of context indices.
 pub fn at<'t>(t: &'t Term, path: &[usize]) -> Option<&'t Term> {
     path.iter().try_fold(t, |t, &i| t.context(i))
@@ -188,8 +201,9 @@ impl Machine<'_> {
     /// Contracts the redex at `path` (found by [`Machine::decompose`]).
     pub fn contract(&self, t: &mut Term, path: &[usize]) -> Result<Rule, Stop> {
         let span = t.span;
+        let jvps = count_tangents(t, path);
         let r = at_mut(t, path).ok_or_else(|| Fail::internal("no redex at the path").at(span))?;
-        match self.reduce(r) {
+        match self.reduce(r, jvps) {
             Ok((new, rule)) => {
                 *r = new;
                 Ok(rule)
@@ -210,8 +224,9 @@ impl Machine<'_> {
         }
     }
 
-    /// `r ⇝ e`, for a redex `r` whose contexts hold values.
-    fn reduce(&self, t: &Term) -> R<(Term, Rule)> {
+    /// `r ⇝ e`, for a redex `r` whose contexts hold values, inside `jvps`
+    /// `jvp`s (the number of the next one's `ε` is one more).
+    fn reduce(&self, t: &Term, jvps: u32) -> R<(Term, Rule)> {
         let span = t.span;
         let v = |x: &Term| {
             x.value()
@@ -224,7 +239,42 @@ impl Machine<'_> {
                 let body = convert::unfold(self.types, *def, inst.clone(), self.values)?;
                 Ok((body, Rule::on("DEF", name.clone())))
             }
-            TermKind::App(f, x) => apply(&v(f)?, v(x)?, span),
+            TermKind::App(f, x) => {
+                let f = v(f)?;
+                if let Value::Fun(fun) = &f
+                    && let Fun::Prim {
+                        op: op @ (Intrinsic::Jvp | Intrinsic::Jvp2),
+                        args,
+                        ..
+                    } = &**fun
+                    && let [g, at] = &args[..]
+                {
+                    // JVP: `jvp f x ẋ ⇝ tangent ε (f (x + ẋε))`.
+                    let tag = jvps + 1;
+                    let point = dual::make(tag, at, &v(x)?)?;
+                    let part = if *op == Intrinsic::Jvp {
+                        dual::Part::Tangent
+                    } else {
+                        dual::Part::Both
+                    };
+                    let call = Term::app(Term::val(g.clone(), span), Term::val(point, span), span);
+                    return Ok((
+                        out(TermKind::Tangent(tag, part, Box::new(call))),
+                        Rule::new("JVP"),
+                    ));
+                }
+                apply(&f, v(x)?, span)
+            }
+            TermKind::Tangent(tag, part, x) => {
+                let x = v(x)?;
+                let r = match part {
+                    dual::Part::Tangent => dual::tangent(*tag, &x)?,
+                    dual::Part::Both => {
+                        Value::tuple(vec![dual::primal(*tag, &x)?, dual::tangent(*tag, &x)?])
+                    }
+                };
+                Ok((Term::val(r, span), Rule::new("TANGENT")))
+            }
             TermKind::BinOp(op, l, r) => {
                 let lv = v(l)?;
                 match op {
@@ -235,7 +285,9 @@ impl Machine<'_> {
                         if b == and {
                             Ok(((**r).clone(), rule))
                         } else {
-                            Ok((Term::val(lv, span), rule))
+                            // A constant: `x || y` is `if x then true
+                            // else y` (no tangent when `x` is a dual).
+                            Ok((Term::val(Value::bool(b), span), rule))
                         }
                     }
                     _ => prims::binary(op, lv, v(r)?, span),
@@ -246,10 +298,9 @@ impl Machine<'_> {
                     UnOpKind::Neg => prim::UnOp::Neg,
                     UnOpKind::Not => prim::UnOp::Not,
                 };
-                let s = scalar(&v(x)?)?;
                 let sym = if *op == UnOpKind::Neg { "-" } else { "!" };
                 Ok((
-                    out(TermKind::Val(Value::Scalar(prim::unop(u, s)?))),
+                    out(TermKind::Val(dual::unop(u, &v(x)?)?)),
                     Rule::on("δ", sym),
                 ))
             }
@@ -731,9 +782,12 @@ fn index_values(ix: &[Slice]) -> R<Vec<Ix>> {
         .collect()
 }
 
+/// A scalar; of a dual number, its primal (what control flow, indices
+/// and sizes see).
 pub fn scalar(v: &Value) -> R<Scalar> {
     match v {
         Value::Scalar(s) => Ok(*s),
+        Value::Dual(_) => dual::base(v).ok_or_else(|| Fail::internal("expected a scalar")),
         Value::Rep(_) => Err(Fail::rep_length()),
         _ => Err(Fail::internal("expected a scalar")),
     }

@@ -33,6 +33,17 @@ pub enum Value {
     /// `#c v1 ... vn`: a constructor and its payload.
     Sum(Ident, Rc<[Value]>),
     Fun(Rc<Fun>),
+    /// `p + tε`: a scalar and its tangent inside a `jvp` (`super::dual`).
+    Dual(Rc<Dual>),
+}
+
+/// A dual number of the `jvp` numbered `tag`; its parts are scalars or
+/// dual numbers of a smaller tag.
+#[derive(Clone, Debug)]
+pub struct Dual {
+    pub tag: u32,
+    pub primal: Value,
+    pub tangent: Value,
 }
 
 /// The elements of an array: a view `lo..hi` of shared storage, so that
@@ -212,6 +223,9 @@ pub enum TermKind {
     Index(Box<Term>, Vec<Slice>),
     /// `a with [i, j] = e`
     Update(Box<Term>, Vec<Slice>, Box<Term>),
+    /// `tangent ε e`: the `ε`-tangent of `e`'s value (with its primal, for
+    /// `jvp2`), once it is one; what `jvp` steps to (`super::dual`).
+    Tangent(u32, super::dual::Part, Box<Term>),
     /// `e : t`, checking the sizes in `t`; `what` names the checked thing
     /// in the error message.
     Ascribe(Box<Term>, TypeExp, Rc<str>),
@@ -326,6 +340,7 @@ impl Term {
             }
             TermKind::Project(e, f) => TermKind::Project(b(e), f.clone()),
             TermKind::Call(f, e) => TermKind::Call(f.clone(), b(e)),
+            TermKind::Tangent(tag, part, e) => TermKind::Tangent(*tag, *part, b(e)),
             TermKind::RecordUpdate(r, path, v) => TermKind::RecordUpdate(b(r), path.clone(), b(v)),
             TermKind::Let(p, e, body) => {
                 let inner = s.without(&p.binders());
@@ -383,7 +398,8 @@ impl Term {
             TermKind::UnOp(_, x)
             | TermKind::Project(x, _)
             | TermKind::Ascribe(x, ..)
-            | TermKind::Call(_, x) => (i == 0).then_some(&**x),
+            | TermKind::Call(_, x)
+            | TermKind::Tangent(_, _, x) => (i == 0).then_some(&**x),
             TermKind::Section(_, l, r) => (i == 0).then(|| l.as_deref().or(r.as_deref())).flatten(),
             TermKind::Array(es, ..) | TermKind::Tuple(es) => es.get(i),
             TermKind::Record(fs) => fs.get(i).map(|(_, e)| e),
@@ -432,7 +448,8 @@ impl Term {
             TermKind::UnOp(_, x)
             | TermKind::Project(x, _)
             | TermKind::Ascribe(x, ..)
-            | TermKind::Call(_, x) => (i == 0).then_some(&mut **x),
+            | TermKind::Call(_, x)
+            | TermKind::Tangent(_, _, x) => (i == 0).then_some(&mut **x),
             TermKind::Section(_, l, r) => (i == 0)
                 .then(|| l.as_deref_mut().or(r.as_deref_mut()))
                 .flatten(),

@@ -308,15 +308,63 @@ fn prelude_definitions_unfold() {
 }
 
 #[test]
-fn ad_is_reported_unsupported() {
+fn reverse_mode_is_reported_unsupported() {
     let mut s = Session::new();
-    let c = checked(&mut s, "jvp (\\x -> x * x) 3.0 1.0");
+    let c = checked(&mut s, "vjp (\\x -> x * x) 3.0 1.0");
     match eval_expr(&s, &c, &Options::default()) {
         Err(Stop::Unsupported { message, .. }) => {
-            assert_eq!(message, "`jvp` is not supported by the reference semantics")
+            assert!(
+                message.starts_with(
+                    "`vjp` (reverse-mode AD) is not supported by the reference semantics"
+                ),
+                "{message}"
+            );
+            assert!(message.contains("the fast evaluator runs it"), "{message}");
         }
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn jvp_by_dual_numbers() {
+    // d/dx x² at 3, and the chain rule through a primitive.
+    assert_eq!(ok("jvp (\\x -> x * x) 3.0 1.0"), "6.0");
+    assert_eq!(ok("jvp (\\x -> f64.sin x) 0.0 2.0"), "2.0");
+    // Component-wise on arrays and tuples; a result that does not depend
+    // on the point has a zero tangent.
+    assert_eq!(
+        ok("jvp (\\xs -> map (* 2.0) xs) [1.0, 2.0] [1.0, 0.5]"),
+        "[2.0, 1.0]"
+    );
+    assert_eq!(ok("jvp (\\(x: f64) -> (x * x, 7.0)) 2.0 1.0"), "(4.0, 0.0)");
+    assert_eq!(ok("jvp2 (\\x -> x * 3.0) 2.0 1.0"), "(6.0, 3.0)");
+    // Control flow sees the primal.
+    assert_eq!(
+        ok("jvp (\\x -> if x > 1.0 then x * x else x) 2.0 1.0"),
+        "4.0"
+    );
+    // Integers have tangents in their own arithmetic, as in the AD
+    // transformation; a conversion takes the tangent along.
+    assert_eq!(ok("jvp (\\x -> i32.f64 x * 2) 1.5 1.0"), "2");
+    // Nested: d/dx (d/dy x·y² at y = x) = d/dx 2x² = 4x, which needs the
+    // two perturbations kept apart.
+    assert_eq!(
+        ok("jvp (\\x -> jvp (\\y -> x * y * y) x 1.0) 2.0 1.0"),
+        "8.0"
+    );
+    assert_eq!(ok("jmp (\\x -> x * x) 3.0 [1.0, 2.0]"), "[6.0, 12.0]");
+}
+
+#[test]
+fn jvp_trace_shows_dual_numbers() {
+    let mut s = Session::new();
+    let c = checked(&mut s, "jvp (\\x -> x * x) 3.0 1.0");
+    let t = step_trace(&s, &c, &TraceOptions::default());
+    assert!(
+        t.contains("tangent ε (⟨(3.0 + 1.0ε) * (3.0 + 1.0ε)⟩)"),
+        "{t}"
+    );
+    assert!(t.contains("(TANGENT)"), "{t}");
 }
 
 #[test]

@@ -124,6 +124,12 @@ enum End {
 /// The term with the subterm at `path` marked, followed by `note`.
 fn marked(t: &Term, path: &[usize], note: &str, opts: &TraceOptions) -> String {
     let (s, mark) = print::term(t, at(t, path));
+    // A long note (a stuck state's advice) goes on a line of its own
+    // rather than leave the term less than 30 characters.
+    if note.chars().count() + 7 + 30 > opts.width {
+        let room = opts.width.saturating_sub(5);
+        return format!("{}\n     {note}", elide(&s, mark, room, opts.color));
+    }
     let room = opts
         .width
         .saturating_sub(5 + 2 + note.chars().count())

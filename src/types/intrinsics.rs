@@ -145,42 +145,57 @@ pub fn global(name: &str) -> Option<(Intrinsic, Scheme)> {
 }
 
 fn build_global(name: &str) -> Option<(Intrinsic, Scheme)> {
-    let (i, sig) = match name {
-        "map" | "map1" => (Intrinsic::Map(1), "(a -> b) -> []a -> []b".to_string()),
+    match global_signature(name) {
+        Some((i, sig)) => Some((i, parse_sig(&sig, None)?)),
+        None => numbered(name),
+    }
+}
+
+/// The signature of a global intrinsic as written, with the size names
+/// Futhark's prelude gives it (`(n: i64) -> [n]i64`); the checker reads
+/// it with the sizes left out (`i64 -> []i64`), and `:type` shows it as
+/// written. `None` for the numbered families (`map3`, `zip4`, ...).
+pub fn signature(name: &str) -> Option<String> {
+    global_signature(name).map(|(_, sig)| sig)
+}
+
+fn global_signature(name: &str) -> Option<(Intrinsic, String)> {
+    Some(match name {
+        "map" | "map1" => (Intrinsic::Map(1), "(a -> b) -> [n]a -> [n]b".to_string()),
         "rep" => (Intrinsic::Rep, "a -> []a".into()),
         "reduce" => (
             Intrinsic::Reduce { commutative: false },
-            "(a -> a -> a) -> a -> []a -> a".into(),
+            "(a -> a -> a) -> a -> [n]a -> a".into(),
         ),
         "reduce_comm" => (
             Intrinsic::Reduce { commutative: true },
-            "(a -> a -> a) -> a -> []a -> a".into(),
+            "(a -> a -> a) -> a -> [n]a -> a".into(),
         ),
-        "scan" => (Intrinsic::Scan, "(a -> a -> a) -> a -> []a -> []a".into()),
+        "scan" => (Intrinsic::Scan, "(a -> a -> a) -> a -> [n]a -> [n]a".into()),
         "hist" => (
             Intrinsic::Hist,
-            "(a -> a -> a) -> a -> i64 -> []i64 -> []a -> []a".into(),
+            "(a -> a -> a) -> a -> (m: i64) -> [n]i64 -> [n]a -> [m]a".into(),
         ),
         "reduce_by_index" => (
             Intrinsic::ReduceByIndex,
-            "[]a -> (a -> a -> a) -> a -> []i64 -> []a -> []a".into(),
+            "[m]a -> (a -> a -> a) -> a -> [n]i64 -> [n]a -> [m]a".into(),
         ),
-        "scatter" => (Intrinsic::Scatter, "[]a -> []i64 -> []a -> []a".into()),
+        "scatter" => (Intrinsic::Scatter, "[m]a -> [n]i64 -> [n]a -> [m]a".into()),
         "scatter_2d" => (
             Intrinsic::Scatter2d,
-            "[][]a -> [](i64, i64) -> []a -> [][]a".into(),
+            "[m][k]a -> [n](i64, i64) -> [n]a -> [m][k]a".into(),
         ),
-        "iota" => (Intrinsic::Iota, "i64 -> []i64".into()),
-        "replicate" => (Intrinsic::Replicate, "i64 -> a -> []a".into()),
-        "length" => (Intrinsic::Length, "[]a -> i64".into()),
-        "zip" | "zip2" => (Intrinsic::Zip(2), "[]a -> []b -> [](a, b)".into()),
-        "unzip" | "unzip2" => (Intrinsic::Unzip(2), "[](a, b) -> ([]a, []b)".into()),
-        "transpose" => (Intrinsic::Transpose, "[][]a -> [][]a".into()),
-        "flatten" => (Intrinsic::Flatten, "[][]a -> []a".into()),
-        "unflatten" => (Intrinsic::Unflatten, "[]a -> [][]a".into()),
-        "concat" => (Intrinsic::Concat, "[]a -> []a -> []a".into()),
-        "rotate" => (Intrinsic::Rotate, "i64 -> []a -> []a".into()),
-        "reverse" => (Intrinsic::Reverse, "[]a -> []a".into()),
+        "iota" => (Intrinsic::Iota, "(n: i64) -> [n]i64".into()),
+        "replicate" => (Intrinsic::Replicate, "(n: i64) -> a -> [n]a".into()),
+        "length" => (Intrinsic::Length, "[n]a -> i64".into()),
+        "zip" | "zip2" => (Intrinsic::Zip(2), "[n]a -> [n]b -> [n](a, b)".into()),
+        "unzip" | "unzip2" => (Intrinsic::Unzip(2), "[n](a, b) -> ([n]a, [n]b)".into()),
+        "transpose" => (Intrinsic::Transpose, "[n][m]a -> [m][n]a".into()),
+        "flatten" => (Intrinsic::Flatten, "[n][m]a -> []a".into()),
+        "unflatten" => (Intrinsic::Unflatten, "[]a -> [n][m]a".into()),
+        "concat" => (Intrinsic::Concat, "[n]a -> [m]a -> []a".into()),
+        "rotate" => (Intrinsic::Rotate, "i64 -> [n]a -> [n]a".into()),
+        "reverse" => (Intrinsic::Reverse, "[n]a -> [n]a".into()),
         "copy" => (Intrinsic::Copy, "a -> a".into()),
         "opaque" => (Intrinsic::Opaque, "a -> a".into()),
         "manifest" => (Intrinsic::Manifest, "a -> a".into()),
@@ -190,15 +205,14 @@ fn build_global(name: &str) -> Option<(Intrinsic, Scheme)> {
         "jvp2" => (Intrinsic::Jvp2, "(a -> b) -> a -> a -> (b, b)".into()),
         "vjp" => (Intrinsic::Vjp, "(a -> b) -> a -> b -> a".into()),
         "vjp2" => (Intrinsic::Vjp2, "(a -> b) -> a -> b -> (b, a)".into()),
-        "jmp" => (Intrinsic::Jmp, "(a -> b) -> a -> []a -> []b".into()),
-        "mjp" => (Intrinsic::Mjp, "(a -> b) -> a -> []b -> []a".into()),
+        "jmp" => (Intrinsic::Jmp, "(a -> b) -> a -> [n]a -> [n]b".into()),
+        "mjp" => (Intrinsic::Mjp, "(a -> b) -> a -> [n]b -> [n]a".into()),
         "with_vjp" => (
             Intrinsic::WithVjp,
             "(a -> b) -> (a -> b -> a) -> a -> b".into(),
         ),
-        _ => return numbered(name),
-    };
-    Some((i, parse_sig(&sig, None)?))
+        _ => return None,
+    })
 }
 
 /// The names [`global`] knows, for completion and `:browse`. Of the
@@ -604,9 +618,13 @@ fn tokenize(s: &str) -> Vec<String> {
         } else if c == '-' && cs.get(i + 1) == Some(&'>') {
             out.push("->".into());
             i += 2;
-        } else if c == '[' && cs.get(i + 1) == Some(&']') {
+        } else if c == '[' {
+            // A dimension, with its size name (for display) left out.
+            while i < cs.len() && cs[i] != ']' {
+                i += 1;
+            }
             out.push("[]".into());
-            i += 2;
+            i += 1;
         } else if c.is_alphanumeric() {
             let start = i;
             while i < cs.len() && cs[i].is_alphanumeric() {
@@ -649,6 +667,10 @@ impl SigParser {
         match tok.as_str() {
             "[]" => Some(self.atom()?.array(1)),
             "(" => {
+                // `(n: i64)`: a parameter named for the sizes it gives.
+                if self.toks.get(self.pos + 1).is_some_and(|t| t == ":") {
+                    self.pos += 2;
+                }
                 let mut parts = vec![self.arrow()?];
                 while self.peek() == Some(",") {
                     self.pos += 1;

@@ -15,6 +15,7 @@ pub mod env;
 mod expand;
 pub mod infer;
 pub mod intrinsics;
+mod lengths;
 pub mod literals;
 pub mod patterns;
 pub mod rank;
@@ -58,6 +59,9 @@ pub struct CheckedDef {
     pub local_ops: std::collections::HashSet<NodeId>,
     /// Types of the parameters (target), in the scheme's variables.
     pub params: Vec<Type>,
+    /// For each parameter, whether the body needs its length (see
+    /// [`lengths`]): a `rep` passed there is a type error.
+    pub needs_length: Vec<bool>,
     pub ret: Type,
     /// The AUTOMAP solution of the source: (M, R) per spine argument.
     pub solution: HashMap<SpineKey, Vec<(u32, u32)>>,
@@ -358,6 +362,14 @@ impl TypeEnv {
             };
             return Err(internal(msg));
         }
+        let heads = lengths::Heads {
+            resolved: inf.resolved.iter().map(|(id, k)| (*id, k)).collect(),
+            local_ops: &inf.local_ops,
+            defs: &self.defs,
+        };
+        lengths::check_reps(&target.body, &heads, &el.inserted, &inf)?;
+        let needs_length = lengths::needed_lengths(&target, &heads);
+        drop(heads);
         let def_ty = params
             .iter()
             .rev()
@@ -471,6 +483,7 @@ impl TypeEnv {
             resolved,
             local_ops,
             params,
+            needs_length,
             ret,
             solution,
             insertions,

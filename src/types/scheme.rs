@@ -93,6 +93,36 @@ impl Scheme {
     }
 }
 
+impl Scheme {
+    /// The scheme's type as a built-in's signature writes it, with size
+    /// names and named parameters (`(n: i64) -> [n]i64`), provided that
+    /// it reads as the inferred type without them.
+    pub fn show_signature_with(&self, namer: &mut Namer, signature: &str) -> String {
+        let inferred = self.show_with(&self.ty, namer);
+        if erase_sizes(&erase_parameter_names(signature)) == inferred {
+            signature.to_string()
+        } else {
+            inferred
+        }
+    }
+}
+
+/// `(n: i64) -> [n]i64` as `i64 -> [n]i64`.
+fn erase_parameter_names(t: &str) -> String {
+    let mut out = t.to_string();
+    while let Some(colon) = out.find(": ") {
+        let Some(open) = out[..colon].rfind('(') else {
+            break;
+        };
+        let Some(close) = out[colon..].find(')').map(|c| colon + c) else {
+            break;
+        };
+        let inner = out[colon + 2..close].to_string();
+        out.replace_range(open..=close, &inner);
+    }
+    out
+}
+
 /// `annotated` if it is `inferred` with sizes named, else `inferred`.
 fn sized(inferred: String, annotated: Option<String>) -> String {
     match annotated {
@@ -265,5 +295,9 @@ mod tests {
         assert_eq!(sized(s("[]f64"), Some(s("vec"))), "[]f64");
         assert_eq!(sized(s("[]a"), Some(s("[n]t"))), "[]a");
         assert_eq!(sized(s("f64"), None), "f64");
+        assert_eq!(
+            super::erase_parameter_names("(a -> b) -> (n: i64) -> (m: i64) -> [n][m]b"),
+            "(a -> b) -> i64 -> i64 -> [n][m]b"
+        );
     }
 }

@@ -211,6 +211,20 @@ fn type_errors() {
     );
 }
 
+/// Issue 17, point 5: a value where a function needs an array's length
+/// is a type error at the value, not a run-time error; a rep mapped with
+/// an array, or given to a parameter whose length is not needed, is fine.
+#[test]
+fn lengths_of_non_arrays() {
+    check(
+        "lengths_of_non_arrays",
+        "length 3\nf64.sum 3\n3 |> length\n[1, 2] ++ 3\n\
+         def total (xs: []i32) = i32.sum xs\ntotal 5\n\
+         def first (xs: []i32) = xs[0]\nfirst 7\n\
+         def add (xs: []i32) (ys: []i32) = map2 (+) xs ys\nadd [1, 2] 5\n[1, 2, 3] + 1",
+    );
+}
+
 #[test]
 fn ambiguity_errors() {
     check(
@@ -312,7 +326,7 @@ fn browse_all_ends_with_the_user_definitions() {
     let out = transcript("def mine (x: i32) = x\n:browse all");
     let last = out.lines().rev().nth(1).unwrap_or("");
     assert_eq!(last, "mine : i32 -> i32", "{out}");
-    assert!(out.contains("\nmap : (a -> b) -> []a -> []b\n"), "{out}");
+    assert!(out.contains("\nmap : (a -> b) -> [n]a -> [n]b\n"), "{out}");
     assert!(out.contains("\nhead : []a -> a\n"), "{out}");
 }
 
@@ -526,6 +540,19 @@ fn step_commands() {
          :steps i32.sum (map i32.i64 (iota 10))\n\
          :step\n\
          :steps 1 +\n",
+    );
+}
+
+/// Issue 17, point 7: `jvp` steps through dual numbers; reverse mode
+/// stops with advice.
+#[test]
+fn step_into_jvp() {
+    check(
+        "step_jvp",
+        ":step jvp (\\x -> x * x) 3.0 1.0\n\
+         :step jvp (\\x -> jvp (\\y -> x * y * y) x 1.0) 2.0 1.0\n\
+         :steps jvp (\\xs -> f64.sum (xs * xs)) [1.0, 2.0] [1.0, 0.0]\n\
+         :step vjp (\\x -> x * x) 3.0 1.0\n",
     );
 }
 
