@@ -142,7 +142,10 @@ mod tests {
         let xs: Vec<f64> = (0..2 * BLOCK + 3).map(|i| 0.1 * i as f64).collect();
         let fold = |s: &[f64]| s.iter().fold(0.0, |a, &x| a + x);
         let want = fold(&xs[..BLOCK]) + fold(&xs[BLOCK..2 * BLOCK]) + fold(&xs[2 * BLOCK..]);
-        assert_eq!(fold_blocked(&xs, 0.0, |a, x| a + x).to_bits(), want.to_bits());
+        assert_eq!(
+            fold_blocked(&xs, 0.0, |a, x| a + x).to_bits(),
+            want.to_bits()
+        );
         assert_eq!(fold_blocked(&xs[..10], 0.0, |a, x| a + x), fold(&xs[..10]));
         assert_eq!(fold_blocked(&[], 7.0, |a: f64, x| a + x), 7.0);
     }

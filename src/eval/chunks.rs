@@ -68,6 +68,11 @@ fn retrying(e: &Fail) {
     RETRIED.with(|r| r.borrow_mut().push(e.clone()));
 }
 
+/// Elements of temporaries (over all the chunks left) below which the
+/// chunks of a SOAC stay on the calling thread (scaled by the options'
+/// `grain_scale`, as the kernels' grains are).
+const PARALLEL_WORK: usize = 1 << 19;
+
 /// What an outermost SOAC does with each chunk.
 #[derive(Clone, Copy)]
 pub(crate) enum ChunkOp<'l> {
@@ -242,7 +247,8 @@ impl<'p> Interp<'p> {
         while start < n {
             self.check_interrupt()?;
             if tuned && in_bulk && parallel {
-                start = self.chunks_in_parallel(op, vals, (start, n), len, &mut rows, &mut carry)?;
+                start =
+                    self.chunks_in_parallel(op, vals, (start, n), len, &mut rows, &mut carry)?;
                 // Either all are done, or a chunk needs the calling thread.
                 parallel = false;
                 continue;
@@ -311,8 +317,9 @@ impl<'p> Interp<'p> {
     /// it got: it stops before a batch in which a chunk fails or meets
     /// something irregular, which this thread then evaluates again (bodies
     /// are pure). It does nothing where the SOAC reads a value that cannot
-    /// cross threads (a `rep` or an accumulator), or when memory is
-    /// tracked (the peak reported is then one thread's).
+    /// cross threads (a `rep` or an accumulator), where the chunks left
+    /// build too little ([`PARALLEL_WORK`]), or when memory is tracked
+    /// (the peak reported is then one thread's).
     fn chunks_in_parallel(
         &mut self,
         op: ChunkOp,
@@ -322,7 +329,13 @@ impl<'p> Interp<'p> {
         rows: &mut [Rows],
         carry: &mut Carry,
     ) -> R<usize> {
-        if self.options().track_memory || n - start < 2 * len {
+        // The elements of the largest temporaries of the chunks left: too
+        // few, and handing chunks over costs more than a second core gains.
+        let work = (n - start).saturating_mul(self.chunk_budget() / len.max(1));
+        if self.options().track_memory
+            || n - start < 2 * len
+            || work < PARALLEL_WORK * self.options().grain_scale
+        {
             return Ok(start);
         }
         let Some((pool, threads)) = threads::chunk_pool() else {
@@ -372,7 +385,13 @@ impl<'p> Interp<'p> {
     /// What the workers need to evaluate chunks of `op` over its `n`
     /// elements, if they have work to do and every value it reads can
     /// cross threads.
-    fn shared<'l>(&self, op: ChunkOp<'l>, vals: &[LVal], carry: &Carry, n: usize) -> Option<Shared<'l>>
+    fn shared<'l>(
+        &self,
+        op: ChunkOp<'l>,
+        vals: &[LVal],
+        carry: &Carry,
+        n: usize,
+    ) -> Option<Shared<'l>>
     where
         'p: 'l,
     {
@@ -452,13 +471,21 @@ impl PlainPart {
     fn of(folded: bool, xs: &[LVal], len: usize) -> Result<PlainPart, Failed> {
         Ok(PlainPart {
             folded,
-            vals: xs.iter().map(Plain::of).collect::<Option<_>>().ok_or(Failed::Retry)?,
+            vals: xs
+                .iter()
+                .map(Plain::of)
+                .collect::<Option<_>>()
+                .ok_or(Failed::Retry)?,
             len,
         })
     }
 
     fn part(self) -> Part {
-        let xs = self.vals.into_iter().map(|x| LVal::inv(x.value())).collect();
+        let xs = self
+            .vals
+            .into_iter()
+            .map(|x| LVal::inv(x.value()))
+            .collect();
         if self.folded {
             Part::Folded(xs, self.len)
         } else {

@@ -487,7 +487,10 @@ fn on_threads(seed: u64, args: Vec<Value>, threads: usize) -> Result<Vec<Value>,
 }
 
 /// Whether two runs gave the same bits (or the same error).
-fn agree(one: &Result<Vec<Value>, String>, many: &Result<Vec<Value>, String>) -> Result<(), String> {
+fn agree(
+    one: &Result<Vec<Value>, String>,
+    many: &Result<Vec<Value>, String>,
+) -> Result<(), String> {
     match (one, many) {
         (Ok(a), Ok(b)) if a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y)) => Ok(()),
         (Err(a), Err(b)) if a == b => Ok(()),

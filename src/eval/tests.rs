@@ -959,8 +959,11 @@ fn long_reductions_combine_fixed_blocks_on_any_thread_count() {
         let r2 = b.reduce(op, None, &[ps[0]]);
         vec![r1[0].into(), r2[0].into()]
     });
-    let n = 100 * BLOCK + 17;
-    let xs: Vec<f64> = (0..n).map(|k| ((k * 7919) % 1000) as f64 / 7.0 - 50.0).collect();
+    // Enough work for the chunks to go to workers (`chunks::PARALLEL_WORK`).
+    let n = 600 * BLOCK + 17;
+    let xs: Vec<f64> = (0..n)
+        .map(|k| ((k * 7919) % 1000) as f64 / 7.0 - 50.0)
+        .collect();
     let tree = |ys: &[f64]| {
         let mut blocks = ys.chunks(BLOCK).map(|c| c.iter().fold(0.0, |a, &x| a + x));
         let first = blocks.next().unwrap_or(0.0);
