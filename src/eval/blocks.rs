@@ -73,7 +73,7 @@ impl Blocks {
     /// Before the element at the current position: if it starts a block
     /// (not the first), the block before it is finished and combined.
     pub fn at_element(&mut self, it: &mut Interp, op: &Operator) -> R<()> {
-        if self.pos > 0 && self.pos.is_multiple_of(BLOCK) {
+        if self.pos > 0 && self.pos % BLOCK == 0 {
             self.close(it, op)?;
         }
         Ok(())

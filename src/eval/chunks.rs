@@ -582,7 +582,7 @@ impl Shared<'_> {
         for k in blocks::pieces(s, c) {
             let at = s + lo;
             let piece: Vec<LVal> = xs.iter().map(|x| slice_outer(x, lo, lo + k)).collect();
-            let whole = at.is_multiple_of(BLOCK) && (k == BLOCK || at + k == self.n);
+            let whole = at % BLOCK == 0 && (k == BLOCK || at + k == self.n);
             parts.push(if whole {
                 let p = it.reduce_chunk(op, piece, k, &ne).map_err(Failed::of)?;
                 PlainPart::of(true, &p, k)?
