@@ -40,6 +40,9 @@ pub struct Compiled {
     pub tags: std::collections::HashMap<crate::core::ir::Var, &'static str>,
     /// Variables holding loop checkpoints of reverse-mode code.
     pub checkpoints: std::collections::HashSet<crate::core::ir::Var>,
+    /// What the evaluator computes once about the program (so that a
+    /// small entry point called again and again pays only for running).
+    pub prepared: eval::Prepared,
 }
 
 impl Compiled {
@@ -243,6 +246,7 @@ impl Session {
             signature,
             tags: ad.tags,
             checkpoints: ad.checkpoints,
+            prepared: eval::Prepared::default(),
         })
     }
 
@@ -260,7 +264,8 @@ impl Session {
             ..opts.clone()
         };
         let mut stats = EvalStats::default();
-        let r = eval::run_function(&c.program, &c.program.functions[0], args, &opts, &mut stats);
+        let f = &c.program.functions[0];
+        let r = eval::run_prepared(&c.program, f, &c.prepared, args, &opts, &mut stats);
         (r, stats)
     }
 
@@ -272,7 +277,8 @@ impl Session {
         opts: &EvalOptions,
     ) -> Result<Vec<Value>, RuntimeError> {
         let mut stats = EvalStats::default();
-        eval::run_function(&c.program, &c.program.functions[0], args, opts, &mut stats)
+        let f = &c.program.functions[0];
+        eval::run_prepared(&c.program, f, &c.prepared, args, opts, &mut stats)
     }
 
     /// Checks an expression typed at the prompt.
@@ -301,6 +307,7 @@ impl Session {
                 },
                 tags: ad.tags,
                 checkpoints: ad.checkpoints,
+                prepared: eval::Prepared::default(),
             },
             externals,
         ))

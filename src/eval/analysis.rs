@@ -1,5 +1,6 @@
 //! Static facts about the bodies of a function that the evaluator consults
-//! at run time, computed once per call of `run_function`:
+//! at run time, computed once per program (kept between runs of an entry
+//! point by `eval::Prepared`):
 //!
 //! - last uses (liveness): after each statement the evaluator drops the
 //!   variables that are dead, and a statement that consumes an array (`with`,

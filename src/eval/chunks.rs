@@ -19,15 +19,18 @@
 //!   built (`Interp::tune_chunk`: its largest temporary about
 //!   `CHUNK_BUDGET` elements, so a nested map-reduce runs in cache-sized
 //!   tiles). The boundaries are a function of the program and its inputs.
-//! - **Maps on workers, combination in order.** Once the length is fixed,
-//!   batches of chunks go to the rayon pool: each worker evaluates the
-//!   *map* of its chunk (the `map` itself, or the map fused into a
-//!   `reduce`/`scan`, so the intermediate array of a redomap exists one
-//!   chunk at a time) with its own interpreter, and the calling thread
-//!   combines the results in chunk order, continuing the carry exactly as
-//!   it would alone. A chunk's map depends only on its slice of the
-//!   arguments, and element-wise work computes each element on its own, so
-//!   1 thread and 64 give the same bits (`eval::proptests`).
+//! - **Maps and blocks on workers, combination in order.** Once the
+//!   length is fixed, batches of chunks go to the rayon pool: each worker
+//!   evaluates the *map* of its chunk (the `map` itself, or the map fused
+//!   into a `reduce`/`scan`, so the intermediate array of a redomap exists
+//!   one chunk at a time) with an interpreter of its own, and folds the
+//!   whole blocks of a `reduce` (`blocks.rs`: every reduction combines
+//!   fixed blocks in a fixed order); the calling thread combines the
+//!   results in chunk order, continuing the carry exactly as it would
+//!   alone. A chunk's work depends only on its slice of the arguments,
+//!   element-wise work computes each element on its own, and blocks sit at
+//!   fixed positions, so 1 thread and 64 give the same bits
+//!   (`eval::proptests`).
 //! - Values cross threads as `Plain` scalars and arrays; a SOAC reading a
 //!   `rep` or an accumulator (which hold `Rc`s) stays on the calling
 //!   thread, as does a batch with a chunk that fails or is irregular (it is
@@ -35,6 +38,7 @@
 
 use super::EvalOptions;
 use super::analysis::Analysis;
+use super::blocks::{self, BLOCK, Blocks};
 use super::error::{Fail, R};
 use super::interp::{Interp, PROBE_CHUNK};
 use super::kernels::{from_vec, row_major};
@@ -48,7 +52,6 @@ use crate::runtime::value::{Array, Element, Value};
 use rayon::prelude::*;
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 #[cfg(test)]
 thread_local! {
@@ -65,6 +68,11 @@ fn retrying(e: &Fail) {
     RETRIED.with(|r| r.borrow_mut().push(e.clone()));
 }
 
+/// Elements of temporaries (over all the chunks left) below which the
+/// chunks of a SOAC stay on the calling thread (scaled by the options'
+/// `grain_scale`, as the kernels' grains are).
+const PARALLEL_WORK: usize = 1 << 19;
+
 /// What an outermost SOAC does with each chunk.
 #[derive(Clone, Copy)]
 pub(crate) enum ChunkOp<'l> {
@@ -77,12 +85,44 @@ pub(crate) enum ChunkOp<'l> {
     Scan(&'l Operator, Option<&'l Lambda>),
 }
 
+/// What a SOAC threads from one chunk to the next: nothing (`map`), the
+/// accumulator (`scan`), or a reduction in progress, in blocks.
+#[derive(Clone)]
+enum Carry {
+    Acc(Vec<LVal>),
+    Blocks(Blocks),
+}
+
+impl Carry {
+    fn acc(&self) -> R<&[LVal]> {
+        match self {
+            Carry::Acc(a) => Ok(a),
+            Carry::Blocks(_) => Err(Fail::internal("a scan carrying blocks")),
+        }
+    }
+
+    fn blocks(&self) -> R<Blocks> {
+        match self {
+            Carry::Blocks(b) => Ok(b.clone()),
+            Carry::Acc(_) => Err(Fail::internal("a reduction without blocks")),
+        }
+    }
+}
+
+/// A stretch of a chunk's elements as the calling thread receives them:
+/// the mapped elements, or (of a reduction) a whole block already folded
+/// from the neutral element on a worker.
+enum Part {
+    Mapped(Vec<LVal>, usize),
+    Folded(Vec<LVal>, usize),
+}
+
 /// What one chunk produced.
 struct ChunkOut {
     /// One array per result of a `map` or `scan`, a row per element.
     rows: Vec<Value>,
-    /// The accumulator after the chunk (`reduce` and `scan`).
-    carry: Vec<LVal>,
+    /// What the next chunk continues from.
+    carry: Carry,
 }
 
 impl<'l> ChunkOp<'l> {
@@ -104,63 +144,83 @@ impl<'l> ChunkOp<'l> {
         }
     }
 
-    /// Combines the inputs of a chunk in bulk, continuing from `carry`.
-    fn combine(self, it: &mut Interp, xs: Vec<LVal>, c: usize, carry: &[LVal]) -> R<ChunkOut> {
+    /// Combines the parts of a chunk (of `c` elements) in bulk,
+    /// continuing from `carry`.
+    fn combine(self, it: &mut Interp, parts: Vec<Part>, c: usize, carry: &Carry) -> R<ChunkOut> {
+        let whole = |parts: Vec<Part>| match <[Part; 1]>::try_from(parts) {
+            Ok([Part::Mapped(xs, _)]) => Ok(xs),
+            _ => Err(Fail::internal("a map chunk in parts")),
+        };
         Ok(match self {
             ChunkOp::Map(_) => ChunkOut {
-                rows: xs.into_iter().map(|x| x.v).collect(),
-                carry: Vec::new(),
+                rows: whole(parts)?.into_iter().map(|x| x.v).collect(),
+                carry: carry.clone(),
             },
-            ChunkOp::Reduce(op, _) => ChunkOut {
-                rows: Vec::new(),
-                carry: it.reduce_chunk(op, xs, c, carry)?,
-            },
+            ChunkOp::Reduce(op, _) => {
+                let mut b = carry.blocks()?;
+                for part in parts {
+                    match part {
+                        Part::Mapped(xs, k) => it.reduce_pieces(op, xs, k, &mut b)?,
+                        Part::Folded(p, k) => b.put_block(it, op, p, k)?,
+                    }
+                }
+                ChunkOut {
+                    rows: Vec::new(),
+                    carry: Carry::Blocks(b),
+                }
+            }
             ChunkOp::Scan(op, _) => {
-                let (rows, carry) = it.scan_chunk(op, xs, c, carry)?;
+                let (rows, acc) = it.scan_chunk(op, whole(parts)?, c, carry.acc()?)?;
                 ChunkOut {
                     rows: rows.into_iter().map(|x| x.v).collect(),
-                    carry,
+                    carry: Carry::Acc(acc),
                 }
             }
         })
     }
 
     /// The chunk one element at a time.
-    fn elements(self, it: &mut Interp, chunk: &[LVal], c: usize, carry: Vec<LVal>) -> R<ChunkOut> {
+    fn elements(self, it: &mut Interp, chunk: &[LVal], c: usize, carry: Carry) -> R<ChunkOut> {
         Ok(match self {
             ChunkOp::Map(lam) => ChunkOut {
                 rows: it.map_elements(lam, chunk, c)?,
-                carry: Vec::new(),
+                carry,
             },
-            ChunkOp::Reduce(op, pre) => ChunkOut {
-                rows: Vec::new(),
-                carry: it.reduce_elements(op, pre, chunk, c, carry)?,
-            },
+            ChunkOp::Reduce(op, pre) => {
+                let mut b = carry.blocks()?;
+                it.reduce_elements(op, pre, chunk, c, &mut b)?;
+                ChunkOut {
+                    rows: Vec::new(),
+                    carry: Carry::Blocks(b),
+                }
+            }
             ChunkOp::Scan(op, pre) => {
-                let (rows, carry) = it.scan_elements(op, pre, chunk, c, carry)?;
+                let (rows, acc) = it.scan_elements(op, pre, chunk, c, carry.acc()?.to_vec())?;
                 ChunkOut {
                     rows: rows.into_iter().map(|x| x.v).collect(),
-                    carry,
+                    carry: Carry::Acc(acc),
                 }
             }
         })
     }
 
-    /// The map whose chunks worker threads may evaluate: the `map`
-    /// itself, or the map fused into a `reduce` or `scan` (whose
-    /// combination stays on the calling thread).
-    fn mapped(self) -> Option<&'l Lambda> {
+    /// What worker threads may compute of a chunk: the map (of a `map`,
+    /// or fused into a `reduce` or `scan`), and the blocks of a `reduce`;
+    /// `None` where only the calling thread has work (a `scan` of its
+    /// arguments).
+    fn work(self) -> Option<Work<'l>> {
         match self {
-            ChunkOp::Map(lam) => Some(lam),
-            ChunkOp::Reduce(_, pre) | ChunkOp::Scan(_, pre) => pre,
+            ChunkOp::Map(lam) => Some(Work::Map(lam)),
+            ChunkOp::Reduce(op, pre) => Some(Work::Reduce(op, pre)),
+            ChunkOp::Scan(_, pre) => pre.map(Work::Map),
         }
     }
 }
 
 impl<'p> Interp<'p> {
     /// Runs an outermost SOAC over its `n >= 1` elements (the arguments
-    /// `vals`) chunk by chunk, starting from `carry`: the results with a
-    /// row per element, and the final carry.
+    /// `vals`) chunk by chunk, starting from `carry` (a reduction's neutral
+    /// element): the results with a row per element, and the final carry.
     pub(crate) fn run_chunked(
         &mut self,
         op: ChunkOp,
@@ -171,7 +231,10 @@ impl<'p> Interp<'p> {
         let mut rows: Vec<Rows> = (0..op.row_results(carry.len()))
             .map(|_| Rows::new(n))
             .collect();
-        let mut carry = carry;
+        let mut carry = match op {
+            ChunkOp::Reduce(..) => Carry::Blocks(Blocks::new(carry)),
+            _ => Carry::Acc(carry),
+        };
         // Irregular chunks are likely to be followed by more: after one,
         // the rest go element by element.
         let mut in_bulk = true;
@@ -222,6 +285,11 @@ impl<'p> Interp<'p> {
             start += c;
         }
         let rows = rows.into_iter().map(Rows::finish).collect::<R<_>>()?;
+        let carry = match (op, carry) {
+            (ChunkOp::Reduce(op, _), Carry::Blocks(b)) => b.finish(self, op)?,
+            (_, Carry::Acc(a)) => a,
+            _ => return Err(Fail::internal("a chunk carry of the wrong kind")),
+        };
         Ok((rows, carry))
     }
 
@@ -232,25 +300,26 @@ impl<'p> Interp<'p> {
         op: ChunkOp,
         chunk: &[LVal],
         c: usize,
-        carry: &[LVal],
+        carry: &Carry,
     ) -> R<(ChunkOut, usize)> {
         self.start_chunk()?;
         let xs = op.inputs(self, chunk, c)?;
         let next = self.tune_chunk(c);
-        Ok((op.combine(self, xs, c, carry)?, next))
+        Ok((op.combine(self, vec![Part::Mapped(xs, c)], c, carry)?, next))
     }
 
     /// The chunks `start..n` (of `len` elements each) on the threads of
     /// the pool, a batch at a time: workers evaluate the map of each chunk
-    /// (the `map`, or the map fused into a `reduce` or `scan`), and this
-    /// thread combines their results in chunk order, as it would have
-    /// computed them itself; so the results are the same bits for any
-    /// thread count. Returns how far it got: it stops before a batch in
-    /// which a chunk fails or meets something irregular, which this thread
-    /// then evaluates again (bodies are pure). It does nothing where the
-    /// SOAC reads a value that cannot cross threads (a `rep` or an
-    /// accumulator), has no map or one that builds no array per element,
-    /// or when memory is tracked (the peak reported is then one thread's).
+    /// (the `map`, or the map fused into a `reduce` or `scan`) and fold
+    /// the whole blocks of a `reduce`, and this thread combines their
+    /// results in chunk order, as it would have computed them itself; so
+    /// the results are the same bits for any thread count. Returns how far
+    /// it got: it stops before a batch in which a chunk fails or meets
+    /// something irregular, which this thread then evaluates again (bodies
+    /// are pure). It does nothing where the SOAC reads a value that cannot
+    /// cross threads (a `rep` or an accumulator), where the chunks left
+    /// build too little ([`PARALLEL_WORK`]), or when memory is tracked
+    /// (the peak reported is then one thread's).
     fn chunks_in_parallel(
         &mut self,
         op: ChunkOp,
@@ -258,19 +327,21 @@ impl<'p> Interp<'p> {
         (mut start, n): (usize, usize),
         len: usize,
         rows: &mut [Rows],
-        carry: &mut Vec<LVal>,
+        carry: &mut Carry,
     ) -> R<usize> {
-        // Chunks whose map builds no array per element (`x * x`) cost less
-        // than handing them over and collecting their results; the kernels
-        // split those that are long enough.
-        let wide = len.saturating_mul(2) <= self.chunk_budget();
-        if !wide || self.options().track_memory || n - start < 2 * len {
+        // The elements of the largest temporaries of the chunks left: too
+        // few, and handing chunks over costs more than a second core gains.
+        let work = (n - start).saturating_mul(self.chunk_budget() / len.max(1));
+        if self.options().track_memory
+            || n - start < 2 * len
+            || work < PARALLEL_WORK * self.options().grain_scale
+        {
             return Ok(start);
         }
         let Some((pool, threads)) = threads::chunk_pool() else {
             return Ok(start);
         };
-        let Some(shared) = self.shared(op, vals) else {
+        let Some(shared) = self.shared(op, vals, carry, n) else {
             return Ok(start);
         };
         while start < n {
@@ -280,17 +351,21 @@ impl<'p> Interp<'p> {
                 .take(4 * threads)
                 .map(|s| (s, len.min(n - s)))
                 .collect();
-            let outs: Vec<Result<Vec<Plain>, Failed>> =
-                pool.install(|| batch.par_iter().map(|&(s, c)| shared.chunk(s, c)).collect());
+            let outs: Vec<Result<Vec<PlainPart>, Failed>> = pool.install(|| {
+                batch
+                    .par_iter()
+                    .map_init(|| shared.interp(), |it, &(s, c)| shared.chunk(it, s, c))
+                    .collect()
+            });
             if outs.iter().any(|o| matches!(o, Err(Failed::Interrupted))) {
                 return Err(Fail::interrupted());
             }
             let Ok(outs) = outs.into_iter().collect::<Result<Vec<_>, Failed>>() else {
                 return Ok(start);
             };
-            for (xs, &(s, c)) in outs.into_iter().zip(&batch) {
-                let xs = xs.into_iter().map(|x| LVal::inv(x.value())).collect();
-                let out = match op.combine(self, xs, c, carry) {
+            for (parts, &(s, c)) in outs.into_iter().zip(&batch) {
+                let parts = parts.into_iter().map(PlainPart::part).collect();
+                let out = match op.combine(self, parts, c, carry) {
                     Ok(out) => out,
                     Err(e) if e.is_interrupt() => return Err(e),
                     // The calling thread evaluates this chunk again, and
@@ -307,27 +382,48 @@ impl<'p> Interp<'p> {
         Ok(start)
     }
 
-    /// What the workers need to evaluate the map of chunks of `op`, if it
-    /// has one and every value it reads can cross threads.
-    fn shared<'l>(&self, op: ChunkOp<'l>, vals: &[LVal]) -> Option<Shared<'l>>
+    /// What the workers need to evaluate chunks of `op` over its `n`
+    /// elements, if they have work to do and every value it reads can
+    /// cross threads.
+    fn shared<'l>(
+        &self,
+        op: ChunkOp<'l>,
+        vals: &[LVal],
+        carry: &Carry,
+        n: usize,
+    ) -> Option<Shared<'l>>
     where
         'p: 'l,
     {
-        let lam = op.mapped()?;
-        let info = self.body_info(&lam.body).ok()?;
-        let free = info
-            .free
-            .iter()
-            .filter(|v| !lam.params.contains(v))
-            .map(|v| Some((*v, Plain::of(self.get(*v).ok()?)?)))
-            .collect::<Option<_>>()?;
+        let work = op.work()?;
+        let (lam, ne) = match work {
+            Work::Map(lam) => (Some(lam), Vec::new()),
+            Work::Reduce(_, pre) => (pre, carry.blocks().ok()?.neutral().to_vec()),
+        };
+        let mut free = Vec::new();
+        if let Some(lam) = lam {
+            let info = self.body_info(&lam.body).ok()?;
+            for v in info.free.iter().filter(|v| !lam.params.contains(v)) {
+                free.push((*v, Plain::of(self.get(*v).ok()?)?));
+            }
+        }
         Some(Shared {
             prog: self.prog(),
             analysis: self.analysis().clone(),
-            interrupt: self.options().interrupt.clone(),
-            lam,
+            opts: EvalOptions {
+                interrupt: self.options().interrupt.clone(),
+                track_memory: false,
+                checkpoint_vars: HashSet::new(),
+                bulk: true,
+                device: None,
+                threads: 1,
+                grain_scale: 1,
+            },
+            work,
             free,
+            ne: ne.iter().map(Plain::of).collect::<Option<_>>()?,
             args: vals.iter().map(Plain::of).collect::<Option<_>>()?,
+            n,
         })
     }
 }
@@ -364,6 +460,40 @@ impl Plain {
     }
 }
 
+/// A [`Part`] made of values that cross threads.
+struct PlainPart {
+    folded: bool,
+    vals: Vec<Plain>,
+    len: usize,
+}
+
+impl PlainPart {
+    fn of(folded: bool, xs: &[LVal], len: usize) -> Result<PlainPart, Failed> {
+        Ok(PlainPart {
+            folded,
+            vals: xs
+                .iter()
+                .map(Plain::of)
+                .collect::<Option<_>>()
+                .ok_or(Failed::Retry)?,
+            len,
+        })
+    }
+
+    fn part(self) -> Part {
+        let xs = self
+            .vals
+            .into_iter()
+            .map(|x| LVal::inv(x.value()))
+            .collect();
+        if self.folded {
+            Part::Folded(xs, self.len)
+        } else {
+            Part::Mapped(xs, self.len)
+        }
+    }
+}
+
 /// Why a worker gave a chunk back.
 enum Failed {
     Interrupted,
@@ -372,54 +502,96 @@ enum Failed {
     Retry,
 }
 
-/// What every worker reads: the program and its analysis, the map, and
-/// the values of its free variables and arguments.
+impl Failed {
+    fn of(e: Fail) -> Failed {
+        if e.is_interrupt() {
+            Failed::Interrupted
+        } else {
+            Failed::Retry
+        }
+    }
+}
+
+/// What workers compute of a chunk.
+#[derive(Clone, Copy)]
+enum Work<'l> {
+    /// The map's results.
+    Map(&'l Lambda),
+    /// The elements of a reduction (mapped by the fused map, if any), with
+    /// its whole blocks folded.
+    Reduce(&'l Operator, Option<&'l Lambda>),
+}
+
+/// What every worker reads: the program and its analysis, the work, the
+/// values of its free variables and arguments, and a reduction's neutral
+/// element.
 struct Shared<'s> {
     prog: &'s Program,
     analysis: Arc<Analysis>,
-    interrupt: Option<Arc<AtomicBool>>,
-    lam: &'s Lambda,
+    opts: EvalOptions,
+    work: Work<'s>,
     free: Vec<(Var, Plain)>,
+    ne: Vec<Plain>,
     args: Vec<Plain>,
+    /// The SOAC's length (where its last block ends).
+    n: usize,
 }
 
 impl Shared<'_> {
-    /// The map's results over the chunk of `c` elements from `s`, in bulk,
-    /// by a fresh interpreter on this thread (which splits no kernel
-    /// further).
-    fn chunk(&self, s: usize, c: usize) -> Result<Vec<Plain>, Failed> {
-        let opts = EvalOptions {
-            interrupt: self.interrupt.clone(),
-            track_memory: false,
-            checkpoint_vars: HashSet::new(),
-            bulk: true,
-            device: None,
-            threads: 1,
-            grain_scale: 1,
-        };
-        let mut it = Interp::with_analysis(self.prog, &opts, self.analysis.clone());
+    /// An interpreter for a worker, with the free variables bound: one
+    /// per run of consecutive chunks on a thread. It splits no kernel
+    /// further (its thread has no pool).
+    fn interp(&self) -> Interp<'_> {
+        let mut it = Interp::with_analysis(self.prog, &self.opts, self.analysis.clone());
         for (v, x) in &self.free {
             it.bind(*v, x.lval());
         }
+        it
+    }
+
+    /// The chunk of `c` elements from `s`, in bulk.
+    fn chunk(&self, it: &mut Interp, s: usize, c: usize) -> Result<Vec<PlainPart>, Failed> {
         let chunk: Vec<LVal> = self
             .args
             .iter()
             .map(|x| slice_outer(&x.lval(), s, s + c))
             .collect();
-        let xs = it.map_lanes(self.lam, &chunk, c).map_err(|e| {
-            if e.is_interrupt() {
-                Failed::Interrupted
-            } else {
-                Failed::Retry
+        let (lam, op) = match self.work {
+            Work::Map(lam) => (Some(lam), None),
+            Work::Reduce(op, pre) => (pre, Some(op)),
+        };
+        let xs = match lam {
+            Some(lam) => {
+                it.start_chunk().map_err(Failed::of)?;
+                it.map_lanes(lam, &chunk, c).map_err(Failed::of)?
             }
-        })?;
+            None => chunk,
+        };
         if !it.acc_log_is_empty() {
             return Err(Failed::Retry);
         }
-        xs.iter()
-            .map(Plain::of)
-            .collect::<Option<_>>()
-            .ok_or(Failed::Retry)
+        let Some(op) = op else {
+            return Ok(vec![PlainPart::of(false, &xs, c)?]);
+        };
+        // A reduction: whole blocks (and the last, shorter one) are folded
+        // here from the neutral element; the pieces of blocks that other
+        // chunks share go back as they are.
+        let ne: Vec<LVal> = self.ne.iter().map(Plain::lval).collect();
+        let mut parts = Vec::new();
+        let mut lo = 0;
+        for k in blocks::pieces(s, c) {
+            let at = s + lo;
+            let piece: Vec<LVal> = xs.iter().map(|x| slice_outer(x, lo, lo + k)).collect();
+            let whole = at % BLOCK == 0 && (k == BLOCK || at + k == self.n);
+            parts.push(if whole {
+                let p = it.reduce_chunk(op, piece, k, &ne).map_err(Failed::of)?;
+                PlainPart::of(true, &p, k)?
+            } else {
+                PlainPart::of(false, &piece, k)?
+            });
+            lo += k;
+        }
+        Ok(parts)
     }
 }
 

@@ -163,12 +163,9 @@ impl LaneCursor {
 }
 
 impl<'p> Interp<'p> {
-    pub fn new(prog: &'p Program, opts: &'p EvalOptions, body: &Body) -> Interp<'p> {
-        Interp::with_analysis(prog, opts, Arc::new(Analysis::of_body(prog, body)))
-    }
-
-    /// An interpreter sharing an analysis already made (the workers that
-    /// evaluate chunks of an outermost SOAC on other threads).
+    /// An interpreter with the analysis of its program (made once per
+    /// entry point, `Prepared`, and shared with the workers that evaluate
+    /// chunks of an outermost SOAC on other threads).
     pub fn with_analysis(
         prog: &'p Program,
         opts: &'p EvalOptions,

@@ -10,6 +10,7 @@
 //! scalar path uses, so bulk and scalar results agree bit for bit.
 
 use super::analysis::FastOp;
+use super::blocks::fold_blocked;
 use super::threads::{self, CHEAP_GRAIN, COSTLY_GRAIN};
 use crate::prim::{BinOp, Native, PrimError, UnOp, native_convert};
 use crate::runtime::value::{Array, Element};
@@ -490,7 +491,8 @@ pub(crate) fn fast_supported<T: Native>(f: FastOp) -> bool {
 }
 
 /// Folds every row of `n` consecutive elements, starting from `init`
-/// (rows may be folded on several threads; each in element order).
+/// (rows may be folded on several threads; each in blocks, as every
+/// reduction is: `blocks.rs`).
 pub(crate) fn fold_rows<T: Copy + Default + Send + Sync>(
     data: &[T],
     rows: usize,
@@ -501,7 +503,7 @@ pub(crate) fn fold_rows<T: Copy + Default + Send + Sync>(
     if n == 0 {
         return vec![init; rows];
     }
-    let fold = |row: &[T]| row.iter().fold(init, |acc, &x| g(acc, x));
+    let fold = |row: &[T]| fold_blocked(row, init, &g);
     threads::rows(data, n, CHEAP_GRAIN, fold)
         .unwrap_or_else(|| data.chunks_exact(n).map(fold).collect())
 }

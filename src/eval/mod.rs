@@ -19,8 +19,10 @@
 //!   without copying (copy-on-write otherwise).
 //! - **Native inner loops.** Element-wise work runs in tight loops over
 //!   slices (`kernels.rs`) that call the same `prim::Native` functions as
-//!   the scalar path, and recognised reduction operators fold in element
-//!   order, so bulk and per-element results agree bit for bit.
+//!   the scalar path, and recognised reduction operators fold natively in
+//!   the one order every reduction follows (blocks of a fixed length:
+//!   `blocks.rs`), so bulk and per-element results agree bit for bit, and
+//!   so do results on any number of threads.
 //!
 //! Where bulk and per-element evaluation may round floats differently
 //! (both orders are valid, as operators are required to be associative):
@@ -32,6 +34,7 @@
 //! statement by statement rather than element by element.
 
 pub(crate) mod analysis;
+mod blocks;
 mod chunks;
 mod error;
 mod interp;
@@ -106,10 +109,63 @@ pub struct EvalStats {
     pub peak_checkpoint_bytes: usize,
 }
 
+/// What evaluating a function computes about its program before it runs
+/// (the liveness analysis of every body), kept between runs by callers
+/// that run the same program again (`driver::Compiled`, per entry point).
+/// It remembers which function it was made for and is made again for any
+/// other, so a stale one is never used; a clone starts empty (the cloned
+/// program's bodies are elsewhere).
+#[derive(Default)]
+pub struct Prepared {
+    cell: std::sync::Mutex<Option<(usize, Arc<analysis::Analysis>)>>,
+}
+
+impl Clone for Prepared {
+    fn clone(&self) -> Prepared {
+        Prepared::default()
+    }
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Prepared")
+    }
+}
+
+impl Prepared {
+    /// The analysis of `f`'s body and the functions of `prog`, made on the
+    /// first call for `f`.
+    fn analysis(&self, prog: &Program, f: &Function) -> Arc<analysis::Analysis> {
+        let key = &f.body as *const _ as usize;
+        let mut cell = self.cell.lock().unwrap_or_else(|e| e.into_inner());
+        match &*cell {
+            Some((k, a)) if *k == key => a.clone(),
+            _ => {
+                let a = Arc::new(analysis::Analysis::of_body(prog, &f.body));
+                *cell = Some((key, a.clone()));
+                a
+            }
+        }
+    }
+}
+
 /// Evaluates `f` (a function of `prog`) on `args`.
 pub fn run_function(
     prog: &Program,
     f: &Function,
+    args: Vec<Value>,
+    opts: &EvalOptions,
+    stats: &mut EvalStats,
+) -> Result<Vec<Value>, RuntimeError> {
+    run_prepared(prog, f, &Prepared::default(), args, opts, stats)
+}
+
+/// [`run_function`] reusing what `prepared` kept from earlier runs of the
+/// same program (the program must not have changed since).
+pub fn run_prepared(
+    prog: &Program,
+    f: &Function,
+    prepared: &Prepared,
     args: Vec<Value>,
     opts: &EvalOptions,
     stats: &mut EvalStats,
@@ -124,7 +180,7 @@ pub fn run_function(
         .into_runtime_error());
     }
     let _threads = threads::Scope::enter(opts.threads, opts.grain_scale);
-    let mut it = Interp::new(prog, opts, &f.body);
+    let mut it = Interp::with_analysis(prog, opts, prepared.analysis(prog, f));
     for (p, a) in f.params.iter().zip(args) {
         it.bind(*p, LVal::inv(a));
     }

@@ -8,8 +8,8 @@
 //! in-place updates, and nested map-reductions with recognised and
 //! unrecognised operators), followed by reductions and scans of its
 //! results, and a doubly nested map. Integer arithmetic wraps and float
-//! reductions use recognised operators (folded in order), so the results
-//! must agree exactly.
+//! reductions use recognised operators (folded natively, in the fixed
+//! block order of every reduction), so the results must agree exactly.
 
 use super::EvalOptions;
 use super::tests::{build, f64s, i64s, run, run_opts, same};
@@ -486,6 +486,18 @@ fn on_threads(seed: u64, args: Vec<Value>, threads: usize) -> Result<Vec<Value>,
     run_opts(&program(seed), args, &opts).map_err(|e| format!("{e:?}"))
 }
 
+/// Whether two runs gave the same bits (or the same error).
+fn agree(
+    one: &Result<Vec<Value>, String>,
+    many: &Result<Vec<Value>, String>,
+) -> Result<(), String> {
+    match (one, many) {
+        (Ok(a), Ok(b)) if a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y)) => Ok(()),
+        (Err(a), Err(b)) if a == b => Ok(()),
+        (a, b) => Err(format!("1 thread {a:?} but {b:?}")),
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(crate::test_env::proptest_cases(200)))]
 
@@ -494,15 +506,22 @@ proptest! {
         let args = inputs(seed, n, m, s);
         let one = on_threads(seed, args.clone(), 1);
         for t in [2, 7] {
-            let many = on_threads(seed, args.clone(), t);
-            match (&one, &many) {
-                (Ok(a), Ok(b)) => prop_assert!(
-                    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y)),
-                    "1 thread {a:?} but {t} threads {b:?}"
-                ),
-                (Err(a), Err(b)) => prop_assert_eq!(a, b),
-                (a, b) => prop_assert!(false, "1 thread {a:?} but {t} threads {b:?}"),
-            }
+            let r = agree(&one, &on_threads(seed, args.clone(), t));
+            prop_assert!(r.is_ok(), "{} threads: {:?}", t, r);
+        }
+    }
+}
+
+#[test]
+fn results_do_not_depend_on_threads_on_inputs_of_several_blocks() {
+    // Longer than a reduction's block (`blocks.rs`), so that blocks end
+    // inside chunks and chunks inside blocks.
+    for seed in 1..12u64 {
+        let args = inputs(seed, 2 * super::blocks::BLOCK + 100, 4, 3);
+        let one = on_threads(seed * 7919, args.clone(), 1);
+        for t in [2, 7] {
+            let r = agree(&one, &on_threads(seed * 7919, args.clone(), t));
+            assert!(r.is_ok(), "seed {seed}, {t} threads: {r:?}");
         }
     }
 }

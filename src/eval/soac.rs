@@ -11,6 +11,7 @@
 //! whole slices (and, where there are few lanes, in a tree or in blocks).
 
 use super::analysis::{BodyInfo, FastOp};
+use super::blocks::Blocks;
 use super::chunks::ChunkOp;
 use super::error::{Fail, R};
 use super::interp::{Interp, LaneCursor};
@@ -485,7 +486,9 @@ impl Interp<'_> {
             return self.reduce_lanes(op, ne, xs, n);
         }
         if !self.bulk() {
-            return self.reduce_elements(op, pre, &vals, n, ne);
+            let mut b = Blocks::new(ne);
+            self.reduce_elements(op, pre, &vals, n, &mut b)?;
+            return b.finish(self, op);
         }
         Ok(self.run_chunked(ChunkOp::Reduce(op, pre), &vals, n, ne)?.1)
     }
@@ -525,13 +528,15 @@ impl Interp<'_> {
             args.extend(self.reduce_tree(op, xs, n)?);
             return self.apply(&op.lam, args);
         }
-        let mut acc = ne;
+        let mut b = Blocks::new(ne);
         let mut st = SeqState::new(self, op, None)?;
         for i in 0..n {
             self.check_interrupt()?;
-            st.combine(self, xs.iter().map(|x| along(x, i)), &mut acc)?;
+            b.at_element(self, op)?;
+            st.combine(self, xs.iter().map(|x| along(x, i)), &mut b.open)?;
+            b.advance(1);
         }
-        Ok(acc)
+        b.finish(self, op)
     }
 
     /// Combines `n >= 1` elements pairwise, level by level, each level one
@@ -589,26 +594,54 @@ impl Interp<'_> {
         Ok(LVal::from_array(u, ops::concat(&arrs, count(u))?))
     }
 
+    /// Folds the `n` elements of `vals` (mapped by `pre`) into `b`, one at
+    /// a time.
     pub(crate) fn reduce_elements(
         &mut self,
         op: &Operator,
         pre: Option<&Lambda>,
         vals: &[LVal],
         n: usize,
-        mut acc: Vec<LVal>,
-    ) -> R<Vec<LVal>> {
+        b: &mut Blocks,
+    ) -> R<()> {
         let mut st = SeqState::new(self, op, pre)?;
         for i in 0..n {
             if i % 1024 == 0 {
                 self.check_interrupt()?;
             }
-            st.step(self, vals, i, &mut acc)?;
+            b.at_element(self, op)?;
+            st.step(self, vals, i, &mut b.open)?;
+            b.advance(1);
         }
-        Ok(acc)
+        Ok(())
+    }
+
+    /// Folds the `c` invariant elements `xs` of a chunk into `b` in bulk,
+    /// a piece between block boundaries at a time.
+    pub(crate) fn reduce_pieces(
+        &mut self,
+        op: &Operator,
+        xs: Vec<LVal>,
+        c: usize,
+        b: &mut Blocks,
+    ) -> R<()> {
+        let mut lo = 0;
+        for k in b.pieces(c) {
+            b.at_element(self, op)?;
+            let piece = if k == c {
+                xs.clone()
+            } else {
+                xs.iter().map(|x| slice_outer(x, lo, lo + k)).collect()
+            };
+            b.open = self.reduce_chunk(op, piece, k, &b.open)?;
+            b.advance(k);
+            lo += k;
+        }
+        Ok(())
     }
 
     /// Reduces the `c` invariant elements `xs` of a chunk in bulk,
-    /// continuing from `acc`.
+    /// continuing from `acc` (within one block).
     pub(crate) fn reduce_chunk(
         &mut self,
         op: &Operator,

@@ -944,6 +944,48 @@ fn reductions() {
     }
 }
 
+/// Float sums long enough for many blocks and for chunks that workers
+/// fold whole blocks of: the same bits on 1, 2 and 7 threads, one element
+/// at a time, and as the fixed block tree computes them (`blocks.rs`).
+#[test]
+fn long_reductions_combine_fixed_blocks_on_any_thread_count() {
+    use super::blocks::BLOCK;
+    let p = build(&[("xs", arr(F64, 1))], |b, ps| {
+        let op = b.binop_operator(BinOp::Add, F64, f(0.0));
+        let sq = b.lambda(&[ty_f64()], |b, x| {
+            vec![b.bin(BinOp::Mul, x[0], x[0]).into()]
+        });
+        let r1 = b.reduce(op.clone(), Some(sq), &[ps[0]]);
+        let r2 = b.reduce(op, None, &[ps[0]]);
+        vec![r1[0].into(), r2[0].into()]
+    });
+    // Enough work for the chunks to go to workers (`chunks::PARALLEL_WORK`).
+    let n = 600 * BLOCK + 17;
+    let xs: Vec<f64> = (0..n)
+        .map(|k| ((k * 7919) % 1000) as f64 / 7.0 - 50.0)
+        .collect();
+    let tree = |ys: &[f64]| {
+        let mut blocks = ys.chunks(BLOCK).map(|c| c.iter().fold(0.0, |a, &x| a + x));
+        let first = blocks.next().unwrap_or(0.0);
+        blocks.fold(first, |a, p| a + p)
+    };
+    let squares: Vec<f64> = xs.iter().map(|x| x * x).collect();
+    let want = [sf(tree(&squares)), sf(tree(&xs))];
+    // Bulk against per element.
+    expect(&p, vec![f64s(&xs)], &want);
+    for threads in [1, 2, 7] {
+        let opts = EvalOptions {
+            threads,
+            ..EvalOptions::default()
+        };
+        let got = run_opts(&p, vec![f64s(&xs)], &opts).expect("runs");
+        assert!(
+            got.iter().zip(&want).all(|(g, w)| same(g, w)),
+            "{threads} threads: {got:?}, want {want:?}"
+        );
+    }
+}
+
 #[test]
 fn reductions_inside_maps() {
     // map (\row -> (reduce (+) 0 row, scan op 0 row)) m, with both kinds of
