@@ -172,17 +172,17 @@ impl Rev {
             .iter()
             .map(|m| self.left_adjoint(b, st.op, st.comps, Some(*m)))
             .collect::<RResult<Vec<Lambda>>>()?;
-        // B's entry (l, m) is row m's result l.
+        // B's entry (l, m) is row m's result l; matrices of flags are
+        // row-major.
         let nonzero = |a: &Atom| !matches!(a, Atom::Const(c) if c.as_f64() == 0.0);
-        let mut reach: Vec<Vec<bool>> = (0..kf)
-            .map(|l| (0..kf).map(|m| l == m || nonzero(&rows[m].body.result[l])).collect())
+        let mut reach: Vec<bool> = (0..kf * kf)
+            .map(|e| e / kf == e % kf || nonzero(&rows[e % kf].body.result[e / kf]))
             .collect();
         // Reflexive-transitive closure (Warshall).
         for q in 0..kf {
-            for l in 0..kf {
-                for m in 0..kf {
-                    reach[l][m] = reach[l][m] || (reach[l][q] && reach[q][m]);
-                }
+            for e in 0..kf * kf {
+                let (l, m) = (e / kf, e % kf);
+                reach[e] = reach[e] || (reach[l * kf + q] && reach[q * kf + m]);
             }
         }
         let seeded: Vec<bool> = st
@@ -191,32 +191,26 @@ impl Rev {
             .map(|j| self.adjoint(st.ys[*j]).is_some())
             .collect();
         let live: Vec<usize> = (0..kf)
-            .filter(|l| (0..kf).any(|m| seeded[m] && reach[*l][m]))
+            .filter(|l| (0..kf).any(|m| seeded[m] && reach[l * kf + m]))
             .collect();
         if live.is_empty() {
             return Ok(vec![None; kf]);
         }
         // The matrix entries the live components need, and those their
         // products need.
-        let mut need = vec![vec![false; kf]; kf];
-        for l in &live {
-            for m in &live {
-                need[*l][*m] = reach[*l][*m];
-            }
-        }
+        let mut need: Vec<bool> = (0..kf * kf)
+            .map(|e| reach[e] && live.contains(&(e / kf)) && live.contains(&(e % kf)))
+            .collect();
         loop {
             let mut grew = false;
-            for l in 0..kf {
-                for m in 0..kf {
-                    if !need[l][m] {
-                        continue;
-                    }
-                    for q in 0..kf {
-                        if reach[l][q] && reach[q][m] && !(need[l][q] && need[q][m]) {
-                            need[l][q] = true;
-                            need[q][m] = true;
-                            grew = true;
-                        }
+            for e in 0..kf * kf {
+                let (l, m) = (e / kf, e % kf);
+                for q in 0..kf {
+                    let (lq, qm) = (l * kf + q, q * kf + m);
+                    if need[e] && reach[lq] && reach[qm] && !(need[lq] && need[qm]) {
+                        need[lq] = true;
+                        need[qm] = true;
+                        grew = true;
                     }
                 }
             }
@@ -224,9 +218,9 @@ impl Rev {
                 break;
             }
         }
-        let entries: Vec<(usize, usize)> = (0..kf)
-            .flat_map(|l| (0..kf).map(move |m| (l, m)))
-            .filter(|(l, m)| need[*l][*m])
+        let entries: Vec<(usize, usize)> = (0..kf * kf)
+            .filter(|e| need[*e])
+            .map(|e| (e / kf, e % kf))
             .collect();
         let cols: Vec<usize> = (0..kf)
             .filter(|m| entries.iter().any(|(_, c)| c == m))
