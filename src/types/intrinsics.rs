@@ -304,6 +304,7 @@ pub fn module_member_names(t: PrimType) -> Vec<String> {
         "from_bits",
         "to_f64",
         "mul_hi",
+        "not",
         "popc",
         "clz",
         "ctz",
@@ -411,6 +412,8 @@ fn build_module_member(t: PrimType, name: &str) -> Option<(Intrinsic, Scheme)> {
     if !t.is_float() {
         return match name {
             "mul_hi" => bin(BinOp::MulHi),
+            // Bitwise complement (the `!` operator on integers).
+            "not" => Some((Intrinsic::Un(t, UnOp::Not), parse_sig("t -> t", Some(t))?)),
             "popc" | "clz" | "ctz" => {
                 let op = [UnOp::Popc, UnOp::Clz, UnOp::Ctz]
                     .into_iter()

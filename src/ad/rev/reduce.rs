@@ -78,7 +78,14 @@ impl Rev {
         op: &Operator,
         args: &[Var],
     ) -> RResult<()> {
-        let ys = b.scan(op.clone(), None, args);
+        // The primal reduce stays in the forward sweep: this scan gets its
+        // own copy of the operator so no variable is bound twice. The
+        // return sweep below reverses the original, whose activity is known.
+        let again = Operator {
+            lam: freshen_lambda(&op.lam, b.vars),
+            ..op.clone()
+        };
+        let ys = b.scan(again, None, args);
         let n = b.size(args[0], 0);
         let last = b.bin(BinOp::Sub, n, Atom::i64(1));
         let nonempty = b.bin(BinOp::Gt, n, Atom::i64(0));
