@@ -24,8 +24,8 @@
 
 use super::ir::*;
 use super::visit::{
-    Role, Use, free_in_body, free_in_exp, free_in_lambda, nested, nested_mut, operands,
-    bound_in_body, rename_body, rename_operands,
+    Role, Use, bound_in_body, free_in_body, free_in_exp, free_in_lambda, nested, nested_mut,
+    operands, rename_body, rename_operands,
 };
 use crate::prim::{self, BinOp, PrimType, Scalar};
 use std::collections::{HashMap, HashSet};
@@ -408,7 +408,9 @@ impl Forward<'_> {
                 break;
             }
             let r = lam.body.result[i];
-            let param = r.var().and_then(|v| lam.params.iter().position(|p| *p == v));
+            let param = r
+                .var()
+                .and_then(|v| lam.params.iter().position(|p| *p == v));
             if let Some(j) = param {
                 self.subst.insert(pat[i], Atom::Var(args[j]));
             } else if let Some(k) = (0..i).find(|k| lam.body.result[*k] == r) {
@@ -533,7 +535,9 @@ impl Forward<'_> {
                     let Some((k, src)) = self.replicated_rows.get(a).copied() else {
                         continue;
                     };
-                    let elem = self.vars.fresh(self.vars.name(*p).to_string(), self.vars.ty(src).peel(1));
+                    let elem = self
+                        .vars
+                        .fresh(self.vars.name(*p).to_string(), self.vars.ty(src).peel(1));
                     rows.push(Stm {
                         pat: vec![*p],
                         exp: Exp::Replicate(k, Atom::Var(elem)),
@@ -794,9 +798,9 @@ fn same_shape(vars: &Vars, body: &Body, v: Var, outer: &dyn Fn(Var) -> bool) -> 
                     })
                 })
         }
-        Exp::Replicate(Atom::Const(_), x) => {
-            x.var().is_none_or(|x| vars.ty(x).rank() == 0 || same_shape(vars, body, x, outer))
-        }
+        Exp::Replicate(Atom::Const(_), x) => x
+            .var()
+            .is_none_or(|x| vars.ty(x).rank() == 0 || same_shape(vars, body, x, outer)),
         _ => false,
     }
 }
