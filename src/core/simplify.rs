@@ -83,6 +83,9 @@ struct Forward<'v> {
     replicated: HashMap<Var, Atom>,
     /// Arrays whose every row `i` is `replicate k src[i]`: `(k, src)`.
     replicated_rows: HashMap<Var, (Atom, Var)>,
+    /// Variables that repeated map results were substituted by: when CSE
+    /// replaces one, those substitutions follow it.
+    aliased: HashSet<Var>,
     /// Per open body, the dimensions that checked shapes inside it linked
     /// (true only there: they are unlinked when the body closes).
     links: Vec<Vec<Dim>>,
@@ -115,6 +118,7 @@ impl<'v> Forward<'v> {
             replicated: HashMap::new(),
             replicated_rows: HashMap::new(),
             links: Vec::new(),
+            aliased: HashSet::new(),
             changed: false,
         }
     }
@@ -192,6 +196,13 @@ impl<'v> Forward<'v> {
                             self.changed = true;
                             for (v, p) in pat.iter().zip(prev.clone()) {
                                 self.subst.insert(*v, Atom::Var(p));
+                                if self.aliased.contains(v) {
+                                    for a in self.subst.values_mut() {
+                                        if *a == Atom::Var(*v) {
+                                            *a = Atom::Var(p);
+                                        }
+                                    }
+                                }
                             }
                             return;
                         }
@@ -415,6 +426,9 @@ impl Forward<'_> {
                 self.subst.insert(pat[i], Atom::Var(args[j]));
             } else if let Some(k) = (0..i).find(|k| lam.body.result[*k] == r) {
                 let first = self.atom(Atom::Var(pat[k]));
+                if let Atom::Var(f) = first {
+                    self.aliased.insert(f);
+                }
                 self.subst.insert(pat[i], first);
             } else if !r.var().is_some_and(|v| local.contains(&v)) {
                 let n = match len {
