@@ -2,6 +2,18 @@
 //! subexpression elimination, dead-code elimination and map fusion, to a
 //! fixed point.
 //!
+//! It knows sizes: every dimension of every array is traced to an earlier
+//! one of the same size or to the size itself (`replicate n`, `iota n`, a
+//! map's lambda, the rows of a lambda's parameters, a checked shape), so
+//! `length row` of a map's row reads a size already in scope instead of
+//! keeping the mapped array alive, and a `check_shape` known to hold goes.
+//! Arrays built only to be read element by element are not built: a map
+//! argument that is a `replicate` is read as its element, one whose rows
+//! are replicated elements of another array as that array, and a map's
+//! results that need no lane (a parameter, a value from outside) are
+//! their array or a `replicate`. Reverse mode produces all of these (the
+//! adjoint of `reduce (+)` is a broadcast).
+//!
 //! Dead code is removed only when it cannot fail, so a program that fails
 //! under the reference semantics (which evaluates every `let`) fails here
 //! too. After AD, [`Mode::AfterAd`] also removes dead code that could fail
@@ -12,8 +24,8 @@
 
 use super::ir::*;
 use super::visit::{
-    Role, Use, free_in_body, free_in_exp, free_in_lambda, nested, nested_mut, operands,
-    rename_body, rename_operands,
+    Role, Use, bound_in_body, free_in_body, free_in_exp, free_in_lambda, nested, nested_mut,
+    operands, rename_body, rename_operands,
 };
 use crate::prim::{self, BinOp, PrimType, Scalar};
 use std::collections::{HashMap, HashSet};
@@ -37,11 +49,12 @@ pub fn simplify_program(p: &mut Program, mode: Mode) {
 pub fn simplify_function(f: &mut Function, vars: &mut Vars, mode: Mode) {
     for _ in 0..8 {
         let before = count(&f.body);
-        let mut env = Forward::default();
+        let mut env = Forward::new(vars);
         f.body = env.body(std::mem::take(&mut f.body));
+        let changed = env.changed;
         fuse_body(&mut f.body, vars);
         dce_body(vars, &mut f.body, mode);
-        if count(&f.body) == before && !env.changed {
+        if count(&f.body) == before && !changed {
             break;
         }
     }
@@ -55,24 +68,36 @@ fn count(b: &Body) -> usize {
 }
 
 /// The forward pass: substitution, folding and CSE.
-#[derive(Default)]
-struct Forward {
+struct Forward<'v> {
+    vars: &'v mut Vars,
     subst: HashMap<Var, Atom>,
     /// Available expressions (by key) and the variables holding them.
     available: Vec<HashMap<String, Vec<Var>>>,
-    /// For an array: another array with the same outer length, or the
-    /// length itself (from `replicate n`, `iota n`).
-    lengths: HashMap<Var, Length>,
-    /// `i64` variables bound to the outer length of an array.
-    size_vars: HashMap<Var, Var>,
+    /// What is known about the size of an array's dimension: another
+    /// dimension of the same size, or the size itself (from `replicate
+    /// n`, `iota n`, a map's lambda, a checked shape).
+    lengths: HashMap<Dim, Length>,
+    /// `i64` variables bound to a dimension of an array.
+    size_vars: HashMap<Var, Dim>,
     /// Arrays that are `replicate n v` or `rep v`: their element.
     replicated: HashMap<Var, Atom>,
+    /// Arrays whose every row `i` is `replicate k src[i]`: `(k, src)`.
+    replicated_rows: HashMap<Var, (Atom, Var)>,
+    /// Variables that repeated map results were substituted by: when CSE
+    /// replaces one, those substitutions follow it.
+    aliased: HashSet<Var>,
+    /// Per open body, the dimensions that checked shapes inside it linked
+    /// (true only there: they are unlinked when the body closes).
+    links: Vec<Vec<Dim>>,
     changed: bool,
 }
 
+/// A dimension of an array.
+type Dim = (Var, u32);
+
 #[derive(Clone, Copy, PartialEq)]
 enum Length {
-    SameAs(Var),
+    SameAs(Dim),
     Is(Atom),
 }
 
@@ -82,7 +107,22 @@ enum Folded {
     Exp(Exp),
 }
 
-impl Forward {
+impl<'v> Forward<'v> {
+    fn new(vars: &'v mut Vars) -> Forward<'v> {
+        Forward {
+            vars,
+            subst: HashMap::new(),
+            available: Vec::new(),
+            lengths: HashMap::new(),
+            size_vars: HashMap::new(),
+            replicated: HashMap::new(),
+            replicated_rows: HashMap::new(),
+            links: Vec::new(),
+            aliased: HashSet::new(),
+            changed: false,
+        }
+    }
+
     fn atom(&self, a: Atom) -> Atom {
         match a {
             Atom::Var(v) => self.subst.get(&v).copied().unwrap_or(a),
@@ -96,12 +136,16 @@ impl Forward {
 
     fn body_inner(&mut self, b: Body) -> Body {
         self.available.push(HashMap::new());
+        self.links.push(Vec::new());
         let mut out = Vec::with_capacity(b.stms.len());
         for s in b.stms {
             self.stm(s, &mut out);
         }
         let result = b.result.into_iter().map(|a| self.atom(a)).collect();
         self.available.pop();
+        for d in self.links.pop().unwrap_or_default() {
+            self.lengths.remove(&d);
+        }
         Body { stms: out, result }
     }
 
@@ -113,6 +157,7 @@ impl Forward {
             ctx,
         } = s;
         rename_operands(&mut exp, &self.subst);
+        self.enter(&exp);
         for b in nested_mut(&mut exp) {
             let taken = std::mem::take(b);
             *b = self.body(taken);
@@ -135,7 +180,15 @@ impl Forward {
                 }
             }
             Folded::Exp(exp) => {
-                let exp = self.rewrite(exp);
+                let mut exp = self.rewrite(exp, span, ctx);
+                let mut pat = pat;
+                if self.map_results(&mut pat, &mut exp, out, span, ctx) {
+                    return;
+                }
+                if self.holds(&exp) {
+                    self.changed = true;
+                    return;
+                }
                 self.record(&pat, &exp);
                 if let Some(key) = cse_key(&exp) {
                     if let Some(prev) = self.available.iter().rev().find_map(|m| m.get(&key)) {
@@ -143,6 +196,13 @@ impl Forward {
                             self.changed = true;
                             for (v, p) in pat.iter().zip(prev.clone()) {
                                 self.subst.insert(*v, Atom::Var(p));
+                                if self.aliased.contains(v) {
+                                    for a in self.subst.values_mut() {
+                                        if *a == Atom::Var(*v) {
+                                            *a = Atom::Var(p);
+                                        }
+                                    }
+                                }
                             }
                             return;
                         }
@@ -162,16 +222,15 @@ impl Forward {
     }
 }
 
-impl Forward {
-    /// A canonical description of an array's outer length, so that two
-    /// arrays can be proven to have the same length.
-    fn length_key(&self, v: Var) -> Length {
-        let mut cur = v;
+impl Forward<'_> {
+    /// A canonical description of an array dimension's size, so that two
+    /// dimensions can be proven to have the same size.
+    fn canon(&self, mut cur: Dim) -> Length {
         for _ in 0..64 {
             match self.lengths.get(&cur) {
                 Some(Length::SameAs(w)) => cur = *w,
                 Some(Length::Is(Atom::Var(n))) => match self.size_vars.get(n) {
-                    Some(a) => cur = *a,
+                    Some(d) => cur = *d,
                     None => return Length::Is(Atom::Var(*n)),
                 },
                 Some(Length::Is(a)) => return Length::Is(*a),
@@ -181,58 +240,273 @@ impl Forward {
         Length::SameAs(cur)
     }
 
+    /// The canonical description of a size given as an atom.
+    fn canon_atom(&self, a: Atom) -> Length {
+        match a {
+            Atom::Var(n) => match self.size_vars.get(&n) {
+                Some(d) => self.canon(*d),
+                None => Length::Is(a),
+            },
+            c => Length::Is(c),
+        }
+    }
+
+    /// The outer length of an array.
+    fn length_key(&self, v: Var) -> Length {
+        self.canon((v, 0))
+    }
+
+    /// Dimensions `from..` of `p` are dimensions `to..` of `x`.
+    fn same_dims(&mut self, p: Var, from: u32, x: Var, to: u32) {
+        let n = self
+            .vars
+            .ty(p)
+            .rank()
+            .saturating_sub(from)
+            .min(self.vars.ty(x).rank().saturating_sub(to));
+        for k in 0..n {
+            self.lengths
+                .insert((p, from + k), Length::SameAs((x, to + k)));
+        }
+    }
+
+    /// Before a statement's nested bodies: the rows of a lambda's
+    /// parameters are those of its arrays' elements.
+    fn enter(&mut self, exp: &Exp) {
+        let facts: Vec<(Var, Var)> = nested(exp)
+            .iter()
+            .flat_map(|n| n.scope.binders.iter().zip(n.scope.arrays.iter().copied()))
+            .collect();
+        for (p, a) in facts {
+            self.same_dims(p, 0, a, 1);
+        }
+    }
+
     fn record(&mut self, pat: &[Var], exp: &Exp) {
         match exp {
-            Exp::Map { args, .. } => {
-                for p in pat {
-                    self.lengths.insert(*p, Length::SameAs(args[0]));
+            Exp::Map { lam, args } => {
+                let mut local = HashSet::new();
+                local.extend(lam.params.iter().copied());
+                bound_in_body(&lam.body, &mut |v| {
+                    local.insert(v);
+                });
+                let is_local = |l: &Length| match l {
+                    Length::SameAs((v, _)) | Length::Is(Atom::Var(v)) => local.contains(v),
+                    Length::Is(_) => false,
+                };
+                for (p, r) in pat.iter().zip(&lam.body.result) {
+                    self.lengths.insert((*p, 0), Length::SameAs((args[0], 0)));
+                    let Atom::Var(r) = r else { continue };
+                    // The rows' sizes, where they do not depend on the lane.
+                    for k in 1..self.vars.ty(*p).rank() {
+                        let l = self.canon((*r, k - 1));
+                        if !is_local(&l) {
+                            self.lengths.insert((*p, k), l);
+                        }
+                    }
+                    // Rows that replicate an element of an argument.
+                    let rep = lam.body.stms.iter().find_map(|s| match &s.exp {
+                        Exp::Replicate(k, Atom::Var(q)) if s.pat == [*r] => Some((*k, *q)),
+                        _ => None,
+                    });
+                    if let Some((k, q)) = rep {
+                        let j = lam.params.iter().position(|x| *x == q);
+                        if let (Some(j), false) = (j, is_local(&Length::Is(k))) {
+                            self.replicated_rows.insert(*p, (k, args[j]));
+                        }
+                    }
                 }
             }
             Exp::Replicate(n, v) => {
-                self.lengths.insert(pat[0], Length::Is(*n));
+                self.lengths.insert((pat[0], 0), Length::Is(*n));
                 self.replicated.insert(pat[0], *v);
+                if let Atom::Var(v) = v {
+                    self.same_dims(pat[0], 1, *v, 0);
+                }
             }
             Exp::Rep(v) => {
                 self.replicated.insert(pat[0], *v);
+                if let Atom::Var(v) = v {
+                    self.same_dims(pat[0], 1, *v, 0);
+                }
             }
             Exp::Iota(n) => {
-                self.lengths.insert(pat[0], Length::Is(*n));
+                self.lengths.insert((pat[0], 0), Length::Is(*n));
             }
             Exp::ArrayLit(xs, _) => {
                 self.lengths
-                    .insert(pat[0], Length::Is(Atom::i64(xs.len() as i64)));
+                    .insert((pat[0], 0), Length::Is(Atom::i64(xs.len() as i64)));
+                if let Some(Atom::Var(x)) = xs.first() {
+                    self.same_dims(pat[0], 1, *x, 0);
+                }
             }
             Exp::Copy(x) | Exp::Update(x, ..) | Exp::Reverse(x) | Exp::Rotate(_, x) => {
-                self.lengths.insert(pat[0], Length::SameAs(*x));
+                self.same_dims(pat[0], 0, *x, 0);
+            }
+            Exp::Rearrange(perm, x) => {
+                for (i, p) in perm.iter().enumerate() {
+                    self.lengths
+                        .insert((pat[0], i as u32), Length::SameAs((*x, *p)));
+                }
+            }
+            Exp::Index(x, ix) if ix.iter().all(|d| matches!(d, DimIndex::Fix(_))) => {
+                self.same_dims(pat[0], 0, *x, ix.len() as u32);
             }
             Exp::Scan { args, .. } => {
                 for p in pat {
-                    self.lengths.insert(*p, Length::SameAs(args[0]));
+                    self.lengths.insert((*p, 0), Length::SameAs((args[0], 0)));
                 }
             }
-            Exp::Size(a, 0) => {
-                self.size_vars.insert(pat[0], *a);
+            Exp::Size(a, d) => {
+                self.size_vars.insert(pat[0], (*a, *d));
+            }
+            Exp::WithAcc { arrays, .. } => {
+                for (p, a) in pat.iter().zip(arrays) {
+                    self.same_dims(*p, 0, *a, 0);
+                }
+            }
+            // Past a check, the dimensions it checks have their sizes (in
+            // this body only).
+            Exp::CheckShape {
+                array, expected, ..
+            } => {
+                for (d, e) in expected.iter().enumerate() {
+                    let Some(e) = e else { continue };
+                    let (have, want) = (self.canon((*array, d as u32)), self.canon_atom(*e));
+                    let (root, to) = match (have, want) {
+                        _ if have == want => continue,
+                        (Length::SameAs(root), to) | (to, Length::SameAs(root)) => (root, to),
+                        _ => continue,
+                    };
+                    self.lengths.insert(root, to);
+                    if let Some(l) = self.links.last_mut() {
+                        l.push(root);
+                    }
+                }
             }
             _ => {}
         }
     }
 
-    /// Local rewrites: the length of a map's result is its argument's;
-    /// a map's replicated, duplicated and unused arguments are dropped
-    /// when another argument provably has the same length (so no length
-    /// check is lost).
-    fn rewrite(&mut self, exp: Exp) -> Exp {
+    /// A map's results that need no lane: a parameter's is its array, a
+    /// repeated result is the first, and a value from outside the lambda
+    /// is replicated. One result stays, so the map still checks its
+    /// arguments' lengths, unless it has one argument and cannot fail:
+    /// then it is gone (`true`).
+    fn map_results(
+        &mut self,
+        pat: &mut Vec<Var>,
+        exp: &mut Exp,
+        out: &mut Vec<Stm>,
+        span: crate::source::Span,
+        ctx: CallCtx,
+    ) -> bool {
+        let Exp::Map { lam, args } = exp else {
+            return false;
+        };
+        let local: HashSet<Var> = lam
+            .params
+            .iter()
+            .chain(lam.body.stms.iter().flat_map(|s| &s.pat))
+            .copied()
+            .collect();
+        // A map of one array that cannot fail checks nothing: it may go.
+        let may_go = args.len() == 1 && !body_can_fail(self.vars, &lam.body);
+        let mut dropped = Vec::new();
+        let mut len: Option<Atom> = None;
+        for i in 0..pat.len() {
+            if dropped.len() + 1 == pat.len() && !may_go {
+                break;
+            }
+            let r = lam.body.result[i];
+            let param = r
+                .var()
+                .and_then(|v| lam.params.iter().position(|p| *p == v));
+            if let Some(j) = param {
+                self.subst.insert(pat[i], Atom::Var(args[j]));
+            } else if let Some(k) = (0..i).find(|k| lam.body.result[*k] == r) {
+                let first = self.atom(Atom::Var(pat[k]));
+                if let Atom::Var(f) = first {
+                    self.aliased.insert(f);
+                }
+                self.subst.insert(pat[i], first);
+            } else if !r.var().is_some_and(|v| local.contains(&v)) {
+                let n = match len {
+                    Some(n) => n,
+                    None => {
+                        let n = self.vars.fresh("n", Type::Prim(PrimType::I64));
+                        let size = Exp::Size(args[0], 0);
+                        self.record(&[n], &size);
+                        out.push(Stm {
+                            pat: vec![n],
+                            exp: size,
+                            span,
+                            ctx,
+                        });
+                        *len.insert(Atom::Var(n))
+                    }
+                };
+                let rep = Exp::Replicate(n, r);
+                self.record(&[pat[i]], &rep);
+                out.push(Stm {
+                    pat: vec![pat[i]],
+                    exp: rep,
+                    span,
+                    ctx,
+                });
+            } else {
+                continue;
+            }
+            dropped.push(i);
+        }
+        if dropped.is_empty() {
+            return false;
+        }
+        self.changed = true;
+        remove_indices(&mut lam.body.result, &dropped);
+        remove_indices(pat, &dropped);
+        pat.is_empty()
+    }
+
+    /// Whether a check is known to hold.
+    fn holds(&self, exp: &Exp) -> bool {
         match exp {
-            Exp::Size(a, 0) => match self.length_key(a) {
+            Exp::CheckShape {
+                array, expected, ..
+            } => expected.iter().enumerate().all(|(d, e)| {
+                e.is_none_or(|e| self.canon((*array, d as u32)) == self.canon_atom(e))
+            }),
+            _ => false,
+        }
+    }
+
+    /// Local rewrites: a known size is that size (or the same size of an
+    /// earlier array); a map's replicated, duplicated and unused arguments
+    /// are dropped when another argument provably has the same length (so
+    /// no length check is lost); an argument whose rows are replicated
+    /// elements of another array is replaced by that array, and the row
+    /// built in the lambda (where the arguments of maps inside can read
+    /// the element instead).
+    fn rewrite(&mut self, exp: Exp, span: crate::source::Span, ctx: CallCtx) -> Exp {
+        match exp {
+            Exp::Size(a, d) => match self.canon((a, d)) {
                 Length::Is(n) => {
                     self.changed = true;
                     Exp::Atom(n)
                 }
-                Length::SameAs(root) if root != a => {
+                Length::SameAs(root) if root != (a, d) => {
                     self.changed = true;
-                    Exp::Size(root, 0)
+                    Exp::Size(root.0, root.1)
                 }
-                _ => Exp::Size(a, 0),
+                _ => Exp::Size(a, d),
+            },
+            // A replicate is its own reverse.
+            Exp::Reverse(x) => match (self.replicated.get(&x), self.lengths.get(&(x, 0))) {
+                (Some(v), Some(Length::Is(n))) => {
+                    self.changed = true;
+                    Exp::Replicate(*n, *v)
+                }
+                _ => Exp::Reverse(x),
             },
             Exp::Map { mut lam, mut args } => {
                 let mut subst: HashMap<Var, Atom> = HashMap::new();
@@ -269,6 +543,28 @@ impl Forward {
                         j += 1;
                         keep[j - 1]
                     });
+                }
+                let mut rows = Vec::new();
+                for (p, a) in lam.params.iter_mut().zip(args.iter_mut()) {
+                    let Some((k, src)) = self.replicated_rows.get(a).copied() else {
+                        continue;
+                    };
+                    let elem = self
+                        .vars
+                        .fresh(self.vars.name(*p).to_string(), self.vars.ty(src).peel(1));
+                    rows.push(Stm {
+                        pat: vec![*p],
+                        exp: Exp::Replicate(k, Atom::Var(elem)),
+                        span,
+                        ctx,
+                    });
+                    *p = elem;
+                    *a = src;
+                }
+                if !rows.is_empty() {
+                    self.changed = true;
+                    rows.append(&mut lam.body.stms);
+                    lam.body.stms = rows;
                 }
                 Exp::Map { lam, args }
             }
@@ -484,16 +780,43 @@ fn body_can_fail(vars: &Vars, b: &Body) -> bool {
     b.stms.iter().any(|s| can_fail(vars, &s.exp))
 }
 
-/// Whether a map's lambda returns an array it builds itself, whose length
+/// Whether a map's lambda returns an array it builds itself, whose shape
 /// may differ from lane to lane (the map then fails): a row of a parameter
-/// or a free array is as long in every lane.
+/// or a free array is as long in every lane, and so is a map over one
+/// whose lambda returns such rows.
 fn builds_rows(vars: &Vars, lam: &Lambda) -> bool {
     lam.body.result.iter().any(|a| {
         a.var().is_some_and(|v| {
-            matches!(vars.ty(v), Type::Array(..))
-                && lam.body.stms.iter().any(|s| s.pat.contains(&v))
+            matches!(vars.ty(v), Type::Array(..)) && !same_shape(vars, &lam.body, v, &|_| true)
         })
     })
+}
+
+/// Whether `v`, an operand of `body`, has the same shape in every lane of
+/// the map around `body`; `outer` answers for variables `body` does not
+/// bind.
+fn same_shape(vars: &Vars, body: &Body, v: Var, outer: &dyn Fn(Var) -> bool) -> bool {
+    let Some(s) = body.stms.iter().find(|s| s.pat.contains(&v)) else {
+        return outer(v);
+    };
+    match &s.exp {
+        Exp::Map { lam, args } => {
+            let inner = |u: Var| match lam.params.iter().position(|p| *p == u) {
+                Some(j) => same_shape(vars, body, args[j], outer),
+                None => same_shape(vars, body, u, outer),
+            };
+            same_shape(vars, body, args[0], outer)
+                && lam.body.result.iter().all(|r| {
+                    r.var().is_none_or(|r| {
+                        vars.ty(r).rank() == 0 || same_shape(vars, &lam.body, r, &inner)
+                    })
+                })
+        }
+        Exp::Replicate(Atom::Const(_), x) => x
+            .var()
+            .is_none_or(|x| vars.ty(x).rank() == 0 || same_shape(vars, body, x, outer)),
+        _ => false,
+    }
 }
 
 /// Whether a statement must stay even when dead because it updates

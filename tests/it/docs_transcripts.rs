@@ -100,8 +100,13 @@ fn matches(want: &[String], got: &[String]) -> bool {
 }
 
 /// Replays the transcripts of one Markdown file; the differences found.
+/// With `URCHIN_UPDATE_DOCS=1`, a transcript that differs (and cuts
+/// nothing short with `...`) is rewritten in the file as the REPL prints
+/// it instead; read the diff before committing it.
 fn replay(path: &Path, scratch: &Path) -> Vec<String> {
     let md = std::fs::read_to_string(path).expect("read a documentation file");
+    let update = std::env::var("URCHIN_UPDATE_DOCS").is_ok_and(|v| v == "1");
+    let mut updated = md.clone();
     let mut repl = Repl::new(false);
     // Files are named as the documentation names them, and loaded from
     // the scratch directory (a `:cd` would move every test's directory).
@@ -137,12 +142,19 @@ fn replay(path: &Path, scratch: &Path) -> Vec<String> {
         let (want, got) = (normalise(&b.text), normalise(&out));
         let lines = |t: &str| t.lines().map(str::to_string).collect::<Vec<_>>();
         if !matches(&lines(&want), &lines(&got)) {
+            if update && !want.lines().any(|l| l == "...") && updated.contains(&b.text) {
+                updated = updated.replacen(&b.text, &out, 1);
+                continue;
+            }
             failures.push(format!(
                 "{}:{}: the transcript reads\n{want}\nbut the REPL prints\n{out}<<<\n",
                 path.display(),
                 b.line
             ));
         }
+    }
+    if updated != md {
+        std::fs::write(path, updated).expect("write an updated documentation file");
     }
     failures
 }

@@ -97,12 +97,17 @@ impl Rev {
             self.recurrence_by_scan(b, &steps, is, p)?
         } else {
             self.recurrence_by_loop(b, &steps)?
+                .into_iter()
+                .map(Some)
+                .collect()
         };
         // Each step, reversed as a map seeded with cᵢ; its left operands
         // are not active, their adjoint being the recurrence above.
         let tmps: Vec<Var> = ys.iter().map(|y| b.vars.copy_of(*y)).collect();
         for (j, c) in comps.iter().zip(&cs) {
-            self.adj.insert(tmps[*j], Atom::Var(*c));
+            if let Some(c) = c {
+                self.adj.insert(tmps[*j], Atom::Var(*c));
+            }
         }
         // A neutral element computed from differentiated values cancels
         // the operator's own dependence on them at the first step
@@ -148,21 +153,79 @@ impl Rev {
 
     /// The adjoints `cᵢ` for scalar components, in parallel: the
     /// recurrence as a `scan` composing affine maps over (vector, matrix)
-    /// pairs.
+    /// pairs. Only what can be nonzero is scanned: a matrix entry that is
+    /// a constant zero in every `Bᵢ` stays zero in their products unless a
+    /// chain of nonzero entries links its row to its column, and a
+    /// component of `c` no nonzero `ȳ` reaches is zero (`None`). A
+    /// diagonal `Bᵢ` (a linear recurrence over pairs) thus scans 2 values
+    /// per component instead of k + k².
     fn recurrence_by_scan(
         &mut self,
         b: &mut Builder,
         st: &Steps,
         is: Var,
         p: PrimType,
-    ) -> RResult<Vec<Var>> {
+    ) -> RResult<Vec<Option<Var>>> {
         let (n, kf) = (st.n, st.comps.len());
         let rows = st
             .comps
             .iter()
             .map(|m| self.left_adjoint(b, st.op, st.comps, Some(*m)))
             .collect::<RResult<Vec<Lambda>>>()?;
-        // β_j = B_{n−1−j}, the matrix at step n−j (0 for j = 0), row-major.
+        // B's entry (l, m) is row m's result l; matrices of flags are
+        // row-major.
+        let nonzero = |a: &Atom| !matches!(a, Atom::Const(c) if c.as_f64() == 0.0);
+        let mut reach: Vec<bool> = (0..kf * kf)
+            .map(|e| e / kf == e % kf || nonzero(&rows[e % kf].body.result[e / kf]))
+            .collect();
+        // Reflexive-transitive closure (Warshall).
+        for q in 0..kf {
+            for e in 0..kf * kf {
+                let (l, m) = (e / kf, e % kf);
+                reach[e] = reach[e] || (reach[l * kf + q] && reach[q * kf + m]);
+            }
+        }
+        let seeded: Vec<bool> = st
+            .comps
+            .iter()
+            .map(|j| self.adjoint(st.ys[*j]).is_some())
+            .collect();
+        let live: Vec<usize> = (0..kf)
+            .filter(|l| (0..kf).any(|m| seeded[m] && reach[l * kf + m]))
+            .collect();
+        if live.is_empty() {
+            return Ok(vec![None; kf]);
+        }
+        // The matrix entries the live components need, and those their
+        // products need.
+        let mut need: Vec<bool> = (0..kf * kf)
+            .map(|e| reach[e] && live.contains(&(e / kf)) && live.contains(&(e % kf)))
+            .collect();
+        loop {
+            let mut grew = false;
+            for e in 0..kf * kf {
+                let (l, m) = (e / kf, e % kf);
+                for q in 0..kf {
+                    let (lq, qm) = (l * kf + q, q * kf + m);
+                    if need[e] && reach[lq] && reach[qm] && !(need[lq] && need[qm]) {
+                        need[lq] = true;
+                        need[qm] = true;
+                        grew = true;
+                    }
+                }
+            }
+            if !grew {
+                break;
+            }
+        }
+        let entries: Vec<(usize, usize)> = (0..kf * kf)
+            .filter(|e| need[*e])
+            .map(|e| (e / kf, e % kf))
+            .collect();
+        let cols: Vec<usize> = (0..kf)
+            .filter(|m| entries.iter().any(|(_, c)| c == m))
+            .collect();
+        // β_j = B_{n−1−j}, the matrix at step n−j (0 for j = 0).
         let betas = b.map_fn(&[is], |b, j| {
             let first = b.bin(BinOp::Eq, j[0], Atom::i64(0));
             let at = b.bin(BinOp::Sub, n, j[0]);
@@ -170,30 +233,34 @@ impl Rev {
             let safe = b.bin(BinOp::Min, at, last);
             let inputs = st.operands_at(b, safe);
             let mut jac = vec![zero(p); kf * kf];
-            for (m, row) in rows.iter().enumerate() {
-                for (l, d) in b.inline(row, &inputs).into_iter().enumerate() {
+            for m in &cols {
+                for (l, d) in b.inline(&rows[*m], &inputs).into_iter().enumerate() {
                     jac[l * kf + m] = d;
                 }
             }
-            jac.into_iter()
-                .map(|e| b.select(first, zero(p), e).into())
+            entries
+                .iter()
+                .map(|(l, m)| b.select(first, zero(p), jac[l * kf + m]).into())
                 .collect()
         });
-        let mut elems: Vec<Var> = st
-            .comps
+        let mut elems: Vec<Var> = live
             .iter()
-            .map(|j| match self.adjoint(st.ys[*j]) {
+            .map(|l| match self.adjoint(st.ys[st.comps[*l]]) {
                 Some(_) => {
-                    let ybar = self.adjoint_var(b, st.ys[*j]);
+                    let ybar = self.adjoint_var(b, st.ys[st.comps[*l]]);
                     b.reverse(ybar)
                 }
                 None => b.replicate(n, zero(p)),
             })
             .collect();
         elems.extend(betas);
-        let compose = affine_compose(b, p, kf);
+        let compose = affine_compose(b, p, &live, &entries);
         let ds = b.scan(compose, None, &elems);
-        Ok(ds[..kf].iter().map(|d| b.reverse(*d)).collect())
+        let mut cs = vec![None; kf];
+        for (l, d) in live.iter().zip(&ds) {
+            cs[*l] = Some(b.reverse(*d));
+        }
+        Ok(cs)
     }
 
     /// The adjoints `cᵢ` when elements are arrays (an operator on whole
@@ -331,20 +398,29 @@ fn left_operands(b: &mut Builder, op: &Operator, ys: &[Var], is: Var) -> Vec<Var
     })
 }
 
-/// Composition of affine maps `d ↦ M·d + v` on k-vectors, as an operator
-/// on (v, M) with M row-major: applying (v₁, M₁) then (v₂, M₂) gives
-/// `(v₂ + M₂·v₁, M₂·M₁)`. Its neutral element is (0, I).
-fn affine_compose(b: &mut Builder, p: PrimType, k: usize) -> Operator {
-    let tys = vec![Type::Prim(p); k + k * k];
+/// Composition of affine maps `d ↦ M·d + v` on the `live` components of
+/// k-vectors, as an operator on (v, M) with M's `entries` (the others
+/// being zero): applying (v₁, M₁) then (v₂, M₂) gives
+/// `(v₂ + M₂·v₁, M₂·M₁)`. Its neutral element is (0, I). `entries` must
+/// hold, with (l, m), every (l, q) and (q, m) whose product can be
+/// nonzero.
+fn affine_compose(
+    b: &mut Builder,
+    p: PrimType,
+    live: &[usize],
+    entries: &[(usize, usize)],
+) -> Operator {
+    let k = live.len();
+    let tys = vec![Type::Prim(p); k + entries.len()];
     let mut neutral = vec![zero(p); k];
-    neutral.extend((0..k * k).map(|e| {
-        let diag = e / k == e % k;
-        Atom::Const(if diag {
+    neutral.extend(entries.iter().map(|(l, m)| {
+        Atom::Const(if l == m {
             Scalar::one(p)
         } else {
             Scalar::zero(p)
         })
     }));
+    let at = |l: usize, m: usize| entries.iter().position(|e| *e == (l, m));
     b.operator(&tys, neutral, |b, l, r| {
         let (v1, m1) = l.split_at(k);
         let (v2, m2) = r.split_at(k);
@@ -358,18 +434,26 @@ fn affine_compose(b: &mut Builder, p: PrimType, k: usize) -> Operator {
                     Some(a) => b.bin(add_op(p), a, t).into(),
                 });
             }
-            acc.expect("k > 0")
+            acc.unwrap_or(zero(p))
         };
-        let mut out = Vec::with_capacity(k + k * k);
-        for row in 0..k {
-            let mv = dot(b, (0..k).map(|q| (m2[row * k + q], v1[q])).collect());
-            out.push(b.bin(add_op(p), v2[row], mv).into());
+        let mut out = Vec::with_capacity(k + entries.len());
+        for (i, row) in live.iter().enumerate() {
+            let terms = live
+                .iter()
+                .enumerate()
+                .filter_map(|(iq, q)| at(*row, *q).map(|e| (m2[e], v1[iq])))
+                .collect();
+            let mv = dot(b, terms);
+            out.push(b.bin(add_op(p), v2[i], mv).into());
         }
-        for row in 0..k {
-            for col in 0..k {
-                let terms = (0..k).map(|q| (m2[row * k + q], m1[q * k + col])).collect();
-                out.push(dot(b, terms));
-            }
+        for (row, col) in entries {
+            let terms = entries
+                .iter()
+                .enumerate()
+                .filter(|(_, (l, _))| l == row)
+                .filter_map(|(e1, (_, q))| at(*q, *col).map(|e2| (m2[e1], m1[e2])))
+                .collect();
+            out.push(dot(b, terms));
         }
         out
     })
