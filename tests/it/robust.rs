@@ -180,6 +180,13 @@ fn operator_chains_and_pipelines_are_long_not_deep() {
     let stages = " |> (\\y -> y + 1)".repeat(10_000);
     let (_d, p) = program(&format!("entry main (x: i64) = x{stages}\n"));
     assert_eq!(clean(&urchin(&["run", &p, "5"], ""), ""), "10005i64\n");
+    // A pipeline of maps: the simplifier fuses it in bounded segments.
+    let stages = " |> map (+1)".repeat(10_000);
+    let (_d, p) = program(&format!("entry main (x: []i64) = x{stages}\n"));
+    assert_eq!(
+        clean(&urchin(&["run", &p, "[1, 2]"], ""), ""),
+        "[10001i64, 10002i64]\n"
+    );
 }
 
 #[test]
