@@ -243,9 +243,8 @@ fn doc_above(text: &str, start: usize) -> Option<String> {
     while end > 0 {
         let prev_end = end - 1;
         let prev_start = text[..prev_end].rfind('\n').map(|i| i + 1).unwrap_or(0);
-        let line = text[prev_start..prev_end]
-            .trim_end_matches('\r')
-            .trim_start();
+        // Trailing blanks are not part of the doc (the printer drops them).
+        let line = text[prev_start..prev_end].trim();
         if !line.starts_with("--") {
             break;
         }

@@ -513,6 +513,11 @@ fn doc_comments() {
         ["(def f (x) (+ x 1)) doc=\"Adds one.\\nMore text.\""]
     );
     assert_eq!(d("-- Not a doc.\ndef f x = x"), ["(def f (x) x)"]);
+    // Found by fuzzing: trailing blanks and no blank after the bar.
+    assert_eq!(
+        d("-- |Tight. \t\r\n--  two  \ndef f x = x"),
+        ["(def f (x) x) doc=\"Tight.\\n two\""]
+    );
     assert_eq!(d("-- | Far away.\n\ndef f x = x"), ["(def f (x) x)"]);
     assert_eq!(
         d("-- ==\n-- input { 1 }\n-- | The doc.\n#[inline]\nentry f x = x"),
