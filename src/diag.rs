@@ -57,6 +57,9 @@ pub struct Diagnostic {
     /// What the user can do about it.
     pub help: Option<String>,
     pub warning: bool,
+    /// The heading of a report that is neither an error nor a warning (the
+    /// REPL's stop at a breakpoint), in place of `Error`/`Warning`.
+    pub heading: Option<&'static str>,
     /// For a run-time error, the calls it happened inside, innermost
     /// first: the function called and the call site.
     pub calls: Vec<(String, Span)>,
@@ -73,6 +76,7 @@ impl Diagnostic {
             notes: Vec::new(),
             help: None,
             warning: false,
+            heading: None,
             calls: Vec::new(),
         }
     }
@@ -205,24 +209,25 @@ fn clamp(span: Span, sources: &SourceMap) -> Span {
 
 fn render(d: &Diagnostic, sources: &SourceMap, color: bool) -> String {
     use ariadne::{Color, Config, Label as ALabel, Report, ReportKind};
-    let kind = if d.warning {
-        ReportKind::Warning
-    } else {
-        ReportKind::Error
+    let kind = match d.heading {
+        Some(h) => ReportKind::Custom(h, Color::Cyan),
+        None if d.warning => ReportKind::Warning,
+        None => ReportKind::Error,
     };
     // A warning is not an error of any phase.
-    let title = if d.warning {
+    let title = if d.warning || d.heading.is_some() {
         d.message.clone()
     } else {
         d.to_string()
     };
     let Some(span) = d.span.filter(|s| sources.get(s.file).is_some()) else {
         // No location: a plain message in ariadne's style.
-        let mut out = format!(
-            "{}: {}\n",
-            if d.warning { "Warning" } else { "Error" },
-            title
-        );
+        let heading = match d.heading {
+            Some(h) => h,
+            None if d.warning => "Warning",
+            None => "Error",
+        };
+        let mut out = format!("{heading}: {title}\n");
         for n in &d.notes {
             out.push_str(&format!("  note: {n}\n"));
         }
@@ -274,7 +279,16 @@ fn render(d: &Diagnostic, sources: &SourceMap, color: bool) -> String {
     if b.finish().write(cache, &mut buf).is_err() {
         return format!("{}: {}\n", sources.location(span), d);
     }
-    String::from_utf8_lossy(&buf).into_owned() + &render_calls(&d.calls, sources)
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    // ariadne colours a custom heading whatever its configuration says.
+    let text = match d.heading {
+        Some(h) if !color => match text.split_once('\n') {
+            Some((_, rest)) => format!("{h}: {}\n{rest}", d.message),
+            None => text,
+        },
+        _ => text,
+    };
+    text + &render_calls(&d.calls, sources)
 }
 
 /// The most lines a call stack takes; a deeper one shows its innermost

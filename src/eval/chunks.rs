@@ -332,7 +332,9 @@ impl<'p> Interp<'p> {
         // The elements of the largest temporaries of the chunks left: too
         // few, and handing chunks over costs more than a second core gains.
         let work = (n - start).saturating_mul(self.chunk_budget() / len.max(1));
+        // Breakpoints stop on the thread the REPL listens on.
         if self.options().track_memory
+            || crate::runtime::breaks::installed()
             || n - start < 2 * len
             || work < PARALLEL_WORK * self.options().grain_scale
         {
