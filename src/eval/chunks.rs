@@ -376,7 +376,7 @@ impl<'p> Interp<'p> {
             self.check_interrupt()?;
             // The workers evaluate the next batch while this thread
             // combines the last one (in chunk order, as it would alone).
-            let next = batch_from(batch.iter().map(|&(s, c)| s + c).last().unwrap_or(n));
+            let next = batch_from(batch.last().map_or(n, |&(s, c)| s + c));
             let mut next_outs = Vec::new();
             let stopped = pool.in_place_scope(|scope| {
                 if !next.is_empty() {
