@@ -282,9 +282,10 @@ impl<'p> Interp<'p> {
         self.opts
     }
 
-    /// Whether accumulator updates made in bulk await their chunk's end.
-    pub fn acc_log_is_empty(&self) -> bool {
-        self.acc_log.is_empty()
+    /// The accumulator updates made in bulk that await their chunk's end
+    /// (a worker's, which the calling thread applies in chunk order).
+    pub fn take_acc_log(&mut self) -> Vec<AccUpdate> {
+        std::mem::take(&mut self.acc_log)
     }
 
     /// Pushes an active lane of length `n`, returning its index.

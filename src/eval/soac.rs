@@ -238,6 +238,26 @@ fn fold_all(f: FastOp, x: &LVal, acc: Scalar) -> Option<Scalar> {
     crate::dispatch_prim!(a.elem(), go(f, a, acc))
 }
 
+/// `a op x` for a recognised operator on scalars, natively (the same
+/// function as `fold_all` applies at each step); `None` where the
+/// interpreter must apply the operator.
+pub(crate) fn combine_native(op: &Operator, a: &[LVal], x: &[LVal]) -> Option<LVal> {
+    fn go<T: Element>(f: FastOp, a: Scalar, x: Scalar) -> Option<Scalar> {
+        let mut acc = T::unwrap(a)?;
+        let x = T::unwrap(x)?;
+        if !fast_supported::<T>(f) {
+            return None;
+        }
+        fast_call!(f, T, fold_into(&mut acc, std::iter::once(&x)));
+        Some(acc.wrap())
+    }
+    let f = op.native_binop()?;
+    let ([a], [x]) = (a, x) else { return None };
+    let (a, x) = (a.scalar()?, x.scalar()?);
+    let r = crate::dispatch_prim!(a.ty(), go(f, a, x))?;
+    Some(LVal::inv(Value::Scalar(r)))
+}
+
 /// Scans an invariant one-dimensional array continuing from `acc`.
 fn scan_all(f: FastOp, x: &LVal, acc: Scalar) -> Option<(Array, Scalar)> {
     fn go<T: Element>(f: FastOp, a: &Array, acc: Scalar) -> Option<(Array, Scalar)> {
@@ -1162,7 +1182,38 @@ pub(crate) struct AccUpdate {
     values: Array,
 }
 
+/// An [`AccUpdate`] that crosses threads: the position of its accumulator
+/// in a list both threads know, instead of the cell.
+pub(crate) struct SentUpdate {
+    acc: usize,
+    indices: Vec<Vec<i64>>,
+    values: Array,
+}
+
+impl SentUpdate {
+    /// The update of `cells[acc]`.
+    pub(crate) fn attach(self, cells: &[AccCell]) -> R<AccUpdate> {
+        Ok(AccUpdate {
+            cell: cells
+                .get(self.acc)
+                .ok_or_else(|| Fail::internal("an update of an unknown accumulator"))?
+                .clone(),
+            indices: self.indices,
+            values: self.values,
+        })
+    }
+}
+
 impl AccUpdate {
+    /// The update as one of `cells` (by position), if it updates one.
+    pub(crate) fn detach(self, cells: &[AccCell]) -> Option<SentUpdate> {
+        Some(SentUpdate {
+            acc: cells.iter().position(|c| Rc::ptr_eq(c, &self.cell))?,
+            indices: self.indices,
+            values: self.values,
+        })
+    }
+
     /// Whether this updates one of `cells`.
     pub(crate) fn updates_any(&self, cells: &[AccCell]) -> bool {
         cells.iter().any(|c| Rc::ptr_eq(c, &self.cell))
