@@ -184,8 +184,8 @@ impl View {
                     .copied()
                     .find(|f| (start..=end).contains(f))
                     .unwrap_or(start);
-                let from = text.floor_char_boundary(f.saturating_sub(MAX_LINE / 4).max(start));
-                let to = text.floor_char_boundary((from + MAX_LINE).min(end));
+                let from = floor_char_boundary(text, f.saturating_sub(MAX_LINE / 4).max(start));
+                let to = floor_char_boundary(text, (from + MAX_LINE).min(end));
                 view.cut(start, from);
                 view.text.push_str(&text[from..to]);
                 view.cut(to, end);
@@ -229,6 +229,15 @@ impl View {
             end: end as u32,
         })
     }
+}
+
+/// The last character boundary of `text` at or before `i` (`str`'s own is
+/// newer than the crate's minimum Rust).
+fn floor_char_boundary(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }
 
 /// ariadne's source cache over our SourceMap, through the files' views.
@@ -524,7 +533,7 @@ mod tests {
         // Multi-byte characters, so that windows must fall on boundaries.
         let before = "1 + \u{e9} + ".repeat(30_000);
         let text = format!("def x =\n  {before}true + 2 + {before}\n");
-        let f = sm.add("t.fut", &text);
+        let f = sm.add("t.fut", text.as_str());
         let start = text.find("true").expect("the bool");
         let d = Diagnostic::ty("cannot add a bool", Span::new(f, start, start + 4))
             .with_label("a bool")
