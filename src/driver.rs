@@ -384,7 +384,7 @@ fn finish(p: &mut Program, simplify: bool, span: Span) -> Result<crate::ad::AdOu
     if simplify {
         simplify::simplify_program(
             p,
-            if ad.any {
+            if ad.reverse {
                 Mode::AfterAd
             } else {
                 Mode::Conservative
