@@ -64,9 +64,15 @@ unsafe impl GlobalAlloc for Counting {
 /// 32 MiB afresh and unmaps it on free, so a program producing a large
 /// array (a gradient of 10^7 elements) takes a page fault per 4 KiB on
 /// every run: two thirds of the time of `sumsq`'s gradient went to the
-/// kernel. Called once by the `urchin` binary at start-up; elsewhere (and
-/// off glibc) the allocator keeps its defaults.
+/// kernel. Idempotent: the `urchin` binary calls it at start-up, and the
+/// evaluator may call it before it runs (so tests and the Jupyter kernel
+/// get it too); off glibc the allocator keeps its defaults.
 pub fn retain_freed_memory() {
+    static DONE: std::sync::Once = std::sync::Once::new();
+    DONE.call_once(set_allocator_options);
+}
+
+fn set_allocator_options() {
     /// Blocks under this come from the heap, and this much free memory at
     /// its top is kept.
     const RETAINED: i32 = 256 << 20;
