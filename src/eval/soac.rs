@@ -1038,6 +1038,11 @@ impl Interp<'_> {
         let idx: Vec<Vec<i64>> = is
             .iter()
             .map(|x| {
+                if let Value::Array(Array::I64(a)) = &x.v
+                    && a.ndim() == 1
+                {
+                    return Ok(row_major(a).into_owned());
+                }
                 (0..n)
                     .map(|i| {
                         element_of(x, i)
@@ -1051,6 +1056,11 @@ impl Interp<'_> {
         for (d, v) in dests.iter_mut().zip(&vs) {
             if idx.len() > d.rank() {
                 return Err(Fail::internal("scatter with more indices than dimensions"));
+            }
+            if let ([is], Value::Array(va)) = (&idx[..], &v.v)
+                && scatter_fast(d, is, va)
+            {
+                continue;
             }
             for i in 0..n {
                 if i % 4096 == 0 {
@@ -1255,6 +1265,29 @@ fn hist_fast(f: FastOp, d: &mut Array, is: &Array, vs: &Array) -> bool {
         _ => return false,
     };
     crate::dispatch_prim!(d.elem(), go(f, d, &is, vs))
+}
+
+/// A scatter of the elements of a one-dimensional array into a
+/// one-dimensional destination of their type, in a native loop (in order,
+/// as the general path writes); `false` if it does not apply. The general
+/// path costs a boxed value per element: the radix sort of the general
+/// `hist` rule's gradient scatters once per bit.
+fn scatter_fast(d: &mut Array, is: &[i64], vs: &Array) -> bool {
+    fn go<T: Element>(d: &mut Array, is: &[i64], vs: &Array) -> bool {
+        let Some(vs) = T::unwrap_array(vs).filter(|v| v.ndim() == 1) else {
+            return false;
+        };
+        let Some(dst) = d_slice::<T>(d) else {
+            return false;
+        };
+        for (&i, &x) in is.iter().zip(row_major(vs).iter()) {
+            if let Some(slot) = usize::try_from(i).ok().and_then(|i| dst.get_mut(i)) {
+                *slot = x;
+            }
+        }
+        true
+    }
+    d.rank() == 1 && crate::dispatch_prim!(d.elem(), go(d, is, vs))
 }
 
 /// The elements of an array of type `T`, row-major and unshared, for
