@@ -64,7 +64,10 @@ unsafe impl GlobalAlloc for Counting {
 /// 32 MiB afresh and unmaps it on free, so a program producing a large
 /// array (a gradient of 10^7 elements) takes a page fault per 4 KiB on
 /// every run: two thirds of the time of `sumsq`'s gradient went to the
-/// kernel. Idempotent: the `urchin` binary calls it at start-up, and the
+/// kernel. The evaluator's chunk temporaries (a few hundred kilobytes,
+/// allocated and freed at a high rate) were trimmed and faulted in again:
+/// a third of k-means' time on one thread, and page faults serialise
+/// threads on the process's page tables. Idempotent: the `urchin` binary calls it at start-up, and the
 /// evaluator may call it before it runs (so tests and the Jupyter kernel
 /// get it too); off glibc the allocator keeps its defaults.
 pub fn retain_freed_memory() {
