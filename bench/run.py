@@ -36,6 +36,8 @@ WORKLOADS = [
     ("lstm", "main", "grad"),
     ("logreg", "loss", "grad"),
     ("linreg", "loss", "grad"),
+    ("histgen", "main", "grad"),
+    ("linrec", "main", "grad"),
 ]
 
 

@@ -57,6 +57,9 @@ pub struct Diagnostic {
     /// What the user can do about it.
     pub help: Option<String>,
     pub warning: bool,
+    /// The heading of a report that is neither an error nor a warning (the
+    /// REPL's stop at a breakpoint), in place of `Error`/`Warning`.
+    pub heading: Option<&'static str>,
     /// For a run-time error, the calls it happened inside, innermost
     /// first: the function called and the call site.
     pub calls: Vec<(String, Span)>,
@@ -73,6 +76,7 @@ impl Diagnostic {
             notes: Vec::new(),
             help: None,
             warning: false,
+            heading: None,
             calls: Vec::new(),
         }
     }
@@ -153,10 +157,129 @@ pub fn render_all(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> Str
         .join("")
 }
 
-/// ariadne's source cache over our SourceMap.
+/// The most bytes of a source line a diagnostic shows: a longer line (a
+/// generated program's, a minified one's) shows a window this wide around
+/// the first label on it, with `…` for what is left out, as compilers do,
+/// instead of the whole line.
+const MAX_LINE: usize = 160;
+
+/// A file's text as a diagnostic shows it: its long lines cut to a window.
+struct View {
+    text: String,
+    /// The ranges cut out of the file's text, in order, each with where
+    /// its `…` is in `text`.
+    cuts: Vec<(usize, usize, usize)>,
+}
+
+impl View {
+    /// `text` with each line longer than [`MAX_LINE`] cut to a window
+    /// around the first of `focus` (byte offsets) on it, else its start.
+    fn new(text: &str, focus: &[usize]) -> View {
+        let mut view = View {
+            text: String::with_capacity(text.len()),
+            cuts: Vec::new(),
+        };
+        let mut start = 0;
+        for line in text.split_inclusive('\n') {
+            let end = start + line.trim_end_matches(['\n', '\r']).len();
+            if end - start > MAX_LINE {
+                let f = focus
+                    .iter()
+                    .copied()
+                    .find(|f| (start..=end).contains(f))
+                    .unwrap_or(start);
+                let from = floor_char_boundary(text, f.saturating_sub(MAX_LINE / 4).max(start));
+                let to = floor_char_boundary(text, (from + MAX_LINE).min(end));
+                view.cut(start, from);
+                view.text.push_str(&text[from..to]);
+                view.cut(to, end);
+                view.text.push_str(&text[end..start + line.len()]);
+            } else {
+                view.text.push_str(line);
+            }
+            start += line.len();
+        }
+        view
+    }
+
+    fn cut(&mut self, from: usize, to: usize) {
+        if from < to {
+            self.cuts.push((from, to, self.text.len()));
+            self.text.push('…');
+        }
+    }
+
+    /// Where offset `p` of the file is in the view; a span's `end` inside
+    /// a cut goes after its `…`, a start before it.
+    fn pos(&self, p: usize, end: bool) -> usize {
+        let k = self.cuts.partition_point(|c| c.1 <= p);
+        match self.cuts.get(k) {
+            Some(&(from, _, at)) if from < p => at + if end { '…'.len_utf8() } else { 0 },
+            _ => match k.checked_sub(1).map(|i| self.cuts[i]) {
+                Some((_, to, at)) => at + '…'.len_utf8() + (p - to),
+                None => p,
+            },
+        }
+    }
+
+    fn span(&self, s: Span) -> ASpan {
+        let (start, end) = (
+            self.pos(s.start as usize, false),
+            self.pos(s.end as usize, true),
+        );
+        ASpan(Span {
+            file: s.file,
+            start: start as u32,
+            end: end as u32,
+        })
+    }
+}
+
+/// The last character boundary of `text` at or before `i` (`str`'s own is
+/// newer than the crate's minimum Rust).
+fn floor_char_boundary(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// ariadne's source cache over our SourceMap, through the files' views.
 struct Cache<'a> {
     sources: &'a SourceMap,
+    views: Vec<(FileId, View)>,
     loaded: Vec<(FileId, ariadne::Source<String>)>,
+}
+
+impl Cache<'_> {
+    /// Each labelled file's view, its long lines cut around the spans.
+    fn new<'a>(sources: &'a SourceMap, spans: &[Span]) -> Cache<'a> {
+        let mut views: Vec<(FileId, View)> = Vec::new();
+        for s in spans {
+            if views.iter().all(|(f, _)| *f != s.file) {
+                let focus: Vec<usize> = spans
+                    .iter()
+                    .filter(|t| t.file == s.file)
+                    .map(|t| t.start as usize)
+                    .collect();
+                views.push((s.file, View::new(sources.text(s.file), &focus)));
+            }
+        }
+        Cache {
+            sources,
+            views,
+            loaded: Vec::new(),
+        }
+    }
+
+    fn view(&self, file: FileId) -> &View {
+        &self
+            .views
+            .iter()
+            .find(|(f, _)| *f == file)
+            .expect("a view per labelled file")
+            .1
+    }
 }
 
 impl ariadne::Cache<FileId> for Cache<'_> {
@@ -166,7 +289,10 @@ impl ariadne::Cache<FileId> for Cache<'_> {
         if let Some(i) = self.loaded.iter().position(|(f, _)| f == id) {
             return Ok::<_, String>(&self.loaded[i].1);
         }
-        let text = self.sources.text(*id).to_string();
+        let text = match self.views.iter().find(|(f, _)| f == id) {
+            Some((_, v)) => v.text.clone(),
+            None => self.sources.text(*id).to_string(),
+        };
         self.loaded.push((*id, ariadne::Source::from(text)));
         Ok(&self.loaded.last().expect("just pushed").1)
     }
@@ -205,24 +331,25 @@ fn clamp(span: Span, sources: &SourceMap) -> Span {
 
 fn render(d: &Diagnostic, sources: &SourceMap, color: bool) -> String {
     use ariadne::{Color, Config, Label as ALabel, Report, ReportKind};
-    let kind = if d.warning {
-        ReportKind::Warning
-    } else {
-        ReportKind::Error
+    let kind = match d.heading {
+        Some(h) => ReportKind::Custom(h, Color::Cyan),
+        None if d.warning => ReportKind::Warning,
+        None => ReportKind::Error,
     };
     // A warning is not an error of any phase.
-    let title = if d.warning {
+    let title = if d.warning || d.heading.is_some() {
         d.message.clone()
     } else {
         d.to_string()
     };
     let Some(span) = d.span.filter(|s| sources.get(s.file).is_some()) else {
         // No location: a plain message in ariadne's style.
-        let mut out = format!(
-            "{}: {}\n",
-            if d.warning { "Warning" } else { "Error" },
-            title
-        );
+        let heading = match d.heading {
+            Some(h) => h,
+            None if d.warning => "Warning",
+            None => "Error",
+        };
+        let mut out = format!("{heading}: {title}\n");
         for n in &d.notes {
             out.push_str(&format!("  note: {n}\n"));
         }
@@ -232,14 +359,25 @@ fn render(d: &Diagnostic, sources: &SourceMap, color: bool) -> String {
         return out + &render_calls(&d.calls, sources);
     };
     let span = clamp(span, sources);
-    let mut b = Report::build(kind, ASpan(span))
+    let labels: Vec<(Span, &String)> = d
+        .labels
+        .iter()
+        .filter(|l| sources.get(l.span.file).is_some())
+        .map(|l| (clamp(l.span, sources), &l.message))
+        .collect();
+    let spans: Vec<Span> = std::iter::once(span)
+        .chain(labels.iter().map(|l| l.0))
+        .collect();
+    let cache = Cache::new(sources, &spans);
+    let at = |s: Span| cache.view(s.file).span(s);
+    let mut b = Report::build(kind, at(span))
         .with_config(
             Config::default()
                 .with_color(color)
                 .with_index_type(ariadne::IndexType::Byte),
         )
         .with_message(title);
-    let primary = ALabel::new(ASpan(span))
+    let primary = ALabel::new(at(span))
         .with_message(d.label.clone().unwrap_or_default())
         .with_order(0);
     b = b.with_label(if color {
@@ -247,12 +385,9 @@ fn render(d: &Diagnostic, sources: &SourceMap, color: bool) -> String {
     } else {
         primary
     });
-    for (i, l) in d.labels.iter().enumerate() {
-        if sources.get(l.span.file).is_none() {
-            continue;
-        }
-        let lab = ALabel::new(ASpan(clamp(l.span, sources)))
-            .with_message(l.message.clone())
+    for (i, (l, message)) in labels.iter().enumerate() {
+        let lab = ALabel::new(at(*l))
+            .with_message((*message).clone())
             .with_order(i as i32 + 1);
         b = b.with_label(if color {
             lab.with_color(Color::Blue)
@@ -267,14 +402,42 @@ fn render(d: &Diagnostic, sources: &SourceMap, color: bool) -> String {
         b = b.with_help(h);
     }
     let mut buf = Vec::new();
-    let cache = Cache {
-        sources,
-        loaded: Vec::new(),
-    };
+    let cut = !cache.view(span.file).cuts.is_empty();
     if b.finish().write(cache, &mut buf).is_err() {
         return format!("{}: {}\n", sources.location(span), d);
     }
-    String::from_utf8_lossy(&buf).into_owned() + &render_calls(&d.calls, sources)
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    // ariadne colours a custom heading whatever its configuration says.
+    let mut out = match d.heading {
+        Some(h) if !color => match text.split_once('\n') {
+            Some((_, rest)) => format!("{h}: {}\n{rest}", d.message),
+            None => text,
+        },
+        _ => text,
+    };
+    if cut {
+        true_column(&mut out, span, sources);
+    }
+    out + &render_calls(&d.calls, sources)
+}
+
+/// ariadne's header gives the column in the view; where the view cut the
+/// line, puts the file's own column there (the first `name:line:` after
+/// the title line).
+fn true_column(out: &mut String, span: Span, sources: &SourceMap) {
+    let (line, col) = sources.line_col(span);
+    let prefix = format!("{}:{line}:", sources.name(span.file));
+    let Some(title_end) = out.find('\n') else {
+        return;
+    };
+    if let Some(i) = out[title_end..].find(&prefix) {
+        let from = title_end + i + prefix.len();
+        let digits = out[from..].len()
+            - out[from..]
+                .trim_start_matches(|c: char| c.is_ascii_digit())
+                .len();
+        out.replace_range(from..from + digits, &col.to_string());
+    }
 }
 
 /// The most lines a call stack takes; a deeper one shows its innermost
@@ -375,6 +538,26 @@ mod tests {
             stack.ends_with("  `main` called at t.fut:1:11\n"),
             "{stack}"
         );
+    }
+
+    #[test]
+    fn long_lines_show_a_window_around_the_span() {
+        let mut sm = SourceMap::new();
+        // Multi-byte characters, so that windows must fall on boundaries.
+        let before = "1 + \u{e9} + ".repeat(30_000);
+        let text = format!("def x =\n  {before}true + 2 + {before}\n");
+        let f = sm.add("t.fut", text.as_str());
+        let start = text.find("true").expect("the bool");
+        let d = Diagnostic::ty("cannot add a bool", Span::new(f, start, start + 4))
+            .with_label("a bool")
+            .with_secondary(Span::new(f, 10, start + 4), "in this sum");
+        let s = d.render(&sm, false);
+        assert!(s.len() < 2_000, "{} bytes:\n{s}", s.len());
+        assert!(s.contains("true + 2") && s.contains('…'), "{s}");
+        // Columns count bytes, as `SourceMap::line_col` does.
+        let col = before.len() + 3;
+        assert!(s.contains(&format!("t.fut:2:{col} ]")), "{s}");
+        assert!(s.contains("a bool") && s.contains("in this sum"), "{s}");
     }
 
     #[test]

@@ -79,6 +79,9 @@ pub struct Session {
     /// [`Session::load_replacing`].
     prelude_globals: Globals,
     values: Vec<Stored>,
+    /// Whether expressions compile their `#[break]`s to breakpoints (a
+    /// REPL that can stop at them); otherwise they are ignored.
+    pub breakpoints: bool,
 }
 
 /// A state of a session to go back to with [`Session::rollback`].
@@ -107,6 +110,7 @@ impl Session {
             prelude_defs: 0,
             prelude_globals: Globals::new(),
             values: Vec::new(),
+            breakpoints: false,
         };
         s.load_prelude().unwrap_or_else(|d| {
             panic!(
@@ -295,7 +299,7 @@ impl Session {
         let values = &self.values;
         let lookup = |id: ValueId| values.get(id.0 as usize).map(|s| s.ty.clone());
         let (mut program, ty, externals) =
-            lower::lower_expression(&self.types, checked, inst, &lookup)?;
+            lower::lower_expression(&self.types, checked, inst, &lookup, self.breakpoints)?;
         locate_traces(&mut program, &self.sources);
         let ad = finish(&mut program, true, checked.target.body.span)?;
         Ok((
@@ -380,7 +384,7 @@ fn finish(p: &mut Program, simplify: bool, span: Span) -> Result<crate::ad::AdOu
     if simplify {
         simplify::simplify_program(
             p,
-            if ad.any {
+            if ad.reverse {
                 Mode::AfterAd
             } else {
                 Mode::Conservative

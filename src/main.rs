@@ -227,6 +227,7 @@ fn load_with(path: &PathBuf, mut s: Session) -> Result<Option<(Session, Vec<DefI
 }
 
 fn main() -> ExitCode {
+    urchin::mem::retain_freed_memory();
     let cli = Cli::parse();
     match command(cli) {
         Ok(code) => code,

@@ -218,6 +218,7 @@ impl Fwd {
             | Exp::Assert { .. }
             | Exp::CheckShape { .. }
             | Exp::Trace { .. }
+            | Exp::Break { .. }
             // Only calls on inactive arguments get here (`ad::no_active_calls`).
             | Exp::Call { .. } => {
                 b.push(s.pat.clone(), s.exp.clone());

@@ -24,8 +24,11 @@ pub use rev::{FORWARD, RETURN};
 /// What the transformation did.
 #[derive(Default)]
 pub struct AdOutput {
-    /// Whether the program contained any AD operator.
-    pub any: bool,
+    /// Whether the program contained a `vjp`: its derivative code re-runs
+    /// statements of the forward sweep, so dead copies may go even where
+    /// they could fail. A `jvp` runs its primal once, as plain evaluation
+    /// does, so a failure there must stay (`simplify::Mode`).
+    pub reverse: bool,
     /// The sweep of each statement of reverse-mode code (keyed by the first
     /// variable it binds), for printing derivative programs with labels.
     pub tags: HashMap<Var, &'static str>,
@@ -129,7 +132,6 @@ fn transform_body(vars: &mut Vars, body: Body, out: &mut AdOutput) -> Result<Bod
                 tangents,
             } => {
                 no_active_calls(vars, &lam)?;
-                out.any = true;
                 let mut b = Builder::new(vars);
                 (b.span, b.ctx) = (s.span, s.ctx);
                 let lam = prepare::prepare(b.vars, lam);
@@ -142,7 +144,7 @@ fn transform_body(vars: &mut Vars, body: Body, out: &mut AdOutput) -> Result<Bod
                 cotangents,
             } => {
                 no_active_calls(vars, &lam)?;
-                out.any = true;
+                out.reverse = true;
                 let mut b = Builder::new(vars);
                 (b.span, b.ctx) = (s.span, s.ctx);
                 let lam = prepare::prepare(b.vars, lam);

@@ -779,6 +779,10 @@ impl<'a> Builder<'a> {
         self.push(vec![], Exp::Trace { message, args });
     }
 
+    pub fn breakpoint(&mut self, locals: Vec<super::ir::BreakLocal>, args: Vec<Atom>) {
+        self.push(vec![], Exp::Break { locals, args });
+    }
+
     pub fn check_shape(&mut self, array: Var, expected: Vec<Option<Atom>>, what: &str) {
         self.push(
             vec![],

@@ -242,7 +242,9 @@ impl Checker<'_> {
             }
             Exp::Hist { dest, .. } => Ok(Some(dest.iter().map(|d| self.vars.ty(*d)).collect())),
             Exp::Scatter { dest, .. } => Ok(Some(dest.iter().map(|d| self.vars.ty(*d)).collect())),
-            Exp::Assert { .. } | Exp::CheckShape { .. } | Exp::Trace { .. } => Ok(Some(Vec::new())),
+            Exp::Assert { .. } | Exp::CheckShape { .. } | Exp::Trace { .. } | Exp::Break { .. } => {
+                Ok(Some(Vec::new()))
+            }
             Exp::Jvp { .. } | Exp::Vjp { .. } | Exp::WithAcc { .. } | Exp::WithVjp { .. } => {
                 Ok(None)
             }

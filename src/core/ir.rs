@@ -205,6 +205,36 @@ pub struct Stm {
     pub ctx: CallCtx,
 }
 
+/// A source variable in scope at a breakpoint.
+#[derive(Clone, Debug)]
+pub struct BreakLocal {
+    /// The frame it belongs to: 0 is the breakpoint's, `k` that of the
+    /// `k`-th call outward (the caller's variables at its call site).
+    pub frame: u32,
+    pub name: Arc<str>,
+    pub shape: Shape,
+}
+
+/// How a source value is made of leaves: a scalar or array, or a tuple or
+/// record (fields sorted by name) of such.
+#[derive(Clone, Debug)]
+pub enum Shape {
+    Leaf(Type),
+    Tuple(Vec<Shape>),
+    Record(Vec<(Arc<str>, Shape)>),
+}
+
+impl Shape {
+    /// How many leaves a value of this shape has.
+    pub fn leaves(&self) -> usize {
+        match self {
+            Shape::Leaf(_) => 1,
+            Shape::Tuple(cs) => cs.iter().map(Shape::leaves).sum(),
+            Shape::Record(fs) => fs.iter().map(|(_, c)| c.leaves()).sum(),
+        }
+    }
+}
+
 /// The chain of inlined calls a statement was lowered inside: an index
 /// into its program's [`CallSites`], so that statements stay small and the
 /// chains of a definition's statements are shared. `CallCtx::TOP` is the
@@ -473,6 +503,14 @@ pub enum Exp {
     /// values of `args` (`trace`, `#[trace]`); no results.
     Trace {
         message: String,
+        args: Vec<Atom>,
+    },
+    /// A breakpoint (`#[break]`, kept only where the REPL can stop): hands
+    /// the source variables in scope to the handler installed
+    /// (`runtime::breaks`), each with its type and as many of `args` as it
+    /// has leaves, in order; no results.
+    Break {
+        locals: Vec<BreakLocal>,
         args: Vec<Atom>,
     },
     /// Fails unless `array` has, in each dimension given as `Some`, the

@@ -2,7 +2,9 @@
 //! prints and what `:vjp`/`:jvp` show students.
 //!
 //! Variables print by their source names; a name used by several variables
-//! gets a numeric suffix in order of appearance (`x`, `x_1`, `x_2`).
+//! gets a numeric suffix in order of appearance (`x`, `x_1`, `x_2`), but
+//! for a parameter or a result of the function, which keeps it (so the
+//! adjoint a derivative returns reads `x_bar`, its parts `x_bar_1`, ...).
 //! Single-statement lambdas print inline (`\x -> x * x`).
 
 use super::ir::*;
@@ -60,6 +62,23 @@ impl<'p> Printer<'p> {
                 .entry(base_name(self.vars.name(*p)))
                 .or_default() += 1;
         }
+        // So does a result (the adjoint of a parameter, `x_bar`): the
+        // partial sums before it are numbered.
+        let results: Vec<Var> = f
+            .body
+            .result
+            .iter()
+            .filter_map(|a| match a {
+                Atom::Var(v) if !f.params.contains(v) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        let mut result_totals: HashMap<String, usize> = HashMap::new();
+        for r in &results {
+            *result_totals
+                .entry(base_name(self.vars.name(*r)))
+                .or_default() += 1;
+        }
         for v in order {
             if self.names.contains_key(&v) {
                 continue;
@@ -67,6 +86,8 @@ impl<'p> Printer<'p> {
             let base = base_name(self.vars.name(v));
             let alone = if f.params.contains(&v) {
                 param_totals[&base] == 1
+            } else if results.contains(&v) {
+                result_totals[&base] == 1 && !param_totals.contains_key(&base)
             } else {
                 totals[&base] == 1
             };
@@ -482,6 +503,11 @@ impl<'p> Printer<'p> {
             Exp::Trace { message, args } => {
                 let args: String = args.iter().map(|a| format!(" {}", self.atom(a))).collect();
                 format!("trace {message:?}{args}")
+            }
+            Exp::Break { locals, args } => {
+                let names: Vec<&str> = locals.iter().map(|l| &*l.name).collect();
+                let args: String = args.iter().map(|a| format!(" {}", self.atom(a))).collect();
+                format!("break {:?}{args}", names.join(" "))
             }
             Exp::CheckShape {
                 array, expected, ..

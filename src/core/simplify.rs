@@ -758,7 +758,7 @@ fn own_failure(vars: &Vars, e: &Exp) -> bool {
         | Exp::Assert { .. }
         | Exp::CheckShape { .. } => true,
         // Printing is an effect: a trace stays however dead it is.
-        Exp::Trace { .. } => true,
+        Exp::Trace { .. } | Exp::Break { .. } => true,
         // A call may fail or not terminate (it is recursive).
         Exp::Call { .. } => true,
         Exp::WithAcc { .. } | Exp::UpdAcc { .. } => true,

@@ -279,7 +279,9 @@ macro_rules! traversal {
                         v.atom(cond, Read);
                         atoms(args, Read, v);
                     }
-                    Exp::Trace { message: _, args } => atoms(args, Read, v),
+                    Exp::Trace { message: _, args } | Exp::Break { locals: _, args } => {
+                        atoms(args, Read, v)
+                    }
                     Exp::CheckShape {
                         array,
                         expected,
@@ -815,6 +817,14 @@ mod tests {
                 args: vec![g.a(), c],
                 ret: vec![Type::Prim(PrimType::I64)],
             },
+            Exp::Break {
+                locals: vec![crate::core::ir::BreakLocal {
+                    frame: 0,
+                    name: "x".into(),
+                    shape: crate::core::ir::Shape::Leaf(Type::Prim(PrimType::I64)),
+                }],
+                args: vec![g.a()],
+            },
         ]
     }
 
@@ -856,9 +866,10 @@ mod tests {
             Exp::UpdAcc { .. } => 31,
             Exp::Trace { .. } => 32,
             Exp::Call { .. } => 33,
+            Exp::Break { .. } => 34,
         }
     }
-    const VARIANTS: usize = 34;
+    const VARIANTS: usize = 35;
 
     /// What a traversal reports, as text, so that the walker and the mapper
     /// can be compared event by event.

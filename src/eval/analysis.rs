@@ -337,6 +337,7 @@ impl Builder<'_> {
             | Exp::Scatter { .. }
             | Exp::Assert { .. }
             | Exp::Trace { .. }
+            | Exp::Break { .. }
             | Exp::CheckShape { .. }
             | Exp::Jvp { .. }
             | Exp::Vjp { .. }

@@ -20,6 +20,7 @@
 use super::error::R;
 use super::interp::Interp;
 use super::lanes::LVal;
+use super::soac::combine_native;
 use crate::core::ir::Operator;
 
 /// Elements per block.
@@ -97,10 +98,15 @@ impl Blocks {
         let open = std::mem::replace(&mut self.open, self.ne.clone());
         self.done = Some(match self.done.take() {
             None => open,
-            Some(mut d) => {
-                d.extend(open);
-                it.apply(&op.lam, d)?
-            }
+            // The same operation natively where it can be: the calling
+            // thread combines every block of a parallel reduction.
+            Some(mut d) => match combine_native(op, &d, &open) {
+                Some(r) => vec![r],
+                None => {
+                    d.extend(open);
+                    it.apply(&op.lam, d)?
+                }
+            },
         });
         Ok(())
     }

@@ -27,14 +27,21 @@
 //!   whole blocks of a `reduce` (`blocks.rs`: every reduction combines
 //!   fixed blocks in a fixed order); the calling thread combines the
 //!   results in chunk order, continuing the carry exactly as it would
-//!   alone. A chunk's work depends only on its slice of the arguments,
+//!   alone, while the workers evaluate the next batch. A chunk's work depends only on its slice of the arguments,
 //!   element-wise work computes each element on its own, and blocks sit at
 //!   fixed positions, so 1 thread and 64 give the same bits
 //!   (`eval::proptests`).
 //! - Values cross threads as `Plain` scalars and arrays; a SOAC reading a
-//!   `rep` or an accumulator (which hold `Rc`s) stays on the calling
-//!   thread, as does a batch with a chunk that fails or is irregular (it is
-//!   evaluated again here, reporting errors as one thread does).
+//!   `rep` (which holds an `Rc`) stays on the calling thread, as does,
+//!   from there on, a chunk that fails or is irregular (it is evaluated
+//!   again here, reporting errors as one thread does).
+//! - **Accumulators** (`withacc`/`upd`, the adjoints reverse mode
+//!   accumulates): a worker's map updates a stand-in, and updates inside
+//!   lanes are only logged; the log crosses back with the chunk
+//!   (`SentUpdate`), and the calling thread applies it to the accumulator
+//!   itself right after combining that chunk, as one thread applies its
+//!   own log when a chunk ends. Every update is applied by one thread in
+//!   element order, so the sums have the same bits for any count.
 
 use super::EvalOptions;
 use super::analysis::Analysis;
@@ -43,14 +50,16 @@ use super::error::{Fail, R};
 use super::interp::{Interp, PROBE_CHUNK};
 use super::kernels::{from_vec, row_major};
 use super::lanes::LVal;
-use super::soac::slice_outer;
+use super::soac::{SentUpdate, slice_outer};
 use super::threads;
-use crate::core::ir::{Lambda, Operator, Program, Var};
+use crate::core::ir::{Atom, Lambda, Operator, Program, Type, Var};
 use crate::prim::Scalar;
 use crate::runtime::Raise;
-use crate::runtime::value::{Array, Element, Value};
+use crate::runtime::value::{AccCell, Array, Element, Value};
 use rayon::prelude::*;
+use std::cell::RefCell;
 use std::collections::HashSet;
+use std::rc::Rc;
 use std::sync::Arc;
 
 #[cfg(test)]
@@ -312,19 +321,19 @@ impl<'p> Interp<'p> {
     /// the pool, a batch at a time: workers evaluate the map of each chunk
     /// (the `map`, or the map fused into a `reduce` or `scan`) and fold
     /// the whole blocks of a `reduce`, and this thread combines their
-    /// results in chunk order, as it would have computed them itself; so
-    /// the results are the same bits for any thread count. Returns how far
-    /// it got: it stops before a batch in which a chunk fails or meets
-    /// something irregular, which this thread then evaluates again (bodies
-    /// are pure). It does nothing where the SOAC reads a value that cannot
-    /// cross threads (a `rep` or an accumulator), where the chunks left
+    /// results in chunk order, as it would have computed them itself,
+    /// while the workers go on with the next batch; so the results are the
+    /// same bits for any thread count. Returns how far it got: it stops
+    /// before a chunk that fails or meets something irregular, which this
+    /// thread then evaluates again (bodies are pure). It does nothing where the SOAC reads a value that cannot
+    /// cross threads (a `rep`) or returns accumulators, where the chunks left
     /// build too little ([`PARALLEL_WORK`]), or when memory is tracked
     /// (the peak reported is then one thread's).
     fn chunks_in_parallel(
         &mut self,
         op: ChunkOp,
         vals: &[LVal],
-        (mut start, n): (usize, usize),
+        (start, n): (usize, usize),
         len: usize,
         rows: &mut [Rows],
         carry: &mut Carry,
@@ -332,7 +341,9 @@ impl<'p> Interp<'p> {
         // The elements of the largest temporaries of the chunks left: too
         // few, and handing chunks over costs more than a second core gains.
         let work = (n - start).saturating_mul(self.chunk_budget() / len.max(1));
+        // Breakpoints stop on the thread the REPL listens on.
         if self.options().track_memory
+            || crate::runtime::breaks::installed()
             || n - start < 2 * len
             || work < PARALLEL_WORK * self.options().grain_scale
         {
@@ -341,57 +352,103 @@ impl<'p> Interp<'p> {
         let Some((pool, threads)) = threads::chunk_pool() else {
             return Ok(start);
         };
-        let Some(shared) = self.shared(op, vals, carry, n) else {
+        let Some((shared, accs)) = self.shared(op, vals, carry, n) else {
             return Ok(start);
         };
-        while start < n {
-            self.check_interrupt()?;
-            let batch: Vec<(usize, usize)> = (start..n)
+        // The chunks of a batch, `4 × threads` of them from `s`.
+        let batch_from = |s: usize| -> Vec<(usize, usize)> {
+            (s..n)
                 .step_by(len)
                 .take(4 * threads)
                 .map(|s| (s, len.min(n - s)))
-                .collect();
-            let outs: Vec<Result<Vec<PlainPart>, Failed>> = pool.install(|| {
-                batch
-                    .par_iter()
-                    .map_init(|| shared.interp(), |it, &(s, c)| shared.chunk(it, s, c))
-                    .collect()
-            });
-            if outs.iter().any(|o| matches!(o, Err(Failed::Interrupted))) {
-                return Err(Fail::interrupted());
-            }
-            let Ok(outs) = outs.into_iter().collect::<Result<Vec<_>, Failed>>() else {
-                return Ok(start);
-            };
-            for (parts, &(s, c)) in outs.into_iter().zip(&batch) {
-                let parts = parts.into_iter().map(PlainPart::part).collect();
-                let out = match op.combine(self, parts, c, carry) {
-                    Ok(out) => out,
-                    Err(e) if e.is_interrupt() => return Err(e),
-                    // The calling thread evaluates this chunk again, and
-                    // reports the error as it does.
-                    Err(_) => return Ok(s),
-                };
-                for (r, v) in rows.iter_mut().zip(out.rows) {
-                    r.push(v)?;
+                .collect()
+        };
+        let run = |batch: &[(usize, usize)]| -> Vec<Result<ChunkDone, Failed>> {
+            batch
+                .par_iter()
+                .map_init(
+                    || shared.interp(),
+                    |(it, cells), &(s, c)| shared.chunk(it, cells, s, c),
+                )
+                .collect()
+        };
+        let mut batch = batch_from(start);
+        let mut outs = pool.install(|| run(&batch));
+        while !batch.is_empty() {
+            self.check_interrupt()?;
+            // The workers evaluate the next batch while this thread
+            // combines the last one (in chunk order, as it would alone).
+            let next = batch_from(batch.last().map_or(n, |&(s, c)| s + c));
+            let mut next_outs = Vec::new();
+            let stopped = pool.in_place_scope(|scope| {
+                if !next.is_empty() {
+                    let (next, slot, run) = (&next, &mut next_outs, &run);
+                    scope.spawn(move |_| *slot = run(next));
                 }
-                *carry = out.carry;
-                start = s + c;
+                self.combine_batch(op, &batch, outs, rows, carry, &accs)
+            })?;
+            if let Some(s) = stopped {
+                return Ok(s);
             }
+            (batch, outs) = (next, next_outs);
         }
-        Ok(start)
+        Ok(n)
+    }
+
+    /// Combines the chunks of a batch that workers evaluated, in order,
+    /// applying their accumulator updates: `Some(s)` if it stopped before
+    /// the chunk at `s`, which failed or met something irregular (this
+    /// thread evaluates it again, and reports its error as it does).
+    fn combine_batch(
+        &mut self,
+        op: ChunkOp,
+        batch: &[(usize, usize)],
+        outs: Vec<Result<ChunkDone, Failed>>,
+        rows: &mut [Rows],
+        carry: &mut Carry,
+        accs: &[AccCell],
+    ) -> R<Option<usize>> {
+        if outs.iter().any(|o| matches!(o, Err(Failed::Interrupted))) {
+            return Err(Fail::interrupted());
+        }
+        for (out, &(s, c)) in outs.into_iter().zip(batch) {
+            let Ok((parts, updates)) = out else {
+                return Ok(Some(s));
+            };
+            let parts = parts.into_iter().map(PlainPart::part).collect();
+            let out = match op.combine(self, parts, c, carry) {
+                Ok(out) => out,
+                Err(e) if e.is_interrupt() => return Err(e),
+                Err(_) => {
+                    self.discard_acc_log();
+                    return Ok(Some(s));
+                }
+            };
+            // The chunk's updates, in the order one thread makes them:
+            // the map's, then the combination's.
+            for up in updates {
+                up.attach(accs)?.apply()?;
+            }
+            self.flush_acc_log(None)?;
+            for (r, v) in rows.iter_mut().zip(out.rows) {
+                r.push(v)?;
+            }
+            *carry = out.carry;
+        }
+        Ok(None)
     }
 
     /// What the workers need to evaluate chunks of `op` over its `n`
     /// elements, if they have work to do and every value it reads can
-    /// cross threads.
+    /// cross threads, and the accumulators it updates (in the order of
+    /// `Shared::accs`).
     fn shared<'l>(
         &self,
         op: ChunkOp<'l>,
         vals: &[LVal],
         carry: &Carry,
         n: usize,
-    ) -> Option<Shared<'l>>
+    ) -> Option<(Shared<'l>, Vec<AccCell>)>
     where
         'p: 'l,
     {
@@ -400,14 +457,31 @@ impl<'p> Interp<'p> {
             Work::Map(lam) => (Some(lam), Vec::new()),
             Work::Reduce(_, pre) => (pre, carry.blocks().ok()?.neutral().to_vec()),
         };
-        let mut free = Vec::new();
+        let (mut free, mut accs, mut cells) = (Vec::new(), Vec::new(), Vec::new());
         if let Some(lam) = lam {
+            // A map returning accumulators keeps them on this thread.
+            let returns_acc = lam.body.result.iter().any(
+                |r| matches!(r, Atom::Var(v) if matches!(self.prog().vars.ty(*v), Type::Acc(..))),
+            );
+            if returns_acc {
+                return None;
+            }
             let info = self.body_info(&lam.body).ok()?;
             for v in info.free.iter().filter(|v| !lam.params.contains(v)) {
-                free.push((*v, Plain::of(self.get(*v).ok()?)?));
+                let x = self.get(*v).ok()?;
+                match &x.v {
+                    // Workers log updates to a stand-in (updates inside
+                    // lanes are only logged), which this thread applies to
+                    // the accumulator itself.
+                    Value::Acc(cell) if x.mask == 0 => {
+                        accs.push((*v, empty_like(&cell.borrow())));
+                        cells.push(cell.clone());
+                    }
+                    _ => free.push((*v, Plain::of(x)?)),
+                }
             }
         }
-        Some(Shared {
+        let shared = Shared {
             prog: self.prog(),
             analysis: self.analysis().clone(),
             opts: EvalOptions {
@@ -423,9 +497,19 @@ impl<'p> Interp<'p> {
             free,
             ne: ne.iter().map(Plain::of).collect::<Option<_>>()?,
             args: vals.iter().map(Plain::of).collect::<Option<_>>()?,
+            accs,
             n,
-        })
+        };
+        Some((shared, cells))
     }
+}
+
+/// An empty array of the element type of `a` (an accumulator's stand-in).
+fn empty_like(a: &Array) -> Array {
+    fn empty<T: Element>() -> Array {
+        from_vec(&[0], Vec::<T>::new())
+    }
+    crate::dispatch_prim!(a.elem(), empty())
 }
 
 /// A value that may cross threads: a scalar or an array, never a `rep` or
@@ -522,9 +606,13 @@ enum Work<'l> {
     Reduce(&'l Operator, Option<&'l Lambda>),
 }
 
+/// What a worker made of a chunk: its parts, and the accumulator updates
+/// it logged.
+type ChunkDone = (Vec<PlainPart>, Vec<SentUpdate>);
+
 /// What every worker reads: the program and its analysis, the work, the
-/// values of its free variables and arguments, and a reduction's neutral
-/// element.
+/// values of its free variables and arguments, the accumulators it
+/// updates, and a reduction's neutral element.
 struct Shared<'s> {
     prog: &'s Program,
     analysis: Arc<Analysis>,
@@ -533,24 +621,44 @@ struct Shared<'s> {
     free: Vec<(Var, Plain)>,
     ne: Vec<Plain>,
     args: Vec<Plain>,
+    /// The accumulators among the free variables, each with an empty array
+    /// of its element type.
+    accs: Vec<(Var, Array)>,
     /// The SOAC's length (where its last block ends).
     n: usize,
 }
 
 impl Shared<'_> {
-    /// An interpreter for a worker, with the free variables bound: one
-    /// per run of consecutive chunks on a thread. It splits no kernel
-    /// further (its thread has no pool).
-    fn interp(&self) -> Interp<'_> {
+    /// An interpreter for a worker, with the free variables bound, and
+    /// the stand-ins of the accumulators: one per run of consecutive
+    /// chunks on a thread. It splits no kernel further (its thread has no
+    /// pool).
+    fn interp(&self) -> (Interp<'_>, Vec<AccCell>) {
         let mut it = Interp::with_analysis(self.prog, &self.opts, self.analysis.clone());
         for (v, x) in &self.free {
             it.bind(*v, x.lval());
         }
-        it
+        let cells: Vec<AccCell> = self
+            .accs
+            .iter()
+            .map(|(v, a)| {
+                let cell = Rc::new(RefCell::new(a.clone()));
+                it.bind(*v, LVal::inv(Value::Acc(cell.clone())));
+                cell
+            })
+            .collect();
+        (it, cells)
     }
 
-    /// The chunk of `c` elements from `s`, in bulk.
-    fn chunk(&self, it: &mut Interp, s: usize, c: usize) -> Result<Vec<PlainPart>, Failed> {
+    /// The chunk of `c` elements from `s`, in bulk (`cells`: the stand-ins
+    /// of the accumulators bound in `it`).
+    fn chunk(
+        &self,
+        it: &mut Interp,
+        cells: &[AccCell],
+        s: usize,
+        c: usize,
+    ) -> Result<ChunkDone, Failed> {
         let chunk: Vec<LVal> = self
             .args
             .iter()
@@ -567,11 +675,14 @@ impl Shared<'_> {
             }
             None => chunk,
         };
-        if !it.acc_log_is_empty() {
-            return Err(Failed::Retry);
-        }
+        let updates = it
+            .take_acc_log()
+            .into_iter()
+            .map(|up| up.detach(cells))
+            .collect::<Option<Vec<_>>>()
+            .ok_or(Failed::Retry)?;
         let Some(op) = op else {
-            return Ok(vec![PlainPart::of(false, &xs, c)?]);
+            return Ok((vec![PlainPart::of(false, &xs, c)?], updates));
         };
         // A reduction: whole blocks (and the last, shorter one) are folded
         // here from the neutral element; the pieces of blocks that other
@@ -591,7 +702,12 @@ impl Shared<'_> {
             });
             lo += k;
         }
-        Ok(parts)
+        // Updates made by the operator would come after the combination's
+        // on one thread: this one does it all.
+        if !it.take_acc_log().is_empty() {
+            return Err(Failed::Retry);
+        }
+        Ok((parts, updates))
     }
 }
 

@@ -282,9 +282,10 @@ impl<'p> Interp<'p> {
         self.opts
     }
 
-    /// Whether accumulator updates made in bulk await their chunk's end.
-    pub fn acc_log_is_empty(&self) -> bool {
-        self.acc_log.is_empty()
+    /// The accumulator updates made in bulk that await their chunk's end
+    /// (a worker's, which the calling thread applies in chunk order).
+    pub fn take_acc_log(&mut self) -> Vec<AccUpdate> {
+        std::mem::take(&mut self.acc_log)
     }
 
     /// Pushes an active lane of length `n`, returning its index.
@@ -704,6 +705,7 @@ impl<'p> Interp<'p> {
                 eprintln!("{text}");
                 Ok(Vec::new())
             }
+            Exp::Break { locals, args } => self.eval_break(stm, si, locals, args),
             Exp::CheckShape {
                 array,
                 expected,
@@ -753,6 +755,39 @@ impl<'p> Interp<'p> {
                 self.call(*func, name, vals)
                     .map_err(|e| e.out_of_call(|| call_frames(prog, stm.ctx)))
             }
+        }
+    }
+
+    /// `#[break]` (`runtime::breaks`): stops once in every active lane,
+    /// with that lane's values.
+    fn eval_break(
+        &mut self,
+        stm: &Stm,
+        si: &StmInfo,
+        locals: &[crate::core::ir::BreakLocal],
+        args: &[Atom],
+    ) -> R<Vec<LVal>> {
+        use crate::runtime::breaks::{self, Resume, Stop};
+        if self.active() != 0 {
+            return self.per_lane_over(stm, si, self.active());
+        }
+        let mut values = Vec::with_capacity(args.len());
+        for a in args {
+            let x = self.atom(a)?;
+            if x.mask != 0 {
+                return self.per_lane(stm, si);
+            }
+            values.push(x.v);
+        }
+        let stop = Stop {
+            span: stm.span,
+            calls: call_frames(self.prog, stm.ctx),
+            locals,
+            values,
+        };
+        match breaks::stop(&stop) {
+            Resume::Continue => Ok(Vec::new()),
+            Resume::Abort => Err(Fail::interrupted()),
         }
     }
 

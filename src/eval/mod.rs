@@ -179,6 +179,7 @@ pub fn run_prepared(
         ))
         .into_runtime_error());
     }
+    keep_freed_memory();
     let _threads = threads::Scope::enter(opts.threads, opts.grain_scale);
     let mut it = Interp::with_analysis(prog, opts, prepared.analysis(prog, f));
     for (p, a) in f.params.iter().zip(args) {
@@ -195,5 +196,34 @@ pub fn run_prepared(
     match res {
         Ok(vals) => Ok(vals.into_iter().map(|x| x.v).collect()),
         Err(e) => Err(e.into_runtime_error()),
+    }
+}
+
+/// Tells the C allocator to keep what is freed for the next allocation.
+/// The evaluator allocates and frees chunk-sized temporaries (a few hundred
+/// kilobytes) at a high rate; by default glibc returns such memory to the
+/// kernel (`mmap` above a threshold, heap trimming below it) and the next
+/// chunk faults it in again, zeroed. That cost a third of k-means' time on
+/// one thread, and page faults serialise threads on the process's page
+/// tables. Arrays of 32 MiB and more are still mapped and unmapped.
+fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            // glibc's <malloc.h>.
+            const M_TRIM_THRESHOLD: i32 = -1;
+            const M_MMAP_THRESHOLD: i32 = -3;
+            unsafe extern "C" {
+                fn mallopt(param: i32, value: i32) -> i32;
+            }
+            // SAFETY: mallopt only sets allocator parameters, before or
+            // between allocations; both values are in glibc's ranges
+            // (the mapping threshold at most 32 MiB on 64-bit targets).
+            unsafe {
+                mallopt(M_MMAP_THRESHOLD, 32 << 20);
+                mallopt(M_TRIM_THRESHOLD, 256 << 20);
+            }
+        });
     }
 }

@@ -360,8 +360,10 @@ const PARAMS: [(&str, PrimType); 7] = [
     ("m", PrimType::I64),
 ];
 
-fn program(seed: u64) -> (crate::core::ir::Program, crate::core::ir::Function) {
-    let params: Vec<(&str, Type)> = PARAMS
+/// The parameters of the generated programs: `m` a scalar, the rest
+/// one-dimensional arrays.
+fn params() -> Vec<(&'static str, Type)> {
+    PARAMS
         .iter()
         .map(|(n, t)| {
             (
@@ -373,8 +375,11 @@ fn program(seed: u64) -> (crate::core::ir::Program, crate::core::ir::Function) {
                 },
             )
         })
-        .collect();
-    build(&params, |b, ps| {
+        .collect()
+}
+
+fn program(seed: u64) -> (crate::core::ir::Program, crate::core::ir::Function) {
+    build(&params(), |b, ps| {
         let mut cx = Ctx {
             arr_f: ps[2],
             arr_i: ps[3],
@@ -540,4 +545,53 @@ fn bulk_loops_end_in_maps_over_empty_arrays() {
     // varies only over the enclosing map's lanes once looped forever.
     let seed = 16546958893370332441;
     let _ = run(&program(seed), inputs(seed, 25, 5, 0));
+}
+
+/// `withacc (copy arr_f) (\acc -> map (\x k -> upd acc [k % m] (x * x + x)) xs ks)`
+/// float additions, whose sum depends on their order, from chunks that
+/// workers evaluate.
+fn float_accumulator() -> (crate::core::ir::Program, crate::core::ir::Function) {
+    build(&params(), |b, ps| {
+        let dest = b.copy(ps[2]);
+        let out = b.with_acc(&[dest], |b, accs| {
+            let acc = accs[0];
+            let ys = b.map_fn(&[ps[0], ps[1]], |b, xk| {
+                let sq = b.bin(BinOp::Mul, xk[0], xk[0]);
+                let v = b.bin(BinOp::Add, sq, xk[0]);
+                let k = b.bin(BinOp::Mod, xk[1], ps[6]);
+                b.upd_acc(acc, vec![k.into()], v);
+                // Not the accumulator: a map returning one stays on the
+                // calling thread.
+                vec![v.into()]
+            });
+            vec![acc.into(), ys[0].into()]
+        });
+        vec![out[0].into(), out[1].into()]
+    })
+}
+
+#[test]
+fn accumulators_do_not_depend_on_threads() {
+    let p = float_accumulator();
+    for (seed, n) in [(1u64, 5 * super::blocks::BLOCK + 7), (2, 300), (3, 1)] {
+        let args = inputs(seed, n, 3, 2);
+        // One element at a time, the additions in element order.
+        let per = run(&p, args.clone()).map_err(|e| format!("{e:?}"));
+        if n > 1 {
+            let added = per.as_ref().map(|r| !same(&r[0], &args[2]));
+            assert_eq!(added, Ok(true), "the map added nothing");
+        }
+        for t in [1, 2, 7] {
+            let opts = EvalOptions {
+                threads: t,
+                grain_scale: 0,
+                ..EvalOptions::default()
+            };
+            let r = run_opts(&p, args.clone(), &opts).map_err(|e| format!("{e:?}"));
+            assert!(
+                agree(&per, &r).is_ok(),
+                "{n} elements, {t} threads: {per:?} {r:?}"
+            );
+        }
+    }
 }

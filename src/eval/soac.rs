@@ -238,6 +238,26 @@ fn fold_all(f: FastOp, x: &LVal, acc: Scalar) -> Option<Scalar> {
     crate::dispatch_prim!(a.elem(), go(f, a, acc))
 }
 
+/// `a op x` for a recognised operator on scalars, natively (the same
+/// function as `fold_all` applies at each step); `None` where the
+/// interpreter must apply the operator.
+pub(crate) fn combine_native(op: &Operator, a: &[LVal], x: &[LVal]) -> Option<LVal> {
+    fn go<T: Element>(f: FastOp, a: Scalar, x: Scalar) -> Option<Scalar> {
+        let mut acc = T::unwrap(a)?;
+        let x = T::unwrap(x)?;
+        if !fast_supported::<T>(f) {
+            return None;
+        }
+        fast_call!(f, T, fold_into(&mut acc, std::iter::once(&x)));
+        Some(acc.wrap())
+    }
+    let f = op.native_binop()?;
+    let ([a], [x]) = (a, x) else { return None };
+    let (a, x) = (a.scalar()?, x.scalar()?);
+    let r = crate::dispatch_prim!(a.ty(), go(f, a, x))?;
+    Some(LVal::inv(Value::Scalar(r)))
+}
+
 /// Scans an invariant one-dimensional array continuing from `acc`.
 fn scan_all(f: FastOp, x: &LVal, acc: Scalar) -> Option<(Array, Scalar)> {
     fn go<T: Element>(f: FastOp, a: &Array, acc: Scalar) -> Option<(Array, Scalar)> {
@@ -1018,6 +1038,11 @@ impl Interp<'_> {
         let idx: Vec<Vec<i64>> = is
             .iter()
             .map(|x| {
+                if let Value::Array(Array::I64(a)) = &x.v
+                    && a.ndim() == 1
+                {
+                    return Ok(row_major(a).into_owned());
+                }
                 (0..n)
                     .map(|i| {
                         element_of(x, i)
@@ -1031,6 +1056,11 @@ impl Interp<'_> {
         for (d, v) in dests.iter_mut().zip(&vs) {
             if idx.len() > d.rank() {
                 return Err(Fail::internal("scatter with more indices than dimensions"));
+            }
+            if let ([is], Value::Array(va)) = (&idx[..], &v.v)
+                && scatter_fast(d, is, va)
+            {
+                continue;
             }
             for i in 0..n {
                 if i % 4096 == 0 {
@@ -1162,7 +1192,38 @@ pub(crate) struct AccUpdate {
     values: Array,
 }
 
+/// An [`AccUpdate`] that crosses threads: the position of its accumulator
+/// in a list both threads know, instead of the cell.
+pub(crate) struct SentUpdate {
+    acc: usize,
+    indices: Vec<Vec<i64>>,
+    values: Array,
+}
+
+impl SentUpdate {
+    /// The update of `cells[acc]`.
+    pub(crate) fn attach(self, cells: &[AccCell]) -> R<AccUpdate> {
+        Ok(AccUpdate {
+            cell: cells
+                .get(self.acc)
+                .ok_or_else(|| Fail::internal("an update of an unknown accumulator"))?
+                .clone(),
+            indices: self.indices,
+            values: self.values,
+        })
+    }
+}
+
 impl AccUpdate {
+    /// The update as one of `cells` (by position), if it updates one.
+    pub(crate) fn detach(self, cells: &[AccCell]) -> Option<SentUpdate> {
+        Some(SentUpdate {
+            acc: cells.iter().position(|c| Rc::ptr_eq(c, &self.cell))?,
+            indices: self.indices,
+            values: self.values,
+        })
+    }
+
     /// Whether this updates one of `cells`.
     pub(crate) fn updates_any(&self, cells: &[AccCell]) -> bool {
         cells.iter().any(|c| Rc::ptr_eq(c, &self.cell))
@@ -1204,6 +1265,29 @@ fn hist_fast(f: FastOp, d: &mut Array, is: &Array, vs: &Array) -> bool {
         _ => return false,
     };
     crate::dispatch_prim!(d.elem(), go(f, d, &is, vs))
+}
+
+/// A scatter of the elements of a one-dimensional array into a
+/// one-dimensional destination of their type, in a native loop (in order,
+/// as the general path writes); `false` if it does not apply. The general
+/// path costs a boxed value per element: the radix sort of the general
+/// `hist` rule's gradient scatters once per bit.
+fn scatter_fast(d: &mut Array, is: &[i64], vs: &Array) -> bool {
+    fn go<T: Element>(d: &mut Array, is: &[i64], vs: &Array) -> bool {
+        let Some(vs) = T::unwrap_array(vs).filter(|v| v.ndim() == 1) else {
+            return false;
+        };
+        let Some(dst) = d_slice::<T>(d) else {
+            return false;
+        };
+        for (&i, &x) in is.iter().zip(row_major(vs).iter()) {
+            if let Some(slot) = usize::try_from(i).ok().and_then(|i| dst.get_mut(i)) {
+                *slot = x;
+            }
+        }
+        true
+    }
+    d.rank() == 1 && crate::dispatch_prim!(d.elem(), go(d, is, vs))
 }
 
 /// The elements of an array of type `T`, row-major and unshared, for

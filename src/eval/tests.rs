@@ -1097,6 +1097,12 @@ fn scatters() {
         vec![i64s(&[0, 0, 0]), i64s(&[2, -1, 0, 7]), i64s(&[1, 2, 3, 4])],
         &[i64s(&[3, 0, 1])],
     );
+    // A repeated index: the last write wins, as in order.
+    expect(
+        &p,
+        vec![i64s(&[0, 0]), i64s(&[1, 1, 1]), i64s(&[5, 6, 7])],
+        &[i64s(&[0, 7])],
+    );
     // scatter_2d
     let p = build(
         &[

@@ -747,6 +747,7 @@ impl<'a> Gen<'a> {
             }
             Exp::Update(..) => no("an in-place update"),
             Exp::Trace { .. } => no("`#[trace]` (it prints on the host)"),
+            Exp::Break { .. } => no("`#[break]` (it stops in the REPL)"),
             Exp::Reshape(..) => no("reshape"),
             Exp::Reverse(..) => no("reverse"),
             Exp::Rotate(..) => no("rotate"),

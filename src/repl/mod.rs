@@ -14,7 +14,7 @@
 //! left as it was.
 
 mod ad;
-mod breakpoints;
+pub mod breakpoints;
 pub mod commands;
 mod complete;
 mod highlight;
@@ -43,15 +43,18 @@ use crate::types::scheme::{Defaulting, Scheme};
 use crate::types::ty::{Base, Namer, TyVar, Type};
 use crate::types::unify::Class;
 use commands::Invocation;
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use style::{Style, paint};
 
+pub use breakpoints::{Console, Line};
 pub use terminal::run;
 
 /// The name the last expression's value is bound to, as in GHCi.
@@ -210,18 +213,30 @@ pub struct Repl {
     failures: usize,
     /// How big values print (`:set print`).
     show: print::Show,
+    /// Where to read lines while stopped at a breakpoint: a front end that
+    /// can stop attaches one (`Repl::attach_console`).
+    console: Option<Rc<RefCell<dyn Console>>>,
+    /// Whether this REPL is the one of a breakpoint (its prompt, and the
+    /// names of its inputs).
+    at_break: bool,
+    /// Set when an evaluation was abandoned at a breakpoint.
+    aborted: Rc<Cell<bool>>,
 }
 
 impl Repl {
     /// A REPL with the prelude loaded; `color` switches ANSI colours in
     /// everything it writes.
     pub fn new(color: bool) -> Repl {
-        let session = Session::new();
-        let prelude_types = session.types.globals.type_names().cloned().collect();
+        Repl::with_session(Session::new(), color, Arc::new(AtomicBool::new(false)))
+    }
+
+    /// A REPL over a session (the prelude loaded), stopped by `interrupt`.
+    fn with_session(session: Session, color: bool, interrupt: Arc<AtomicBool>) -> Repl {
+        let prelude_types = Session::new().types.globals.type_names().cloned().collect();
         Repl {
             session,
             color,
-            interrupt: Arc::new(AtomicBool::new(false)),
+            interrupt,
             pending: None,
             line: 0,
             loaded: None,
@@ -230,7 +245,22 @@ impl Repl {
             prelude_types,
             failures: 0,
             show: print::Show::Summary,
+            console: None,
+            at_break: false,
+            aborted: Rc::new(Cell::new(false)),
         }
+    }
+
+    /// Makes evaluation stop at `#[break]`, reading what is typed while
+    /// stopped from `console` (and writing there).
+    pub fn attach_console(&mut self, console: Rc<RefCell<dyn Console>>) {
+        self.session.breakpoints = true;
+        self.console = Some(console);
+    }
+
+    /// Whether an input is incomplete so far (a continuation line comes).
+    pub fn is_pending(&self) -> bool {
+        self.pending.is_some()
     }
 
     /// The flag that stops an evaluation when set (from a SIGINT handler).
@@ -244,10 +274,11 @@ impl Repl {
     }
 
     pub fn prompt(&self) -> &'static str {
-        if self.pending.is_some() {
-            CONTINUATION_PROMPT
-        } else {
-            PROMPT
+        match (self.pending.is_some(), self.at_break) {
+            (false, false) => PROMPT,
+            (true, false) => CONTINUATION_PROMPT,
+            (false, true) => breakpoints::BREAK_PROMPT,
+            (true, true) => breakpoints::BREAK_CONTINUATION_PROMPT,
         }
     }
 
@@ -362,7 +393,8 @@ impl Repl {
     /// it was before the input; so it does on a panic (a bug), which is
     /// reported like an error so that the session goes on.
     fn run(&mut self, text: &str, first_line: usize, sink: &mut dyn Sink) -> Status {
-        self.run_named(text, &format!("<repl:{first_line}>"), sink)
+        let origin = if self.at_break { "break" } else { "repl" };
+        self.run_named(text, &format!("<{origin}:{first_line}>"), sink)
     }
 
     /// Runs `text` as one complete input, whatever its lines: a notebook
@@ -421,11 +453,11 @@ impl Repl {
         let input = syntax::parse_repl(text, file).map_err(|ds| self.report_all(&ds, sink))?;
         let mut breaks = Vec::new();
         match &input {
-            ReplInput::Expr(e) | ReplInput::Bind(_, e) => breakpoints::find(e, &mut breaks),
+            ReplInput::Expr(e) | ReplInput::Bind(_, e) => breakpoints::find_in(e, &mut breaks),
             ReplInput::Decs(ds) => {
                 for d in ds {
                     if let Dec::Val(v) = d {
-                        breakpoints::find(&v.body, &mut breaks);
+                        breakpoints::find_in(&v.body, &mut breaks);
                     }
                 }
             }
@@ -477,8 +509,13 @@ impl Repl {
         Failed
     }
 
-    /// Warns of the `#[break]`s of an input (which does not fail).
+    /// Warns of the `#[break]`s of an input (which does not fail) where
+    /// they cannot stop: in a front end without a console (not at a
+    /// breakpoint's prompt, where breakpoints do not stop, by design).
     fn warn_breakpoints(&self, spans: Vec<crate::source::Span>, sink: &mut dyn Sink) {
+        if self.console.is_some() || self.at_break {
+            return;
+        }
         let ds = breakpoints::warnings(spans);
         if !ds.is_empty() {
             sink.err(&render_all(&ds, &self.session.sources, self.color));
@@ -491,6 +528,10 @@ impl Repl {
     }
 
     fn runtime_error(&self, e: &RuntimeError, sink: &mut dyn Sink) -> Failed {
+        if e.kind == RuntimeErrorKind::Interrupted && self.aborted.replace(false) {
+            sink.err("evaluation abandoned at the breakpoint\n");
+            return Failed;
+        }
         if e.kind == RuntimeErrorKind::Interrupted {
             sink.err(&format!(
                 "{}\n",
@@ -499,6 +540,34 @@ impl Repl {
             return Failed;
         }
         self.report(&e.to_diagnostic(), sink)
+    }
+
+    /// Runs a compiled expression, stopping at its breakpoints if this
+    /// REPL can.
+    fn run_compiled(
+        &self,
+        compiled: &crate::driver::Compiled,
+        externals: &[crate::types::env::ValueId],
+    ) -> Result<Vec<Value>, RuntimeError> {
+        let run = || {
+            self.session
+                .run_expr(compiled, externals, &self.eval_options())
+        };
+        match &self.console {
+            Some(console) if breakpoints::has_break(&compiled.program) => {
+                let stopper = breakpoints::Stopper {
+                    session: self.session.clone(),
+                    color: self.color,
+                    show: self.show,
+                    console: console.clone(),
+                    interrupt: self.interrupt.clone(),
+                    aborted: self.aborted.clone(),
+                    skipped: HashSet::new(),
+                };
+                crate::runtime::breaks::with_handler(stopper.handler(), run)
+            }
+            _ => run(),
+        }
     }
 
     fn eval_options(&self) -> EvalOptions {
@@ -584,8 +653,7 @@ impl Repl {
         let compile = start.elapsed();
         let start = Instant::now();
         let leaves = self
-            .session
-            .run_expr(&compiled, &externals, &self.eval_options())
+            .run_compiled(&compiled, &externals)
             .map_err(|e| self.runtime_error(&e, sink))?;
         let run = start.elapsed();
         let text = print::value(&compiled.signature.result, &leaves, self.color, self.show);
@@ -654,8 +722,7 @@ impl Repl {
             .compile_expr(checked)
             .map_err(|d| self.report(&d, sink))?;
         let leaves = self
-            .session
-            .run_expr(&compiled, &externals, &self.eval_options())
+            .run_compiled(&compiled, &externals)
             .map_err(|e| self.runtime_error(&e, sink))?;
         Ok((
             compiled.signature.result,
@@ -770,7 +837,7 @@ impl Repl {
             Ok(ids) => {
                 let mut breaks = Vec::new();
                 for id in &ids {
-                    breakpoints::find(&self.session.def(*id).source.body, &mut breaks);
+                    breakpoints::find_in(&self.session.def(*id).source.body, &mut breaks);
                 }
                 self.warn_breakpoints(breaks, sink);
                 self.order = ids

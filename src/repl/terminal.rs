@@ -6,7 +6,7 @@
 use super::complete::{self, Completion};
 use super::highlight::highlight;
 use super::style::{Style, paint};
-use super::{Repl, Sink, Status};
+use super::{Console, Line, Repl, Sink, Status};
 use rustyline::completion::{Completer, FilenameCompleter, Pair};
 use rustyline::config::{ColorMode, CompletionType, Config};
 use rustyline::error::ReadlineError;
@@ -16,9 +16,11 @@ use rustyline::history::FileHistory;
 use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::rc::Rc;
 
 /// Starts the REPL, loading `file` first if given.
 pub fn run(file: Option<PathBuf>) -> ExitCode {
@@ -51,6 +53,56 @@ fn warn(text: &str, color: bool) {
     ));
 }
 
+/// Standard input read line by line: a line that is not valid UTF-8 has
+/// its bad bytes replaced, with a warning.
+struct Piped {
+    stdin: std::io::StdinLock<'static>,
+    number: usize,
+    read_failed: bool,
+}
+
+impl Sink for Piped {
+    fn out(&mut self, text: &str) {
+        Std.out(text);
+    }
+    fn err(&mut self, text: &str) {
+        Std.err(text);
+    }
+}
+
+impl Console for Piped {
+    fn read_line(&mut self, _prompt: &str) -> Line {
+        let mut bytes = Vec::new();
+        match self.stdin.read_until(b'\n', &mut bytes) {
+            Ok(0) => Line::Eof,
+            Ok(_) => {
+                self.number += 1;
+                if bytes.ends_with(b"\n") {
+                    bytes.pop();
+                }
+                // One bad byte (a Latin-1 comment, say) should not end the
+                // session: it is replaced, with a warning.
+                let line = String::from_utf8_lossy(&bytes);
+                if let Cow::Owned(_) = line {
+                    warn(
+                        &format!(
+                            "line {} is not valid UTF-8; its invalid bytes were replaced by U+FFFD",
+                            self.number
+                        ),
+                        false,
+                    );
+                }
+                Line::Text(line.into_owned())
+            }
+            Err(e) => {
+                Std.err(&format!("cannot read standard input: {e}\n"));
+                self.read_failed = true;
+                Line::Eof
+            }
+        }
+    }
+}
+
 fn piped(file: Option<PathBuf>) -> ExitCode {
     let mut repl = Repl::new(false);
     if let Some(f) = file {
@@ -58,46 +110,74 @@ fn piped(file: Option<PathBuf>) -> ExitCode {
         // input still runs, as it would at a prompt.
         repl.load_first(f, &mut Std);
     }
-    let mut read_failed = false;
-    let mut stdin = std::io::stdin().lock();
-    let mut bytes = Vec::new();
-    let mut number = 0;
+    let console = Rc::new(RefCell::new(Piped {
+        stdin: std::io::stdin().lock(),
+        number: 0,
+        read_failed: false,
+    }));
+    repl.attach_console(console.clone());
     loop {
-        bytes.clear();
-        match stdin.read_until(b'\n', &mut bytes) {
-            Ok(0) => break,
-            Ok(_) => {
-                number += 1;
-                if bytes.ends_with(b"\n") {
-                    bytes.pop();
-                }
-                // One bad byte (a Latin-1 comment, say) should not end the
-                // session: it is replaced, with a warning.
-                let line = String::from_utf8_lossy(&bytes);
-                if let std::borrow::Cow::Owned(_) = line {
-                    warn(
-                        &format!(
-                            "line {number} is not valid UTF-8; its invalid bytes were replaced by U+FFFD"
-                        ),
-                        false,
-                    );
-                }
-                if repl.feed(&line, &mut Std) == Status::Quit {
-                    break;
-                }
-            }
-            Err(e) => {
-                Std.err(&format!("cannot read standard input: {e}\n"));
-                read_failed = true;
-                break;
-            }
+        let line = console.borrow_mut().read_line("");
+        let Line::Text(line) = line else { break };
+        if repl.feed(&line, &mut Std) == Status::Quit {
+            break;
         }
     }
     repl.finish(&mut Std);
-    if repl.failures() > 0 || read_failed {
+    if repl.failures() > 0 || console.borrow().read_failed {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// The terminal under rustyline, with the history saved as it is typed.
+struct Terminal {
+    editor: Editor<ReplHelper, FileHistory>,
+    history: Option<PathBuf>,
+    /// Whether saving the history works (a failure is reported once).
+    history_ok: bool,
+    color: bool,
+}
+
+impl Terminal {
+    fn remember(&mut self, entry: String) {
+        if entry.trim().is_empty() {
+            return;
+        }
+        let _ = self.editor.add_history_entry(entry);
+        // Saved as typed, so that a killed terminal (SIGHUP) loses
+        // nothing; a failure is reported once.
+        if let Some(h) = self.history.as_deref().filter(|_| self.history_ok) {
+            self.history_ok = save_history(&mut self.editor, h, self.color);
+        }
+    }
+}
+
+impl Sink for Terminal {
+    fn out(&mut self, text: &str) {
+        Std.out(text);
+    }
+    fn err(&mut self, text: &str) {
+        Std.err(text);
+    }
+}
+
+/// Lines typed at a breakpoint's prompt.
+impl Console for Terminal {
+    fn read_line(&mut self, prompt: &str) -> Line {
+        match self.editor.readline(prompt) {
+            Ok(line) => {
+                self.remember(line.clone());
+                Line::Text(line)
+            }
+            Err(ReadlineError::Interrupted) => Line::Interrupted,
+            Err(ReadlineError::Eof) => Line::Eof,
+            Err(e) => {
+                warn(&format!("cannot read input: {e}"), self.color);
+                Line::Eof
+            }
+        }
     }
 }
 
@@ -156,31 +236,31 @@ fn interactive(file: Option<PathBuf>) -> ExitCode {
             );
         }
     }
+    let terminal = Rc::new(RefCell::new(Terminal {
+        editor,
+        history,
+        history_ok: true,
+        color,
+    }));
+    repl.attach_console(terminal.clone());
     let mut lines: Vec<String> = Vec::new();
-    let mut history_ok = true;
     loop {
-        match editor.readline(repl.prompt()) {
+        let read = terminal.borrow_mut().editor.readline(repl.prompt());
+        match read {
             Ok(line) => {
                 lines.push(line.clone());
                 let status = repl.feed(&line, &mut Std);
                 if status == Status::More {
                     continue;
                 }
-                let entry = lines.join("\n");
+                terminal.borrow_mut().remember(lines.join("\n"));
                 lines.clear();
-                if !entry.trim().is_empty() {
-                    let _ = editor.add_history_entry(entry);
-                    // Saved as typed, so that a killed terminal (SIGHUP)
-                    // loses nothing; a failure is reported once.
-                    if let Some(h) = history.as_deref().filter(|_| history_ok) {
-                        history_ok = save_history(&mut editor, h, color);
-                    }
-                }
                 if status == Status::Quit {
                     break;
                 }
-                if let Some(h) = editor.helper_mut() {
-                    h.names = repl.names();
+                let names = repl.names();
+                if let Some(h) = terminal.borrow_mut().editor.helper_mut() {
+                    h.names = names;
                 }
             }
             Err(ReadlineError::Interrupted) => {

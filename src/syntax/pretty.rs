@@ -216,10 +216,12 @@ impl Printer {
                 if let Some(doc) = &v.doc {
                     for (i, line) in doc.split('\n').enumerate() {
                         self.w(if i == 0 { "-- |" } else { "--" });
-                        if !line.is_empty() {
+                        // `-- |` would start a new doc comment: a later line
+                        // beginning with a bar is written without the blank.
+                        if !line.is_empty() && (i == 0 || !line.starts_with('|')) {
                             self.w(" ");
-                            self.w(line);
                         }
+                        self.w(line);
                         self.nl();
                     }
                 }

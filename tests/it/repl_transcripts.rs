@@ -809,11 +809,110 @@ fn types_show_size_names() {
     );
 }
 
+/// A front end that cannot stop (a notebook, a literate document: the
+/// engine without a console) warns that it ignores `#[break]`.
 #[test]
-fn breakpoints_are_ignored_with_a_warning() {
+fn breakpoints_are_ignored_with_a_warning_without_a_console() {
     check(
         "breakpoints",
         "def f (x: i32) = #[break] x + 1\nf 2\n#[break] f 3\n#[trace] f 4",
+    );
+}
+
+/// A script read through a console, as piped standard input is: the lines
+/// typed at a breakpoint's prompt come from the same script.
+struct Script {
+    lines: std::collections::VecDeque<String>,
+    text: String,
+}
+
+impl urchin::repl::Sink for Script {
+    fn out(&mut self, text: &str) {
+        self.text.push_str(text);
+    }
+    fn err(&mut self, text: &str) {
+        self.text.push_str(text);
+    }
+}
+
+impl urchin::repl::Console for Script {
+    fn read_line(&mut self, prompt: &str) -> urchin::repl::Line {
+        match self.lines.pop_front() {
+            Some(l) => {
+                self.text.push_str(&format!("{prompt}{l}\n"));
+                urchin::repl::Line::Text(l)
+            }
+            None => urchin::repl::Line::Eof,
+        }
+    }
+}
+
+fn console_transcript(script: &str) -> String {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use urchin::repl::{Console, Line, breakpoints::Shared};
+    let console = Rc::new(RefCell::new(Script {
+        lines: script.lines().map(str::to_string).collect(),
+        text: String::new(),
+    }));
+    let mut repl = Repl::new(false);
+    repl.attach_console(console.clone());
+    let mut sink = Shared(console.clone());
+    loop {
+        let line = console.borrow_mut().read_line(repl.prompt());
+        let Line::Text(line) = line else { break };
+        if repl.feed(&line, &mut sink) == Status::Quit {
+            break;
+        }
+    }
+    repl.finish(&mut sink);
+    let failures = repl.failures();
+    let mut text = console.borrow().text.clone();
+    text.push_str(&format!("[failures: {failures}]\n"));
+    text
+}
+
+/// `#[break]` stops: where, the call stack and the variables are shown,
+/// expressions see them, `:frame` moves to a caller, `:continue` goes on.
+#[test]
+fn breakpoints_stop_and_continue() {
+    snapshot(
+        "breakpoints_stop",
+        &console_transcript(
+            "def f (x: i32) = let y = x * 2 in #[break] y + 1\n\
+             def g (a: i32) = f (a + 1) * 10\n\
+             g 2\n\
+             x + y\n\
+             :backtrace\n\
+             :frame 1\n\
+             a * 100\n\
+             :frame 7\n\
+             :quit\n\
+             :continue\n\
+             it + 1",
+        ),
+    );
+}
+
+/// Inside a `map` the breakpoint stops for each element; `:unbreak` stops
+/// there no more, `:abort` abandons the input (which fails, leaving `it`
+/// as it was), and Ctrl-D (the end of the input) goes on.
+#[test]
+fn breakpoints_in_maps_unbreak_and_abort() {
+    snapshot(
+        "breakpoints_map",
+        &console_transcript(
+            "map (\\i -> #[break] i * i) [1, 2, 3]\n\
+             i\n\
+             :c\n\
+             :unbreak\n\
+             def h (xs: []f64) = #[break] f64.sum xs\n\
+             h [1, 2]\n\
+             :help\n\
+             :abort\n\
+             it\n\
+             h [3]",
+        ),
     );
 }
 

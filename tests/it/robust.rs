@@ -371,3 +371,35 @@ fn values_that_were_wrong_are_right_or_errors() {
         "type error: the entry point `main` takes a function",
     );
 }
+
+/// A `jvp` runs its primal once, as plain evaluation does: a failure
+/// there that no tangent reads is still an error, not a value (the
+/// small-step engine's dual numbers see it too).
+#[test]
+fn a_failure_in_primal_code_under_jvp_is_an_error() {
+    let o = urchin(
+        &[],
+        "def f (n: i64) (p: f64) = let _ = map2 (+) (iota 2) (iota n) in p * 2\n\
+         f 3 1.0\njvp (f 3) 1.0 1.0\njvp (f 2) 1.0 1.0\n",
+    );
+    let out = clean(&o, "map over arrays of lengths 2 and 3");
+    assert_eq!(out, "2.0\n");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.matches("lengths 2 and 3").count(), 2, "{err}");
+}
+
+/// An `else if` chain a generator writes is refused past the depth
+/// limit, and the diagnostic shows a window of the (long) line, not all
+/// of it.
+#[test]
+fn a_diagnostic_on_a_long_line_shows_a_window() {
+    let chain: String = (0..10_000)
+        .map(|i| format!("if x == {i} then {i} else "))
+        .collect();
+    let (_d, p) = program(&format!("entry main (x: i64) : i64 = {chain}-1\n"));
+    let o = urchin(&["check", &p], "");
+    clean(&o, "is nested too deeply");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.len() < 2_000, "{} bytes of diagnostic", err.len());
+    assert!(err.contains('…'), "{err}");
+}

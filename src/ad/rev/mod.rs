@@ -427,7 +427,8 @@ impl Rev {
             | Exp::Iota(_)
             | Exp::Assert { .. }
             | Exp::CheckShape { .. }
-            | Exp::Trace { .. } => Ok(()),
+            | Exp::Trace { .. }
+            | Exp::Break { .. } => Ok(()),
             // Only calls on inactive arguments get here (`ad::no_active_calls`).
             Exp::Call { .. } => Ok(()),
             Exp::If {

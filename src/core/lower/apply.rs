@@ -179,7 +179,13 @@ impl<'t> Lower<'t> {
         for a in &sp.args {
             args.push(self.expr(ctx, env, a)?);
         }
-        self.apply(&head, args, e.span)
+        if !self.breakpoints {
+            return self.apply(&head, args, e.span);
+        }
+        let outer = std::mem::replace(&mut self.site_env, env.clone());
+        let r = self.apply(&head, args, e.span);
+        self.site_env = outer;
+        r
     }
 
     pub(super) fn short_circuit(

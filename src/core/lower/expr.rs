@@ -175,6 +175,9 @@ impl<'t> Lower<'t> {
                     }
                     return self.loop_(ctx, env, l, Some(k), x.span);
                 }
+                if self.breakpoints && matches!(attr, Attr::Atom(a) if &**a == "break") {
+                    self.breakpoint(env, e.span)?;
+                }
                 let v = self.expr(ctx, env, x)?;
                 if let Some(label) = trace_label(attr) {
                     self.trace(&v, &label, e.span)?;
@@ -608,6 +611,79 @@ impl<'t> Lower<'t> {
             out.push(self.b.at(span, &name).update(av, dims.clone(), v).into());
         }
         Ok(Self::restructure(&arr, &mut out.into_iter()))
+    }
+}
+
+impl<'t> Lower<'t> {
+    /// `#[break]`: a breakpoint handed the source variables in scope that
+    /// hold data (functions, sum values and lazy `rep`s are left out),
+    /// and those of the callers at each call site around it.
+    fn breakpoint(&mut self, env: &Env<'t>, span: Span) -> LResult<()> {
+        let depth = self.sites.chain(self.b.ctx).count();
+        let callers: Vec<Env<'t>> = self.frame_envs.iter().rev().take(depth).cloned().collect();
+        let mut locals = Vec::new();
+        let mut args = Vec::new();
+        for (frame, env) in std::iter::once(env).chain(&callers).enumerate() {
+            self.frame_locals(frame as u32, env, span, &mut locals, &mut args)?;
+        }
+        self.b.at(span, "break").breakpoint(locals, args);
+        Ok(())
+    }
+
+    /// The innermost binding of each name of `env`, in the order they were
+    /// bound.
+    fn frame_locals(
+        &mut self,
+        frame: u32,
+        env: &Env<'t>,
+        span: Span,
+        locals: &mut Vec<ir::BreakLocal>,
+        args: &mut Vec<Atom>,
+    ) -> LResult<()> {
+        let mut seen = std::collections::HashSet::new();
+        let mut found = Vec::new();
+        for (name, v) in env.entries() {
+            let shown = name.starts_with(|c: char| c.is_alphabetic());
+            if !seen.insert(name.clone()) || !shown {
+                continue;
+            }
+            if let Some(shape) = self.shape(v) {
+                found.push((name, shape, self.leaves(v, span)?));
+            }
+        }
+        for (name, shape, leaves) in found.into_iter().rev() {
+            locals.push(ir::BreakLocal {
+                frame,
+                name: name.to_string().into(),
+                shape,
+            });
+            args.extend(leaves);
+        }
+        Ok(())
+    }
+
+    /// The shape of a value made of data (scalars, arrays, tuples and
+    /// records of them).
+    fn shape(&self, v: &Val<'t>) -> Option<ir::Shape> {
+        match v {
+            Val::Leaf(a) => match a.ty(&*self.b.vars) {
+                ir::Type::Acc(..) => None,
+                t => Some(ir::Shape::Leaf(t)),
+            },
+            Val::Node(cs) if cs.is_empty() => None,
+            Val::Node(cs) if cs.iter().all(|(n, _)| n.is_none()) => {
+                let cs = cs.iter().map(|(_, c)| self.shape(c));
+                Some(ir::Shape::Tuple(cs.collect::<Option<_>>()?))
+            }
+            Val::Node(cs) => {
+                let fs = cs.iter().map(|(n, c)| {
+                    let n = n.as_ref().filter(|n| !n.starts_with('#'))?;
+                    Some((n.to_string().into(), self.shape(c)?))
+                });
+                Some(ir::Shape::Record(fs.collect::<Option<_>>()?))
+            }
+            Val::Rep(_) | Val::Fun(_) => None,
+        }
     }
 }
 

@@ -97,6 +97,15 @@ pub struct Lower<'t> {
     /// The chains of calls the statements are lowered inside (the
     /// builder's `ctx` is the current one).
     sites: CallSites,
+    /// Whether `#[break]` becomes a breakpoint (`Exp::Break`): only where
+    /// the REPL can stop; elsewhere it is ignored, as compiled Futhark
+    /// ignores it.
+    breakpoints: bool,
+    /// Where breakpoints are kept: the variables in scope at the
+    /// application being lowered, and at each inlined call around it
+    /// (innermost last), so a breakpoint can show its callers'.
+    site_env: Env<'t>,
+    frame_envs: Vec<Env<'t>>,
 }
 
 fn no_externals(_: ValueId) -> Option<Type> {
@@ -113,6 +122,9 @@ impl<'t> Lower<'t> {
             deferred: None,
             calls: calls::Calls::default(),
             sites: CallSites::default(),
+            breakpoints: false,
+            site_env: Env::default(),
+            frame_envs: Vec::new(),
         }
     }
 
@@ -147,7 +159,13 @@ impl<'t> Lower<'t> {
     fn in_call<R>(&mut self, callee: &str, site: Span, f: impl FnOnce(&mut Self) -> R) -> R {
         let caller = self.b.ctx;
         self.b.ctx = self.sites.enter(caller, site, callee);
+        if self.breakpoints {
+            self.frame_envs.push(self.site_env.clone());
+        }
         let r = f(self);
+        if self.breakpoints {
+            self.frame_envs.pop();
+        }
         self.b.ctx = caller;
         r
     }
@@ -263,15 +281,18 @@ pub fn lower_entry(tenv: &TypeEnv, id: DefId) -> LResult<(Program, Signature)> {
 }
 
 /// Lowers a REPL expression; returns the program, the type of its value
-/// and the REPL values it takes as parameters (in order).
+/// and the REPL values it takes as parameters (in order). `breakpoints`
+/// keeps each `#[break]` as an `Exp::Break`.
 pub fn lower_expression(
     tenv: &TypeEnv,
     def: &CheckedDef,
     inst: Inst,
     externals: &dyn Fn(ValueId) -> Option<Type>,
+    breakpoints: bool,
 ) -> LResult<(Program, Type, Vec<ValueId>)> {
     let mut vars = Vars::new();
     let mut l = Lower::with_externals(tenv, &mut vars, externals);
+    l.breakpoints = breakpoints;
     let (f, t) = l.expression(def, inst)?;
     let ids = l.externals.iter().map(|(id, _)| *id).collect();
     let (functions, calls) = l.program(f)?;

@@ -62,6 +62,16 @@ impl<'t> Env<'t> {
         })))
     }
 
+    /// The bindings, innermost first (a shadowed name comes again later).
+    pub(super) fn entries(&self) -> impl Iterator<Item = (&Ident, &Val<'t>)> {
+        let mut cur = &self.0;
+        std::iter::from_fn(move || {
+            let n = cur.as_ref()?;
+            cur = &n.next.0;
+            Some((&n.name, &n.val))
+        })
+    }
+
     pub(super) fn get(&self, name: &str) -> Option<&Val<'t>> {
         let mut cur = &self.0;
         while let Some(n) = cur {

@@ -518,6 +518,13 @@ fn doc_comments() {
         d("-- |Tight. \t\r\n--  two  \ndef f x = x"),
         ["(def f (x) x) doc=\"Tight.\\n two\""]
     );
+    let text = "-- | One.\n--|two\n-- |three\ndef f x = x";
+    assert_eq!(d(text), ["(def f (x) x) doc=\"three\""]);
+    let text = "-- | One.\n--|two\ndef f x = x";
+    assert_eq!(d(text), ["(def f (x) x) doc=\"One.\\n|two\""]);
+    let p = parse_program(text, FileId(0)).expect("parses");
+    let printed = pretty::program(&p);
+    assert_eq!(d(&printed), d(text), "printed as:\n{printed}");
     assert_eq!(d("-- | Far away.\n\ndef f x = x"), ["(def f (x) x)"]);
     assert_eq!(
         d("-- ==\n-- input { 1 }\n-- | The doc.\n#[inline]\nentry f x = x"),

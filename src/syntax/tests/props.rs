@@ -448,7 +448,7 @@ pub fn expr() -> S<Expr> {
 fn doc() -> S<Option<String>> {
     proptest::option::of(
         vec(
-            select(&["Adds one.", "", "  indented", "See `f`."][..]),
+            select(&["Adds one.", "", "  indented", "See `f`.", "| a bar"][..]),
             1..3,
         )
         .prop_map(|ls| ls.join("\n")),
