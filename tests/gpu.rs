@@ -213,16 +213,20 @@ proptest! {
         for e in ["hist_max_f", "hist_add_f"] {
             check(e, vec![f64s(fdest.clone()), i64s(is.clone()), f64s(fs.clone())])?;
         }
+        let inside: Vec<i64> = is.iter().map(|&i| i.rem_euclid(m as i64)).collect();
+        check("grad_gather", vec![f64s(fdest), i64s(inside)])?;
     }
 
     #[test]
-    fn nests_and_gradients_agree(rows in 0usize..300, cols in 1usize..20, seed in any::<u64>()) {
+    fn nests_and_gradients_agree(rows in prop_oneof![0usize..300, 2000usize..3000], cols in 1usize..20, k in 1usize..6, seed in any::<u64>()) {
         let mut r = seed;
         let mut next = move || { r ^= r << 13; r ^= r >> 7; r ^= r << 17; r };
         let v: Vec<f64> = (0..rows * cols).map(|_| (next() % 10_000) as f64 / 101.0 - 40.0).collect();
         let iv: Vec<Scalar> = v.iter().map(|&x| Scalar::I64(x as i64)).collect();
         check("seg_red", vec![Value::Array(Array::from_scalars(PrimType::I64, vec![rows, cols], &iv))])?;
         check("nest_f", vec![matrix(rows, v.clone())])?;
-        check("grad_min", vec![matrix(rows, v)])?;
+        check("grad_min", vec![matrix(rows, v.clone())])?;
+        let cs: Vec<f64> = (0..k * cols).map(|_| (next() % 10_000) as f64 / 101.0 - 40.0).collect();
+        check("grad_kmeans", vec![matrix(rows, v), matrix(k, cs)])?;
     }
 }

@@ -439,9 +439,7 @@ impl<'p> Interp<'p> {
                     Err(n) => host = k + n,
                 }
             }
-            let prog = self.prog;
-            self.eval_stm(stm, si)
-                .map_err(|e| e.at(stm.span, || call_frames(prog, stm.ctx)))?;
+            self.eval_stm_at(stm, si)?;
             k += 1;
         }
         for (a, &mv) in body.result.iter().zip(&info.result_moves) {
@@ -483,6 +481,14 @@ impl<'p> Interp<'p> {
             self.bind(*p, a);
         }
         self.run_body(&lam.body, info, out)
+    }
+
+    /// Evaluates a statement of a body, its errors located at it (also
+    /// used by the device hook, `offload.rs`, to time a region).
+    pub(super) fn eval_stm_at(&mut self, stm: &Stm, si: &StmInfo) -> R<()> {
+        let prog = self.prog;
+        self.eval_stm(stm, si)
+            .map_err(|e| e.at(stm.span, || call_frames(prog, stm.ctx)))
     }
 
     fn eval_stm(&mut self, stm: &Stm, si: &StmInfo) -> R<()> {

@@ -12,9 +12,9 @@ use crate::gpu::{Gpu, Offload};
 
 impl Interp<'_> {
     /// Offers the statements of `body` from `k` on to `gpu`. Returns how
-    /// many statements the device ran (their results bound, their dead
-    /// variables dropped), or, as `Err`, how many the evaluator should run
-    /// before offering again.
+    /// many statements ran (on the device: their results bound, their dead
+    /// variables dropped; or here, timed for the device's comparison), or,
+    /// as `Err`, how many the evaluator should run before offering again.
     pub(crate) fn offload(
         &mut self,
         gpu: &Gpu,
@@ -30,6 +30,14 @@ impl Interp<'_> {
         };
         match gpu.offload(&self.prog().vars, body, k, &lookup) {
             Offload::Host(n) => Ok(Err(n)),
+            Offload::Probe { count, site } => {
+                let t = std::time::Instant::now();
+                for j in k..k + count {
+                    self.eval_stm_at(&body.stms[j], &info.stms[j])?;
+                }
+                gpu.ran_on_host(site, t.elapsed());
+                Ok(Ok(count))
+            }
             Offload::Ran { consumed, values } => {
                 for (v, x) in values {
                     self.bind(v, LVal::inv(x));

@@ -21,6 +21,7 @@ mod codegen;
 mod kernels;
 mod region;
 pub mod select;
+mod sites;
 mod stats;
 mod threshold;
 
@@ -31,6 +32,7 @@ use crate::core::ir::{Body, Var, Vars};
 use crate::runtime::value::Value;
 use cl::Cl;
 use region::{Device, Failure, Ran, Resident};
+use sites::{Side, Sites};
 use std::collections::HashSet;
 use std::fmt::Write;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -46,6 +48,16 @@ pub enum Offload {
     },
     /// Evaluate this many statements on the evaluator before asking again.
     Host(usize),
+    /// Evaluate this many statements on the evaluator now, timed, and
+    /// report the time with [`Gpu::ran_on_host`].
+    Probe { count: usize, site: Site },
+}
+
+/// A region timed on the evaluator: its key and work.
+#[derive(Clone, Copy, Debug)]
+pub struct Site {
+    key: u64,
+    work: f64,
 }
 
 /// Regions whose outer arrays all have fewer elements than this stay on
@@ -63,6 +75,7 @@ struct Inner {
     threshold: Option<Threshold>,
     /// `URCHIN_GPU_THRESHOLD` or `:device threshold N`.
     threshold_override: Option<f64>,
+    sites: Sites,
     resident: Resident,
     last_failure: Option<String>,
     last_unsupported: Option<String>,
@@ -99,6 +112,7 @@ impl Gpu {
                 stats: Stats::default(),
                 threshold: None,
                 threshold_override: env_threshold(),
+                sites: Sites::default(),
                 resident: Resident::default(),
                 last_failure: None,
                 last_unsupported: None,
@@ -139,6 +153,7 @@ impl Gpu {
         let g = &mut *g;
         g.threshold = Some(threshold::cached_or_measure(&mut g.cl, &mut g.stats, true)?);
         g.threshold_override = None;
+        g.sites.clear();
         Ok(())
     }
 
@@ -168,6 +183,12 @@ impl Gpu {
         let g = &mut *g;
         // With a threshold set, it alone decides (0 offloads everything).
         if g.threshold_override.is_none() && !large_enough(&body.stms[start..end], lookup) {
+            region::trace(|| {
+                format!(
+                    "{} kept on the evaluator: small arrays",
+                    region::describe(&body.stms[start..end])
+                )
+            });
             return Offload::Host(end - start);
         }
         loop {
@@ -182,28 +203,63 @@ impl Gpu {
                 resident: &mut g.resident,
                 shape,
             };
-            let (cached, fixed) = (&mut g.threshold, g.threshold_override);
-            let mut threshold = |d: &mut Device| -> f64 {
+            let (cached, fixed, sites) = (&mut g.threshold, g.threshold_override, &mut g.sites);
+            let mut decide = |d: &mut Device, key: u64, what: &str, work: f64| -> Side {
+                // A threshold that was set decides alone (0: everything
+                // the device can run, as the tests want).
                 if let Some(t) = fixed {
-                    return t;
+                    if work < t {
+                        d.stats.below_threshold += 1;
+                        return Side::Host;
+                    }
+                    return Side::Device;
                 }
                 if cached.is_none() {
                     match threshold::cached_or_measure(d.cl, d.stats, false) {
                         Ok(t) => *cached = Some(t),
-                        Err(_) => return f64::INFINITY,
+                        Err(_) => return Side::Host,
                     }
                 }
-                cached.as_ref().map_or(f64::INFINITY, |t| t.work)
+                let Some(t) = cached.as_ref() else {
+                    return Side::Host;
+                };
+                if work < t.work {
+                    d.stats.below_threshold += 1;
+                    return Side::Host;
+                }
+                let side = sites.choose(key, what, work, t.overhead.as_secs_f64());
+                if side == Side::Host {
+                    d.stats.faster_on_host += 1;
+                }
+                side
             };
-            match region::run(&mut dev, vars, body, start, end, &mut threshold, lookup) {
-                Ok(Ran::Done(values)) => {
+            match region::run(&mut dev, vars, body, start, end, &mut decide, lookup) {
+                Ok(Ran::Done {
+                    values,
+                    key,
+                    work,
+                    time,
+                }) => {
+                    g.sites.ran_on_device(key, work, time);
                     return Offload::Ran {
                         consumed: end - start,
                         values,
                     };
                 }
                 Ok(Ran::Evaluate) => return Offload::Host(end - start),
+                Ok(Ran::Probe { key, work }) => {
+                    return Offload::Probe {
+                        count: end - start,
+                        site: Site { key, work },
+                    };
+                }
                 Err(Failure::Unsupported(m, why)) => {
+                    region::trace(|| {
+                        format!(
+                            "{} not offloadable: {why}",
+                            region::describe(&body.stms[m..m + 1])
+                        )
+                    });
                     g.last_unsupported = Some(why);
                     if m <= start {
                         return Offload::Host(1);
@@ -220,6 +276,12 @@ impl Gpu {
                 }
             }
         }
+    }
+
+    /// The time a region took on the evaluator ([`Offload::Probe`]).
+    pub fn ran_on_host(&self, site: Site, time: std::time::Duration) {
+        region::trace(|| format!("  ... {:.3} ms on the evaluator", time.as_secs_f64() * 1e3));
+        self.lock().sites.ran_on_host(site.key, site.work, time);
     }
 
     /// The `:device` report for this device.
@@ -254,9 +316,10 @@ impl Gpu {
         };
         let _ = writeln!(
             out,
-            "this session: {} statements offloaded, {} kept on the evaluator as too small, {} fallbacks",
-            s.offloaded, s.below_threshold, s.fallbacks
+            "this session: {} statements offloaded; regions kept on the evaluator: {} as too small, {} as faster there; {} fallbacks",
+            s.offloaded, s.below_threshold, s.faster_on_host, s.fallbacks
         );
+        g.sites.report(out);
         let _ = writeln!(
             out,
             "kernels: {} compiled, {} loaded from the disk cache, {} reused from memory ({:.1} ms building)",

@@ -7,6 +7,7 @@
 use super::cl::{Arg, Cl, DevBuf, i64_arg};
 use super::codegen::Unsupported;
 use super::kernels::{self, Extra, OutInit, Shape, SlotTy, scalar_bytes};
+use super::sites::Side;
 use super::stats::Stats;
 use crate::core::ir::{Body, Exp, Stm, Var, Vars};
 use crate::core::visit::{Use, free_in_exp, operands};
@@ -15,6 +16,7 @@ use crate::runtime::value::{Array, Value};
 use crate::with_array;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Whether a statement is of a kind the device may run.
 pub fn soac(s: &Stm) -> bool {
@@ -150,13 +152,22 @@ impl Resident {
     }
 }
 
-/// What running a region gave.
+/// What running a region gave ([`Sites`](super::sites::Sites) records the
+/// times).
 pub enum Ran {
-    /// The values of the region's live results.
-    Done(Vec<(Var, Value)>),
-    /// The region must run on the evaluator (too small, or the device
-    /// reported an error the evaluator will report properly).
+    /// The values of the region's live results; the region's key, work
+    /// and time on the device.
+    Done {
+        values: Vec<(Var, Value)>,
+        key: u64,
+        work: f64,
+        time: Duration,
+    },
+    /// The region must run on the evaluator (too small, slower here, or
+    /// the device reported an error the evaluator will report properly).
     Evaluate,
+    /// The region must run on the evaluator, timed, for the sites.
+    Probe { key: u64, work: f64 },
 }
 
 pub struct Device<'a> {
@@ -180,7 +191,7 @@ pub fn run(
     body: &Body,
     start: usize,
     end: usize,
-    threshold: &mut dyn FnMut(&mut Device) -> f64,
+    decide: &mut dyn FnMut(&mut Device, u64, &str, f64) -> Side,
     lookup: &dyn Fn(Var) -> Option<Value>,
 ) -> Result<Ran, Failure> {
     let plan = plan(body, start, end);
@@ -297,10 +308,25 @@ pub fn run(
         compiled.push((comp, outs));
     }
     let work: f64 = compiled.iter().map(|(c, _)| c.work).sum();
-    if work < threshold(dev) {
-        dev.stats.below_threshold += 1;
-        return Ok(Ran::Evaluate);
+    let what = describe(stms);
+    let mut text = String::new();
+    for (c, _) in &compiled {
+        text.push_str(&c.source);
     }
+    let key = super::cl::fnv1a(text.as_bytes());
+    match decide(dev, key, &what, work) {
+        Side::Device => {}
+        Side::Host => {
+            trace(|| format!("{what} kept on the evaluator (work {work:.0})"));
+            return Ok(Ran::Evaluate);
+        }
+        Side::ProbeHost => {
+            trace(|| format!("{what} timed on the evaluator (work {work:.0})"));
+            return Ok(Ran::Probe { key, work });
+        }
+    }
+    let t0 = std::time::Instant::now();
+    let before = dev.stats.clone();
     // Run.
     let mut errbuf = dev.cl.alloc(4).map_err(Failure::Device)?;
     dev.cl
@@ -418,7 +444,54 @@ pub fn run(
             results.push((*v, val));
         }
     }
-    Ok(Ran::Done(results))
+    let s = &dev.stats;
+    // Building is paid once per process (or not at all, from the disk
+    // cache): not part of what running the region costs.
+    let time = t0
+        .elapsed()
+        .saturating_sub(s.build_time - before.build_time);
+    trace(|| {
+        format!(
+            "{what} on the device: work {work:.0}, {:.3} ms ({:.3} ms in {} launches), {} B to, {} B from",
+            time.as_secs_f64() * 1e3,
+            (s.device_time - before.device_time).as_secs_f64() * 1e3,
+            s.launches - before.launches,
+            s.bytes_to_device - before.bytes_to_device,
+            s.bytes_from_device - before.bytes_from_device
+        )
+    });
+    Ok(Ran::Done {
+        values: results,
+        key,
+        work,
+        time,
+    })
+}
+
+/// `URCHIN_GPU_TRACE=1`: a line on standard error per region, saying
+/// where it ran and what it cost.
+pub fn trace(line: impl FnOnce() -> String) {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *ON.get_or_init(|| std::env::var_os("URCHIN_GPU_TRACE").is_some()) {
+        eprintln!("device: {}", line());
+    }
+}
+
+/// The statements of a region, by kind (`map reduce withacc`).
+pub fn describe(stms: &[Stm]) -> String {
+    let kinds: Vec<&str> = stms
+        .iter()
+        .map(|s| match s.exp {
+            Exp::Map { .. } => "map",
+            Exp::Reduce { .. } => "reduce",
+            Exp::Scan { .. } => "scan",
+            Exp::Scatter { .. } => "scatter",
+            Exp::Hist { .. } => "hist",
+            Exp::WithAcc { .. } => "withacc",
+            _ => "other",
+        })
+        .collect();
+    format!("[{}]", kinds.join(" "))
 }
 
 /// Why a region did not run.

@@ -18,8 +18,10 @@ pub struct Stats {
     pub device_time: Duration,
     /// Statements run on the device.
     pub offloaded: u64,
-    /// Offloadable statements kept on the evaluator as too small.
+    /// Offloadable regions kept on the evaluator as too small.
     pub below_threshold: u64,
+    /// Regions kept on the evaluator because they ran faster there.
+    pub faster_on_host: u64,
     /// Offloads that failed and fell back to the evaluator.
     pub fallbacks: u64,
 }

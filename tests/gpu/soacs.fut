@@ -29,3 +29,9 @@ entry seg_red (xss: [][]i64) = map (\r -> reduce (+) 0 r) xss
 entry nest_f (xss: [][]f64) = map (\r -> map (\x -> x * 2 + f64.sum r) r) xss
 entry grad_f (xs: []f64) = vjp (\xs -> f64.sum (map (\x -> x * x * x) xs)) xs 1
 entry grad_min (xss: [][]f64) = vjp (\xss -> f64.sum (map (\r -> f64.minimum (map (\x -> x * x) r)) xss)) xss 1
+-- Gradients through accumulators: a k-means cost (rows added to a small
+-- accumulator by many elements) and a gather by indices.
+entry grad_kmeans (ps: [][]f64) (cs: [][]f64) =
+  vjp (\cs -> f64.sum (map (\p -> f64.minimum (map (\c -> f64.sum (map2 (\x y -> (x - y) * (x - y)) p c)) cs)) ps)) cs 1
+entry grad_gather (xs: []f64) (is: []i64) =
+  vjp (\xs -> f64.sum (map (\i -> xs[i] * xs[i] + 1) is)) xs 1

@@ -1,0 +1,202 @@
+//! Where each region runs, measured per region: the threshold
+//! (`threshold.rs`) says when offloading may pay, from a calibration
+//! kernel; the cost of a real region on either side depends on its kind
+//! (a vectorised bulk `map` on the evaluator, a reduction with a few long
+//! work items on the device, ...), which no work estimate captures. So a
+//! region above the threshold runs once on the device and once on the
+//! evaluator, both timed, and from then on where it was faster, scaled to
+//! its work. A region is known by the text of its kernels, which is the
+//! same for every run of the same statements on arrays of the same rank.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+use std::time::Duration;
+
+/// Where a region runs this time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Side {
+    Device,
+    Host,
+    /// On the evaluator, timed: the region's first run there.
+    ProbeHost,
+}
+
+/// One run: the work (estimated element operations) and its time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Sample {
+    work: f64,
+    secs: f64,
+}
+
+impl Sample {
+    /// The time predicted for `work`: `fixed` seconds (the device's
+    /// round trip) plus the rest in proportion to the work.
+    fn predict(&self, work: f64, fixed: f64) -> f64 {
+        let fixed = fixed.min(self.secs);
+        fixed + (self.secs - fixed) * work / self.work.max(1.0)
+    }
+
+    /// The faster of two runs of the same work, else the later.
+    fn merge(old: Option<Sample>, new: Sample) -> Sample {
+        match old {
+            Some(o) if o.work == new.work && o.secs < new.secs => o,
+            _ => new,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Site {
+    /// The region's statements, for `:device`.
+    what: String,
+    device: Option<Sample>,
+    host: Option<Sample>,
+}
+
+/// The measured regions of this session.
+#[derive(Default)]
+pub struct Sites {
+    sites: HashMap<u64, Site>,
+    /// First-seen order, for the report.
+    order: Vec<u64>,
+}
+
+impl Sites {
+    pub fn clear(&mut self) {
+        self.sites.clear();
+        self.order.clear();
+    }
+
+    /// Where region `key` (its statements described by `what`) runs with
+    /// `work`, given the device's fixed cost per region in seconds.
+    pub fn choose(&mut self, key: u64, what: &str, work: f64, fixed: f64) -> Side {
+        let site = self.sites.entry(key).or_insert_with(|| {
+            self.order.push(key);
+            Site {
+                what: what.to_string(),
+                device: None,
+                host: None,
+            }
+        });
+        match (site.device, site.host) {
+            (None, _) => Side::Device,
+            (Some(_), None) => Side::ProbeHost,
+            (Some(d), Some(h)) => {
+                if d.predict(work, fixed) < h.predict(work, 0.0) {
+                    Side::Device
+                } else {
+                    Side::Host
+                }
+            }
+        }
+    }
+
+    pub fn ran_on_device(&mut self, key: u64, work: f64, t: Duration) {
+        if let Some(s) = self.sites.get_mut(&key) {
+            let new = Sample {
+                work,
+                secs: t.as_secs_f64(),
+            };
+            s.device = Some(Sample::merge(s.device, new));
+        }
+    }
+
+    pub fn ran_on_host(&mut self, key: u64, work: f64, t: Duration) {
+        if let Some(s) = self.sites.get_mut(&key) {
+            let new = Sample {
+                work,
+                secs: t.as_secs_f64(),
+            };
+            s.host = Some(Sample::merge(s.host, new));
+        }
+    }
+
+    /// The `:device` lines: how many regions were measured, where they run,
+    /// and the last few with their times.
+    pub fn report(&self, out: &mut String) {
+        if self.order.is_empty() {
+            return;
+        }
+        let both: Vec<(&Site, Sample, Sample)> = self
+            .order
+            .iter()
+            .filter_map(|k| {
+                let s = &self.sites[k];
+                Some((s, s.device?, s.host?))
+            })
+            .collect();
+        let faster = both
+            .iter()
+            .filter(|(_, d, h)| d.predict(d.work, 0.0) < h.predict(d.work, 0.0))
+            .count();
+        let _ = writeln!(
+            out,
+            "regions measured on both sides: {} ({} faster on the device, {} on the evaluator)",
+            both.len(),
+            faster,
+            both.len() - faster
+        );
+        const SHOWN: usize = 8;
+        for (s, d, h) in both.iter().rev().take(SHOWN).rev() {
+            let _ = writeln!(
+                out,
+                "  {} work {:.0}: device {:.3} ms, evaluator {:.3} ms",
+                s.what,
+                d.work,
+                d.secs * 1e3,
+                h.predict(d.work, 0.0) * 1e3
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(x: f64) -> Duration {
+        Duration::from_secs_f64(x / 1e3)
+    }
+
+    #[test]
+    fn a_region_runs_where_it_was_measured_faster() {
+        let mut s = Sites::default();
+        assert_eq!(s.choose(1, "[map]", 1e6, 1e-4), Side::Device);
+        s.ran_on_device(1, 1e6, ms(2.0));
+        assert_eq!(s.choose(1, "[map]", 1e6, 1e-4), Side::ProbeHost);
+        s.ran_on_host(1, 1e6, ms(1.0));
+        assert_eq!(s.choose(1, "[map]", 1e6, 1e-4), Side::Host);
+        // Ten times the work: the device's fixed cost is paid once.
+        assert_eq!(s.choose(1, "[map]", 1e7, 1.9e-3), Side::Device);
+        // Another region is measured on its own.
+        assert_eq!(s.choose(2, "[reduce]", 1e6, 1e-4), Side::Device);
+        s.ran_on_device(2, 1e6, ms(1.0));
+        s.ran_on_host(2, 1e6, ms(3.0));
+        assert_eq!(s.choose(2, "[reduce]", 1e6, 1e-4), Side::Device);
+        let mut r = String::new();
+        s.report(&mut r);
+        assert!(
+            r.contains("2 (1 faster on the device, 1 on the evaluator)"),
+            "{r}"
+        );
+    }
+
+    #[test]
+    fn the_faster_of_equal_runs_is_kept() {
+        let a = Sample {
+            work: 1.0,
+            secs: 2.0,
+        };
+        let b = Sample {
+            work: 1.0,
+            secs: 3.0,
+        };
+        assert_eq!(Sample::merge(Some(a), b), a);
+        assert_eq!(Sample::merge(Some(b), a), a);
+        let c = Sample {
+            work: 5.0,
+            secs: 9.0,
+        };
+        assert_eq!(Sample::merge(Some(a), c), c);
+    }
+}
