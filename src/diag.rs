@@ -161,7 +161,7 @@ pub fn render_all(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> Str
 /// generated program's, a minified one's) shows a window this wide around
 /// the first label on it, with `…` for what is left out, as compilers do,
 /// instead of the whole line.
-const MAX_LINE: usize = 160;
+const MAX_LINE: usize = 240;
 
 /// A file's text as a diagnostic shows it: its long lines cut to a window.
 struct View {

@@ -731,14 +731,22 @@ fn own_failure(vars: &Vars, e: &Exp) -> bool {
         | Exp::Jvp { .. }
         | Exp::Vjp { .. }
         | Exp::WithVjp { .. } => false,
-        // Integer division by zero, and an integer to a negative power.
-        Exp::BinOp(op, _, b) => match op {
-            BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem => {
-                !matches!(b, Atom::Const(c) if c.ty().is_float() || c.as_f64() != 0.0)
+        // Integer division by zero, and an integer to a negative power;
+        // float arithmetic never fails.
+        Exp::BinOp(op, a, b) => {
+            let float = match a {
+                Atom::Const(c) => c.ty().is_float(),
+                Atom::Var(v) => matches!(vars.ty(*v), Type::Prim(p) if p.is_float()),
+            };
+            match op {
+                _ if float => false,
+                BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem => {
+                    !matches!(b, Atom::Const(c) if c.as_f64() != 0.0)
+                }
+                BinOp::Pow => !matches!(b, Atom::Const(c) if c.as_f64() >= 0.0),
+                _ => false,
             }
-            BinOp::Pow => !matches!(b, Atom::Const(c) if c.ty().is_float() || c.as_f64() >= 0.0),
-            _ => false,
-        },
+        }
         Exp::ArrayLit(xs, t) => t.rank() > 0 && xs.len() > 1,
         Exp::Loop { form, .. } => matches!(form, LoopForm::While { .. }),
         // The arrays may differ in length, and a map's lanes may build
