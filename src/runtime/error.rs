@@ -75,12 +75,22 @@ impl RuntimeError {
                 .map(|c| (c.callee.to_string(), c.site))
                 .collect(),
         );
+        use RuntimeErrorKind as K;
         match self.kind {
             // The `rep` is AUTOMAP's, not the user's: say what it did.
-            RuntimeErrorKind::RepLength => d
+            K::RepLength => d
                 .with_label("a value is used here as an array (AUTOMAP replicates it), but nothing says how long that array is")
                 .with_help("pass an array, or build one of the length you mean: `replicate n x`"),
-            _ => d,
+            K::IndexOutOfBounds => d.with_label("this index is out of bounds"),
+            K::DivisionByZero => d.with_label("this divides by zero"),
+            K::NegativeExponent => d.with_label("this raises an integer to a negative power"),
+            K::ShapeMismatch => d.with_label("the shapes of these arrays differ"),
+            K::AssertionFailed => d.with_label("this assertion failed"),
+            K::NegativeSize => d.with_label("this size is negative"),
+            K::Interrupted => d.with_label("evaluation was here"),
+            K::OutOfMemory => d.with_label("this allocation did not fit"),
+            K::RecursionDepth => d.with_label("calls nested too deeply here"),
+            K::Internal => d.with_label("urchin failed here (a bug in urchin, not in the program)"),
         }
     }
 }
