@@ -43,6 +43,11 @@ fn value(p: &mut OsSession, text: &str) {
     p.expect(Regex(format!("\r\n{}\r\n", regex::escape(text))))
         .unwrap_or_else(|e| panic!("expected the line {text:?}: {e}"));
     p.expect("urchin> ").expect("the prompt");
+    // The prompt can be written before the line editor has put the
+    // terminal in raw mode, and keys sent at once are then read as plain
+    // text: the likely cause of a Tab completion that never came in one
+    // run on a loaded machine.
+    std::thread::sleep(Duration::from_millis(200));
 }
 
 #[test]
