@@ -92,22 +92,28 @@ impl Sites {
     }
 
     pub fn ran_on_device(&mut self, key: u64, work: f64, t: Duration) {
-        if let Some(s) = self.sites.get_mut(&key) {
-            let new = Sample {
-                work,
-                secs: t.as_secs_f64(),
-            };
-            s.device = Some(Sample::merge(s.device, new));
-        }
+        self.record(key, work, t, |s| &mut s.device);
     }
 
     pub fn ran_on_host(&mut self, key: u64, work: f64, t: Duration) {
+        self.record(key, work, t, |s| &mut s.host);
+    }
+
+    /// Merges one run into the side of a measured site that `slot` picks.
+    fn record(
+        &mut self,
+        key: u64,
+        work: f64,
+        t: Duration,
+        slot: impl FnOnce(&mut Site) -> &mut Option<Sample>,
+    ) {
         if let Some(s) = self.sites.get_mut(&key) {
+            let slot = slot(s);
             let new = Sample {
                 work,
                 secs: t.as_secs_f64(),
             };
-            s.host = Some(Sample::merge(s.host, new));
+            *slot = Some(Sample::merge(*slot, new));
         }
     }
 
