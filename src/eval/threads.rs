@@ -117,11 +117,15 @@ impl Drop for Scope {
     }
 }
 
-/// The pool and its thread count, for evaluating the chunks of an
-/// outermost SOAC on several threads; `None` with one thread. Worker
-/// threads have no context, so the kernels they call stay on them.
+/// A pool of `threads - 1` workers and the thread count, for evaluating
+/// the chunks of an outermost SOAC on the workers and the calling thread;
+/// `None` with one thread. A pool of its own: an idle worker of the
+/// kernels' pool, woken by a task and spinning for more, would take a
+/// core from the calling thread. Worker threads have no context, so the
+/// kernels they call stay on them.
 pub(crate) fn chunk_pool() -> Option<(Arc<rayon::ThreadPool>, usize)> {
-    CONTEXT.with(|c| c.borrow().as_ref().map(|c| (c.pool.clone(), c.threads)))
+    let threads = CONTEXT.with(|c| c.borrow().as_ref().map(|c| c.threads))?;
+    Some((pool(threads - 1)?, threads))
 }
 
 /// How to split `len` elements of work whose grain is `grain`: the pool
