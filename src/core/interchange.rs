@@ -14,8 +14,10 @@
 
 use super::ir::*;
 use super::simplify::{Mode, body_can_fail, consumes, dce_body, use_counts};
+use super::visit::{
+    bound_in_body, free_in_body, free_in_exp, freshen_lambda, nested_mut, rename_body,
+};
 use crate::source::Span;
-use super::visit::{bound_in_body, free_in_body, free_in_exp, freshen_lambda, nested_mut, rename_body};
 use std::collections::{HashMap, HashSet};
 
 /// Rewrites every transposition of a two-level map nest in `b` and the

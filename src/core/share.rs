@@ -12,7 +12,7 @@
 //! nothing that could fail moves.
 
 use super::ir::*;
-use super::simplify::has_effect;
+use super::simplify::{consumes, has_effect};
 use super::visit::{Mapper, Scope, Use, free_in_exp, map_exp, nested, nested_mut, rename_body};
 use std::collections::{HashMap, HashSet};
 
@@ -113,7 +113,17 @@ fn share(b: &mut Body, i: usize, j: usize, vars: &mut Vars) -> bool {
     for (k2, k1) in costly_matched {
         let (p2, p1) = (&lam2.body.stms[k2].pat, &lam1.body.stms[k1].pat);
         for (v2, v1) in p2.iter().zip(p1) {
-            if !read.contains(v2) || matches!(vars.ty(*v1), Type::Acc(..)) {
+            // An array updated in place in either lambda is not the value
+            // it was when computed.
+            let updated = |lam: &Lambda, v: Var| {
+                let v = HashSet::from([v]);
+                lam.body.stms.iter().any(|s| consumes(&s.exp, &v))
+            };
+            if !read.contains(v2)
+                || matches!(vars.ty(*v1), Type::Acc(..))
+                || updated(&*lam1, *v1)
+                || updated(&*lam2, *v2)
+            {
                 continue;
             }
             let arr = vars.fresh(vars.name(*v1).to_string(), vars.ty(*v1).array_of(1));
