@@ -2,8 +2,10 @@
 
 pub mod build;
 pub mod check;
+pub mod interchange;
 pub mod ir;
 pub mod lower;
 pub mod pretty;
+pub mod share;
 pub mod simplify;
 pub mod visit;

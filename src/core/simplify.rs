@@ -54,7 +54,9 @@ pub fn simplify_function(f: &mut Function, vars: &mut Vars, mode: Mode) {
         let changed = env.changed;
         fuse_body(&mut f.body, vars);
         dce_body(vars, &mut f.body, mode);
-        if count(&f.body) == before && !changed {
+        let interchanged = super::interchange::interchange_body(&mut f.body, vars);
+        let shared = super::share::share_body(&mut f.body, vars);
+        if count(&f.body) == before && !changed && !interchanged && !shared {
             break;
         }
     }
@@ -784,7 +786,7 @@ pub fn can_fail(vars: &Vars, e: &Exp) -> bool {
             .any(|n| n.scope.role != Role::WithVjpAdjoint && body_can_fail(vars, n.body))
 }
 
-fn body_can_fail(vars: &Vars, b: &Body) -> bool {
+pub(super) fn body_can_fail(vars: &Vars, b: &Body) -> bool {
     b.stms.iter().any(|s| can_fail(vars, &s.exp))
 }
 
@@ -829,7 +831,7 @@ fn same_shape(vars: &Vars, body: &Body, v: Var, outer: &dyn Fn(Var) -> bool) -> 
 
 /// Whether a statement must stay even when dead because it updates
 /// accumulators, itself or anywhere inside.
-fn has_effect(e: &Exp) -> bool {
+pub(super) fn has_effect(e: &Exp) -> bool {
     matches!(e, Exp::WithAcc { .. } | Exp::UpdAcc { .. })
         || nested(e)
             .iter()
@@ -837,7 +839,7 @@ fn has_effect(e: &Exp) -> bool {
 }
 
 /// Removes dead statements, and dead results of maps and branches.
-fn dce_body(vars: &Vars, b: &mut Body, mode: Mode) {
+pub(super) fn dce_body(vars: &Vars, b: &mut Body, mode: Mode) {
     let mut live: HashSet<Var> = HashSet::new();
     for a in &b.result {
         if let Atom::Var(v) = a {
@@ -903,7 +905,7 @@ fn remove_indices<T>(v: &mut Vec<T>, dead: &[usize]) {
 }
 
 /// How often each variable is used in a body (nested uses count).
-fn use_counts(b: &Body, counts: &mut HashMap<Var, usize>) {
+pub(super) fn use_counts(b: &Body, counts: &mut HashMap<Var, usize>) {
     for s in &b.stms {
         operands(&s.exp, |v, _| *counts.entry(v).or_default() += 1);
         for n in nested(&s.exp) {
@@ -1011,7 +1013,7 @@ fn fusable(vars: &Vars, b: &Body, i: usize, j: usize) -> bool {
 }
 
 /// Whether `e` consumes one of `vs`, itself or in a nested body.
-fn consumes(e: &Exp, vs: &HashSet<Var>) -> bool {
+pub(super) fn consumes(e: &Exp, vs: &HashSet<Var>) -> bool {
     let mut own = false;
     operands(e, |v, u| own |= u == Use::Consume && vs.contains(&v));
     own || nested(e)

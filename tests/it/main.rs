@@ -14,6 +14,7 @@ mod support;
 mod ad_check;
 mod ad_memory;
 mod ad_props;
+mod ad_shared_work;
 mod automap_elab;
 mod automap_props;
 mod automap_speed;

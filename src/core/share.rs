@@ -1,0 +1,221 @@
+//! Sharing work between two maps over the same arrays.
+//!
+//! Reverse mode re-executes a map's body in the map of its return sweep
+//! (thesis 3.3: redundant execution), while the forward sweep often runs
+//! the same map for its results: GMM's per-point map over the components
+//! computes `Q (x - μ)` in both. Where a later map's lambda computes a
+//! statement that an earlier map's lambda, over the same arrays, already
+//! computes, and the statement is costly (it reduces: a matrix-vector
+//! product, not an element-wise step), the earlier map returns its value
+//! as one more array and the later one reads that array's element instead
+//! of recomputing it. The earlier map ran first with the same inputs, so
+//! nothing that could fail moves.
+
+use super::ir::*;
+use super::simplify::{consumes, has_effect};
+use super::visit::{Mapper, Scope, Use, free_in_exp, map_exp, nested, nested_mut, rename_body};
+use std::collections::{HashMap, HashSet};
+
+/// How many earlier maps a map is compared with.
+const LOOK_BACK: usize = 8;
+
+/// Shares work between the maps of `b` and of the bodies it nests;
+/// whether anything changed.
+pub fn share_body(b: &mut Body, vars: &mut Vars) -> bool {
+    let mut changed = false;
+    for s in &mut b.stms {
+        for nb in nested_mut(&mut s.exp) {
+            changed |= share_body(nb, vars);
+        }
+    }
+    let maps: Vec<usize> = (0..b.stms.len())
+        .filter(|i| matches!(b.stms[*i].exp, Exp::Map { .. }))
+        .collect();
+    for (n, &j) in maps.iter().enumerate() {
+        for &i in maps[..n].iter().rev().take(LOOK_BACK) {
+            if share(b, i, j, vars) {
+                changed = true;
+            }
+        }
+    }
+    changed
+}
+
+/// Makes the map at `i` return what the map at `j` recomputes; whether it
+/// did.
+fn share(b: &mut Body, i: usize, j: usize, vars: &mut Vars) -> bool {
+    let (first, second) = b.stms.split_at_mut(j);
+    let (s1, s2) = (&mut first[i], &mut second[0]);
+    let (
+        Exp::Map {
+            lam: lam1,
+            args: args1,
+        },
+        Exp::Map {
+            lam: lam2,
+            args: args2,
+        },
+    ) = (&mut s1.exp, &mut s2.exp)
+    else {
+        return false;
+    };
+    // Parameters of the second lambda that are elements of the same arrays
+    // as parameters of the first.
+    let mut same: HashMap<Var, Atom> = HashMap::new();
+    for (p2, a2) in lam2.params.iter().zip(args2.iter()) {
+        if let Some(k) = args1.iter().position(|a1| a1 == a2) {
+            same.insert(*p2, Atom::Var(lam1.params[k]));
+        }
+    }
+    if same.is_empty() {
+        return false;
+    }
+    let keys: HashMap<String, usize> = lam1
+        .body
+        .stms
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !has_effect(&s.exp))
+        .map(|(k, s)| (canonical(&s.exp, &HashMap::new()), k))
+        .collect();
+    // Statements of the second lambda computed by the first (cheap ones
+    // are matched too, so that the costly ones reading them match), and
+    // of those the costly ones.
+    let mut costly_matched: Vec<(usize, usize)> = Vec::new();
+    for (k2, s) in lam2.body.stms.iter().enumerate() {
+        if has_effect(&s.exp) {
+            continue;
+        }
+        let Some(&k1) = keys.get(&canonical(&s.exp, &same)) else {
+            continue;
+        };
+        let s1pat = &lam1.body.stms[k1].pat;
+        if s1pat.len() != s.pat.len() {
+            continue;
+        }
+        for (v2, v1) in s.pat.iter().zip(s1pat) {
+            same.insert(*v2, Atom::Var(*v1));
+        }
+        if costly(&s.exp) {
+            costly_matched.push((k2, k1));
+        }
+    }
+    // Their results that the rest of the second lambda reads.
+    let replaced: HashSet<usize> = costly_matched.iter().map(|(k2, _)| *k2).collect();
+    let mut read = HashSet::new();
+    for (k2, s) in lam2.body.stms.iter().enumerate() {
+        if !replaced.contains(&k2) {
+            free_in_exp(&s.exp, &mut read);
+        }
+    }
+    read.extend(lam2.body.result.iter().filter_map(|a| a.var()));
+    let mut exported: HashMap<Var, Atom> = HashMap::new();
+    for (k2, k1) in costly_matched {
+        let (p2, p1) = (&lam2.body.stms[k2].pat, &lam1.body.stms[k1].pat);
+        for (v2, v1) in p2.iter().zip(p1) {
+            // An array updated in place in either lambda is not the value
+            // it was when computed.
+            let updated = |lam: &Lambda, v: Var| {
+                let v = HashSet::from([v]);
+                lam.body.stms.iter().any(|s| consumes(&s.exp, &v))
+            };
+            if !read.contains(v2)
+                || matches!(vars.ty(*v1), Type::Acc(..))
+                || updated(&*lam1, *v1)
+                || updated(&*lam2, *v2)
+            {
+                continue;
+            }
+            let arr = vars.fresh(vars.name(*v1).to_string(), vars.ty(*v1).array_of(1));
+            lam1.body.result.push(Atom::Var(*v1));
+            s1.pat.push(arr);
+            let p = vars.fresh(vars.name(*v2).to_string(), vars.ty(*v2));
+            lam2.params.push(p);
+            args2.push(arr);
+            exported.insert(*v2, Atom::Var(p));
+        }
+    }
+    if exported.is_empty() {
+        return false;
+    }
+    rename_body(&mut lam2.body, &exported);
+    true
+}
+
+/// Whether a statement reduces somewhere (its work exceeds its result).
+fn costly(e: &Exp) -> bool {
+    matches!(e, Exp::Reduce { .. } | Exp::Scan { .. } | Exp::Hist { .. })
+        || nested(e)
+            .iter()
+            .any(|n| n.body.stms.iter().any(|s| costly(&s.exp)))
+}
+
+/// The first variable number of canonical binders (far above any real
+/// variable).
+const CANON: u32 = 1 << 31;
+
+/// A key for an expression equal for expressions that differ only in the
+/// names they bind (and in source locations), with free variables
+/// renamed by `subst`.
+fn canonical(e: &Exp, subst: &HashMap<Var, Atom>) -> String {
+    let mut c = Canon {
+        subst: subst.clone(),
+        next: CANON,
+    };
+    let mut e = e.clone();
+    map_exp(&mut e, &mut c);
+    format!("{e:?}")
+}
+
+struct Canon {
+    subst: HashMap<Var, Atom>,
+    next: u32,
+}
+
+impl Canon {
+    fn bind(&mut self, v: &mut Var) {
+        let n = Var(self.next);
+        self.next += 1;
+        self.subst.insert(*v, Atom::Var(n));
+        *v = n;
+    }
+
+    fn rename(&self, v: Var) -> Var {
+        match self.subst.get(&v) {
+            Some(Atom::Var(w)) => *w,
+            _ => v,
+        }
+    }
+}
+
+impl<'a> Mapper<'a> for Canon {
+    fn atom(&mut self, a: &mut Atom, _: Use) {
+        if let Atom::Var(v) = a {
+            *a = self.subst.get(v).copied().unwrap_or(*a);
+        }
+    }
+
+    fn var(&mut self, v: &mut Var, _: Use) {
+        *v = self.rename(*v);
+    }
+
+    fn binder(&mut self, v: &mut Var) {
+        self.bind(v);
+    }
+
+    fn body(&mut self, b: &'a mut Body, _: Scope<'_>) {
+        for s in &mut b.stms {
+            map_exp(&mut s.exp, self);
+            for p in &mut s.pat {
+                self.bind(p);
+            }
+            s.span = Default::default();
+            s.ctx = Default::default();
+        }
+        for a in &mut b.result {
+            if let Atom::Var(v) = a {
+                *a = self.subst.get(v).copied().unwrap_or(*a);
+            }
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! What the simplifier makes of reverse mode's redundant execution
+//! (`core::share`, `core::interchange`), on GMM's gradient: the
+//! matrix-vector products `Q (x - μ)` of the per-point map are computed
+//! once (the forward sweep's map returns them to the return sweep's), and
+//! the transposed matrix-vector product of the return sweep transposes the
+//! `d × d` matrix, not the `n × d × d` per-element products. The values
+//! are checked by `examples/gmm.fut`'s own test blocks.
+
+use urchin::core::ir::{Body, Exp, Var};
+use urchin::core::visit::nested;
+
+/// Dot products (`reduce (+)` of a fused map of one multiplication) and
+/// transpositions, at any depth, with the transposed variables.
+fn census(b: &Body, dots: &mut usize, transposed: &mut Vec<Var>) {
+    for s in &b.stms {
+        match &s.exp {
+            Exp::Reduce { pre: Some(f), .. }
+                if f.body.stms.len() == 1
+                    && matches!(f.body.stms[0].exp, Exp::BinOp(urchin::prim::BinOp::Mul, ..)) =>
+            {
+                *dots += 1
+            }
+            Exp::Rearrange(_, v) => transposed.push(*v),
+            _ => {}
+        }
+        for n in nested(&s.exp) {
+            census(n.body, dots, transposed);
+        }
+    }
+}
+
+/// The lambda parameters bound anywhere in a body.
+fn params(b: &Body, out: &mut Vec<Var>) {
+    for s in &b.stms {
+        for n in nested(&s.exp) {
+            out.extend(n.scope.binders.iter());
+            params(n.body, out);
+        }
+    }
+}
+
+#[test]
+fn gmm_gradient_computes_each_matrix_vector_product_once() {
+    let mut s = crate::support::session();
+    let text = std::fs::read_to_string("examples/gmm.fut").expect("the example exists");
+    s.load("gmm.fut", &text).expect("the example loads");
+    let c = s
+        .compile(s.lookup_def("grad").expect("grad exists"))
+        .expect("grad compiles");
+    let body = &c.program.functions[0].body;
+    let (mut dots, mut transposed) = (0, Vec::new());
+    census(body, &mut dots, &mut transposed);
+    // The forward sweep's `f64.sum (l * v)`, not again in the return
+    // sweep (whose transposed product sums the rows a map builds).
+    assert_eq!(dots, 1, "dot products in GMM's gradient");
+    // The one transposition is of a component's matrix, a parameter of
+    // the map over the components.
+    let mut ps = Vec::new();
+    params(body, &mut ps);
+    assert_eq!(transposed.len(), 1, "transpositions in GMM's gradient");
+    assert!(
+        ps.contains(&transposed[0]),
+        "the transposed array is a map parameter (a matrix), not per-point products"
+    );
+}
