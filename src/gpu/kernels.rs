@@ -1115,12 +1115,13 @@ impl<'a> Kernels<'a> {
             self.g.accs.push(super::codegen::AccInfo {
                 buf: format!("o{k}"),
                 dims: x.dims.clone(),
+                private: None,
             });
             self.g.bind(lam.params[k], KVal::Acc(k));
         }
-        self.begin("acc_k", &format!("long n, {}", self.out_params(0)));
-        self.g.line("long gid = get_global_id(0);");
-        self.g.line("if (gid >= n) return;");
+        // The code before the map first: only then is its length known,
+        // which chooses the kernel's form.
+        self.g.code.clear();
         self.g.cost = 0.0;
         for s in before {
             self.g.stm(s)?;
@@ -1128,16 +1129,100 @@ impl<'a> Kernels<'a> {
         let xs = self.args(args)?;
         let n_dim = self.g.outer_len(&xs)?;
         let n = host(&n_dim)?;
+        let prefix = std::mem::take(&mut self.g.code);
+        let cells: Vec<usize> = self.outputs[..m]
+            .iter()
+            .map(|o| o.shape.iter().product())
+            .collect();
+        // On a CPU driver, a few work items each fold a contiguous chunk
+        // into their own copy of the accumulators (plain additions, in
+        // cache), and a second kernel adds the copies to the result:
+        // atomics on a small accumulator contend for the same lines.
+        // Where the copies would cost more than the elements (many cells,
+        // few elements), or on a GPU, the updates are atomic.
+        let groups = (self.shape.compute_units * 8).clamp(1, n.max(1));
+        let private = !self.shape.gpu && groups * cells.iter().sum::<usize>() <= n.max(1 << 16);
+        if !private {
+            self.begin("acc_k", &format!("long n, {}", self.out_params(0)));
+            self.g.line("long gid = get_global_id(0);");
+            self.g.line("if (gid >= n) return;");
+            self.g.code.push_str(&prefix);
+            self.g.known_in_range("gid", &n_dim);
+            self.g
+                .in_loop(Some(&Dim::Const(n as i64)), |g| g.apply_at(f, &xs, "gid"))?;
+            self.work = self.g.cost;
+            self.end();
+            self.launches.push(Launch {
+                kernel: "acc_k",
+                global: n,
+                local: self.shape.group.min(64),
+                extra: std::iter::once(Extra::Long(n as i64))
+                    .chain((0..m).map(Extra::Out))
+                    .collect(),
+            });
+            return Ok(());
+        }
+        let tys: Vec<PrimType> = self.outputs[..m].iter().map(|o| o.elem).collect();
+        let mut subs = Vec::new();
+        for (k, t) in tys.iter().enumerate() {
+            self.scratch.push(Scratch {
+                bytes: groups * cells[k] * t.bytes(),
+                fill: Some(vec![0u8; t.bytes()]),
+            });
+            subs.push(self.scratch.len() - 1);
+            let acc = &mut self.g.accs[k];
+            acc.buf = format!("sub{k}");
+            acc.private = Some(format!("grp * {}L", cells[k]));
+        }
+        let subp = Self::globals(&tys, "sub");
+        self.begin("acc_k", &format!("long n, long per, {subp}"));
+        self.g.line("long grp = get_global_id(0);");
+        self.g.line("long lo = grp * per, hi = min(n, lo + per);");
+        self.g.code.push_str(&prefix);
+        self.g.open("for (long gid = lo; gid < hi; gid++)");
         self.g.known_in_range("gid", &n_dim);
-        self.g
-            .in_loop(Some(&Dim::Const(n as i64)), |g| g.apply_at(f, &xs, "gid"))?;
+        let r = self
+            .g
+            .in_loop(Some(&Dim::Const(n as i64)), |g| g.apply_at(f, &xs, "gid"));
+        self.g.close();
+        r?;
         self.work = self.g.cost;
         self.end();
+        // Each cell: the destination plus the copies, in order.
+        self.begin(
+            "acc_sum",
+            &format!("long ng, {subp}, {}", self.out_params(0)),
+        );
+        self.g.line("long c = get_global_id(0);");
+        for (k, t) in tys.iter().enumerate() {
+            self.g.open(format!("if (c < {}L)", cells[k]));
+            let acc = self.g.decl_accs(&[(format!("o{k}[c]"), *t)]);
+            let (a, _) = &acc[0];
+            self.g.open("for (long g = 0; g < ng; g++)");
+            let cell = format!("sub{k}[g * {}L + c]", cells[k]);
+            let (sum, _) = self.g.binop(BinOp::Add, *t, a, &cell)?;
+            self.g.line(format!("{a} = {sum};"));
+            self.g.close();
+            self.g.line(format!("o{k}[c] = {a};"));
+            self.g.close();
+        }
+        self.end();
+        let per = n.div_ceil(groups);
         self.launches.push(Launch {
             kernel: "acc_k",
-            global: n,
+            global: groups,
+            local: 1,
+            extra: [Extra::Long(n as i64), Extra::Long(per as i64)]
+                .into_iter()
+                .chain(subs.iter().map(|&s| Extra::Scratch(s)))
+                .collect(),
+        });
+        self.launches.push(Launch {
+            kernel: "acc_sum",
+            global: cells.iter().copied().max().unwrap_or(0),
             local: self.shape.group.min(64),
-            extra: std::iter::once(Extra::Long(n as i64))
+            extra: std::iter::once(Extra::Long(groups as i64))
+                .chain(subs.iter().map(|&s| Extra::Scratch(s)))
                 .chain((0..m).map(Extra::Out))
                 .collect(),
         });

@@ -163,8 +163,11 @@ pub enum Ran {
         work: f64,
         time: Duration,
     },
-    /// The region must run on the evaluator (too small, slower here, or
-    /// the device reported an error the evaluator will report properly).
+    /// The region stays on the evaluator (below the threshold, or slower
+    /// here): a decision for every run like this one.
+    Kept,
+    /// The device reported an error, which the evaluator will report
+    /// properly (this run only).
     Evaluate,
     /// The region must run on the evaluator, timed, for the sites.
     Probe { key: u64, work: f64 },
@@ -318,7 +321,7 @@ pub fn run(
         Side::Device => {}
         Side::Host => {
             trace(|| format!("{what} kept on the evaluator (work {work:.0})"));
-            return Ok(Ran::Evaluate);
+            return Ok(Ran::Kept);
         }
         Side::ProbeHost => {
             trace(|| format!("{what} timed on the evaluator (work {work:.0})"));
