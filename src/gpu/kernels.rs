@@ -97,6 +97,10 @@ pub struct Compiled {
     pub work: f64,
 }
 
+/// The independent folds each work item of a reduction on a CPU device
+/// runs at once (see `fold_chains`).
+const CHAINS: usize = 4;
+
 /// The device's shape, for choosing launch sizes.
 #[derive(Clone, Copy, Debug)]
 pub struct Shape {
@@ -547,6 +551,63 @@ impl<'a> Kernels<'a> {
         Ok(accs)
     }
 
+    /// Folds elements `lo..hi` as [`CHAINS`] contiguous pieces at once,
+    /// each into its own accumulators, then combines the pieces in order:
+    /// the result of any associative operator is that of one fold, and a
+    /// CPU overlaps the independent chains of operations instead of waiting
+    /// on one (a sum of squares goes from latency-bound to memory-bound).
+    fn fold_chains(
+        &mut self,
+        op: &Operator,
+        pre: Option<&Lambda>,
+        args: &[Var],
+        lo: &str,
+        hi: &str,
+        n: &Dim,
+    ) -> G<Vec<(String, PrimType)>> {
+        let ne = self.g.neutral(&op.neutral, &op.lam)?;
+        let chains: Vec<Vec<(String, PrimType)>> =
+            (0..CHAINS).map(|_| self.g.decl_accs(&ne)).collect();
+        self.g.line(format!("long cq = ({hi} - {lo}) / {CHAINS};"));
+        self.g.open("for (long cj = 0; cj < cq; cj++)");
+        let trip = (self.g.sizes)(n).map(|x| Dim::Const(x / CHAINS as i64));
+        let r = self.g.in_loop(trip.as_ref(), |g| -> G<()> {
+            for (c, accs) in chains.iter().enumerate() {
+                let i = g.let_(PrimType::I64, &format!("{lo} + {c} * cq + cj"));
+                g.known_in_range(&i, n);
+                let xs: Vec<KVal> = args.iter().map(|v| g.get(*v)).collect::<G<_>>()?;
+                let es = elems_in(g, pre, &xs, &i)?;
+                g.combine(&op.lam, accs, es)?;
+            }
+            Ok(())
+        });
+        self.g.close();
+        r?;
+        // What is left after the last piece's share belongs to it.
+        let last = &chains[CHAINS - 1];
+        self.g.open(format!(
+            "for (long i = {lo} + {CHAINS} * cq; i < {hi}; i++)"
+        ));
+        self.g.known_in_range("i", n);
+        let r = self
+            .g
+            .in_loop(Some(&Dim::Const(CHAINS as i64)), |g| -> G<()> {
+                let xs: Vec<KVal> = args.iter().map(|v| g.get(*v)).collect::<G<_>>()?;
+                let es = elems_in(g, pre, &xs, "i")?;
+                g.combine(&op.lam, last, es)
+            });
+        self.g.close();
+        r?;
+        for piece in &chains[1..] {
+            let es = piece
+                .iter()
+                .map(|(c, t)| Gen::scalar(c.clone(), *t))
+                .collect();
+            self.g.combine(&op.lam, &chains[0], es)?;
+        }
+        Ok(chains[0].clone())
+    }
+
     fn reduce(
         &mut self,
         stm: &Stm,
@@ -586,15 +647,9 @@ impl<'a> Kernels<'a> {
         let accs = if strided {
             self.fold_range(op, pre, args, "tid", "n", "nt", &n_dim)?
         } else {
-            self.fold_range(
-                op,
-                pre,
-                args,
-                "tid * per",
-                "min(n, tid * per + per)",
-                "1",
-                &n_dim,
-            )?
+            self.g
+                .line("long lo = min(n, tid * per), hi = min(n, lo + per);");
+            self.fold_chains(op, pre, args, "lo", "hi", &n_dim)?
         };
         self.work = self.g.cost;
         for (k, (a, _)) in accs.iter().enumerate() {
