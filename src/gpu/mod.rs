@@ -330,15 +330,6 @@ impl Gpu {
                     time,
                 }) => {
                     g.sites.ran_on_device(key, work, time);
-                    // A region's first run is timed on both sides, one
-                    // after the other (the evaluator's values are kept):
-                    // from its second run on, it runs where it was faster.
-                    if g.sites.needs_host(key) {
-                        return Offload::Probe {
-                            count: end - start,
-                            site: Site { key, work },
-                        };
-                    }
                     return Offload::Ran {
                         consumed: end - start,
                         values,

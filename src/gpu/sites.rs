@@ -4,10 +4,9 @@
 //! (a vectorised bulk `map` on the evaluator, a reduction with a few long
 //! work items on the device, ...), which no work estimate captures. So a
 //! region above the threshold runs once on the device and once on the
-//! evaluator, both timed (in its first run), and from then on where it
-//! was faster, scaled to its work. A region is known by the text of its
-//! kernels, which is the same for every run of the same statements on
-//! arrays of the same rank.
+//! evaluator, both timed, and from then on where it was faster, scaled to
+//! its work. A region is known by the text of its kernels, which is the
+//! same for every run of the same statements on arrays of the same rank.
 
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -92,14 +91,6 @@ impl Sites {
         }
     }
 
-    /// Whether region `key` is measured on the device but not yet on the
-    /// evaluator.
-    pub fn needs_host(&self, key: u64) -> bool {
-        self.sites
-            .get(&key)
-            .is_some_and(|s| s.device.is_some() && s.host.is_none())
-    }
-
     pub fn ran_on_device(&mut self, key: u64, work: f64, t: Duration) {
         self.record(key, work, t, |s| &mut s.device);
     }
@@ -177,12 +168,9 @@ mod tests {
     fn a_region_runs_where_it_was_measured_faster() {
         let mut s = Sites::default();
         assert_eq!(s.choose(1, "[map]", 1e6, 1e-4), Side::Device);
-        assert!(!s.needs_host(1));
         s.ran_on_device(1, 1e6, ms(2.0));
-        assert!(s.needs_host(1));
         assert_eq!(s.choose(1, "[map]", 1e6, 1e-4), Side::ProbeHost);
         s.ran_on_host(1, 1e6, ms(1.0));
-        assert!(!s.needs_host(1));
         assert_eq!(s.choose(1, "[map]", 1e6, 1e-4), Side::Host);
         // Ten times the work: the device's fixed cost is paid once.
         assert_eq!(s.choose(1, "[map]", 1e7, 1.9e-3), Side::Device);
