@@ -29,7 +29,6 @@ pub use select::{Choice, DeviceInfo, Kind};
 pub use stats::Stats;
 
 use crate::core::ir::{Body, Var, Vars};
-use crate::core::visit::free_in_exp;
 use crate::runtime::value::Value;
 use cl::Cl;
 use region::{Device, Failure, Ran, Resident};
@@ -244,7 +243,7 @@ impl Gpu {
             start,
         };
         let known = g.known.entry(at).or_insert_with(|| Known {
-            free: free_vars(&body.stms[start..end]),
+            free: region::free_vars(&body.stms[start..end]),
             decided: HashMap::new(),
         });
         let sig = signature(&known.free, lookup);
@@ -441,21 +440,6 @@ impl Gpu {
             let _ = writeln!(out, "last statement not offloadable: {u}");
         }
     }
-}
-
-/// The variables `stms` read from before them.
-fn free_vars(stms: &[crate::core::ir::Stm]) -> Vec<Var> {
-    let mut free = HashSet::new();
-    let mut bound = HashSet::new();
-    for s in stms {
-        let mut u = HashSet::new();
-        free_in_exp(&s.exp, &mut u);
-        free.extend(u.into_iter().filter(|v| !bound.contains(v)));
-        bound.extend(s.pat.iter().copied());
-    }
-    let mut free: Vec<Var> = free.into_iter().collect();
-    free.sort();
-    free
 }
 
 /// What a region's decision depends on besides its statements: the shapes
