@@ -17,11 +17,14 @@
 //! lengths, and one element at a time as in bulk (for operators folded
 //! natively; see the module documentation of `eval` for the others).
 
+use super::error::Fail;
 use super::error::R;
 use super::interp::Interp;
 use super::lanes::LVal;
-use super::soac::combine_native;
+use super::soac::{combine_native, fold_all, slice_outer};
 use crate::core::ir::Operator;
+use crate::runtime::Raise;
+use crate::runtime::value::Value;
 
 /// Elements per block.
 pub(crate) const BLOCK: usize = 1024;
@@ -65,10 +68,10 @@ impl Blocks {
         &self.ne
     }
 
-    /// The lengths of the pieces that the next `c` elements make when cut
-    /// at block boundaries.
-    pub fn pieces(&self, c: usize) -> Vec<usize> {
-        pieces(self.pos, c)
+    /// The next `c` elements cut into runs of whole blocks and pieces of
+    /// blocks (see [`runs`]).
+    pub fn runs(&self, c: usize) -> Vec<Run> {
+        runs(self.pos, c, None)
     }
 
     /// Before the element at the current position: if it starts a block
@@ -94,19 +97,47 @@ impl Blocks {
         Ok(())
     }
 
+    /// Takes consecutive whole blocks folded elsewhere, as `put_block`
+    /// takes each in turn: `folds` is the one-dimensional array of their
+    /// folds, `k` their total length. Natively where the operator is
+    /// recognised (the same steps as `close`).
+    pub fn put_folds(&mut self, it: &mut Interp, op: &Operator, folds: &LVal, k: usize) -> R<()> {
+        let Value::Array(a) = &folds.v else {
+            return Err(Fail::internal("block folds that are not an array"));
+        };
+        let fold = |j: usize| vec![LVal::inv(Value::Scalar(a.get_flat(j)))];
+        let m = a.shape().first().copied().unwrap_or(0);
+        if m == 0 {
+            return Err(Fail::internal("a run of no blocks"));
+        }
+        self.at_element(it, op)?;
+        if m > 1 {
+            let done = match self.done.take() {
+                None => fold(0),
+                Some(d) => combine(it, op, d, fold(0))?,
+            };
+            // The blocks between the first and the last in one native
+            // loop where it can be; one at a time otherwise.
+            let middle = slice_outer(folds, 1, m - 1);
+            let native = match (&done[..], op.native_binop()) {
+                ([d], Some(f)) => d.scalar().and_then(|d| fold_all(f, &middle, d)),
+                _ => None,
+            };
+            self.done = Some(match native {
+                Some(r) => vec![LVal::inv(Value::Scalar(r))],
+                None => (1..m - 1).try_fold(done, |d, j| combine(it, op, d, fold(j)))?,
+            });
+        }
+        self.open = fold(m - 1);
+        self.pos += k;
+        Ok(())
+    }
+
     fn close(&mut self, it: &mut Interp, op: &Operator) -> R<()> {
         let open = std::mem::replace(&mut self.open, self.ne.clone());
         self.done = Some(match self.done.take() {
             None => open,
-            // The same operation natively where it can be: the calling
-            // thread combines every block of a parallel reduction.
-            Some(mut d) => match combine_native(op, &d, &open) {
-                Some(r) => vec![r],
-                None => {
-                    d.extend(open);
-                    it.apply(&op.lam, d)?
-                }
-            },
+            Some(d) => combine(it, op, d, open)?,
         });
         Ok(())
     }
@@ -116,6 +147,44 @@ impl Blocks {
         self.close(it, op)?;
         Ok(self.done.unwrap_or(self.ne))
     }
+}
+
+/// `d op x`, natively where it can be: the calling thread combines every
+/// block of a parallel reduction.
+fn combine(it: &mut Interp, op: &Operator, mut d: Vec<LVal>, x: Vec<LVal>) -> R<Vec<LVal>> {
+    match combine_native(op, &d, &x) {
+        Some(r) => Ok(vec![r]),
+        None => {
+            d.extend(x);
+            it.apply(&op.lam, d)
+        }
+    }
+}
+
+/// A stretch of consecutive elements of a reduction: `whole` blocks
+/// only (each folded from the neutral element), or a piece of one block.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Run {
+    pub len: usize,
+    pub whole: bool,
+}
+
+/// The `c` elements from position `pos` cut at block boundaries, with
+/// consecutive whole blocks merged into one run. A block is whole when
+/// all its `BLOCK` elements are among them, or it is the last block of a
+/// reduction of `end` elements.
+pub(crate) fn runs(pos: usize, c: usize, end: Option<usize>) -> Vec<Run> {
+    let mut out: Vec<Run> = Vec::new();
+    let mut at = pos;
+    for k in pieces(pos, c) {
+        let whole = at % BLOCK == 0 && (k == BLOCK || Some(at + k) == end);
+        match out.last_mut() {
+            Some(last) if whole && last.whole => last.len += k,
+            _ => out.push(Run { len: k, whole }),
+        }
+        at += k;
+    }
+    out
 }
 
 /// The lengths of the pieces that the `c` elements from position `pos`
@@ -141,6 +210,25 @@ mod tests {
         assert_eq!(pieces(BLOCK - 2, 5), vec![2, 3]);
         assert_eq!(pieces(BLOCK, 2 * BLOCK + 1), vec![BLOCK, BLOCK, 1]);
         assert!(pieces(7, 0).is_empty());
+    }
+
+    #[test]
+    fn runs_merge_whole_blocks() {
+        let run = |len, whole| Run { len, whole };
+        assert_eq!(
+            runs(BLOCK - 2, 3 * BLOCK, None),
+            vec![run(2, false), run(2 * BLOCK, true), run(BLOCK - 2, false)]
+        );
+        // The last block of the reduction is whole however short.
+        assert_eq!(
+            runs(BLOCK, BLOCK + 5, Some(2 * BLOCK + 5)),
+            vec![run(BLOCK + 5, true)]
+        );
+        assert_eq!(
+            runs(BLOCK, BLOCK + 5, None),
+            vec![run(BLOCK, true), run(5, false)]
+        );
+        assert!(runs(3, 0, None).is_empty());
     }
 
     #[test]

@@ -20,16 +20,20 @@
 //!   `CHUNK_BUDGET` elements, so a nested map-reduce runs in cache-sized
 //!   tiles). The boundaries are a function of the program and its inputs.
 //! - **Maps and blocks on workers, combination in order.** Once the
-//!   length is fixed, batches of chunks go to the rayon pool: each worker
-//!   evaluates the *map* of its chunk (the `map` itself, or the map fused
-//!   into a `reduce`/`scan`, so the intermediate array of a redomap exists
-//!   one chunk at a time) with an interpreter of its own, and folds the
-//!   whole blocks of a `reduce` (`blocks.rs`: every reduction combines
-//!   fixed blocks in a fixed order); the calling thread combines the
-//!   results in chunk order, continuing the carry exactly as it would
-//!   alone, while the workers evaluate the next batch. A chunk's work depends only on its slice of the arguments,
-//!   element-wise work computes each element on its own, and blocks sit at
-//!   fixed positions, so 1 thread and 64 give the same bits
+//!   length is fixed, the chunks go to the rayon pool: each worker takes
+//!   the next chunk in order and evaluates its *map* (the `map` itself,
+//!   or the map fused into a `reduce`/`scan`, so the intermediate array
+//!   of a redomap exists one chunk at a time) with an interpreter of its
+//!   own, and folds the whole blocks of a `reduce` (`blocks.rs`: every
+//!   reduction combines fixed blocks in a fixed order; runs of whole
+//!   blocks natively, into an array of their folds). The calling thread
+//!   is one of the workers: it combines the results in chunk order as
+//!   they arrive, continuing the carry exactly as it would alone, and
+//!   evaluates a chunk itself when the next result is not ready. Workers
+//!   run at most a window of chunks ahead of the combination ([`Gate`]).
+//!   A chunk's work depends only on its slice of the arguments,
+//!   element-wise work computes each element on its own, and blocks sit
+//!   at fixed positions, so 1 thread and 64 give the same bits
 //!   (`eval::proptests`).
 //! - Values cross threads as `Plain` scalars and arrays; a SOAC reading a
 //!   `rep` (which holds an `Rc`) stays on the calling thread, as does,
@@ -50,17 +54,16 @@ use super::error::{Fail, R};
 use super::interp::{Interp, PROBE_CHUNK};
 use super::kernels::{from_vec, row_major};
 use super::lanes::LVal;
-use super::soac::{SentUpdate, slice_outer};
+use super::soac::{SentUpdate, fold_blocks, slice_outer};
 use super::threads;
 use crate::core::ir::{Atom, Lambda, Operator, Program, Type, Var};
 use crate::prim::Scalar;
 use crate::runtime::Raise;
 use crate::runtime::value::{AccCell, Array, Element, Value};
-use rayon::prelude::*;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, mpsc};
 
 #[cfg(test)]
 thread_local! {
@@ -80,7 +83,7 @@ fn retrying(e: &Fail) {
 /// Elements of temporaries (over all the chunks left) below which the
 /// chunks of a SOAC stay on the calling thread (scaled by the options'
 /// `grain_scale`, as the kernels' grains are).
-const PARALLEL_WORK: usize = 1 << 19;
+const PARALLEL_WORK: usize = 1 << 16;
 
 /// What an outermost SOAC does with each chunk.
 #[derive(Clone, Copy)]
@@ -124,6 +127,9 @@ impl Carry {
 enum Part {
     Mapped(Vec<LVal>, usize),
     Folded(Vec<LVal>, usize),
+    /// Consecutive whole blocks folded natively: the array of their
+    /// folds (see `Blocks::put_folds`).
+    Folds(LVal, usize),
 }
 
 /// What one chunk produced.
@@ -171,6 +177,7 @@ impl<'l> ChunkOp<'l> {
                     match part {
                         Part::Mapped(xs, k) => it.reduce_pieces(op, xs, k, &mut b)?,
                         Part::Folded(p, k) => b.put_block(it, op, p, k)?,
+                        Part::Folds(folds, k) => b.put_folds(it, op, &folds, k)?,
                     }
                 }
                 ChunkOut {
@@ -318,17 +325,21 @@ impl<'p> Interp<'p> {
     }
 
     /// The chunks `start..n` (of `len` elements each) on the threads of
-    /// the pool, a batch at a time: workers evaluate the map of each chunk
-    /// (the `map`, or the map fused into a `reduce` or `scan`) and fold
-    /// the whole blocks of a `reduce`, and this thread combines their
-    /// results in chunk order, as it would have computed them itself,
-    /// while the workers go on with the next batch; so the results are the
-    /// same bits for any thread count. Returns how far it got: it stops
-    /// before a chunk that fails or meets something irregular, which this
-    /// thread then evaluates again (bodies are pure). It does nothing where the SOAC reads a value that cannot
-    /// cross threads (a `rep`) or returns accumulators, where the chunks left
-    /// build too little ([`PARALLEL_WORK`]), or when memory is tracked
-    /// (the peak reported is then one thread's).
+    /// the pool: workers evaluate the map of each chunk (the `map`, or the
+    /// map fused into a `reduce` or `scan`) and fold the whole blocks of a
+    /// `reduce`, taking chunks in order as they finish the last, and this
+    /// thread combines their results in chunk order as they arrive, as it
+    /// would have computed them itself; so the results are the same bits
+    /// for any thread count. Workers run at most [`WINDOW`] chunks per
+    /// thread ahead of the combination (which bounds the results waiting),
+    /// and never wait for each other: a barrier per batch of chunks left
+    /// them idle while woken threads were scheduled. Returns how far it
+    /// got: it stops before a chunk that fails or meets something
+    /// irregular, which this thread then evaluates again (bodies are
+    /// pure). It does nothing where the SOAC reads a value that cannot
+    /// cross threads (a `rep`) or returns accumulators, where the chunks
+    /// left build too little ([`PARALLEL_WORK`]), or when memory is
+    /// tracked (the peak reported is then one thread's).
     fn chunks_in_parallel(
         &mut self,
         op: ChunkOp,
@@ -355,67 +366,94 @@ impl<'p> Interp<'p> {
         let Some((shared, accs)) = self.shared(op, vals, carry, n) else {
             return Ok(start);
         };
-        // The chunks of a batch, `4 × threads` of them from `s`.
-        let batch_from = |s: usize| -> Vec<(usize, usize)> {
-            (s..n)
-                .step_by(len)
-                .take(4 * threads)
-                .map(|s| (s, len.min(n - s)))
-                .collect()
-        };
-        let run = |batch: &[(usize, usize)]| -> Vec<Result<ChunkDone, Failed>> {
-            batch
-                .par_iter()
-                .map_init(
-                    || shared.interp(),
-                    |(it, cells), &(s, c)| shared.chunk(it, cells, s, c),
-                )
-                .collect()
-        };
-        let mut batch = batch_from(start);
-        let mut outs = pool.install(|| run(&batch));
-        while !batch.is_empty() {
-            self.check_interrupt()?;
-            // The workers evaluate the next batch while this thread
-            // combines the last one (in chunk order, as it would alone).
-            let next = batch_from(batch.last().map_or(n, |&(s, c)| s + c));
-            let mut next_outs = Vec::new();
-            let stopped = pool.in_place_scope(|scope| {
-                if !next.is_empty() {
-                    let (next, slot, run) = (&next, &mut next_outs, &run);
-                    scope.spawn(move |_| *slot = run(next));
-                }
-                self.combine_batch(op, &batch, outs, rows, carry, &accs)
-            })?;
-            if let Some(s) = stopped {
-                return Ok(s);
+        let chunks: Vec<(usize, usize)> = (start..n)
+            .step_by(len)
+            .map(|s| (s, len.min(n - s)))
+            .collect();
+        let gate = Gate::new(WINDOW * threads);
+        let (sent, received) = mpsc::channel();
+        pool.in_place_scope(|scope| {
+            // This thread is one of the `threads`: it evaluates chunks
+            // too while it has nothing to combine.
+            for _ in 1..threads {
+                let (shared, chunks, gate, sent) = (&shared, &chunks, &gate, sent.clone());
+                scope.spawn(move |_| {
+                    let (mut it, cells) = shared.interp();
+                    while let Some(k) = gate.take(chunks.len(), true) {
+                        let (s, c) = chunks[k];
+                        if sent.send((k, shared.chunk(&mut it, &cells, s, c))).is_err() {
+                            break;
+                        }
+                    }
+                });
             }
-            (batch, outs) = (next, next_outs);
-        }
-        Ok(n)
+            drop(sent);
+            let workers = Workers {
+                shared: &shared,
+                chunks: &chunks,
+                received: &received,
+                gate: &gate,
+            };
+            let stopped = self.combine_in_order(op, &workers, rows, carry, &accs);
+            gate.stop();
+            stopped
+        })
+        .map(|stopped| stopped.unwrap_or(n))
     }
 
-    /// Combines the chunks of a batch that workers evaluated, in order,
-    /// applying their accumulator updates: `Some(s)` if it stopped before
-    /// the chunk at `s`, which failed or met something irregular (this
-    /// thread evaluates it again, and reports its error as it does).
-    fn combine_batch(
+    /// Combines the chunks that workers evaluate, in chunk order as their
+    /// results arrive, applying their accumulator updates: `Some(s)` if it
+    /// stopped before the chunk at `s`, which failed or met something
+    /// irregular (this thread evaluates it again, and reports its error
+    /// as it does).
+    fn combine_in_order(
         &mut self,
         op: ChunkOp,
-        batch: &[(usize, usize)],
-        outs: Vec<Result<ChunkDone, Failed>>,
+        workers: &Workers,
         rows: &mut [Rows],
         carry: &mut Carry,
         accs: &[AccCell],
     ) -> R<Option<usize>> {
-        if outs.iter().any(|o| matches!(o, Err(Failed::Interrupted))) {
-            return Err(Fail::interrupted());
-        }
-        for (out, &(s, c)) in outs.into_iter().zip(batch) {
-            let Ok((parts, updates)) = out else {
+        let mut waiting: Vec<Option<Result<ChunkDone, Failed>>> = Vec::new();
+        // This thread's own worker, made when it first takes a chunk.
+        let mut own = None;
+        for (k, &(s, c)) in workers.chunks.iter().enumerate() {
+            let out = loop {
+                self.check_interrupt()?;
+                if let Some(out) = waiting.get_mut(k).and_then(Option::take) {
+                    break out;
+                }
+                let (j, out) = match workers.received.try_recv() {
+                    Ok(got) => got,
+                    Err(mpsc::TryRecvError::Empty) => {
+                        match workers.gate.take(workers.chunks.len(), false) {
+                            Some(j) => (j, workers.evaluate(&mut own, j)),
+                            None => workers
+                                .received
+                                .recv()
+                                .map_err(|_| Fail::internal("chunk workers stopped early"))?,
+                        }
+                    }
+                    Err(mpsc::TryRecvError::Disconnected) => {
+                        match workers.gate.take(workers.chunks.len(), false) {
+                            Some(j) => (j, workers.evaluate(&mut own, j)),
+                            None => return Err(Fail::internal("chunk workers stopped early")),
+                        }
+                    }
+                };
+                if waiting.len() <= j {
+                    waiting.resize_with(j + 1, || None);
+                }
+                waiting[j] = Some(out);
+            };
+            let (parts, updates) = match out {
+                Ok(done) => done,
+                Err(Failed::Interrupted) => return Err(Fail::interrupted()),
+                Err(Failed::Retry) => return Ok(Some(s)),
+            };
+            let Ok(parts) = parts.into_iter().map(PlainPart::part).collect() else {
                 return Ok(Some(s));
             };
-            let parts = parts.into_iter().map(PlainPart::part).collect();
             let out = match op.combine(self, parts, c, carry) {
                 Ok(out) => out,
                 Err(e) if e.is_interrupt() => return Err(e),
@@ -434,6 +472,7 @@ impl<'p> Interp<'p> {
                 r.push(v)?;
             }
             *carry = out.carry;
+            workers.gate.combined(k + 1);
         }
         Ok(None)
     }
@@ -504,6 +543,103 @@ impl<'p> Interp<'p> {
     }
 }
 
+/// The calling thread's view of the workers evaluating the chunks of a
+/// SOAC.
+struct Workers<'w, 's> {
+    shared: &'w Shared<'s>,
+    chunks: &'w [(usize, usize)],
+    received: &'w mpsc::Receiver<(usize, Result<ChunkDone, Failed>)>,
+    gate: &'w Gate,
+}
+
+impl<'w> Workers<'w, '_> {
+    /// Chunk `k` evaluated on the calling thread as a worker would (with
+    /// `own`, its worker interpreter, made on first use), splitting no
+    /// kernel further.
+    fn evaluate(
+        &self,
+        own: &mut Option<(Interp<'w>, Vec<AccCell>)>,
+        k: usize,
+    ) -> Result<ChunkDone, Failed> {
+        let _one = threads::Scope::enter(1, 1);
+        let shared: &'w Shared = self.shared;
+        let (it, cells) = own.get_or_insert_with(|| shared.interp());
+        let (s, c) = self.chunks[k];
+        self.shared.chunk(it, cells, s, c)
+    }
+}
+
+/// Chunks that workers evaluate ahead of the calling thread's
+/// combination, per thread: enough that a worker never waits for the
+/// calling thread to be scheduled, few enough that the results waiting
+/// to be combined stay small (a chunk's temporaries are about
+/// `CHUNK_BUDGET` elements).
+const WINDOW: usize = 4;
+
+/// Hands out chunk numbers to workers in order, at most `window` ahead
+/// of the chunks combined so far.
+struct Gate {
+    state: Mutex<GateState>,
+    moved: Condvar,
+    window: usize,
+}
+
+struct GateState {
+    next: usize,
+    combined: usize,
+    stopped: bool,
+}
+
+impl Gate {
+    fn new(window: usize) -> Gate {
+        Gate {
+            state: Mutex::new(GateState {
+                next: 0,
+                combined: 0,
+                stopped: false,
+            }),
+            moved: Condvar::new(),
+            window: window.max(1),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, GateState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The next chunk (of `total`) once it is within the window, waiting
+    /// for that if `wait`; `None` when none is left (or not yet, without
+    /// `wait`) or the combination stopped.
+    fn take(&self, total: usize, wait: bool) -> Option<usize> {
+        let mut st = self.lock();
+        loop {
+            if st.stopped || st.next >= total {
+                return None;
+            }
+            if st.next < st.combined + self.window {
+                st.next += 1;
+                return Some(st.next - 1);
+            }
+            if !wait {
+                return None;
+            }
+            st = self.moved.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// `k` chunks are combined: workers may go further.
+    fn combined(&self, k: usize) {
+        self.lock().combined = k;
+        self.moved.notify_all();
+    }
+
+    /// The combination stopped: workers take no more chunks.
+    fn stop(&self) {
+        self.lock().stopped = true;
+        self.moved.notify_all();
+    }
+}
+
 /// An empty array of the element type of `a` (an accumulator's stand-in).
 fn empty_like(a: &Array) -> Array {
     fn empty<T: Element>() -> Array {
@@ -546,15 +682,23 @@ impl Plain {
 
 /// A [`Part`] made of values that cross threads.
 struct PlainPart {
-    folded: bool,
+    kind: Kind,
     vals: Vec<Plain>,
     len: usize,
 }
 
+/// Which [`Part`] a [`PlainPart`] is.
+#[derive(Clone, Copy)]
+enum Kind {
+    Mapped,
+    Folded,
+    Folds,
+}
+
 impl PlainPart {
-    fn of(folded: bool, xs: &[LVal], len: usize) -> Result<PlainPart, Failed> {
+    fn of(kind: Kind, xs: &[LVal], len: usize) -> Result<PlainPart, Failed> {
         Ok(PlainPart {
-            folded,
+            kind,
             vals: xs
                 .iter()
                 .map(Plain::of)
@@ -564,17 +708,17 @@ impl PlainPart {
         })
     }
 
-    fn part(self) -> Part {
-        let xs = self
+    fn part(self) -> Result<Part, Failed> {
+        let mut xs: Vec<LVal> = self
             .vals
             .into_iter()
             .map(|x| LVal::inv(x.value()))
             .collect();
-        if self.folded {
-            Part::Folded(xs, self.len)
-        } else {
-            Part::Mapped(xs, self.len)
-        }
+        Ok(match self.kind {
+            Kind::Mapped => Part::Mapped(xs, self.len),
+            Kind::Folded => Part::Folded(xs, self.len),
+            Kind::Folds => Part::Folds(xs.pop().ok_or(Failed::Retry)?, self.len),
+        })
     }
 }
 
@@ -682,7 +826,7 @@ impl Shared<'_> {
             .collect::<Option<Vec<_>>>()
             .ok_or(Failed::Retry)?;
         let Some(op) = op else {
-            return Ok((vec![PlainPart::of(false, &xs, c)?], updates));
+            return Ok((vec![PlainPart::of(Kind::Mapped, &xs, c)?], updates));
         };
         // A reduction: whole blocks (and the last, shorter one) are folded
         // here from the neutral element; the pieces of blocks that other
@@ -690,17 +834,24 @@ impl Shared<'_> {
         let ne: Vec<LVal> = self.ne.iter().map(Plain::lval).collect();
         let mut parts = Vec::new();
         let mut lo = 0;
-        for k in blocks::pieces(s, c) {
-            let at = s + lo;
-            let piece: Vec<LVal> = xs.iter().map(|x| slice_outer(x, lo, lo + k)).collect();
-            let whole = at % BLOCK == 0 && (k == BLOCK || at + k == self.n);
-            parts.push(if whole {
-                let p = it.reduce_chunk(op, piece, k, &ne).map_err(Failed::of)?;
-                PlainPart::of(true, &p, k)?
+        for run in blocks::runs(s, c, Some(self.n)) {
+            let piece: Vec<LVal> = xs
+                .iter()
+                .map(|x| slice_outer(x, lo, lo + run.len))
+                .collect();
+            if !run.whole {
+                parts.push(PlainPart::of(Kind::Mapped, &piece, run.len)?);
+            } else if let Some(folds) = fold_blocks(op, &piece, &ne) {
+                parts.push(PlainPart::of(Kind::Folds, &[folds], run.len)?);
             } else {
-                PlainPart::of(false, &piece, k)?
-            });
-            lo += k;
+                for b in (0..run.len).step_by(BLOCK) {
+                    let k = BLOCK.min(run.len - b);
+                    let block = piece.iter().map(|x| slice_outer(x, b, b + k)).collect();
+                    let p = it.reduce_chunk(op, block, k, &ne).map_err(Failed::of)?;
+                    parts.push(PlainPart::of(Kind::Folded, &p, k)?);
+                }
+            }
+            lo += run.len;
         }
         // Updates made by the operator would come after the combination's
         // on one thread: this one does it all.

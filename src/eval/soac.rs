@@ -11,7 +11,7 @@
 //! whole slices (and, where there are few lanes, in a tree or in blocks).
 
 use super::analysis::{BodyInfo, FastOp};
-use super::blocks::Blocks;
+use super::blocks::{BLOCK, Blocks};
 use super::chunks::ChunkOp;
 use super::error::{Fail, R};
 use super::interp::{Interp, LaneCursor};
@@ -221,7 +221,7 @@ fn scan_lanes_fast(f: FastOp, x: &LVal, init: Scalar) -> Option<LVal> {
 }
 
 /// Folds an invariant one-dimensional array into `acc`.
-fn fold_all(f: FastOp, x: &LVal, acc: Scalar) -> Option<Scalar> {
+pub(crate) fn fold_all(f: FastOp, x: &LVal, acc: Scalar) -> Option<Scalar> {
     fn go<T: Element>(f: FastOp, a: &Array, acc: Scalar) -> Option<Scalar> {
         let x = T::unwrap_array(a)?;
         let mut acc = T::unwrap(acc)?;
@@ -236,6 +236,35 @@ fn fold_all(f: FastOp, x: &LVal, acc: Scalar) -> Option<Scalar> {
     }
     let Value::Array(a) = &x.v else { return None };
     crate::dispatch_prim!(a.elem(), go(f, a, acc))
+}
+
+/// The folds, each from `ne`, of the consecutive blocks of [`BLOCK`]
+/// elements of the one-dimensional array `xs` (the last may be shorter),
+/// natively: a one-dimensional array of them; `None` where the
+/// interpreter must apply the operator. The same steps as `fold_all` on
+/// each block.
+pub(crate) fn fold_blocks(op: &Operator, xs: &[LVal], ne: &[LVal]) -> Option<LVal> {
+    fn go<T: Element>(f: FastOp, a: &Array, init: Scalar) -> Option<Array> {
+        let x = T::unwrap_array(a)?;
+        let init = T::unwrap(init)?;
+        if !fast_supported::<T>(f) {
+            return None;
+        }
+        let folds: Vec<T> = x
+            .as_slice()?
+            .chunks(BLOCK)
+            .map(|b| {
+                let mut acc = init;
+                fast_call!(f, T, fold_into(&mut acc, b.iter()));
+                acc
+            })
+            .collect();
+        Some(from_vec(&[folds.len()], folds))
+    }
+    let (f, x, init) = fast_input(op, xs, ne)?;
+    let Value::Array(a) = &x.v else { return None };
+    let folds = crate::dispatch_prim!(a.elem(), go(f, a, init))?;
+    Some(LVal::inv(Value::Array(folds)))
 }
 
 /// `a op x` for a recognised operator on scalars, natively (the same
@@ -646,15 +675,25 @@ impl Interp<'_> {
         b: &mut Blocks,
     ) -> R<()> {
         let mut lo = 0;
-        for k in b.pieces(c) {
-            b.at_element(self, op)?;
+        for run in b.runs(c) {
+            let k = run.len;
             let piece = if k == c {
                 xs.clone()
             } else {
                 xs.iter().map(|x| slice_outer(x, lo, lo + k)).collect()
             };
-            b.open = self.reduce_chunk(op, piece, k, &b.open)?;
-            b.advance(k);
+            match run
+                .whole
+                .then(|| fold_blocks(op, &piece, b.neutral()))
+                .flatten()
+            {
+                Some(folds) => b.put_folds(self, op, &folds, k)?,
+                None => {
+                    b.at_element(self, op)?;
+                    b.open = self.reduce_chunk(op, piece, k, &b.open)?;
+                    b.advance(k);
+                }
+            }
             lo += k;
         }
         Ok(())

@@ -26,9 +26,12 @@ static SETTING: AtomicUsize = AtomicUsize::new(0);
 /// Elements below which element-wise work stays on the calling thread,
 /// for cheap operations (one arithmetic instruction per element) and for
 /// costly ones (transcendental functions, division, powers): below these
-/// the hand-off costs more than the second core gains.
-pub(crate) const CHEAP_GRAIN: usize = 1 << 16;
-pub(crate) const COSTLY_GRAIN: usize = 1 << 12;
+/// the hand-off costs more than the second core gains. Waking a worker
+/// and waiting for it takes tens of microseconds on a virtual machine;
+/// with grains of 2^16 and 2^12 the small kernels of logistic regression
+/// ran 1.7x slower on two threads than on one (`bench/run.py`).
+pub(crate) const CHEAP_GRAIN: usize = 1 << 18;
+pub(crate) const COSTLY_GRAIN: usize = 1 << 15;
 
 /// Sets the thread count of later evaluations in this process (`0`: back
 /// to the default).
