@@ -87,9 +87,8 @@ struct Inner {
 }
 
 /// Where a region starts: its body (by address, with its length as a
-/// check) and its first statement. A stale entry (a body freed and another
-/// allocated at its address) can only keep statements on the evaluator,
-/// never change a result.
+/// check) and its first statement; valid for one evaluation (`end_run`
+/// forgets them).
 #[derive(Clone, Copy, Hash, PartialEq, Eq)]
 struct At {
     body: usize,
@@ -216,7 +215,11 @@ impl Gpu {
     /// Forgets what is cached for one evaluation (arrays kept on the
     /// device); called when an evaluation ends.
     pub fn end_run(&self) {
-        self.lock().resident.clear();
+        let mut g = self.lock();
+        g.resident.clear();
+        // Decisions are by a body's address: another program's body may
+        // take it once this one is freed.
+        g.known.clear();
     }
 
     /// Runs statements of `body` from `start` on the device where it can
