@@ -214,7 +214,12 @@ proptest! {
             check(e, vec![f64s(fdest.clone()), i64s(is.clone()), f64s(fs.clone())])?;
         }
         let inside: Vec<i64> = is.iter().map(|&i| i.rem_euclid(m as i64)).collect();
-        check("grad_gather", vec![f64s(fdest), i64s(inside)])?;
+        check("grad_gather", vec![f64s(fdest), i64s(inside.clone())])?;
+        // An accumulator with many more cells than elements: updated
+        // atomically, not through a copy per work item.
+        let wide: Vec<f64> = (0..70_000 + m).map(|j| (j % 7) as f64).collect();
+        let spread: Vec<i64> = inside.iter().map(|&i| i * 233).collect();
+        check("grad_gather", vec![f64s(wide), i64s(spread)])?;
     }
 
     #[test]
@@ -227,6 +232,7 @@ proptest! {
         check("nest_f", vec![matrix(rows, v.clone())])?;
         check("grad_min", vec![matrix(rows, v.clone())])?;
         let cs: Vec<f64> = (0..k * cols).map(|_| (next() % 10_000) as f64 / 101.0 - 40.0).collect();
+        check("spread_f", vec![matrix(rows, v.clone()), matrix(k, cs.clone())])?;
         check("grad_kmeans", vec![matrix(rows, v), matrix(k, cs)])?;
     }
 }

@@ -10,6 +10,10 @@
 //! accumulator update) without writing intermediate arrays: a `map`
 //! statement emits no code; its elements are computed inside the loop of
 //! the `reduce` that reads them, or at the index that is written out.
+//! The exception is a short map of costly elements that its body reads
+//! more than once (the distances of a point to each center, read by a
+//! `minimum` and again by the `argmin` of its gradient): its elements are
+//! computed once into a private array.
 //!
 //! Inner `reduce`s and loops become sequential C loops in the work item.
 //! Only what can be computed with sizes known before the launch is
@@ -22,8 +26,9 @@
 //! on the evaluator, which reports the error exactly as it would have.
 
 use crate::core::ir::{Atom, Body, DimIndex, Exp, Lambda, LoopForm, Stm, Type, Var, Vars};
+use crate::core::visit::free_in_exp;
 use crate::prim::{BinOp, PrimType, Scalar, UnOp};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write;
 use std::rc::Rc;
 
@@ -133,6 +138,10 @@ pub type Env = HashMap<Var, KVal>;
 pub struct AccInfo {
     pub buf: String,
     pub dims: Vec<Dim>,
+    /// `Some(base)`: the updates go to this work item's own copy at
+    /// `buf[base + ...]`, with plain additions (no other item writes it);
+    /// `None`: to the shared array, atomically.
+    pub private: Option<String>,
 }
 
 pub fn ctype(t: PrimType) -> &'static str {
@@ -214,8 +223,15 @@ pub struct Gen<'a> {
     pub sizes: &'a dyn Fn(&Dim) -> Option<i64>,
     /// Index variables known to be within `[0, dim)` (loop counters), which
     /// need no bounds check.
-    in_range: Vec<(String, Dim)>,
+    in_range: HashMap<String, Vec<Dim>>,
+    /// For variables bound in the bodies generated so far, how many
+    /// statements (and results) of their body read them.
+    reads: HashMap<Var, usize>,
 }
+
+/// The longest map whose elements are stored in a private array when read
+/// more than once.
+const PRIVATE_MAP: i64 = 128;
 
 impl<'a> Gen<'a> {
     pub fn new(vars: &'a Vars, sizes: &'a dyn Fn(&Dim) -> Option<i64>) -> Gen<'a> {
@@ -233,7 +249,8 @@ impl<'a> Gen<'a> {
             cost: 0.0,
             mult: 1.0,
             sizes,
-            in_range: Vec::new(),
+            in_range: HashMap::new(),
+            reads: HashMap::new(),
         }
     }
 
@@ -294,7 +311,10 @@ impl<'a> Gen<'a> {
     /// Records that `i` is within `[0, n)` from here on (`i` is a fresh
     /// loop counter or work-item index).
     pub fn known_in_range(&mut self, i: &str, n: &Dim) {
-        self.in_range.push((i.to_string(), n.clone()));
+        self.in_range
+            .entry(i.to_string())
+            .or_default()
+            .push(n.clone());
     }
 
     /// Sets the error flag (the first error wins).
@@ -310,7 +330,7 @@ impl<'a> Gen<'a> {
         // its text anew (only building is cached).
         let same =
             |d: &Dim| d == n || ((self.sizes)(d).is_some() && (self.sizes)(d) == (self.sizes)(n));
-        if *n == Dim::Any || self.in_range.iter().any(|(v, d)| v == i && same(d)) {
+        if *n == Dim::Any || self.in_range.get(i).is_some_and(|ds| ds.iter().any(same)) {
             return i.to_string();
         }
         self.helpers.insert(format!(
@@ -430,6 +450,7 @@ impl<'a> Gen<'a> {
             }
             ArrKind::Iota => {
                 let v = self.let_(PrimType::I64, &i0);
+                self.known_in_range(&v, &a.dims[0]);
                 Ok(Gen::scalar(v, PrimType::I64))
             }
             ArrKind::Replicate(x) => {
@@ -444,6 +465,7 @@ impl<'a> Gen<'a> {
             }
             ArrKind::Lit(xs) => {
                 let i = self.let_(PrimType::I64, &i0);
+                self.known_in_range(&i, &a.dims[0]);
                 let mut e = xs.last().cloned().unwrap_or_default();
                 for (k, x) in xs.iter().enumerate().rev().skip(1) {
                     e = format!("({i} == {k} ? {x} : {e})");
@@ -458,6 +480,7 @@ impl<'a> Gen<'a> {
                 env,
             } => {
                 let i = self.let_(PrimType::I64, &i0);
+                self.known_in_range(&i, &a.dims[0]);
                 let saved = std::mem::replace(&mut self.env, (**env).clone());
                 let r = self.apply_at(lam, args, &i);
                 self.env = saved;
@@ -502,6 +525,21 @@ impl<'a> Gen<'a> {
     // ----- bodies -----
 
     pub fn body(&mut self, b: &Body) -> G<Vec<KVal>> {
+        // Counted when the body is generated, before its statements (a
+        // variable is bound in one body; a nested body that reads it too
+        // is generated after its binding).
+        let mut reads: HashMap<Var, usize> = HashMap::new();
+        for s in &b.stms {
+            let mut u = HashSet::new();
+            free_in_exp(&s.exp, &mut u);
+            for v in u {
+                *reads.entry(v).or_default() += 1;
+            }
+        }
+        for v in b.result.iter().filter_map(|a| a.var()) {
+            *reads.entry(v).or_default() += 1;
+        }
+        self.reads.extend(reads);
         for s in &b.stms {
             self.stm(s)?;
         }
@@ -834,6 +872,9 @@ impl<'a> Gen<'a> {
             }
             return Ok(());
         }
+        if let Some(len) = self.private_len(stm, lam, &n) {
+            return self.materialise(stm, lam, &xs, &n, len);
+        }
         let env = Rc::new(self.env.clone());
         let lam = Rc::new(lam.clone());
         for (res, p) in stm.pat.iter().enumerate() {
@@ -855,6 +896,66 @@ impl<'a> Gen<'a> {
                     },
                 })),
             );
+        }
+        Ok(())
+    }
+
+    /// The length of a map whose elements are better stored than computed
+    /// where read: short and known before the launch, scalars that take a
+    /// loop to compute, read by more than one statement.
+    fn private_len(&self, stm: &Stm, lam: &Lambda, n: &Dim) -> Option<i64> {
+        let len = (self.sizes)(n).filter(|l| (1..=PRIVATE_MAP).contains(l))?;
+        let read_again = stm
+            .pat
+            .iter()
+            .any(|p| self.reads.get(p).is_some_and(|&r| r > 1));
+        let scalars = stm.pat.iter().all(|p| {
+            let t = self.vars.ty(*p);
+            matches!(t, Type::Array(..)) && t.rank() == 1
+        });
+        let costly = lam.body.stms.iter().any(|s| {
+            matches!(
+                s.exp,
+                Exp::Reduce { .. } | Exp::Map { .. } | Exp::Loop { .. }
+            )
+        });
+        (read_again && scalars && costly).then_some(len)
+    }
+
+    /// Computes the map's elements into private arrays of `len`.
+    fn materialise(&mut self, stm: &Stm, lam: &Lambda, xs: &[KVal], n: &Dim, len: i64) -> G<()> {
+        let mut arrays = Vec::new();
+        for p in &stm.pat {
+            let t = self.vars.ty(*p).elem();
+            self.note_type(t);
+            let m = self.fresh("m");
+            self.line(format!("{} {m}[{len}];", ctype(t)));
+            arrays.push((m, t));
+        }
+        let i = self.fresh("i");
+        self.open(format!("for (long {i} = 0; {i} < {len}L; {i}++)"));
+        self.known_in_range(&i, n);
+        let r = self.in_loop(Some(n), |g| -> G<()> {
+            let vals = g.apply_at(lam, xs, &i)?;
+            for ((m, _), v) in arrays.iter().zip(&vals) {
+                let (c, _) = v.scalar()?;
+                g.line(format!("{m}[{i}] = {c};"));
+            }
+            Ok(())
+        });
+        self.close();
+        r?;
+        for (p, (m, t)) in stm.pat.iter().zip(arrays) {
+            let a = KArr {
+                elem: t,
+                dims: vec![n.clone()],
+                kind: ArrKind::Buf {
+                    buf: m,
+                    off: "0L".into(),
+                    strides: vec!["1L".into()],
+                },
+            };
+            self.bind(*p, KVal::Arr(Rc::new(a)));
         }
         Ok(())
     }
@@ -1074,10 +1175,19 @@ impl<'a> Gen<'a> {
         r
     }
 
-    /// `buf[off] += x` atomically. Adding zero is skipped: AD's adjoints
-    /// are mostly zeros, and skipping them changes at most the sign of a
-    /// zero.
+    /// `buf[off] += x`, atomically unless the copy is the item's own.
+    /// Adding zero is skipped: AD's adjoints are mostly zeros, and
+    /// skipping them changes at most the sign of a zero.
     fn atomic_add(&mut self, info: &AccInfo, off: &str, x: &str, t: PrimType) -> G<()> {
+        self.note_type(t);
+        if let Some(base) = &info.private {
+            let cell = format!("{}[{base} + {off}]", info.buf);
+            let (sum, _) = self.binop(BinOp::Add, t, &cell, x)?;
+            self.open(format!("if ({x} != 0)"));
+            self.line(format!("{cell} = {sum};"));
+            self.close();
+            return Ok(());
+        }
         let f = self.atomic_helper(BinOp::Add, t)?;
         self.open(format!("if ({x} != 0)"));
         self.line(format!("{f}(&{}[{off}], {x});", info.buf));

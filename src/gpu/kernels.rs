@@ -97,6 +97,10 @@ pub struct Compiled {
     pub work: f64,
 }
 
+/// The independent folds each work item of a reduction on a CPU device
+/// runs at once (see `fold_chains`).
+const CHAINS: usize = 4;
+
 /// The device's shape, for choosing launch sizes.
 #[derive(Clone, Copy, Debug)]
 pub struct Shape {
@@ -547,6 +551,63 @@ impl<'a> Kernels<'a> {
         Ok(accs)
     }
 
+    /// Folds elements `lo..hi` as [`CHAINS`] contiguous pieces at once,
+    /// each into its own accumulators, then combines the pieces in order:
+    /// the result of any associative operator is that of one fold, and a
+    /// CPU overlaps the independent chains of operations instead of waiting
+    /// on one (a sum of squares goes from latency-bound to memory-bound).
+    fn fold_chains(
+        &mut self,
+        op: &Operator,
+        pre: Option<&Lambda>,
+        args: &[Var],
+        lo: &str,
+        hi: &str,
+        n: &Dim,
+    ) -> G<Vec<(String, PrimType)>> {
+        let ne = self.g.neutral(&op.neutral, &op.lam)?;
+        let chains: Vec<Vec<(String, PrimType)>> =
+            (0..CHAINS).map(|_| self.g.decl_accs(&ne)).collect();
+        self.g.line(format!("long cq = ({hi} - {lo}) / {CHAINS};"));
+        self.g.open("for (long cj = 0; cj < cq; cj++)");
+        let trip = (self.g.sizes)(n).map(|x| Dim::Const(x / CHAINS as i64));
+        let r = self.g.in_loop(trip.as_ref(), |g| -> G<()> {
+            for (c, accs) in chains.iter().enumerate() {
+                let i = g.let_(PrimType::I64, &format!("{lo} + {c} * cq + cj"));
+                g.known_in_range(&i, n);
+                let xs: Vec<KVal> = args.iter().map(|v| g.get(*v)).collect::<G<_>>()?;
+                let es = elems_in(g, pre, &xs, &i)?;
+                g.combine(&op.lam, accs, es)?;
+            }
+            Ok(())
+        });
+        self.g.close();
+        r?;
+        // What is left after the last piece's share belongs to it.
+        let last = &chains[CHAINS - 1];
+        self.g.open(format!(
+            "for (long i = {lo} + {CHAINS} * cq; i < {hi}; i++)"
+        ));
+        self.g.known_in_range("i", n);
+        let r = self
+            .g
+            .in_loop(Some(&Dim::Const(CHAINS as i64)), |g| -> G<()> {
+                let xs: Vec<KVal> = args.iter().map(|v| g.get(*v)).collect::<G<_>>()?;
+                let es = elems_in(g, pre, &xs, "i")?;
+                g.combine(&op.lam, last, es)
+            });
+        self.g.close();
+        r?;
+        for piece in &chains[1..] {
+            let es = piece
+                .iter()
+                .map(|(c, t)| Gen::scalar(c.clone(), *t))
+                .collect();
+            self.g.combine(&op.lam, &chains[0], es)?;
+        }
+        Ok(chains[0].clone())
+    }
+
     fn reduce(
         &mut self,
         stm: &Stm,
@@ -586,15 +647,9 @@ impl<'a> Kernels<'a> {
         let accs = if strided {
             self.fold_range(op, pre, args, "tid", "n", "nt", &n_dim)?
         } else {
-            self.fold_range(
-                op,
-                pre,
-                args,
-                "tid * per",
-                "min(n, tid * per + per)",
-                "1",
-                &n_dim,
-            )?
+            self.g
+                .line("long lo = min(n, tid * per), hi = min(n, lo + per);");
+            self.fold_chains(op, pre, args, "lo", "hi", &n_dim)?
         };
         self.work = self.g.cost;
         for (k, (a, _)) in accs.iter().enumerate() {
@@ -1115,12 +1170,13 @@ impl<'a> Kernels<'a> {
             self.g.accs.push(super::codegen::AccInfo {
                 buf: format!("o{k}"),
                 dims: x.dims.clone(),
+                private: None,
             });
             self.g.bind(lam.params[k], KVal::Acc(k));
         }
-        self.begin("acc_k", &format!("long n, {}", self.out_params(0)));
-        self.g.line("long gid = get_global_id(0);");
-        self.g.line("if (gid >= n) return;");
+        // The code before the map first: only then is its length known,
+        // which chooses the kernel's form.
+        self.g.code.clear();
         self.g.cost = 0.0;
         for s in before {
             self.g.stm(s)?;
@@ -1128,16 +1184,100 @@ impl<'a> Kernels<'a> {
         let xs = self.args(args)?;
         let n_dim = self.g.outer_len(&xs)?;
         let n = host(&n_dim)?;
+        let prefix = std::mem::take(&mut self.g.code);
+        let cells: Vec<usize> = self.outputs[..m]
+            .iter()
+            .map(|o| o.shape.iter().product())
+            .collect();
+        // On a CPU driver, a few work items each fold a contiguous chunk
+        // into their own copy of the accumulators (plain additions, in
+        // cache), and a second kernel adds the copies to the result:
+        // atomics on a small accumulator contend for the same lines.
+        // Where the copies would cost more than the elements (many cells,
+        // few elements), or on a GPU, the updates are atomic.
+        let groups = (self.shape.compute_units * 8).clamp(1, n.max(1));
+        let private = !self.shape.gpu && groups * cells.iter().sum::<usize>() <= n.max(1 << 16);
+        if !private {
+            self.begin("acc_k", &format!("long n, {}", self.out_params(0)));
+            self.g.line("long gid = get_global_id(0);");
+            self.g.line("if (gid >= n) return;");
+            self.g.code.push_str(&prefix);
+            self.g.known_in_range("gid", &n_dim);
+            self.g
+                .in_loop(Some(&Dim::Const(n as i64)), |g| g.apply_at(f, &xs, "gid"))?;
+            self.work = self.g.cost;
+            self.end();
+            self.launches.push(Launch {
+                kernel: "acc_k",
+                global: n,
+                local: self.shape.group.min(64),
+                extra: std::iter::once(Extra::Long(n as i64))
+                    .chain((0..m).map(Extra::Out))
+                    .collect(),
+            });
+            return Ok(());
+        }
+        let tys: Vec<PrimType> = self.outputs[..m].iter().map(|o| o.elem).collect();
+        let mut subs = Vec::new();
+        for (k, t) in tys.iter().enumerate() {
+            self.scratch.push(Scratch {
+                bytes: groups * cells[k] * t.bytes(),
+                fill: Some(vec![0u8; t.bytes()]),
+            });
+            subs.push(self.scratch.len() - 1);
+            let acc = &mut self.g.accs[k];
+            acc.buf = format!("sub{k}");
+            acc.private = Some(format!("grp * {}L", cells[k]));
+        }
+        let subp = Self::globals(&tys, "sub");
+        self.begin("acc_k", &format!("long n, long per, {subp}"));
+        self.g.line("long grp = get_global_id(0);");
+        self.g.line("long lo = grp * per, hi = min(n, lo + per);");
+        self.g.code.push_str(&prefix);
+        self.g.open("for (long gid = lo; gid < hi; gid++)");
         self.g.known_in_range("gid", &n_dim);
-        self.g
-            .in_loop(Some(&Dim::Const(n as i64)), |g| g.apply_at(f, &xs, "gid"))?;
+        let r = self
+            .g
+            .in_loop(Some(&Dim::Const(n as i64)), |g| g.apply_at(f, &xs, "gid"));
+        self.g.close();
+        r?;
         self.work = self.g.cost;
         self.end();
+        // Each cell: the destination plus the copies, in order.
+        self.begin(
+            "acc_sum",
+            &format!("long ng, {subp}, {}", self.out_params(0)),
+        );
+        self.g.line("long c = get_global_id(0);");
+        for (k, t) in tys.iter().enumerate() {
+            self.g.open(format!("if (c < {}L)", cells[k]));
+            let acc = self.g.decl_accs(&[(format!("o{k}[c]"), *t)]);
+            let (a, _) = &acc[0];
+            self.g.open("for (long g = 0; g < ng; g++)");
+            let cell = format!("sub{k}[g * {}L + c]", cells[k]);
+            let (sum, _) = self.g.binop(BinOp::Add, *t, a, &cell)?;
+            self.g.line(format!("{a} = {sum};"));
+            self.g.close();
+            self.g.line(format!("o{k}[c] = {a};"));
+            self.g.close();
+        }
+        self.end();
+        let per = n.div_ceil(groups);
         self.launches.push(Launch {
             kernel: "acc_k",
-            global: n,
+            global: groups,
+            local: 1,
+            extra: [Extra::Long(n as i64), Extra::Long(per as i64)]
+                .into_iter()
+                .chain(subs.iter().map(|&s| Extra::Scratch(s)))
+                .collect(),
+        });
+        self.launches.push(Launch {
+            kernel: "acc_sum",
+            global: cells.iter().copied().max().unwrap_or(0),
             local: self.shape.group.min(64),
-            extra: std::iter::once(Extra::Long(n as i64))
+            extra: std::iter::once(Extra::Long(groups as i64))
+                .chain(subs.iter().map(|&s| Extra::Scratch(s)))
                 .chain((0..m).map(Extra::Out))
                 .collect(),
         });

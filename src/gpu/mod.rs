@@ -33,8 +33,9 @@ use crate::runtime::value::Value;
 use cl::Cl;
 use region::{Device, Failure, Ran, Resident};
 use sites::{Side, Sites};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
+use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard};
 use threshold::Threshold;
 
@@ -80,6 +81,56 @@ struct Inner {
     last_failure: Option<String>,
     last_unsupported: Option<String>,
     warned: HashSet<String>,
+    /// What was decided for regions that stay on the evaluator, so that
+    /// asking again costs a hash of their inputs' shapes, not a compile.
+    known: HashMap<At, Known>,
+}
+
+/// Where a region starts: its body (by address, with its length as a
+/// check) and its first statement; valid for one evaluation (`end_run`
+/// forgets them).
+#[derive(Clone, Copy, Hash, PartialEq, Eq)]
+struct At {
+    body: usize,
+    len: usize,
+    start: usize,
+}
+
+/// What is known about the regions starting at one [`At`].
+struct Known {
+    /// The variables the longest region from there reads.
+    free: Vec<Var>,
+    /// By the signature of their values (see [`signature`]).
+    decided: HashMap<u64, Decision>,
+}
+
+#[derive(Clone, Copy)]
+enum Decision {
+    /// Its first `n` statements run on the evaluator, for this reason.
+    Host(usize, Why),
+    /// Statement `m` (of the body) cannot be offloaded: the region ends
+    /// before it.
+    Shorten(usize),
+}
+
+/// Why a region stays on the evaluator, for `:device`'s counts.
+#[derive(Clone, Copy)]
+enum Why {
+    Small,
+    BelowThreshold,
+    FasterOnHost,
+    Unsupported,
+}
+
+impl Why {
+    /// Counts a region kept on the evaluator again for this reason.
+    fn count(self, s: &mut Stats) {
+        match self {
+            Why::BelowThreshold => s.below_threshold += 1,
+            Why::FasterOnHost => s.faster_on_host += 1,
+            Why::Small | Why::Unsupported => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for Gpu {
@@ -117,6 +168,7 @@ impl Gpu {
                 last_failure: None,
                 last_unsupported: None,
                 warned: HashSet::new(),
+                known: HashMap::new(),
             }),
         })
     }
@@ -142,7 +194,9 @@ impl Gpu {
 
     /// Sets the threshold (`None`: the measured one).
     pub fn set_threshold(&self, t: Option<f64>) {
-        self.lock().threshold_override = t;
+        let mut g = self.lock();
+        g.threshold_override = t;
+        g.known.clear();
     }
 
     /// Measures the threshold now, replacing the one on disk
@@ -154,13 +208,18 @@ impl Gpu {
         g.threshold = Some(threshold::cached_or_measure(&mut g.cl, &mut g.stats, true)?);
         g.threshold_override = None;
         g.sites.clear();
+        g.known.clear();
         Ok(())
     }
 
     /// Forgets what is cached for one evaluation (arrays kept on the
     /// device); called when an evaluation ends.
     pub fn end_run(&self) {
-        self.lock().resident.clear();
+        let mut g = self.lock();
+        g.resident.clear();
+        // Decisions are by a body's address: another program's body may
+        // take it once this one is freed.
+        g.known.clear();
     }
 
     /// Runs statements of `body` from `start` on the device where it can
@@ -181,6 +240,35 @@ impl Gpu {
         }
         let mut g = self.lock();
         let g = &mut *g;
+        let at = At {
+            body: body as *const Body as usize,
+            len: body.stms.len(),
+            start,
+        };
+        let known = g.known.entry(at).or_insert_with(|| Known {
+            free: region::free_vars(&body.stms[start..end]),
+            decided: HashMap::new(),
+        });
+        let sig = signature(&known.free, lookup);
+        match known.decided.get(&sig) {
+            Some(&Decision::Host(n, why)) => {
+                region::trace(|| {
+                    format!(
+                        "{} kept on the evaluator (decided before)",
+                        region::describe(&body.stms[start..start + n])
+                    )
+                });
+                why.count(&mut g.stats);
+                return Offload::Host(n);
+            }
+            Some(&Decision::Shorten(m)) => end = m,
+            None => {}
+        }
+        let decided = |g: &mut Inner, d: Decision| {
+            if let Some(k) = g.known.get_mut(&at) {
+                k.decided.insert(sig, d);
+            }
+        };
         // With a threshold set, it alone decides (0 offloads everything).
         if g.threshold_override.is_none() && !large_enough(&body.stms[start..end], lookup) {
             region::trace(|| {
@@ -189,6 +277,7 @@ impl Gpu {
                     region::describe(&body.stms[start..end])
                 )
             });
+            decided(g, Decision::Host(end - start, Why::Small));
             return Offload::Host(end - start);
         }
         loop {
@@ -204,6 +293,7 @@ impl Gpu {
                 shape,
             };
             let (cached, fixed, sites) = (&mut g.threshold, g.threshold_override, &mut g.sites);
+            let mut why = Why::BelowThreshold;
             let mut decide = |d: &mut Device, key: u64, what: &str, work: f64| -> Side {
                 // A threshold that was set decides alone (0: everything
                 // the device can run, as the tests want).
@@ -230,6 +320,7 @@ impl Gpu {
                 let side = sites.choose(key, what, work, t.overhead.as_secs_f64());
                 if side == Side::Host {
                     d.stats.faster_on_host += 1;
+                    why = Why::FasterOnHost;
                 }
                 side
             };
@@ -245,6 +336,10 @@ impl Gpu {
                         consumed: end - start,
                         values,
                     };
+                }
+                Ok(Ran::Kept) => {
+                    decided(g, Decision::Host(end - start, why));
+                    return Offload::Host(end - start);
                 }
                 Ok(Ran::Evaluate) => return Offload::Host(end - start),
                 Ok(Ran::Probe { key, work }) => {
@@ -262,8 +357,10 @@ impl Gpu {
                     });
                     g.last_unsupported = Some(why);
                     if m <= start {
+                        decided(g, Decision::Host(1, Why::Unsupported));
                         return Offload::Host(1);
                     }
+                    decided(g, Decision::Shorten(m));
                     end = m;
                 }
                 Err(Failure::Device(why)) => {
@@ -346,6 +443,28 @@ impl Gpu {
             let _ = writeln!(out, "last statement not offloadable: {u}");
         }
     }
+}
+
+/// What a region's decision depends on besides its statements: the shapes
+/// of the arrays it reads and the values of its integer scalars (sizes and
+/// loop bounds set the work).
+fn signature(free: &[Var], lookup: &dyn Fn(Var) -> Option<Value>) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for &v in free {
+        match lookup(v) {
+            Some(Value::Array(a)) => {
+                1u8.hash(&mut h);
+                a.shape().hash(&mut h);
+            }
+            Some(Value::Scalar(s)) if s.ty().is_int() => {
+                2u8.hash(&mut h);
+                s.as_i64().hash(&mut h);
+            }
+            Some(_) => 3u8.hash(&mut h),
+            None => 4u8.hash(&mut h),
+        }
+    }
+    h.finish()
 }
 
 /// Whether any SOAC of the run has an input large enough to consider.

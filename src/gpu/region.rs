@@ -163,8 +163,11 @@ pub enum Ran {
         work: f64,
         time: Duration,
     },
-    /// The region must run on the evaluator (too small, slower here, or
-    /// the device reported an error the evaluator will report properly).
+    /// The region stays on the evaluator (below the threshold, or slower
+    /// here): a decision for every run like this one.
+    Kept,
+    /// The device reported an error, which the evaluator will report
+    /// properly (this run only).
     Evaluate,
     /// The region must run on the evaluator, timed, for the sites.
     Probe { key: u64, work: f64 },
@@ -209,16 +212,7 @@ pub fn run(
             continue;
         };
         let fused: Vec<&Stm> = fused.iter().map(|&j| &stms[j]).collect();
-        let mut free = HashSet::new();
-        let mut inner: HashSet<Var> = HashSet::new();
-        for f in fused.iter().chain(std::iter::once(&s)) {
-            let mut u = HashSet::new();
-            free_in_exp(&f.exp, &mut u);
-            free.extend(u.into_iter().filter(|v| !inner.contains(v)));
-            inner.extend(f.pat.iter().copied());
-        }
-        let mut free: Vec<Var> = free.into_iter().collect();
-        free.sort();
+        let free = free_vars(fused.iter().copied().chain(std::iter::once(s)));
         for &v in &free {
             if c.slot_of.contains_key(&v) {
                 continue;
@@ -318,7 +312,7 @@ pub fn run(
         Side::Device => {}
         Side::Host => {
             trace(|| format!("{what} kept on the evaluator (work {work:.0})"));
-            return Ok(Ran::Evaluate);
+            return Ok(Ran::Kept);
         }
         Side::ProbeHost => {
             trace(|| format!("{what} timed on the evaluator (work {work:.0})"));
@@ -466,6 +460,21 @@ pub fn run(
         work,
         time,
     })
+}
+
+/// The variables `stms` read that none of them binds, in order.
+pub fn free_vars<'a>(stms: impl IntoIterator<Item = &'a Stm>) -> Vec<Var> {
+    let mut free = HashSet::new();
+    let mut bound = HashSet::new();
+    for s in stms {
+        let mut u = HashSet::new();
+        free_in_exp(&s.exp, &mut u);
+        free.extend(u.into_iter().filter(|v| !bound.contains(v)));
+        bound.extend(s.pat.iter().copied());
+    }
+    let mut free: Vec<Var> = free.into_iter().collect();
+    free.sort();
+    free
 }
 
 /// `URCHIN_GPU_TRACE=1`: a line on standard error per region, saying

@@ -35,3 +35,8 @@ entry grad_kmeans (ps: [][]f64) (cs: [][]f64) =
   vjp (\cs -> f64.sum (map (\p -> f64.minimum (map (\c -> f64.sum (map2 (\x y -> (x - y) * (x - y)) p c)) cs)) ps)) cs 1
 entry grad_gather (xs: []f64) (is: []i64) =
   vjp (\xs -> f64.sum (map (\i -> xs[i] * xs[i] + 1) is)) xs 1
+-- A short map of costly elements read three times (stored once per work
+-- item in a private array), one of them at a single index.
+entry spread_f (ps: [][]f64) (cs: [][]f64) =
+  map (\p -> let ds = map (\c -> f64.sum (map2 (*) p c)) cs
+             in f64.maximum ds - f64.minimum ds + ds[0]) ps
