@@ -121,6 +121,7 @@ fn share(b: &mut Body, i: usize, j: usize, vars: &mut Vars) -> bool {
             };
             if !read.contains(v2)
                 || matches!(vars.ty(*v1), Type::Acc(..))
+                || !same_shape_everywhere(&lam1.body.stms[k1], lam1, vars)
                 || updated(&*lam1, *v1)
                 || updated(&*lam2, *v2)
             {
@@ -140,6 +141,32 @@ fn share(b: &mut Body, i: usize, j: usize, vars: &mut Vars) -> bool {
     }
     rename_body(&mut lam2.body, &exported);
     true
+}
+
+/// Whether the results of `s`, a statement of `lam`'s body, have one
+/// shape for every element of the map, so that the map can return them as
+/// a regular array: scalars, or a `map` or `scan` with scalar elements over
+/// arrays `lam` does not build (its parameters are rows of regular arrays,
+/// its free variables the same for every element). A size computed inside
+/// the lambda may differ from element to element (a flattened `flatmap`'s
+/// segments).
+fn same_shape_everywhere(s: &Stm, lam: &Lambda, vars: &Vars) -> bool {
+    let scalar = |t: Type| matches!(t, Type::Prim(_));
+    if s.pat.iter().all(|v| scalar(vars.ty(*v))) {
+        return true;
+    }
+    let (args, elements) = match &s.exp {
+        Exp::Map { lam: f, args } => (args, &f.body.result),
+        Exp::Scan { op, args, .. } => (args, &op.neutral),
+        _ => return false,
+    };
+    let built: HashSet<Var> = lam
+        .body
+        .stms
+        .iter()
+        .flat_map(|s| s.pat.iter().copied())
+        .collect();
+    elements.iter().all(|a| scalar(a.ty(vars))) && args.iter().all(|a| !built.contains(a))
 }
 
 /// Whether a statement reduces somewhere (its work exceeds its result).
