@@ -537,18 +537,34 @@ impl<'a> Kernels<'a> {
     ) -> G<Vec<(String, PrimType)>> {
         let ne = self.g.neutral(&op.neutral, &op.lam)?;
         let accs = self.g.decl_accs(&ne);
-        self.g
-            .open(format!("for (long i = {lo}; i < {hi}; i += {step})"));
-        // Every bound used here is at most `n` and `lo` is not negative.
+        let header = format!("for (long i = {lo}; i < {hi}; i += {step})");
+        self.fold_loop(op, pre, args, header, n, n, &accs)?;
+        Ok(accs)
+    }
+
+    /// The loop `header` over `i`, of at most `trip` iterations, folding
+    /// element `i` of the SOAC's input into `accs`. Every bound the loops
+    /// use is at most `n` and not negative, so `i` is known to be in range.
+    #[allow(clippy::too_many_arguments)]
+    fn fold_loop(
+        &mut self,
+        op: &Operator,
+        pre: Option<&Lambda>,
+        args: &[Var],
+        header: String,
+        trip: &Dim,
+        n: &Dim,
+        accs: &[(String, PrimType)],
+    ) -> G<()> {
+        self.g.open(header);
         self.g.known_in_range("i", n);
-        let r = self.g.in_loop(Some(n), |g| -> G<()> {
+        let r = self.g.in_loop(Some(trip), |g| -> G<()> {
             let xs: Vec<KVal> = args.iter().map(|v| g.get(*v)).collect::<G<_>>()?;
             let es = elems_in(g, pre, &xs, "i")?;
-            g.combine(&op.lam, &accs, es)
+            g.combine(&op.lam, accs, es)
         });
         self.g.close();
-        r?;
-        Ok(accs)
+        r
     }
 
     /// Folds elements `lo..hi` as [`CHAINS`] contiguous pieces at once,
@@ -584,20 +600,9 @@ impl<'a> Kernels<'a> {
         self.g.close();
         r?;
         // What is left after the last piece's share belongs to it.
-        let last = &chains[CHAINS - 1];
-        self.g.open(format!(
-            "for (long i = {lo} + {CHAINS} * cq; i < {hi}; i++)"
-        ));
-        self.g.known_in_range("i", n);
-        let r = self
-            .g
-            .in_loop(Some(&Dim::Const(CHAINS as i64)), |g| -> G<()> {
-                let xs: Vec<KVal> = args.iter().map(|v| g.get(*v)).collect::<G<_>>()?;
-                let es = elems_in(g, pre, &xs, "i")?;
-                g.combine(&op.lam, last, es)
-            });
-        self.g.close();
-        r?;
+        let header = format!("for (long i = {lo} + {CHAINS} * cq; i < {hi}; i++)");
+        let trip = Dim::Const(CHAINS as i64);
+        self.fold_loop(op, pre, args, header, &trip, n, &chains[CHAINS - 1])?;
         for piece in &chains[1..] {
             let es = piece
                 .iter()

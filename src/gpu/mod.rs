@@ -86,14 +86,35 @@ struct Inner {
     known: HashMap<At, Known>,
 }
 
-/// Where a region starts: its body (by address, with its length as a
-/// check) and its first statement; valid for one evaluation (`end_run`
-/// forgets them).
+/// Where a region starts: its program's variables and its body (by
+/// address, with their lengths as a check: another program may take an
+/// address once this one is freed) and its first statement. What is
+/// remembered is checked against the program before it is used (see
+/// `Known::fits`), so a stale entry costs a decision, never a wrong index.
 #[derive(Clone, Copy, Hash, PartialEq, Eq)]
 struct At {
+    vars: usize,
+    nvars: usize,
     body: usize,
     len: usize,
     start: usize,
+}
+
+/// Entries of [`Inner::known`] kept at most (a long REPL session loads
+/// many programs).
+const KNOWN_MAX: usize = 4096;
+
+impl Known {
+    /// Whether what is remembered can be about this program: its
+    /// variables exist in it, and its decisions lie inside the region of
+    /// `end - start` statements from `start`.
+    fn fits(&self, nvars: usize, start: usize, end: usize) -> bool {
+        self.free.iter().all(|v| (v.0 as usize) < nvars)
+            && self.decided.values().all(|d| match *d {
+                Decision::Host(n, _) => n >= 1 && start + n <= end,
+                Decision::Shorten(m) => start < m && m <= end,
+            })
+    }
 }
 
 /// What is known about the regions starting at one [`At`].
@@ -217,9 +238,6 @@ impl Gpu {
     pub fn end_run(&self) {
         let mut g = self.lock();
         g.resident.clear();
-        // Decisions are by a body's address: another program's body may
-        // take it once this one is freed.
-        g.known.clear();
     }
 
     /// Runs statements of `body` from `start` on the device where it can
@@ -241,10 +259,21 @@ impl Gpu {
         let mut g = self.lock();
         let g = &mut *g;
         let at = At {
+            vars: vars as *const Vars as usize,
+            nvars: vars.len(),
             body: body as *const Body as usize,
             len: body.stms.len(),
             start,
         };
+        if g.known
+            .get(&at)
+            .is_some_and(|k| !k.fits(vars.len(), start, end))
+        {
+            g.known.remove(&at);
+        }
+        if g.known.len() >= KNOWN_MAX && !g.known.contains_key(&at) {
+            g.known.clear();
+        }
         let known = g.known.entry(at).or_insert_with(|| Known {
             free: region::free_vars(&body.stms[start..end]),
             decided: HashMap::new(),
