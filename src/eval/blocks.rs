@@ -68,6 +68,12 @@ impl Blocks {
         &self.ne
     }
 
+    /// The lengths of the pieces that the next `c` elements make when cut
+    /// at block boundaries.
+    pub fn pieces(&self, c: usize) -> Vec<usize> {
+        pieces(self.pos, c)
+    }
+
     /// The next `c` elements cut into runs of whole blocks and pieces of
     /// blocks (see [`runs`]).
     pub fn runs(&self, c: usize) -> Vec<Run> {

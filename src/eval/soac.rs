@@ -674,27 +674,32 @@ impl Interp<'_> {
         c: usize,
         b: &mut Blocks,
     ) -> R<()> {
-        let mut lo = 0;
-        for run in b.runs(c) {
-            let k = run.len;
-            let piece = if k == c {
+        let slice = |lo: usize, k: usize| -> Vec<LVal> {
+            if k == c {
                 xs.clone()
             } else {
                 xs.iter().map(|x| slice_outer(x, lo, lo + k)).collect()
-            };
-            match run
-                .whole
-                .then(|| fold_blocks(op, &piece, b.neutral()))
-                .flatten()
-            {
-                Some(folds) => b.put_folds(self, op, &folds, k)?,
-                None => {
-                    b.at_element(self, op)?;
-                    b.open = self.reduce_chunk(op, piece, k, &b.open)?;
-                    b.advance(k);
-                }
             }
-            lo += k;
+        };
+        let mut lo = 0;
+        for run in b.runs(c) {
+            let folds = run
+                .whole
+                .then(|| fold_blocks(op, &slice(lo, run.len), b.neutral()))
+                .flatten();
+            if let Some(folds) = folds {
+                b.put_folds(self, op, &folds, run.len)?;
+                lo += run.len;
+                continue;
+            }
+            // One block (or piece of one) at a time: a run of whole blocks
+            // is folded block by block, as every reduction is.
+            for k in b.pieces(run.len) {
+                b.at_element(self, op)?;
+                b.open = self.reduce_chunk(op, slice(lo, k), k, &b.open)?;
+                b.advance(k);
+                lo += k;
+            }
         }
         Ok(())
     }

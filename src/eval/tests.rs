@@ -986,6 +986,42 @@ fn long_reductions_combine_fixed_blocks_on_any_thread_count() {
     }
 }
 
+/// The same with an operator the evaluator does not recognise (so no
+/// block is folded natively): a run of whole blocks in a chunk is still
+/// folded block by block, not as one piece.
+#[test]
+fn long_reductions_with_general_operators_combine_fixed_blocks() {
+    use super::blocks::BLOCK;
+    let p = build(&[("xs", arr(F64, 1))], |b, ps| {
+        // `(a + x) * 1`: the sum, in two statements.
+        let op = b.operator(&[ty_f64()], vec![f(0.0)], |b, a, x| {
+            let s = b.bin(BinOp::Add, a[0], x[0]);
+            vec![b.bin(BinOp::Mul, s, f(1.0)).into()]
+        });
+        let r = b.reduce(op, None, &[ps[0]]);
+        vec![r[0].into()]
+    });
+    let n = 600 * BLOCK + 17;
+    let xs: Vec<f64> = (0..n)
+        .map(|k| ((k * 7919) % 1000) as f64 / 7.0 - 50.0)
+        .collect();
+    let mut blocks = xs.chunks(BLOCK).map(|c| c.iter().fold(0.0, |a, &x| a + x));
+    let first = blocks.next().unwrap_or(0.0);
+    let want = [sf(blocks.fold(first, |a, p| a + p))];
+    expect(&p, vec![f64s(&xs)], &want);
+    for threads in [1, 2, 7] {
+        let opts = EvalOptions {
+            threads,
+            ..EvalOptions::default()
+        };
+        let got = run_opts(&p, vec![f64s(&xs)], &opts).expect("runs");
+        assert!(
+            same(&got[0], &want[0]),
+            "{threads} threads: {got:?}, want {want:?}"
+        );
+    }
+}
+
 #[test]
 fn reductions_inside_maps() {
     // map (\row -> (reduce (+) 0 row, scan op 0 row)) m, with both kinds of
