@@ -423,23 +423,17 @@ impl<'p> Interp<'p> {
                 if let Some(out) = waiting.get_mut(k).and_then(Option::take) {
                     break out;
                 }
+                // A result that has arrived, else a chunk of its own, else
+                // wait for one (a closed channel: every worker has ended).
                 let (j, out) = match workers.received.try_recv() {
                     Ok(got) => got,
-                    Err(mpsc::TryRecvError::Empty) => {
-                        match workers.gate.take(workers.chunks.len(), false) {
-                            Some(j) => (j, workers.evaluate(&mut own, j)),
-                            None => workers
-                                .received
-                                .recv()
-                                .map_err(|_| Fail::internal("chunk workers stopped early"))?,
-                        }
-                    }
-                    Err(mpsc::TryRecvError::Disconnected) => {
-                        match workers.gate.take(workers.chunks.len(), false) {
-                            Some(j) => (j, workers.evaluate(&mut own, j)),
-                            None => return Err(Fail::internal("chunk workers stopped early")),
-                        }
-                    }
+                    Err(_) => match workers.gate.take(workers.chunks.len(), false) {
+                        Some(j) => (j, workers.evaluate(&mut own, j)),
+                        None => workers
+                            .received
+                            .recv()
+                            .map_err(|_| Fail::internal("chunk workers stopped early"))?,
+                    },
                 };
                 if waiting.len() <= j {
                     waiting.resize_with(j + 1, || None);
@@ -565,7 +559,7 @@ impl<'w> Workers<'w, '_> {
         let shared: &'w Shared = self.shared;
         let (it, cells) = own.get_or_insert_with(|| shared.interp());
         let (s, c) = self.chunks[k];
-        self.shared.chunk(it, cells, s, c)
+        shared.chunk(it, cells, s, c)
     }
 }
 

@@ -104,6 +104,14 @@ struct At {
 /// many programs).
 const KNOWN_MAX: usize = 4096;
 
+/// What is known about the regions starting at one [`At`].
+struct Known {
+    /// The variables the longest region from there reads.
+    free: Vec<Var>,
+    /// By the signature of their values (see [`signature`]).
+    decided: HashMap<u64, Decision>,
+}
+
 impl Known {
     /// Whether what is remembered can be about this program: its
     /// variables exist in it, and its decisions lie inside the region of
@@ -115,14 +123,6 @@ impl Known {
                 Decision::Shorten(m) => start < m && m <= end,
             })
     }
-}
-
-/// What is known about the regions starting at one [`At`].
-struct Known {
-    /// The variables the longest region from there reads.
-    free: Vec<Var>,
-    /// By the signature of their values (see [`signature`]).
-    decided: HashMap<u64, Decision>,
 }
 
 #[derive(Clone, Copy)]
@@ -236,8 +236,7 @@ impl Gpu {
     /// Forgets what is cached for one evaluation (arrays kept on the
     /// device); called when an evaluation ends.
     pub fn end_run(&self) {
-        let mut g = self.lock();
-        g.resident.clear();
+        self.lock().resident.clear();
     }
 
     /// Runs statements of `body` from `start` on the device where it can
