@@ -133,14 +133,18 @@ fn share(b: &mut Body, i: usize, j: usize, vars: &mut Vars) -> bool {
     };
     let mut exported: HashMap<Var, Atom> = HashMap::new();
     for (k2, k1) in matched {
-        // A cheap statement is shared only if it is a scalar: an array
-        // built per element (GMM's `x - μ`) would be materialised for every
-        // element of an outer map that a fused reduction never builds, and
-        // once read from an extra array, the costly statements reading it
-        // no longer match theirs.
+        // A cheap statement is shared only if it is a float scalar (an
+        // `exp`, a `tanh`, a quotient): index arithmetic is cheaper to redo
+        // than to store, and an array built per element (GMM's `x - μ`)
+        // would be materialised for every element of an outer map that a
+        // fused reduction never builds (and once read from an extra
+        // array, the costly statements reading it no longer match theirs).
         let s2 = &lam2.body.stms[k2];
-        let scalar = s2.pat.iter().all(|v| matches!(vars.ty(*v), Type::Prim(_)));
-        if !varies(s2) || !(scalar || costly(&s2.exp)) {
+        let float = s2
+            .pat
+            .iter()
+            .all(|v| matches!(vars.ty(*v), Type::Prim(t) if t.is_float()));
+        if !varies(s2) || !(float || costly(&s2.exp)) {
             continue;
         }
         let (p2, p1) = (&lam2.body.stms[k2].pat, &lam1.body.stms[k1].pat);
