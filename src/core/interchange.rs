@@ -192,3 +192,29 @@ fn interchanged(outer: &Exp, k: usize, vars: &mut Vars) -> Option<Interchanged> 
         outer_arrays,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::core::testing::core_of;
+
+    #[test]
+    fn a_transposed_nest_maps_over_the_transposed_input() {
+        let p = core_of(
+            "entry main (a: [][]f64) (s: []f64) = transpose (map2 (\\r t -> map (\\x -> x * t) r) a s)",
+            "main",
+        );
+        assert!(p.contains("transpose a"), "{p}");
+    }
+
+    #[test]
+    fn a_nest_used_elsewhere_too_is_left_alone() {
+        // Interchanging would compute the nest twice.
+        let p = core_of(
+            "entry main (a: [][]f64) (s: []f64) =
+               let m = map2 (\\r t -> map (\\x -> x * t) r) a s in (transpose m, m)",
+            "main",
+        );
+        assert!(p.contains("transpose m"), "{p}");
+        assert!(!p.contains("transpose a"), "{p}");
+    }
+}

@@ -3,20 +3,23 @@
 //! Reverse mode re-executes a map's body in the map of its return sweep
 //! (thesis 3.3: redundant execution), while the forward sweep often runs
 //! the same map for its results: GMM's per-point map over the components
-//! computes `Q (x - μ)` in both. Where a later map's lambda computes a
-//! statement that an earlier map's lambda, over the same arrays, already
-//! computes, and the statement is costly (it reduces: a matrix-vector
-//! product, not an element-wise step), the earlier map returns its value
-//! as one more array and the later one reads that array's element instead
-//! of recomputing it. The earlier map ran first with the same inputs, so
-//! nothing that could fail moves.
+//! computes `Q (x - μ)` in both, and LSTM's return sweep recomputes each
+//! gate's `exp` and `1 + exp` where the gate's map computed them. Where a
+//! later map's lambda computes a statement that an earlier map's lambda,
+//! over the same arrays, already computes, the earlier map returns its
+//! value as one more array and the later one reads that array's element
+//! instead of recomputing it. The bulk evaluator holds every intermediate
+//! of a lambda as an array of lanes anyway, so an extra result costs no
+//! work, while each recomputed statement is an operation over all lanes.
+//! The earlier map ran first with the same inputs, so nothing that could
+//! fail moves.
 
 use super::ir::*;
 use super::simplify::{consumes, has_effect};
 use super::visit::{Mapper, Scope, Use, free_in_exp, map_exp, nested, nested_mut, rename_body};
 use std::collections::{HashMap, HashSet};
 
-/// How many earlier maps a map is compared with.
+/// How many earlier maps over one of its arrays a map is compared with.
 const LOOK_BACK: usize = 8;
 
 /// Shares work between the maps of `b` and of the bodies it nests;
@@ -32,13 +35,28 @@ pub fn share_body(b: &mut Body, vars: &mut Vars) -> bool {
         .filter(|i| matches!(b.stms[*i].exp, Exp::Map { .. }))
         .collect();
     for (n, &j) in maps.iter().enumerate() {
-        for &i in maps[..n].iter().rev().take(LOOK_BACK) {
+        let earlier: Vec<usize> = maps[..n]
+            .iter()
+            .rev()
+            .copied()
+            .filter(|&i| over_same_array(&b.stms[i].exp, &b.stms[j].exp))
+            .take(LOOK_BACK)
+            .collect();
+        for i in earlier {
             if share(b, i, j, vars) {
                 changed = true;
             }
         }
     }
     changed
+}
+
+/// Whether two maps read an array in common (only then can they share).
+fn over_same_array(e1: &Exp, e2: &Exp) -> bool {
+    match (e1, e2) {
+        (Exp::Map { args: a1, .. }, Exp::Map { args: a2, .. }) => a2.iter().any(|a| a1.contains(a)),
+        _ => false,
+    }
 }
 
 /// Makes the map at `i` return what the map at `j` recomputes; whether it
@@ -78,10 +96,8 @@ fn share(b: &mut Body, i: usize, j: usize, vars: &mut Vars) -> bool {
         .filter(|(_, s)| !has_effect(&s.exp))
         .map(|(k, s)| (canonical(&s.exp, &HashMap::new()), k))
         .collect();
-    // Statements of the second lambda computed by the first (cheap ones
-    // are matched too, so that the costly ones reading them match), and
-    // of those the costly ones.
-    let mut costly_matched: Vec<(usize, usize)> = Vec::new();
+    // Statements of the second lambda computed by the first.
+    let mut matched: Vec<(usize, usize)> = Vec::new();
     for (k2, s) in lam2.body.stms.iter().enumerate() {
         if has_effect(&s.exp) {
             continue;
@@ -96,12 +112,10 @@ fn share(b: &mut Body, i: usize, j: usize, vars: &mut Vars) -> bool {
         for (v2, v1) in s.pat.iter().zip(s1pat) {
             same.insert(*v2, Atom::Var(*v1));
         }
-        if costly(&s.exp) {
-            costly_matched.push((k2, k1));
-        }
+        matched.push((k2, k1));
     }
     // Their results that the rest of the second lambda reads.
-    let replaced: HashSet<usize> = costly_matched.iter().map(|(k2, _)| *k2).collect();
+    let replaced: HashSet<usize> = matched.iter().map(|(k2, _)| *k2).collect();
     let mut read = HashSet::new();
     for (k2, s) in lam2.body.stms.iter().enumerate() {
         if !replaced.contains(&k2) {
@@ -109,8 +123,30 @@ fn share(b: &mut Body, i: usize, j: usize, vars: &mut Vars) -> bool {
         }
     }
     read.extend(lam2.body.result.iter().filter_map(|a| a.var()));
+    // A value that does not vary over the lanes is not worth an array.
+    let mut local: HashSet<Var> = lam2.params.iter().copied().collect();
+    local.extend(lam2.body.stms.iter().flat_map(|s| s.pat.iter().copied()));
+    let varies = |s: &Stm| {
+        let mut free = HashSet::new();
+        free_in_exp(&s.exp, &mut free);
+        free.iter().any(|v| local.contains(v))
+    };
     let mut exported: HashMap<Var, Atom> = HashMap::new();
-    for (k2, k1) in costly_matched {
+    for (k2, k1) in matched {
+        // A cheap statement is shared only if it is a float scalar (an
+        // `exp`, a `tanh`, a quotient): index arithmetic is cheaper to redo
+        // than to store, and an array built per element (GMM's `x - μ`)
+        // would be materialised for every element of an outer map that a
+        // fused reduction never builds (and once read from an extra
+        // array, the costly statements reading it no longer match theirs).
+        let s2 = &lam2.body.stms[k2];
+        let float = s2
+            .pat
+            .iter()
+            .all(|v| matches!(vars.ty(*v), Type::Prim(t) if t.is_float()));
+        if !varies(s2) || !(float || costly(&s2.exp)) {
+            continue;
+        }
         let (p2, p1) = (&lam2.body.stms[k2].pat, &lam1.body.stms[k1].pat);
         for (v2, v1) in p2.iter().zip(p1) {
             // An array updated in place in either lambda is not the value
@@ -244,5 +280,70 @@ impl<'a> Mapper<'a> for Canon {
                 *a = self.subst.get(v).copied().unwrap_or(*a);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::core::testing::{core_of, count};
+
+    #[test]
+    fn a_scalar_computed_by_an_earlier_map_is_read_from_it() {
+        let p = core_of(
+            "entry main (x: []f64) = (map (\\t -> f64.exp t + 1) x, map (\\t -> f64.exp t * 2) x)",
+            "main",
+        );
+        assert_eq!(count(&p, "f64.exp"), 1, "{p}");
+    }
+
+    #[test]
+    fn a_costly_statement_is_shared_and_the_array_it_reads_is_not() {
+        // `max d` is shared; `d`, an array built per element, is
+        // recomputed rather than materialised for every row.
+        let p = core_of(
+            "entry main (x: [][]f64) (c: []f64) =
+               (map (\\r -> let d = map2 (-) r c in f64.sum d + f64.maximum d) x,
+                map (\\r -> let d = map2 (-) r c in f64.minimum d * f64.maximum d) x)",
+            "main",
+        );
+        assert_eq!(count(&p, "f64.max"), 1, "{p}");
+        assert_eq!(count(&p, "- c_e"), 2, "{p}");
+    }
+
+    #[test]
+    fn a_value_the_same_in_every_lane_is_not_made_an_array() {
+        let p = core_of(
+            "entry main (x: []f64) (c: f64) = (map (\\t -> f64.exp c + t) x, map (\\t -> f64.exp c * t) x)",
+            "main",
+        );
+        assert!(!p.contains(") = map"), "no map gained a result: {p}");
+    }
+
+    #[test]
+    fn rows_of_different_lengths_are_not_shared() {
+        let text = std::fs::read_to_string("tests/programs/share_irregular.fut")
+            .expect("the test program exists");
+        let p = core_of(&text, "main");
+        assert_eq!(count(&p, "scan"), 2, "{p}");
+    }
+
+    #[test]
+    fn gate_derivatives_reuse_the_gate_map() {
+        // The return sweep of a sigmoid whose value is used twice reads
+        // `exp` and `1 + exp` from the forward map.
+        let p = core_of(
+            "def sigmoid (x: f64) = 1 / (1 + f64.exp (-x))
+             entry main (xs: [][]f64) (h: []f64) =
+               vjp (\\h -> let (s, _) = loop (s, k) = (h, 0) for x in xs do
+                            let i = map sigmoid (map2 (+) x s)
+                            in (map2 (*) i s, k + f64.sum i)
+                          in f64.sum s) h 1",
+            "main",
+        );
+        assert_eq!(
+            count(&p, "f64.exp"),
+            2,
+            "the forward loop's and the gate map's: {p}"
+        );
     }
 }

@@ -27,7 +27,7 @@ use super::visit::{
     Role, Use, bound_in_body, free_in_body, free_in_exp, free_in_lambda, nested, nested_mut,
     operands, rename_body, rename_operands,
 };
-use crate::prim::{self, BinOp, PrimType, Scalar};
+use crate::prim::{self, BinOp, PrimType, Scalar, UnOp};
 use std::collections::{HashMap, HashSet};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,7 +49,7 @@ pub fn simplify_program(p: &mut Program, mode: Mode) {
 pub fn simplify_function(f: &mut Function, vars: &mut Vars, mode: Mode) {
     for _ in 0..8 {
         let before = count(&f.body);
-        let mut env = Forward::new(vars);
+        let mut env = Forward::new(vars, mode, &f.body);
         f.body = env.body(std::mem::take(&mut f.body));
         let changed = env.changed;
         fuse_body(&mut f.body, vars);
@@ -93,6 +93,21 @@ struct Forward<'v> {
     /// Per open body, the dimensions that checked shapes inside it linked
     /// (true only there: they are unlinked when the body closes).
     links: Vec<Vec<Dim>>,
+    /// Arrays that are `x with [i] = v` for a constant row `i`: `(x, i, v)`.
+    row_updates: HashMap<Var, (Var, i64, Atom)>,
+    /// Arrays that are literals: their rows.
+    literals: HashMap<Var, Vec<Atom>>,
+    /// Float scalars that are a negation, product or quotient, so that a
+    /// negation can cancel one further in (reverse mode's derivative of
+    /// `1 / x` is `-(1 / x) / x`, negated again by the adjoint of `-x`).
+    signed: HashMap<Var, Exp>,
+    /// How often each variable is used in the body being simplified
+    /// (before simplification: a guide, not a guarantee).
+    uses: HashMap<Var, usize>,
+    /// Arrays a statement so far consumed (updated in place): a rewrite
+    /// must not read them again.
+    consumed: HashSet<Var>,
+    mode: Mode,
     changed: bool,
 }
 
@@ -112,9 +127,17 @@ enum Folded {
 }
 
 impl<'v> Forward<'v> {
-    fn new(vars: &'v mut Vars) -> Forward<'v> {
+    fn new(vars: &'v mut Vars, mode: Mode, body: &Body) -> Forward<'v> {
+        let mut uses = HashMap::new();
+        use_counts(body, &mut uses);
         Forward {
             vars,
+            row_updates: HashMap::new(),
+            literals: HashMap::new(),
+            signed: HashMap::new(),
+            uses,
+            consumed: HashSet::new(),
+            mode,
             subst: HashMap::new(),
             available: Vec::new(),
             lengths: HashMap::new(),
@@ -166,7 +189,14 @@ impl<'v> Forward<'v> {
             let taken = std::mem::take(b);
             *b = self.body(taken);
         }
-        match fold(exp) {
+        let folded = match exp {
+            Exp::UnOp(UnOp::Neg, Atom::Var(t)) => match self.negated(t, span, ctx) {
+                Some((stms, a)) => Folded::Stms(stms, vec![a]),
+                None => fold(Exp::UnOp(UnOp::Neg, Atom::Var(t))),
+            },
+            exp => fold(exp),
+        };
+        match folded {
             Folded::Atoms(atoms) => {
                 self.changed = true;
                 for (v, a) in pat.iter().zip(atoms) {
@@ -215,6 +245,11 @@ impl<'v> Forward<'v> {
                         top.insert(key, pat.clone());
                     }
                 }
+                operands(&exp, |v, u| {
+                    if u == Use::Consume {
+                        self.consumed.insert(v);
+                    }
+                });
                 out.push(Stm {
                     pat,
                     exp,
@@ -338,6 +373,7 @@ impl Forward<'_> {
                 self.lengths.insert((pat[0], 0), Length::Is(*n));
             }
             Exp::ArrayLit(xs, _) => {
+                self.literals.insert(pat[0], xs.clone());
                 self.lengths
                     .insert((pat[0], 0), Length::Is(Atom::i64(xs.len() as i64)));
                 if let Some(Atom::Var(x)) = xs.first() {
@@ -346,6 +382,15 @@ impl Forward<'_> {
             }
             Exp::Copy(x) | Exp::Update(x, ..) | Exp::Reverse(x) | Exp::Rotate(_, x) => {
                 self.same_dims(pat[0], 0, *x, 0);
+                if let Exp::Update(x, ix, v) = exp
+                    && let [DimIndex::Fix(Atom::Const(i))] = ix.as_slice()
+                {
+                    self.row_updates.insert(pat[0], (*x, i.as_f64() as i64, *v));
+                }
+            }
+            Exp::UnOp(UnOp::Neg, _) | Exp::BinOp(BinOp::Mul | BinOp::Div, ..) if matches!(self.vars.ty(pat[0]), Type::Prim(t) if t.is_float()) =>
+            {
+                self.signed.insert(pat[0], exp.clone());
             }
             Exp::Rearrange(perm, x) => {
                 for (i, p) in perm.iter().enumerate() {
@@ -472,6 +517,134 @@ impl Forward<'_> {
         pat.is_empty()
     }
 
+    /// `x[c, ..]` for a constant row `c` of an array built by replicating
+    /// a value and updating constant rows: the value the row was given
+    /// (its row, not a read of the consumed array updated). An update of
+    /// another row does not change row `c`, and one out of bounds failed
+    /// before the read.
+    fn row_of(&self, mut x: Var, ix: &[DimIndex]) -> Option<Exp> {
+        let [DimIndex::Fix(Atom::Const(c)), rest @ ..] = ix else {
+            return None;
+        };
+        let c = c.as_f64() as i64;
+        let row = loop {
+            if let Some((x0, i, v)) = self.row_updates.get(&x) {
+                if *i == c {
+                    break *v;
+                }
+                x = *x0;
+                continue;
+            }
+            let (rows, fill) = self.rows(x)?;
+            if !(0..rows.len() as i64).contains(&c) {
+                return None;
+            }
+            break rows[c as usize].unwrap_or(fill);
+        };
+        match (row, rest) {
+            (Atom::Var(r), _) if self.consumed.contains(&r) => None,
+            (row, []) => Some(Exp::Atom(row)),
+            (Atom::Var(r), rest) => Some(Exp::Index(r, rest.to_vec())),
+            _ => None,
+        }
+    }
+
+    /// `x with [i] = v` where `x` is a replicated array of a few rows (a
+    /// constant count) updated at constant rows: the literal of its rows
+    /// (reverse mode's adjoint of `a[0], a[1], ..` builds one row at a
+    /// time). Only after AD, where the dead updates may go although they
+    /// could fail.
+    fn literal_rows(&self, x: Var, ix: &[DimIndex], v: Atom) -> Option<Exp> {
+        const MAX_ROWS: i64 = 16;
+        if self.mode != Mode::AfterAd {
+            return None;
+        }
+        let [DimIndex::Fix(Atom::Const(i))] = ix else {
+            return None;
+        };
+        let mut given = vec![(i.as_f64() as i64, v)];
+        let mut base = x;
+        while let Some((x0, i, v)) = self.row_updates.get(&base) {
+            given.push((*i, *v));
+            base = *x0;
+        }
+        let (known, fill) = self.rows(base)?;
+        let n = known.len() as i64;
+        if n > MAX_ROWS || given.iter().any(|(i, _)| !(0..n).contains(i)) {
+            return None;
+        }
+        let rows: Vec<Atom> = (0..n)
+            .map(|k| match given.iter().find(|(i, _)| *i == k) {
+                Some((_, v)) => *v,
+                None => known[k as usize].unwrap_or(fill),
+            })
+            .collect();
+        if rows
+            .iter()
+            .any(|r| r.var().is_some_and(|r| self.consumed.contains(&r)))
+        {
+            return None;
+        }
+        let elem = self.vars.ty(base).peel(1);
+        Some(Exp::ArrayLit(rows, elem))
+    }
+
+    /// The rows of a literal, or of a replicate of a constant count (each
+    /// `None`, and the replicated value): `(rows, fill)`.
+    fn rows(&self, x: Var) -> Option<(Vec<Option<Atom>>, Atom)> {
+        if let Some(xs) = self.literals.get(&x) {
+            let fill = *xs.first()?;
+            return Some((xs.iter().map(|a| Some(*a)).collect(), fill));
+        }
+        let v = *self.replicated.get(&x)?;
+        let Length::Is(Atom::Const(n)) = self.canon((x, 0)) else {
+            return None;
+        };
+        let n = usize::try_from(n.as_f64() as i64)
+            .ok()
+            .filter(|n| *n <= 1 << 16)?;
+        Some((vec![None; n], v))
+    }
+
+    /// `-t` without a negation, where `t` is a product or quotient with a
+    /// negated factor (in a chain of single-use products): the statements
+    /// recomputing the chain with that factor's operand, and the result.
+    /// Exact: IEEE 754 rounding is symmetric in sign.
+    fn negated(
+        &mut self,
+        t: Var,
+        span: crate::source::Span,
+        ctx: CallCtx,
+    ) -> Option<(Vec<Stm>, Atom)> {
+        match self.signed.get(&t)?.clone() {
+            Exp::UnOp(UnOp::Neg, a) => Some((Vec::new(), a)),
+            Exp::BinOp(op, a, b) if self.uses.get(&t).copied().unwrap_or(0) <= 1 => {
+                let (mut stms, a, b) = match (a, b) {
+                    (a, Atom::Var(b)) if self.signed.contains_key(&b) => {
+                        let (stms, b) = self.negated(b, span, ctx)?;
+                        (stms, a, b)
+                    }
+                    (Atom::Var(a), b) => {
+                        let (stms, a) = self.negated(a, span, ctx)?;
+                        (stms, a, b)
+                    }
+                    _ => return None,
+                };
+                let r = self
+                    .vars
+                    .fresh(self.vars.name(t).to_string(), self.vars.ty(t));
+                stms.push(Stm {
+                    pat: vec![r],
+                    exp: Exp::BinOp(op, a, b),
+                    span,
+                    ctx,
+                });
+                Some((stms, Atom::Var(r)))
+            }
+            _ => None,
+        }
+    }
+
     /// Whether a check is known to hold.
     fn holds(&self, exp: &Exp) -> bool {
         match exp {
@@ -503,6 +676,20 @@ impl Forward<'_> {
                     Exp::Size(root.0, root.1)
                 }
                 _ => Exp::Size(a, d),
+            },
+            Exp::Index(x, ix) => match self.row_of(x, &ix) {
+                Some(e) => {
+                    self.changed = true;
+                    e
+                }
+                None => Exp::Index(x, ix),
+            },
+            Exp::Update(x, ix, v) => match self.literal_rows(x, &ix, v) {
+                Some(e) => {
+                    self.changed = true;
+                    e
+                }
+                None => Exp::Update(x, ix, v),
             },
             // A replicate is its own reverse.
             Exp::Reverse(x) => match (self.replicated.get(&x), self.lengths.get(&(x, 0))) {
@@ -1104,4 +1291,42 @@ pub fn unbound(f: &Function) -> HashSet<Var> {
         out.remove(p);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::core::testing::{core_of, count};
+
+    #[test]
+    fn an_adjoint_built_row_by_row_is_a_literal() {
+        let p = core_of(
+            "entry main (a: [3][]f64) = vjp (\\a -> f64.sum (a[0] * a[1]) + f64.sum a[2]) a 1",
+            "main",
+        );
+        assert!(p.contains("= [elem_2, elem_1, "), "{p}");
+        assert!(!p.contains(" with ["), "{p}");
+    }
+
+    #[test]
+    fn rows_of_updated_replicates_are_read_without_the_array() {
+        // Without AD the updates stay (they could fail), but reading a
+        // row gives the value written or replicated.
+        let p = core_of(
+            "entry main (x: []f64) (y: []f64) = let a = replicate 3 x with [1] = y in (a, a[0], a[1])",
+            "main",
+        );
+        assert!(p.contains("with [1i64] = y"), "{p}");
+        assert!(p.contains("in (a, x, y)"), "{p}");
+    }
+
+    #[test]
+    fn negations_cancel_through_products() {
+        // The derivative of `1 / (1 + exp (-a))`: `-(1/t)/t`, times
+        // `exp (-a)`, negated by the adjoint of `-a`.
+        let p = core_of(
+            "entry main (x: []f64) = vjp (\\x -> f64.sum (map (\\a -> 1 / (1 + f64.exp (-a))) x)) x 1",
+            "main",
+        );
+        assert_eq!(count(&p, "= -"), 1, "only the forward negation: {p}");
+    }
 }
