@@ -993,11 +993,8 @@ impl<'a> Gen<'a> {
             }
             cells += len * c;
         }
-        (cost > CHEAP_ELEMENT && cells <= PRIVATE_CELLS).then_some(
-            dims.into_iter()
-                .map(|d| d.unwrap_or_default())
-                .collect(),
-        )
+        (cost > CHEAP_ELEMENT && cells <= PRIVATE_CELLS)
+            .then_some(dims.into_iter().map(|d| d.unwrap_or_default()).collect())
     }
 
     /// Computes the map's elements into private arrays, each result's
@@ -1062,12 +1059,7 @@ impl<'a> Gen<'a> {
     /// operations) and the dimensions of each result (empty for a scalar;
     /// an error for an accumulator).
     #[allow(clippy::type_complexity)]
-    fn trial(
-        &mut self,
-        lam: &Lambda,
-        xs: &[KVal],
-        env: &Rc<Env>,
-    ) -> G<(f64, Vec<G<Vec<Dim>>>)> {
+    fn trial(&mut self, lam: &Lambda, xs: &[KVal], env: &Rc<Env>) -> G<(f64, Vec<G<Vec<Dim>>>)> {
         let mark = self.code.len();
         let (cost, mult) = (self.cost, self.mult);
         self.mult = 1.0;
@@ -1090,7 +1082,13 @@ impl<'a> Gen<'a> {
     }
 
     /// Writes every element of `a` to `out[base + ...]` (row-major).
-    pub fn write_all(&mut self, a: &Rc<KArr>, out: &str, base: &str, idx: &mut Vec<String>) -> G<()> {
+    pub fn write_all(
+        &mut self,
+        a: &Rc<KArr>,
+        out: &str,
+        base: &str,
+        idx: &mut Vec<String>,
+    ) -> G<()> {
         if idx.len() == a.dims.len() {
             let x = self.index(a, idx)?;
             let KVal::Scalar { c, .. } = x else {

@@ -117,7 +117,10 @@ impl Shape {
         let (least, cap) = if self.gpu {
             (1, 1024)
         } else {
-            (self.compute_units.min(n.div_ceil(64)), self.compute_units * 8)
+            (
+                self.compute_units.min(n.div_ceil(64)),
+                self.compute_units * 8,
+            )
         };
         n.div_ceil(self.group * 4).clamp(least.max(1), cap.max(1))
     }
@@ -436,7 +439,8 @@ impl<'a> Kernels<'a> {
                 KVal::Scalar { c, .. } => self.g.line(format!("o{k}[gid] = {c};")),
                 KVal::Arr(a) => {
                     let base = format!("gid * {inner}L");
-                    self.g.write_all(&a, &format!("o{k}"), &base, &mut Vec::new())?;
+                    self.g
+                        .write_all(&a, &format!("o{k}"), &base, &mut Vec::new())?;
                 }
                 KVal::Acc(_) => return no("a map returning an accumulator"),
             }

@@ -53,6 +53,8 @@ struct Site {
     host: Option<Sample>,
     /// Runs timed on each side (device, evaluator).
     runs: (u32, u32),
+    /// The first runs were close: each side is timed once more.
+    again: bool,
 }
 
 /// Sides within this factor of each other are timed once more each
@@ -86,6 +88,7 @@ impl Sites {
                 device: None,
                 host: None,
                 runs: (0, 0),
+                again: false,
             }
         });
         let (side, measuring) = match (site.device, site.host) {
@@ -93,10 +96,12 @@ impl Sites {
             (Some(_), None) => (Side::ProbeHost, true),
             (Some(d), Some(h)) => {
                 let (d, h) = (d.predict(work, fixed), h.predict(work, 0.0));
-                let close = d.max(h) < CLOSE * d.min(h);
+                if site.runs == (1, 1) && d.max(h) < CLOSE * d.min(h) {
+                    site.again = true;
+                }
                 match site.runs {
-                    (1, _) if close => (Side::Device, true),
-                    (_, 1) if close => (Side::ProbeHost, true),
+                    (1, 1) if site.again => (Side::Device, true),
+                    (2, 1) if site.again => (Side::ProbeHost, true),
                     _ if d < h => (Side::Device, false),
                     _ => (Side::Host, false),
                 }
@@ -218,13 +223,22 @@ mod tests {
         assert_eq!(s.choose(1, "[reduce]", 1e6, 0.0), Side::ProbeHost);
         s.ran_on_host(1, 1e6, ms(1.0));
         assert_eq!(s.choose(1, "[reduce]", 1e6, 0.0), Side::Device);
-        s.ran_on_device(1, 1e6, ms(0.5));
+        // No longer close, but the evaluator's first run may have been
+        // slowed too: it is timed again.
+        s.ran_on_device(1, 1e6, ms(0.4));
         assert_eq!(s.choose(1, "[reduce]", 1e6, 0.0), Side::ProbeHost);
-        s.ran_on_host(1, 1e6, ms(0.9));
+        s.ran_on_host(1, 1e6, ms(0.3));
         assert_eq!(s.measuring, 4);
-        assert_eq!(s.choose(1, "[reduce]", 1e6, 0.0), Side::Device);
-        assert_eq!(s.choose(1, "[reduce]", 1e6, 0.0), Side::Device);
+        assert_eq!(s.choose(1, "[reduce]", 1e6, 0.0), Side::Host);
+        assert_eq!(s.choose(1, "[reduce]", 1e6, 0.0), Side::Host);
         assert_eq!(s.measuring, 4);
+        // Once decided, more runs on the device ask for nothing more.
+        assert_eq!(s.choose(2, "[map]", 1e6, 0.0), Side::Device);
+        s.ran_on_device(2, 1e6, ms(1.0));
+        s.ran_on_host(2, 1e6, ms(5.0));
+        assert_eq!(s.choose(2, "[map]", 1e6, 0.0), Side::Device);
+        s.ran_on_device(2, 1e6, ms(1.0));
+        assert_eq!(s.choose(2, "[map]", 1e6, 0.0), Side::Device);
     }
 
     #[test]
