@@ -5,6 +5,7 @@ pub mod check;
 pub mod interchange;
 pub mod ir;
 pub mod lower;
+pub mod onehot;
 pub mod pretty;
 pub mod share;
 pub mod simplify;

@@ -56,7 +56,9 @@ pub fn simplify_function(f: &mut Function, vars: &mut Vars, mode: Mode) {
         dce_body(vars, &mut f.body, mode);
         let interchanged = super::interchange::interchange_body(&mut f.body, vars);
         let shared = super::share::share_body(&mut f.body, vars);
-        if count(&f.body) == before && !changed && !interchanged && !shared {
+        // Only derivative code: the rows it no longer computes may fail.
+        let one_hot = mode == Mode::AfterAd && super::onehot::onehot_function(f, vars);
+        if count(&f.body) == before && !changed && !interchanged && !shared && !one_hot {
             break;
         }
     }
@@ -575,7 +577,7 @@ impl Forward<'_> {
     }
 }
 
-fn is_zero(a: &Atom) -> bool {
+pub(super) fn is_zero(a: &Atom) -> bool {
     matches!(a, Atom::Const(c) if c.as_f64() == 0.0 && c.ty() != PrimType::Bool)
 }
 
