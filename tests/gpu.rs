@@ -230,9 +230,12 @@ proptest! {
         let iv: Vec<Scalar> = v.iter().map(|&x| Scalar::I64(x as i64)).collect();
         check("seg_red", vec![Value::Array(Array::from_scalars(PrimType::I64, vec![rows, cols], &iv))])?;
         check("nest_f", vec![matrix(rows, v.clone())])?;
+        check("transpose_computed", vec![matrix(rows, v.clone())])?;
+        check("grad_pairs", vec![matrix(rows, v.clone())])?;
         check("grad_min", vec![matrix(rows, v.clone())])?;
         let cs: Vec<f64> = (0..k * cols).map(|_| (next() % 10_000) as f64 / 101.0 - 40.0).collect();
         check("spread_f", vec![matrix(rows, v.clone()), matrix(k, cs.clone())])?;
+        check("several_results", vec![matrix(rows, v.clone()), matrix(k, cs.clone())])?;
         check("grad_kmeans", vec![matrix(rows, v), matrix(k, cs)])?;
     }
 }

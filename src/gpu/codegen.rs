@@ -121,6 +121,16 @@ pub enum ArrKind {
     Replicate(KVal),
     /// Scalars written out (`[a, b, c]`).
     Lit(Vec<String>),
+    /// A transposition of another array (`of`, whose dimension `perm[k]`
+    /// is this array's dimension `k`), after `fixed` of this array's
+    /// leading indices have been taken: an element reads `of` with its
+    /// indices put back in order, so a computed array is transposed
+    /// without being stored.
+    Perm {
+        perm: Vec<u32>,
+        of: Rc<KArr>,
+        fixed: Vec<String>,
+    },
     /// Result `res` of `lam` applied to the elements of `args`, computed
     /// where read, in the environment the map was made in.
     Map {
@@ -232,6 +242,14 @@ pub struct Gen<'a> {
 /// The longest map whose elements are stored in a private array when read
 /// more than once.
 const PRIVATE_MAP: i64 = 128;
+
+/// The most cells a work item stores for one map or accumulator of its own.
+const PRIVATE_CELLS: i64 = 1024;
+
+/// The operations an element may cost and still be computed again where
+/// it is read rather than stored (an index and an arithmetic operation or
+/// two).
+const CHEAP_ELEMENT: f64 = 8.0;
 
 impl<'a> Gen<'a> {
     pub fn new(vars: &'a Vars, sizes: &'a dyn Fn(&Dim) -> Option<i64>) -> Gen<'a> {
@@ -473,6 +491,28 @@ impl<'a> Gen<'a> {
                 let v = self.let_(a.elem, &e);
                 Ok(Gen::scalar(v, a.elem))
             }
+            ArrKind::Perm { perm, of, fixed } => {
+                let mut all = fixed.clone();
+                all.push(i0);
+                all.extend(idx[1..].iter().cloned());
+                if all.len() < perm.len() {
+                    return Ok(KVal::Arr(Rc::new(KArr {
+                        elem: a.elem,
+                        dims: a.dims[idx.len()..].to_vec(),
+                        kind: ArrKind::Perm {
+                            perm: perm.clone(),
+                            of: of.clone(),
+                            fixed: all,
+                        },
+                    })));
+                }
+                let mut inner = vec![String::new(); perm.len()];
+                for (k, i) in all.into_iter().enumerate() {
+                    inner[perm[k] as usize] = i;
+                }
+                let of = of.clone();
+                self.index(&of, &inner)
+            }
             ArrKind::Map {
                 lam,
                 args,
@@ -668,20 +708,28 @@ impl<'a> Gen<'a> {
             Exp::Rearrange(perm, v) => {
                 let a = self.get(*v)?;
                 let a = a.arr()?;
-                let ArrKind::Buf { buf, off, strides } = &a.kind else {
-                    return no("transposing a computed array");
-                };
                 fn p<T: Clone>(perm: &[u32], xs: &[T]) -> Vec<T> {
                     perm.iter().map(|&k| xs[k as usize].clone()).collect()
                 }
-                let r = KArr {
-                    elem: a.elem,
-                    dims: p(perm, &a.dims),
-                    kind: ArrKind::Buf {
+                if perm.len() != a.dims.len() {
+                    return no("a transposition of the wrong rank");
+                }
+                let kind = match &a.kind {
+                    ArrKind::Buf { buf, off, strides } => ArrKind::Buf {
                         buf: buf.clone(),
                         off: off.clone(),
                         strides: p(perm, strides),
                     },
+                    _ => ArrKind::Perm {
+                        perm: perm.clone(),
+                        of: a.clone(),
+                        fixed: Vec::new(),
+                    },
+                };
+                let r = KArr {
+                    elem: a.elem,
+                    dims: p(perm, &a.dims),
+                    kind,
                 };
                 self.bind_one(stm, KVal::Arr(Rc::new(r)))
             }
@@ -793,7 +841,7 @@ impl<'a> Gen<'a> {
             Exp::Scan { .. } => no("a scan inside a kernel"),
             Exp::Hist { .. } => no("a histogram inside a kernel"),
             Exp::Scatter { .. } => no("a scatter inside a kernel"),
-            Exp::WithAcc { .. } => no("an accumulator inside a kernel"),
+            Exp::WithAcc { arrays, lam } => self.with_acc(stm, arrays, lam),
             Exp::Jvp { .. } | Exp::Vjp { .. } | Exp::WithVjp { .. } => no("an AD operator"),
             // A region with a call stays on the host (calls are recursive).
             Exp::Call { .. } => no("a call of a recursive function"),
@@ -857,8 +905,9 @@ impl<'a> Gen<'a> {
             .iter()
             .map(|p| matches!(self.vars.ty(*p), Type::Acc(..)))
             .collect();
-        if acc_results.iter().any(|&a| a) {
-            // A map that updates accumulators runs here, once per element.
+        if stm.pat.is_empty() || acc_results.iter().any(|&a| a) {
+            // A map that updates accumulators (returning them, or nothing:
+            // it is there for its updates) runs here, once per element.
             if acc_results.iter().any(|&a| !a) {
                 return no("a map returning accumulators and values");
             }
@@ -872,16 +921,26 @@ impl<'a> Gen<'a> {
             }
             return Ok(());
         }
-        if let Some(len) = self.private_len(stm, lam, &n) {
-            return self.materialise(stm, lam, &xs, &n, len);
-        }
         let env = Rc::new(self.env.clone());
+        if let Some(shapes) = self.private_shapes(stm, lam, &xs, &n, &env) {
+            return self.materialise(stm, lam, &xs, &n, &shapes);
+        }
         let lam = Rc::new(lam.clone());
+        // The dimensions of elements that are arrays, from one trial.
+        let nested = stm.pat.iter().any(|p| self.vars.ty(*p).rank() > 1);
+        let mut elem_dims = if nested {
+            self.trial(&lam, &xs, &env)?.1
+        } else {
+            Vec::new()
+        };
         for (res, p) in stm.pat.iter().enumerate() {
             let ty = self.vars.ty(*p);
             let mut dims = vec![n.clone()];
             if ty.rank() > 1 {
-                dims.extend(self.elem_dims(&lam, &xs, res, &env)?);
+                let d = elem_dims
+                    .get_mut(res)
+                    .map(|d| std::mem::replace(d, Ok(Vec::new())));
+                dims.extend(d.unwrap_or_else(|| no("a map of the wrong arity"))?);
             }
             self.bind(
                 *p,
@@ -900,81 +959,217 @@ impl<'a> Gen<'a> {
         Ok(())
     }
 
-    /// The length of a map whose elements are better stored than computed
-    /// where read: short and known before the launch, scalars that take a
-    /// loop to compute, read by more than one statement.
-    fn private_len(&self, stm: &Stm, lam: &Lambda, n: &Dim) -> Option<i64> {
+    /// The dimensions of each result's elements, when a map's elements
+    /// are better stored than computed where read: the map is short and
+    /// its length known before the launch, its elements are arrays of
+    /// known shape (or scalars) filling at most [`PRIVATE_CELLS`], its
+    /// results are read by more than one statement (reading one result of
+    /// a map with several computes them all), and an element costs more
+    /// than [`CHEAP_ELEMENT`] operations.
+    fn private_shapes(
+        &mut self,
+        stm: &Stm,
+        lam: &Lambda,
+        xs: &[KVal],
+        n: &Dim,
+        env: &Rc<Env>,
+    ) -> Option<Vec<Vec<Dim>>> {
         let len = (self.sizes)(n).filter(|l| (1..=PRIVATE_MAP).contains(l))?;
-        let read_again = stm
+        let reads: usize = stm
             .pat
             .iter()
-            .any(|p| self.reads.get(p).is_some_and(|&r| r > 1));
-        let scalars = stm.pat.iter().all(|p| {
-            let t = self.vars.ty(*p);
-            matches!(t, Type::Array(..)) && t.rank() == 1
-        });
-        let costly = lam.body.stms.iter().any(|s| {
-            matches!(
-                s.exp,
-                Exp::Reduce { .. } | Exp::Map { .. } | Exp::Loop { .. }
-            )
-        });
-        (read_again && scalars && costly).then_some(len)
+            .map(|p| self.reads.get(p).copied().unwrap_or(0))
+            .sum();
+        if reads < 2 {
+            return None;
+        }
+        let (cost, dims) = self.trial(lam, xs, env).ok()?;
+        let mut cells = 0;
+        for ds in &dims {
+            let ds = ds.as_ref().ok()?;
+            let mut c = 1;
+            for d in ds {
+                c *= (self.sizes)(d).filter(|_| *d != Dim::Any)?;
+            }
+            cells += len * c;
+        }
+        (cost > CHEAP_ELEMENT && cells <= PRIVATE_CELLS)
+            .then_some(dims.into_iter().map(|d| d.unwrap_or_default()).collect())
     }
 
-    /// Computes the map's elements into private arrays of `len`.
-    fn materialise(&mut self, stm: &Stm, lam: &Lambda, xs: &[KVal], n: &Dim, len: i64) -> G<()> {
+    /// Computes the map's elements into private arrays, each result's
+    /// elements of dimensions `shapes` (row-major, after the map's own).
+    fn materialise(
+        &mut self,
+        stm: &Stm,
+        lam: &Lambda,
+        xs: &[KVal],
+        n: &Dim,
+        shapes: &[Vec<Dim>],
+    ) -> G<()> {
+        let len = (self.sizes)(n).unwrap_or(0).max(1);
         let mut arrays = Vec::new();
-        for p in &stm.pat {
+        for (p, shape) in stm.pat.iter().zip(shapes) {
             let t = self.vars.ty(*p).elem();
             self.note_type(t);
             let m = self.fresh("m");
-            self.line(format!("{} {m}[{len}];", ctype(t)));
-            arrays.push((m, t));
+            let cells: i64 = shape.iter().map(|d| (self.sizes)(d).unwrap_or(0)).product();
+            self.line(format!("{} {m}[{}];", ctype(t), (len * cells).max(1)));
+            arrays.push((m, t, cells));
         }
         let i = self.fresh("i");
         self.open(format!("for (long {i} = 0; {i} < {len}L; {i}++)"));
         self.known_in_range(&i, n);
         let r = self.in_loop(Some(n), |g| -> G<()> {
             let vals = g.apply_at(lam, xs, &i)?;
-            for ((m, _), v) in arrays.iter().zip(&vals) {
-                let (c, _) = v.scalar()?;
-                g.line(format!("{m}[{i}] = {c};"));
+            for ((m, _, cells), v) in arrays.iter().zip(&vals) {
+                match v {
+                    KVal::Arr(a) => {
+                        let base = format!("{i} * {cells}L");
+                        g.write_all(a, m, &base, &mut Vec::new())?;
+                    }
+                    v => {
+                        let (c, _) = v.scalar()?;
+                        g.line(format!("{m}[{i}] = {c};"));
+                    }
+                }
             }
             Ok(())
         });
         self.close();
         r?;
-        for (p, (m, t)) in stm.pat.iter().zip(arrays) {
+        for ((p, (m, t, _)), shape) in stm.pat.iter().zip(arrays).zip(shapes) {
+            let mut dims = vec![n.clone()];
+            dims.extend(shape.iter().cloned());
             let a = KArr {
                 elem: t,
-                dims: vec![n.clone()],
                 kind: ArrKind::Buf {
                     buf: m,
                     off: "0L".into(),
-                    strides: vec!["1L".into()],
+                    strides: row_major(&dims),
                 },
+                dims,
             };
             self.bind(*p, KVal::Arr(Rc::new(a)));
         }
         Ok(())
     }
 
-    /// The dimensions of result `res` of a map's elements, found by
-    /// generating the body once and throwing the code away.
-    fn elem_dims(&mut self, lam: &Lambda, xs: &[KVal], res: usize, env: &Rc<Env>) -> G<Vec<Dim>> {
+    /// One element of a map generated and thrown away: what it costs (in
+    /// operations) and the dimensions of each result (empty for a scalar;
+    /// an error for an accumulator).
+    #[allow(clippy::type_complexity)]
+    fn trial(&mut self, lam: &Lambda, xs: &[KVal], env: &Rc<Env>) -> G<(f64, Vec<G<Vec<Dim>>>)> {
         let mark = self.code.len();
-        let (cost, next) = (self.cost, self.next);
+        let (cost, mult) = (self.cost, self.mult);
+        self.mult = 1.0;
         let saved = std::mem::replace(&mut self.env, (**env).clone());
         let r = self.apply_at(lam, xs, "0");
         self.env = saved;
         self.code.truncate(mark);
-        self.cost = cost;
-        self.next = next + 1000;
-        match r?.swap_remove(res) {
-            KVal::Arr(a) => Ok(a.dims.clone()),
-            _ => no("a map whose elements are not arrays"),
+        let spent = self.cost - cost;
+        (self.cost, self.mult) = (cost, mult);
+        // Names stay fresh: `in_range` still holds the trial's.
+        let dims = r?
+            .into_iter()
+            .map(|v| match v {
+                KVal::Arr(a) => Ok(a.dims.clone()),
+                KVal::Scalar { .. } => Ok(Vec::new()),
+                KVal::Acc(_) => no("a map returning accumulators and values"),
+            })
+            .collect();
+        Ok((spent, dims))
+    }
+
+    /// Writes every element of `a` to `out[base + ...]` (row-major).
+    pub fn write_all(
+        &mut self,
+        a: &Rc<KArr>,
+        out: &str,
+        base: &str,
+        idx: &mut Vec<String>,
+    ) -> G<()> {
+        if idx.len() == a.dims.len() {
+            let x = self.index(a, idx)?;
+            let KVal::Scalar { c, .. } = x else {
+                return no("a nested array element that is not a scalar");
+            };
+            let mut flat = "0L".to_string();
+            for (i, d) in idx.iter().zip(&a.dims) {
+                flat = format!("({flat}) * {} + {i}", d.c());
+            }
+            self.line(format!("{out}[{base} + {flat}] = {c};"));
+            return Ok(());
         }
+        let d = a.dims[idx.len()].clone();
+        if d == Dim::Any {
+            return no("writing out a rep");
+        }
+        let j = self.fresh("j");
+        self.open(format!("for (long {j} = 0; {j} < {}; {j}++)", d.c()));
+        self.known_in_range(&j, &d);
+        idx.push(j);
+        let r = self.in_loop(Some(&d), |g| g.write_all(a, out, base, idx));
+        idx.pop();
+        self.close();
+        r
+    }
+
+    /// `withacc` inside a kernel: each array is copied into an array of
+    /// the work item's own (its shape known before the launch, at most
+    /// [`PRIVATE_CELLS`] cells), the body's `upd`s add to it with plain
+    /// additions, and the copy is the result.
+    fn with_acc(&mut self, stm: &Stm, arrays: &[Var], lam: &Lambda) -> G<()> {
+        let m = arrays.len();
+        if lam.params.len() != m {
+            return no("an accumulator lambda with other parameters");
+        }
+        let mut copies = Vec::new();
+        for (k, a) in arrays.iter().enumerate() {
+            let x = self.get(*a)?.arr()?.clone();
+            let mut cells = 1;
+            for d in &x.dims {
+                match (self.sizes)(d) {
+                    Some(s) if *d != Dim::Any => cells *= s,
+                    _ => return no("an accumulator of unknown shape inside a kernel"),
+                }
+            }
+            if cells > PRIVATE_CELLS {
+                return no("a large accumulator inside a kernel");
+            }
+            self.note_type(x.elem);
+            let buf = self.fresh("m");
+            self.line(format!("{} {buf}[{}];", ctype(x.elem), cells.max(1)));
+            self.write_all(&x, &buf, "0L", &mut Vec::new())?;
+            let id = self.accs.len();
+            self.accs.push(AccInfo {
+                buf: buf.clone(),
+                dims: x.dims.clone(),
+                private: Some("0L".into()),
+            });
+            self.bind(lam.params[k], KVal::Acc(id));
+            copies.push(KArr {
+                elem: x.elem,
+                kind: ArrKind::Buf {
+                    buf,
+                    off: "0L".into(),
+                    strides: row_major(&x.dims),
+                },
+                dims: x.dims.clone(),
+            });
+        }
+        let r = self.body(&lam.body)?;
+        if r.len() != stm.pat.len() || r.len() < m {
+            return no("an accumulator lambda returning the wrong number of values");
+        }
+        let mut copies = copies.into_iter();
+        for (p, v) in stm.pat.iter().zip(r) {
+            match copies.next() {
+                Some(c) => self.bind(*p, KVal::Arr(Rc::new(c))),
+                None => self.bind(*p, v),
+            }
+        }
+        Ok(())
     }
 
     fn if_(&mut self, stm: &Stm, cond: &Atom, t: &Body, e: &Body) -> G<()> {
@@ -1441,6 +1636,20 @@ fn convert(from: PrimType, to: PrimType, x: &str) -> String {
 }
 
 /// `replicate n x` (or `rep x` with `Dim::Any`).
+/// The strides of a row-major array of these dimensions.
+fn row_major(dims: &[Dim]) -> Vec<String> {
+    (0..dims.len())
+        .map(|k| {
+            let rest: Vec<String> = dims[k + 1..].iter().map(Dim::c).collect();
+            if rest.is_empty() {
+                "1L".to_string()
+            } else {
+                rest.join(" * ")
+            }
+        })
+        .collect()
+}
+
 fn replicated(n: Dim, x: KVal) -> G<KVal> {
     let (elem, mut dims) = match &x {
         KVal::Scalar { ty, .. } => (*ty, vec![]),

@@ -110,13 +110,19 @@ pub struct Shape {
 }
 
 impl Shape {
+    /// Work groups for `n` elements: on a CPU driver at least one per
+    /// compute unit (a group runs on one core), so that a short input
+    /// still uses every core.
     fn groups(&self, n: usize) -> usize {
-        let cap = if self.gpu {
-            1024
+        let (least, cap) = if self.gpu {
+            (1, 1024)
         } else {
-            self.compute_units * 8
+            (
+                self.compute_units.min(n.div_ceil(64)),
+                self.compute_units * 8,
+            )
         };
-        n.div_ceil(self.group * 4).clamp(1, cap.max(1))
+        n.div_ceil(self.group * 4).clamp(least.max(1), cap.max(1))
     }
 }
 
@@ -433,7 +439,8 @@ impl<'a> Kernels<'a> {
                 KVal::Scalar { c, .. } => self.g.line(format!("o{k}[gid] = {c};")),
                 KVal::Arr(a) => {
                     let base = format!("gid * {inner}L");
-                    write_all_in(&mut self.g, &a, &format!("o{k}"), &base, &mut Vec::new())?;
+                    self.g
+                        .write_all(&a, &format!("o{k}"), &base, &mut Vec::new())?;
                 }
                 KVal::Acc(_) => return no("a map returning an accumulator"),
             }
@@ -1323,33 +1330,6 @@ fn index_values_in(g: &mut Gen, xs: &[KVal], i: &str) -> G<Vec<String>> {
         });
     }
     Ok(out)
-}
-
-fn write_all_in(g: &mut Gen, a: &Rc<KArr>, out: &str, base: &str, idx: &mut Vec<String>) -> G<()> {
-    if idx.len() == a.dims.len() {
-        let x = g.index(a, idx)?;
-        let KVal::Scalar { c, .. } = x else {
-            return no("a nested array element that is not a scalar");
-        };
-        let mut flat = "0L".to_string();
-        for (i, d) in idx.iter().zip(&a.dims) {
-            flat = format!("({flat}) * {} + {i}", d.c());
-        }
-        g.line(format!("{out}[{base} + {flat}] = {c};"));
-        return Ok(());
-    }
-    let d = a.dims[idx.len()].clone();
-    if d == Dim::Any {
-        return no("writing out a rep");
-    }
-    let j = g.fresh("j");
-    g.open(format!("for (long {j} = 0; {j} < {}; {j}++)", d.c()));
-    g.known_in_range(&j, &d);
-    idx.push(j);
-    let r = g.in_loop(Some(&d), |g| write_all_in(g, a, out, base, idx));
-    idx.pop();
-    g.close();
-    r
 }
 
 /// The results of a perfect map nest at the indices `idx`, one level per

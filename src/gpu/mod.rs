@@ -213,6 +213,12 @@ impl Gpu {
         self.lock().stats.clone()
     }
 
+    /// Runs made so far to time a region on one side or the other before
+    /// deciding where it runs: a benchmark warms up until a run adds none.
+    pub fn measuring_runs(&self) -> u64 {
+        self.lock().sites.measuring
+    }
+
     /// Sets the threshold (`None`: the measured one).
     pub fn set_threshold(&self, t: Option<f64>) {
         let mut g = self.lock();

@@ -400,11 +400,14 @@ pub fn run(
             };
         }
     }
+    // Reading the flag waits for every launch (the queue is in order).
     let like = Array::filled(vec![1], Scalar::I32(0));
     let flag = dev
         .cl
         .download(&errbuf, like, dev.stats)
         .map_err(Failure::Device)?;
+    let built = dev.stats.build_time - before.build_time;
+    dev.stats.device_time += t0.elapsed().saturating_sub(built);
     if let Scalar::I32(e) = flag.get_flat(0)
         && e != 0
     {

@@ -14,7 +14,8 @@ pub struct Stats {
     pub launches: u64,
     pub bytes_to_device: u64,
     pub bytes_from_device: u64,
-    /// Wall time from each launch to its completion.
+    /// Wall time of the regions run on the device, from their first
+    /// command to the completion of their last (building not counted).
     pub device_time: Duration,
     /// Statements run on the device.
     pub offloaded: u64,

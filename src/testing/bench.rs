@@ -4,7 +4,8 @@
 //! The test runner does the rest — finding files, reading test blocks,
 //! loading inputs (inline, `@ file`, `random`) and checking outputs — so
 //! benchmarking is an [`Engine`] that, for each case the runner asks it to
-//! run, runs the entry point once with memory tracking (the warm-up) and
+//! run, runs the entry point once with memory tracking (the warm-up; with a
+//! device, more until the device has decided where each region runs) and
 //! then `runs` times with a clock, and hands the last result back to be
 //! checked. Cases marked `compiled` are datasets too (as in Futhark, they
 //! are the ones too big for `urchin test`); `nobench` cases and cases that
@@ -28,7 +29,7 @@ use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug)]
 pub struct BenchOptions {
-    /// Timed runs per dataset, after one warm-up run.
+    /// Timed runs per dataset, after the warm-up.
     pub runs: usize,
     /// Benchmark only this entry point.
     pub entry: Option<String>,
@@ -109,6 +110,9 @@ pub struct Measurement {
     pub times: Vec<Duration>,
     /// The one-thread row's mean time over this row's (`--threads N`).
     pub speedup: Option<f64>,
+    /// Untimed runs before the timed ones: one, or with a device, until
+    /// it has decided where each region runs.
+    pub warmups: usize,
     /// From the warm-up run.
     pub peak_live_bytes: usize,
     pub peak_checkpoint_bytes: usize,
@@ -176,6 +180,10 @@ pub fn bench_paths(
     }
     Ok((summary, results, entries))
 }
+
+/// The most warm-up runs before timing (a region is timed at most twice
+/// on each side; a program has few regions that settle in different runs).
+const MAX_WARMUPS: usize = 8;
 
 /// A case the runner will ask for, in the runner's order.
 struct Planned {
@@ -353,8 +361,20 @@ impl BenchEngine<'_> {
                 .map(Some)
                 .chain(std::iter::repeat(None)),
         ) {
+            let measuring = || opts.device.as_ref().map(|g| g.measuring_runs());
+            let mut seen = measuring();
             let (warm, stats) = prog.session.run_with_stats(c, args.clone(), &opts);
             result = warm.map_err(|e| e.to_diagnostic().render(&prog.session.sources, false))?;
+            // With a device, warm up until it has decided where each
+            // region runs: a region is timed on both sides first, and
+            // those runs (and building its kernels) are not what the
+            // benchmark measures.
+            let mut warmups = 1;
+            while warmups < MAX_WARMUPS && measuring() != seen {
+                seen = measuring();
+                result = prog.run(c, args.clone(), &opts)?;
+                warmups += 1;
+            }
             let mut times = Vec::with_capacity(self.opts.runs);
             for _ in 0..self.opts.runs {
                 let start = Instant::now();
@@ -381,6 +401,7 @@ impl BenchEngine<'_> {
                 backend,
                 times,
                 speedup,
+                warmups,
                 peak_live_bytes: stats.peak_live_bytes,
                 peak_checkpoint_bytes: stats.peak_checkpoint_bytes,
             };
@@ -390,7 +411,16 @@ impl BenchEngine<'_> {
                 }
                 // Flushed row by row: a long benchmark shows its progress.
                 self.row(&m)
-                    .and_then(|()| self.out.flush())
+                    .and_then(|()| {
+                        if m.warmups > 1 {
+                            writeln!(
+                                self.out,
+                                "    (after {} warm-up runs: the device timed its regions on both sides first)",
+                                m.warmups
+                            )?;
+                        }
+                        self.out.flush()
+                    })
                     .map_err(|e| e.to_string())?;
             }
             self.results.push(m);
@@ -501,7 +531,7 @@ fn write_json(out: &mut dyn Write, results: &[Measurement]) -> io::Result<()> {
         let runs: Vec<String> = m.times.iter().map(|t| format!("{:.3}", us(*t))).collect();
         writeln!(
             out,
-            "  {{\"file\": {}, \"line\": {}, \"entry\": {}, \"dataset\": {}, {}\"runs_us\": [{}], \"mean_us\": {:.3}, \"min_us\": {:.3}, \"max_us\": {:.3}, \"stddev_us\": {:.3}, \"peak_live_bytes\": {}, \"peak_checkpoint_bytes\": {}{}}}{}",
+            "  {{\"file\": {}, \"line\": {}, \"entry\": {}, \"dataset\": {}, {}\"runs_us\": [{}], \"mean_us\": {:.3}, \"min_us\": {:.3}, \"max_us\": {:.3}, \"stddev_us\": {:.3}, \"peak_live_bytes\": {}, \"peak_checkpoint_bytes\": {}, \"warmups\": {}{}}}{}",
             json_string(&m.file),
             m.line,
             json_string(&m.entry),
@@ -517,6 +547,7 @@ fn write_json(out: &mut dyn Write, results: &[Measurement]) -> io::Result<()> {
             us(m.stddev()),
             m.peak_live_bytes,
             m.peak_checkpoint_bytes,
+            m.warmups,
             m.speedup
                 .map(|x| format!(", \"speedup\": {x:.3}"))
                 .unwrap_or_default(),
@@ -539,6 +570,7 @@ mod tests {
             backend: None,
             times: micros.iter().map(|u| Duration::from_micros(*u)).collect(),
             speedup: None,
+            warmups: 1,
             peak_live_bytes: 0,
             peak_checkpoint_bytes: 0,
         }

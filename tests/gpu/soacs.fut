@@ -40,3 +40,17 @@ entry grad_gather (xs: []f64) (is: []i64) =
 entry spread_f (ps: [][]f64) (cs: [][]f64) =
   map (\p -> let ds = map (\c -> f64.sum (map2 (*) p c)) cs
              in f64.maximum ds - f64.minimum ds + ds[0]) ps
+-- A transposition of an array computed inside the kernel (read through
+-- its indices, never stored).
+entry transpose_computed (xss: [][]f64) =
+  map (\r -> let sq = map (\x -> map (\y -> x * y + f64.sum r) r) r
+             in map (\c -> f64.sum c * 0.5) (transpose sq)) xss
+-- An accumulator inside a kernel (the gradient of indexing, per row): a
+-- copy of the work item's own.
+entry grad_pairs (xss: [][]f64) =
+  map (\r -> vjp (\v -> let n = length v in f64.sum (map (\i -> v[i] * v[(i + 1) % n]) (iota n))) r 1) xss
+-- A map with a scalar and a row per element, both read more than once:
+-- stored once per work item.
+entry several_results (ps: [][]f64) (cs: [][]f64) =
+  map (\p -> let (ds, rows) = unzip (map (\c -> let d = f64.sum (map2 (*) p c) in (d, map (\x -> x * d) c)) cs)
+             in f64.sum ds + f64.sum (map f64.sum rows) + f64.sum (map (\r -> r[0]) rows)) ps
