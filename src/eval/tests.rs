@@ -944,12 +944,45 @@ fn reductions() {
     }
 }
 
-/// Float sums long enough for many blocks and for chunks that workers
-/// fold whole blocks of: the same bits on 1, 2 and 7 threads, one element
-/// at a time, and as the fixed block tree computes them (`blocks.rs`).
+/// Data long enough for many blocks and for chunks that workers fold
+/// whole blocks of (`chunks::PARALLEL_WORK`).
+fn long_floats() -> Vec<f64> {
+    let n = 600 * super::blocks::BLOCK + 17;
+    (0..n)
+        .map(|k| ((k * 7919) % 1000) as f64 / 7.0 - 50.0)
+        .collect()
+}
+
+/// The sum of `ys` by the fixed block tree (`blocks.rs`).
+fn block_tree_sum(ys: &[f64]) -> f64 {
+    let mut blocks = ys
+        .chunks(super::blocks::BLOCK)
+        .map(|c| c.iter().fold(0.0, |a, &x| a + x));
+    let first = blocks.next().unwrap_or(0.0);
+    blocks.fold(first, |a, p| a + p)
+}
+
+/// `p` on `xs` gives the bits of `want` one element at a time and in
+/// bulk on 1, 2 and 7 threads.
+fn same_bits_on_any_thread_count(p: &(Program, Function), xs: &[f64], want: &[Value]) {
+    expect(p, vec![f64s(xs)], want);
+    for threads in [1, 2, 7] {
+        let opts = EvalOptions {
+            threads,
+            ..EvalOptions::default()
+        };
+        let got = run_opts(p, vec![f64s(xs)], &opts).expect("runs");
+        assert!(
+            got.iter().zip(want).all(|(g, w)| same(g, w)),
+            "{threads} threads: {got:?}, want {want:?}"
+        );
+    }
+}
+
+/// Float sums over many blocks: the same bits on 1, 2 and 7 threads, one
+/// element at a time, and as the fixed block tree computes them.
 #[test]
 fn long_reductions_combine_fixed_blocks_on_any_thread_count() {
-    use super::blocks::BLOCK;
     let p = build(&[("xs", arr(F64, 1))], |b, ps| {
         let op = b.binop_operator(BinOp::Add, F64, f(0.0));
         let sq = b.lambda(&[ty_f64()], |b, x| {
@@ -959,31 +992,10 @@ fn long_reductions_combine_fixed_blocks_on_any_thread_count() {
         let r2 = b.reduce(op, None, &[ps[0]]);
         vec![r1[0].into(), r2[0].into()]
     });
-    // Enough work for the chunks to go to workers (`chunks::PARALLEL_WORK`).
-    let n = 600 * BLOCK + 17;
-    let xs: Vec<f64> = (0..n)
-        .map(|k| ((k * 7919) % 1000) as f64 / 7.0 - 50.0)
-        .collect();
-    let tree = |ys: &[f64]| {
-        let mut blocks = ys.chunks(BLOCK).map(|c| c.iter().fold(0.0, |a, &x| a + x));
-        let first = blocks.next().unwrap_or(0.0);
-        blocks.fold(first, |a, p| a + p)
-    };
+    let xs = long_floats();
     let squares: Vec<f64> = xs.iter().map(|x| x * x).collect();
-    let want = [sf(tree(&squares)), sf(tree(&xs))];
-    // Bulk against per element.
-    expect(&p, vec![f64s(&xs)], &want);
-    for threads in [1, 2, 7] {
-        let opts = EvalOptions {
-            threads,
-            ..EvalOptions::default()
-        };
-        let got = run_opts(&p, vec![f64s(&xs)], &opts).expect("runs");
-        assert!(
-            got.iter().zip(&want).all(|(g, w)| same(g, w)),
-            "{threads} threads: {got:?}, want {want:?}"
-        );
-    }
+    let want = [sf(block_tree_sum(&squares)), sf(block_tree_sum(&xs))];
+    same_bits_on_any_thread_count(&p, &xs, &want);
 }
 
 /// The same with an operator the evaluator does not recognise (so no
@@ -991,7 +1003,6 @@ fn long_reductions_combine_fixed_blocks_on_any_thread_count() {
 /// folded block by block, not as one piece.
 #[test]
 fn long_reductions_with_general_operators_combine_fixed_blocks() {
-    use super::blocks::BLOCK;
     let p = build(&[("xs", arr(F64, 1))], |b, ps| {
         // `(a + x) * 1`: the sum, in two statements.
         let op = b.operator(&[ty_f64()], vec![f(0.0)], |b, a, x| {
@@ -1001,25 +1012,8 @@ fn long_reductions_with_general_operators_combine_fixed_blocks() {
         let r = b.reduce(op, None, &[ps[0]]);
         vec![r[0].into()]
     });
-    let n = 600 * BLOCK + 17;
-    let xs: Vec<f64> = (0..n)
-        .map(|k| ((k * 7919) % 1000) as f64 / 7.0 - 50.0)
-        .collect();
-    let mut blocks = xs.chunks(BLOCK).map(|c| c.iter().fold(0.0, |a, &x| a + x));
-    let first = blocks.next().unwrap_or(0.0);
-    let want = [sf(blocks.fold(first, |a, p| a + p))];
-    expect(&p, vec![f64s(&xs)], &want);
-    for threads in [1, 2, 7] {
-        let opts = EvalOptions {
-            threads,
-            ..EvalOptions::default()
-        };
-        let got = run_opts(&p, vec![f64s(&xs)], &opts).expect("runs");
-        assert!(
-            same(&got[0], &want[0]),
-            "{threads} threads: {got:?}, want {want:?}"
-        );
-    }
+    let xs = long_floats();
+    same_bits_on_any_thread_count(&p, &xs, &[sf(block_tree_sum(&xs))]);
 }
 
 #[test]
