@@ -140,10 +140,9 @@ fn one_hot(b: &Body, i: usize, iotas: &HashMap<Var, Atom>) -> Option<Rewrite> {
     // The updates move to the last one: nothing else before it may read
     // their accumulators (a chained update among them neither), and the
     // map's operands must not be consumed before it.
-    let group: HashSet<usize> = upds.iter().map(|(u, _)| *u).collect();
-    let moved: HashSet<Var> = group
+    let moved: HashSet<Var> = upds
         .iter()
-        .flat_map(|u| b.stms[*u].pat.iter().copied())
+        .flat_map(|(u, _)| b.stms[*u].pat.iter().copied())
         .collect();
     let mut read = HashSet::new();
     free_in_exp(&b.stms[i].exp, &mut read);

@@ -135,28 +135,15 @@ impl Sites {
         });
     }
 
+    /// The evaluator's probes: the fastest counts.
     pub fn ran_on_host(&mut self, key: u64, work: f64, t: Duration) {
-        self.record(key, work, t, |s| {
-            s.runs.1 += 1;
-            &mut s.host
-        });
-    }
-
-    /// Merges one run into the side of a measured site that `slot` picks.
-    fn record(
-        &mut self,
-        key: u64,
-        work: f64,
-        t: Duration,
-        slot: impl FnOnce(&mut Site) -> &mut Option<Sample>,
-    ) {
         if let Some(s) = self.sites.get_mut(&key) {
-            let slot = slot(s);
+            s.runs.1 += 1;
             let new = Sample {
                 work,
                 secs: t.as_secs_f64(),
             };
-            *slot = Some(Sample::merge(*slot, new));
+            s.host = Some(Sample::merge(s.host, new));
         }
     }
 
