@@ -139,7 +139,9 @@ enum Decision {
 enum Why {
     Small,
     BelowThreshold,
-    FasterOnHost,
+    /// Slower on the device when measured: the region's key, for its
+    /// re-probes.
+    FasterOnHost(u64),
     Unsupported,
 }
 
@@ -148,7 +150,7 @@ impl Why {
     fn count(self, s: &mut Stats) {
         match self {
             Why::BelowThreshold => s.below_threshold += 1,
-            Why::FasterOnHost => s.faster_on_host += 1,
+            Why::FasterOnHost(_) => s.faster_on_host += 1,
             Why::Small | Why::Unsupported => {}
         }
     }
@@ -219,6 +221,13 @@ impl Gpu {
         self.lock().sites.measuring
     }
 
+    /// Whether a region kept on the evaluator has one of its first
+    /// re-probes on the device to come: a benchmark warms up until none
+    /// has.
+    pub fn settling(&self) -> bool {
+        self.lock().sites.settling()
+    }
+
     /// Sets the threshold (`None`: the measured one).
     pub fn set_threshold(&self, t: Option<f64>) {
         let mut g = self.lock();
@@ -285,6 +294,17 @@ impl Gpu {
         });
         let sig = signature(&known.free, lookup);
         match known.decided.get(&sig) {
+            // Its re-probe is due: ask the sites again, which time it on
+            // the device.
+            Some(&Decision::Host(_, Why::FasterOnHost(key))) if g.sites.kept(key) => {
+                region::trace(|| {
+                    format!(
+                        "{} kept on the evaluator before: re-probing it on the device",
+                        region::describe(&body.stms[start..end])
+                    )
+                });
+                known.decided.remove(&sig);
+            }
             Some(&Decision::Host(n, why)) => {
                 region::trace(|| {
                     format!(
@@ -354,7 +374,7 @@ impl Gpu {
                 let side = sites.choose(key, what, work, t.overhead.as_secs_f64());
                 if side == Side::Host {
                     d.stats.faster_on_host += 1;
-                    why = Why::FasterOnHost;
+                    why = Why::FasterOnHost(key);
                 }
                 side
             };

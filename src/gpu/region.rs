@@ -310,6 +310,7 @@ pub fn run(
     let key = super::cl::fnv1a(text.as_bytes());
     match decide(dev, key, &what, work) {
         Side::Device => {}
+        Side::ProbeDevice => trace(|| format!("{what} timed on the device (work {work:.0})")),
         Side::Host => {
             trace(|| format!("{what} kept on the evaluator (work {work:.0})"));
             return Ok(Ran::Kept);

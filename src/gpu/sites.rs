@@ -5,8 +5,10 @@
 //! work items on the device, ...), which no work estimate captures. So a
 //! region above the threshold runs once on the device and once on the
 //! evaluator, both timed, and from then on where it was faster, scaled to
-//! its work. A region is known by the text of its kernels, which is the
-//! same for every run of the same statements on arrays of the same rank.
+//! its work. A region settled on the evaluator whose device time was close
+//! is timed on the device again later, with backoff (see `REPROBE_WITHIN`).
+//! A region is known by the text of its kernels, which is the same for
+//! every run of the same statements on arrays of the same rank.
 
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -17,8 +19,11 @@ use std::time::Duration;
 pub enum Side {
     Device,
     Host,
-    /// On the evaluator, timed: the region's first run there.
+    /// On the evaluator, timed: one of the region's first runs there.
     ProbeHost,
+    /// On the device, timed, the fastest run counting: one of the
+    /// region's first runs there, or a re-probe.
+    ProbeDevice,
 }
 
 /// One run: the work (estimated element operations) and its time.
@@ -53,6 +58,30 @@ struct Site {
     host: Option<Sample>,
     /// Runs timed on each side (device, evaluator).
     runs: (u32, u32),
+    /// The device run asked for last is a probe (not a settled run).
+    probing: bool,
+    /// Runs on the evaluator left before the next re-probe; `None` while
+    /// none is scheduled (the region runs on the device, or was far
+    /// slower there).
+    reprobe: Option<u32>,
+    /// Runs on the evaluator between re-probes: doubles after each.
+    every: u32,
+    /// Re-probes made.
+    reprobes: u32,
+}
+
+impl Site {
+    /// Counts a run kept on the evaluator; whether a re-probe is due.
+    fn kept(&mut self) -> bool {
+        match self.reprobe {
+            Some(0) => true,
+            Some(n) => {
+                self.reprobe = Some(n - 1);
+                false
+            }
+            None => false,
+        }
+    }
 }
 
 /// Runs timed on each side before a region settles, the fastest counting:
@@ -66,6 +95,26 @@ const PROBES: u32 = 2;
 /// seen to run slower (on a CPU driver, whose threads share the cores),
 /// which the region's own time does not show.
 const MARGIN: f64 = 1.25;
+
+/// A region settled on the evaluator is timed on the device again if its
+/// device time was at most this many times the evaluator's: a CPU
+/// driver's first runs of a region are slower than its steady state for
+/// about four runs (k-means' gradient: 9.3, 8.9, 6.0, 5.1, then 4.6 ms),
+/// so two probes in that phase can lose to the evaluator by a region
+/// that is three times faster on the device once warm (sum of squares:
+/// 8.6 ms against 8.7, then 2.5 ms). A region far slower on the device
+/// is never timed there again.
+const REPROBE_WITHIN: f64 = 3.0;
+
+/// Runs on the evaluator before the first re-probe, and the most between
+/// two: the interval doubles from the first to the last (4, 8, ..., 64),
+/// so a region that stays on the evaluator pays a probe once in 64 runs.
+const REPROBE_FIRST: u32 = 4;
+const REPROBE_MAX: u32 = 64;
+
+/// Re-probes that belong to settling (a benchmark warms up until they
+/// are made): those whose interval covers a CPU driver's cold phase.
+const SETTLING_REPROBES: u32 = 2;
 
 /// The measured regions of this session.
 #[derive(Default)]
@@ -93,41 +142,73 @@ impl Sites {
                 device: None,
                 host: None,
                 runs: (0, 0),
+                probing: false,
+                reprobe: None,
+                every: REPROBE_FIRST,
+                reprobes: 0,
             }
         });
-        let (side, measuring) = match (site.device, site.host, site.runs) {
-            (None, _, _) => (Side::Device, true),
-            (Some(_), None, _) => (Side::ProbeHost, true),
-            (_, _, (d, h)) if d < PROBES && d == h => (Side::Device, true),
-            (_, _, (d, h)) if h < PROBES && h < d => (Side::ProbeHost, true),
+        let side = match (site.device, site.host, site.runs) {
+            (None, _, _) => Side::ProbeDevice,
+            (Some(_), None, _) => Side::ProbeHost,
+            (_, _, (d, h)) if d < PROBES && d == h => Side::ProbeDevice,
+            (_, _, (d, h)) if h < PROBES && h < d => Side::ProbeHost,
             (Some(d), Some(h), _) => {
                 let (d, h) = (d.predict(work, fixed), h.predict(work, 0.0));
                 if d * MARGIN < h {
-                    (Side::Device, false)
+                    site.reprobe = None;
+                    Side::Device
+                } else if d > h * REPROBE_WITHIN {
+                    site.reprobe = None;
+                    Side::Host
                 } else {
-                    (Side::Host, false)
+                    site.reprobe.get_or_insert(site.every);
+                    if site.kept() {
+                        site.reprobes += 1;
+                        site.every = (site.every * 2).min(REPROBE_MAX);
+                        site.reprobe = Some(site.every);
+                        Side::ProbeDevice
+                    } else {
+                        Side::Host
+                    }
                 }
             }
         };
-        self.measuring += u64::from(measuring);
+        site.probing = side == Side::ProbeDevice;
+        self.measuring += u64::from(matches!(side, Side::ProbeDevice | Side::ProbeHost));
         side
     }
 
-    /// Once a region is settled on the device, each run moves its sample
-    /// halfway to the new time: a first run can be faster than the
-    /// region's steady state (GMM's gradient ran in 0.75 ms once, then
-    /// 1.6 ms on every run, slower than on the evaluator), and the region
-    /// then goes back within a few runs, while one slow run alone (another
-    /// process) does not move it.
+    /// A run of region `key` kept on the evaluator by a decision
+    /// remembered elsewhere; whether it is time to re-probe it (then the
+    /// caller asks [`Sites::choose`] again, which says so).
+    pub fn kept(&mut self, key: u64) -> bool {
+        self.sites.get_mut(&key).is_some_and(Site::kept)
+    }
+
+    /// Whether a region settled on the evaluator has one of its first
+    /// re-probes still to come.
+    pub fn settling(&self) -> bool {
+        self.sites
+            .values()
+            .any(|s| s.reprobe.is_some() && s.reprobes < SETTLING_REPROBES)
+    }
+
+    /// A probe's time merges by the fastest-counts rule. Once a region is
+    /// settled on the device, each run moves its sample halfway to the new
+    /// time instead: a first run can be faster than the region's steady
+    /// state (GMM's gradient ran in 0.75 ms once, then 1.6 ms on every
+    /// run, slower than on the evaluator), and the region then goes back
+    /// within a few runs, while one slow run alone (another process) does
+    /// not move it.
     pub fn ran_on_device(&mut self, key: u64, work: f64, t: Duration) {
         let Some(s) = self.sites.get_mut(&key) else {
             return;
         };
         s.runs.0 += 1;
-        let settled = s.runs.0 > PROBES;
         let secs = t.as_secs_f64();
         s.device = Some(match s.device {
-            Some(old) if settled && old.work == work => Sample {
+            Some(old) if !s.probing && old.work == work => Sample {
                 work,
                 secs: (old.secs + secs) / 2.0,
             },
@@ -165,18 +246,25 @@ impl Sites {
             .iter()
             .filter(|(_, d, h)| d.predict(d.work, 0.0) < h.predict(d.work, 0.0))
             .count();
+        let reprobes: u32 = both.iter().map(|(s, _, _)| s.reprobes).sum();
         let _ = writeln!(
             out,
-            "regions measured on both sides: {} ({} faster on the device, {} on the evaluator)",
+            "regions measured on both sides: {} ({} faster on the device, {} on the evaluator); {} re-probes on the device",
             both.len(),
             faster,
-            both.len() - faster
+            both.len() - faster,
+            reprobes
         );
         const SHOWN: usize = 8;
         for (s, d, h) in both.iter().rev().take(SHOWN).rev() {
+            let again = match (s.reprobes, s.reprobe) {
+                (0, None) => String::new(),
+                (k, None) => format!("; re-probed {k}x"),
+                (k, Some(n)) => format!("; re-probed {k}x, again after {n} runs"),
+            };
             let _ = writeln!(
                 out,
-                "  {} work {:.0}: device {:.3} ms, evaluator {:.3} ms",
+                "  {} work {:.0}: device {:.3} ms, evaluator {:.3} ms{again}",
                 s.what,
                 d.work,
                 d.secs * 1e3,
@@ -200,7 +288,7 @@ mod tests {
         for (k, t) in times.into_iter().enumerate() {
             let side = s.choose(key, "[map]", work, 1e-4);
             if k % 2 == 0 {
-                assert_eq!(side, Side::Device, "run {k}");
+                assert_eq!(side, Side::ProbeDevice, "run {k}");
                 s.ran_on_device(key, work, ms(t));
             } else {
                 assert_eq!(side, Side::ProbeHost, "run {k}");
@@ -255,6 +343,75 @@ mod tests {
         measure(&mut s, 2, 1e6, [1.0, 5.0, 1.0, 5.0]);
         s.ran_on_device(2, 1e6, ms(4.0));
         assert_eq!(s.choose(2, "[map]", 1e6, 0.0), Side::Device);
+    }
+
+    /// Runs region `key` (settled on the evaluator) as the caller does:
+    /// asked once, then kept by the remembered decision until a re-probe
+    /// is due, which `choose` then asks for. The runs on the evaluator
+    /// before it.
+    fn runs_until_reprobe(s: &mut Sites, key: u64) -> u32 {
+        assert_eq!(s.choose(key, "[reduce]", 1e6, 0.0), Side::Host);
+        let mut n = 1;
+        while !s.kept(key) {
+            n += 1;
+            assert!(n <= 1000, "no re-probe");
+        }
+        assert_eq!(s.choose(key, "[reduce]", 1e6, 0.0), Side::ProbeDevice);
+        n
+    }
+
+    #[test]
+    fn a_region_whose_cold_device_probes_lost_is_probed_again() {
+        let mut s = Sites::default();
+        // A CPU driver's cold runs: about even with the evaluator.
+        measure(&mut s, 1, 1e6, [9.4, 8.9, 8.6, 8.7]);
+        assert_eq!(runs_until_reprobe(&mut s, 1), REPROBE_FIRST);
+        assert!(s.settling());
+        assert_eq!(s.measuring, 5);
+        // Warm, it wins: the fastest device run counts, and it moves.
+        s.ran_on_device(1, 1e6, ms(2.5));
+        assert_eq!(s.choose(1, "[reduce]", 1e6, 0.0), Side::Device);
+        assert!(!s.settling());
+        let mut r = String::new();
+        s.report(&mut r);
+        assert!(r.contains("1 re-probes on the device"), "{r}");
+        assert!(
+            r.contains("device 2.500 ms, evaluator 8.700 ms; re-probed 1x"),
+            "{r}"
+        );
+        // A slower re-probe does not replace a faster probe.
+        measure(&mut s, 2, 1e6, [1.5, 1.0, 1.4, 1.0]);
+        runs_until_reprobe(&mut s, 2);
+        s.ran_on_device(2, 1e6, ms(3.0));
+        assert_eq!(s.choose(2, "[reduce]", 1e6, 0.0), Side::Host);
+        s.report(&mut r);
+        assert!(r.contains("device 1.400 ms"), "{r}");
+    }
+
+    #[test]
+    fn re_probes_back_off_exponentially() {
+        let mut s = Sites::default();
+        measure(&mut s, 1, 1e6, [1.5, 1.0, 1.5, 1.0]);
+        for (k, want) in [4, 8, 16, 32, 64, 64, 64].into_iter().enumerate() {
+            assert_eq!(runs_until_reprobe(&mut s, 1), want, "re-probe {k}");
+            s.ran_on_device(1, 1e6, ms(1.5));
+            // Settling covers the first re-probes, not those that follow.
+            assert_eq!(s.settling(), k + 1 < SETTLING_REPROBES as usize);
+        }
+        assert_eq!(s.measuring, 4 + 7);
+    }
+
+    #[test]
+    fn a_region_far_slower_on_the_device_is_never_probed_again() {
+        let mut s = Sites::default();
+        measure(&mut s, 1, 1e6, [3.5, 1.0, 3.2, 1.1]);
+        assert_eq!(s.choose(1, "[map]", 1e6, 0.0), Side::Host);
+        assert!(!s.settling());
+        for _ in 0..1000 {
+            assert!(!s.kept(1));
+        }
+        assert_eq!(s.choose(1, "[map]", 1e6, 0.0), Side::Host);
+        assert_eq!(s.measuring, 4);
     }
 
     #[test]
