@@ -1020,7 +1020,7 @@ fn same_shape(vars: &Vars, body: &Body, v: Var, outer: &dyn Fn(Var) -> bool) -> 
 
 /// Whether a statement must stay even when dead because it updates
 /// accumulators, itself or anywhere inside.
-pub(super) fn has_effect(e: &Exp) -> bool {
+pub fn has_effect(e: &Exp) -> bool {
     matches!(e, Exp::WithAcc { .. } | Exp::UpdAcc { .. })
         || nested(e)
             .iter()
@@ -1038,16 +1038,11 @@ pub(super) fn dce_body(vars: &Vars, b: &mut Body, mode: Mode) {
     let mut kept = Vec::with_capacity(b.stms.len());
     for mut s in std::mem::take(&mut b.stms).into_iter().rev() {
         let used = s.pat.iter().any(|v| live.contains(v));
-        // After AD, dead code that may fail is derivative code nobody
-        // needs; an explicit check (a user's `assert`, a seed's shape)
-        // stays.
-        let check = matches!(s.exp, Exp::Assert { .. } | Exp::CheckShape { .. });
-        let removable =
-            !has_effect(&s.exp) && ((mode == Mode::AfterAd && !check) || !can_fail(vars, &s.exp));
-        if !used && removable {
+        if !used && removable(vars, &s.exp, mode) {
             continue;
         }
         prune_results(&mut s, &live);
+        prune_loop(vars, &mut s, &live, mode);
         for nb in nested_mut(&mut s.exp) {
             dce_body(vars, nb, mode);
         }
@@ -1056,6 +1051,66 @@ pub(super) fn dce_body(vars: &Vars, b: &mut Body, mode: Mode) {
     }
     kept.reverse();
     b.stms = kept;
+}
+
+/// Whether a statement may go when nobody uses its results. After AD, dead
+/// code that may fail is derivative code nobody needs; an explicit check (a
+/// user's `assert`, a seed's shape) stays.
+fn removable(vars: &Vars, e: &Exp, mode: Mode) -> bool {
+    let check = matches!(e, Exp::Assert { .. } | Exp::CheckShape { .. });
+    !has_effect(e) && ((mode == Mode::AfterAd && !check) || !can_fail(vars, e))
+}
+
+/// Drops the parameters of a loop whose results nobody uses and which
+/// nothing else in the loop reads: the needed parameters' next values, the
+/// condition and the statements that must stay (a checkpoint of a value
+/// the reversed loop never restores).
+fn prune_loop(vars: &Vars, s: &mut Stm, live: &HashSet<Var>, mode: Mode) {
+    let Exp::Loop {
+        params, form, body, ..
+    } = &mut s.exp
+    else {
+        return;
+    };
+    let mut needed: Vec<bool> = s
+        .pat
+        .iter()
+        .zip(params.iter())
+        .map(|(v, (p, _))| live.contains(v) || matches!(vars.ty(*p), Type::Acc(..)))
+        .collect();
+    loop {
+        let mut reads = HashSet::new();
+        for (r, _) in body.result.iter().zip(&needed).filter(|(_, n)| **n) {
+            if let Atom::Var(v) = r {
+                reads.insert(*v);
+            }
+        }
+        if let LoopForm::While { cond } = form {
+            free_in_body(cond, &mut reads);
+        }
+        for st in body.stms.iter().rev() {
+            if st.pat.iter().any(|v| reads.contains(v)) || !removable(vars, &st.exp, mode) {
+                free_in_exp(&st.exp, &mut reads);
+            }
+        }
+        let mut grew = false;
+        for (n, (p, _)) in needed.iter_mut().zip(params.iter()) {
+            if !*n && reads.contains(p) {
+                *n = true;
+                grew = true;
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    let dead: Vec<usize> = (0..needed.len()).filter(|k| !needed[*k]).collect();
+    if dead.is_empty() || dead.len() == needed.len() {
+        return;
+    }
+    remove_indices(params, &dead);
+    remove_indices(&mut body.result, &dead);
+    remove_indices(&mut s.pat, &dead);
 }
 
 /// Drops results of a map or if that nobody uses.
@@ -1317,6 +1372,23 @@ mod tests {
         );
         assert!(p.contains("with [1i64] = y"), "{p}");
         assert!(p.contains("in (a, x, y)"), "{p}");
+    }
+
+    #[test]
+    fn a_loop_parameter_nobody_needs_goes() {
+        // `n` is needed by `y`'s next value and kept; `t` only by itself.
+        let p = core_of(
+            "entry main (x: f64) = let (y, _, _) = loop (y, n, t) = (x, 1.0, 0.0) for i < 3 do (y * n, n + 1, t + y) in y",
+            "main",
+        );
+        assert!(p.contains(") = (x, 1.0) for"), "{p}");
+        // After AD, the checkpoint of LSTM's running total, which no
+        // adjoint reads, goes with it.
+        let p = core_of(
+            "entry main (x: f64) = vjp (\\x -> let (_, s) = loop (y, s) = (x, 0.0) for i < 3 do (f64.sin y, s + y) in s) x 1",
+            "main",
+        );
+        assert!(p.contains("y_ckpt") && !p.contains("s_ckpt"), "{p}");
     }
 
     #[test]

@@ -3,16 +3,18 @@
 //!
 //! FWDLOOP: the forward sweep runs the loop with one extra loop-variant
 //! array per parameter, recording the parameter's value at the start of
-//! each iteration. REVLOOP: the return sweep runs the loop backwards from
-//! `n − 1` to `0`; each iteration restores the parameters from the
-//! checkpoint, re-executes the body's forward statements, and runs the
-//! body's return sweep. The adjoints of the loop's free variables are
+//! each iteration, and one per result of a costly statement (a map nest
+//! that reduces inside), recording its value. REVLOOP: the return sweep
+//! runs the loop backwards from `n − 1` to `0`; each iteration restores the
+//! parameters and the costly results from the checkpoints, re-executes the
+//! body's other forward statements, and runs the body's return sweep. The adjoints of the loop's free variables are
 //! loop-variant, accumulated across iterations.
 
 use super::{Checkpoint, RResult, Rev};
 use crate::core::build::Builder;
 use crate::core::ir::*;
-use crate::core::visit::free_in_body;
+use crate::core::simplify::has_effect;
+use crate::core::visit::{free_in_body, free_in_exp};
 use crate::prim::{BinOp, PrimType, Scalar};
 use std::collections::{HashMap, HashSet};
 
@@ -115,21 +117,64 @@ impl Rev {
             self.checkpoints.insert(ck);
             self.checkpoints.insert(ck0);
         }
-        let mut stms = Vec::new();
+        // The costly statements' results get a checkpoint each too, of
+        // the shape the map nest gives them.
+        let stored: Vec<(usize, Vec<Var>)> = stored_statements(b.vars, params, i, body)
+            .into_iter()
+            .map(|(k, shapes)| {
+                let arrays = body.stms[k]
+                    .pat
+                    .iter()
+                    .zip(shapes)
+                    .map(|(p, dims)| {
+                        let mut row = Atom::Const(Scalar::zero(b.vars.ty(*p).elem()));
+                        for (arr, d) in dims.into_iter().rev() {
+                            let n = b.size(arr, d);
+                            row = b.replicate(n, row).into();
+                        }
+                        let ck0 = b.replicate(bound, row);
+                        let name = format!("{}_ckpt", b.vars.name(*p).trim_start_matches('_'));
+                        let ck = b.fresh(&name, b.vars.ty(ck0));
+                        new_params.push((ck, Atom::Var(ck0)));
+                        self.checkpoints.insert(ck0);
+                        self.checkpoints.insert(ck);
+                        ck
+                    })
+                    .collect();
+                (k, arrays)
+            })
+            .collect();
+        let saved = b.place_of(s);
+        let outer = b.open_body();
         let mut results = body.result.clone();
-        for ((p, _), ck) in params.iter().zip(&cks) {
-            let t = b.vars.ty(*ck);
-            let next = b.fresh(b.vars.name(*ck).to_string().as_str(), t);
-            self.checkpoints.insert(next);
-            stms.push(Stm {
-                pat: vec![next],
-                exp: Exp::Update(*ck, vec![DimIndex::Fix(Atom::Var(i))], Atom::Var(*p)),
-                span: s.span,
-                ctx: s.ctx,
-            });
+        let mut record = |b: &mut Builder, ck: Var, p: Var| {
+            let next = b.update(ck, vec![DimIndex::Fix(Atom::Var(i))], Atom::Var(p));
+            let name = b.vars.name(ck).to_string();
+            b.vars.set_name(next, name);
             results.push(Atom::Var(next));
+        };
+        for ((p, _), ck) in params.iter().zip(&cks) {
+            record(b, *ck, *p);
         }
-        stms.extend(body.stms.iter().cloned());
+        let by_stm: HashMap<usize, &Vec<Var>> = stored.iter().map(|(k, a)| (*k, a)).collect();
+        for (k, st) in body.stms.iter().enumerate() {
+            b.stms.push(st.clone());
+            for (p, ck) in st
+                .pat
+                .iter()
+                .zip(by_stm.get(&k).into_iter().flat_map(|a| a.iter()))
+            {
+                record(b, *ck, *p);
+            }
+        }
+        let new_body = b.close_body(outer, results);
+        b.restore(saved);
+        self.checkpoints.extend(
+            new_body.result[body.result.len()..]
+                .iter()
+                .filter_map(|a| a.var()),
+        );
+        cks.extend(stored.iter().flat_map(|(_, a)| a.iter().copied()));
         let finals: Vec<Var> = cks.iter().map(|c| b.vars.copy_of(*c)).collect();
         self.checkpoints.extend(finals.iter().copied());
         let mut pat = s.pat.clone();
@@ -139,17 +184,24 @@ impl Rev {
             Exp::Loop {
                 params: new_params,
                 form: LoopForm::For { i, bound },
-                body: Body {
-                    stms,
-                    result: results,
-                },
+                body: new_body,
                 stripmine: *stripmine,
             },
         );
+        let (state, mut rest) = finals.split_at(params.len());
+        let stored = stored
+            .iter()
+            .map(|(k, a)| {
+                let (mine, others) = rest.split_at(a.len());
+                rest = others;
+                (*k, mine.to_vec())
+            })
+            .collect();
         self.ckpts.insert(
             s.pat[0],
             Checkpoint {
-                arrays: finals,
+                arrays: state.to_vec(),
+                stored,
                 bound,
                 index: i,
             },
@@ -220,7 +272,23 @@ impl Rev {
             for (v, (rp, _)) in fvs.iter().zip(&rparams[actives.len()..]) {
                 self.adj.insert(*v, Atom::Var(*rp));
             }
-            self.forward(&mut nb, &copy.stms)?;
+            // The stored statements are read back, not re-executed; their
+            // return sweep is the usual one.
+            let mut restored = Vec::with_capacity(copy.stms.len());
+            for (k, st) in copy.stms.iter().enumerate() {
+                match ck.stored.iter().find(|(j, _)| *j == k) {
+                    None => restored.push(st.clone()),
+                    Some((_, arrays)) => {
+                        restored.extend(st.pat.iter().zip(arrays).map(|(p, a)| Stm {
+                            pat: vec![*p],
+                            exp: Exp::Index(*a, vec![DimIndex::Fix(Atom::Var(iv))]),
+                            span: st.span,
+                            ctx: st.ctx,
+                        }))
+                    }
+                }
+            }
+            self.forward(&mut nb, &restored)?;
             for (k, jj) in actives.iter().enumerate() {
                 self.add_adj(&mut nb, copy.result[*jj], Atom::Var(rparams[k].0));
             }
@@ -259,5 +327,162 @@ impl Rev {
             self.add_adj(b, params[*jj].1, Atom::Var(finals[k]));
         }
         Ok(())
+    }
+}
+
+/// Dimensions as (array, axis) of arrays defined before a loop.
+type Shape = Vec<(Var, u32)>;
+
+/// The statements of a loop body whose results the forward sweep stores
+/// besides the loop's state, with their results' shapes: those whose work
+/// exceeds their results' size by an inner dimension (a `map` nest with a
+/// reduction, scan or loop inside: a matrix-vector product), which the
+/// reversed loop would otherwise compute again in every iteration.
+/// Statements that do not vary with the iteration, touch accumulators, or
+/// whose shape is not known before the loop are left alone.
+fn stored_statements(
+    vars: &Vars,
+    params: &[(Var, Atom)],
+    i: Var,
+    body: &Body,
+) -> Vec<(usize, Vec<Shape>)> {
+    let mut variant: HashSet<Var> = params.iter().map(|(p, _)| *p).collect();
+    variant.insert(i);
+    let mut inside = variant.clone();
+    for st in &body.stms {
+        inside.extend(st.pat.iter().copied());
+    }
+    let mut out = Vec::new();
+    for (k, st) in body.stms.iter().enumerate() {
+        let mut free = HashSet::new();
+        free_in_exp(&st.exp, &mut free);
+        if !free.iter().any(|v| variant.contains(v)) {
+            continue;
+        }
+        variant.extend(st.pat.iter().copied());
+        let Exp::Map { lam, args } = &st.exp else {
+            continue;
+        };
+        let plain = !has_effect(&st.exp)
+            && st
+                .pat
+                .iter()
+                .chain(free.iter())
+                .all(|v| !matches!(vars.ty(*v), Type::Acc(..)));
+        if !plain || !inner_reduction(&lam.body) {
+            continue;
+        }
+        let outside: HashMap<Var, Axes> = args
+            .iter()
+            .filter(|a| !inside.contains(a))
+            .map(|a| {
+                let axes = Axes {
+                    arr: *a,
+                    d: 0,
+                    rows: true,
+                };
+                (*a, axes)
+            })
+            .collect();
+        let shapes: Option<Vec<Shape>> = (0..st.pat.len())
+            .map(|r| map_shape(vars, lam, args, r, &outside))
+            .collect();
+        if let Some(shapes) = shapes {
+            out.push((k, shapes));
+        }
+    }
+    out
+}
+
+/// What is known before the loop of an array's axes: its axis 0 is axis
+/// `d` of `arr`, and with `rows`, so are the following ones.
+#[derive(Clone, Copy)]
+struct Axes {
+    arr: Var,
+    d: u32,
+    rows: bool,
+}
+
+/// The shape of result `r` of `map lam args`, where `known` gives the
+/// arrays whose axes are known before the loop: a map is as long as its
+/// arguments, a lambda parameter is a row of its argument, and a map's
+/// result as long as it.
+fn map_shape(
+    vars: &Vars,
+    lam: &Lambda,
+    args: &[Var],
+    r: usize,
+    known: &HashMap<Var, Axes>,
+) -> Option<Shape> {
+    let outer = args.iter().find_map(|a| known.get(a).copied())?;
+    let mut shape = vec![(outer.arr, outer.d)];
+    let Some(Atom::Var(v)) = lam.body.result.get(r) else {
+        return lam.body.result.get(r).map(|_| shape);
+    };
+    if vars.ty(*v).rank() == 0 {
+        return Some(shape);
+    }
+    let mut inner = known.clone();
+    for (p, a) in lam.params.iter().zip(args) {
+        if let Some(ax) = known.get(a).filter(|ax| ax.rows) {
+            let row = Axes { d: ax.d + 1, ..*ax };
+            inner.insert(*p, row);
+        }
+    }
+    for st in &lam.body.stms {
+        let Exp::Map { lam: nested, args } = &st.exp else {
+            continue;
+        };
+        if st.pat.contains(v) {
+            let k = st.pat.iter().position(|p| p == v)?;
+            shape.extend(map_shape(vars, nested, args, k, &inner)?);
+            return Some(shape);
+        }
+        if let Some(ax) = args.iter().find_map(|a| inner.get(a).copied()) {
+            for p in &st.pat {
+                inner.insert(*p, Axes { rows: false, ..ax });
+            }
+        }
+    }
+    None
+}
+
+/// Whether a map's body (or a map nested in it) reduces, scans or loops.
+fn inner_reduction(b: &Body) -> bool {
+    b.stms.iter().any(|s| match &s.exp {
+        Exp::Reduce { .. } | Exp::Scan { .. } | Exp::Hist { .. } | Exp::Loop { .. } => true,
+        Exp::Map { lam, .. } => inner_reduction(&lam.body),
+        _ => false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::core::testing::{core_of, count};
+
+    const LOOP: &str = "def matvec [n] (a: [n][n]f64) (v: [n]f64) = map (\\r -> f64.sum (r * v)) a
+entry main (a: [][]f64) (x: []f64) =
+  vjp (\\a -> f64.sum (loop v = x for _i < 3 do map f64.tanh (matvec a v))) a 1";
+
+    #[test]
+    fn a_costly_statement_is_read_back_not_recomputed() {
+        let p = core_of(LOOP, "main");
+        let (fwd, rev) = p.split_once("for j <").expect("a reversed loop");
+        assert_eq!(count(fwd, "reduce"), 1, "{p}");
+        // The reversed loop reads the products from their checkpoint and
+        // reduces nothing: the adjoint of a sum needs no primal value.
+        assert_eq!(count(rev, "reduce"), 0, "{p}");
+        assert!(rev.contains("map_ckpt_1["), "{p}");
+    }
+
+    #[test]
+    fn a_loop_invariant_product_is_not_stored() {
+        let p = core_of(
+            &LOOP
+                .replace("matvec a v", "matvec a x")
+                .replace("f64.tanh", "(\\y -> f64.tanh y) v +"),
+            "main",
+        );
+        assert!(!p.contains("map_ckpt"), "{p}");
     }
 }

@@ -7,7 +7,8 @@
 //! a loop body, a map's lambda — re-executes its own forward statements
 //! first, so no tape crosses a scope. Loops are the only construct that
 //! stores values: the forward sweep checkpoints each iteration's loop
-//! parameters (FWDLOOP), and the reversed loop restores them (REVLOOP).
+//! parameters and costly statements (FWDLOOP), and the reversed loop
+//! restores them (REVLOOP).
 //!
 //! Adjoints are kept in a map from primal variables to the variable
 //! holding their adjoint so far; contributions add to it. Inside the
@@ -50,6 +51,9 @@ pub const RETURN: &str = "return sweep";
 #[derive(Clone)]
 struct Checkpoint {
     arrays: Vec<Var>,
+    /// The stored statements of the body (by position), with an array per
+    /// result holding its value in each iteration.
+    stored: Vec<(usize, Vec<Var>)>,
     bound: Atom,
     /// The forward loop's index (the body may use it).
     index: Var,
