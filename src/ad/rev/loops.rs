@@ -7,8 +7,9 @@
 //! that reduces inside), recording its value. REVLOOP: the return sweep
 //! runs the loop backwards from `n − 1` to `0`; each iteration restores the
 //! parameters and the costly results from the checkpoints, re-executes the
-//! body's other forward statements, and runs the body's return sweep. The adjoints of the loop's free variables are
-//! loop-variant, accumulated across iterations.
+//! body's other forward statements, and runs the body's return sweep. The
+//! adjoints of the loop's free variables are loop-variant, accumulated
+//! across iterations.
 
 use super::{Checkpoint, RResult, Rev};
 use crate::core::build::Builder;
