@@ -110,41 +110,25 @@ impl Rev {
         let mut new_params = params.clone();
         let mut cks = Vec::new();
         for (p, init) in params {
-            let name = format!("{}_ckpt", b.vars.name(*p).trim_start_matches('_'));
             let ck0 = b.replicate(bound, *init);
-            let ck = b.fresh(&name, b.vars.ty(ck0));
-            new_params.push((ck, Atom::Var(ck0)));
-            cks.push(ck);
-            self.checkpoints.insert(ck);
-            self.checkpoints.insert(ck0);
+            cks.push(self.checkpoint_param(b, *p, ck0, &mut new_params));
         }
         // The costly statements' results get a checkpoint each too, of
         // the shape the map nest gives them.
-        let stored: Vec<(usize, Vec<Var>)> = stored_statements(b.vars, params, i, body)
-            .into_iter()
-            .map(|(k, shapes)| {
-                let arrays = body.stms[k]
-                    .pat
-                    .iter()
-                    .zip(shapes)
-                    .map(|(p, dims)| {
-                        let mut row = Atom::Const(Scalar::zero(b.vars.ty(*p).elem()));
-                        for (arr, d) in dims.into_iter().rev() {
-                            let n = b.size(arr, d);
-                            row = b.replicate(n, row).into();
-                        }
-                        let ck0 = b.replicate(bound, row);
-                        let name = format!("{}_ckpt", b.vars.name(*p).trim_start_matches('_'));
-                        let ck = b.fresh(&name, b.vars.ty(ck0));
-                        new_params.push((ck, Atom::Var(ck0)));
-                        self.checkpoints.insert(ck0);
-                        self.checkpoints.insert(ck);
-                        ck
-                    })
-                    .collect();
-                (k, arrays)
-            })
-            .collect();
+        let mut stored: Vec<(usize, Vec<Var>)> = Vec::new();
+        for (k, shapes) in stored_statements(b.vars, params, i, body) {
+            let mut arrays = Vec::new();
+            for (p, dims) in body.stms[k].pat.iter().zip(shapes) {
+                let mut row = Atom::Const(Scalar::zero(b.vars.ty(*p).elem()));
+                for (arr, d) in dims.into_iter().rev() {
+                    let n = b.size(arr, d);
+                    row = b.replicate(n, row).into();
+                }
+                let ck0 = b.replicate(bound, row);
+                arrays.push(self.checkpoint_param(b, *p, ck0, &mut new_params));
+            }
+            stored.push((k, arrays));
+        }
         let saved = b.place_of(s);
         let outer = b.open_body();
         let mut results = body.result.clone();
@@ -208,6 +192,23 @@ impl Rev {
             },
         );
         Ok(())
+    }
+
+    /// A checkpoint parameter of the forward loop for `v`, starting from
+    /// `ck0`.
+    fn checkpoint_param(
+        &mut self,
+        b: &mut Builder,
+        v: Var,
+        ck0: Var,
+        params: &mut Vec<(Var, Atom)>,
+    ) -> Var {
+        let name = format!("{}_ckpt", b.vars.name(v).trim_start_matches('_'));
+        let ck = b.fresh(&name, b.vars.ty(ck0));
+        params.push((ck, Atom::Var(ck0)));
+        self.checkpoints.insert(ck0);
+        self.checkpoints.insert(ck);
+        ck
     }
 
     /// REVLOOP.
