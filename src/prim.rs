@@ -598,6 +598,8 @@ pub trait Native: Copy + PartialOrd + 'static {
     const TY: PrimType;
     fn wrap(self) -> Scalar;
     fn unwrap(s: Scalar) -> Option<Self>;
+    /// The value inside a scalar of this type, in place.
+    fn unwrap_ref(s: &Scalar) -> Option<&Self>;
     fn add(self, o: Self) -> Self;
     fn sub(self, o: Self) -> Self;
     fn mul(self, o: Self) -> Self;
@@ -676,6 +678,12 @@ macro_rules! int_native {
                 Scalar::$var(self)
             }
             fn unwrap(s: Scalar) -> Option<Self> {
+                match s {
+                    Scalar::$var(x) => Some(x),
+                    _ => None,
+                }
+            }
+            fn unwrap_ref(s: &Scalar) -> Option<&Self> {
                 match s {
                     Scalar::$var(x) => Some(x),
                     _ => None,
@@ -843,6 +851,12 @@ macro_rules! float_native {
                     _ => None,
                 }
             }
+            fn unwrap_ref(s: &Scalar) -> Option<&Self> {
+                match s {
+                    Scalar::$var(x) => Some(x),
+                    _ => None,
+                }
+            }
             fn add(self, o: Self) -> Self {
                 self + o
             }
@@ -976,6 +990,12 @@ impl Native for f16 {
             _ => None,
         }
     }
+    fn unwrap_ref(s: &Scalar) -> Option<&Self> {
+        match s {
+            Scalar::F16(x) => Some(x),
+            _ => None,
+        }
+    }
     fn add(self, o: Self) -> Self {
         f16::from_f32(self.to_f32() + o.to_f32())
     }
@@ -1072,6 +1092,12 @@ impl Native for bool {
         Scalar::Bool(self)
     }
     fn unwrap(s: Scalar) -> Option<Self> {
+        match s {
+            Scalar::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+    fn unwrap_ref(s: &Scalar) -> Option<&Self> {
         match s {
             Scalar::Bool(b) => Some(b),
             _ => None,

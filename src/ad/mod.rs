@@ -148,7 +148,7 @@ fn transform_body(vars: &mut Vars, body: Body, out: &mut AdOutput) -> Result<Bod
                 let mut b = Builder::new(vars);
                 (b.span, b.ctx) = (s.span, s.ctx);
                 let lam = prepare::prepare(b.vars, lam);
-                let r = rev::vjp(&mut b, &lam, &primals, &cotangents, &s.pat)?;
+                let r = rev::vjp(&mut b, &lam, &primals, &cotangents, &s.pat, &stms)?;
                 out.tags.extend(r.tags);
                 out.checkpoints.extend(r.checkpoints);
                 stms.extend(b.stms);

@@ -4,7 +4,8 @@
 //!
 //! It knows sizes: every dimension of every array is traced to an earlier
 //! one of the same size or to the size itself (`replicate n`, `iota n`, a
-//! map's lambda, the rows of a lambda's parameters, a checked shape), so
+//! map's lambda, the rows of a lambda's parameters, a checked shape, a
+//! loop parameter that keeps its initial value's shape), so
 //! `length row` of a map's row reads a size already in scope instead of
 //! keeping the mapped array alive, and a `check_shape` known to hold goes.
 //! Arrays built only to be read element by element are not built: a map
@@ -20,7 +21,8 @@
 //! in principle: it is a re-execution of statements that already ran
 //! successfully (thesis 3.3.3: that is why perfect nests cost nothing).
 //! Fusion never reorders two computations that can both fail, so the first
-//! error reported stays the same.
+//! error reported stays the same. A map, reduction or scan whose arguments
+//! provably have one length cannot fail on its length check.
 
 use super::ir::*;
 use super::visit::{
@@ -29,6 +31,10 @@ use super::visit::{
 };
 use crate::prim::{self, BinOp, PrimType, Scalar, UnOp};
 use std::collections::{HashMap, HashSet};
+
+/// How many loops around a body may assume that their parameters keep
+/// their shapes (each try simplifies the loop's body again).
+const MAX_ASSUMING: usize = 3;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -48,20 +54,43 @@ pub fn simplify_program(p: &mut Program, mode: Mode) {
 
 pub fn simplify_function(f: &mut Function, vars: &mut Vars, mode: Mode) {
     for _ in 0..8 {
-        let before = count(&f.body);
-        let mut env = Forward::new(vars, mode, &f.body);
-        f.body = env.body(std::mem::take(&mut f.body));
-        let changed = env.changed;
-        fuse_body(&mut f.body, vars);
-        dce_body(vars, &mut f.body, mode);
-        let interchanged = super::interchange::interchange_body(&mut f.body, vars);
-        let shared = super::share::share_body(&mut f.body, vars);
-        // Only derivative code: the rows it no longer computes may fail.
-        let one_hot = mode == Mode::AfterAd && super::onehot::onehot_function(f, vars);
-        if count(&f.body) == before && !changed && !interchanged && !shared && !one_hot {
+        if !pass(f, vars, mode, false) {
             break;
         }
     }
+    // Derivative code then merges element-wise maps whose results are read
+    // again later, once nothing else changes: earlier, they would hide
+    // from `core::share` the statements a map recomputes.
+    if mode == Mode::AfterAd {
+        for _ in 0..8 {
+            if !pass(f, vars, mode, true) {
+                break;
+            }
+        }
+    }
+}
+
+/// One round of every rewrite; whether anything changed.
+fn pass(f: &mut Function, vars: &mut Vars, mode: Mode, merge: bool) -> bool {
+    let before = count(&f.body);
+    // Derivative code reasons about loop shapes and equal lengths only
+    // once `share` is done: the maps of proven lengths it would fuse and
+    // prune hide from it what the return sweep's maps recompute (GMM's
+    // `Q (x - μ)`, read back from the forward map).
+    let proving = mode == Mode::Conservative || merge;
+    let mut env = Forward::new(vars, mode, &f.body, proving);
+    f.body = env.body(std::mem::take(&mut f.body));
+    let changed = env.changed;
+    let mut proven = std::mem::take(&mut env.facts.proven);
+    // Before fusion, which would hide a recomputed statement inside the
+    // lambda of a reduction it feeds.
+    let shared = super::share::share_body(&mut f.body, vars);
+    fuse_body(&mut f.body, vars, &mut proven, merge);
+    dce(Failure::new(vars, Some(&proven)), &mut f.body, mode);
+    let interchanged = super::interchange::interchange_body(&mut f.body, vars);
+    // Only derivative code: the rows it no longer computes may fail.
+    let one_hot = mode == Mode::AfterAd && super::onehot::onehot_function(f, vars);
+    count(&f.body) != before || changed || interchanged || shared || one_hot
 }
 
 fn count(b: &Body) -> usize {
@@ -74,12 +103,32 @@ fn count(b: &Body) -> usize {
 /// The forward pass: substitution, folding and CSE.
 struct Forward<'v> {
     vars: &'v mut Vars,
+    facts: Facts,
+    /// How often each variable is used in the body being simplified
+    /// (before simplification: a guide, not a guarantee).
+    uses: HashMap<Var, usize>,
+    mode: Mode,
+    changed: bool,
+    /// Loops around the body being simplified whose parameters are
+    /// assumed to keep their shapes (see [`Forward::loop_bodies`]).
+    assuming: usize,
+    /// Whether loops assume their parameters keep their shapes, and maps
+    /// of arguments of one length count as unable to fail.
+    proving: bool,
+}
+
+/// What the forward pass knows at a point of the program. A loop whose
+/// parameters are assumed to keep their shapes restores it when the
+/// assumption turns out false.
+#[derive(Clone, Default)]
+struct Facts {
     subst: HashMap<Var, Atom>,
     /// Available expressions (by key) and the variables holding them.
     available: Vec<HashMap<String, Vec<Var>>>,
     /// What is known about the size of an array's dimension: another
     /// dimension of the same size, or the size itself (from `replicate
-    /// n`, `iota n`, a map's lambda, a checked shape).
+    /// n`, `iota n`, a map's lambda, a checked shape, a loop parameter
+    /// that keeps the shape of its initial value).
     lengths: HashMap<Dim, Length>,
     /// `i64` variables bound to a dimension of an array.
     size_vars: HashMap<Var, Dim>,
@@ -101,14 +150,12 @@ struct Forward<'v> {
     /// negation can cancel one further in (reverse mode's derivative of
     /// `1 / x` is `-(1 / x) / x`, negated again by the adjoint of `-x`).
     signed: HashMap<Var, Exp>,
-    /// How often each variable is used in the body being simplified
-    /// (before simplification: a guide, not a guarantee).
-    uses: HashMap<Var, usize>,
     /// Arrays a statement so far consumed (updated in place): a rewrite
     /// must not read them again.
     consumed: HashSet<Var>,
-    mode: Mode,
-    changed: bool,
+    /// Statements whose array arguments provably have the same length (by
+    /// their first result): they cannot fail on a length check.
+    proven: HashSet<Var>,
 }
 
 /// A dimension of an array.
@@ -127,32 +174,23 @@ enum Folded {
 }
 
 impl<'v> Forward<'v> {
-    fn new(vars: &'v mut Vars, mode: Mode, body: &Body) -> Forward<'v> {
+    fn new(vars: &'v mut Vars, mode: Mode, body: &Body, proving: bool) -> Forward<'v> {
         let mut uses = HashMap::new();
         use_counts(body, &mut uses);
         Forward {
             vars,
-            row_updates: HashMap::new(),
-            literals: HashMap::new(),
-            signed: HashMap::new(),
+            facts: Facts::default(),
             uses,
-            consumed: HashSet::new(),
             mode,
-            subst: HashMap::new(),
-            available: Vec::new(),
-            lengths: HashMap::new(),
-            size_vars: HashMap::new(),
-            replicated: HashMap::new(),
-            replicated_rows: HashMap::new(),
-            links: Vec::new(),
-            aliased: HashSet::new(),
             changed: false,
+            assuming: 0,
+            proving,
         }
     }
 
     fn atom(&self, a: Atom) -> Atom {
         match a {
-            Atom::Var(v) => self.subst.get(&v).copied().unwrap_or(a),
+            Atom::Var(v) => self.facts.subst.get(&v).copied().unwrap_or(a),
             c => c,
         }
     }
@@ -162,16 +200,16 @@ impl<'v> Forward<'v> {
     }
 
     fn body_inner(&mut self, b: Body) -> Body {
-        self.available.push(HashMap::new());
-        self.links.push(Vec::new());
+        self.facts.available.push(HashMap::new());
+        self.facts.links.push(Vec::new());
         let mut out = Vec::with_capacity(b.stms.len());
         for s in b.stms {
             self.stm(s, &mut out);
         }
         let result = b.result.into_iter().map(|a| self.atom(a)).collect();
-        self.available.pop();
-        for d in self.links.pop().unwrap_or_default() {
-            self.lengths.remove(&d);
+        self.facts.available.pop();
+        for d in self.facts.links.pop().unwrap_or_default() {
+            self.facts.lengths.remove(&d);
         }
         Body { stms: out, result }
     }
@@ -183,11 +221,12 @@ impl<'v> Forward<'v> {
             span,
             ctx,
         } = s;
-        rename_operands(&mut exp, &self.subst);
+        rename_operands(&mut exp, &self.facts.subst);
         self.enter(&exp);
-        for b in nested_mut(&mut exp) {
-            let taken = std::mem::take(b);
-            *b = self.body(taken);
+        if matches!(exp, Exp::Loop { .. }) {
+            self.loop_bodies(&pat, &mut exp);
+        } else {
+            self.bodies(&mut exp);
         }
         let folded = match exp {
             Exp::UnOp(UnOp::Neg, Atom::Var(t)) => match self.negated(t, span, ctx) {
@@ -200,7 +239,7 @@ impl<'v> Forward<'v> {
             Folded::Atoms(atoms) => {
                 self.changed = true;
                 for (v, a) in pat.iter().zip(atoms) {
-                    self.subst.insert(*v, a);
+                    self.facts.subst.insert(*v, a);
                 }
             }
             Folded::Stms(stms, result) => {
@@ -210,7 +249,7 @@ impl<'v> Forward<'v> {
                 }
                 for (v, a) in pat.iter().zip(result) {
                     let a = self.atom(a);
-                    self.subst.insert(*v, a);
+                    self.facts.subst.insert(*v, a);
                 }
             }
             Folded::Exp(exp) => {
@@ -219,19 +258,28 @@ impl<'v> Forward<'v> {
                 if self.map_results(&mut pat, &mut exp, out, span, ctx) {
                     return;
                 }
+                if let Exp::Map { args, .. } | Exp::Reduce { args, .. } | Exp::Scan { args, .. } =
+                    &exp
+                    && args.len() > 1
+                    && self.proving
+                    && self.same_lengths(args)
+                {
+                    self.facts.proven.extend(pat.first());
+                }
                 if self.holds(&exp) {
                     self.changed = true;
                     return;
                 }
                 self.record(&pat, &exp);
                 if let Some(key) = cse_key(&exp) {
-                    if let Some(prev) = self.available.iter().rev().find_map(|m| m.get(&key)) {
+                    if let Some(prev) = self.facts.available.iter().rev().find_map(|m| m.get(&key))
+                    {
                         if prev.len() == pat.len() {
                             self.changed = true;
                             for (v, p) in pat.iter().zip(prev.clone()) {
-                                self.subst.insert(*v, Atom::Var(p));
-                                if self.aliased.contains(v) {
-                                    for a in self.subst.values_mut() {
+                                self.facts.subst.insert(*v, Atom::Var(p));
+                                if self.facts.aliased.contains(v) {
+                                    for a in self.facts.subst.values_mut() {
                                         if *a == Atom::Var(*v) {
                                             *a = Atom::Var(p);
                                         }
@@ -241,13 +289,13 @@ impl<'v> Forward<'v> {
                             return;
                         }
                     }
-                    if let Some(top) = self.available.last_mut() {
+                    if let Some(top) = self.facts.available.last_mut() {
                         top.insert(key, pat.clone());
                     }
                 }
                 operands(&exp, |v, u| {
                     if u == Use::Consume {
-                        self.consumed.insert(v);
+                        self.facts.consumed.insert(v);
                     }
                 });
                 out.push(Stm {
@@ -262,13 +310,84 @@ impl<'v> Forward<'v> {
 }
 
 impl Forward<'_> {
+    fn bodies(&mut self, exp: &mut Exp) {
+        for b in nested_mut(exp) {
+            let taken = std::mem::take(b);
+            *b = self.body(taken);
+        }
+    }
+
+    /// A loop's bodies, simplified assuming that every array parameter
+    /// keeps the shape of its initial value, and the loop's results with
+    /// it. The assumption is checked against the next values once the body
+    /// is simplified (by induction over the iterations, a parameter whose
+    /// next value provably has its shape always has it); a parameter that
+    /// fails the check drops out, and the bodies are simplified again from
+    /// where they were. Reverse mode's loops carry adjoints and checkpoints
+    /// of fixed shapes, and their element-wise maps need to know it.
+    fn loop_bodies(&mut self, pat: &[Var], exp: &mut Exp) {
+        let Exp::Loop { params, .. } = &*exp else {
+            return;
+        };
+        let mut kept: Vec<(usize, Var, Var)> = params
+            .iter()
+            .enumerate()
+            .filter_map(|(j, (p, a))| match a {
+                Atom::Var(a) if self.vars.ty(*p).rank() > 0 => Some((j, *p, *a)),
+                _ => None,
+            })
+            .collect();
+        // Each try may simplify the bodies again, and so the loops inside
+        // them: deep nests stop assuming, so the work stays bounded.
+        if self.assuming >= MAX_ASSUMING || !self.proving {
+            kept.clear();
+        }
+        let start = (!kept.is_empty()).then(|| (self.facts.clone(), exp.clone()));
+        for tries in 1.. {
+            for &(_, p, a) in &kept {
+                self.same_dims(p, 0, a, 0);
+            }
+            let assumes = usize::from(start.is_some());
+            self.assuming += assumes;
+            self.bodies(exp);
+            self.assuming -= assumes;
+            let Exp::Loop { body, .. } = &*exp else {
+                return;
+            };
+            let rank = |v: Var| self.vars.ty(v).rank();
+            let kept_shape = |j: usize, p: Var| {
+                body.result[j]
+                    .var()
+                    .is_some_and(|r| (0..rank(p)).all(|k| self.canon((r, k)) == self.canon((p, k))))
+            };
+            let before = kept.len();
+            kept.retain(|&(j, p, _)| kept_shape(j, p));
+            if kept.len() == before {
+                break;
+            }
+            // The third try assumes nothing, and needs no check.
+            if tries == 2 {
+                kept.clear();
+            }
+            if let Some((facts, original)) = &start {
+                self.facts = facts.clone();
+                *exp = original.clone();
+            }
+        }
+        for &(j, _, a) in &kept {
+            if let Some(&v) = pat.get(j) {
+                self.same_dims(v, 0, a, 0);
+            }
+        }
+    }
+
     /// A canonical description of an array dimension's size, so that two
     /// dimensions can be proven to have the same size.
     fn canon(&self, mut cur: Dim) -> Length {
         for _ in 0..64 {
-            match self.lengths.get(&cur) {
+            match self.facts.lengths.get(&cur) {
                 Some(Length::SameAs(w)) => cur = *w,
-                Some(Length::Is(Atom::Var(n))) => match self.size_vars.get(n) {
+                Some(Length::Is(Atom::Var(n))) => match self.facts.size_vars.get(n) {
                     Some(d) => cur = *d,
                     None => return Length::Is(Atom::Var(*n)),
                 },
@@ -282,7 +401,7 @@ impl Forward<'_> {
     /// The canonical description of a size given as an atom.
     fn canon_atom(&self, a: Atom) -> Length {
         match a {
-            Atom::Var(n) => match self.size_vars.get(&n) {
+            Atom::Var(n) => match self.facts.size_vars.get(&n) {
                 Some(d) => self.canon(*d),
                 None => Length::Is(a),
             },
@@ -295,6 +414,14 @@ impl Forward<'_> {
         self.canon((v, 0))
     }
 
+    /// Whether arrays provably have the same outer length.
+    fn same_lengths(&self, arrays: &[Var]) -> bool {
+        arrays.split_first().is_none_or(|(a, rest)| {
+            rest.iter()
+                .all(|b| self.length_key(*b) == self.length_key(*a))
+        })
+    }
+
     /// Dimensions `from..` of `p` are dimensions `to..` of `x`.
     fn same_dims(&mut self, p: Var, from: u32, x: Var, to: u32) {
         let n = self
@@ -304,7 +431,8 @@ impl Forward<'_> {
             .saturating_sub(from)
             .min(self.vars.ty(x).rank().saturating_sub(to));
         for k in 0..n {
-            self.lengths
+            self.facts
+                .lengths
                 .insert((p, from + k), Length::SameAs((x, to + k)));
         }
     }
@@ -334,13 +462,15 @@ impl Forward<'_> {
                     Length::Is(_) => false,
                 };
                 for (p, r) in pat.iter().zip(&lam.body.result) {
-                    self.lengths.insert((*p, 0), Length::SameAs((args[0], 0)));
+                    self.facts
+                        .lengths
+                        .insert((*p, 0), Length::SameAs((args[0], 0)));
                     let Atom::Var(r) = r else { continue };
                     // The rows' sizes, where they do not depend on the lane.
                     for k in 1..self.vars.ty(*p).rank() {
                         let l = self.canon((*r, k - 1));
                         if !is_local(&l) {
-                            self.lengths.insert((*p, k), l);
+                            self.facts.lengths.insert((*p, k), l);
                         }
                     }
                     // Rows that replicate an element of an argument.
@@ -351,30 +481,31 @@ impl Forward<'_> {
                     if let Some((k, q)) = rep {
                         let j = lam.params.iter().position(|x| *x == q);
                         if let (Some(j), false) = (j, is_local(&Length::Is(k))) {
-                            self.replicated_rows.insert(*p, (k, args[j]));
+                            self.facts.replicated_rows.insert(*p, (k, args[j]));
                         }
                     }
                 }
             }
             Exp::Replicate(n, v) => {
-                self.lengths.insert((pat[0], 0), Length::Is(*n));
-                self.replicated.insert(pat[0], *v);
+                self.facts.lengths.insert((pat[0], 0), Length::Is(*n));
+                self.facts.replicated.insert(pat[0], *v);
                 if let Atom::Var(v) = v {
                     self.same_dims(pat[0], 1, *v, 0);
                 }
             }
             Exp::Rep(v) => {
-                self.replicated.insert(pat[0], *v);
+                self.facts.replicated.insert(pat[0], *v);
                 if let Atom::Var(v) = v {
                     self.same_dims(pat[0], 1, *v, 0);
                 }
             }
             Exp::Iota(n) => {
-                self.lengths.insert((pat[0], 0), Length::Is(*n));
+                self.facts.lengths.insert((pat[0], 0), Length::Is(*n));
             }
             Exp::ArrayLit(xs, _) => {
-                self.literals.insert(pat[0], xs.clone());
-                self.lengths
+                self.facts.literals.insert(pat[0], xs.clone());
+                self.facts
+                    .lengths
                     .insert((pat[0], 0), Length::Is(Atom::i64(xs.len() as i64)));
                 if let Some(Atom::Var(x)) = xs.first() {
                     self.same_dims(pat[0], 1, *x, 0);
@@ -385,16 +516,19 @@ impl Forward<'_> {
                 if let Exp::Update(x, ix, v) = exp
                     && let [DimIndex::Fix(Atom::Const(i))] = ix.as_slice()
                 {
-                    self.row_updates.insert(pat[0], (*x, i.as_f64() as i64, *v));
+                    self.facts
+                        .row_updates
+                        .insert(pat[0], (*x, i.as_f64() as i64, *v));
                 }
             }
             Exp::UnOp(UnOp::Neg, _) | Exp::BinOp(BinOp::Mul | BinOp::Div, ..) if matches!(self.vars.ty(pat[0]), Type::Prim(t) if t.is_float()) =>
             {
-                self.signed.insert(pat[0], exp.clone());
+                self.facts.signed.insert(pat[0], exp.clone());
             }
             Exp::Rearrange(perm, x) => {
                 for (i, p) in perm.iter().enumerate() {
-                    self.lengths
+                    self.facts
+                        .lengths
                         .insert((pat[0], i as u32), Length::SameAs((*x, *p)));
                 }
             }
@@ -403,11 +537,13 @@ impl Forward<'_> {
             }
             Exp::Scan { args, .. } => {
                 for p in pat {
-                    self.lengths.insert((*p, 0), Length::SameAs((args[0], 0)));
+                    self.facts
+                        .lengths
+                        .insert((*p, 0), Length::SameAs((args[0], 0)));
                 }
             }
             Exp::Size(a, d) => {
-                self.size_vars.insert(pat[0], (*a, *d));
+                self.facts.size_vars.insert(pat[0], (*a, *d));
             }
             Exp::WithAcc { arrays, .. } => {
                 for (p, a) in pat.iter().zip(arrays) {
@@ -427,8 +563,8 @@ impl Forward<'_> {
                         (Length::SameAs(root), to) | (to, Length::SameAs(root)) => (root, to),
                         _ => continue,
                     };
-                    self.lengths.insert(root, to);
-                    if let Some(l) = self.links.last_mut() {
+                    self.facts.lengths.insert(root, to);
+                    if let Some(l) = self.facts.links.last_mut() {
                         l.push(root);
                     }
                 }
@@ -459,8 +595,10 @@ impl Forward<'_> {
             .chain(lam.body.stms.iter().flat_map(|s| &s.pat))
             .copied()
             .collect();
-        // A map of one array that cannot fail checks nothing: it may go.
-        let may_go = args.len() == 1 && !body_can_fail(self.vars, &lam.body);
+        // A map of arrays of one length that cannot fail checks nothing:
+        // it may go.
+        let may_go = (args.len() == 1 || self.proving && self.same_lengths(args))
+            && !Failure::new(self.vars, Some(&self.facts.proven)).body(&lam.body);
         let mut dropped = Vec::new();
         let mut len: Option<Atom> = None;
         for i in 0..pat.len() {
@@ -472,13 +610,13 @@ impl Forward<'_> {
                 .var()
                 .and_then(|v| lam.params.iter().position(|p| *p == v));
             if let Some(j) = param {
-                self.subst.insert(pat[i], Atom::Var(args[j]));
+                self.facts.subst.insert(pat[i], Atom::Var(args[j]));
             } else if let Some(k) = (0..i).find(|k| lam.body.result[*k] == r) {
                 let first = self.atom(Atom::Var(pat[k]));
                 if let Atom::Var(f) = first {
-                    self.aliased.insert(f);
+                    self.facts.aliased.insert(f);
                 }
-                self.subst.insert(pat[i], first);
+                self.facts.subst.insert(pat[i], first);
             } else if !r.var().is_some_and(|v| local.contains(&v)) {
                 let n = match len {
                     Some(n) => n,
@@ -528,7 +666,7 @@ impl Forward<'_> {
         };
         let c = c.as_f64() as i64;
         let row = loop {
-            if let Some((x0, i, v)) = self.row_updates.get(&x) {
+            if let Some((x0, i, v)) = self.facts.row_updates.get(&x) {
                 if *i == c {
                     break *v;
                 }
@@ -542,7 +680,7 @@ impl Forward<'_> {
             break rows[c as usize].unwrap_or(fill);
         };
         match (row, rest) {
-            (Atom::Var(r), _) if self.consumed.contains(&r) => None,
+            (Atom::Var(r), _) if self.facts.consumed.contains(&r) => None,
             (row, []) => Some(Exp::Atom(row)),
             (Atom::Var(r), rest) => Some(Exp::Index(r, rest.to_vec())),
             _ => None,
@@ -564,7 +702,7 @@ impl Forward<'_> {
         };
         let mut given = vec![(i.as_f64() as i64, v)];
         let mut base = x;
-        while let Some((x0, i, v)) = self.row_updates.get(&base) {
+        while let Some((x0, i, v)) = self.facts.row_updates.get(&base) {
             given.push((*i, *v));
             base = *x0;
         }
@@ -581,7 +719,7 @@ impl Forward<'_> {
             .collect();
         if rows
             .iter()
-            .any(|r| r.var().is_some_and(|r| self.consumed.contains(&r)))
+            .any(|r| r.var().is_some_and(|r| self.facts.consumed.contains(&r)))
         {
             return None;
         }
@@ -592,11 +730,11 @@ impl Forward<'_> {
     /// The rows of a literal, or of a replicate of a constant count (each
     /// `None`, and the replicated value): `(rows, fill)`.
     fn rows(&self, x: Var) -> Option<(Vec<Option<Atom>>, Atom)> {
-        if let Some(xs) = self.literals.get(&x) {
+        if let Some(xs) = self.facts.literals.get(&x) {
             let fill = *xs.first()?;
             return Some((xs.iter().map(|a| Some(*a)).collect(), fill));
         }
-        let v = *self.replicated.get(&x)?;
+        let v = *self.facts.replicated.get(&x)?;
         let Length::Is(Atom::Const(n)) = self.canon((x, 0)) else {
             return None;
         };
@@ -616,11 +754,11 @@ impl Forward<'_> {
         span: crate::source::Span,
         ctx: CallCtx,
     ) -> Option<(Vec<Stm>, Atom)> {
-        match self.signed.get(&t)?.clone() {
+        match self.facts.signed.get(&t)?.clone() {
             Exp::UnOp(UnOp::Neg, a) => Some((Vec::new(), a)),
             Exp::BinOp(op, a, b) if self.uses.get(&t).copied().unwrap_or(0) <= 1 => {
                 let (mut stms, a, b) = match (a, b) {
-                    (a, Atom::Var(b)) if self.signed.contains_key(&b) => {
+                    (a, Atom::Var(b)) if self.facts.signed.contains_key(&b) => {
                         let (stms, b) = self.negated(b, span, ctx)?;
                         (stms, a, b)
                     }
@@ -692,7 +830,10 @@ impl Forward<'_> {
                 None => Exp::Update(x, ix, v),
             },
             // A replicate is its own reverse.
-            Exp::Reverse(x) => match (self.replicated.get(&x), self.lengths.get(&(x, 0))) {
+            Exp::Reverse(x) => match (
+                self.facts.replicated.get(&x),
+                self.facts.lengths.get(&(x, 0)),
+            ) {
                 (Some(v), Some(Length::Is(n))) => {
                     self.changed = true;
                     Exp::Replicate(*n, *v)
@@ -716,7 +857,7 @@ impl Forward<'_> {
                         keep[i] = false;
                     } else if !used.contains(&lam.params[i]) {
                         keep[i] = false;
-                    } else if let Some(v) = self.replicated.get(&args[i]) {
+                    } else if let Some(v) = self.facts.replicated.get(&args[i]) {
                         subst.insert(lam.params[i], *v);
                         keep[i] = false;
                     }
@@ -737,7 +878,7 @@ impl Forward<'_> {
                 }
                 let mut rows = Vec::new();
                 for (p, a) in lam.params.iter_mut().zip(args.iter_mut()) {
-                    let Some((k, src)) = self.replicated_rows.get(a).copied() else {
+                    let Some((k, src)) = self.facts.replicated_rows.get(a).copied() else {
                         continue;
                     };
                     let elem = self
@@ -967,16 +1108,49 @@ fn own_failure(vars: &Vars, e: &Exp) -> bool {
 /// Whether evaluating an expression can fail (or not terminate), by
 /// itself or in a nested body it runs.
 pub fn can_fail(vars: &Vars, e: &Exp) -> bool {
-    // The adjoint of a `with_vjp` runs only under the `vjp` that replaces
-    // the expression.
-    own_failure(vars, e)
-        || nested(e)
-            .iter()
-            .any(|n| n.scope.role != Role::WithVjpAdjoint && body_can_fail(vars, n.body))
+    Failure::new(vars, None).exp(&[], e)
 }
 
 pub(super) fn body_can_fail(vars: &Vars, b: &Body) -> bool {
-    b.stms.iter().any(|s| can_fail(vars, &s.exp))
+    Failure::new(vars, None).body(b)
+}
+
+/// What can fail, knowing (where given) the statements the forward pass
+/// proved to check only lengths that are equal.
+#[derive(Clone, Copy)]
+pub(super) struct Failure<'a> {
+    vars: &'a Vars,
+    proven: Option<&'a HashSet<Var>>,
+}
+
+impl<'a> Failure<'a> {
+    pub(super) fn new(vars: &'a Vars, proven: Option<&'a HashSet<Var>>) -> Failure<'a> {
+        Failure { vars, proven }
+    }
+
+    fn stm(&self, s: &Stm) -> bool {
+        self.exp(&s.pat, &s.exp)
+    }
+
+    fn exp(&self, pat: &[Var], e: &Exp) -> bool {
+        let proven = pat
+            .first()
+            .is_some_and(|v| self.proven.is_some_and(|p| p.contains(v)));
+        let own = match e {
+            Exp::Map { lam, .. } if proven => builds_rows(self.vars, lam),
+            Exp::Reduce { .. } | Exp::Scan { .. } if proven => false,
+            _ => own_failure(self.vars, e),
+        };
+        // The adjoint of a `with_vjp` runs only under the `vjp` that
+        // replaces the expression.
+        own || nested(e)
+            .iter()
+            .any(|n| n.scope.role != Role::WithVjpAdjoint && self.body(n.body))
+    }
+
+    fn body(&self, b: &Body) -> bool {
+        b.stms.iter().any(|s| self.stm(s))
+    }
 }
 
 /// Whether a map's lambda returns an array it builds itself, whose shape
@@ -1029,6 +1203,10 @@ pub fn has_effect(e: &Exp) -> bool {
 
 /// Removes dead statements, and dead results of maps and branches.
 pub(super) fn dce_body(vars: &Vars, b: &mut Body, mode: Mode) {
+    dce(Failure::new(vars, None), b, mode);
+}
+
+fn dce(fail: Failure, b: &mut Body, mode: Mode) {
     let mut live: HashSet<Var> = HashSet::new();
     for a in &b.result {
         if let Atom::Var(v) = a {
@@ -1038,13 +1216,13 @@ pub(super) fn dce_body(vars: &Vars, b: &mut Body, mode: Mode) {
     let mut kept = Vec::with_capacity(b.stms.len());
     for mut s in std::mem::take(&mut b.stms).into_iter().rev() {
         let used = s.pat.iter().any(|v| live.contains(v));
-        if !used && removable(vars, &s.exp, mode) {
+        if !used && removable(fail, &s, mode) {
             continue;
         }
         prune_results(&mut s, &live);
-        prune_loop(vars, &mut s, &live, mode);
+        prune_loop(fail, &mut s, &live, mode);
         for nb in nested_mut(&mut s.exp) {
-            dce_body(vars, nb, mode);
+            dce(fail, nb, mode);
         }
         free_in_exp(&s.exp, &mut live);
         kept.push(s);
@@ -1056,16 +1234,16 @@ pub(super) fn dce_body(vars: &Vars, b: &mut Body, mode: Mode) {
 /// Whether a statement may go when nobody uses its results. After AD, dead
 /// code that may fail is derivative code nobody needs; an explicit check (a
 /// user's `assert`, a seed's shape) stays.
-fn removable(vars: &Vars, e: &Exp, mode: Mode) -> bool {
-    let check = matches!(e, Exp::Assert { .. } | Exp::CheckShape { .. });
-    !has_effect(e) && ((mode == Mode::AfterAd && !check) || !can_fail(vars, e))
+fn removable(fail: Failure, s: &Stm, mode: Mode) -> bool {
+    let check = matches!(s.exp, Exp::Assert { .. } | Exp::CheckShape { .. });
+    !has_effect(&s.exp) && ((mode == Mode::AfterAd && !check) || !fail.stm(s))
 }
 
 /// Drops the parameters of a loop whose results nobody uses and which
 /// nothing else in the loop reads: the needed parameters' next values, the
 /// condition and the statements that must stay (a checkpoint of a value
 /// the reversed loop never restores).
-fn prune_loop(vars: &Vars, s: &mut Stm, live: &HashSet<Var>, mode: Mode) {
+fn prune_loop(fail: Failure, s: &mut Stm, live: &HashSet<Var>, mode: Mode) {
     let Exp::Loop {
         params, form, body, ..
     } = &mut s.exp
@@ -1076,7 +1254,7 @@ fn prune_loop(vars: &Vars, s: &mut Stm, live: &HashSet<Var>, mode: Mode) {
         .pat
         .iter()
         .zip(params.iter())
-        .map(|(v, (p, _))| live.contains(v) || matches!(vars.ty(*p), Type::Acc(..)))
+        .map(|(v, (p, _))| live.contains(v) || matches!(fail.vars.ty(*p), Type::Acc(..)))
         .collect();
     loop {
         let mut reads = HashSet::new();
@@ -1089,7 +1267,7 @@ fn prune_loop(vars: &Vars, s: &mut Stm, live: &HashSet<Var>, mode: Mode) {
             free_in_body(cond, &mut reads);
         }
         for st in body.stms.iter().rev() {
-            if st.pat.iter().any(|v| reads.contains(v)) || !removable(vars, &st.exp, mode) {
+            if st.pat.iter().any(|v| reads.contains(v)) || !removable(fail, st, mode) {
                 free_in_exp(&st.exp, &mut reads);
             }
         }
@@ -1165,10 +1343,10 @@ pub(super) fn use_counts(b: &Body, counts: &mut HashMap<Var, usize>) {
 
 /// Vertical fusion of `map` into a following `map`, `reduce` or `scan`
 /// whose only use of the produced arrays is as arguments.
-fn fuse_body(b: &mut Body, vars: &mut Vars) {
+fn fuse_body(b: &mut Body, vars: &mut Vars, proven: &mut HashSet<Var>, merge: bool) {
     for s in &mut b.stms {
         for nb in nested_mut(&mut s.exp) {
-            fuse_body(nb, vars);
+            fuse_body(nb, vars, proven, merge);
         }
     }
     let mut counts = HashMap::new();
@@ -1180,14 +1358,19 @@ fn fuse_body(b: &mut Body, vars: &mut Vars) {
             continue;
         };
         let produced = b.stms[i].pat.clone();
-        if produced
+        let once = produced
             .iter()
-            .any(|v| counts.get(v).copied().unwrap_or(0) != 1)
-        {
+            .all(|v| counts.get(v).copied().unwrap_or(0) == 1);
+        // With `merge` (after AD), an element-wise map whose results are
+        // read again later fuses into its first reader too, which returns
+        // them: reverse mode reads the values it recomputes several times,
+        // in maps of a few operations each.
+        let again = merge && elementwise(vars, &b.stms[i].exp);
+        if !once && !again {
             i += 1;
             continue;
         }
-        // The single consumer of every produced array.
+        // The first reader of the produced arrays.
         let consumer = (i + 1..b.stms.len()).find(|j| {
             let mut uses = HashSet::new();
             free_in_exp(&b.stms[*j].exp, &mut uses);
@@ -1197,7 +1380,9 @@ fn fuse_body(b: &mut Body, vars: &mut Vars) {
             i += 1;
             continue;
         };
-        if too_big_to_fuse(&b.stms[i].exp) || !fusable(vars, b, i, j) {
+        let fail = Failure::new(vars, Some(proven));
+        let whole = once && fusable(fail, b, i, j, true);
+        if too_big_to_fuse(&b.stms[i].exp) || !(whole || again && fusable(fail, b, i, j, false)) {
             i += 1;
             continue;
         }
@@ -1206,14 +1391,46 @@ fn fuse_body(b: &mut Body, vars: &mut Vars) {
         let Exp::Map { lam: f, args: xs } = producer.exp else {
             unreachable!("checked above");
         };
-        fuse_into(&mut b.stms[j].exp, &produced, f, xs, vars);
-        // The producer's operands moved to the consumer, which no longer
-        // reads the produced arrays: only those counts change, so the
-        // body is not recounted (that made a pipeline quadratic).
-        for v in &produced {
-            counts.remove(v);
+        // The fused statement checks the producer's lengths too.
+        if xs.len() > 1
+            && !producer.pat.first().is_some_and(|v| proven.contains(v))
+            && let Some(c) = b.stms[j].pat.first()
+        {
+            proven.remove(c);
         }
+        // The produced arrays read after the consumer, which returns them.
+        let mut kept = Vec::new();
+        for v in &produced {
+            let here = match &b.stms[j].exp {
+                Exp::Map { args, .. } | Exp::Reduce { args, .. } | Exp::Scan { args, .. } => {
+                    args.iter().filter(|a| *a == v).count()
+                }
+                _ => 0,
+            };
+            match counts.get_mut(v) {
+                Some(n) if *n > here => {
+                    *n -= here;
+                    kept.push(*v);
+                }
+                // The producer's operands moved to the consumer, which no
+                // longer reads the produced arrays: only those counts
+                // change, so the body is not recounted (that made a
+                // pipeline quadratic).
+                _ => {
+                    counts.remove(v);
+                }
+            }
+        }
+        fuse_into(&mut b.stms[j].exp, &produced, &kept, f, xs, vars);
+        b.stms[j].pat.extend(kept);
     }
+}
+
+/// A map of scalars whose lambda runs no nested body.
+fn elementwise(vars: &Vars, e: &Exp) -> bool {
+    matches!(e, Exp::Map { lam, .. }
+        if lam.params.iter().all(|p| vars.ty(*p).rank() == 0)
+            && lam.body.stms.iter().all(|s| nested(&s.exp).is_empty()))
 }
 
 /// The most statements a fused lambda may have before fusion stops
@@ -1227,26 +1444,36 @@ fn too_big_to_fuse(producer: &Exp) -> bool {
 }
 
 /// Whether the map at `i` may move down to its consumer at `j`: the
-/// consumer takes all produced arrays as plain arguments, the producer's
-/// inputs are not consumed in between, and not both can fail.
-fn fusable(vars: &Vars, b: &Body, i: usize, j: usize) -> bool {
+/// consumer takes all produced arrays as plain arguments (with `whole`,
+/// else some of them, and is an element-wise map, to return the others),
+/// the producer's inputs are not consumed in between, and not both can
+/// fail.
+fn fusable(fail: Failure, b: &Body, i: usize, j: usize, whole: bool) -> bool {
     let Exp::Map { lam: f, args: xs } = &b.stms[i].exp else {
         return false;
     };
     let produced = &b.stms[i].pat;
     let args = match &b.stms[j].exp {
-        Exp::Map { args, .. } | Exp::Reduce { args, .. } | Exp::Scan { args, .. } => args,
+        Exp::Map { args, .. } if whole => args,
+        Exp::Map { lam, args } if elementwise(fail.vars, &b.stms[j].exp) => {
+            let inside = free_in_lambda(lam);
+            if produced.iter().any(|v| inside.contains(v)) {
+                return false;
+            }
+            args
+        }
+        Exp::Reduce { args, .. } | Exp::Scan { args, .. } if whole => args,
         _ => return false,
     };
-    if !produced.iter().all(|v| args.contains(v)) {
+    let read = |v: &Var| args.contains(v);
+    if (whole && !produced.iter().all(read)) || !produced.iter().any(read) {
         return false;
     }
     // Moving the producer down to its consumer must not change which
     // error comes first: if it can fail, nothing it moves past — the
     // statements in between, or the consumer's own checks — may fail.
-    if can_fail(vars, &b.stms[i].exp)
-        && (can_fail(vars, &b.stms[j].exp)
-            || b.stms[i + 1..j].iter().any(|s| can_fail(vars, &s.exp)))
+    if fail.stm(&b.stms[i])
+        && (fail.stm(&b.stms[j]) || b.stms[i + 1..j].iter().any(|s| fail.stm(s)))
     {
         return false;
     }
@@ -1265,12 +1492,25 @@ pub(super) fn consumes(e: &Exp, vs: &HashSet<Var>) -> bool {
         .any(|n| n.body.stms.iter().any(|s| consumes(&s.exp, vs)))
 }
 
-/// Rewrites the consumer so it maps `f` over `xs` itself.
-fn fuse_into(consumer: &mut Exp, produced: &[Var], f: Lambda, xs: Vec<Var>, vars: &mut Vars) {
+/// Rewrites the consumer so it maps `f` over `xs` itself; a map also
+/// returns `f`'s results for the produced arrays `kept`.
+fn fuse_into(
+    consumer: &mut Exp,
+    produced: &[Var],
+    kept: &[Var],
+    f: Lambda,
+    xs: Vec<Var>,
+    vars: &mut Vars,
+) {
     let f = super::visit::freshen_lambda(&f, vars);
     match consumer {
         Exp::Map { lam: g, args } => {
-            let (params, args2, body) = compose(&f, &xs, g, args, produced);
+            let (params, args2, mut body) = compose(&f, &xs, g, args, produced);
+            for v in kept {
+                if let Some(k) = produced.iter().position(|p| p == v) {
+                    body.result.push(f.body.result[k]);
+                }
+            }
             *g = Lambda { params, body };
             *args = args2;
         }
@@ -1389,6 +1629,54 @@ mod tests {
             "main",
         );
         assert!(p.contains("y_ckpt") && !p.contains("s_ckpt"), "{p}");
+    }
+
+    #[test]
+    fn a_loop_parameter_keeps_the_shape_its_next_value_proves() {
+        // `acc` is always as long as `xs`: the result's length is `xs`'s.
+        let p = core_of(
+            "entry main (xs: []f64) (ys: []f64) = let r = loop acc = map2 (+) xs ys for i < 3 do map2 (*) acc ys in (length r, r)",
+            "main",
+        );
+        assert!(p.contains("= length xs"), "{p}");
+        // An array that grows keeps nothing.
+        let p = core_of(
+            "entry main (xs: []f64) = let r = loop acc = xs for i < 3 do acc ++ acc in length r",
+            "main",
+        );
+        assert!(p.contains("= length acc_1"), "{p}");
+        // `t`'s next value is as long as `acc`, not as `t` was: only
+        // `acc` keeps its shape, and the map over both still checks it.
+        let p = core_of(
+            "entry main (xs: []f64) (ys: []f64) = loop (acc, t) = (xs, ys) for i < 3 do (map2 (\\_ b -> b) acc xs, map2 (+) acc t)",
+            "main",
+        );
+        assert!(p.contains("in (xs, map_1)"), "{p}");
+        assert!(p.contains("acc_3 acc_4"), "{p}");
+    }
+
+    #[test]
+    fn maps_over_arrays_of_one_length_fuse() {
+        // Both maps could fail on their lengths, unless the loop's
+        // parameter is known to be as long as `xs`.
+        let p = core_of(
+            "entry main (xs: []f64) = loop acc = xs for i < 3 do map2 (*) (map2 (+) acc xs) xs",
+            "main",
+        );
+        assert_eq!(count(&p, "map2"), 1, "{p}");
+    }
+
+    #[test]
+    fn after_ad_a_map_read_twice_fuses_into_its_first_reader() {
+        let src = "entry main (xs: []f64) = let a = map f64.exp xs let b = map2 (+) a xs let c = map2 (*) a xs in (b, c, vjp (\\x -> f64.sum x) xs 1)";
+        // Derivative code: `a` is computed in the map that computes `b`
+        // and `c`, which returns both.
+        let p = core_of(src, "main");
+        assert_eq!(count(&p, "= map"), 1, "{p}");
+        assert!(p.contains("let (c, b) = map"), "{p}");
+        // Elsewhere a map read twice stays.
+        let p = core_of(&src.replace(", vjp (\\x -> f64.sum x) xs 1", ""), "main");
+        assert_eq!(count(&p, "= map"), 3, "{p}");
     }
 
     #[test]

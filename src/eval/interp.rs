@@ -1048,7 +1048,7 @@ impl<'p> Interp<'p> {
             let rs: usize = rest.iter().product();
             let p: usize = udims.iter().product();
             let mut strides = vec![op.strides[..nu].to_vec()];
-            strides.extend(iops.iter().map(|o| o.strides.clone()));
+            strides.extend(iops.iter().map(|o| o.strides.to_vec()));
             let mut cur = LaneCursor::new(udims, strides);
             let mut out = Vec::with_capacity(p * rs);
             for _ in 0..p {
@@ -1203,7 +1203,7 @@ impl<'p> Interp<'p> {
                 .map(|s| s * os)
                 .collect();
             let mut strides = vec![lane_strides, vop.strides[..nu].to_vec()];
-            strides.extend(iops.iter().map(|o| o.strides.clone()));
+            strides.extend(iops.iter().map(|o| o.strides.to_vec()));
             let p: usize = udims.iter().product();
             let data = d
                 .as_slice_mut()

@@ -15,18 +15,23 @@ use super::threads::{self, CHEAP_GRAIN, COSTLY_GRAIN};
 use crate::prim::{BinOp, Native, PrimError, UnOp, native_convert};
 use crate::runtime::value::{Array, Element};
 use ndarray::{ArcArray, IxDyn};
+use smallvec::SmallVec;
 use std::borrow::Cow;
 use std::sync::OnceLock;
+
+/// Shapes and steps, one per dimension: kept inline, since every bulk
+/// operation builds several and most have a few dimensions.
+pub(crate) type Dims = SmallVec<[usize; 6]>;
 
 /// One operand of a kernel: elements in row-major order, and for each
 /// dimension of the result the step between consecutive elements.
 pub(crate) struct Operand<'a, T: Clone> {
     pub data: Cow<'a, [T]>,
-    pub strides: Vec<usize>,
+    pub strides: Dims,
 }
 
-pub(crate) fn standard_strides(shape: &[usize]) -> Vec<usize> {
-    let mut s = vec![0; shape.len()];
+pub(crate) fn standard_strides(shape: &[usize]) -> Dims {
+    let mut s: Dims = smallvec::smallvec![0; shape.len()];
     let mut acc = 1;
     for d in (0..shape.len()).rev() {
         s[d] = acc;
@@ -56,7 +61,15 @@ impl<'a, T: Copy> Operand<'a, T> {
     pub fn scalar(x: T, rank: usize) -> Operand<'a, T> {
         Operand {
             data: Cow::Owned(vec![x]),
-            strides: vec![0; rank],
+            strides: smallvec::smallvec![0; rank],
+        }
+    }
+
+    /// A value in place broadcast over a result of rank `rank`.
+    pub fn scalar_ref(x: &'a T, rank: usize) -> Operand<'a, T> {
+        Operand {
+            data: Cow::Borrowed(std::slice::from_ref(x)),
+            strides: smallvec::smallvec![0; rank],
         }
     }
 
@@ -73,9 +86,9 @@ impl<'a, T: Copy> Operand<'a, T> {
 
 /// Drops unit dimensions and merges neighbours that every operand walks
 /// contiguously.
-fn merge<const N: usize>(shape: &[usize], strides: [&[usize]; N]) -> (Vec<usize>, Vec<[usize; N]>) {
-    let mut dims: Vec<usize> = Vec::with_capacity(shape.len());
-    let mut steps: Vec<[usize; N]> = Vec::with_capacity(shape.len());
+fn merge<const N: usize>(shape: &[usize], strides: [&[usize]; N]) -> (Dims, Steps<N>) {
+    let mut dims = Dims::new();
+    let mut steps = Steps::new();
     for (d, &n) in shape.iter().enumerate() {
         if n == 1 {
             continue;
@@ -97,10 +110,13 @@ fn merge<const N: usize>(shape: &[usize], strides: [&[usize]; N]) -> (Vec<usize>
 /// The result's shape with unit dimensions dropped and contiguous
 /// neighbours merged, and each operand's step per remaining dimension.
 struct Merged<const N: usize> {
-    dims: Vec<usize>,
-    steps: Vec<[usize; N]>,
+    dims: Dims,
+    steps: Steps<N>,
     len: usize,
 }
+
+/// Each operand's step, per merged dimension.
+type Steps<const N: usize> = SmallVec<[[usize; N]; 6]>;
 
 impl<const N: usize> Merged<N> {
     fn new(shape: &[usize], strides: [&[usize]; N]) -> Merged<N> {
@@ -121,7 +137,7 @@ impl<const N: usize> Merged<N> {
             return;
         };
         let step = self.steps[outer.len()];
-        let mut idx = vec![0usize; outer.len()];
+        let mut idx: Dims = smallvec::smallvec![0; outer.len()];
         let mut base = [0usize; N];
         let mut rest = lo / len;
         for k in (0..outer.len()).rev() {

@@ -11,13 +11,14 @@
 //! varying over it *is* the result array: neither needs copying.
 
 use super::error::{Fail, R};
-use super::kernels::{self, Operand, from_vec, row_major};
+use super::kernels::{self, Dims, Operand, from_vec, row_major};
 use super::ops;
 use crate::prim::{PrimType, Scalar};
 use crate::runtime::Raise;
 use crate::runtime::value::{Array, Element, Value};
 use crate::{dispatch_prim, with_array};
 use ndarray::{ArcArray, Axis, IxDyn};
+use smallvec::SmallVec;
 use std::borrow::Cow;
 use std::rc::Rc;
 
@@ -31,9 +32,16 @@ pub(crate) fn bit(k: usize) -> Mask {
     1 << k
 }
 
-/// The lanes in a mask, in stack order.
-pub(crate) fn bits(m: Mask) -> impl Iterator<Item = usize> {
-    (0..MAX_LANES).filter(move |k| m >> k & 1 == 1)
+/// The lanes in a mask, in stack order (one step per set bit: this runs
+/// for every operand of every bulk operation).
+pub(crate) fn bits(mut m: Mask) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let k = m.trailing_zeros() as usize;
+            m &= m - 1;
+            k
+        })
+    })
 }
 
 pub(crate) fn count(m: Mask) -> usize {
@@ -41,7 +49,7 @@ pub(crate) fn count(m: Mask) -> usize {
 }
 
 /// The lengths of the lanes in `m`.
-pub(crate) fn lane_dims(lanes: &[usize], m: Mask) -> Vec<usize> {
+pub(crate) fn lane_dims(lanes: &[usize], m: Mask) -> Dims {
     bits(m).map(|k| lanes[k]).collect()
 }
 
@@ -49,8 +57,13 @@ pub(crate) fn lane_dims(lanes: &[usize], m: Mask) -> Vec<usize> {
 /// own dimensions, the axis of a value over the lanes `m ⊆ u` that runs
 /// along it (`None` where it is broadcast). `src_own` is the own rank of
 /// the source: 0 broadcasts it over the own dimensions too.
-pub(crate) fn axes_for(m: Mask, u: Mask, own_rank: usize, src_own: usize) -> Vec<Option<usize>> {
-    let mut out = Vec::with_capacity(count(u) + own_rank);
+pub(crate) fn axes_for(
+    m: Mask,
+    u: Mask,
+    own_rank: usize,
+    src_own: usize,
+) -> SmallVec<[Option<usize>; 6]> {
+    let mut out = SmallVec::with_capacity(count(u) + own_rank);
     let mut k = 0;
     for b in bits(u) {
         if m & bit(b) != 0 {
@@ -138,8 +151,8 @@ pub(crate) fn value_elem(v: &Value) -> PrimType {
 pub(crate) fn operand<T: Element>(lv: &LVal, u: Mask, own_rank: usize) -> R<Operand<'_, T>> {
     let bad = || Fail::internal("operand of an unexpected type in a bulk operation");
     match &lv.v {
-        Value::Scalar(s) => Ok(Operand::scalar(
-            T::unwrap(*s).ok_or_else(bad)?,
+        Value::Scalar(s) => Ok(Operand::scalar_ref(
+            T::unwrap_ref(s).ok_or_else(bad)?,
             count(u) + own_rank,
         )),
         Value::Array(a) => {
@@ -189,7 +202,7 @@ pub(crate) fn materialize(lv: &LVal, u: Mask, lanes: &[usize]) -> R<Array> {
         Value::Scalar(s) => {
             let shape = lane_dims(lanes, u);
             ops::check_size(&shape, s.ty())?;
-            Ok(Array::filled(shape, *s))
+            Ok(Array::filled(shape.to_vec(), *s))
         }
         Value::Array(a) => {
             let own = lv.own_shape();
@@ -486,4 +499,26 @@ pub(crate) fn merge_parts(sides: Vec<(Part, &[usize])>, p: usize) -> R<Value> {
         Ok(from_vec(&shape, out))
     }
     Ok(Value::Array(dispatch_prim!(elem, go(&sides, p, &own))?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bits_lists_the_set_lanes_in_stack_order() {
+        for m in [0, 1, 0b1011, 1 << 63, Mask::MAX, 0x8000_0000_0000_0001] {
+            let naive: Vec<usize> = (0..MAX_LANES).filter(|k| m >> k & 1 == 1).collect();
+            assert_eq!(bits(m).collect::<Vec<_>>(), naive, "mask {m:#x}");
+        }
+    }
+
+    #[test]
+    fn axes_follow_the_lanes_a_value_varies_over() {
+        // A value over lanes 0 and 2, read in a result over lanes 0..=2
+        // with one own dimension it does not have (a broadcast scalar).
+        let axes = axes_for(0b101, 0b111, 1, 0);
+        assert_eq!(axes.as_slice(), &[Some(0), None, Some(1), None]);
+        assert_eq!(lane_dims(&[3, 4, 5], 0b110).as_slice(), &[4, 5]);
+    }
 }

@@ -1201,7 +1201,7 @@ impl Interp<'_> {
             .iter()
             .map(|i| {
                 let op = index_operand(i, u)?;
-                let mut cur = LaneCursor::new(&udims, vec![op.strides.clone()]);
+                let mut cur = LaneCursor::new(&udims, vec![op.strides.to_vec()]);
                 Ok((0..n)
                     .map(|_| {
                         let k = op.data[cur.offs[0]];

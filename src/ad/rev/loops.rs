@@ -16,7 +16,7 @@ use crate::core::build::Builder;
 use crate::core::ir::*;
 use crate::core::simplify::has_effect;
 use crate::core::visit::{free_in_body, free_in_exp};
-use crate::prim::{BinOp, PrimType, Scalar};
+use crate::prim::{BinOp, PrimType, Scalar, UnOp};
 use std::collections::{HashMap, HashSet};
 
 impl Rev {
@@ -116,7 +116,9 @@ impl Rev {
         // The costly statements' results get a checkpoint each too, of
         // the shape the map nest gives them.
         let mut stored: Vec<(usize, Vec<Var>)> = Vec::new();
-        for (k, shapes) in stored_statements(b.vars, params, i, body) {
+        let mut sizes = self.sizes.clone();
+        sizes.add(&b.stms);
+        for (k, shapes) in stored_statements(b.vars, &sizes, params, i, body) {
             let mut arrays = Vec::new();
             for (p, dims) in body.stms[k].pat.iter().zip(shapes) {
                 let mut row = Atom::Const(Scalar::zero(b.vars.ty(*p).elem()));
@@ -344,6 +346,7 @@ type Shape = Vec<(Var, u32)>;
 /// whose shape is not known before the loop are left alone.
 fn stored_statements(
     vars: &Vars,
+    sizes: &Sizes,
     params: &[(Var, Atom)],
     i: Var,
     body: &Body,
@@ -365,13 +368,7 @@ fn stored_statements(
         let Exp::Map { lam, args } = &st.exp else {
             continue;
         };
-        let plain = !has_effect(&st.exp)
-            && st
-                .pat
-                .iter()
-                .chain(free.iter())
-                .all(|v| !matches!(vars.ty(*v), Type::Acc(..)));
-        if !plain || !inner_reduction(&lam.body) {
+        if !plain(vars, st) || !inner_reduction(&lam.body) {
             continue;
         }
         let outside: HashMap<Var, Axes> = args
@@ -393,7 +390,205 @@ fn stored_statements(
             out.push((k, shapes));
         }
     }
+    store_consumers(vars, sizes, body, &inside, out)
+}
+
+/// Moves what is stored forward to the one map that sums costly
+/// statements' results, where nothing else reads them (LSTM's sums of two
+/// matrix-vector products and a bias): the reversed loop needs only the
+/// sums, whose adjoints need no values, and the forward loop fuses the
+/// products into the sum as the primal does. Fewer, smaller checkpoints,
+/// and no sum computed again per iteration.
+fn store_consumers(
+    vars: &Vars,
+    sizes: &Sizes,
+    body: &Body,
+    inside: &HashSet<Var>,
+    mut out: Vec<(usize, Vec<Shape>)>,
+) -> Vec<(usize, Vec<Shape>)> {
+    // The statements that read each variable, and whether the loop's
+    // result does.
+    let mut readers: HashMap<Var, Vec<usize>> = HashMap::new();
+    for (m, st) in body.stms.iter().enumerate() {
+        let mut free = HashSet::new();
+        free_in_exp(&st.exp, &mut free);
+        for v in free {
+            readers.entry(v).or_default().push(m);
+        }
+    }
+    let read_once = |v: &Var, m: usize| {
+        readers.get(v).is_some_and(|r| r == &[m]) && !body.result.contains(&Atom::Var(*v))
+    };
+    'grow: loop {
+        for m in 0..body.stms.len() {
+            let st = &body.stms[m];
+            let Exp::Map { lam, args } = &st.exp else {
+                continue;
+            };
+            if out.iter().any(|(k, _)| *k == m) || !plain(vars, st) || !sums(&lam.body) {
+                continue;
+            }
+            let fed: Vec<usize> = (0..out.len())
+                .filter(|&e| body.stms[out[e].0].pat.iter().any(|p| args.contains(p)))
+                .collect();
+            let only_here = fed
+                .iter()
+                .all(|&e| body.stms[out[e].0].pat.iter().all(|p| read_once(p, m)));
+            if fed.is_empty() || !only_here {
+                continue;
+            }
+            // Each argument is stored, or from before the loop.
+            let mut known: HashMap<Var, Axes> = HashMap::new();
+            for a in args {
+                if !inside.contains(a) {
+                    known.insert(
+                        *a,
+                        Axes {
+                            arr: *a,
+                            d: 0,
+                            rows: true,
+                        },
+                    );
+                }
+            }
+            for &e in &fed {
+                let (k, shapes) = &out[e];
+                for (p, shape) in body.stms[*k].pat.iter().zip(shapes) {
+                    if let Some(ax) = consecutive(shape) {
+                        known.insert(*p, ax);
+                    }
+                }
+            }
+            // The sum's arguments provably have one length, so that its
+            // adjoint's length checks need none of the products.
+            let outer: Option<Vec<Axes>> = args.iter().map(|a| known.get(a).copied()).collect();
+            let Some(outer) = outer else {
+                continue;
+            };
+            if !outer
+                .windows(2)
+                .all(|w| sizes.same((w[0].arr, w[0].d), (w[1].arr, w[1].d)))
+            {
+                continue;
+            }
+            let shapes: Option<Vec<Shape>> = (0..st.pat.len())
+                .map(|r| map_shape(vars, lam, args, r, &known))
+                .collect();
+            let Some(shapes) = shapes else {
+                continue;
+            };
+            let mut e = 0;
+            out.retain(|_| {
+                e += 1;
+                !fed.contains(&(e - 1))
+            });
+            out.push((m, shapes));
+            continue 'grow;
+        }
+        break;
+    }
+    out.sort_by_key(|(k, _)| *k);
     out
+}
+
+/// Whether a body only adds, subtracts and negates (in maps, too): the
+/// adjoints of its inputs need none of their values, so a costly input
+/// whose only reader it is need not be computed again once its results
+/// are stored.
+fn sums(b: &Body) -> bool {
+    b.stms.iter().all(|s| match &s.exp {
+        Exp::BinOp(BinOp::Add | BinOp::Sub, ..) | Exp::UnOp(UnOp::Neg, _) => true,
+        Exp::Map { lam, .. } => sums(&lam.body),
+        _ => false,
+    })
+}
+
+/// Whether a statement's results can be stored and read back: it touches
+/// no accumulator.
+fn plain(vars: &Vars, st: &Stm) -> bool {
+    let mut free = HashSet::new();
+    free_in_exp(&st.exp, &mut free);
+    !has_effect(&st.exp)
+        && st
+            .pat
+            .iter()
+            .chain(free.iter())
+            .all(|v| !matches!(vars.ty(*v), Type::Acc(..)))
+}
+
+/// What the statements before a loop say of sizes: the dimensions checked
+/// against a size, the variables bound to a dimension, and arrays that are
+/// copies of others (a `vjp`'s lambda binds its arguments).
+#[derive(Clone, Default)]
+pub(super) struct Sizes {
+    checked: HashMap<(Var, u32), Atom>,
+    dims: HashMap<Var, (Var, u32)>,
+    copies: HashMap<Var, Var>,
+}
+
+impl Sizes {
+    pub(super) fn add(&mut self, stms: &[Stm]) {
+        let sizes = self;
+        for st in stms {
+            match &st.exp {
+                Exp::CheckShape {
+                    array, expected, ..
+                } => {
+                    for (d, e) in expected.iter().enumerate() {
+                        if let Some(e) = e {
+                            sizes.checked.insert((*array, d as u32), *e);
+                        }
+                    }
+                }
+                Exp::Size(a, d) => {
+                    if let [n] = st.pat[..] {
+                        sizes.dims.insert(n, (*a, *d));
+                    }
+                }
+                Exp::Atom(Atom::Var(x)) => {
+                    if let [y] = st.pat[..] {
+                        sizes.copies.insert(y, *x);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The dimension a size comes down to, or the size itself.
+    fn key(&self, mut dim: (Var, u32)) -> Result<(Var, u32), Atom> {
+        // Bounded: a size names an earlier dimension, but a chain of them
+        // need not be followed far.
+        for _ in 0..16 {
+            if let Some(x) = self.copies.get(&dim.0) {
+                dim.0 = *x;
+                continue;
+            }
+            match self.checked.get(&dim) {
+                Some(Atom::Var(n)) => match self.dims.get(n) {
+                    Some(next) if *next != dim => dim = *next,
+                    _ => return Err(Atom::Var(*n)),
+                },
+                Some(c) => return Err(*c),
+                None => return Ok(dim),
+            }
+        }
+        Ok(dim)
+    }
+
+    fn same(&self, a: (Var, u32), b: (Var, u32)) -> bool {
+        a == b || self.key(a) == self.key(b)
+    }
+}
+
+/// The axes of a shape that runs along consecutive axes of one array.
+fn consecutive(shape: &Shape) -> Option<Axes> {
+    let &(arr, d) = shape.first()?;
+    shape
+        .iter()
+        .enumerate()
+        .all(|(j, &(a, e))| a == arr && e == d + j as u32)
+        .then_some(Axes { arr, d, rows: true })
 }
 
 /// What is known before the loop of an array's axes: its axis 0 is axis
@@ -475,6 +670,28 @@ entry main (a: [][]f64) (x: []f64) =
         // reduces nothing: the adjoint of a sum needs no primal value.
         assert_eq!(count(rev, "reduce"), 0, "{p}");
         assert!(rev.contains("map_ckpt_1["), "{p}");
+    }
+
+    const SUM: &str = "def matvec [n][m] (a: [n][m]f64) (v: [m]f64) = map (\\r -> f64.sum (r * v)) a
+entry main [n] (a: [n][n]f64) (c: [n][n]f64) (x: [n]f64) =
+  vjp (\\(a, c) -> f64.sum (loop v = x for _i < 3 do map f64.tanh (map2 (+) (matvec a v) (matvec c v)))) (a, c) 1";
+
+    #[test]
+    fn a_sum_of_products_is_stored_in_their_place() {
+        let p = core_of(SUM, "main");
+        let (fwd, rev) = p.split_once("for j <").expect("a reversed loop");
+        // One checkpoint besides the state, and the forward loop computes
+        // both products and their sum in one map (then `tanh`), as the
+        // primal does.
+        assert_eq!(count(fwd, " with ["), 2, "{p}");
+        assert_eq!(count(fwd, "= map (") + count(fwd, "= map2 ("), 2, "{p}");
+        assert_eq!(count(rev, "reduce"), 0, "{p}");
+        // Without sizes, the products' lengths may differ: the sum's
+        // adjoint would read them, so they are stored as before.
+        let p = core_of(&SUM.replace("[n][n]f64", "[][]f64"), "main");
+        let (fwd, rev) = p.split_once("for j <").expect("a reversed loop");
+        assert_eq!(count(fwd, " with ["), 3, "{p}");
+        assert_eq!(count(rev, "reduce"), 0, "{p}");
     }
 
     #[test]

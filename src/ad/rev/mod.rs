@@ -74,18 +74,24 @@ pub struct Rev {
     /// While a `withacc` is reversed: its accumulators (and their aliases)
     /// to the adjoints of the arrays they add to.
     acc_bars: HashMap<Var, Var>,
+    /// What the statements before the `vjp` say of sizes.
+    sizes: loops::Sizes,
 }
 
 /// The statements computing `pat = vjp lam primals cotangents`: the primal
-/// results followed by the adjoints of the arguments.
+/// results followed by the adjoints of the arguments. `before` are the
+/// statements before it in its body (what they check of sizes helps
+/// choose what loops store).
 pub fn vjp(
     b: &mut Builder,
     lam: &Lambda,
     primals: &[Atom],
     cotangents: &[Atom],
     pat: &[Var],
+    before: &[Stm],
 ) -> RResult<Rev> {
     let mut r = Rev::new(activity(b.vars, lam));
+    r.sizes.add(before);
     for (p, a) in lam.params.iter().zip(primals) {
         b.push(vec![*p], Exp::Atom(*a));
     }
@@ -127,6 +133,7 @@ impl Rev {
             checkpoints: HashSet::new(),
             map_depth: 0,
             acc_bars: HashMap::new(),
+            sizes: loops::Sizes::default(),
         }
     }
 
