@@ -136,14 +136,18 @@ impl<const N: usize> Merged<N> {
             inner([0; N], 1, [0; N]);
             return;
         };
-        let step = self.steps[outer.len()];
-        let mut idx: Dims = smallvec::smallvec![0; outer.len()];
+        // Plain slices in the loop: indexing a `SmallVec` asks each time
+        // whether it is inline.
+        let steps: &[[usize; N]] = &self.steps;
+        let step = steps[outer.len()];
+        let mut idx_store: Dims = smallvec::smallvec![0; outer.len()];
+        let idx: &mut [usize] = &mut idx_store;
         let mut base = [0usize; N];
         let mut rest = lo / len;
         for k in (0..outer.len()).rev() {
             idx[k] = rest % outer[k];
             rest /= outer[k];
-            for (b, s) in base.iter_mut().zip(self.steps[k]) {
+            for (b, s) in base.iter_mut().zip(steps[k]) {
                 *b += idx[k] * s;
             }
         }
@@ -155,13 +159,13 @@ impl<const N: usize> Merged<N> {
             j = 0;
             for k in (0..outer.len()).rev() {
                 idx[k] += 1;
-                for (b, s) in base.iter_mut().zip(self.steps[k]) {
+                for (b, s) in base.iter_mut().zip(steps[k]) {
                     *b += s;
                 }
                 if idx[k] < outer[k] {
                     break;
                 }
-                for (b, s) in base.iter_mut().zip(self.steps[k]) {
+                for (b, s) in base.iter_mut().zip(steps[k]) {
                     *b -= s * outer[k];
                 }
                 idx[k] = 0;
