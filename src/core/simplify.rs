@@ -1105,12 +1105,7 @@ fn own_failure(vars: &Vars, e: &Exp) -> bool {
     }
 }
 
-/// Whether evaluating an expression can fail (or not terminate), by
-/// itself or in a nested body it runs.
-pub fn can_fail(vars: &Vars, e: &Exp) -> bool {
-    Failure::new(vars, None).exp(&[], e)
-}
-
+/// Whether evaluating a body can fail (or not terminate).
 pub(super) fn body_can_fail(vars: &Vars, b: &Body) -> bool {
     Failure::new(vars, None).body(b)
 }
