@@ -371,18 +371,7 @@ fn stored_statements(
         if !plain(vars, st) || !inner_reduction(&lam.body) {
             continue;
         }
-        let outside: HashMap<Var, Axes> = args
-            .iter()
-            .filter(|a| !inside.contains(a))
-            .map(|a| {
-                let axes = Axes {
-                    arr: *a,
-                    d: 0,
-                    rows: true,
-                };
-                (*a, axes)
-            })
-            .collect();
+        let outside = from_before(args, &inside);
         let shapes: Option<Vec<Shape>> = (0..st.pat.len())
             .map(|r| map_shape(vars, lam, args, r, &outside))
             .collect();
@@ -438,19 +427,7 @@ fn store_consumers(
                 continue;
             }
             // Each argument is stored, or from before the loop.
-            let mut known: HashMap<Var, Axes> = HashMap::new();
-            for a in args {
-                if !inside.contains(a) {
-                    known.insert(
-                        *a,
-                        Axes {
-                            arr: *a,
-                            d: 0,
-                            rows: true,
-                        },
-                    );
-                }
-            }
+            let mut known = from_before(args, inside);
             for &e in &fed {
                 let (k, shapes) = &out[e];
                 for (p, shape) in body.stms[*k].pat.iter().zip(shapes) {
@@ -579,6 +556,21 @@ impl Sizes {
     fn same(&self, a: (Var, u32), b: (Var, u32)) -> bool {
         a == b || self.key(a) == self.key(b)
     }
+}
+
+/// The arguments defined before the loop, each its own axes.
+fn from_before(args: &[Var], inside: &HashSet<Var>) -> HashMap<Var, Axes> {
+    args.iter()
+        .filter(|a| !inside.contains(a))
+        .map(|a| {
+            let axes = Axes {
+                arr: *a,
+                d: 0,
+                rows: true,
+            };
+            (*a, axes)
+        })
+        .collect()
 }
 
 /// The axes of a shape that runs along consecutive axes of one array.
