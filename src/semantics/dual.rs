@@ -149,17 +149,16 @@ fn tag_of(v: &Value) -> Option<u32> {
     }
 }
 
-/// The parts of `v` on `ε` number `tag` (a zero tangent if it has none).
-fn split(tag: u32, v: &Value) -> R<(Value, Value)> {
+/// The parts of `v` on `ε` number `tag`; no tangent if `v` does not move
+/// with that `ε`. Such a zero contributes no term to a chain rule, as an
+/// inactive variable does in the AD transformation: multiplying it by its
+/// partial derivative would turn an infinite partial (at a singularity of
+/// a value that does not depend on `x`) into a NaN.
+fn split(tag: u32, v: &Value) -> (Value, Option<Value>) {
     match v {
-        Value::Dual(d) if d.tag == tag => Ok((d.primal.clone(), d.tangent.clone())),
-        _ => Ok((v.clone(), zero(v)?)),
+        Value::Dual(d) if d.tag == tag => (d.primal.clone(), Some(d.tangent.clone())),
+        _ => (v.clone(), None),
     }
-}
-
-fn zero(v: &Value) -> R<Value> {
-    let s = base(v).ok_or_else(|| Fail::internal("expected a scalar"))?;
-    Ok(Value::Scalar(Scalar::zero(s.ty())))
 }
 
 /// `x op y` on scalars and dual numbers.
@@ -168,7 +167,7 @@ pub fn binop(op: BinOp, x: &Value, y: &Value) -> R<Value> {
         let (a, b) = (plain(x)?, plain(y)?);
         return Ok(Value::Scalar(prim::binop(op, a, b)?));
     };
-    let ((x0, x1), (y0, y1)) = (split(tag, x)?, split(tag, y)?);
+    let ((x0, x1), (y0, y1)) = (split(tag, x), split(tag, y));
     let r0 = binop(op, &x0, &y0)?;
     let p = base(&x0)
         .ok_or_else(|| Fail::internal("expected a scalar"))?
@@ -178,7 +177,7 @@ pub fn binop(op: BinOp, x: &Value, y: &Value) -> R<Value> {
     })?;
     let mut terms = Vec::new();
     for (d, t) in [(dx, x1), (dy, y1)] {
-        if let Some(d) = d {
+        if let (Some(d), Some(t)) = (d, t) {
             terms.push(binop(deriv::mul_op(p), &d, &t)?);
         }
     }
@@ -190,7 +189,9 @@ pub fn unop(op: UnOp, x: &Value) -> R<Value> {
     let Some(tag) = tag_of(x) else {
         return Ok(Value::Scalar(prim::unop(op, plain(x)?)?));
     };
-    let (x0, x1) = split(tag, x)?;
+    let (x0, Some(x1)) = split(tag, x) else {
+        return Err(Fail::internal("a dual number without its tangent"));
+    };
     let r0 = unop(op, &x0)?;
     let p = base(&x0)
         .ok_or_else(|| Fail::internal("expected a scalar"))?

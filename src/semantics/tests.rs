@@ -352,6 +352,13 @@ fn jvp_by_dual_numbers() {
         ok("jvp (\\x -> jvp (\\y -> x * y * y) x 1.0) 2.0 1.0"),
         "8.0"
     );
+    // A divisor that does not move with `x` adds no term, not its infinite
+    // partial times a zero tangent: d/dx (d/dy y / 0) = d/dx ∞ = 0, as in
+    // the AD transformation, not NaN.
+    assert_eq!(
+        ok("jvp (\\x -> jvp (\\y -> y / 0.0) (x * 2.0) 1.0) 1.0 1.0"),
+        "0.0"
+    );
     assert_eq!(ok("jmp (\\x -> x * x) 3.0 [1.0, 2.0]"), "[6.0, 12.0]");
 }
 
