@@ -167,6 +167,25 @@ enum Length {
     Is(Atom),
 }
 
+impl Length {
+    /// Whether the size is one of `vars` or a dimension of one.
+    fn depends_on(&self, vars: &HashSet<Var>) -> bool {
+        match self {
+            Length::SameAs((v, _)) | Length::Is(Atom::Var(v)) => vars.contains(v),
+            Length::Is(_) => false,
+        }
+    }
+}
+
+/// The variables a lambda binds: its parameters and its statements'.
+fn locals(lam: &Lambda) -> HashSet<Var> {
+    let mut local: HashSet<Var> = lam.params.iter().copied().collect();
+    bound_in_body(&lam.body, &mut |v| {
+        local.insert(v);
+    });
+    local
+}
+
 enum Folded {
     Atoms(Vec<Atom>),
     Stms(Vec<Stm>, Vec<Atom>),
@@ -452,15 +471,8 @@ impl Forward<'_> {
     fn record(&mut self, pat: &[Var], exp: &Exp) {
         match exp {
             Exp::Map { lam, args } => {
-                let mut local = HashSet::new();
-                local.extend(lam.params.iter().copied());
-                bound_in_body(&lam.body, &mut |v| {
-                    local.insert(v);
-                });
-                let is_local = |l: &Length| match l {
-                    Length::SameAs((v, _)) | Length::Is(Atom::Var(v)) => local.contains(v),
-                    Length::Is(_) => false,
-                };
+                let local = locals(lam);
+                let is_local = |l: &Length| l.depends_on(&local);
                 for (p, r) in pat.iter().zip(&lam.body.result) {
                     self.facts
                         .lengths
@@ -545,9 +557,22 @@ impl Forward<'_> {
             Exp::Size(a, d) => {
                 self.facts.size_vars.insert(pat[0], (*a, *d));
             }
-            Exp::WithAcc { arrays, .. } => {
+            Exp::WithAcc { arrays, lam } => {
                 for (p, a) in pat.iter().zip(arrays) {
                     self.same_dims(*p, 0, *a, 0);
+                }
+                // The other results have the sizes of the lambda's, where
+                // those do not depend on what it computes.
+                let local = locals(lam);
+                let others = pat.iter().zip(&lam.body.result).skip(arrays.len());
+                for (p, r) in others {
+                    let Atom::Var(r) = r else { continue };
+                    for k in 0..self.vars.ty(*p).rank() {
+                        let l = self.canon((*r, k));
+                        if !l.depends_on(&local) {
+                            self.facts.lengths.insert((*p, k), l);
+                        }
+                    }
                 }
             }
             // Past a check, the dimensions it checks have their sizes (in
@@ -1339,6 +1364,7 @@ pub(super) fn use_counts(b: &Body, counts: &mut HashMap<Var, usize>) {
 /// Vertical fusion of `map` into a following `map`, `reduce` or `scan`
 /// whose only use of the produced arrays is as arguments.
 fn fuse_body(b: &mut Body, vars: &mut Vars, proven: &mut HashSet<Var>, merge: bool) {
+    sink_into_withacc(b, vars, proven);
     for s in &mut b.stms {
         for nb in nested_mut(&mut s.exp) {
             fuse_body(nb, vars, proven, merge);
@@ -1371,13 +1397,24 @@ fn fuse_body(b: &mut Body, vars: &mut Vars, proven: &mut HashSet<Var>, merge: bo
             free_in_exp(&b.stms[*j].exp, &mut uses);
             produced.iter().any(|v| uses.contains(v))
         });
-        let Some(j) = consumer else {
+        let Some(mut j) = consumer else {
             i += 1;
             continue;
         };
         let fail = Failure::new(vars, Some(proven));
         let whole = once && fusable(fail, b, i, j, true);
-        if too_big_to_fuse(&b.stms[i].exp) || !(whole || again && fusable(fail, b, i, j, false)) {
+        let mut partial = !whole && again && fusable(fail, b, i, j, false);
+        // A first reader that cannot take the map (an accumulator's
+        // update, say) may let a later element-wise one come up to it.
+        if again && !whole && !partial {
+            if let Some(k) = (j + 1..b.stms.len()).find(|k| hoistable(fail, b, i, *k)) {
+                let reader = b.stms.remove(k);
+                b.stms.insert(i + 1, reader);
+                j = i + 1;
+                partial = true;
+            }
+        }
+        if too_big_to_fuse(&b.stms[i].exp) || !(whole || partial) {
             i += 1;
             continue;
         }
@@ -1419,6 +1456,114 @@ fn fuse_body(b: &mut Body, vars: &mut Vars, proven: &mut HashSet<Var>, merge: bo
         fuse_into(&mut b.stms[j].exp, &produced, &kept, f, xs, vars);
         b.stms[j].pat.extend(kept);
     }
+}
+
+/// Moves a map whose only reads of what was computed since a `withacc`
+/// are that `withacc`'s plain results into its lambda, where it fuses with
+/// the map that made them: reverse mode adds the contributions of a
+/// transposed product to an adjoint (`ū + (the rows)`) after the
+/// `withacc` that computes them.
+fn sink_into_withacc(b: &mut Body, vars: &mut Vars, proven: &mut HashSet<Var>) {
+    let mut counts = HashMap::new();
+    use_counts(b, &mut counts);
+    let mut i = 0;
+    while i < b.stms.len() {
+        let Some(j) = sinkable(b, i, vars, proven, &counts) else {
+            i += 1;
+            continue;
+        };
+        let mut map = b.stms.remove(j);
+        let Stm {
+            pat: outer,
+            exp: Exp::WithAcc { arrays, lam },
+            ..
+        } = &mut b.stms[i]
+        else {
+            unreachable!("sinkable checked the statement");
+        };
+        let accs = arrays.len();
+        let Exp::Map { args, .. } = &mut map.exp else {
+            unreachable!("sinkable checked the reader");
+        };
+        // The map reads the lambda's results; they leave the `withacc`,
+        // whose results are the map's instead.
+        let mut gone = Vec::new();
+        for a in args.iter_mut() {
+            if let Some(k) = outer[accs..].iter().position(|v| v == a) {
+                if let Some(r) = lam.body.result[accs + k].var() {
+                    *a = r;
+                }
+                if !gone.contains(&k) {
+                    gone.push(k);
+                }
+            }
+        }
+        gone.sort_unstable();
+        for k in gone.into_iter().rev() {
+            outer.remove(accs + k);
+            lam.body.result.remove(accs + k);
+        }
+        let inner: Vec<Var> = map.pat.iter().map(|v| vars.copy_of(*v)).collect();
+        if map.pat.first().is_some_and(|v| proven.contains(v)) {
+            proven.insert(inner[0]);
+        }
+        outer.append(&mut map.pat);
+        lam.body.result.extend(inner.iter().map(|v| Atom::Var(*v)));
+        lam.body.stms.push(Stm {
+            pat: inner,
+            exp: map.exp,
+            ..map
+        });
+        counts.clear();
+        use_counts(b, &mut counts);
+    }
+}
+
+/// The map after the `withacc` at `i` that [`sink_into_withacc`] may move
+/// into it: the first reader of the `withacc`'s plain results, which reads
+/// them only as its arguments, reads nothing else bound since, and does
+/// not move a failure before another.
+fn sinkable(
+    b: &Body,
+    i: usize,
+    vars: &Vars,
+    proven: &HashSet<Var>,
+    counts: &HashMap<Var, usize>,
+) -> Option<usize> {
+    let Exp::WithAcc { arrays, lam } = &b.stms[i].exp else {
+        return None;
+    };
+    let outs = &b.stms[i].pat[arrays.len()..];
+    if lam.body.result[arrays.len()..]
+        .iter()
+        .any(|r| r.var().is_none())
+    {
+        return None;
+    }
+    let j = (i + 1..b.stms.len()).find(|j| {
+        let mut uses = HashSet::new();
+        free_in_exp(&b.stms[*j].exp, &mut uses);
+        outs.iter().any(|v| uses.contains(v))
+    })?;
+    let Exp::Map { lam: g, args } = &b.stms[j].exp else {
+        return None;
+    };
+    let inside = free_in_lambda(g);
+    let here = |v: &Var| args.iter().filter(|a| *a == v).count();
+    let only_arguments = outs.iter().any(|v| here(v) > 0)
+        && outs
+            .iter()
+            .all(|v| !inside.contains(v) && (here(v) == 0 || counts.get(v) == Some(&here(v))));
+    let mut bound = HashSet::new();
+    for s in &b.stms[i..j] {
+        bound.extend(s.pat.iter().copied());
+    }
+    let mut reads = HashSet::new();
+    free_in_exp(&b.stms[j].exp, &mut reads);
+    let nothing_since = reads.iter().all(|v| outs.contains(v) || !bound.contains(v));
+    let fail = Failure::new(vars, Some(proven));
+    let in_order = !fail.stm(&b.stms[j]) || !b.stms[i + 1..j].iter().any(|s| fail.stm(s));
+    (only_arguments && nothing_since && in_order).then_some(j)
 }
 
 /// A map of scalars whose lambda runs no nested body.
@@ -1476,6 +1621,33 @@ fn fusable(fail: Failure, b: &Body, i: usize, j: usize, whole: bool) -> bool {
     inputs.extend(free_in_lambda(f));
     // Nothing in between may consume (update in place) an input.
     b.stms[i + 1..j].iter().all(|s| !consumes(&s.exp, &inputs))
+}
+
+/// Whether the statement at `k`, a later reader of the element-wise map
+/// at `i`, may move up to just after it and fuse with it: it is an
+/// element-wise map reading some of the map's results as arguments (the
+/// map returning the others), reads nothing bound in between, and no
+/// failure changes order (neither the map and it both, nor it and what
+/// it moves past).
+fn hoistable(fail: Failure, b: &Body, i: usize, k: usize) -> bool {
+    let Exp::Map { lam, args } = &b.stms[k].exp else {
+        return false;
+    };
+    let produced = &b.stms[i].pat;
+    if !elementwise(fail.vars, &b.stms[k].exp)
+        || !produced.iter().any(|v| args.contains(v))
+        || free_in_lambda(lam).iter().any(|v| produced.contains(v))
+    {
+        return false;
+    }
+    let mut reads = HashSet::new();
+    free_in_exp(&b.stms[k].exp, &mut reads);
+    let between = &b.stms[i + 1..k];
+    let fails = fail.stm(&b.stms[k]);
+    !(fails && (fail.stm(&b.stms[i]) || between.iter().any(|s| fail.stm(s))))
+        && between
+            .iter()
+            .all(|s| s.pat.iter().all(|v| !reads.contains(v)))
 }
 
 /// Whether `e` consumes one of `vs`, itself or in a nested body.
@@ -1672,6 +1844,21 @@ mod tests {
         // Elsewhere a map read twice stays.
         let p = core_of(&src.replace(", vjp (\\x -> f64.sum x) xs 1", ""), "main");
         assert_eq!(count(&p, "= map"), 3, "{p}");
+    }
+
+    #[test]
+    fn an_adjoint_adds_the_rows_of_a_transposed_product_where_it_makes_them() {
+        // The loop's `ū + (the rows of the transposed product)`: the add
+        // moves into the `withacc` that computes the rows, and fuses with
+        // it, the accumulator's update coming up past the add.
+        let p = core_of(
+            "entry main [n] (u: [n][n]f64) (h: [n]f64) = vjp (\\u -> f64.sum (loop acc = h for _i < 3 do map (\\r -> f64.sum (r * acc)) u)) u 1",
+            "main",
+        );
+        let after = p.split("withacc").nth(1).expect("a withacc");
+        assert_eq!(count(after, "= map"), 2, "{p}");
+        assert!(after.contains("in (p_1, u_bar_3)"), "{p}");
+        assert!(!p.contains(") u_bar_1 t_"), "{p}");
     }
 
     #[test]

@@ -10,12 +10,14 @@
 //! - free variables of every nested body, which lifted evaluation must
 //!   gather or slice when it changes the lanes a body runs on;
 //! - whether a body is *safe* (cannot fail, and is cheap), so that a
-//!   lane-varying `if` may evaluate both branches and select.
+//!   lane-varying `if` may evaluate both branches and select;
+//! - a body of float arithmetic compiled to register code (`straight.rs`).
 //!
 //! Bodies are identified by address: the program is borrowed for the whole
 //! evaluation, so the addresses are stable.
 
 use super::error::{Fail, R};
+use super::straight::Straight;
 use crate::core::ir::{Atom, BinOpLambda, Body, Exp, FunId, Program, Var};
 use crate::core::visit::{self, Nested};
 use crate::prim::BinOp;
@@ -73,6 +75,9 @@ pub(crate) struct BodyInfo {
     /// Evaluating the body can neither fail nor take long: it consists of
     /// scalar operations that cannot fail and of `if`s of such bodies.
     pub safe: bool,
+    /// The body as register code, if it is float arithmetic of one type
+    /// (a map over it runs without building its intermediate arrays).
+    pub straight: Option<Straight>,
 }
 
 pub(crate) struct Analysis {
@@ -268,6 +273,7 @@ impl Builder<'_> {
                 result_moves,
                 free,
                 safe,
+                straight: Straight::compile(&self.prog.vars, b),
             }),
         );
     }

@@ -21,6 +21,7 @@ use super::kernels::{
 };
 use super::lanes::{LVal, Mask, bit, count, index_operand, insert_axis, lane_dims, materialize};
 use super::ops;
+use super::straight::Input;
 use crate::core::ir::{Atom, Lambda, Operator, Stm, Type, Var};
 use crate::prim::Scalar;
 use crate::runtime::Raise;
@@ -461,6 +462,10 @@ impl Interp<'_> {
                 .map(LVal::inv)
                 .collect());
         }
+        // Register code needs no chunks: it builds no intermediate arrays.
+        if let Some(r) = self.map_straight(lam, &vals, n)? {
+            return Ok(r);
+        }
         Ok(self.run_chunked(ChunkOp::Map(lam), &vals, n, Vec::new())?.0)
     }
 
@@ -487,11 +492,55 @@ impl Interp<'_> {
 
     /// The map in bulk over a new lane of length `n`.
     pub(crate) fn map_lanes(&mut self, lam: &Lambda, vals: &[LVal], n: usize) -> R<Vec<LVal>> {
+        if self.lanes().is_empty()
+            && n > 0
+            && let Some(r) = self.map_straight(lam, vals, n)?
+        {
+            return Ok(r);
+        }
         let b = self.push_lane(n)?;
         let args = vals.iter().map(|x| lane_param(x, b)).collect();
         let res = self.apply(lam, args);
         self.pop_lane();
         res?.into_iter().map(|r| unlane(r, b, n)).collect()
+    }
+
+    /// An outermost map of a lambda compiled to register code
+    /// (`straight.rs`), over arrays and values that vary over no lane;
+    /// `None` where it does not apply.
+    fn map_straight(&self, lam: &Lambda, vals: &[LVal], n: usize) -> R<Option<Vec<LVal>>> {
+        let info = self.body_info(&lam.body)?;
+        let Some(code) = &info.straight else {
+            return Ok(None);
+        };
+        let mut inputs = Vec::with_capacity(code.inputs().len());
+        for v in code.inputs() {
+            let x = match lam.params.iter().position(|p| p == v) {
+                Some(k) => &vals[k],
+                None => self.get(*v)?,
+            };
+            let input = match (&x.v, x.mask) {
+                (Value::Array(a), 0) => Input::Column(a),
+                (Value::Scalar(s), 0) => Input::Splat(*s),
+                (Value::Rep(r), 0) => match **r {
+                    Value::Scalar(s) => Input::Splat(s),
+                    _ => return Ok(None),
+                },
+                _ => return Ok(None),
+            };
+            inputs.push(input);
+        }
+        self.check_interrupt()?;
+        let stop = self.options().interrupt.as_deref();
+        match code.run(&inputs, n, stop) {
+            Some(r) => Ok(Some(r)),
+            // Stopped by an interrupt, or an operation failed: the
+            // general path reports either.
+            None => {
+                self.check_interrupt()?;
+                Ok(None)
+            }
+        }
     }
 
     /// The map one element at a time (where no lane is active).

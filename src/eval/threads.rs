@@ -164,6 +164,37 @@ pub(crate) fn fill<T: Copy + Default + Send>(
     Some(out)
 }
 
+/// `outs` arrays of `len` elements computed together in consecutive
+/// blocks that may run on several threads: `f(lo, dsts)` writes the
+/// elements `lo..lo + dsts[k].len()` of each array `k`; `false` from any
+/// block makes the result `None`.
+pub(crate) fn fill_many<T: Copy + Default + Send>(
+    outs: usize,
+    len: usize,
+    grain: usize,
+    f: impl Fn(usize, &mut [&mut [T]]) -> bool + Sync,
+) -> Option<Vec<Vec<T>>> {
+    let mut out: Vec<Vec<T>> = (0..outs).map(|_| vec![T::default(); len]).collect();
+    let Some((pool, block)) = plan(len, grain) else {
+        let mut dsts: Vec<&mut [T]> = out.iter_mut().map(|o| o.as_mut_slice()).collect();
+        return f(0, &mut dsts).then_some(out);
+    };
+    // One list of destination slices per block.
+    let mut parts: Vec<Vec<&mut [T]>> = (0..len.div_ceil(block)).map(|_| Vec::new()).collect();
+    for o in &mut out {
+        for (p, d) in parts.iter_mut().zip(o.chunks_mut(block)) {
+            p.push(d);
+        }
+    }
+    let ok = pool.install(|| {
+        parts
+            .into_par_iter()
+            .enumerate()
+            .all(|(k, mut dsts)| f(k * block, &mut dsts))
+    });
+    ok.then_some(out)
+}
+
 /// `f` over the rows of `data` (`n` elements each), possibly on several
 /// threads; `None` when the work stays on this thread.
 pub(crate) fn rows<T: Sync, R: Copy + Default + Send>(
