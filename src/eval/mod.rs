@@ -17,10 +17,11 @@
 //!   statement take ownership of an array at its last use, so `a with [i] =
 //!   v`, `scatter`, `hist` and loop parameters update unshared arrays
 //!   without copying (copy-on-write otherwise).
-//! - **Register code.** An outermost map of a lambda that is float
-//!   arithmetic of one type runs as instructions over registers, compiled
-//!   once with the body's analysis, a block of lanes at a time, without
-//!   an environment or intermediate arrays (`straight.rs`).
+//! - **Register code.** An outermost map over a short array, of a lambda
+//!   that is float arithmetic of one type, runs as instructions over
+//!   registers, compiled once with the body's analysis, a block of lanes
+//!   at a time, without an environment or intermediate arrays
+//!   (`straight.rs`).
 //! - **Native inner loops.** Element-wise work runs in tight loops over
 //!   slices (`kernels.rs`) that call the same `prim::Native` functions as
 //!   the scalar path, and recognised reduction operators fold natively in

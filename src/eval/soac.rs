@@ -21,7 +21,7 @@ use super::kernels::{
 };
 use super::lanes::{LVal, Mask, bit, count, index_operand, insert_axis, lane_dims, materialize};
 use super::ops;
-use super::straight::Input;
+use super::straight::{self, Input};
 use crate::core::ir::{Atom, Lambda, Operator, Stm, Type, Var};
 use crate::prim::Scalar;
 use crate::runtime::Raise;
@@ -509,6 +509,9 @@ impl Interp<'_> {
     /// (`straight.rs`), over arrays and values that vary over no lane;
     /// `None` where it does not apply.
     fn map_straight(&self, lam: &Lambda, vals: &[LVal], n: usize) -> R<Option<Vec<LVal>>> {
+        if n > straight::MAX_LANES {
+            return Ok(None);
+        }
         let info = self.body_info(&lam.body)?;
         let Some(code) = &info.straight else {
             return Ok(None);
