@@ -1391,13 +1391,7 @@ fn fuse_body(b: &mut Body, vars: &mut Vars, proven: &mut HashSet<Var>, merge: bo
             i += 1;
             continue;
         }
-        // The first reader of the produced arrays.
-        let consumer = (i + 1..b.stms.len()).find(|j| {
-            let mut uses = HashSet::new();
-            free_in_exp(&b.stms[*j].exp, &mut uses);
-            produced.iter().any(|v| uses.contains(v))
-        });
-        let Some(mut j) = consumer else {
+        let Some(mut j) = first_reader(b, i, &produced) else {
             i += 1;
             continue;
         };
@@ -1456,6 +1450,15 @@ fn fuse_body(b: &mut Body, vars: &mut Vars, proven: &mut HashSet<Var>, merge: bo
         fuse_into(&mut b.stms[j].exp, &produced, &kept, f, xs, vars);
         b.stms[j].pat.extend(kept);
     }
+}
+
+/// The first statement after the one at `i` that reads any of `vs`.
+fn first_reader(b: &Body, i: usize, vs: &[Var]) -> Option<usize> {
+    (i + 1..b.stms.len()).find(|j| {
+        let mut uses = HashSet::new();
+        free_in_exp(&b.stms[*j].exp, &mut uses);
+        vs.iter().any(|v| uses.contains(v))
+    })
 }
 
 /// Moves a map whose only reads of what was computed since a `withacc`
@@ -1540,11 +1543,7 @@ fn sinkable(
     {
         return None;
     }
-    let j = (i + 1..b.stms.len()).find(|j| {
-        let mut uses = HashSet::new();
-        free_in_exp(&b.stms[*j].exp, &mut uses);
-        outs.iter().any(|v| uses.contains(v))
-    })?;
+    let j = first_reader(b, i, outs)?;
     let Exp::Map { lam: g, args } = &b.stms[j].exp else {
         return None;
     };

@@ -266,6 +266,7 @@ impl Builder<'_> {
         stms.reverse();
         let safe = b.stms.iter().all(|s| self.safe_exp(&s.exp));
         let free = self.free_body(b);
+        let straight = Straight::compile(&self.prog.vars, b, &free);
         self.infos.insert(
             addr(b),
             Arc::new(BodyInfo {
@@ -273,7 +274,7 @@ impl Builder<'_> {
                 result_moves,
                 free,
                 safe,
-                straight: Straight::compile(&self.prog.vars, b),
+                straight,
             }),
         );
     }

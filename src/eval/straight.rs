@@ -65,9 +65,10 @@ pub(crate) enum Input<'a> {
 
 impl Straight {
     /// The body compiled, if it is float arithmetic of one type: every
-    /// variable it reads or binds a scalar of that type, every statement
-    /// a copy or an operation that stays in it.
-    pub fn compile(vars: &Vars, body: &Body) -> Option<Straight> {
+    /// variable it reads (`free`, those it does not bind) or binds a
+    /// scalar of that type, every statement a copy or an operation that
+    /// stays in it.
+    pub fn compile(vars: &Vars, body: &Body, free: &[Var]) -> Option<Straight> {
         let ty = body
             .result
             .iter()
@@ -91,23 +92,8 @@ impl Straight {
             },
         };
         // Inputs first, so that their registers are 0..inputs.len().
-        let mut bound = std::collections::HashSet::new();
-        for s in &body.stms {
-            let mut reads = Vec::new();
-            crate::core::visit::operands(&s.exp, |v, _| reads.push(v));
-            for v in reads {
-                if !bound.contains(&v) {
-                    c.input(v)?;
-                }
-            }
-            bound.extend(s.pat.iter().copied());
-        }
-        for a in &body.result {
-            if let Atom::Var(v) = a
-                && !bound.contains(v)
-            {
-                c.input(*v)?;
-            }
+        for v in free {
+            c.input(*v)?;
         }
         for s in &body.stms {
             let [v] = s.pat[..] else { return None };
@@ -120,7 +106,7 @@ impl Straight {
                     let (a, b) = (c.atom(a)?, c.atom(b)?);
                     c.emit(|d| Instr::Bin(*op, a, b, d))
                 }
-                Exp::UnOp(op, a) if supported_un::<f64>(*op) => {
+                Exp::UnOp(op, a) if supported_un(*op) => {
                     let a = c.atom(a)?;
                     c.emit(|d| Instr::Un(*op, a, d))
                 }
@@ -315,12 +301,12 @@ fn supported_bin(op: BinOp) -> bool {
 }
 
 /// The unary operations that take a float to a float.
-fn supported_un<T: Native + Default>(op: UnOp) -> bool {
+fn supported_un(op: UnOp) -> bool {
     match op {
         UnOp::Neg | UnOp::Abs | UnOp::Sgn => true,
         UnOp::Not | UnOp::IsNan | UnOp::IsInf => false,
         _ if op.changes_type() => false,
-        _ => T::float_op(op, T::default()).is_some(),
+        _ => f64::float_op(op, 0.0).is_some(),
     }
 }
 
@@ -466,7 +452,12 @@ mod tests {
 
     fn compiled(p: &(Program, Function)) -> bool {
         p.1.body.stms.iter().any(|s| match &s.exp {
-            Exp::Map { lam, .. } => Straight::compile(&p.0.vars, &lam.body).is_some(),
+            Exp::Map { lam, .. } => {
+                let mut free = std::collections::HashSet::new();
+                crate::core::visit::free_in_body(&lam.body, &mut free);
+                let free: Vec<_> = free.into_iter().collect();
+                Straight::compile(&p.0.vars, &lam.body, &free).is_some()
+            }
             _ => false,
         })
     }
