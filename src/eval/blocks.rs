@@ -31,13 +31,23 @@ pub(crate) const BLOCK: usize = 1024;
 
 /// Folds `xs` from `init` in blocks, as every reduction does.
 pub(crate) fn fold_blocked<T: Copy>(xs: &[T], init: T, g: impl Fn(T, T) -> T) -> T {
-    let mut blocks = xs
-        .chunks(BLOCK)
-        .map(|b| b.iter().fold(init, |a, &x| g(a, x)));
-    match blocks.next() {
-        Some(first) => blocks.fold(first, &g),
-        None => init,
-    }
+    fold_blocked_by(xs.len(), init, |i| xs[i], g)
+}
+
+/// Folds the elements `x(0), ..., x(n - 1)` from `init` in blocks, as
+/// every reduction does (for elements computed as they are folded).
+/// Inlined: it is the inner loop of the kernels that fold rows.
+#[inline(always)]
+pub(crate) fn fold_blocked_by<T: Copy>(
+    n: usize,
+    init: T,
+    x: impl Fn(usize) -> T,
+    g: impl Fn(T, T) -> T,
+) -> T {
+    let block = |s: usize| (s..n.min(s + BLOCK)).fold(init, |a, i| g(a, x(i)));
+    (BLOCK..n)
+        .step_by(BLOCK)
+        .fold(block(0), |acc, s| g(acc, block(s)))
 }
 
 /// A reduction in progress over consecutive elements, in blocks: where it

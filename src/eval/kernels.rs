@@ -10,7 +10,7 @@
 //! scalar path uses, so bulk and scalar results agree bit for bit.
 
 use super::analysis::FastOp;
-use super::blocks::fold_blocked;
+use super::blocks::{BLOCK, fold_blocked, fold_blocked_by};
 use super::threads::{self, CHEAP_GRAIN, COSTLY_GRAIN};
 use crate::prim::{BinOp, Native, PrimError, UnOp, native_convert};
 use crate::runtime::value::{Array, Element};
@@ -300,6 +300,104 @@ pub(crate) fn map3<A: Copy + Sync, B: Copy + Sync, C: Copy + Sync, D: Copy + Def
         go(&m, (lo, lo + dst.len()), d, &f, &mut dst.iter_mut())
     })
     .unwrap_or_else(|| sequential(m.len, |out| go(&m, (0, m.len), d, &f, out)))
+}
+
+/// For every row of a result of shape `rows ++ [n]` (`n >= 1`), the
+/// elements `g(a, b)` of the row folded by `f` from `init`: a map fused
+/// into the reduction that consumes it, so that the mapped elements are
+/// never stored. The same steps in the same order as `map2` followed by
+/// `fold_rows`, so the bits are those of the unfused evaluation.
+pub(crate) fn fold_map2_rows<A: Copy + Sync, B: Copy + Sync, T: Copy + Default + Send + Sync>(
+    (rows, n): (&[usize], usize),
+    a: &Operand<A>,
+    b: &Operand<B>,
+    init: T,
+    g: impl Fn(A, B) -> T + Sync,
+    f: impl Fn(T, T) -> T + Sync,
+) -> Vec<T> {
+    /// Rows folded side by side where a row is one block: each row's fold
+    /// is a chain of dependent operations, and interleaving independent
+    /// chains keeps the arithmetic units busy (the order within each row is
+    /// unchanged).
+    const SIDE: usize = 4;
+    fn go<T>(
+        m: &Merged<2>,
+        (lo, hi): (usize, usize),
+        row: &impl Fn(usize, usize) -> T,
+        side: Option<&impl Fn([usize; SIDE], [usize; SIDE]) -> [T; SIDE]>,
+        out: &mut impl Sink<T>,
+    ) {
+        m.drive(lo, hi, |[oa, ob], len, [sa, sb]| {
+            let mut i = 0;
+            if let Some(side) = side {
+                while i + SIDE <= len {
+                    let at = |o: usize, s: usize| std::array::from_fn(|k| o + (i + k) * s);
+                    out.put(side(at(oa, sa), at(ob, sb)).into_iter());
+                    i += SIDE;
+                }
+            }
+            out.put((i..len).map(|i| row(oa + i * sa, ob + i * sb)))
+        })
+    }
+    let r = rows.len();
+    let (ta, tb) = (a.strides[r], b.strides[r]);
+    let (da, db) = (&a.data[..], &b.data[..]);
+    let row = |oa: usize, ob: usize| {
+        if (ta, tb) == (1, 1) {
+            let (xs, ys) = (&da[oa..oa + n], &db[ob..ob + n]);
+            fold_blocked_by(n, init, |j| g(xs[j], ys[j]), &f)
+        } else {
+            fold_blocked_by(n, init, |j| g(da[oa + j * ta], db[ob + j * tb]), &f)
+        }
+    };
+    let side = |oa: [usize; SIDE], ob: [usize; SIDE]| {
+        let mut acc = [init; SIDE];
+        if (ta, tb) == (1, 1) {
+            let xs: [&[A]; SIDE] = std::array::from_fn(|k| &da[oa[k]..oa[k] + n]);
+            let ys: [&[B]; SIDE] = std::array::from_fn(|k| &db[ob[k]..ob[k] + n]);
+            for j in 0..n {
+                acc = std::array::from_fn(|k| f(acc[k], g(xs[k][j], ys[k][j])));
+            }
+        } else {
+            for j in 0..n {
+                acc = std::array::from_fn(|k| f(acc[k], g(da[oa[k] + j * ta], db[ob[k] + j * tb])));
+            }
+        }
+        acc
+    };
+    // A longer row is folded in blocks (`blocks.rs`), one row at a time.
+    let side = (n <= BLOCK).then_some(&side);
+    let m = Merged::new(rows, [&a.strides[..r], &b.strides[..r]]);
+    threads::fill(m.len, (CHEAP_GRAIN / n).max(1), |lo, dst| {
+        go(&m, (lo, lo + dst.len()), &row, side, &mut dst.iter_mut())
+    })
+    .unwrap_or_else(|| sequential(m.len, |out| go(&m, (0, m.len), &row, side, out)))
+}
+
+/// The sums of `a op b` along the last axis of a result of shape
+/// `rows ++ [n]` (a dot product, for `*`), fused (`fold_map2_rows`);
+/// each row's fold starts from `zero` (the reduction's neutral element);
+/// `None` for an operation that is not one of these total ones, or a type
+/// it is not defined on.
+pub(crate) fn sum_binop_rows<T: Element>(
+    op: BinOp,
+    shape: (&[usize], usize),
+    a: &Operand<T>,
+    b: &Operand<T>,
+    zero: T,
+) -> Option<Vec<T>> {
+    if !T::TY.is_numeric() {
+        return None;
+    }
+    let sum = |x: T, y: T| x.add(y);
+    Some(match op {
+        BinOp::Mul => fold_map2_rows(shape, a, b, zero, |x: T, y| x.mul(y), sum),
+        BinOp::Add => fold_map2_rows(shape, a, b, zero, |x: T, y| x.add(y), sum),
+        BinOp::Sub => fold_map2_rows(shape, a, b, zero, |x: T, y| x.sub(y), sum),
+        BinOp::Min => fold_map2_rows(shape, a, b, zero, |x: T, y| Native::min(x, y), sum),
+        BinOp::Max => fold_map2_rows(shape, a, b, zero, |x: T, y| Native::max(x, y), sum),
+        _ => return None,
+    })
 }
 
 /// A kernel's result produced on this thread.

@@ -19,11 +19,13 @@ use super::kernels::{
     self, fast_call, fast_supported, fold_into, fold_rows, from_vec, hist_into, row_major,
     scan_into, scan_rows,
 };
-use super::lanes::{LVal, Mask, bit, count, index_operand, insert_axis, lane_dims, materialize};
+use super::lanes::{
+    LVal, Mask, bit, count, index_operand, insert_axis, lane_dims, materialize, operand,
+};
 use super::ops;
 use super::straight::{self, Input};
 use crate::core::ir::{Atom, Lambda, Operator, Stm, Type, Var};
-use crate::prim::Scalar;
+use crate::prim::{BinOp, Scalar};
 use crate::runtime::Raise;
 use crate::runtime::index::Step;
 use crate::runtime::value::{AccCell, Array, Element, Value};
@@ -583,6 +585,9 @@ impl Interp<'_> {
             return Ok(ne);
         }
         if !self.lanes().is_empty() {
+            if let Some(r) = self.sum_lanes(op, pre, &vals, &ne, n)? {
+                return Ok(vec![r]);
+            }
             let xs = self.soac_inputs(pre, &vals, n)?;
             return self.reduce_lanes(op, ne, xs, n);
         }
@@ -606,6 +611,65 @@ impl Interp<'_> {
             Some(l) => self.map_lanes(l, vals, n),
             None => vals.iter().map(|x| unrep_arg(x, n)).collect(),
         }
+    }
+
+    /// `reduce (+) z (map2 (op) xs ys)` over lanes, for `op` one total
+    /// arithmetic operation (a dot product, for `*`): the elements are
+    /// summed as they are made (`kernels::sum_binop_rows`), never stored.
+    /// `None` where it does not apply.
+    fn sum_lanes(
+        &self,
+        op: &Operator,
+        pre: Option<&Lambda>,
+        vals: &[LVal],
+        ne: &[LVal],
+        n: usize,
+    ) -> R<Option<LVal>> {
+        fn go<T: Element>(
+            op: BinOp,
+            (rows, n): (&[usize], usize),
+            (x, y, u): (&LVal, &LVal, Mask),
+            z: Scalar,
+        ) -> R<Option<Array>> {
+            let (a, b) = (operand::<T>(x, u, 1)?, operand::<T>(y, u, 1)?);
+            let Some(z) = T::unwrap(z) else {
+                return Ok(None);
+            };
+            Ok(kernels::sum_binop_rows(op, (rows, n), &a, &b, z).map(|v| from_vec(rows, v)))
+        }
+        let (Some(pre), [x, y], [z]) = (pre, vals, ne) else {
+            return Ok(None);
+        };
+        let (Some(f), Some(g), Some(z)) = (op.native_binop(), pre.as_binop(), z.scalar()) else {
+            return Ok(None);
+        };
+        if !self.bulk() || f.op != BinOp::Add || f.swapped {
+            return Ok(None);
+        }
+        // Each argument's elements: an array's rows, or a rep's value.
+        let elements = |x: &LVal| match &x.v {
+            Value::Array(_) if x.own_shape() == [n] => Some(x.clone()),
+            Value::Rep(inner) if matches!(**inner, Value::Scalar(_) | Value::Array(_)) => {
+                let v = LVal {
+                    mask: x.mask,
+                    v: (**inner).clone(),
+                };
+                v.own_shape().is_empty().then_some(v)
+            }
+            _ => None,
+        };
+        let (Some(x), Some(y)) = (elements(x), elements(y)) else {
+            return Ok(None);
+        };
+        let (x, y) = if g.swapped { (y, x) } else { (x, y) };
+        let t = x.elem();
+        if y.elem() != t || z.ty() != t {
+            return Ok(None);
+        }
+        let u = x.mask | y.mask;
+        let rows = lane_dims(self.lanes(), u);
+        let r = crate::dispatch_prim!(t, go(g.op, (&rows, n), (&x, &y, u), z))?;
+        Ok(r.map(|a| LVal::from_array(u, a)))
     }
 
     /// Reduces lifted arrays along their first own axis.

@@ -1649,3 +1649,58 @@ fn accumulator_updates_happen_once_per_lane() {
         &[i64s(&[2, 6, 5])],
     );
 }
+
+#[test]
+fn sums_of_element_wise_operations_over_lanes_are_fused_bit_for_bit() {
+    // map (\xs -> map (\ys -> reduce (+) 0 (map2 op xs ys)) yss) xss: the
+    // fused fold (`kernels::fold_map2_rows`) must take the steps of the
+    // unfused one, also over rows longer than a reduction's block.
+    fn matrix(t: PrimType, rows: usize, cols: usize, seed: f64) -> Value {
+        let data: Vec<Scalar> = (0..rows * cols)
+            .map(|k| {
+                let x = (seed * k as f64 + 0.3).sin() * 1e3;
+                match t {
+                    F64 => Scalar::F64(x),
+                    _ => Scalar::I64(x as i64),
+                }
+            })
+            .collect();
+        Value::Array(Array::from_scalars(t, vec![rows, cols], &data))
+    }
+    // Short rows are folded four at a time; long ones in blocks.
+    for (t, n) in [F64, I64]
+        .into_iter()
+        .flat_map(|t| [(t, 7), (t, 2 * super::blocks::BLOCK + 5)])
+    {
+        let zero = Atom::Const(Scalar::zero(t));
+        for op in [BinOp::Mul, BinOp::Add, BinOp::Sub, BinOp::Min, BinOp::Max] {
+            for swapped in [false, true] {
+                let p = build(&[("xss", arr(t, 2)), ("yss", arr(t, 2))], |b, ps| {
+                    let (xss, yss) = (ps[0], ps[1]);
+                    let r = b.map_fn(&[xss], |b, xs| {
+                        let xs = xs[0];
+                        vec![
+                            b.map_fn(&[yss], |b, ys| {
+                                let pre = b.lambda(&[Type::Prim(t), Type::Prim(t)], |b, v| {
+                                    let (x, y) = if swapped { (v[1], v[0]) } else { (v[0], v[1]) };
+                                    vec![b.bin(op, x, y).into()]
+                                });
+                                let add = b.binop_operator(BinOp::Add, t, zero);
+                                vec![b.reduce(add, Some(pre), &[xs, ys[0]])[0].into()]
+                            })[0]
+                                .into(),
+                        ]
+                    });
+                    vec![r[0].into()]
+                });
+                let args = vec![matrix(t, 3, n, 0.37), matrix(t, 4, n, 0.91)];
+                // `run` compares the bits with per-element evaluation.
+                let out = ok(&p, args);
+                let Value::Array(a) = &out[0] else {
+                    panic!("not an array: {out:?}")
+                };
+                assert_eq!(a.shape(), [3, 4]);
+            }
+        }
+    }
+}
