@@ -12,9 +12,10 @@
 //!
 //! Chunks on several threads, with results independent of the count:
 //! - **Boundaries never depend on timing, nor on the thread count.** The
-//!   first chunk is a short probe (`PROBE_CHUNK` elements), so that a body
-//!   building large arrays per element (a row of a `k × n` map-reduce)
-//!   never has a large first chunk; the first chunk to succeed in bulk
+//!   first chunk is a short probe (`PROBE_CHUNK` elements, or the whole
+//!   SOAC where it is at most twice that), so that a body building large
+//!   arrays per element (a row of a `k × n` map-reduce) never has a large
+//!   first chunk; the first chunk to succeed in bulk
 //!   fixes the length of every later one from the sizes of the arrays it
 //!   built (`Interp::tune_chunk`: its largest temporary about
 //!   `CHUNK_BUDGET` elements, so a nested map-reduce runs in cache-sized
@@ -256,7 +257,10 @@ impl<'p> Interp<'p> {
         let mut in_bulk = true;
         // The first chunk is a probe; the first chunk to succeed in bulk
         // fixes the length of all later ones.
-        let mut len = PROBE_CHUNK;
+        // A SOAC of at most two probes' length is one chunk: no second
+        // chunk to assemble (a map's result is the chunk's array), for at
+        // most twice a probe's temporaries.
+        let mut len = if n <= 2 * PROBE_CHUNK { n } else { PROBE_CHUNK };
         let mut tuned = false;
         let mut parallel = true;
         let mut start = 0;
@@ -858,11 +862,14 @@ impl Shared<'_> {
 
 /// Collects the rows of one result over the chunks of a SOAC of `n`
 /// elements into one array, copying each chunk as it comes so that only
-/// the final array is ever allocated at full size.
+/// the final array is ever allocated at full size (a single chunk is the
+/// array itself).
 enum Rows {
     Empty(usize),
     /// An accumulator passed through a `map`.
     Acc(Value),
+    /// One chunk that was the whole map: its result is the array, uncopied.
+    Whole(Array),
     Sink(Box<dyn RowSink>),
 }
 
@@ -905,6 +912,9 @@ impl Rows {
         match (&mut *self, v) {
             (Rows::Empty(_), v @ Value::Acc(_)) => *self = Rows::Acc(v),
             (Rows::Acc(_), _) => {}
+            (Rows::Empty(n), Value::Array(a)) if a.shape().first() == Some(n) => {
+                *self = Rows::Whole(a)
+            }
             (Rows::Empty(n), Value::Array(a)) => {
                 fn sink<T: Element>(n: usize, own: &[usize]) -> Box<dyn RowSink> {
                     Box::new(TypedRows::<T> {
@@ -918,6 +928,7 @@ impl Rows {
                 *self = Rows::Sink(s);
             }
             (Rows::Sink(s), Value::Array(a)) => s.push(&a)?,
+            (Rows::Whole(_), _) => return Err(Fail::internal("a map chunk past its end")),
             _ => return Err(Fail::internal("a map chunk that is not an array")),
         }
         Ok(())
@@ -927,6 +938,7 @@ impl Rows {
         match self {
             Rows::Empty(_) => Err(Fail::internal("a map without chunks")),
             Rows::Acc(v) => Ok(LVal::inv(v)),
+            Rows::Whole(a) => Ok(LVal::inv(Value::Array(a))),
             Rows::Sink(s) => Ok(LVal::inv(Value::Array(s.finish()))),
         }
     }
