@@ -111,7 +111,7 @@ fn gen_body(r: &mut Rng, b: &mut Builder, pool: &Pool, cx: &Ctx, depth: usize) -
 }
 
 fn gen_stm(r: &mut Rng, b: &mut Builder, pool: &mut Pool, cx: &Ctx, depth: usize) {
-    let kinds = if depth > 0 { 18 } else { 9 };
+    let kinds = if depth > 0 { 19 } else { 9 };
     match r.below(kinds) {
         17 if cx.acc.is_some() => {
             // upd acc [k % m] v
@@ -331,6 +331,35 @@ fn gen_stm(r: &mut Rng, b: &mut Builder, pool: &mut Pool, cx: &Ctx, depth: usize
             let k = r.pick(&pool.i);
             let at = b.bin(BinOp::Mod, k, len);
             pool.i.push(b.index1(s, at).into());
+        }
+        18 => {
+            // reduce (+) 0 (map2 op small zs), zs = map (\y -> y * c) small:
+            // a sum of an element-wise operation, fused inside maps
+            // (`kernels::fold_map2_rows`), over operands broadcast
+            // differently.
+            let float = r.below(2) == 0;
+            let (small, t, c) = if float {
+                (cx.small_f, PrimType::F64, r.pick(&pool.f))
+            } else {
+                (cx.small_i, PrimType::I64, r.pick(&pool.i))
+            };
+            let ty = Type::Prim(t);
+            let scale = b.lambda(&[ty], |b, y| vec![b.bin(BinOp::Mul, y[0], c).into()]);
+            let zs = b.map(scale, &[small])[0];
+            let ops = [BinOp::Mul, BinOp::Add, BinOp::Sub, BinOp::Min, BinOp::Max];
+            let op = ops[r.below(ops.len())];
+            let swapped = r.below(2) == 0;
+            let pre = b.lambda(&[ty, ty], |b, v| {
+                let (x, y) = if swapped { (v[1], v[0]) } else { (v[0], v[1]) };
+                vec![b.bin(op, x, y).into()]
+            });
+            let add = b.binop_operator(BinOp::Add, t, Atom::Const(Scalar::zero(t)));
+            let sum = b.reduce(add, Some(pre), &[small, zs])[0].into();
+            if float {
+                pool.f.push(sum);
+            } else {
+                pool.i.push(sum);
+            }
         }
         _ => {
             // A guarded gather: if k < len then arr_f[k] else 0
