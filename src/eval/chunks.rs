@@ -256,10 +256,10 @@ impl<'p> Interp<'p> {
         // the rest go element by element.
         let mut in_bulk = true;
         // The first chunk is a probe; the first chunk to succeed in bulk
-        // fixes the length of all later ones.
-        // A SOAC of at most two probes' length is one chunk: no second
-        // chunk to assemble (a map's result is the chunk's array), for at
-        // most twice a probe's temporaries.
+        // fixes the length of all later ones. A SOAC of at most two
+        // probes' length is one chunk: no second chunk to assemble (a
+        // map's result is the chunk's array), for at most twice a probe's
+        // temporaries.
         let mut len = if n <= 2 * PROBE_CHUNK { n } else { PROBE_CHUNK };
         let mut tuned = false;
         let mut parallel = true;

@@ -376,7 +376,7 @@ pub(crate) fn fold_map2_rows<A: Copy + Sync, B: Copy + Sync, T: Copy + Default +
 
 /// The sums of `a op b` along the last axis of a result of shape
 /// `rows ++ [n]` (a dot product, for `*`), fused (`fold_map2_rows`);
-/// each row's fold starts from `zero` (the reduction's neutral element);
+/// each row's fold starts from `init` (the reduction's neutral element);
 /// `None` for an operation that is not one of these total ones, or a type
 /// it is not defined on.
 pub(crate) fn sum_binop_rows<T: Element>(
@@ -384,18 +384,18 @@ pub(crate) fn sum_binop_rows<T: Element>(
     shape: (&[usize], usize),
     a: &Operand<T>,
     b: &Operand<T>,
-    zero: T,
+    init: T,
 ) -> Option<Vec<T>> {
     if !T::TY.is_numeric() {
         return None;
     }
     let sum = |x: T, y: T| x.add(y);
     Some(match op {
-        BinOp::Mul => fold_map2_rows(shape, a, b, zero, |x: T, y| x.mul(y), sum),
-        BinOp::Add => fold_map2_rows(shape, a, b, zero, |x: T, y| x.add(y), sum),
-        BinOp::Sub => fold_map2_rows(shape, a, b, zero, |x: T, y| x.sub(y), sum),
-        BinOp::Min => fold_map2_rows(shape, a, b, zero, |x: T, y| Native::min(x, y), sum),
-        BinOp::Max => fold_map2_rows(shape, a, b, zero, |x: T, y| Native::max(x, y), sum),
+        BinOp::Mul => fold_map2_rows(shape, a, b, init, |x: T, y| x.mul(y), sum),
+        BinOp::Add => fold_map2_rows(shape, a, b, init, |x: T, y| x.add(y), sum),
+        BinOp::Sub => fold_map2_rows(shape, a, b, init, |x: T, y| x.sub(y), sum),
+        BinOp::Min => fold_map2_rows(shape, a, b, init, |x: T, y| Native::min(x, y), sum),
+        BinOp::Max => fold_map2_rows(shape, a, b, init, |x: T, y| Native::max(x, y), sum),
         _ => return None,
     })
 }
