@@ -2,6 +2,7 @@
 
 pub mod build;
 pub mod check;
+pub mod contract;
 pub mod interchange;
 pub mod ir;
 pub mod lower;

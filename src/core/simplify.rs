@@ -90,7 +90,8 @@ fn pass(f: &mut Function, vars: &mut Vars, mode: Mode, merge: bool) -> bool {
     let interchanged = super::interchange::interchange_body(&mut f.body, vars);
     // Only derivative code: the rows it no longer computes may fail.
     let one_hot = mode == Mode::AfterAd && super::onehot::onehot_function(f, vars);
-    count(&f.body) != before || changed || interchanged || shared || one_hot
+    let contracted = super::contract::contract_body(&mut f.body, vars);
+    count(&f.body) != before || changed || interchanged || shared || one_hot || contracted
 }
 
 fn count(b: &Body) -> usize {

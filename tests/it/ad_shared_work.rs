@@ -1,10 +1,12 @@
 //! What the simplifier makes of reverse mode's redundant execution
-//! (`core::share`, `core::interchange`), on GMM's gradient: the
-//! matrix-vector products `Q (x - μ)` of the per-point map are computed
-//! once (the forward sweep's map returns them to the return sweep's), and
-//! the transposed matrix-vector product of the return sweep transposes the
-//! `d × d` matrix, not the `n × d × d` per-element products. The values
-//! are checked by `examples/gmm.fut`'s own test blocks.
+//! (`core::share`, `core::interchange`, `core::contract`), on GMM's
+//! gradient: the matrix-vector products `Q (x - μ)` of the per-point map
+//! are computed once (the forward sweep's map returns them to the return
+//! sweep's), the transposed matrix-vector product of the return sweep
+//! transposes the `d × d` matrix, not the `n × d × d` per-element
+//! products, and the matrices' adjoint is a product of the stacked
+//! vectors, not a sum of per-point outer products. The values are checked
+//! by `examples/gmm.fut`'s own test blocks.
 
 use urchin::core::ir::{Body, Exp, Var};
 use urchin::core::visit::nested;
@@ -67,13 +69,16 @@ fn gmm_gradient_computes_each_matrix_vector_product_once() {
     // The forward sweep's `f64.sum (l * v)`, not again in the return
     // sweep (whose transposed product reads the transposed matrix).
     assert_eq!(dots, 1, "dot products in GMM's gradient");
-    // The one transposition is of a component's matrix, a parameter of
-    // the map over the components.
+    // One transposition is of a component's matrix, a parameter of the
+    // map over the components. The two others are of the vectors whose
+    // outer products make the matrices' adjoint, one `[n][K][d]` array
+    // each (`core::contract`): no per-point `d × d` product is built.
     let mut ps = Vec::new();
     params(body, &mut ps);
-    assert_eq!(transposed.len(), 1, "transpositions in GMM's gradient");
-    assert!(
-        ps.contains(&transposed[0]),
-        "the transposed array is a map parameter (a matrix), not per-point products"
-    );
+    let (matrices, vectors): (Vec<Var>, Vec<Var>) = transposed.iter().partition(|v| ps.contains(v));
+    assert_eq!(matrices.len(), 1, "transposed matrices in GMM's gradient");
+    assert_eq!(vectors.len(), 2, "transposed vectors in GMM's gradient");
+    for v in vectors {
+        assert_eq!(c.program.vars.ty(v).rank(), 3, "the transposed vectors");
+    }
 }
