@@ -32,26 +32,41 @@
 //! dot product, [`crate::eval`]). Nothing that could fail moves: an outer
 //! product has no length to check, and the update comes after the map
 //! that made its operands.
+//!
+//! A loop is the other place derivative code sums outer products: the
+//! reversed loop carries the adjoint of a matrix its body reads (a
+//! recurrent network's weights) and adds `ȳⱼ ⊗ xⱼ` to it in iteration
+//! `j`, fused by then with the addition into one map nest over the
+//! adjoint. Instead, the loop stores `ȳⱼ` and `xⱼ` (arrays with a row per
+//! iteration, as the forward loop's checkpoints are), the adjoint passes
+//! through unchanged, and after the loop it gets their matrix product.
+//! The sum's order changes from one iteration after another to one dot
+//! product per element, so the bits may differ in the last places; only
+//! derivative code is rewritten so.
 
 use super::ir::*;
 use super::simplify::use_counts;
 use super::visit::{bound_in_body, nested_mut};
-use crate::prim::{BinOp, Scalar};
+use crate::prim::{BinOp, PrimType, Scalar};
 use std::collections::{HashMap, HashSet};
 
-/// Rewrites the summed outer products of `b` and of the bodies it nests;
-/// whether anything changed.
-pub fn contract_body(b: &mut Body, vars: &mut Vars) -> bool {
+/// Rewrites the summed outer products of `b` and of the bodies it nests,
+/// over loops too where `loops` (derivative code: the loop then stores
+/// what it used to add, as its checkpoints do); whether anything changed.
+pub fn contract_body(b: &mut Body, vars: &mut Vars, loops: bool) -> bool {
     let mut changed = false;
     for s in &mut b.stms {
         for nb in nested_mut(&mut s.exp) {
-            changed |= contract_body(nb, vars);
+            changed |= contract_body(nb, vars, loops);
         }
     }
     let mut i = 0;
     while i < b.stms.len() {
         if let Some(found) = summed_outer(&b.stms[i]) {
             found.apply(b, i, vars);
+            changed = true;
+        } else if loops && let Some(sum) = loop_sum(&b.stms[i]) {
+            i = sum.apply(b, i, vars);
             changed = true;
         }
         i += 1;
@@ -184,10 +199,10 @@ impl Found {
         let Exp::Map { lam, .. } = &mut s.exp else {
             return;
         };
-        let upd = lam.body.stms.remove(self.upd);
-        let Exp::UpdAcc { acc, .. } = upd.exp else {
+        let Exp::UpdAcc { acc, .. } = lam.body.stms[self.upd].exp else {
             return;
         };
+        let upd = lam.body.stms.remove(self.upd);
         let (ys, vs) = returned(&mut lam.body, &self, 0, vars);
         lam.body.result.extend([Atom::Var(ys), Atom::Var(vs)]);
         let (ys, vs) = (stacked(ys, vars), stacked(vs, vars));
@@ -207,7 +222,7 @@ impl Found {
         let stms = [
             at(ys_t, Exp::Rearrange(perm.clone(), ys)),
             at(vs_t, Exp::Rearrange(perm, vs)),
-            at(sum, products(rank as usize - 2, ys_t, vs_t, vars)),
+            at(sum, products(rank as usize - 2, (ys_t, vs_t), true, vars)),
             at(
                 vars.copy_of(upd.pat[0]),
                 Exp::UpdAcc {
@@ -252,53 +267,46 @@ fn stacked(v: Var, vars: &mut Vars) -> Var {
     )
 }
 
-/// `Σₙ ys ⊗ vs` for `ys: [k₁]…[k_l][d₁][n]` and `vs: [k₁]…[k_l][d₂][n]`:
-/// the `l` maps over the `k`s, then each row of `ys` times each row of
-/// `vs`.
-fn products(l: usize, ys: Var, vs: Var, vars: &mut Vars) -> Exp {
+/// `Σₙ ys ⊗ vs` for `ys: [k₁]…[k_l][d₁][n]` and `vs: [k₁]…[k_l][d₂][n]`
+/// (or `vs: [d₂][n]` for every `k`, where `per_k` is false): the `l` maps
+/// over the `k`s, then each row of `ys` times each row of `vs`.
+fn products(l: usize, (ys, vs): (Var, Var), per_k: bool, vars: &mut Vars) -> Exp {
     let t = vars.ty(ys).elem();
-    // Elements of `ys` and `vs`, and of the result, are of one rank less.
+    // Elements of `ys` (and `vs`), and of the result, are of one rank less.
     let elem = Type::Array(t, l as u32 + 1);
-    let (y, v, r) = (
+    let (y, r) = (
         vars.fresh(vars.name(ys).to_string(), elem),
-        vars.fresh(vars.name(vs).to_string(), elem),
         vars.fresh("row", elem),
     );
-    let stm = |pat: Var, exp: Exp| Stm {
-        pat: vec![pat],
-        exp,
-        span: Default::default(),
-        ctx: Default::default(),
-    };
-    let lambda = |params: Vec<Var>, s: Stm, r: Var| Lambda {
-        params,
-        body: Body {
-            stms: vec![s],
-            result: vec![Atom::Var(r)],
-        },
-    };
     if l > 0 {
-        let inner = products(l - 1, y, v, vars);
-        return Exp::Map {
-            lam: lambda(vec![y, v], stm(r, inner), r),
-            args: vec![ys, vs],
-        };
+        if !per_k {
+            let inner = products(l - 1, (y, vs), false, vars);
+            return map_of(vec![y], vec![ys], stm(r, inner), r);
+        }
+        let v = vars.fresh(vars.name(vs).to_string(), elem);
+        let inner = products(l - 1, (y, v), true, vars);
+        return map_of(vec![y, v], vec![ys, vs], stm(r, inner), r);
     }
-    // `map (\y -> map ( -> reduce (+) 0 (map2 (*) y v)) vs) ys`.
+    // `map (\y -> map (\v -> reduce (+) 0 (map2 (*) y v)) vs) ys`.
+    let v = vars.fresh(vars.name(vs).to_string(), elem);
     let scalar = |vars: &mut Vars, name: &str| vars.fresh(name, Type::Prim(t));
     let (a, c, p) = (scalar(vars, "y"), scalar(vars, "v"), scalar(vars, "t"));
     let (x1, x2, s) = (scalar(vars, "x"), scalar(vars, "x"), scalar(vars, "t"));
     let dot = scalar(vars, "dot");
-    let mul = lambda(
-        vec![a, c],
-        stm(p, Exp::BinOp(BinOp::Mul, Atom::Var(a), Atom::Var(c))),
-        p,
-    );
-    let add = lambda(
-        vec![x1, x2],
-        stm(s, Exp::BinOp(BinOp::Add, Atom::Var(x1), Atom::Var(x2))),
-        s,
-    );
+    let mul = Lambda {
+        params: vec![a, c],
+        body: one(
+            stm(p, Exp::BinOp(BinOp::Mul, Atom::Var(a), Atom::Var(c))),
+            p,
+        ),
+    };
+    let add = Lambda {
+        params: vec![x1, x2],
+        body: one(
+            stm(s, Exp::BinOp(BinOp::Add, Atom::Var(x1), Atom::Var(x2))),
+            s,
+        ),
+    };
     let sum = Exp::Reduce {
         op: Operator {
             lam: add,
@@ -308,13 +316,422 @@ fn products(l: usize, ys: Var, vs: Var, vars: &mut Vars) -> Exp {
         pre: Some(mul),
         args: vec![y, v],
     };
-    let row = Exp::Map {
-        lam: lambda(vec![v], stm(dot, sum), dot),
-        args: vec![vs],
+    let row = map_of(vec![v], vec![vs], stm(dot, sum), dot);
+    map_of(vec![y], vec![ys], stm(r, row), r)
+}
+
+/// `a + b` element by element, for arrays of rank `rank`.
+fn sum_of(rank: u32, a: Var, b: Var, vars: &mut Vars) -> Exp {
+    let t = vars.ty(a).elem();
+    let elem = |vars: &mut Vars| {
+        if rank == 1 {
+            vars.fresh("x", Type::Prim(t))
+        } else {
+            vars.fresh("x", Type::Array(t, rank - 1))
+        }
     };
+    let (x, y, r) = (elem(vars), elem(vars), elem(vars));
+    let inner = if rank == 1 {
+        Exp::BinOp(BinOp::Add, Atom::Var(x), Atom::Var(y))
+    } else {
+        sum_of(rank - 1, x, y, vars)
+    };
+    map_of(vec![x, y], vec![a, b], stm(r, inner), r)
+}
+
+/// A statement the rewrites make (placed by its caller).
+fn stm(pat: Var, exp: Exp) -> Stm {
+    Stm {
+        pat: vec![pat],
+        exp,
+        span: Default::default(),
+        ctx: Default::default(),
+    }
+}
+
+/// The body of one statement, returning its variable.
+fn one(s: Stm, r: Var) -> Body {
+    Body {
+        stms: vec![s],
+        result: vec![Atom::Var(r)],
+    }
+}
+
+fn map_of(params: Vec<Var>, args: Vec<Var>, s: Stm, r: Var) -> Exp {
     Exp::Map {
-        lam: lambda(vec![y], stm(r, row), r),
-        args: vec![ys],
+        lam: Lambda {
+            params,
+            body: one(s, r),
+        },
+        args,
+    }
+}
+
+// ----- over a loop's iterations -----
+
+/// A loop parameter that only ever has an outer product added to it, in
+/// a map nest of the body (reverse mode's adjoint of a matrix the loop
+/// reads: `w̄ + ȳⱼ ⊗ xⱼ`, LSTM's weights).
+struct LoopSum {
+    /// The parameter's position.
+    param: usize,
+    /// From the loop body: the `withacc`s the nest is in, then the nest's
+    /// outermost map, then its inner maps; the addition in the innermost
+    /// body; and what it adds to, the parameter's element there.
+    path: Vec<usize>,
+    add: usize,
+    elem: Var,
+    /// The outer product's operands per iteration, in the loop body:
+    /// `ys` (`[k₁]…[k_l][d₁]`, from the nest's outermost map) and `vs`
+    /// (`[d₂]`, read by its innermost map).
+    ys: Var,
+    vs: Var,
+}
+
+/// The first loop parameter of the loop at `s` that sums outer products.
+fn loop_sum(s: &Stm) -> Option<LoopSum> {
+    let Exp::Loop {
+        params,
+        form: LoopForm::For { .. },
+        body,
+        ..
+    } = &s.exp
+    else {
+        return None;
+    };
+    let mut counts = HashMap::new();
+    use_counts(body, &mut counts);
+    // What is bound inside the body's statements is out of the loop
+    // body's scope, where the operands are stored.
+    let mut inner = HashSet::new();
+    bound_in_body(body, &mut |v| {
+        inner.insert(v);
+    });
+    for st in &body.stms {
+        for p in &st.pat {
+            inner.remove(p);
+        }
+    }
+    params.iter().enumerate().find_map(|(q, (p, init))| {
+        let (Atom::Var(_), Atom::Var(r)) = (init, body.result[q]) else {
+            return None;
+        };
+        if counts.get(p) != Some(&1) {
+            return None;
+        }
+        let mut path = Vec::new();
+        let (add, elem, ys, vs) = summed_in(body, r, *p, &mut path)?;
+        let outside = !inner.contains(&ys) && !inner.contains(&vs);
+        outside.then_some(LoopSum {
+            param: q,
+            path,
+            add,
+            elem,
+            ys,
+            vs,
+        })
+    })
+}
+
+/// Whether `r`, used once in `b`, is `p` plus an outer product, made by a
+/// map nest over `p` in `b` or in a `withacc` there: the addition, `p`'s
+/// element there and the operands, with the statements on the way in
+/// `path`.
+fn summed_in(b: &Body, r: Var, p: Var, path: &mut Vec<usize>) -> Option<(usize, Var, Var, Var)> {
+    let (k, s) = b
+        .stms
+        .iter()
+        .enumerate()
+        .find(|(_, s)| s.pat.contains(&r))?;
+    let at = s.pat.iter().position(|v| *v == r)?;
+    path.push(k);
+    match &s.exp {
+        Exp::WithAcc { arrays, lam } if at >= arrays.len() => {
+            let Atom::Var(r) = *lam.body.result.get(at)? else {
+                return None;
+            };
+            once_in(&lam.body, r)?;
+            summed_in(&lam.body, r, p, path)
+        }
+        Exp::Map { lam, args } => summed_nest(lam, args, p, at, path),
+        _ => None,
+    }
+}
+
+/// `summed_in` for a map nest: each level maps over `p` (the level
+/// above's element of it), and the innermost adds `z * y` to its element,
+/// where `z` is an element of `vs` (read whole from outside) and `y` one
+/// of `ys`, mapped over by every level above the innermost.
+fn summed_nest(
+    lam: &Lambda,
+    args: &[Var],
+    p: Var,
+    at: usize,
+    path: &mut Vec<usize>,
+) -> Option<(usize, Var, Var, Var)> {
+    let mut levels: Vec<(&Lambda, &[Var])> = Vec::new();
+    let (mut lam, mut args, mut p, mut at) = (lam, args, p, at);
+    loop {
+        if args.iter().filter(|a| **a == p).count() != 1 {
+            return None;
+        }
+        let e = lam.params[args.iter().position(|a| *a == p)?];
+        levels.push((lam, args));
+        let Atom::Var(r) = *lam.body.result.get(at)? else {
+            return None;
+        };
+        let counts = once_in(&lam.body, r)?;
+        if counts.get(&e) != Some(&1) {
+            return None;
+        }
+        let (k, s) = lam
+            .body
+            .stms
+            .iter()
+            .enumerate()
+            .find(|(_, s)| s.pat.contains(&r))?;
+        match &s.exp {
+            Exp::Map { lam: l, args: a } => {
+                path.push(k);
+                at = s.pat.iter().position(|v| *v == r)?;
+                (lam, args, p) = (l, a, e);
+            }
+            Exp::BinOp(BinOp::Add, x, y) => {
+                let q = match (x, y) {
+                    (Atom::Var(x), Atom::Var(q)) | (Atom::Var(q), Atom::Var(x)) if *x == e => *q,
+                    _ => return None,
+                };
+                if counts.get(&q) != Some(&1) {
+                    return None;
+                }
+                let (ys, vs) = outer_operands(&levels, q)?;
+                return Some((k, e, ys, vs));
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// For the innermost of `levels` computing `q = z * y`: `ys`, the array
+/// the outer levels map over down to `y`, and `vs`, the array `z` is an
+/// element of, read whole by the innermost level.
+fn outer_operands(levels: &[(&Lambda, &[Var])], q: Var) -> Option<(Var, Var)> {
+    let (&(lam, args), outer) = levels.split_last()?;
+    if outer.is_empty() {
+        return None;
+    }
+    let mul = lam.body.stms.iter().find(|s| s.pat == [q])?;
+    let Exp::BinOp(BinOp::Mul, Atom::Var(a), Atom::Var(c)) = mul.exp else {
+        return None;
+    };
+    let param = |v: Var| lam.params.iter().position(|p| *p == v);
+    let (z, y) = match (param(a), param(c)) {
+        (Some(k), None) => (k, c),
+        (None, Some(k)) => (k, a),
+        _ => return None,
+    };
+    // `y` is the element, level by level, of one array from outside.
+    let mut ys = y;
+    for (l, a) in outer.iter().rev() {
+        ys = a[l.params.iter().position(|p| *p == ys)?];
+    }
+    // `vs` comes from outside the nest: no level binds it.
+    let vs = args[z];
+    let mut bound = HashSet::new();
+    for (l, _) in outer {
+        bound.extend(l.params.iter().copied());
+        bound_in_body(&l.body, &mut |v| {
+            bound.insert(v);
+        });
+    }
+    (!bound.contains(&vs)).then_some((ys, vs))
+}
+
+/// The use counts of `b`, if `r` is used once there.
+fn once_in(b: &Body, r: Var) -> Option<HashMap<Var, usize>> {
+    let mut counts = HashMap::new();
+    use_counts(b, &mut counts);
+    (counts.get(&r) == Some(&1)).then_some(counts)
+}
+
+impl LoopSum {
+    /// Rewrites the loop at `i` of `b`: the parameter keeps its initial
+    /// value through the loop, which stores each iteration's operands
+    /// instead; after it, their matrix product is added. Returns where the
+    /// loop is now.
+    fn apply(self, b: &mut Body, i: usize, vars: &mut Vars) -> usize {
+        let (span, ctx) = (b.stms[i].span, b.stms[i].ctx);
+        let placed = |exp: Exp, pat: Var| Stm {
+            pat: vec![pat],
+            exp,
+            span,
+            ctx,
+        };
+        let s = &mut b.stms[i];
+        let Exp::Loop {
+            params,
+            form: LoopForm::For { i: index, bound },
+            body,
+            ..
+        } = &mut s.exp
+        else {
+            return i;
+        };
+        let (p, Atom::Var(init)) = params[self.param] else {
+            return i;
+        };
+        let Some(nest) = innermost(body, &self.path) else {
+            return i;
+        };
+        nest.stms[self.add].exp = Exp::Atom(Atom::Var(self.elem));
+        let rank = vars.ty(p).rank();
+        // Each iteration stores the operands, in arrays of a row per
+        // iteration (`[n][k₁]…[d₁]` and `[n][d₂]`, their sizes from the
+        // parameter's initial value), unless it already stores them for
+        // another parameter.
+        let mut before = Vec::new();
+        let mut stores = Stores {
+            index: *index,
+            bound: *bound,
+            sizes: Vec::new(),
+            before: &mut before,
+            span,
+            ctx,
+        };
+        let last_dim = rank as usize - 1;
+        let ys_all = stores.row_per_iteration(
+            self.ys,
+            (init, 0..last_dim),
+            (params, body, &mut s.pat),
+            vars,
+        );
+        let vs_all = stores.row_per_iteration(
+            self.vs,
+            (init, last_dim..rank as usize),
+            (params, body, &mut s.pat),
+            vars,
+        );
+        let last = vars.copy_of(s.pat[self.param]);
+        let result = std::mem::replace(&mut s.pat[self.param], last);
+        // After the loop: the parameter plus `Σⱼ ysⱼ ⊗ vsⱼ`.
+        let ys_rank = vars.ty(ys_all).rank();
+        let perm: Vec<u32> = (1..ys_rank).chain([0]).collect();
+        let (ys_t, vs_t) = (vars.copy_of(ys_all), vars.copy_of(vs_all));
+        let sum = vars.fresh("outer_sum", vars.ty(p));
+        let products = products(ys_rank as usize - 2, (ys_t, vs_t), false, vars);
+        let after = [
+            placed(Exp::Rearrange(perm, ys_all), ys_t),
+            placed(Exp::Rearrange(vec![1, 0], vs_all), vs_t),
+            placed(products, sum),
+            placed(sum_of(rank, last, sum, vars), result),
+        ];
+        b.stms.splice(i + 1..i + 1, after);
+        let moved = before.len();
+        b.stms.splice(i..i, before);
+        i + moved
+    }
+}
+
+/// Where a loop stores values, a row per iteration, and the statements
+/// before it that make the arrays.
+struct Stores<'a> {
+    index: Var,
+    bound: Atom,
+    /// The iteration count and the sizes read so far, by dimension of the
+    /// parameter's initial value (the count first).
+    sizes: Vec<(Option<u32>, Var)>,
+    before: &'a mut Vec<Stm>,
+    span: crate::source::Span,
+    ctx: CallCtx,
+}
+
+impl Stores<'_> {
+    /// `v` stored at the loop's index in every iteration: the array of
+    /// them after the loop, whose other dimensions are those `dims` of
+    /// `init`'s. A value the loop stores already is not stored again.
+    fn row_per_iteration(
+        &mut self,
+        v: Var,
+        (init, dims): (Var, std::ops::Range<usize>),
+        (params, body, pat): (&mut Vec<(Var, Atom)>, &mut Body, &mut Vec<Var>),
+        vars: &mut Vars,
+    ) -> Var {
+        let index = Atom::Var(self.index);
+        let stored = params.iter().position(|(p, _)| {
+            body.stms.iter().any(|s| {
+                matches!(&s.exp, Exp::Update(x, at, Atom::Var(y))
+                    if x == p && *y == v && at[..] == [DimIndex::Fix(index)])
+                    && s.pat.iter().any(|n| body.result.contains(&Atom::Var(*n)))
+            })
+        });
+        if let Some(k) = stored {
+            return pat[k];
+        }
+        let t = vars.ty(v).elem();
+        let mut zeros = Atom::Const(Scalar::zero(t));
+        let sizes: Vec<Option<u32>> = std::iter::once(None)
+            .chain(dims.map(|d| Some(d as u32)))
+            .collect();
+        for (r, d) in sizes.into_iter().rev().enumerate() {
+            let n = self.size(d, init, vars);
+            zeros = Atom::Var(self.before_loop(
+                Exp::Replicate(Atom::Var(n), zeros),
+                Type::Array(t, r as u32 + 1),
+                "zeros",
+                vars,
+            ));
+        }
+        let ty = Type::Array(t, vars.ty(v).rank() + 1);
+        let (param, next, all) = (
+            vars.fresh(vars.name(v).to_string(), ty),
+            vars.fresh(vars.name(v).to_string(), ty),
+            vars.fresh(vars.name(v).to_string(), ty),
+        );
+        body.stms.push(stm(
+            next,
+            Exp::Update(param, vec![DimIndex::Fix(index)], Atom::Var(v)),
+        ));
+        body.result.push(Atom::Var(next));
+        params.push((param, zeros));
+        pat.push(all);
+        all
+    }
+
+    /// The iteration count (`None`) or dimension `d` of `init`, read once.
+    fn size(&mut self, d: Option<u32>, init: Var, vars: &mut Vars) -> Var {
+        if let Some((_, v)) = self.sizes.iter().find(|(k, _)| *k == d) {
+            return *v;
+        }
+        let exp = match d {
+            None => Exp::BinOp(BinOp::Max, self.bound, Atom::i64(0)),
+            Some(d) => Exp::Size(init, d),
+        };
+        let v = self.before_loop(exp, Type::Prim(PrimType::I64), "n", vars);
+        self.sizes.push((d, v));
+        v
+    }
+
+    fn before_loop(&mut self, exp: Exp, ty: Type, name: &str, vars: &mut Vars) -> Var {
+        let v = vars.fresh(name, ty);
+        self.before.push(Stm {
+            pat: vec![v],
+            exp,
+            span: self.span,
+            ctx: self.ctx,
+        });
+        v
+    }
+}
+
+/// The body at the end of `path` (statement indices, each a `withacc` or
+/// a map whose lambda holds the next).
+fn innermost<'a>(b: &'a mut Body, path: &[usize]) -> Option<&'a mut Body> {
+    let Some((k, rest)) = path.split_first() else {
+        return Some(b);
+    };
+    match &mut b.stms.get_mut(*k)?.exp {
+        Exp::WithAcc { lam, .. } | Exp::Map { lam, .. } => innermost(&mut lam.body, rest),
+        _ => None,
     }
 }
 
@@ -346,6 +763,42 @@ mod tests {
         assert_eq!(count(&p, "upd "), 1, "{p}");
         assert_eq!(count(&p, "rearrange (1, 2, 0)"), 2, "{p}");
         assert!(p.contains("outer_sum = map2"), "{p}");
+    }
+
+    const RNN: &str = "
+        def matvec [m][n] (a: [m][n]f64) (v: [n]f64) : [m]f64 = f64.sum (a * v)
+        entry grad [s][h] (w: [h][h]f64) (u: [h][h]f64) (xs: [s][h]f64) =
+          vjp (\\(w, u) -> f64.sum (loop hid = replicate h 0 for x in xs do
+                                      f64.tanh (matvec w x + matvec u hid)))
+              (w, u) 1
+        entry gated [s][h] (w: [2][h][h]f64) (xs: [s][h]f64) =
+          vjp (\\w -> f64.sum (loop hid = replicate h 0 for x in xs do
+                                  let a = matvec w (x + hid) in a[0] * a[1]))
+              w 1";
+
+    #[test]
+    fn a_loop_stores_the_vectors_and_multiplies_them_after_it() {
+        for (entry, products) in [("grad", 2), ("gated", 1)] {
+            let p = core_of(RNN, entry);
+            // Each weight's adjoint is a matrix product after the loop, its
+            // rows folded with the dot products the rewrite makes.
+            assert_eq!(count(&p, "(\\(y"), products, "{entry}: {p}");
+            assert!(p.contains("with [j] ="), "{entry}: {p}");
+        }
+    }
+
+    #[test]
+    fn a_loop_outside_derivative_code_keeps_its_order_of_sums() {
+        // The rewrite changes the order of the additions: a user's loop
+        // is left as written.
+        let p = core_of(
+            "entry main [s][m][n] (a: [s][m]f64) (b: [s][n]f64) =
+               loop acc = replicate m (replicate n 0) for i < s do
+                 let v = b[i]
+                 in map2 (\\r y -> map2 (\\e z -> e + z * y) r v) acc a[i]",
+            "main",
+        );
+        assert!(!p.contains("(\\(y"), "{p}");
     }
 
     #[test]

@@ -90,7 +90,7 @@ fn pass(f: &mut Function, vars: &mut Vars, mode: Mode, merge: bool) -> bool {
     let interchanged = super::interchange::interchange_body(&mut f.body, vars);
     // Only derivative code: the rows it no longer computes may fail.
     let one_hot = mode == Mode::AfterAd && super::onehot::onehot_function(f, vars);
-    let contracted = super::contract::contract_body(&mut f.body, vars);
+    let contracted = super::contract::contract_body(&mut f.body, vars, mode == Mode::AfterAd);
     count(&f.body) != before || changed || interchanged || shared || one_hot || contracted
 }
 
@@ -1850,9 +1850,11 @@ mod tests {
     fn an_adjoint_adds_the_rows_of_a_transposed_product_where_it_makes_them() {
         // The loop's `ū + (the rows of the transposed product)`: the add
         // moves into the `withacc` that computes the rows, and fuses with
-        // it, the accumulator's update coming up past the add.
+        // it, the accumulator's update coming up past the add. (With
+        // `r * acc`, `ū`'s rows would be an outer product, which
+        // `core::contract` sums after the loop instead.)
         let p = core_of(
-            "entry main [n] (u: [n][n]f64) (h: [n]f64) = vjp (\\u -> f64.sum (loop acc = h for _i < 3 do map (\\r -> f64.sum (r * acc)) u)) u 1",
+            "entry main [n] (u: [n][n]f64) (h: [n]f64) = vjp (\\u -> f64.sum (loop acc = h for _i < 3 do map (\\r -> f64.sum (f64.sin r * acc)) u)) u 1",
             "main",
         );
         let after = p.split("withacc").nth(1).expect("a withacc");

@@ -1667,11 +1667,14 @@ fn sums_of_element_wise_operations_over_lanes_are_fused_bit_for_bit() {
             .collect();
         Value::Array(Array::from_scalars(t, vec![rows, cols], &data))
     }
-    // Short rows are folded four at a time; long ones in blocks.
-    for (t, n) in [F64, I64]
-        .into_iter()
-        .flat_map(|t| [(t, 7), (t, 2 * super::blocks::BLOCK + 5)])
-    {
+    // Short rows are folded four at a time (with some left over, or none);
+    // long ones in blocks.
+    let sizes = [(3, 4), (5, 70), (3, 2)];
+    for (t, n, (m, k)) in [F64, I64].into_iter().flat_map(|t| {
+        [7, 2 * super::blocks::BLOCK + 5]
+            .into_iter()
+            .flat_map(move |n| sizes.map(|mk| (t, n, mk)))
+    }) {
         let zero = Atom::Const(Scalar::zero(t));
         for op in [BinOp::Mul, BinOp::Add, BinOp::Sub, BinOp::Min, BinOp::Max] {
             for swapped in [false, true] {
@@ -1693,13 +1696,26 @@ fn sums_of_element_wise_operations_over_lanes_are_fused_bit_for_bit() {
                     });
                     vec![r[0].into()]
                 });
-                let args = vec![matrix(t, 3, n, 0.37), matrix(t, 4, n, 0.91)];
+                let args = vec![matrix(t, m, n, 0.37), matrix(t, k, n, 0.91)];
                 // `run` compares the bits with per-element evaluation.
-                let out = ok(&p, args);
+                let out = ok(&p, args.clone());
                 let Value::Array(a) = &out[0] else {
                     panic!("not an array: {out:?}")
                 };
-                assert_eq!(a.shape(), [3, 4]);
+                assert_eq!(a.shape(), [m, k]);
+                // Work split however finely, on any number of threads.
+                for threads in [2, 7] {
+                    let opts = EvalOptions {
+                        threads,
+                        grain_scale: 0,
+                        ..EvalOptions::default()
+                    };
+                    let got = run_opts(&p, args.clone(), &opts).expect("runs");
+                    assert!(
+                        same(&got[0], &out[0]),
+                        "{threads} threads: {got:?}, want {out:?}"
+                    );
+                }
             }
         }
     }
