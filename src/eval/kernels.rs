@@ -174,6 +174,62 @@ impl<const N: usize> Merged<N> {
     }
 }
 
+impl<const N: usize> Merged<N> {
+    /// `drive` a block of rows at a time: `inner(offsets, len, steps,
+    /// rows, row_steps)` covers `rows` consecutive runs of the innermost
+    /// dimension, run `r` starting at `offsets + r * row_steps` (a run cut
+    /// by `lo` or `hi` comes alone). Where the innermost dimension is
+    /// short (a lane's few own elements), one call per run would cost more
+    /// than the run.
+    fn drive_rows(
+        &self,
+        lo: usize,
+        hi: usize,
+        mut inner: impl FnMut([usize; N], usize, [usize; N], usize, [usize; N]),
+    ) {
+        let [.., rows, len] = self.dims[..] else {
+            return self.drive(lo, hi, |o, len, s| inner(o, len, s, 1, [0; N]));
+        };
+        let k = self.dims.len();
+        let (step, row_step) = (self.steps[k - 1], self.steps[k - 2]);
+        // The offsets of run `q` (in row-major order over all but the
+        // innermost dimension).
+        let start = |mut q: usize| {
+            let mut o = [0usize; N];
+            for (d, s) in self.dims[..k - 1].iter().zip(&self.steps[..k - 1]).rev() {
+                let i = q % d;
+                q /= d;
+                for (o, s) in o.iter_mut().zip(s) {
+                    *o += i * s;
+                }
+            }
+            o
+        };
+        let mut at = lo;
+        while at < hi {
+            let (q, j) = (at / len, at % len);
+            if j > 0 || hi - at < len {
+                // A run cut at either end.
+                let run = (len - j).min(hi - at);
+                let o = start(q);
+                inner(
+                    std::array::from_fn(|x| o[x] + j * step[x]),
+                    run,
+                    step,
+                    1,
+                    row_step,
+                );
+                at += run;
+                continue;
+            }
+            // Whole runs up to the end of this row of runs, or of the range.
+            let n = (rows - q % rows).min((hi - at) / len);
+            inner(start(q), len, step, n, row_step);
+            at += n * len;
+        }
+    }
+}
+
 /// Where a kernel's elements go: appended to the result (one thread), or
 /// written into a block of it (several).
 trait Sink<C> {
@@ -208,13 +264,16 @@ pub(crate) fn map1<A: Copy + Sync, C: Copy + Default + Send>(
         f: &impl Fn(A) -> C,
         out: &mut impl Sink<C>,
     ) {
-        m.drive(lo, hi, |[oa], len, [sa]| match sa {
-            1 => out.put(da[oa..oa + len].iter().map(|&x| f(x))),
-            0 => {
-                let x = da[oa];
-                out.put((0..len).map(|_| f(x)));
+        m.drive_rows(lo, hi, |[oa], len, [sa], rows, [ra]| {
+            let runs = (0..rows).map(|r| oa + r * ra);
+            match sa {
+                1 => runs.for_each(|oa| out.put(da[oa..oa + len].iter().map(|&x| f(x)))),
+                0 => runs.for_each(|oa| {
+                    let x = da[oa];
+                    out.put((0..len).map(|_| f(x)));
+                }),
+                _ => runs.for_each(|oa| out.put((0..len).map(|i| f(da[oa + i * sa])))),
             }
-            _ => out.put((0..len).map(|i| f(da[oa + i * sa]))),
         });
     }
     let m = Merged::new(shape, [&a.strides]);
@@ -239,22 +298,29 @@ pub(crate) fn map2<A: Copy + Sync, B: Copy + Sync, C: Copy + Default + Send>(
         f: &impl Fn(A, B) -> C,
         out: &mut impl Sink<C>,
     ) {
-        m.drive(lo, hi, |[oa, ob], len, [sa, sb]| match (sa, sb) {
-            (1, 1) => out.put(
-                da[oa..oa + len]
-                    .iter()
-                    .zip(&db[ob..ob + len])
-                    .map(|(&x, &y)| f(x, y)),
-            ),
-            (1, 0) => {
-                let y = db[ob];
-                out.put(da[oa..oa + len].iter().map(|&x| f(x, y)));
+        m.drive_rows(lo, hi, |[oa, ob], len, [sa, sb], rows, [ra, rb]| {
+            let runs = (0..rows).map(|r| (oa + r * ra, ob + r * rb));
+            match (sa, sb) {
+                (1, 1) => runs.for_each(|(oa, ob)| {
+                    out.put(
+                        da[oa..oa + len]
+                            .iter()
+                            .zip(&db[ob..ob + len])
+                            .map(|(&x, &y)| f(x, y)),
+                    )
+                }),
+                (1, 0) => runs.for_each(|(oa, ob)| {
+                    let y = db[ob];
+                    out.put(da[oa..oa + len].iter().map(|&x| f(x, y)));
+                }),
+                (0, 1) => runs.for_each(|(oa, ob)| {
+                    let x = da[oa];
+                    out.put(db[ob..ob + len].iter().map(|&y| f(x, y)));
+                }),
+                _ => runs.for_each(|(oa, ob)| {
+                    out.put((0..len).map(|i| f(da[oa + i * sa], db[ob + i * sb])))
+                }),
             }
-            (0, 1) => {
-                let x = da[oa];
-                out.put(db[ob..ob + len].iter().map(|&y| f(x, y)));
-            }
-            _ => out.put((0..len).map(|i| f(da[oa + i * sa], db[ob + i * sb]))),
         });
     }
     let m = Merged::new(shape, [&a.strides, &b.strides]);
@@ -675,6 +741,58 @@ pub(crate) fn hist_into<T: Copy>(dest: &mut [T], is: &[i64], vs: &[T], g: impl F
             && i < m
         {
             dest[i] = g(dest[i], v);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Merged;
+    use proptest::prelude::*;
+
+    /// The offsets of every element `drive` visits in `lo..hi`.
+    fn visited(m: &Merged<2>, lo: usize, hi: usize, rows: bool) -> Vec<[usize; 2]> {
+        let mut out = Vec::new();
+        let mut run = |o: [usize; 2], len: usize, s: [usize; 2], n: usize, r: [usize; 2]| {
+            for k in 0..n {
+                for i in 0..len {
+                    out.push(std::array::from_fn(|x| o[x] + k * r[x] + i * s[x]));
+                }
+            }
+        };
+        if rows {
+            m.drive_rows(lo, hi, &mut run);
+        } else {
+            m.drive(lo, hi, |o, len, s| run(o, len, s, 1, [0, 0]));
+        }
+        out
+    }
+
+    proptest! {
+        /// Rows at a time visit the elements `drive` visits, in its order,
+        /// whatever the shape, the broadcasting, and the range.
+        #[test]
+        fn driving_rows_at_a_time_visits_what_driving_runs_does(
+            shape in prop::collection::vec(1usize..5, 0..5),
+            broadcast in prop::collection::vec(any::<bool>(), 5),
+            cut in (0.0f64..1.0, 0.0f64..1.0),
+        ) {
+            let len: usize = shape.iter().product();
+            let mut std = vec![0; shape.len()];
+            let mut step = 1;
+            for d in (0..shape.len()).rev() {
+                std[d] = step;
+                step *= shape[d];
+            }
+            let b: Vec<usize> = std
+                .iter()
+                .zip(&broadcast)
+                .map(|(s, z)| if *z { 0 } else { *s })
+                .collect();
+            let m = Merged::new(&shape, [&std, &b]);
+            let (x, y) = ((cut.0 * len as f64) as usize, (cut.1 * len as f64) as usize);
+            let (lo, hi) = (x.min(y), (x.max(y) + 1).min(len));
+            prop_assert_eq!(visited(&m, lo, hi, true), visited(&m, lo, hi, false));
         }
     }
 }
