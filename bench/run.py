@@ -8,7 +8,10 @@ For every example it runs `urchin bench --threads N --json` on its
 - the gradient / primal ratio (on N threads);
 - peak live memory (from the warm-up run);
 - NumPy's MRI-Q on data of the same size, timed beside it (if NumPy is
-  installed: `pip install numpy`).
+  installed: `pip install numpy`);
+- JAX's `jit` of the GMM objective and of its gradient on data of the
+  same size (if JAX is installed: `pip install jax`), against urchin's
+  best time on one thread.
 
 Times on a shared machine are noisy: compare the ratios measured in one
 invocation, and read them with the load printed at the top.
@@ -92,13 +95,57 @@ def numpy_mriq(runs):
         arg = 2 * np.pi * (np.outer(x, kx) + np.outer(y, ky) + np.outer(z, kz))
         return np.cos(arg) @ mag, np.sin(arg) @ mag
 
-    mriq()
+    return best_and_mean(mriq, runs)
+
+
+def best_and_mean(fn, runs):
+    """`fn()` once to warm up, then `runs` times: best and mean, in
+    microseconds."""
+    fn()
     times = []
     for _ in range(runs):
         t = time.perf_counter()
-        mriq()
+        fn()
         times.append((time.perf_counter() - t) * 1e6)
     return min(times), sum(times) / len(times)
+
+
+def jax_gmm(runs):
+    """JAX's `jit` of the GMM objective of gmm.fut (n = 1000, d = 8,
+    K = 5, f64) and of its gradient by `jax.grad`: (best, mean) each, in
+    microseconds; None without JAX."""
+    try:
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+    except ImportError:
+        return None
+    jax.config.update("jax_enable_x64", True)
+    n, d, k = 1000, 8, 5
+    rng = np.random.default_rng(0)
+    params = tuple(jnp.asarray(rng.random(s)) for s in [(k,), (k, d), (k, d), (k, d, d)])
+    x = jnp.asarray(rng.random((n, d)))
+    gamma, m = 1.0, 3
+
+    def logsumexp(v):
+        top = jnp.max(v, axis=-1, keepdims=True)
+        return jnp.squeeze(top, -1) + jnp.log(jnp.sum(jnp.exp(v - top), axis=-1))
+
+    def objective(alphas, means, qs, ls):
+        lower = jnp.tril(ls, -1)
+        qsums = qs.sum(1)
+        diff = x[:, None, :] - means[None]
+        qdiff = jnp.exp(qs)[None] * diff + jnp.einsum("kij,nkj->nki", lower, diff)
+        inner = alphas[None] - 0.5 * jnp.sum(qdiff ** 2, -1) + qsums[None]
+        prior = (0.5 * gamma * gamma
+                 * (jnp.sum(jnp.exp(qs) ** 2, 1) + jnp.sum(lower ** 2, (1, 2))) - m * qsums)
+        return (-n * d * 0.5 * jnp.log(2 * jnp.pi) + logsumexp(inner).sum()
+                - n * logsumexp(alphas) + prior.sum())
+
+    primal = jax.jit(objective)
+    grad = jax.jit(jax.grad(objective, argnums=(0, 1, 2, 3)))
+    return tuple(best_and_mean(lambda f=f: jax.block_until_ready(f(*params)), runs)
+                 for f in (primal, grad))
 
 
 def main():
@@ -146,6 +193,15 @@ def main():
                 ours = rows.get(primal, {}).get(n, rows.get(primal, {}).get(1))
                 rel = f"urchin {ours['mean_us'] / mean:.2f}× NumPy's time" if ours else ""
                 print(f"{'':<8} {'numpy':<12} {fmt_time(mean):>10} (best {fmt_time(best)})  {rel}")
+        if name == "gmm":
+            jax_t = jax_gmm(max(args.runs, 100))
+            if jax_t is None:
+                print(f"{'':<8} {'jax':<12} (JAX not installed: pip install jax)")
+            for entry, t in zip((primal, grad), jax_t or ()):
+                best, mean = t
+                ours = rows.get(entry, {}).get(1)
+                rel = f"urchin (1 thread) {ours['min_us'] / best:.2f}× JAX's best" if ours else ""
+                print(f"{'':<8} {'jax ' + entry:<12} {fmt_time(mean):>10} (best {fmt_time(best)})  {rel}")
     load = os.getloadavg()
     print(f"load at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
 
