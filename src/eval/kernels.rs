@@ -386,19 +386,47 @@ pub(crate) fn fold_map2_rows<A: Copy + Sync, B: Copy + Sync, T: Copy + Default +
     /// chains keeps the arithmetic units busy (the order within each row is
     /// unchanged).
     const SIDE: usize = 4;
+    /// Rows folded side by side where one operand's row is the same for all
+    /// of them (a matrix times a vector): it is read once per element for
+    /// all, so loads leave room for more chains.
+    const WIDE: usize = 8;
+    struct Side<S, WA, WB> {
+        side: S,
+        wide_a: WA,
+        wide_b: WB,
+    }
     fn go<T>(
         m: &Merged<2>,
         (lo, hi): (usize, usize),
         row: &impl Fn(usize, usize) -> T,
-        side: Option<&impl Fn([usize; SIDE], [usize; SIDE]) -> [T; SIDE]>,
+        side: Option<
+            &Side<
+                impl Fn([usize; SIDE], [usize; SIDE]) -> [T; SIDE],
+                impl Fn(usize, [usize; WIDE]) -> [T; WIDE],
+                impl Fn([usize; WIDE], usize) -> [T; WIDE],
+            >,
+        >,
         out: &mut impl Sink<T>,
     ) {
         m.drive(lo, hi, |[oa, ob], len, [sa, sb]| {
             let mut i = 0;
-            if let Some(side) = side {
+            if let Some(s) = side {
+                fn at<const W: usize>(o: usize, s: usize, i: usize) -> [usize; W] {
+                    std::array::from_fn(|k| o + (i + k) * s)
+                }
+                if sa == 0 {
+                    while i + WIDE <= len {
+                        out.put((s.wide_a)(oa, at(ob, sb, i)).into_iter());
+                        i += WIDE;
+                    }
+                } else if sb == 0 {
+                    while i + WIDE <= len {
+                        out.put((s.wide_b)(at(oa, sa, i), ob).into_iter());
+                        i += WIDE;
+                    }
+                }
                 while i + SIDE <= len {
-                    let at = |o: usize, s: usize| std::array::from_fn(|k| o + (i + k) * s);
-                    out.put(side(at(oa, sa), at(ob, sb)).into_iter());
+                    out.put((s.side)(at(oa, sa, i), at(ob, sb, i)).into_iter());
                     i += SIDE;
                 }
             }
@@ -416,6 +444,14 @@ pub(crate) fn fold_map2_rows<A: Copy + Sync, B: Copy + Sync, T: Copy + Default +
             fold_blocked_by(n, init, |j| g(da[oa + j * ta], db[ob + j * tb]), &f)
         }
     };
+    // The element `j` of rows at `oa` and `ob`.
+    let get = |oa: usize, ob: usize, j: usize| {
+        if (ta, tb) == (1, 1) {
+            g(da[oa + j], db[ob + j])
+        } else {
+            g(da[oa + j * ta], db[ob + j * tb])
+        }
+    };
     let side = |oa: [usize; SIDE], ob: [usize; SIDE]| {
         let mut acc = [init; SIDE];
         if (ta, tb) == (1, 1) {
@@ -426,10 +462,43 @@ pub(crate) fn fold_map2_rows<A: Copy + Sync, B: Copy + Sync, T: Copy + Default +
             }
         } else {
             for j in 0..n {
-                acc = std::array::from_fn(|k| f(acc[k], g(da[oa[k] + j * ta], db[ob[k] + j * tb])));
+                acc = std::array::from_fn(|k| f(acc[k], get(oa[k], ob[k], j)));
             }
         }
         acc
+    };
+    let wide_a = |oa: usize, ob: [usize; WIDE]| {
+        let mut acc = [init; WIDE];
+        if (ta, tb) == (1, 1) {
+            let ys: [&[B]; WIDE] = std::array::from_fn(|k| &db[ob[k]..ob[k] + n]);
+            for (j, &x) in da[oa..oa + n].iter().enumerate() {
+                acc = std::array::from_fn(|k| f(acc[k], g(x, ys[k][j])));
+            }
+        } else {
+            for j in 0..n {
+                acc = std::array::from_fn(|k| f(acc[k], get(oa, ob[k], j)));
+            }
+        }
+        acc
+    };
+    let wide_b = |oa: [usize; WIDE], ob: usize| {
+        let mut acc = [init; WIDE];
+        if (ta, tb) == (1, 1) {
+            let xs: [&[A]; WIDE] = std::array::from_fn(|k| &da[oa[k]..oa[k] + n]);
+            for (j, &y) in db[ob..ob + n].iter().enumerate() {
+                acc = std::array::from_fn(|k| f(acc[k], g(xs[k][j], y)));
+            }
+        } else {
+            for j in 0..n {
+                acc = std::array::from_fn(|k| f(acc[k], get(oa[k], ob, j)));
+            }
+        }
+        acc
+    };
+    let side = Side {
+        side,
+        wide_a,
+        wide_b,
     };
     // A longer row is folded in blocks (`blocks.rs`), one row at a time.
     let side = (n <= BLOCK).then_some(&side);

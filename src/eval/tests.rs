@@ -1667,9 +1667,10 @@ fn sums_of_element_wise_operations_over_lanes_are_fused_bit_for_bit() {
             .collect();
         Value::Array(Array::from_scalars(t, vec![rows, cols], &data))
     }
-    // Short rows are folded four at a time (with some left over, or none);
-    // long ones in blocks.
-    let sizes = [(3, 4), (5, 70), (3, 2)];
+    // Short rows are folded four at a time (with some left over, or none),
+    // eight at a time where the inner map's rows share the outer one's
+    // (a matrix times a vector, either operand); long ones in blocks.
+    let sizes = [(3, 4), (5, 70), (3, 2), (2, 13)];
     for (t, n, (m, k)) in [F64, I64].into_iter().flat_map(|t| {
         [7, 2 * super::blocks::BLOCK + 5]
             .into_iter()
@@ -1677,19 +1678,24 @@ fn sums_of_element_wise_operations_over_lanes_are_fused_bit_for_bit() {
     }) {
         let zero = Atom::Const(Scalar::zero(t));
         for op in [BinOp::Mul, BinOp::Add, BinOp::Sub, BinOp::Min, BinOp::Max] {
-            for swapped in [false, true] {
+            for (swapped, xs_inner) in [(false, false), (true, false), (false, true)] {
                 let p = build(&[("xss", arr(t, 2)), ("yss", arr(t, 2))], |b, ps| {
-                    let (xss, yss) = (ps[0], ps[1]);
-                    let r = b.map_fn(&[xss], |b, xs| {
-                        let xs = xs[0];
+                    let (outer, inner) = if xs_inner {
+                        (ps[1], ps[0])
+                    } else {
+                        (ps[0], ps[1])
+                    };
+                    let r = b.map_fn(&[outer], |b, o| {
+                        let o = o[0];
                         vec![
-                            b.map_fn(&[yss], |b, ys| {
+                            b.map_fn(&[inner], |b, i| {
                                 let pre = b.lambda(&[Type::Prim(t), Type::Prim(t)], |b, v| {
                                     let (x, y) = if swapped { (v[1], v[0]) } else { (v[0], v[1]) };
                                     vec![b.bin(op, x, y).into()]
                                 });
                                 let add = b.binop_operator(BinOp::Add, t, zero);
-                                vec![b.reduce(add, Some(pre), &[xs, ys[0]])[0].into()]
+                                let (xs, ys) = if xs_inner { (i[0], o) } else { (o, i[0]) };
+                                vec![b.reduce(add, Some(pre), &[xs, ys])[0].into()]
                             })[0]
                                 .into(),
                         ]
@@ -1702,7 +1708,7 @@ fn sums_of_element_wise_operations_over_lanes_are_fused_bit_for_bit() {
                 let Value::Array(a) = &out[0] else {
                     panic!("not an array: {out:?}")
                 };
-                assert_eq!(a.shape(), [m, k]);
+                assert_eq!(a.shape(), if xs_inner { [k, m] } else { [m, k] });
                 // Work split however finely, on any number of threads.
                 for threads in [2, 7] {
                     let opts = EvalOptions {
