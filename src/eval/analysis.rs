@@ -18,7 +18,7 @@
 
 use super::error::{Fail, R};
 use super::straight::Straight;
-use crate::core::ir::{Atom, BinOpLambda, Body, Exp, FunId, Program, Var};
+use crate::core::ir::{Atom, BinOpLambda, Body, DimIndex, Exp, FunId, Program, Var};
 use crate::core::visit::{self, Nested};
 use crate::prim::BinOp;
 use crate::runtime::Raise;
@@ -324,8 +324,13 @@ impl Builder<'_> {
             } => [then_body, else_body]
                 .iter()
                 .all(|b| b.stms.iter().all(|s| self.safe_exp(&s.exp))),
+            // An element: where it is out of bounds in a lane that takes
+            // the other branch, `eval_if` ignores the failure.
+            Exp::Index(v, ix) => {
+                ix.len() == self.prog.vars.ty(*v).rank() as usize
+                    && ix.iter().all(|i| matches!(i, DimIndex::Fix(_)))
+            }
             Exp::ArrayLit(..)
-            | Exp::Index(..)
             | Exp::Update(..)
             | Exp::Size(..)
             | Exp::Iota(_)

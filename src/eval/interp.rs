@@ -72,6 +72,11 @@ pub(crate) struct Interp<'p> {
     acc_log: Vec<AccUpdate>,
     /// Calls in progress (see [`MAX_CALL_DEPTH`]).
     depth: usize,
+    /// While both branches of a lane-varying `if` run on every lane
+    /// (`eval_if`): the lanes where an index was out of bounds. Such a lane
+    /// may take the other branch, so the index yields a placeholder there
+    /// instead of failing; the `if` checks the lanes that take the branch.
+    faults: Option<Vec<LVal>>,
 }
 
 /// One index of an access, with its operands evaluated.
@@ -183,6 +188,7 @@ impl<'p> Interp<'p> {
             active: 0,
             acc_log: Vec::new(),
             depth: 0,
+            faults: None,
         }
     }
 
@@ -1021,8 +1027,9 @@ impl<'p> Interp<'p> {
         self.per_lane(stm, si)
     }
 
-    /// `arr[idx]` where some of the (fixed) indices vary over lanes.
-    fn gather(&self, arr: &LVal, idx: &[LVal]) -> R<LVal> {
+    /// `arr[idx]` where some of the (fixed) indices vary over lanes. While
+    /// faults are collected, a lane out of bounds gets zeros and is logged.
+    fn gather(&mut self, arr: &LVal, idx: &[LVal]) -> R<LVal> {
         let Value::Array(a) = &arr.v else {
             return Err(Fail::internal("indexing a scalar"));
         };
@@ -1035,11 +1042,11 @@ impl<'p> Interp<'p> {
         let iops: Vec<Operand<i64>> = idx.iter().map(|x| index_operand(x, u)).collect::<R<_>>()?;
         fn go<T: Element>(
             a: &ArcArray<T, IxDyn>,
-            m: Mask,
-            u: Mask,
+            (m, u): (Mask, Mask),
             udims: &[usize],
             own: &[usize],
             iops: &[Operand<i64>],
+            mut faults: Option<&mut Vec<bool>>,
         ) -> R<Array> {
             let op = Operand::new(a, &axes_for(m, u, own.len(), own.len()));
             let nu = udims.len();
@@ -1051,13 +1058,19 @@ impl<'p> Interp<'p> {
             strides.extend(iops.iter().map(|o| o.strides.to_vec()));
             let mut cur = LaneCursor::new(udims, strides);
             let mut out = Vec::with_capacity(p * rs);
-            for _ in 0..p {
+            'lanes: for q in 0..p {
                 let mut off = cur.offs[0];
                 for k in 0..j {
                     let i = iops[k].data[cur.offs[k + 1]];
                     match usize::try_from(i) {
                         Ok(i) if i < own[k] => off += i * op.strides[nu + k],
                         _ => {
+                            if let Some(f) = faults.as_deref_mut() {
+                                f[q] = true;
+                                out.resize(out.len() + rs, T::default());
+                                cur.advance();
+                                continue 'lanes;
+                            }
                             let ix: Vec<Ix> = (0..j)
                                 .map(|k| Ix::Fix(iops[k].data[cur.offs[k + 1]]))
                                 .collect();
@@ -1072,7 +1085,16 @@ impl<'p> Interp<'p> {
             shape.extend_from_slice(rest);
             Ok(from_vec(&shape, out))
         }
-        let r = with_array!(a, x => go(x, arr.mask, u, &udims, &own, &iops))?;
+        let mut faults = self
+            .faults
+            .is_some()
+            .then(|| vec![false; udims.iter().product()]);
+        let r = with_array!(a, x => go(x, (arr.mask, u), &udims, &own, &iops, faults.as_mut()))?;
+        if let (Some(log), Some(f)) = (self.faults.as_mut(), faults) {
+            if f.contains(&true) {
+                log.push(LVal::from_array(u, from_vec(&udims, f)));
+            }
+        }
         Ok(LVal::from_array(u, r))
     }
 
@@ -1358,33 +1380,78 @@ impl<'p> Interp<'p> {
         vars.sort();
         vars.dedup();
         if ti.safe && ei.safe {
-            // Both branches are cheap and cannot fail: run both on all
-            // lanes and select.
-            let saved: Vec<(Var, Option<LVal>)> = vars
-                .iter()
-                .map(|&v| (v, self.env[v.0 as usize].clone()))
-                .collect();
-            let t = self.eval_body(then_b);
-            for (v, x) in &saved {
-                self.env[v.0 as usize] = x.clone();
+            if let Some(r) = self.select_branches(&c, &vars, then_b, else_b)? {
+                return Ok(r);
             }
-            let e = self.eval_body(else_b);
-            for (v, x) in saved {
-                self.env[v.0 as usize] = x;
-            }
-            let (t, e) = (t?, e?);
-            return t
-                .iter()
-                .zip(&e)
-                .map(|(x, y)| self.select(&c, x, y))
-                .collect();
         }
-        self.partition(
+        // Each branch on its own lanes: an index out of bounds there fails.
+        let faults = self.faults.take();
+        let r = self.partition(
             &c,
             &vars,
             &mut |me: &mut Interp| me.eval_body(then_b),
             &mut |me: &mut Interp| me.eval_body(else_b),
-        )
+        );
+        self.faults = faults;
+        r
+    }
+
+    /// Both branches of a lane-varying `if`, cheap and unable to fail but
+    /// for indices out of bounds, run on every lane, and each lane's result
+    /// selected. `None` where a lane failed in the branch it takes: the
+    /// `if` is then partitioned, which reports the failure.
+    fn select_branches(
+        &mut self,
+        c: &LVal,
+        vars: &[Var],
+        then_b: &Body,
+        else_b: &Body,
+    ) -> R<Option<Vec<LVal>>> {
+        let saved: Vec<(Var, Option<LVal>)> = vars
+            .iter()
+            .map(|&v| (v, self.env[v.0 as usize].clone()))
+            .collect();
+        let outer = self.faults.take();
+        let run = |me: &mut Interp, b: &Body| {
+            me.faults = Some(Vec::new());
+            let r = me.eval_body(b);
+            for (v, x) in &saved {
+                me.env[v.0 as usize] = x.clone();
+            }
+            (r, me.faults.take().unwrap_or_default())
+        };
+        let (t, t_faults) = run(self, then_b);
+        let (e, e_faults) = run(self, else_b);
+        self.faults = outer;
+        let (Ok(t), Ok(e)) = (t, e) else {
+            return Ok(None);
+        };
+        if self.taken_by(c, &t_faults, true)? || self.taken_by(c, &e_faults, false)? {
+            return Ok(None);
+        }
+        t.iter()
+            .zip(&e)
+            .map(|(x, y)| self.select(c, x, y))
+            .collect::<R<_>>()
+            .map(Some)
+    }
+
+    /// Whether a lane where `c` is `side` is among the `faults`.
+    fn taken_by(&self, c: &LVal, faults: &[LVal], side: bool) -> R<bool> {
+        for f in faults {
+            let u = f.mask | c.mask;
+            let (Array::Bool(fs), Array::Bool(cs)) = (
+                materialize(f, u, &self.lanes)?,
+                materialize(c, u, &self.lanes)?,
+            ) else {
+                return Err(Fail::internal("a condition that is not a boolean"));
+            };
+            let (fs, cs) = (row_major(&fs), row_major(&cs));
+            if fs.iter().zip(cs.iter()).any(|(&f, &c)| f && c == side) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Evaluates `on_true` on the lanes where `cond` holds and `on_false` on
