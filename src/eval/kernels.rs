@@ -84,6 +84,48 @@ impl<'a, T: Copy> Operand<'a, T> {
     }
 }
 
+impl<'a, T: Copy> Operand<'a, T> {
+    /// As [`Operand::new`], but a view whose elements are one block of
+    /// memory walked forwards (a transposed array) is read where it is,
+    /// with its own steps, instead of being copied to row-major order;
+    /// `None` for any other view.
+    pub fn in_place(a: &'a ArcArray<T, IxDyn>, axes: &[Option<usize>]) -> Option<Operand<'a, T>> {
+        let data = a.as_slice_memory_order()?;
+        // The steps of axes of length 1 are never taken.
+        let steps: Option<Dims> = a
+            .shape()
+            .iter()
+            .zip(a.strides())
+            .map(|(&n, &s)| {
+                if n <= 1 {
+                    Some(0)
+                } else {
+                    usize::try_from(s).ok()
+                }
+            })
+            .collect();
+        let steps = steps?;
+        Some(Operand {
+            data: Cow::Borrowed(data),
+            strides: axes.iter().map(|ax| ax.map_or(0, |k| steps[k])).collect(),
+        })
+    }
+}
+
+/// Whether [`fold_map2_rows`] over operands read in place (`a`, `b`) meets
+/// rows next to each other in memory in one and a shared row in the other
+/// along the innermost dimension of `rows` longer than 1: where it reads
+/// `WIDE` of them at a time rather than copying the view.
+pub(crate) fn reads_adjacent_rows<A: Copy, B: Copy>(
+    rows: &[usize],
+    a: &Operand<A>,
+    b: &Operand<B>,
+) -> bool {
+    rows.iter()
+        .rposition(|&n| n > 1)
+        .is_some_and(|d| matches!((a.strides[d], b.strides[d]), (1, 0) | (0, 1)))
+}
+
 /// Drops unit dimensions and merges neighbours that every operand walks
 /// contiguously.
 fn merge<const N: usize>(shape: &[usize], strides: [&[usize]; N]) -> (Dims, Steps<N>) {
@@ -399,6 +441,10 @@ pub(crate) fn fold_map2_rows<A: Copy + Sync, B: Copy + Sync, T: Copy + Default +
         m: &Merged<2>,
         (lo, hi): (usize, usize),
         row: &impl Fn(usize, usize) -> T,
+        adjacent: &(
+            impl Fn(usize, usize) -> [T; WIDE],
+            impl Fn(usize, usize) -> [T; WIDE],
+        ),
         side: Option<
             &Side<
                 impl Fn([usize; SIDE], [usize; SIDE]) -> [T; SIDE],
@@ -410,6 +456,20 @@ pub(crate) fn fold_map2_rows<A: Copy + Sync, B: Copy + Sync, T: Copy + Default +
     ) {
         m.drive(lo, hi, |[oa, ob], len, [sa, sb]| {
             let mut i = 0;
+            // Rows next to each other in memory (a transposed view), the
+            // other operand's row shared: a step over the elements reads
+            // one element of each row at once.
+            if (sa, sb) == (1, 0) {
+                while i + WIDE <= len {
+                    out.put((adjacent.0)(oa + i, ob).into_iter());
+                    i += WIDE;
+                }
+            } else if (sa, sb) == (0, 1) {
+                while i + WIDE <= len {
+                    out.put((adjacent.1)(oa, ob + i).into_iter());
+                    i += WIDE;
+                }
+            }
             if let Some(s) = side {
                 fn at<const W: usize>(o: usize, s: usize, i: usize) -> [usize; W] {
                     std::array::from_fn(|k| o + (i + k) * s)
@@ -500,13 +560,57 @@ pub(crate) fn fold_map2_rows<A: Copy + Sync, B: Copy + Sync, T: Copy + Default +
         wide_a,
         wide_b,
     };
+    let adjacent = (
+        |oa: usize, ob: usize| {
+            fold_blocked_wide(n, init, &f, |j, acc: &mut [T; WIDE]| {
+                let (xs, y) = (&da[oa + j * ta..][..WIDE], db[ob + j * tb]);
+                *acc = std::array::from_fn(|k| f(acc[k], g(xs[k], y)));
+            })
+        },
+        |oa: usize, ob: usize| {
+            fold_blocked_wide(n, init, &f, |j, acc: &mut [T; WIDE]| {
+                let (x, ys) = (da[oa + j * ta], &db[ob + j * tb..][..WIDE]);
+                *acc = std::array::from_fn(|k| f(acc[k], g(x, ys[k])));
+            })
+        },
+    );
     // A longer row is folded in blocks (`blocks.rs`), one row at a time.
     let side = (n <= BLOCK).then_some(&side);
     let m = Merged::new(rows, [&a.strides[..r], &b.strides[..r]]);
     threads::fill(m.len, (CHEAP_GRAIN / n).max(1), |lo, dst| {
-        go(&m, (lo, lo + dst.len()), &row, side, &mut dst.iter_mut())
+        go(
+            &m,
+            (lo, lo + dst.len()),
+            &row,
+            &adjacent,
+            side,
+            &mut dst.iter_mut(),
+        )
     })
-    .unwrap_or_else(|| sequential(m.len, |out| go(&m, (0, m.len), &row, side, out)))
+    .unwrap_or_else(|| sequential(m.len, |out| go(&m, (0, m.len), &row, &adjacent, side, out)))
+}
+
+/// `W` rows of `n` elements folded by `f` from `init` side by side, in
+/// blocks as `fold_blocked_by` folds each: `step(j, acc)` folds the
+/// element `j` of every row into its accumulator.
+#[inline(always)]
+fn fold_blocked_wide<T: Copy, const W: usize>(
+    n: usize,
+    init: T,
+    f: &impl Fn(T, T) -> T,
+    step: impl Fn(usize, &mut [T; W]),
+) -> [T; W] {
+    let block = |s: usize| {
+        let mut acc = [init; W];
+        for j in s..n.min(s + BLOCK) {
+            step(j, &mut acc);
+        }
+        acc
+    };
+    (BLOCK..n).step_by(BLOCK).fold(block(0), |acc, s| {
+        let p = block(s);
+        std::array::from_fn(|k| f(acc[k], p[k]))
+    })
 }
 
 /// The sums of `a op b` along the last axis of a result of shape

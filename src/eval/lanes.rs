@@ -165,6 +165,28 @@ pub(crate) fn operand<T: Element>(lv: &LVal, u: Mask, own_rank: usize) -> R<Oper
     }
 }
 
+/// As [`operand`], with an array read where it is if it is one block of
+/// memory (`Operand::in_place`); `None` if it is not.
+pub(crate) fn operand_in_place<T: Element>(
+    lv: &LVal,
+    u: Mask,
+    own_rank: usize,
+) -> R<Option<Operand<'_, T>>> {
+    match &lv.v {
+        Value::Array(a) => {
+            let a = T::unwrap_array(a).ok_or_else(|| {
+                Fail::internal("operand of an unexpected type in a bulk operation")
+            })?;
+            let src_own = a.ndim() - count(lv.mask);
+            Ok(Operand::in_place(
+                a,
+                &axes_for(lv.mask, u, own_rank, src_own),
+            ))
+        }
+        _ => operand(lv, u, own_rank).map(Some),
+    }
+}
+
 /// The elements of an integer value as `i64`, as a kernel operand over the
 /// lanes `u` (index operands of gathers and scatters).
 pub(crate) fn index_operand(lv: &LVal, u: Mask) -> R<Operand<'_, i64>> {

@@ -21,6 +21,7 @@ use super::kernels::{
 };
 use super::lanes::{
     LVal, Mask, bit, count, index_operand, insert_axis, lane_dims, materialize, operand,
+    operand_in_place,
 };
 use super::ops;
 use super::straight::{self, Input};
@@ -631,7 +632,16 @@ impl Interp<'_> {
             (x, y, u): (&LVal, &LVal, Mask),
             z: Scalar,
         ) -> R<Option<Array>> {
-            let (a, b) = (operand::<T>(x, u, 1)?, operand::<T>(y, u, 1)?);
+            // A transposed operand is read in place where the kernel then
+            // reads its rows side by side; otherwise it is copied, so that
+            // each row is contiguous.
+            let (a, b) = match (
+                operand_in_place::<T>(x, u, 1)?,
+                operand_in_place::<T>(y, u, 1)?,
+            ) {
+                (Some(a), Some(b)) if kernels::reads_adjacent_rows(rows, &a, &b) => (a, b),
+                _ => (operand::<T>(x, u, 1)?, operand::<T>(y, u, 1)?),
+            };
             let Some(z) = T::unwrap(z) else {
                 return Ok(None);
             };

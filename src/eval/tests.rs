@@ -1669,8 +1669,10 @@ fn sums_of_element_wise_operations_over_lanes_are_fused_bit_for_bit() {
     }
     // Short rows are folded four at a time (with some left over, or none),
     // eight at a time where the inner map's rows share the outer one's
-    // (a matrix times a vector, either operand); long ones in blocks.
-    let sizes = [(3, 4), (5, 70), (3, 2), (2, 13)];
+    // (a matrix times a vector, either operand), also where the inner
+    // map's rows are a transposed matrix's, read in place eight columns at
+    // a time; long ones in blocks.
+    let sizes = [(3, 4), (5, 70), (3, 2), (2, 13), (9, 3)];
     for (t, n, (m, k)) in [F64, I64].into_iter().flat_map(|t| {
         [7, 2 * super::blocks::BLOCK + 5]
             .into_iter()
@@ -1678,12 +1680,24 @@ fn sums_of_element_wise_operations_over_lanes_are_fused_bit_for_bit() {
     }) {
         let zero = Atom::Const(Scalar::zero(t));
         for op in [BinOp::Mul, BinOp::Add, BinOp::Sub, BinOp::Min, BinOp::Max] {
-            for (swapped, xs_inner) in [(false, false), (true, false), (false, true)] {
+            for (swapped, xs_inner, transposed) in [
+                (false, false, false),
+                (true, false, false),
+                (false, true, false),
+                (false, false, true),
+                (false, true, true),
+                (true, true, true),
+            ] {
                 let p = build(&[("xss", arr(t, 2)), ("yss", arr(t, 2))], |b, ps| {
                     let (outer, inner) = if xs_inner {
                         (ps[1], ps[0])
                     } else {
                         (ps[0], ps[1])
+                    };
+                    let inner = if transposed {
+                        b.rearrange(vec![1, 0], inner)
+                    } else {
+                        inner
                     };
                     let r = b.map_fn(&[outer], |b, o| {
                         let o = o[0];
@@ -1702,7 +1716,12 @@ fn sums_of_element_wise_operations_over_lanes_are_fused_bit_for_bit() {
                     });
                     vec![r[0].into()]
                 });
-                let args = vec![matrix(t, m, n, 0.37), matrix(t, k, n, 0.91)];
+                let (xss, yss) = match (transposed, xs_inner) {
+                    (false, _) => (matrix(t, m, n, 0.37), matrix(t, k, n, 0.91)),
+                    (true, false) => (matrix(t, m, n, 0.37), matrix(t, n, k, 0.91)),
+                    (true, true) => (matrix(t, n, m, 0.37), matrix(t, k, n, 0.91)),
+                };
+                let args = vec![xss, yss];
                 // `run` compares the bits with per-element evaluation.
                 let out = ok(&p, args.clone());
                 let Value::Array(a) = &out[0] else {
