@@ -82,9 +82,7 @@ impl<'a, T: Copy> Operand<'a, T> {
             strides: axes.iter().map(|ax| ax.map_or(0, |k| std[k])).collect(),
         }
     }
-}
 
-impl<'a, T: Copy> Operand<'a, T> {
     /// As [`Operand::new`], but a view whose elements are one block of
     /// memory walked forwards (a transposed array) is read where it is,
     /// with its own steps, instead of being copied to row-major order;

@@ -53,16 +53,14 @@ pub(crate) fn lane_dims(lanes: &[usize], m: Mask) -> Dims {
     bits(m).map(|k| lanes[k]).collect()
 }
 
+/// An axis of a source per dimension of a result (see [`axes_for`]).
+pub(crate) type Axes = SmallVec<[Option<usize>; 6]>;
+
 /// For each dimension of a value over the lanes `u` followed by `own_rank`
 /// own dimensions, the axis of a value over the lanes `m ⊆ u` that runs
 /// along it (`None` where it is broadcast). `src_own` is the own rank of
 /// the source: 0 broadcasts it over the own dimensions too.
-pub(crate) fn axes_for(
-    m: Mask,
-    u: Mask,
-    own_rank: usize,
-    src_own: usize,
-) -> SmallVec<[Option<usize>; 6]> {
+pub(crate) fn axes_for(m: Mask, u: Mask, own_rank: usize, src_own: usize) -> Axes {
     let mut out = SmallVec::with_capacity(count(u) + own_rank);
     let mut k = 0;
     for b in bits(u) {
@@ -149,19 +147,17 @@ pub(crate) fn value_elem(v: &Value) -> PrimType {
 /// A kernel operand for `lv` over a result with lanes `u` and `own_rank`
 /// own dimensions.
 pub(crate) fn operand<T: Element>(lv: &LVal, u: Mask, own_rank: usize) -> R<Operand<'_, T>> {
-    let bad = || Fail::internal("operand of an unexpected type in a bulk operation");
     match &lv.v {
         Value::Scalar(s) => Ok(Operand::scalar_ref(
-            T::unwrap_ref(s).ok_or_else(bad)?,
+            T::unwrap_ref(s).ok_or_else(unexpected_operand)?,
             count(u) + own_rank,
         )),
         Value::Array(a) => {
-            let a = T::unwrap_array(a).ok_or_else(bad)?;
-            let src_own = a.ndim() - count(lv.mask);
-            Ok(Operand::new(a, &axes_for(lv.mask, u, own_rank, src_own)))
+            let (a, axes) = array_axes(lv, a, u, own_rank)?;
+            Ok(Operand::new(a, &axes))
         }
         Value::Rep(_) => Err(Fail::rep_length()),
-        Value::Acc(_) => Err(bad()),
+        Value::Acc(_) => Err(unexpected_operand()),
     }
 }
 
@@ -174,17 +170,28 @@ pub(crate) fn operand_in_place<T: Element>(
 ) -> R<Option<Operand<'_, T>>> {
     match &lv.v {
         Value::Array(a) => {
-            let a = T::unwrap_array(a).ok_or_else(|| {
-                Fail::internal("operand of an unexpected type in a bulk operation")
-            })?;
-            let src_own = a.ndim() - count(lv.mask);
-            Ok(Operand::in_place(
-                a,
-                &axes_for(lv.mask, u, own_rank, src_own),
-            ))
+            let (a, axes) = array_axes(lv, a, u, own_rank)?;
+            Ok(Operand::in_place(a, &axes))
         }
         _ => operand(lv, u, own_rank).map(Some),
     }
+}
+
+/// The array `a` of `lv` with elements `T`, and its axis along each
+/// dimension of a result with lanes `u` and `own_rank` own dimensions.
+fn array_axes<'v, T: Element>(
+    lv: &LVal,
+    a: &'v Array,
+    u: Mask,
+    own_rank: usize,
+) -> R<(&'v ArcArray<T, IxDyn>, Axes)> {
+    let a = T::unwrap_array(a).ok_or_else(unexpected_operand)?;
+    let src_own = a.ndim() - count(lv.mask);
+    Ok((a, axes_for(lv.mask, u, own_rank, src_own)))
+}
+
+fn unexpected_operand() -> Fail {
+    Fail::internal("operand of an unexpected type in a bulk operation")
 }
 
 /// The elements of an integer value as `i64`, as a kernel operand over the
