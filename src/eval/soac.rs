@@ -254,15 +254,16 @@ pub(crate) fn fold_blocks(op: &Operator, xs: &[LVal], ne: &[LVal]) -> Option<LVa
         if !fast_supported::<T>(f) {
             return None;
         }
-        let folds: Vec<T> = x
-            .as_slice()?
-            .chunks(BLOCK)
-            .map(|b| {
-                let mut acc = init;
-                fast_call!(f, T, fold_into(&mut acc, b.iter()));
-                acc
-            })
-            .collect();
+        // The whole blocks are rows of `BLOCK`, folded side by side.
+        let x = x.as_slice()?;
+        let whole = x.len() / BLOCK;
+        let (rows, last) = x.split_at(whole * BLOCK);
+        let mut folds = fast_call!(f, T, fold_rows(rows, whole, BLOCK, init));
+        if !last.is_empty() {
+            let mut acc = init;
+            fast_call!(f, T, fold_into(&mut acc, last.iter()));
+            folds.push(acc);
+        }
         Some(from_vec(&[folds.len()], folds))
     }
     let (f, x, init) = fast_input(op, xs, ne)?;

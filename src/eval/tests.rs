@@ -947,7 +947,8 @@ fn reductions() {
 /// Data long enough for many blocks and for chunks that workers fold
 /// whole blocks of (`chunks::PARALLEL_WORK`).
 fn long_floats() -> Vec<f64> {
-    let n = 600 * super::blocks::BLOCK + 17;
+    // Not a multiple of the eight blocks folded side by side.
+    let n = 603 * super::blocks::BLOCK + 17;
     (0..n)
         .map(|k| ((k * 7919) % 1000) as f64 / 7.0 - 50.0)
         .collect()
@@ -964,14 +965,14 @@ fn block_tree_sum(ys: &[f64]) -> f64 {
 
 /// `p` on `xs` gives the bits of `want` one element at a time and in
 /// bulk on 1, 2 and 7 threads.
-fn same_bits_on_any_thread_count(p: &(Program, Function), xs: &[f64], want: &[Value]) {
-    expect(p, vec![f64s(xs)], want);
+fn same_bits_on_any_thread_count(p: &(Program, Function), xs: &Value, want: &[Value]) {
+    expect(p, vec![xs.clone()], want);
     for threads in [1, 2, 7] {
         let opts = EvalOptions {
             threads,
             ..EvalOptions::default()
         };
-        let got = run_opts(p, vec![f64s(xs)], &opts).expect("runs");
+        let got = run_opts(p, vec![xs.clone()], &opts).expect("runs");
         assert!(
             got.iter().zip(want).all(|(g, w)| same(g, w)),
             "{threads} threads: {got:?}, want {want:?}"
@@ -995,7 +996,38 @@ fn long_reductions_combine_fixed_blocks_on_any_thread_count() {
     let xs = long_floats();
     let squares: Vec<f64> = xs.iter().map(|x| x * x).collect();
     let want = [sf(block_tree_sum(&squares)), sf(block_tree_sum(&xs))];
-    same_bits_on_any_thread_count(&p, &xs, &want);
+    same_bits_on_any_thread_count(&p, &f64s(&xs), &want);
+}
+
+/// Sums of the rows of matrices (several rows folded side by side): each
+/// row's bits are those of its block tree, on any number of threads, for
+/// row counts that are not a multiple of the rows folded together, and
+/// rows shorter and longer than a block.
+#[test]
+fn row_sums_fold_each_row_in_its_own_order() {
+    let p = build(&[("m", arr(F64, 2))], |b, ps| {
+        let sums = b.map_fn(&[ps[0]], |b, row| {
+            let op = b.binop_operator(BinOp::Add, F64, f(0.0));
+            vec![b.reduce(op, None, &[row[0]])[0].into()]
+        });
+        vec![sums[0].into()]
+    });
+    let xs = long_floats();
+    for (rows, n) in [
+        (13, 5),
+        (17, 1),
+        (9, 2 * super::blocks::BLOCK + 3),
+        (3, 300),
+    ] {
+        let data = &xs[..rows * n];
+        let m = Value::Array(Array::from_scalars(
+            F64,
+            vec![rows, n],
+            &data.iter().map(|x| Scalar::F64(*x)).collect::<Vec<_>>(),
+        ));
+        let want: Vec<f64> = data.chunks(n).map(block_tree_sum).collect();
+        same_bits_on_any_thread_count(&p, &m, &[f64s(&want)]);
+    }
 }
 
 /// The same with an operator the evaluator does not recognise (so no
@@ -1013,7 +1045,7 @@ fn long_reductions_with_general_operators_combine_fixed_blocks() {
         vec![r[0].into()]
     });
     let xs = long_floats();
-    same_bits_on_any_thread_count(&p, &xs, &[sf(block_tree_sum(&xs))]);
+    same_bits_on_any_thread_count(&p, &f64s(&xs), &[sf(block_tree_sum(&xs))]);
 }
 
 #[test]

@@ -194,35 +194,3 @@ pub(crate) fn fill_many<T: Copy + Default + Send>(
     });
     ok.then_some(out)
 }
-
-/// `f` over the rows of `data` (`n` elements each), possibly on several
-/// threads; `None` when the work stays on this thread.
-pub(crate) fn rows<T: Sync, R: Copy + Default + Send>(
-    data: &[T],
-    n: usize,
-    grain: usize,
-    f: impl Fn(&[T]) -> R + Sync,
-) -> Option<Vec<R>> {
-    if n == 0 {
-        return None;
-    }
-    let rows = data.len() / n;
-    let (pool, block) = plan(data.len(), grain)?;
-    let rows_per_block = (block / n).max(1);
-    if rows_per_block >= rows {
-        return None;
-    }
-    let mut out = vec![R::default(); rows];
-    pool.install(|| {
-        out.par_chunks_mut(rows_per_block)
-            .enumerate()
-            .for_each(|(k, dst)| {
-                let first = k * rows_per_block;
-                for (j, r) in dst.iter_mut().enumerate() {
-                    let s = (first + j) * n;
-                    *r = f(&data[s..s + n]);
-                }
-            })
-    });
-    Some(out)
-}
