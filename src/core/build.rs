@@ -41,7 +41,7 @@ use std::sync::Arc;
 /// inference of the sizes no argument gives (`unflatten`'s `[n * m]` and
 /// `split`'s `[n + m]`, as Futhark reads them off the argument's type): per
 /// array variable, the atoms its dimensions are known to equal, and per
-/// variable computed as a sum or product, its operands. Dimensions follow
+/// variable computed by a binary operator, the operator and its operands. Dimensions follow
 /// the values through the array operations, SOACs (a lambda's results are
 /// known outside it where their facts name no variable of its own) and AD.
 /// A fact only names atoms in scope where its variable is bound, so it
@@ -60,7 +60,7 @@ impl SizeFacts {
             .and_then(|ds| ds.get(d).copied().flatten())
     }
 
-    /// The operands of a size computed by `op` (`Add` or `Mul`).
+    /// The operands of a size computed by the binary operator `op`.
     pub fn operands(&self, op: BinOp, a: Atom) -> Option<(Atom, Atom)> {
         a.var()
             .and_then(|v| self.computed.get(&v))
@@ -148,7 +148,7 @@ impl SizeFacts {
 
     fn record(&mut self, pat: &[Var], exp: &Exp) {
         let dims = match exp {
-            Exp::BinOp(op @ (BinOp::Add | BinOp::Mul), a, b) => {
+            Exp::BinOp(op, a, b) => {
                 if let [v] = pat {
                     self.computed.insert(*v, (*op, *a, *b));
                 }

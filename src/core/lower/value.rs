@@ -340,9 +340,10 @@ impl<'t> Lower<'t> {
 
     /// Binds the size parameters a size expression names to what makes it
     /// `size`, where the known facts say so: as Futhark unifies `[n * m]`
-    /// with the argument's `[a * b]`, a product matches a product factor by
-    /// factor (and `[n + m]` a sum term by term). What stays unbound is reported by the caller; what is bound
-    /// is checked with the rest.
+    /// with the argument's `[a * b]`, an operation matches the same
+    /// operation operand by operand (`[2 ** k]` the argument's `[2 ** i]`).
+    /// What stays unbound is reported by the caller; what is bound is
+    /// checked with the rest.
     fn solve_size(&self, ctx: &Ctx<'t>, env: Env<'t>, e: &Expr, size: Atom) -> Env<'t> {
         match &e.kind {
             ExprKind::Var(q)
@@ -357,7 +358,7 @@ impl<'t> Lower<'t> {
             {
                 env.bind(q.name.clone(), Val::Leaf(size))
             }
-            ExprKind::BinOp(op @ (BinOpKind::Mul | BinOpKind::Add), _, a, b) => {
+            ExprKind::BinOp(op, _, a, b) => {
                 match op
                     .scalar_op()
                     .and_then(|op| self.b.facts.operands(op, size))
