@@ -83,12 +83,12 @@ impl<'a, T: Copy> Operand<'a, T> {
         }
     }
 
-    /// As [`Operand::new`], but a view whose elements are one block of
-    /// memory walked forwards (a transposed array) is read where it is,
-    /// with its own steps, instead of being copied to row-major order;
-    /// `None` for any other view.
+    /// As [`Operand::new`], but a view walked forwards (a transposed
+    /// array, or a slice of one: the columns a chunk of `map ...
+    /// (transpose a)` takes) is read where it is, with its own steps,
+    /// instead of being copied to row-major order; `None` for a view with
+    /// a negative step.
     pub fn in_place(a: &'a ArcArray<T, IxDyn>, axes: &[Option<usize>]) -> Option<Operand<'a, T>> {
-        let data = a.as_slice_memory_order()?;
         // The steps of axes of length 1 are never taken.
         let steps: Option<Dims> = a
             .shape()
@@ -104,10 +104,30 @@ impl<'a, T: Copy> Operand<'a, T> {
             .collect();
         let steps = steps?;
         Some(Operand {
-            data: Cow::Borrowed(data),
+            data: Cow::Borrowed(spanned(a, &steps)?),
             strides: axes.iter().map(|ax| ax.map_or(0, |k| steps[k])).collect(),
         })
     }
+}
+
+/// The memory from the first element of a view to its last, given its
+/// non-negative `steps`: the view's elements are at their offsets in it.
+fn spanned<'a, T>(a: &'a ArcArray<T, IxDyn>, steps: &[usize]) -> Option<&'a [T]> {
+    if a.is_empty() {
+        return Some(&[]);
+    }
+    let last = a
+        .shape()
+        .iter()
+        .zip(steps)
+        .try_fold(0usize, |acc, (&n, &s)| {
+            acc.checked_add((n - 1).checked_mul(s)?)
+        })?;
+    // SAFETY: a view's elements lie in the one buffer of its array, so the
+    // `last + 1` elements from its first are in that buffer and
+    // initialised; the shared borrow of `a` keeps the buffer alive and
+    // unchanged (`ArcArray` copies a shared buffer before writing).
+    Some(unsafe { std::slice::from_raw_parts(a.as_ptr(), last + 1) })
 }
 
 /// Whether [`fold_map2_rows`] over operands read in place (`a`, `b`) meets

@@ -161,8 +161,8 @@ pub(crate) fn operand<T: Element>(lv: &LVal, u: Mask, own_rank: usize) -> R<Oper
     }
 }
 
-/// As [`operand`], with an array read where it is if it is one block of
-/// memory (`Operand::in_place`); `None` if it is not.
+/// As [`operand`], with an array read where it is if its view walks
+/// forwards (`Operand::in_place`); `None` if it does not.
 pub(crate) fn operand_in_place<T: Element>(
     lv: &LVal,
     u: Mask,

@@ -1777,3 +1777,54 @@ fn sums_of_element_wise_operations_over_lanes_are_fused_bit_for_bit() {
         }
     }
 }
+
+/// `map (\c -> f64.sum (c * v)) (transpose a)` at the top: each chunk of
+/// the map takes some of the transposed matrix's columns, a view with
+/// gaps, which the fused fold reads in place; the bits are those of
+/// per-element evaluation, on any number of threads.
+#[test]
+fn chunks_of_a_transposed_matrix_are_read_in_place_bit_for_bit() {
+    for (n, m) in [(7, 45), (2 * super::blocks::BLOCK + 5, 37)] {
+        for v_first in [false, true] {
+            let p = build(&[("a", arr(F64, 2)), ("v", arr(F64, 1))], |b, ps| {
+                let cols = b.rearrange(vec![1, 0], ps[0]);
+                let r = b.map_fn(&[cols], |b, c| {
+                    let pre = b.lambda(&[ty_f64(), ty_f64()], |b, x| {
+                        vec![b.bin(BinOp::Mul, x[0], x[1]).into()]
+                    });
+                    let add = b.binop_operator(BinOp::Add, F64, f(0.0));
+                    let args = if v_first {
+                        [ps[1], c[0]]
+                    } else {
+                        [c[0], ps[1]]
+                    };
+                    vec![b.reduce(add, Some(pre), &args)[0].into()]
+                });
+                vec![r[0].into()]
+            });
+            let a: Vec<f64> = (0..n * m)
+                .map(|k| (0.37 * k as f64 + 0.3).sin() * 1e3)
+                .collect();
+            let v: Vec<f64> = (0..n).map(|k| (0.91 * k as f64).cos()).collect();
+            let a = Value::Array(Array::from_scalars(
+                F64,
+                vec![n, m],
+                &a.iter().map(|x| Scalar::F64(*x)).collect::<Vec<_>>(),
+            ));
+            // `ok` compares the bits with per-element evaluation.
+            let out = ok(&p, vec![a.clone(), f64s(&v)]);
+            for threads in [2, 7] {
+                let opts = EvalOptions {
+                    threads,
+                    grain_scale: 0,
+                    ..EvalOptions::default()
+                };
+                let got = run_opts(&p, vec![a.clone(), f64s(&v)], &opts).expect("runs");
+                assert!(
+                    same(&got[0], &out[0]),
+                    "{threads} threads: {got:?}, want {out:?}"
+                );
+            }
+        }
+    }
+}
