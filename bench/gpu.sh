@@ -1,0 +1,77 @@
+#!/bin/bash
+# The GPU checks and figures of docs/GPU.md in one run, for a machine with
+# a GPU that has no network and no Rust toolchain: it takes a built urchin
+# binary and, if the machine lacks an OpenCL ICD loader, the Debian package
+# of one (`apt-get download ocl-icd-libopencl1` on a machine with a network).
+#
+#   bench/gpu.sh [URCHIN] [OUT]      (defaults: target/release/urchin, /tmp/urchin-gpu)
+#
+# Environment: GPU_DEBS, a folder of .deb files to unpack (default .gpu);
+# GPU_STEP_SECONDS, the limit of each step (default 150); GPU_DEVICE, the
+# device to use (default: the first GPU `:device` lists; `0:0` tries the
+# script on a CPU driver).
+#
+# It writes to OUT: device.txt (what OpenCL shows), test.txt (examples and
+# tests/programs with every region forced onto the device), bench.txt
+# (sum of squares, k-means at 10^5 and 10^6 points, GMM: evaluator and
+# device side by side) and summary.txt (the exit status of each step).
+set -u
+bin=$(realpath "${1:-target/release/urchin}")
+out=${2:-/tmp/urchin-gpu}
+debs=${GPU_DEBS:-.gpu}
+limit=${GPU_STEP_SECONDS:-150}
+mkdir -p "$out"
+: >"$out/summary.txt"
+
+step() {
+    local name=$1 file=$2
+    shift 2
+    timeout "$limit" "$@" >"$file" 2>&1
+    echo "$name: exit $?" >>"$out/summary.txt"
+}
+
+# An ICD loader unpacked beside the system, not over it.
+if ! ldconfig -p | grep -q 'libOpenCL\.so\.1'; then
+    for f in "$debs"/*.deb; do
+        [ -e "$f" ] && dpkg -x "$f" /tmp/ocl
+    done
+    export LD_LIBRARY_PATH=/tmp/ocl/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+# NVIDIA's OpenCL library, where the driver installed no ICD file for it.
+if ! ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1; then
+    lib=$(find / -xdev \( -path /proc -o -path /sys \) -prune -o -name 'libnvidia-opencl.so.1' -print 2>/dev/null | head -n 1)
+    lib=${lib:-$(find /usr/local/nvidia -name 'libnvidia-opencl.so.1' 2>/dev/null | head -n 1)}
+    if [ -n "$lib" ]; then
+        mkdir -p /tmp/ocl/vendors
+        echo "$lib" >/tmp/ocl/vendors/nvidia.icd
+        export OCL_ICD_VENDORS=/tmp/ocl/vendors
+    fi
+fi
+{
+    echo "ICD loader: $(ldconfig -p | grep -m1 'libOpenCL\.so\.1' || echo "${LD_LIBRARY_PATH:-none}")"
+    echo "ICD files: $(cat /etc/OpenCL/vendors/*.icd "${OCL_ICD_VENDORS:-/nonexistent}"/*.icd 2>/dev/null | tr '\n' ' ')"
+    nvidia-smi -L 2>&1
+} >"$out/device.txt"
+echo ':device' | timeout 60 "$bin" repl >>"$out/device.txt" 2>&1
+echo "device: exit $?" >>"$out/summary.txt"
+gpu=${GPU_DEVICE:-$(grep -m1 -E '^ +[0-9]+:[0-9]+ .*\(GPU' "$out/device.txt" | awk '{print $1}')}
+echo "GPU: ${gpu:-none found}" >>"$out/summary.txt"
+[ -n "$gpu" ] || exit 1
+
+# Correctness: every region on the device, whatever its size.
+URCHIN_GPU_THRESHOLD=0 step test "$out/test.txt" "$bin" test --device "$gpu" examples tests/programs
+
+# The figures: the examples' own datasets, and k-means at 10^6 points.
+work=$(mktemp -d)
+cp examples/kmeans.fut "$work/kmeans_1m.fut"
+cp examples/kmeans.in "$work/"
+cat >>"$work/kmeans_1m.fut" <<'EOF'
+
+-- ==
+-- entry: kmeans_cost kmeans_grad
+-- compiled random input { [1000000][8]f64 [16][8]f64 }
+EOF
+step bench "$out/bench.txt" "$bin" bench --device "$gpu" --runs 10 \
+    examples/sumsq.fut "$work/kmeans_1m.fut" examples/gmm.fut
+rm -r "$work"
+cat "$out/summary.txt"
