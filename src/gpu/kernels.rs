@@ -574,11 +574,16 @@ impl<'a> Kernels<'a> {
         r
     }
 
-    /// Folds elements `lo..hi` as [`CHAINS`] contiguous pieces at once,
-    /// each into its own accumulators, then combines the pieces in order:
-    /// the result of any associative operator is that of one fold, and a
-    /// CPU overlaps the independent chains of operations instead of waiting
-    /// on one (a sum of squares goes from latency-bound to memory-bound).
+    /// Folds elements `lo..hi` as [`CHAINS`] chains at once, each into its
+    /// own accumulators, then combines the chains in order: a CPU overlaps
+    /// the independent chains of operations instead of waiting on one (a
+    /// sum of squares goes from latency-bound to memory-bound). With
+    /// `interleaved` (for an operator whose order may change), chain `c`
+    /// takes the elements `c` modulo [`CHAINS`], so that one step reads
+    /// consecutive elements, which the device compiler can load as one
+    /// vector; otherwise contiguous pieces, so that the result of any
+    /// associative operator is that of one fold.
+    #[allow(clippy::too_many_arguments)]
     fn fold_chains(
         &mut self,
         op: &Operator,
@@ -587,6 +592,7 @@ impl<'a> Kernels<'a> {
         lo: &str,
         hi: &str,
         n: &Dim,
+        interleaved: bool,
     ) -> G<Vec<(String, PrimType)>> {
         let ne = self.g.neutral(&op.neutral, &op.lam)?;
         let chains: Vec<Vec<(String, PrimType)>> =
@@ -596,7 +602,12 @@ impl<'a> Kernels<'a> {
         let trip = (self.g.sizes)(n).map(|x| Dim::Const(x / CHAINS as i64));
         let r = self.g.in_loop(trip.as_ref(), |g| -> G<()> {
             for (c, accs) in chains.iter().enumerate() {
-                let i = g.let_(PrimType::I64, &format!("{lo} + {c} * cq + cj"));
+                let i = if interleaved {
+                    format!("{lo} + {CHAINS} * cj + {c}")
+                } else {
+                    format!("{lo} + {c} * cq + cj")
+                };
+                let i = g.let_(PrimType::I64, &i);
                 g.known_in_range(&i, n);
                 let xs: Vec<KVal> = args.iter().map(|v| g.get(*v)).collect::<G<_>>()?;
                 let es = elems_in(g, pre, &xs, &i)?;
@@ -642,7 +653,8 @@ impl<'a> Kernels<'a> {
         // Strided (coalesced on a GPU) only where the order may change; a
         // CPU driver runs a group's work items one after another, where
         // contiguous chunks are what the caches want.
-        let strided = self.shape.gpu && (op.commutative || op.native_binop().is_some());
+        let reorder = op.commutative || op.native_binop().is_some();
+        let strided = self.shape.gpu && reorder;
         let group = self.shape.group;
         let groups = self.shape.groups(n);
         for t in &tys {
@@ -661,7 +673,7 @@ impl<'a> Kernels<'a> {
         } else {
             self.g
                 .line("long lo = min(n, tid * per), hi = min(n, lo + per);");
-            self.fold_chains(op, pre, args, "lo", "hi", &n_dim)?
+            self.fold_chains(op, pre, args, "lo", "hi", &n_dim, reorder)?
         };
         self.work = self.g.cost;
         for (k, (a, _)) in accs.iter().enumerate() {
