@@ -72,13 +72,17 @@ pub(super) fn grad(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Resul
     // empty `[]` passed for a `[]f64` is floats.
     // A parameter that nothing fixes (`\x -> 5.0`) takes the argument's
     // type, not the `()` a free type variable defaults to.
-    let head_scheme = r.checked(head, sink)?.scheme;
-    let (params, _) = Type::arrows(&defaulted(&head_scheme));
-    let (shown, _) = Type::arrows(
-        &head_scheme
-            .ty
-            .subst(&head_scheme.defaults(Defaulting::Show)),
-    );
+    // The function alone may be ambiguous until applied (`\x -> f64.sum
+    // (x * x)` reads `x` as an array or as a number): then the arguments'
+    // own types count, here and for `--explain`.
+    let head_scheme = r.session.check_expr(head).ok().map(|c| c.scheme);
+    let (params, shown) = match &head_scheme {
+        Some(s) => (
+            Type::arrows(&defaulted(s)).0,
+            Type::arrows(&s.ty.subst(&s.defaults(Defaulting::Show))).0,
+        ),
+        None => (Vec::new(), Vec::new()),
+    };
     let mut floats = Vec::with_capacity(args.len());
     for (i, a) in args.iter().enumerate() {
         let own = defaulted(&r.checked(a, sink)?.scheme);
@@ -118,7 +122,10 @@ pub(super) fn grad(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Resul
     }
     if explain {
         let f = &inv.padded[head.span.start as usize..head.span.end as usize];
-        let program = r.derivative_program(f, head, Direction::Reverse, sink)?;
+        let at = head_scheme
+            .is_none()
+            .then(|| (floats.into_iter().map(|(_, t)| t).collect(), result));
+        let program = r.derivative_program(f, head, Direction::Reverse, at, sink)?;
         sink.out(&program);
     }
     Ok(Flow::Continue)
@@ -364,7 +371,7 @@ fn derivative(
         return Err(usage(dir.command(), sink));
     }
     let e = r.parse_expr(inv, sink)?;
-    let program = r.derivative_program(inv.arg, &e, dir, sink)?;
+    let program = r.derivative_program(inv.arg, &e, dir, None, sink)?;
     sink.out(&program);
     Ok(Flow::Continue)
 }
@@ -372,31 +379,30 @@ fn derivative(
 impl Repl {
     /// The derivative program of the function `e` (typed as `text`), with
     /// the sweeps labelled.
+    /// The derivative program of the function `e` (written `text`), at
+    /// its own type, or at the parameter and result types `at` (those of
+    /// an application, for a function ambiguous on its own).
     fn derivative_program(
         &mut self,
         text: &str,
         e: &Expr,
         dir: Direction,
+        at: Option<(Vec<Type>, Type)>,
         sink: &mut dyn Sink,
     ) -> Result<String, Failed> {
         let command = dir.command();
         let r = self;
-        let checked = r.checked(e, sink)?;
-        let (params, result) = Type::arrows(&defaulted(&checked.scheme));
-        if params.is_empty() {
-            let d = Diagnostic::ty(
-                format!(
-                    "`:{command}` shows the derivative of a function, and this has type `{}`",
-                    show_scheme(&checked.scheme)
-                ),
-                e.span,
-            )
-            .with_label("not a function")
-            .with_help(format!(
-                "give a function: `:{command} f`, or `:{command} (\\x -> x * x)`"
-            ));
-            return Err(r.report(&d, sink));
-        }
+        let (params, result) = match at {
+            Some(at) => at,
+            None => {
+                let checked = r.checked(e, sink)?;
+                let (params, result) = Type::arrows(&defaulted(&checked.scheme));
+                if params.is_empty() {
+                    return Err(r.report(&not_a_function(command, &checked.scheme, e), sink));
+                }
+                (params, result)
+            }
+        };
         if let Some(t) = params.iter().chain([&result]).find(|t| t.has_function()) {
             let d = Diagnostic::ty(
             format!("`:{command}` differentiates first-order functions, and this one takes or returns `{t}`"),
@@ -414,6 +420,21 @@ impl Repl {
         wrapper.show_source_names(&mut compiled.program);
         Ok(Printer::program_labelled(&compiled.program, &compiled.tags))
     }
+}
+
+/// `:vjp`/`:jvp` given something that is not a function.
+fn not_a_function(command: &str, scheme: &Scheme, e: &Expr) -> Diagnostic {
+    Diagnostic::ty(
+        format!(
+            "`:{command}` shows the derivative of a function, and this has type `{}`",
+            show_scheme(scheme)
+        ),
+        e.span,
+    )
+    .with_label("not a function")
+    .with_help(format!(
+        "give a function: `:{command} f`, or `:{command} (\\x -> x * x)`"
+    ))
 }
 
 /// Loads the definition `text` and compiles it.

@@ -570,8 +570,20 @@ fn grad_values() {
          :grad (\\(v: []f64) -> f64.sum (v * v * xs)) xs\n\
          :grad (\\x -> x * x) 3\n\
          :grad (\\(x: f32) -> f32.exp x) 0f32\n\
-         :grad (\\(a, b) -> a / b) (1.0, 4.0)\n",
+         :grad (\\(a, b) -> a / b) (1.0, 4.0)\n\
+         :grad (\\x -> f64.sum (x * x)) [1.0, -2.0, 3.0]\n",
     );
+}
+
+/// A function ambiguous on its own (`x` an array or a number) is read at
+/// its arguments' types, for the gradient and for the program shown.
+#[test]
+fn grad_of_a_function_ambiguous_until_applied() {
+    let out = transcript(":grad --explain (\\x -> f64.sum (x * x)) [1.0, 2.0]\n");
+    assert!(out.contains("\n[2.0, 4.0]\n"), "{out}");
+    assert!(out.contains("[failures: 0]"), "{out}");
+    assert!(!out.contains("ambiguous"), "{out}");
+    assert!(out.contains("x: []f64"), "{out}");
 }
 
 #[test]
