@@ -341,6 +341,23 @@ impl Lambda {
         Some(BinOpLambda { op: *op, swapped })
     }
 
+    /// Recognises a lambda that is one binary operation on its parameters
+    /// (`\x -> x * x`, `\x y -> x * y`): the operator and the positions of
+    /// its two operands among the parameters.
+    pub fn as_binop_of_params(&self) -> Option<(BinOp, usize, usize)> {
+        let [stm] = self.body.stms.as_slice() else {
+            return None;
+        };
+        let Exp::BinOp(op, Atom::Var(x), Atom::Var(y)) = &stm.exp else {
+            return None;
+        };
+        if stm.pat.len() != 1 || self.body.result != [Atom::Var(stm.pat[0])] {
+            return None;
+        }
+        let at = |v: &Var| self.params.iter().position(|p| p == v);
+        Some((*op, at(x)?, at(y)?))
+    }
+
     /// `\a b -> a op b`: the operator section `(op)`.
     pub fn section(&self) -> Option<BinOp> {
         self.as_binop().filter(|b| !b.swapped).map(|b| b.op)

@@ -55,10 +55,10 @@ use super::error::{Fail, R};
 use super::interp::{Interp, PROBE_CHUNK};
 use super::kernels::{from_vec, row_major};
 use super::lanes::LVal;
-use super::soac::{SentUpdate, fold_blocks, slice_outer};
+use super::soac::{SentUpdate, fold_blocks, fused_sum_blocks, slice_outer};
 use super::threads;
 use crate::core::ir::{Atom, Lambda, Operator, Program, Type, Var};
-use crate::prim::Scalar;
+use crate::prim::{BinOp, Scalar};
 use crate::runtime::Raise;
 use crate::runtime::value::{AccCell, Array, Element, Value};
 use std::cell::RefCell;
@@ -323,9 +323,58 @@ impl<'p> Interp<'p> {
         carry: &Carry,
     ) -> R<(ChunkOut, usize)> {
         self.start_chunk()?;
-        let xs = op.inputs(self, chunk, c)?;
+        let parts = match op {
+            ChunkOp::Reduce(o, Some(pre)) => {
+                let runs = carry.blocks()?.runs(c);
+                self.fused_sum_parts(o, pre, chunk, carry.blocks()?.neutral(), runs)?
+            }
+            _ => None,
+        };
+        let parts = match parts {
+            Some(parts) => parts,
+            None => vec![Part::Mapped(op.inputs(self, chunk, c)?, c)],
+        };
         let next = self.tune_chunk(c);
-        Ok((op.combine(self, vec![Part::Mapped(xs, c)], c, carry)?, next))
+        Ok((op.combine(self, parts, c, carry)?, next))
+    }
+
+    /// A chunk of a sum of one binary operation's results (a dot product,
+    /// a sum of squares: `soac::fused_sum_blocks`) cut into `runs`: the
+    /// folds of each run of whole blocks, made straight from the
+    /// arguments, and the mapped elements of each piece of a block;
+    /// `None` where it does not apply.
+    fn fused_sum_parts(
+        &mut self,
+        op: &Operator,
+        pre: &Lambda,
+        chunk: &[LVal],
+        ne: &[LVal],
+        runs: Vec<blocks::Run>,
+    ) -> R<Option<Vec<Part>>> {
+        let sum = op
+            .native_binop()
+            .is_some_and(|f| f.op == BinOp::Add && !f.swapped);
+        if !sum || pre.as_binop_of_params().is_none() {
+            return Ok(None);
+        }
+        let mut parts = Vec::with_capacity(runs.len());
+        let mut lo = 0;
+        for run in runs {
+            let piece: Vec<LVal> = chunk
+                .iter()
+                .map(|x| slice_outer(x, lo, lo + run.len))
+                .collect();
+            if run.whole {
+                let Some(folds) = fused_sum_blocks(op, pre, &piece, ne) else {
+                    return Ok(None);
+                };
+                parts.push(Part::Folds(folds, run.len));
+            } else {
+                parts.push(Part::Mapped(self.map_lanes(pre, &piece, run.len)?, run.len));
+            }
+            lo += run.len;
+        }
+        Ok(Some(parts))
     }
 
     /// The chunks `start..n` (of `len` elements each) on the threads of
@@ -810,6 +859,25 @@ impl Shared<'_> {
             Work::Map(lam) => (Some(lam), None),
             Work::Reduce(op, pre) => (pre, Some(op)),
         };
+        let ne: Vec<LVal> = self.ne.iter().map(Plain::lval).collect();
+        if let (Some(op), Some(pre)) = (op, lam) {
+            it.start_chunk().map_err(Failed::of)?;
+            let runs = blocks::runs(s, c, Some(self.n));
+            if let Some(parts) = it
+                .fused_sum_parts(op, pre, &chunk, &ne, runs)
+                .map_err(Failed::of)?
+            {
+                let parts = parts
+                    .into_iter()
+                    .map(|p| match p {
+                        Part::Folds(f, k) => PlainPart::of(Kind::Folds, &[f], k),
+                        Part::Mapped(xs, k) => PlainPart::of(Kind::Mapped, &xs, k),
+                        Part::Folded(p, k) => PlainPart::of(Kind::Folded, &p, k),
+                    })
+                    .collect::<Result<_, _>>()?;
+                return Ok((parts, Vec::new()));
+            }
+        }
         let xs = match lam {
             Some(lam) => {
                 it.start_chunk().map_err(Failed::of)?;
@@ -829,7 +897,6 @@ impl Shared<'_> {
         // A reduction: whole blocks (and the last, shorter one) are folded
         // here from the neutral element; the pieces of blocks that other
         // chunks share go back as they are.
-        let ne: Vec<LVal> = self.ne.iter().map(Plain::lval).collect();
         let mut parts = Vec::new();
         let mut lo = 0;
         for run in blocks::runs(s, c, Some(self.n)) {

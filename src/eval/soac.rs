@@ -16,7 +16,7 @@ use super::chunks::ChunkOp;
 use super::error::{Fail, R};
 use super::interp::{Interp, LaneCursor};
 use super::kernels::{
-    self, fast_call, fast_supported, fold_into, fold_rows, from_vec, hist_into, row_major,
+    self, Operand, fast_call, fast_supported, fold_into, fold_rows, from_vec, hist_into, row_major,
     scan_into, scan_rows,
 };
 use super::lanes::{
@@ -269,6 +269,70 @@ pub(crate) fn fold_blocks(op: &Operator, xs: &[LVal], ne: &[LVal]) -> Option<LVa
     let (f, x, init) = fast_input(op, xs, ne)?;
     let Value::Array(a) = &x.v else { return None };
     let folds = crate::dispatch_prim!(a.elem(), go(f, a, init))?;
+    Some(LVal::inv(Value::Array(folds)))
+}
+
+/// Of a sum of one binary operation's results, `reduce (+) z (map (\x y
+/// -> x op y) xs ys)` (a dot product, a sum of squares), over a run of
+/// elements starting at a block boundary: the folds of its blocks, made
+/// from the arguments `xs` (the run's slices) without storing the mapped
+/// elements. The same steps as `fold_blocks` on the mapped elements, so
+/// the same bits. `None` where it does not apply.
+pub(crate) fn fused_sum_blocks(
+    op: &Operator,
+    pre: &Lambda,
+    xs: &[LVal],
+    ne: &[LVal],
+) -> Option<LVal> {
+    fn go<T: Element>(g: BinOp, x: &Array, y: &Array, z: Scalar) -> Option<Array> {
+        let (x, y) = (
+            T::unwrap_array(x)?.as_slice()?,
+            T::unwrap_array(y)?.as_slice()?,
+        );
+        let z = T::unwrap(z)?;
+        let n = x.len();
+        if y.len() != n || n == 0 {
+            return None;
+        }
+        // The run as rows of a block, and the shorter last block.
+        fn rows<T: Clone>(from: usize, v: &[T]) -> Operand<'_, T> {
+            Operand {
+                data: std::borrow::Cow::Borrowed(&v[from..]),
+                strides: smallvec::smallvec![BLOCK, 1],
+            }
+        }
+        let whole = n / BLOCK;
+        let mut folds = if whole > 0 {
+            kernels::sum_binop_rows(g, (&[whole], BLOCK), &rows(0, x), &rows(0, y), z)?
+        } else {
+            Vec::new()
+        };
+        let last = whole * BLOCK;
+        if last < n {
+            let (a, b) = (rows(last, x), rows(last, y));
+            folds.extend(kernels::sum_binop_rows(g, (&[1], n - last), &a, &b, z)?);
+        }
+        Some(from_vec(&[folds.len()], folds))
+    }
+    let f = op.native_binop()?;
+    let (g, i, j) = pre.as_binop_of_params()?;
+    let [z] = ne else { return None };
+    if f.op != BinOp::Add || f.swapped {
+        return None;
+    }
+    // Invariant one-dimensional arrays of the reduction's type.
+    let array = |k: usize| match xs.get(k) {
+        Some(LVal {
+            mask: 0,
+            v: Value::Array(a),
+        }) if a.rank() == 1 => Some(a),
+        _ => None,
+    };
+    let (x, y, z) = (array(i)?, array(j)?, z.scalar()?);
+    if x.elem() != z.ty() || y.elem() != z.ty() {
+        return None;
+    }
+    let folds = crate::dispatch_prim!(z.ty(), go(g, x, y, z))?;
     Some(LVal::inv(Value::Array(folds)))
 }
 

@@ -990,12 +990,26 @@ fn long_reductions_combine_fixed_blocks_on_any_thread_count() {
             vec![b.bin(BinOp::Mul, x[0], x[0]).into()]
         });
         let r1 = b.reduce(op.clone(), Some(sq), &[ps[0]]);
-        let r2 = b.reduce(op, None, &[ps[0]]);
-        vec![r1[0].into(), r2[0].into()]
+        let r2 = b.reduce(op.clone(), None, &[ps[0]]);
+        // A sum of differences of two arrays, the operands swapped:
+        // folded straight from the arguments (`fused_sum_blocks`).
+        let halves = b.map_fn(&[ps[0]], |b, x| {
+            vec![b.bin(BinOp::Mul, x[0], f(0.5)).into()]
+        });
+        let diff = b.lambda(&[ty_f64(), ty_f64()], |b, x| {
+            vec![b.bin(BinOp::Sub, x[1], x[0]).into()]
+        });
+        let r3 = b.reduce(op, Some(diff), &[ps[0], halves[0]]);
+        vec![r1[0].into(), r2[0].into(), r3[0].into()]
     });
     let xs = long_floats();
     let squares: Vec<f64> = xs.iter().map(|x| x * x).collect();
-    let want = [sf(block_tree_sum(&squares)), sf(block_tree_sum(&xs))];
+    let diffs: Vec<f64> = xs.iter().map(|x| x * 0.5 - x).collect();
+    let want = [
+        sf(block_tree_sum(&squares)),
+        sf(block_tree_sum(&xs)),
+        sf(block_tree_sum(&diffs)),
+    ];
     same_bits_on_any_thread_count(&p, &f64s(&xs), &want);
 }
 
