@@ -57,3 +57,21 @@ entry halve_all [n] (xs: [n]i32) =
 def len_less [m] (_: [m - 1]i32) : i64 = m - 1
 
 entry drop_one [n] (xs: [n]i32) = len_less (xs[1:] :> [n - 1]i32)
+
+-- A size computed by calling a function (`[inc n]`) is matched against an
+-- argument whose size was computed by the same call, as Futhark unifies
+-- `inc n` with `inc m`.
+-- ==
+-- entry: cons_tail
+-- input { [1, 2, 3] }
+-- output { [1, 2, 3] }
+-- input { empty([0]i32) }
+-- output { empty([0]i32) }
+
+def inc (x: i64) = x + 1
+
+def tail_of [n] 't (a: [inc n]t) = a[1:] :> [n]t
+
+def cons [n] 't (x: t) (a: [n]t) : [inc n]t = [x] ++ a :> [inc n]t
+
+entry cons_tail (xs: []i32) = tail_of (cons 0 xs)

@@ -87,7 +87,18 @@ impl<'t> Lower<'t> {
         args: Vec<Val<'t>>,
         span: Span,
     ) -> LResult<Val<'t>> {
-        self.in_call(&def.name, span, |l| l.apply_def(def, inst, args, span))
+        let scalars: Option<Vec<Atom>> = args
+            .iter()
+            .map(|a| match a {
+                Val::Leaf(x) => Some(*x),
+                _ => None,
+            })
+            .collect();
+        let r = self.in_call(&def.name, span, |l| l.apply_def(def, inst, args, span))?;
+        if let (Some(scalars), Val::Leaf(Atom::Var(v))) = (scalars, &r) {
+            self.call_results.insert(*v, (&def.name, scalars));
+        }
+        Ok(r)
     }
 
     /// A definition applied to all its parameters: a call if it is

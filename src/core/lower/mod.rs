@@ -33,6 +33,7 @@ use crate::types::env::{DefId, ValueId};
 use crate::types::scheme::Inst;
 use crate::types::ty::Type;
 use crate::types::{CheckedDef, TypeEnv};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 pub use value::leaf_types;
@@ -94,6 +95,10 @@ pub struct Lower<'t> {
     deferred: Option<Vec<value::Deferred<'t>>>,
     /// The functions made from recursive definitions.
     calls: calls::Calls<'t>,
+    /// Scalars computed by a call of a definition on scalars: its name
+    /// and arguments, so that a size parameter `[inc n]` is read off an
+    /// argument whose size was computed as `inc m` (`value::solve_size`).
+    call_results: HashMap<Var, (&'t str, Vec<Atom>)>,
     /// The chains of calls the statements are lowered inside (the
     /// builder's `ctx` is the current one).
     sites: CallSites,
@@ -121,6 +126,7 @@ impl<'t> Lower<'t> {
             external_types: &no_externals,
             deferred: None,
             calls: calls::Calls::default(),
+            call_results: HashMap::new(),
             sites: CallSites::default(),
             breakpoints: false,
             site_env: Env::default(),

@@ -370,6 +370,23 @@ impl<'t> Lower<'t> {
                     None => env,
                 }
             }
+            // `[f n]` against a size computed as `f m`: `n` is `m`.
+            ExprKind::Apply(f, args) => {
+                let called = size
+                    .var()
+                    .and_then(|v| self.call_results.get(&v))
+                    .filter(|(name, atoms)| {
+                        atoms.len() == args.len()
+                            && matches!(&f.kind, ExprKind::Var(q) if q.qual.is_none() && &*q.name == *name)
+                    });
+                match called {
+                    Some((_, atoms)) => args
+                        .iter()
+                        .zip(atoms.clone())
+                        .fold(env, |env, (a, x)| self.solve_size(ctx, env, a, x)),
+                    None => env,
+                }
+            }
             _ => env,
         }
     }
