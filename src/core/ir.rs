@@ -322,23 +322,15 @@ impl Lambda {
     /// operators that print as sections, have dedicated AD rules, and fold
     /// natively in the evaluator).
     pub fn as_binop(&self) -> Option<BinOpLambda> {
-        let ([a, b], [stm]) = (self.params.as_slice(), self.body.stms.as_slice()) else {
-            return None;
+        let (op, x, y) = self
+            .as_binop_of_params()
+            .filter(|_| self.params.len() == 2)?;
+        let swapped = match (x, y) {
+            (0, 1) => false,
+            (1, 0) => true,
+            _ => return None,
         };
-        let Exp::BinOp(op, Atom::Var(x), Atom::Var(y)) = &stm.exp else {
-            return None;
-        };
-        if stm.pat.len() != 1 || self.body.result != [Atom::Var(stm.pat[0])] {
-            return None;
-        }
-        let swapped = if (x, y) == (a, b) {
-            false
-        } else if (x, y) == (b, a) {
-            true
-        } else {
-            return None;
-        };
-        Some(BinOpLambda { op: *op, swapped })
+        Some(BinOpLambda { op, swapped })
     }
 
     /// Recognises a lambda that is one binary operation on its parameters

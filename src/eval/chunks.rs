@@ -55,10 +55,10 @@ use super::error::{Fail, R};
 use super::interp::{Interp, PROBE_CHUNK};
 use super::kernels::{from_vec, row_major};
 use super::lanes::LVal;
-use super::soac::{SentUpdate, fold_blocks, fused_sum_blocks, slice_outer};
+use super::soac::{SentUpdate, fold_blocks, fused_sum_blocks, slice_outer, summed_binop};
 use super::threads;
 use crate::core::ir::{Atom, Lambda, Operator, Program, Type, Var};
-use crate::prim::{BinOp, Scalar};
+use crate::prim::Scalar;
 use crate::runtime::Raise;
 use crate::runtime::value::{AccCell, Array, Element, Value};
 use std::cell::RefCell;
@@ -325,8 +325,8 @@ impl<'p> Interp<'p> {
         self.start_chunk()?;
         let parts = match op {
             ChunkOp::Reduce(o, Some(pre)) => {
-                let runs = carry.blocks()?.runs(c);
-                self.fused_sum_parts(o, pre, chunk, carry.blocks()?.neutral(), runs)?
+                let b = carry.blocks()?;
+                self.fused_sum_parts(o, pre, chunk, b.neutral(), b.runs(c))?
             }
             _ => None,
         };
@@ -351,10 +351,7 @@ impl<'p> Interp<'p> {
         ne: &[LVal],
         runs: Vec<blocks::Run>,
     ) -> R<Option<Vec<Part>>> {
-        let sum = op
-            .native_binop()
-            .is_some_and(|f| f.op == BinOp::Add && !f.swapped);
-        if !sum || pre.as_binop_of_params().is_none() {
+        if summed_binop(op, pre).is_none() {
             return Ok(None);
         }
         let mut parts = Vec::with_capacity(runs.len());

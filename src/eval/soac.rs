@@ -314,12 +314,8 @@ pub(crate) fn fused_sum_blocks(
         }
         Some(from_vec(&[folds.len()], folds))
     }
-    let f = op.native_binop()?;
-    let (g, i, j) = pre.as_binop_of_params()?;
+    let (g, i, j) = summed_binop(op, pre)?;
     let [z] = ne else { return None };
-    if f.op != BinOp::Add || f.swapped {
-        return None;
-    }
     // Invariant one-dimensional arrays of the reduction's type.
     let array = |k: usize| match xs.get(k) {
         Some(LVal {
@@ -334,6 +330,16 @@ pub(crate) fn fused_sum_blocks(
     }
     let folds = crate::dispatch_prim!(z.ty(), go(g, x, y, z))?;
     Some(LVal::inv(Value::Array(folds)))
+}
+
+/// For `reduce (+) z (map pre ...)` with `pre` one binary operation on
+/// its parameters: that operation and its operands' positions (what
+/// `fused_sum_blocks` folds from the arguments).
+pub(crate) fn summed_binop(op: &Operator, pre: &Lambda) -> Option<(BinOp, usize, usize)> {
+    let f = op.native_binop()?;
+    (f.op == BinOp::Add && !f.swapped)
+        .then(|| pre.as_binop_of_params())
+        .flatten()
 }
 
 /// `a op x` for a recognised operator on scalars, natively (the same

@@ -378,10 +378,9 @@ fn derivative(
 
 impl Repl {
     /// The derivative program of the function `e` (typed as `text`), with
-    /// the sweeps labelled.
-    /// The derivative program of the function `e` (written `text`), at
-    /// its own type, or at the parameter and result types `at` (those of
-    /// an application, for a function ambiguous on its own).
+    /// the sweeps labelled: at its own type, or at the parameter and
+    /// result types `at` (those of an application, for a function
+    /// ambiguous on its own).
     fn derivative_program(
         &mut self,
         text: &str,
