@@ -461,6 +461,26 @@ impl<'g> Infer<'g> {
     }
 
     fn instantiate(&mut self, s: &Scheme, node: NodeId) -> Type {
+        self.instantiate_ranks(s, node).0
+    }
+
+    /// A built-in operator at `node`. The rank of `==`'s operands is kept
+    /// as low as the fewest implicit `map`s allow, so that `xs == 0`
+    /// compares elements (one `map`) rather than `xs` with `rep 0` (one
+    /// `rep`), while `xs == ys` at one type compares whole arrays (no
+    /// `map` at all), as in Futhark.
+    fn operator_instance(&mut self, op: &BinOpKind, node: NodeId) -> Type {
+        let (t, ranks) = self.instantiate_ranks(&intrinsics::operator(op), node);
+        if matches!(op, BinOpKind::Eq | BinOpKind::Neq) {
+            for r in ranks {
+                self.ranks.prefer_low(r);
+            }
+        }
+        t
+    }
+
+    /// `instantiate`, also returning the fresh rank variables.
+    fn instantiate_ranks(&mut self, s: &Scheme, node: NodeId) -> (Type, Vec<RankVar>) {
         let ranks: Vec<RankVar> = (0..s.n_rankvars)
             .map(|_| self.ranks.fresh(RankKind::Assoc))
             .collect();
@@ -479,7 +499,7 @@ impl<'g> Infer<'g> {
         };
         let t = s.ty.subst(&inst);
         self.insts.push((node, inst));
-        t
+        (t, ranks)
     }
 
     /// A global name (or, for elaborator-inserted nodes, an intrinsic).
@@ -887,10 +907,7 @@ impl<'g> Infer<'g> {
             }
             ExprKind::OpValue(op) => match self.user_operator(op) {
                 Some(q) => self.named_head(&q, e.id, e.span),
-                None => {
-                    let s = intrinsics::operator(op);
-                    Ok(self.instantiate(&s, e.id))
-                }
+                None => Ok(self.operator_instance(op, e.id)),
             },
             ExprKind::OpSection { op, left, right } => {
                 let y = self.full_var();
@@ -1587,10 +1604,7 @@ impl<'g> Infer<'g> {
             Head::Expr(e) => self.infer(e)?,
             Head::Op(op) => match self.user_operator(op) {
                 Some(q) => self.named_head(&q, key.0, span)?,
-                None => {
-                    let s = intrinsics::operator(op);
-                    self.instantiate(&s, key.0)
-                }
+                None => self.operator_instance(op, key.0),
             },
             Head::Backtick(q) => self.named_head(q, key.0, span)?,
             Head::Neg => {

@@ -521,9 +521,21 @@ fn module_operator(t: PrimType, op: &BinOpKind) -> bool {
     }
 }
 
-/// The scheme of a source operator. Arithmetic and comparison operators
-/// are overloaded over a class of primitive types (rank 0).
+/// The scheme of a source operator. Arithmetic and ordering operators are
+/// overloaded over a class of primitive types (rank 0). `==` and `!=`
+/// compare any two values of one type that is not a function, arrays
+/// included, as in Futhark: `Eq a => a -> a -> bool` over a full type
+/// variable, whose rank the checker keeps as low as the fewest implicit
+/// `map`s allow (`RankSystem::prefer_low`).
 pub fn operator(op: &BinOpKind) -> Scheme {
+    if matches!(op, BinOpKind::Eq | BinOpKind::Neq) {
+        let t = Type::new(Rank::var(RankVar(0)), Base::Var(TyVar(0)));
+        return Scheme {
+            tyvars: vec![(Class::Eq, Some(0))],
+            n_rankvars: 1,
+            ty: Type::arrow(t.clone(), Type::arrow(t, Type::prim(PrimType::Bool))),
+        };
+    }
     let class = match op {
         BinOpKind::Add
         | BinOpKind::Sub
@@ -533,7 +545,6 @@ pub fn operator(op: &BinOpKind) -> Scheme {
         | BinOpKind::Quot
         | BinOpKind::Rem
         | BinOpKind::Pow => Some((Class::Num, false)),
-        BinOpKind::Eq | BinOpKind::Neq => Some((Class::Eq, true)),
         BinOpKind::Lt | BinOpKind::Le | BinOpKind::Gt | BinOpKind::Ge => Some((Class::Ord, true)),
         BinOpKind::BitAnd
         | BinOpKind::BitOr

@@ -115,6 +115,9 @@ pub struct RankSystem {
     /// Skip local solving and send every equation to the ILP, to measure
     /// what local solving saves (`urchin check --stats --no-local-solving`).
     pub ilp_only: bool,
+    /// Ranks to keep low among the solutions with the fewest maps and reps
+    /// (the operands of `==`): a second objective, never traded for a map.
+    low: Vec<RankVar>,
 }
 
 impl RankSystem {
@@ -136,6 +139,12 @@ impl RankSystem {
 
     pub fn value(&self, v: RankVar) -> Option<u32> {
         self.values.get(v.0 as usize).copied().flatten()
+    }
+
+    /// Among the solutions with the fewest maps and reps, prefer those
+    /// where `v` is lowest.
+    pub fn prefer_low(&mut self, v: RankVar) {
+        self.low.push(v);
     }
 
     /// A new application; its equation is added separately with `origin`.
@@ -418,23 +427,32 @@ impl RankSystem {
 
     /// Finds the minimal solutions over the open applications (at most
     /// MAX_SOLUTIONS): the first, then each further one with the previous
-    /// excluded and the objective held at the optimum.
+    /// excluded and the objective held at the optimum. Minimal is
+    /// lexicographic: fewest maps and reps, then lowest preferred ranks.
     fn enumerate(&mut self, open: &[AppId]) -> Result<Vec<Vec<(u32, u32)>>, RankError> {
         let mut ilp = Ilp::build(self, open);
         self.stats.ilp_variables = ilp.problem_vars;
         self.stats.ilp_constraints = ilp.constraints.len();
         let start = Instant::now();
-        let first = ilp.solve(None)?;
+        let first = ilp.solve(Goal::Coercions, &[])?;
         self.stats.ilp_solves += 1;
-        let Some((opt, sol)) = first else {
+        let Some((opt, mut sol)) = first else {
             self.stats.ilp_time = start.elapsed();
             return Err(RankError::Contradiction(self.find_infeasible_origin(open)));
         };
+        let mut caps = vec![(Goal::Coercions, opt)];
+        if !ilp.preference.is_empty() {
+            self.stats.ilp_solves += 1;
+            if let Some((low, s)) = ilp.solve(Goal::Preference, &caps)? {
+                caps.push((Goal::Preference, low));
+                sol = s;
+            }
+        }
         let mut solutions = vec![sol];
         while solutions.len() < MAX_SOLUTIONS {
             ilp.exclude(solutions.last().expect("nonempty"));
             self.stats.ilp_solves += 1;
-            match ilp.solve(Some(opt))? {
+            match ilp.solve(Goal::Coercions, &caps)? {
                 Some((_, s)) => solutions.push(s),
                 None => break,
             }
@@ -452,8 +470,8 @@ impl RankSystem {
         // are not.
         while hi - lo > 1 {
             let mid = (lo + hi) / 2;
-            let mut ilp = Ilp::build_with(self, open, &live[..mid]);
-            match ilp.solve(None) {
+            let ilp = Ilp::build_with(self, open, &live[..mid]);
+            match ilp.solve(Goal::Coercions, &[]) {
                 Ok(Some(_)) => lo = mid,
                 _ => hi = mid,
             }
@@ -683,9 +701,19 @@ struct Ilp {
     n_cols: usize,
     /// Kind of each column (for building the microlp problem).
     col_kind: Vec<ColKind>,
+    /// The maps and non-induced reps.
     objective: Vec<(usize, f64)>,
+    /// The ranks `RankSystem::prefer_low` asks to keep low.
+    preference: Vec<(usize, f64)>,
     constraints: Vec<Constraint>,
     problem_vars: usize,
+}
+
+/// What an ILP solve minimises.
+#[derive(Clone, Copy)]
+enum Goal {
+    Coercions,
+    Preference,
 }
 
 #[derive(Clone, Copy)]
@@ -708,6 +736,7 @@ impl Ilp {
             n_cols: 0,
             col_kind: Vec::new(),
             objective: Vec::new(),
+            preference: Vec::new(),
             constraints: Vec::new(),
             problem_vars: 0,
         };
@@ -767,8 +796,21 @@ impl Ilp {
                     .push((lhs, microlp::ComparisonOp::Eq, k as f64));
             }
         }
+        for &v in &sys.low {
+            if sys.value(v).is_none() {
+                let c = ilp.column(sys, v);
+                ilp.preference.push((c, 1.0));
+            }
+        }
         ilp.problem_vars = ilp.n_cols;
         ilp
+    }
+
+    fn goal(&self, g: Goal) -> &[(usize, f64)] {
+        match g {
+            Goal::Coercions => &self.objective,
+            Goal::Preference => &self.preference,
+        }
     }
 
     fn column(&mut self, sys: &RankSystem, v: RankVar) -> usize {
@@ -820,13 +862,13 @@ impl Ilp {
         self.constraints.push((any, microlp::ComparisonOp::Ge, 1.0));
     }
 
-    /// Solves; with `cap`, only solutions of objective ≤ cap count. Returns
-    /// the objective and (M, R) per open application, or `None` when
-    /// infeasible.
-    fn solve(&mut self, cap: Option<f64>) -> Result<Optimum, RankError> {
+    /// Minimises `goal` over the solutions that keep each capped goal at
+    /// most its cap. Returns the minimum and (M, R) per open application,
+    /// or `None` when infeasible.
+    fn solve(&self, goal: Goal, caps: &[(Goal, f64)]) -> Result<Optimum, RankError> {
         let mut p = microlp::Problem::new(microlp::OptimizationDirection::Minimize);
         let mut obj = vec![0.0; self.n_cols];
-        for (c, w) in &self.objective {
+        for (c, w) in self.goal(goal) {
             obj[*c] += w;
         }
         let vars: Vec<microlp::Variable> = self
@@ -852,9 +894,9 @@ impl Ilp {
             }
             p.add_constraint(lhs.iter().map(|(c, w)| (vars[*c], *w)), *op, *rhs);
         }
-        if let Some(cap) = cap {
+        for &(g, cap) in caps {
             p.add_constraint(
-                self.objective.iter().map(|(c, w)| (vars[*c], *w)),
+                self.goal(g).iter().map(|(c, w)| (vars[*c], *w)),
                 microlp::ComparisonOp::Le,
                 cap + 0.5,
             );
@@ -1002,6 +1044,49 @@ mod tests {
         s.equate(&r(&[m2, m1], 0), &r(&[r2, y], 0), 1);
         assert!(matches!(s.solve(), Err(RankError::Ambiguous(v)) if v.len() == 2));
         assert_eq!(s.stats.solved_locally, 1);
+    }
+
+    /// `xs == k` (`xs: []i32`, `k: i32`, `(==) : []^a t -> []^a t -> bool`),
+    /// with or without the preference for a low `a`.
+    fn compare_vector_with_scalar(prefer: bool) -> Result<Vec<(u32, u32)>, RankError> {
+        let mut s = RankSystem::new();
+        let a = s.fresh(RankKind::Assoc);
+        if prefer {
+            s.prefer_low(a);
+        }
+        let (_, m1, r1) = s.add_app(vec![], 0);
+        s.equate(&r(&[m1, a], 0), &r(&[r1], 1), 0);
+        let (_, m2, r2) = s.add_app(vec![m1], 1);
+        s.equate(&r(&[m2, m1, a], 0), &r(&[r2], 0), 1);
+        s.solve().map(|()| s.assignment())
+    }
+
+    #[test]
+    fn a_preferred_low_rank_breaks_a_tie_of_insertions() {
+        // Mapping `==` over `xs` (with `k` repeated along the map, free) and
+        // comparing `xs` with `rep k` (a rep that counts) cost one each.
+        assert!(matches!(
+            compare_vector_with_scalar(false),
+            Err(RankError::Ambiguous(v)) if v.len() == 2
+        ));
+        assert_eq!(compare_vector_with_scalar(true), Ok(vec![(1, 0), (0, 1)]));
+    }
+
+    #[test]
+    fn a_preferred_low_rank_never_costs_an_insertion() {
+        // `xs == ys` at one type: comparing whole vectors inserts nothing,
+        // which beats the lower rank of mapping the comparison.
+        let mut s = RankSystem::new();
+        let a = s.fresh(RankKind::Assoc);
+        s.prefer_low(a);
+        s.ilp_only = true;
+        let (_, m1, r1) = s.add_app(vec![], 0);
+        s.equate(&r(&[m1, a], 0), &r(&[r1], 1), 0);
+        let (_, m2, r2) = s.add_app(vec![m1], 1);
+        s.equate(&r(&[m2, m1, a], 0), &r(&[r2], 1), 1);
+        s.solve().unwrap();
+        assert_eq!(s.assignment(), vec![(0, 0), (0, 0)]);
+        assert_eq!(s.final_of(a), Final::Const(1));
     }
 
     /// `f₁ y, …, fₙ y` with `fᵢ : cᵢ -> cᵢ` and nothing known about the

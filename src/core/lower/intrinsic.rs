@@ -5,9 +5,9 @@ use super::apply::Closure;
 use super::value::Val;
 use super::{LResult, Lower};
 use crate::core::build::Builder;
-use crate::core::ir::{Atom, Lambda, Operator, Var};
+use crate::core::ir::{Atom, Lambda, Operator, Type, Var};
 use crate::diag::Diagnostic;
-use crate::prim::{BinOp, Scalar, UnOp};
+use crate::prim::{BinOp, PrimType, Scalar, UnOp};
 use crate::source::Span;
 use crate::syntax::ast::*;
 use crate::types::intrinsics::Intrinsic;
@@ -499,6 +499,47 @@ impl<'t> Lower<'t> {
         Ok(Val::Leaf(self.b.at(span, "_t").un(op, x).into()))
     }
 
+    /// Whole-array equality, as the reference semantics compares arrays:
+    /// the same outer length, and then, unless that is zero, equal
+    /// elements (so every dimension agrees up to the first empty one).
+    fn arrays_equal(&mut self, x: Var, y: Var, span: Span) -> Var {
+        let b = self.b.at(span, "_eq");
+        let rank = b.ty(x).rank();
+        let mut shapes: Atom = Atom::Const(Scalar::Bool(true));
+        let mut empty: Atom = Atom::Const(Scalar::Bool(false));
+        let mut count: Atom = Atom::Const(Scalar::I64(1));
+        for d in 0..rank {
+            let (n, m) = (b.size(x, d), b.size(y, d));
+            let same = b.bin(BinOp::Eq, n, m);
+            let agrees = b.bin(BinOp::LogOr, empty, same);
+            shapes = b.bin(BinOp::LogAnd, shapes, agrees).into();
+            let zero = b.bin(BinOp::Eq, n, Atom::Const(Scalar::I64(0)));
+            empty = b.bin(BinOp::LogOr, empty, zero).into();
+            count = b.bin(BinOp::Mul, count, n).into();
+        }
+        let elem = b.ty(x).elem();
+        b.if_(
+            shapes,
+            |b| {
+                // Agreeing up to the first empty dimension, both hold
+                // `count` elements.
+                let xs = b.reshape(vec![count], x);
+                let ys = b.reshape(vec![count], y);
+                let pre = b.lambda(&[Type::Prim(elem), Type::Prim(elem)], |b, p| {
+                    vec![b.bin(BinOp::Eq, p[0], p[1]).into()]
+                });
+                let mut and = b.binop_operator(
+                    BinOp::LogAnd,
+                    PrimType::Bool,
+                    Atom::Const(Scalar::Bool(true)),
+                );
+                and.commutative = true;
+                vec![b.reduce(and, Some(pre), &[xs, ys])[0].into()]
+            },
+            |_| vec![Atom::Const(Scalar::Bool(false))],
+        )[0]
+    }
+
     fn operator_app(&mut self, op: &BinOpKind, args: &[Val<'t>], span: Span) -> LResult<Val<'t>> {
         let simple = op.scalar_op();
         if let Some(b) = simple {
@@ -511,27 +552,23 @@ impl<'t> Lower<'t> {
                 let ys = self.leaves(&args[1], span)?;
                 let mut acc: Option<Atom> = None;
                 for (x, y) in xs.into_iter().zip(ys) {
-                    if self.b.ty(x).rank() > 0 {
-                        return Err(Diagnostic::ty(
-                            "comparing arrays with `==` inside a tuple or record is not supported",
-                            span,
-                        )
-                        .with_help(
-                            "compare the components separately, e.g. `and (map2 (==) a b)`",
-                        ));
-                    }
-                    let (cmp, join) = if eq {
-                        (BinOp::Eq, BinOp::LogAnd)
-                    } else {
-                        (BinOp::Neq, BinOp::LogOr)
+                    let c = match (x, y) {
+                        (Atom::Var(x), Atom::Var(y)) if self.b.ty(x).rank() > 0 => {
+                            self.arrays_equal(x, y, span)
+                        }
+                        _ => self.b.at(span, "_eq").bin(BinOp::Eq, x, y),
                     };
-                    let c = self.b.at(span, "_eq").bin(cmp, x, y);
                     acc = Some(match acc {
                         None => c.into(),
-                        Some(prev) => self.b.at(span, "_eq").bin(join, prev, c).into(),
+                        Some(prev) => self.b.at(span, "_eq").bin(BinOp::LogAnd, prev, c).into(),
                     });
                 }
-                Ok(Val::Leaf(acc.unwrap_or(Atom::Const(Scalar::Bool(eq)))))
+                let all = acc.unwrap_or(Atom::Const(Scalar::Bool(true)));
+                Ok(Val::Leaf(if eq {
+                    all
+                } else {
+                    self.b.at(span, "_neq").un(UnOp::Not, all).into()
+                }))
             }
             BinOpKind::And | BinOpKind::Or => {
                 let l = self.scalar(&args[0], span)?;
