@@ -1855,9 +1855,12 @@ fn check_shape(x: &LVal, expected: &[Option<LVal>], what: &str) -> R<()> {
         .iter()
         .map(|e| e.as_ref().map(int_of).transpose())
         .collect::<R<_>>()?;
+    // Past an empty dimension there are no elements, and the sizes are
+    // the annotation's to give (the lowering reshapes the array to them).
+    let empty_before = |d: usize| own[..d].contains(&Some(0));
     let fits = exp.len() == own.len()
-        && exp.iter().zip(&own).all(|(e, o)| match (e, o) {
-            (Some(e), Some(o)) => *e == *o as i64,
+        && exp.iter().zip(&own).enumerate().all(|(d, eo)| match eo {
+            (Some(e), Some(o)) => *e == *o as i64 || empty_before(d),
             // A rep fits any length.
             _ => true,
         });

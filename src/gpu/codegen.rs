@@ -795,13 +795,20 @@ impl<'a> Gen<'a> {
             } => {
                 let a = self.get(*array)?;
                 let dims = a.arr()?.dims.clone();
-                for (d, e) in dims.iter().zip(expected) {
+                for (i, (d, e)) in dims.iter().zip(expected).enumerate() {
                     if let Some(e) = e {
                         let (c, _) = self.scalar_atom(e)?;
                         if *d == Dim::Any {
                             return no("the shape of a rep");
                         }
-                        self.open(format!("if ({} != {c})", d.c()));
+                        // Past an empty dimension any size fits, as on
+                        // the evaluator.
+                        let nonempty: String = dims[..i]
+                            .iter()
+                            .filter(|o| **o != Dim::Any)
+                            .map(|o| format!(" && {} != 0", o.c()))
+                            .collect();
+                        self.open(format!("if ({} != {c}{nonempty})", d.c()));
                         self.fail(ERR_ASSERT);
                         self.close();
                     }

@@ -474,12 +474,12 @@ fn soac_len(vals: &[&Value], what: &str) -> R<usize> {
     n.ok_or_else(Fail::rep_length)
 }
 
-fn size(n: i64, what: &str) -> R<usize> {
+pub(super) fn size(n: i64, what: &str) -> R<usize> {
     usize::try_from(n).map_err(|_| Fail::negative_size(n, what))
 }
 
 /// Room for `n` elements, through the resource model (`crate::mem`).
-fn room(n: usize) -> R<Vec<Value>> {
+pub(super) fn room(n: usize) -> R<Vec<Value>> {
     crate::mem::vec_with_capacity(n).map_err(Fail::too_large)
 }
 

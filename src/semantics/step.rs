@@ -350,7 +350,9 @@ impl Machine<'_> {
             }
             TermKind::Ascribe(x, ty, what) => {
                 let x = v(x)?;
-                bind_sizes(ty, &x, 0, what, &mut Subst::new())?;
+                let mut sizes = Subst::new();
+                bind_sizes(ty, &x, 0, what, &mut sizes)?;
+                let x = adopt_shape(ty, x, &sizes)?;
                 Ok((Term::val(x, span), Rule::new("ASCRIBE")))
             }
             TermKind::Var(x) => Err(Fail::internal(format!("the variable `{x}` is not bound"))),
@@ -691,6 +693,95 @@ fn try_match(p: &Pat, v: &Value, what: &str, s: &mut Subst) -> R<bool> {
     Ok(true)
 }
 
+/// The value `v`, checked against `t` in an ascription or a declared
+/// result, with the shape `t` gives to its empty arrays: an empty array
+/// records the shape of the elements it would have (`[] : [0][3]i32` is
+/// not `[0][0]i32`), which the literal `[]` cannot know. Arrays with no
+/// empty dimension are returned as they are, without a walk over their
+/// elements. (Parameters keep their arguments' shapes, as in the fast
+/// evaluator.)
+fn adopt_shape(t: &TypeExp, v: Value, s: &Subst) -> R<Value> {
+    Ok(match (t, v) {
+        (TypeExp::Array(_, inner, _), Value::Array(a)) if a.is_empty() => match row_of(inner, s)? {
+            Some(row) => Value::array_of(Vec::new(), Some(&row)),
+            None => Value::Array(a),
+        },
+        (TypeExp::Array(_, inner, _), Value::Array(a))
+            if prims::leaf_shape(&Value::Array(a.clone()))
+                .is_some_and(|own| own.contains(&Some(0))) =>
+        {
+            let elems = a
+                .iter()
+                .map(|e| adopt_shape(inner, e.clone(), s))
+                .collect::<R<Vec<_>>>()?;
+            Value::array(elems)
+        }
+        (TypeExp::Tuple(ts, _), Value::Tuple(cs)) if ts.len() == cs.len() => Value::tuple(
+            ts.iter()
+                .zip(cs.iter())
+                .map(|(t, c)| adopt_shape(t, c.clone(), s))
+                .collect::<R<_>>()?,
+        ),
+        (TypeExp::Record(fs, _), Value::Record(cs)) => Value::Record(
+            cs.iter()
+                .map(|(n, c)| {
+                    let c = match fs.iter().find(|(m, _)| m == n) {
+                        Some((_, t)) => adopt_shape(t, c.clone(), s)?,
+                        None => c.clone(),
+                    };
+                    Ok((n.clone(), c))
+                })
+                .collect::<R<_>>()?,
+        ),
+        (TypeExp::Unique(t, _), v) => adopt_shape(t, v, s)?,
+        (TypeExp::Exists(ns, t, _), v) => {
+            let bound: Vec<(Ident, Span)> =
+                ns.iter().map(|n| (n.clone(), Span::default())).collect();
+            adopt_shape(t, v, &s.without(&bound))?
+        }
+        (_, v) => v,
+    })
+}
+
+/// A value of type `t` (zeros), where `t` gives every size: the row of an
+/// empty array of `t`s. `None` where a size or the element type is not
+/// known.
+fn row_of(t: &TypeExp, s: &Subst) -> R<Option<Value>> {
+    use crate::syntax::ast::Dim;
+    Ok(match t {
+        TypeExp::Prim(p, _) => Some(Value::Scalar(crate::prim::Scalar::zero(*p))),
+        TypeExp::Array(d, inner, _) => {
+            let n = match d {
+                Dim::Const(k) => *k as i64,
+                Dim::Named(n) => match s.get(n) {
+                    Some(k) => scalar(k)?.as_i64(),
+                    None => return Ok(None),
+                },
+                Dim::Any | Dim::Exp(_) => return Ok(None),
+            };
+            let Some(row) = row_of(inner, s)? else {
+                return Ok(None);
+            };
+            let n = prims::size(n, "an array's type")?;
+            let mut elems = prims::room(n)?;
+            elems.resize(n, row.clone());
+            Some(Value::array_of(elems, Some(&row)))
+        }
+        TypeExp::Tuple(ts, _) => {
+            let mut cs = Vec::with_capacity(ts.len());
+            for t in ts {
+                match row_of(t, s)? {
+                    Some(c) => cs.push(c),
+                    None => return Ok(None),
+                }
+            }
+            Some(Value::tuple(cs))
+        }
+        TypeExp::Unique(t, _) => row_of(t, s)?,
+        _ => None,
+    })
+}
+
 /// Walks a type annotation `[n][m]t` against a value: a size name not yet
 /// known is bound to the length (an `i64`), a known one or a constant is
 /// checked. The lengths are those of the value's first primitive leaf,
@@ -721,7 +812,10 @@ fn bind_sizes(t: &TypeExp, v: &Value, depth: usize, what: &str, s: &mut Subst) -
                         }
                     },
                 };
-                if let (Some(e), Some(Some(l))) = (expected, len) {
+                // Past an empty dimension any size fits: the annotation
+                // gives it (`adopt_shape`).
+                let empty_above = own[..depth.min(own.len())].contains(&Some(0));
+                if let (Some(e), Some(Some(l)), false) = (expected, len, empty_above) {
                     if e != l as i64 {
                         let mut exp: Vec<Option<i64>> =
                             own.iter().map(|d| d.map(|d| d as i64)).collect();

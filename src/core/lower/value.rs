@@ -264,7 +264,7 @@ impl<'t> Lower<'t> {
                 Ok(env)
             }
             Pat::Ascribed(inner, te, s) => {
-                let env = self.bind_sizes(ctx, env, te, &v, 0, what, *s)?;
+                let (env, v) = self.bind_sizes(ctx, env, te, v, (&[], false), what, *s)?;
                 self.bind_pat(ctx, &env, inner, v, what)
             }
             Pat::Literal(..) => Ok(env.clone()),
@@ -425,23 +425,29 @@ impl<'t> Lower<'t> {
 
     /// Walks an annotation `[n][m]t` against a value: binds unknown size
     /// names, checks known ones, constants and sizes computed by
-    /// expressions.
+    /// expressions. With `adopt`, returns the value with the annotation's
+    /// shape: an empty array takes the inner sizes it declares (`[] :
+    /// [0][3]i32`, a declared result), which an empty array literal cannot
+    /// know. (Not for parameters: a reshape of every argument whose sizes
+    /// are checked would cost more than the rare empty argument gains.)
     #[allow(clippy::too_many_arguments)]
     fn bind_sizes(
         &mut self,
         ctx: &Ctx<'t>,
         env: &Env<'t>,
         te: &'t TypeExp,
-        v: &Val<'t>,
-        depth: u32,
+        v: Val<'t>,
+        (shape, adopt): (&[Option<Atom>], bool),
         what: &str,
         span: Span,
-    ) -> LResult<Env<'t>> {
+    ) -> LResult<(Env<'t>, Val<'t>)> {
+        let depth = shape.len() as u32;
         match te {
             TypeExp::Array(dim, inner, _) => {
                 let mut env = env.clone();
-                if let Some(Atom::Var(arr)) = Self::first_leaf(v) {
-                    let expected = match dim {
+                let mut expected = None;
+                if let Some(Atom::Var(arr)) = Self::first_leaf(&v) {
+                    expected = match dim {
                         Dim::Any => None,
                         Dim::Exp(e) if self.names_unbound_size(ctx, &env, e) => {
                             if let Some(d) = &mut self.deferred {
@@ -470,41 +476,108 @@ impl<'t> Lower<'t> {
                         },
                     };
                     if let Some(e) = expected {
-                        self.check_dim(arr, depth, e, what, span);
-                    }
-                }
-                self.bind_sizes(ctx, &env, inner, v, depth + 1, what, span)
-            }
-            TypeExp::Tuple(ts, _) => {
-                let mut env = env.clone();
-                if let Val::Node(cs) = v {
-                    for (t, (_, c)) in ts.iter().zip(cs) {
-                        env = self.bind_sizes(ctx, &env, t, c, depth, what, span)?;
-                    }
-                }
-                Ok(env)
-            }
-            TypeExp::Record(fs, _) => {
-                let mut env = env.clone();
-                if let Val::Node(cs) = v {
-                    for (n, t) in fs {
-                        if let Some((_, c)) = cs.iter().find(|(m, _)| m.as_ref() == Some(n)) {
-                            env = self.bind_sizes(ctx, &env, t, c, depth, what, span)?;
+                        // A size known to be the annotation's needs neither
+                        // a check nor a reshape.
+                        if self.b.facts.dim(arr, depth as usize) == Some(e) {
+                            expected = None;
+                        } else {
+                            self.check_dim(arr, depth, e, what, span);
                         }
                     }
                 }
-                Ok(env)
+                let mut inner_shape = shape.to_vec();
+                inner_shape.push(expected);
+                self.bind_sizes(ctx, &env, inner, v, (&inner_shape, adopt), what, span)
             }
-            TypeExp::Unique(t, _) => self.bind_sizes(ctx, env, t, v, depth, what, span),
+            TypeExp::Tuple(ts, _) => {
+                self.bind_components(ctx, env, v, |i, _| ts.get(i), (shape, adopt), what, span)
+            }
+            TypeExp::Record(fs, _) => self.bind_components(
+                ctx,
+                env,
+                v,
+                |_, n| {
+                    fs.iter()
+                        .find(|(m, _)| Some(m) == n.as_ref())
+                        .map(|(_, t)| t)
+                },
+                (shape, adopt),
+                what,
+                span,
+            ),
+            TypeExp::Unique(t, _) => self.bind_sizes(ctx, env, t, v, (shape, adopt), what, span),
             // Existential sizes are bound by the value and forgotten after.
             TypeExp::Exists(ns, t, _) => {
                 let fresh = ns
                     .iter()
                     .fold(env.clone(), |env, n| env.bind(n.clone(), Val::unknown()));
-                self.bind_sizes(ctx, &fresh, t, v, depth, what, span)?;
-                Ok(env.clone())
+                let (_, v) = self.bind_sizes(ctx, &fresh, t, v, (shape, adopt), what, span)?;
+                Ok((env.clone(), v))
             }
-            _ => Ok(env.clone()),
+            _ if adopt => Ok((env.clone(), self.adopt_shape(v, shape, span))),
+            _ => Ok((env.clone(), v)),
+        }
+    }
+
+    /// `bind_sizes` over the components of a tuple or record value, each
+    /// against the type `component(index, name)` finds for it.
+    #[allow(clippy::too_many_arguments)]
+    fn bind_components(
+        &mut self,
+        ctx: &Ctx<'t>,
+        env: &Env<'t>,
+        v: Val<'t>,
+        component: impl Fn(usize, &Option<Ident>) -> Option<&'t TypeExp>,
+        shape: (&[Option<Atom>], bool),
+        what: &str,
+        span: Span,
+    ) -> LResult<(Env<'t>, Val<'t>)> {
+        let Val::Node(cs) = v else {
+            return Ok((env.clone(), v));
+        };
+        let mut env = env.clone();
+        let mut out = Vec::with_capacity(cs.len());
+        for (i, (n, c)) in cs.into_iter().enumerate() {
+            let c = match component(i, &n) {
+                Some(t) => {
+                    let (e, c) = self.bind_sizes(ctx, &env, t, c, shape, what, span)?;
+                    env = e;
+                    c
+                }
+                None => c,
+            };
+            out.push((n, c));
+        }
+        Ok((env, Val::Node(out)))
+    }
+
+    /// Reshapes the arrays of `v` to the sizes an annotation gives for
+    /// their outer dimensions, where it gives an inner one (the outer
+    /// size is the array's own). The sizes have been checked, so this
+    /// changes only an empty array's inner sizes.
+    fn adopt_shape(&mut self, v: Val<'t>, shape: &[Option<Atom>], span: Span) -> Val<'t> {
+        if shape.iter().skip(1).all(Option::is_none) {
+            return v;
+        }
+        match v {
+            Val::Leaf(Atom::Var(arr)) if self.b.ty(arr).rank() as usize >= shape.len() => {
+                let rank = self.b.ty(arr).rank() as usize;
+                let dims = (0..rank)
+                    .map(
+                        |d| match (d, shape.get(d).copied().flatten(), self.b.facts.dim(arr, d)) {
+                            (1.., Some(n), _) | (_, _, Some(n)) => n,
+                            _ => self.b.at(span, "_n").size(arr, d as u32).into(),
+                        },
+                    )
+                    .collect();
+                Val::Leaf(self.b.at(span, "_shaped").reshape(dims, arr).into())
+            }
+            Val::Node(cs) => Val::Node(
+                cs.into_iter()
+                    .map(|(n, c)| (n, self.adopt_shape(c, shape, span)))
+                    .collect(),
+            ),
+            v => v,
         }
     }
 
@@ -534,10 +607,7 @@ impl<'t> Lower<'t> {
                     what: what.into(),
                 }))
             }
-            _ => {
-                self.bind_sizes(ctx, env, te, &v, 0, what, span)?;
-                Ok(v)
-            }
+            _ => Ok(self.bind_sizes(ctx, env, te, v, (&[], true), what, span)?.1),
         }
     }
 
@@ -554,12 +624,12 @@ impl<'t> Lower<'t> {
         what: &str,
         span: Span,
     ) -> LResult<Val<'t>> {
-        let mut env = self.bind_sizes(
+        let (mut env, x) = self.bind_sizes(
             ctx,
             env,
             param,
-            &x,
-            0,
+            x,
+            (&[], false),
             &format!("the argument of {what}"),
             span,
         )?;
