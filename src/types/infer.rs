@@ -23,6 +23,7 @@ use crate::source::Span;
 use crate::syntax::ast::*;
 use crate::syntax::spine::{self, Head, SpineKey};
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 /// The most parts (type constructors and variables) the type of a tuple or
 /// record expression may have; far above what programs write, far below
@@ -64,6 +65,9 @@ enum Local {
     /// The definition being checked, in scope of its own body (Futhark's
     /// recursion: monomorphic, so its type is not generalised).
     Recursive(Type),
+    /// A local function, generalised over these variables: each use is an
+    /// instance with fresh ones.
+    Poly(Type, Rc<[TyVar]>),
 }
 
 /// Patterns whose coverage is checked once the types are known: the cases
@@ -158,6 +162,9 @@ pub struct Infer<'g> {
     /// Operators (nodes of applications, sections, operator values) that
     /// name a local binding: a parameter `(+)`, a local `let (+^) ...`.
     pub local_ops: HashSet<NodeId>,
+    /// Each use of a polymorphic local function: the node, and each
+    /// generalised variable with the fresh one standing for it there.
+    pub local_insts: Vec<(NodeId, Vec<(TyVar, TyVar)>)>,
     /// Every integer literal, checked against its final type once
     /// defaulting has fixed it (see [`super::literals`]).
     pub int_literals: Vec<IntLiteral>,
@@ -229,6 +236,7 @@ impl<'g> Infer<'g> {
             forced: HashSet::new(),
             resolved: Vec::new(),
             local_ops: HashSet::new(),
+            local_insts: Vec::new(),
             opened: Vec::new(),
         }
     }
@@ -400,8 +408,106 @@ impl<'g> Infer<'g> {
             .rev()
             .find(|(n, _)| &**n == name)
             .map(|(_, l)| match l {
-                Local::Value(t) | Local::Recursive(t) => t.clone(),
+                Local::Value(t) | Local::Recursive(t) | Local::Poly(t, _) => t.clone(),
             })
+    }
+
+    /// The type of a use of a local at `node`: an instance, for a
+    /// polymorphic local function.
+    fn instantiate_local(&mut self, name: &str, node: NodeId) -> Option<Type> {
+        let (t, vars) = match &self.locals.iter().rev().find(|(n, _)| &**n == name)?.1 {
+            Local::Poly(t, vars) => (t.clone(), vars.clone()),
+            Local::Value(t) | Local::Recursive(t) => return Some(t.clone()),
+        };
+        let fresh: Vec<(TyVar, TyVar)> = vars
+            .iter()
+            .map(|&v| {
+                let class = self.subst.class_of(v);
+                (v, self.subst.fresh(class, self.subst.home_of(v)))
+            })
+            .collect();
+        let t = rename_vars(&self.subst.apply(&t), &fresh);
+        self.local_insts.push((node, fresh));
+        Some(t)
+    }
+
+    /// The variables a local function of type `t` is generalised over, as
+    /// Futhark generalises a `let` that has parameters: those not free in
+    /// the environment. Only variables of no class or of equality are: an
+    /// overloaded operator is resolved in the enclosing definition (the
+    /// reference semantics types a literal once per definition), and a
+    /// record whose fields are used must be known there. Ranks are not
+    /// generalised: AUTOMAP elaborates the body once.
+    fn generalisable(&self, t: &Type) -> Vec<TyVar> {
+        let mut own = Vec::new();
+        self.free_vars(&self.subst.apply(t), &mut own);
+        let mut env = Vec::new();
+        for (_, l) in &self.locals {
+            match l {
+                Local::Value(t) | Local::Recursive(t) => {
+                    self.free_vars(&self.subst.apply(t), &mut env)
+                }
+                Local::Poly(t, vars) => {
+                    let mut free = Vec::new();
+                    self.free_vars(&self.subst.apply(t), &mut free);
+                    env.extend(free.into_iter().filter(|v| !vars.contains(v)));
+                }
+            }
+        }
+        for (_, t) in &self.type_params {
+            self.free_vars(&self.subst.apply(t), &mut env);
+        }
+        own.sort();
+        own.dedup();
+        own.retain(|v| {
+            !env.contains(v)
+                && matches!(
+                    self.subst.state(*v),
+                    VarState::Unbound {
+                        class: Class::Any | Class::Eq,
+                        rigid: None,
+                        ..
+                    }
+                )
+        });
+        own
+    }
+
+    /// The unbound variables of `t` (to which the substitution has been
+    /// applied), and those their classes mention.
+    fn free_vars(&self, t: &Type, out: &mut Vec<TyVar>) {
+        match &t.base {
+            Base::Var(v) => {
+                if out.contains(v) {
+                    return;
+                }
+                out.push(*v);
+                match self.subst.class_of(*v) {
+                    Class::Fields(fs) => {
+                        for (_, t) in &fs {
+                            self.free_vars(&self.subst.apply(t), out);
+                        }
+                    }
+                    Class::Constrs(cs) => {
+                        for t in cs.iter().flat_map(|(_, ts)| ts) {
+                            self.free_vars(&self.subst.apply(t), out);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Base::Prim(_) => {}
+            Base::Tuple(ts) => ts.iter().for_each(|t| self.free_vars(t, out)),
+            Base::Record(fs) => fs.iter().for_each(|(_, t)| self.free_vars(t, out)),
+            Base::Arrow(a, b) => {
+                self.free_vars(a, out);
+                self.free_vars(b, out);
+            }
+            Base::Sum(cs) => cs
+                .iter()
+                .flat_map(|(_, ts)| ts)
+                .for_each(|t| self.free_vars(t, out)),
+        }
     }
 
     /// How many locals are bound (a mark for `bind_recursive`).
@@ -890,7 +996,7 @@ impl<'g> Infer<'g> {
             }),
             ExprKind::Var(q) => {
                 if q.qual.is_none() && !self.forced.contains(&e.id) {
-                    if let Some(t) = self.lookup_local(&q.name) {
+                    if let Some(t) = self.instantiate_local(&q.name, e.id) {
                         if self.is_recursive(&q.name) {
                             self.recursive_uses.push(e.id);
                         }
@@ -968,7 +1074,8 @@ impl<'g> Infer<'g> {
                 for f in fields {
                     let (n, t, span) = match f {
                         RecordField::Field(n, x) => (n.clone(), self.infer(x)?, x.span),
-                        RecordField::Pun(n, span) => match self.lookup_local(n) {
+                        // A pun's instance is recorded at the record.
+                        RecordField::Pun(n, span) => match self.instantiate_local(n, e.id) {
                             Some(t) => (n.clone(), t, *span),
                             None => {
                                 return Err(self.unknown_name(&QualName::plain(n.clone()), *span));
@@ -1053,7 +1160,13 @@ impl<'g> Infer<'g> {
                 Self::check_bindable(&f.name, f.name_span)?;
                 let ft = self.infer_local_function(f)?;
                 let saved = self.locals.len();
-                self.bind(f.name.clone(), ft);
+                let vars = self.generalisable(&ft);
+                if vars.is_empty() {
+                    self.bind(f.name.clone(), ft);
+                } else {
+                    self.locals
+                        .push((f.name.clone(), Local::Poly(ft, vars.into())));
+                }
                 let bt = self.infer(&f.body)?;
                 self.locals.truncate(saved);
                 Ok(bt)
@@ -1205,7 +1318,7 @@ impl<'g> Infer<'g> {
     /// a local, or else a global, recorded at `node`.
     fn named_head(&mut self, q: &QualName, node: NodeId, span: Span) -> Result<Type> {
         if q.qual.is_none() {
-            if let Some(t) = self.lookup_local(&q.name) {
+            if let Some(t) = self.instantiate_local(&q.name, node) {
                 self.local_ops.insert(node);
                 return Ok(t);
             }
@@ -1310,8 +1423,8 @@ impl<'g> Infer<'g> {
         for tp in &f.type_params {
             match tp {
                 TypeParam::Size(n, _) => self.bind_size(n.clone()),
-                // Local functions are monomorphic: their type parameters
-                // are ordinary unknowns.
+                // A type parameter is an unknown, generalised with the
+                // others after the body (`generalisable`).
                 TypeParam::Type(n, _, _) => {
                     let t = self.full_var();
                     self.type_params.push((n.clone(), t));
@@ -1907,4 +2020,25 @@ fn has_ascription(p: &Pat) -> bool {
         Pat::Constr(_, ps, _) => ps.iter().any(has_ascription),
         Pat::Id(..) | Pat::Wildcard(_) | Pat::Literal(..) => false,
     }
+}
+
+/// `t` with the variables of `map` replaced (the substitution applied).
+fn rename_vars(t: &Type, map: &[(TyVar, TyVar)]) -> Type {
+    let r = |t: &Type| rename_vars(t, map);
+    let base = match &t.base {
+        Base::Var(v) => match map.iter().find(|(from, _)| from == v) {
+            Some((_, to)) => Base::Var(*to),
+            None => Base::Var(*v),
+        },
+        Base::Prim(p) => Base::Prim(*p),
+        Base::Tuple(ts) => Base::Tuple(ts.iter().map(r).collect()),
+        Base::Record(fs) => Base::Record(fs.iter().map(|(n, t)| (n.clone(), r(t))).collect()),
+        Base::Arrow(a, b) => Base::Arrow(Box::new(r(a)), Box::new(r(b))),
+        Base::Sum(cs) => Base::Sum(
+            cs.iter()
+                .map(|(c, ts)| (c.clone(), ts.iter().map(r).collect()))
+                .collect(),
+        ),
+    };
+    Type::new(t.rank.clone(), base)
 }

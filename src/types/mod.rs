@@ -57,6 +57,10 @@ pub struct CheckedDef {
     /// Operators in the target that name local bindings (see
     /// [`infer::Infer::local_ops`]).
     pub local_ops: std::collections::HashSet<NodeId>,
+    /// Each use of a polymorphic local function: the variables it is
+    /// generalised over (numbered after the scheme's own, in `types`) and
+    /// their types at that use, in the scheme's variables.
+    pub local_insts: HashMap<NodeId, Vec<(u32, Base)>>,
     /// Types of the parameters (target), in the scheme's variables.
     pub params: Vec<Type>,
     /// For each parameter, whether the body needs its length (see
@@ -406,6 +410,28 @@ impl TypeEnv {
         }
         let params: Vec<Type> = params.iter().map(|t| g.general(t, false)).collect();
         let ret = g.general(&ret, false);
+        // A polymorphic local function's own variables are numbered after
+        // the scheme's, so that its body's types can be instantiated per
+        // use (`local_insts`).
+        for (_, inst) in &inf.local_insts {
+            for (v, _) in inst {
+                g.local(*v);
+            }
+        }
+        let mut local_insts: HashMap<NodeId, Vec<(u32, Base)>> = HashMap::new();
+        for (id, inst) in &inf.local_insts {
+            let at: Vec<(u32, Base)> = inst
+                .iter()
+                .filter_map(|(v, fresh)| {
+                    let Base::Var(i) = g.general(&Type::scalar(Base::Var(*v)), false).base else {
+                        return None;
+                    };
+                    Some((i.0, g.general(&Type::scalar(Base::Var(*fresh)), false).base))
+                })
+                .collect();
+            // (The puns of one record are all recorded at the record.)
+            local_insts.entry(*id).or_default().extend(at);
+        }
         let mut types = HashMap::new();
         for (id, t) in &inf.node_types {
             types.insert(*id, g.general(t, false));
@@ -482,6 +508,7 @@ impl TypeEnv {
             insts,
             resolved,
             local_ops,
+            local_insts,
             params,
             needs_length,
             ret,
@@ -776,6 +803,8 @@ struct Generalizer<'a, 'g> {
     error: Option<Diagnostic>,
     /// For entry points: a description of the first polymorphic part.
     polymorphic: Option<String>,
+    /// How many variables of local functions are numbered (`local`).
+    locals: usize,
 }
 
 impl<'a, 'g> Generalizer<'a, 'g> {
@@ -788,6 +817,7 @@ impl<'a, 'g> Generalizer<'a, 'g> {
             rankmap: HashMap::new(),
             error: None,
             polymorphic: None,
+            locals: 0,
         }
     }
 
@@ -911,6 +941,16 @@ impl<'a, 'g> Generalizer<'a, 'g> {
             self.polymorphic = Some("a type variable".into());
         }
         Base::Prim(class.default_prim().unwrap_or(PrimType::I32))
+    }
+
+    /// Numbers `v`, a variable a local function is generalised over,
+    /// after the scheme's variables (which are all known by now).
+    fn local(&mut self, v: TyVar) {
+        if !self.tymap.contains_key(&v) {
+            let i = (self.tyvars.len() + self.locals) as u32;
+            self.tymap.insert(v, i);
+            self.locals += 1;
+        }
     }
 
     fn scheme(&self, ty: Type) -> Scheme {

@@ -389,7 +389,7 @@ impl<'t> Lower<'t> {
             Some(k) => self.global(ctx, id, k.clone(), span),
             None => env
                 .get(&q.name)
-                .cloned()
+                .map(|v| ctx.local_instance(id, v))
                 .ok_or_else(|| Self::internal(format!("unbound {q}"), span)),
         }
     }

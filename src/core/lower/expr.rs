@@ -81,9 +81,9 @@ impl<'t> Lower<'t> {
                         RecordField::Pun(n, s) => {
                             let v = env
                                 .get(n)
-                                .cloned()
                                 .ok_or_else(|| Self::internal(format!("unbound {n}"), *s))?;
-                            cs.push((Some(n.clone()), v));
+                            // A pun's instance is recorded at the record.
+                            cs.push((Some(n.clone()), ctx.local_instance(e.id, v)));
                         }
                     }
                 }
@@ -269,7 +269,7 @@ impl<'t> Lower<'t> {
         let resolved = ctx.def.resolved.get(&id);
         if q.qual.is_none() && resolved.is_none() {
             if let Some(v) = env.get(&q.name) {
-                return Ok(v.clone());
+                return Ok(ctx.local_instance(id, v));
             }
         }
         let kind = match resolved {

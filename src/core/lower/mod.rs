@@ -31,7 +31,7 @@ use crate::source::Span;
 use crate::syntax::ast::*;
 use crate::types::env::{DefId, ValueId};
 use crate::types::scheme::Inst;
-use crate::types::ty::Type;
+use crate::types::ty::{Base, TyVar, Type};
 use crate::types::{CheckedDef, TypeEnv};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -59,6 +59,34 @@ pub struct Ctx<'t> {
 impl<'t> Ctx<'t> {
     fn type_of(&self, id: NodeId) -> Option<Type> {
         self.def.types.get(&id).map(|t| t.subst(&self.inst))
+    }
+
+    /// `v`, the value of a local at its use `id`: a polymorphic local
+    /// function's body is lowered at the types of the use, which extend
+    /// the instantiation its definition was lowered under.
+    fn local_instance(&self, id: NodeId, v: &value::Val<'t>) -> value::Val<'t> {
+        let (Some(at), value::Val::Fun(c)) = (self.def.local_insts.get(&id), v) else {
+            return v.clone();
+        };
+        let apply::Closure::LocalFun { f, env, ctx } = &**c else {
+            return v.clone();
+        };
+        let mut inst = (*ctx.inst).clone();
+        for (i, b) in at {
+            let i = *i as usize;
+            while inst.tys.len() <= i {
+                inst.tys.push(Base::Var(TyVar(inst.tys.len() as u32)));
+            }
+            inst.tys[i] = Type::scalar(b.clone()).subst(&self.inst).base;
+        }
+        value::Val::Fun(Rc::new(apply::Closure::LocalFun {
+            f,
+            env: env.clone(),
+            ctx: Ctx {
+                def: ctx.def,
+                inst: Rc::new(inst),
+            },
+        }))
     }
 
     fn inst_of(&self, id: NodeId) -> Rc<Inst> {
