@@ -745,7 +745,7 @@ fn adopt_shape(t: &TypeExp, v: Value, s: &Subst) -> R<Value> {
 
 /// A value of type `t` (zeros), where `t` gives every size: the row of an
 /// empty array of `t`s. `None` where a size or the element type is not
-/// known.
+/// known, or the row would not fit in memory.
 fn row_of(t: &TypeExp, s: &Subst) -> R<Option<Value>> {
     use crate::syntax::ast::Dim;
     Ok(match t {
@@ -763,7 +763,11 @@ fn row_of(t: &TypeExp, s: &Subst) -> R<Option<Value>> {
                 return Ok(None);
             };
             let n = prims::size(n, "an array's type")?;
-            let mut elems = prims::room(n)?;
+            // A row too large to build leaves the shape unknown rather
+            // than failing where the fast evaluator does not.
+            let Ok(mut elems) = prims::room(n) else {
+                return Ok(None);
+            };
             elems.resize(n, row.clone());
             Some(Value::array_of(elems, Some(&row)))
         }
