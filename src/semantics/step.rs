@@ -701,15 +701,14 @@ fn try_match(p: &Pat, v: &Value, what: &str, s: &mut Subst) -> R<bool> {
 /// elements. (Parameters keep their arguments' shapes, as in the fast
 /// evaluator.)
 fn adopt_shape(t: &TypeExp, v: Value, s: &Subst) -> R<Value> {
+    let has_empty = |v: &Value| prims::leaf_shape(v).is_some_and(|own| own.contains(&Some(0)));
     Ok(match (t, v) {
         (TypeExp::Array(_, inner, _), Value::Array(a)) if a.is_empty() => match row_of(inner, s)? {
             Some(row) => Value::array_of(Vec::new(), Some(&row)),
             None => Value::Array(a),
         },
-        (TypeExp::Array(_, inner, _), Value::Array(a))
-            if prims::leaf_shape(&Value::Array(a.clone()))
-                .is_some_and(|own| own.contains(&Some(0))) =>
-        {
+        (TypeExp::Array(..), v @ Value::Array(_)) if !has_empty(&v) => v,
+        (TypeExp::Array(_, inner, _), Value::Array(a)) => {
             let elems = a
                 .iter()
                 .map(|e| adopt_shape(inner, e.clone(), s))

@@ -418,15 +418,15 @@ impl TypeEnv {
                 g.local(*v);
             }
         }
+        // (All are numbered first: a use's type may be another local
+        // function's variable.)
         let mut local_insts: HashMap<NodeId, Vec<(u32, Base)>> = HashMap::new();
         for (id, inst) in &inf.local_insts {
             let at: Vec<(u32, Base)> = inst
                 .iter()
-                .filter_map(|(v, fresh)| {
-                    let Base::Var(i) = g.general(&Type::scalar(Base::Var(*v)), false).base else {
-                        return None;
-                    };
-                    Some((i.0, g.general(&Type::scalar(Base::Var(*fresh)), false).base))
+                .map(|(v, fresh)| {
+                    let at = g.general(&Type::scalar(Base::Var(*fresh)), false).base;
+                    (g.local(*v), at)
                 })
                 .collect();
             // (The puns of one record are all recorded at the record.)
@@ -943,14 +943,16 @@ impl<'a, 'g> Generalizer<'a, 'g> {
         Base::Prim(class.default_prim().unwrap_or(PrimType::I32))
     }
 
-    /// Numbers `v`, a variable a local function is generalised over,
-    /// after the scheme's variables (which are all known by now).
-    fn local(&mut self, v: TyVar) {
-        if !self.tymap.contains_key(&v) {
-            let i = (self.tyvars.len() + self.locals) as u32;
-            self.tymap.insert(v, i);
-            self.locals += 1;
+    /// The number of `v`, a variable a local function is generalised
+    /// over: after the scheme's variables (which are all known by now).
+    fn local(&mut self, v: TyVar) -> u32 {
+        if let Some(i) = self.tymap.get(&v) {
+            return *i;
         }
+        let i = (self.tyvars.len() + self.locals) as u32;
+        self.tymap.insert(v, i);
+        self.locals += 1;
+        i
     }
 
     fn scheme(&self, ty: Type) -> Scheme {
