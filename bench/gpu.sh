@@ -9,12 +9,21 @@
 # Environment: GPU_DEBS, a folder of .deb files to unpack (default .gpu);
 # GPU_STEP_SECONDS, the limit of each step (default 150); GPU_DEVICE, the
 # device to use (default: the first GPU `:device` lists; `0:0` tries the
-# script on a CPU driver).
+# script on a CPU driver); GPU_TEST_PATHS, what `urchin test` runs on the
+# device (default: examples tests/programs); GPU_PROPTESTS, the built
+# binary of tests/gpu.rs (`cargo test --release --test gpu --no-run`), whose
+# property tests then run with URCHIN_PROPTEST_SCALE=GPU_PROPTEST_SCALE
+# (default 10) on the device `auto` picks; GPU_MORE_TESTS, paths that
+# `urchin test` runs on the device after the figures, as a last step
+# (Futhark's own tests, say, whose kernels take a while to build).
 #
-# It writes to OUT: device.txt (what OpenCL shows), test.txt (examples and
-# tests/programs with every region forced onto the device), bench.txt
-# (sum of squares, k-means at 10^5 and 10^6 points, GMM: evaluator and
-# device side by side) and summary.txt (the exit status of each step).
+# It writes to OUT: device.txt (what OpenCL shows), test.txt (the test
+# paths with every region forced onto the device), proptest.txt (device
+# against evaluator on generated SOAC nests), bench.txt (sum of squares,
+# k-means at 10^5 and 10^6 points, GMM: evaluator and device side by
+# side), jax.txt (JAX's `jit` of the same, bench/jax_ref.py, where JAX
+# is installed), more.txt (the GPU_MORE_TESTS, likewise forced) and
+# summary.txt (the exit status of each step).
 set -u
 bin=$(realpath "${1:-target/release/urchin}")
 out=${2:-/tmp/urchin-gpu}
@@ -44,6 +53,7 @@ if ! ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1; then
     if [ -n "$lib" ]; then
         mkdir -p /tmp/ocl/vendors
         echo "$lib" >/tmp/ocl/vendors/nvidia.icd
+        echo "NVIDIA OpenCL library: $lib" >>"$out/summary.txt"
         export OCL_ICD_VENDORS=/tmp/ocl/vendors
     fi
 fi
@@ -59,7 +69,13 @@ echo "GPU: ${gpu:-none found}" >>"$out/summary.txt"
 [ -n "$gpu" ] || exit 1
 
 # Correctness: every region on the device, whatever its size.
-URCHIN_GPU_THRESHOLD=0 step test "$out/test.txt" "$bin" test --device "$gpu" examples tests/programs
+# shellcheck disable=SC2086 # the paths are a list
+URCHIN_GPU_THRESHOLD=0 step test "$out/test.txt" "$bin" test --device "$gpu" ${GPU_TEST_PATHS:-examples tests/programs}
+if [ -n "${GPU_PROPTESTS:-}" ]; then
+    # The test over the repository's programs is the step above.
+    URCHIN_REQUIRE_OPENCL=1 URCHIN_PROPTEST_SCALE=${GPU_PROPTEST_SCALE:-10} \
+        step proptest "$out/proptest.txt" "$GPU_PROPTESTS" --skip programs_examples_and_corpus
+fi
 
 # The figures: the examples' own datasets, and k-means at 10^6 points.
 work=$(mktemp -d)
@@ -74,4 +90,11 @@ EOF
 step bench "$out/bench.txt" "$bin" bench --device "$gpu" --runs 10 \
     examples/sumsq.fut "$work/kmeans_1m.fut" examples/gmm.fut
 rm -r "$work"
+if python3 -c 'import jax' 2>/dev/null; then
+    step jax "$out/jax.txt" python3 "$(dirname "$0")/jax_ref.py"
+fi
+if [ -n "${GPU_MORE_TESTS:-}" ]; then
+    # shellcheck disable=SC2086
+    URCHIN_GPU_THRESHOLD=0 step more "$out/more.txt" "$bin" test --device "$gpu" $GPU_MORE_TESTS
+fi
 cat "$out/summary.txt"

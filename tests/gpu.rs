@@ -1,7 +1,10 @@
 //! OpenCL offload (`gpu/`): with every SOAC the device can run forced onto
 //! it (threshold 0), generated SOAC nests agree with the evaluator (exactly
 //! for integers, within rounding for floats), and the project's programs,
-//! the examples and the acceptance corpus pass.
+//! the examples and the acceptance corpus pass. Each runs twice: on the
+//! device as it is, and on the device run as a discrete GPU (arrays copied
+//! to its memory, the kernels written for GPUs), so that a CPU driver also
+//! tests the paths a GPU takes.
 //!
 //! Without an OpenCL platform these tests print that they skipped; with
 //! `URCHIN_REQUIRE_OPENCL=1` (CI) they fail instead.
@@ -43,6 +46,19 @@ fn device() -> Option<Arc<Gpu>> {
         .clone()
 }
 
+/// The device again, run as a discrete GPU ([`gpu::open_as_gpu`]).
+fn as_gpu() -> Option<Arc<Gpu>> {
+    static DEVICE: OnceLock<Option<Arc<Gpu>>> = OnceLock::new();
+    DEVICE
+        .get_or_init(|| {
+            device()?;
+            let g = gpu::open_as_gpu(&Choice::Auto).expect("the device opened once already");
+            g.set_threshold(Some(0.0));
+            Some(g)
+        })
+        .clone()
+}
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -50,10 +66,22 @@ fn root() -> PathBuf {
 #[test]
 fn programs_examples_and_corpus_pass_on_the_device() {
     let Some(g) = device() else { return };
+    let engine = urchin::testing::engine::FastEngine::default();
+    assert!(engine.options.device.is_some());
+    programs_pass(g, engine);
+}
+
+#[test]
+fn programs_examples_and_corpus_pass_run_as_a_gpu() {
+    let Some(g) = as_gpu() else { return };
+    let mut engine = urchin::testing::engine::FastEngine::default();
+    engine.options.device = Some(g.clone());
+    programs_pass(g, engine);
+}
+
+fn programs_pass(g: Arc<Gpu>, mut engine: urchin::testing::engine::FastEngine) {
     let mut paths = vec![root().join("tests/programs"), root().join("examples")];
     paths.extend(test_env::shared_data("corpus"));
-    let mut engine = urchin::testing::engine::FastEngine::default();
-    assert!(engine.options.device.is_some());
     let mut out = Vec::new();
     let summary = urchin::testing::runner::run_paths(
         &paths,
@@ -120,8 +148,13 @@ fn agree(x: &Value, y: &Value) -> bool {
 /// Runs `entry` on the evaluator and on the device; both must agree
 /// (both failing counts as agreeing: the device hands errors back).
 fn check(entry: &str, args: Vec<Value>) -> Result<(), TestCaseError> {
-    let Some(g) = device() else { return Ok(()) };
-    SOACS.with(|s| check_in(s, g, entry, args))
+    let (Some(g), Some(as_gpu)) = (device(), as_gpu()) else {
+        return Ok(());
+    };
+    SOACS.with(|s| {
+        check_in(s, g, entry, args.clone())?;
+        check_in(s, as_gpu, entry, args)
+    })
 }
 
 fn check_in(s: &Soacs, g: Arc<Gpu>, entry: &str, args: Vec<Value>) -> Result<(), TestCaseError> {
@@ -238,4 +271,44 @@ proptest! {
         check("several_results", vec![matrix(rows, v.clone()), matrix(k, cs.clone())])?;
         check("grad_kmeans", vec![matrix(rows, v), matrix(k, cs)])?;
     }
+}
+
+/// On a device with its own memory, an array something still holds stays
+/// there between evaluations (a second call copies nothing), and one that
+/// nothing holds any more is let go.
+#[test]
+fn arrays_stay_on_a_gpu_while_held() {
+    if device().is_none() {
+        return;
+    }
+    // Its own device: the other tests' evaluations would move the figures.
+    let g = gpu::open_as_gpu(&Choice::Auto).expect("the device opened once already");
+    g.set_threshold(Some(0.0));
+    let opts = EvalOptions {
+        device: Some(g.clone()),
+        ..EvalOptions::default()
+    };
+    SOACS.with(|s| {
+        let sum = |xs: &Value| match s
+            .session
+            .run(&s.entries["red_add_f"], vec![xs.clone()], &opts)
+        {
+            Ok(r) => match r[..] {
+                [Value::Scalar(Scalar::F64(x))] => x,
+                _ => panic!("not one f64: {r:?}"),
+            },
+            Err(e) => panic!("{e:?}"),
+        };
+        let xs = f64s((0..5000).map(|i| i as f64).collect());
+        assert_eq!(sum(&xs), 12_497_500.0);
+        let copied = g.stats().bytes_to_device;
+        assert!(copied >= 5000 * 8, "{:?}", g.stats());
+        assert_eq!(g.resident(), (1, 5000 * 8));
+        assert_eq!(sum(&xs), 12_497_500.0);
+        assert_eq!(g.stats().bytes_to_device, copied, "copied again");
+        drop(xs);
+        let ys = f64s(vec![1.0; 2000]);
+        assert_eq!(sum(&ys), 2000.0);
+        assert_eq!(g.resident(), (1, 2000 * 8), "the first array is let go");
+    });
 }

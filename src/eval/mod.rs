@@ -193,13 +193,16 @@ pub fn run_prepared(
         it.bind(*p, LVal::inv(a));
     }
     let res = it.eval_body(&f.body);
-    if let Some(gpu) = &opts.device {
-        gpu.end_run();
-    }
     stats.peak_live_bytes = stats.peak_live_bytes.max(it.stats().peak_live_bytes);
     stats.peak_checkpoint_bytes = stats
         .peak_checkpoint_bytes
         .max(it.stats().peak_checkpoint_bytes);
+    // The device keeps the arrays that outlive the evaluation: the
+    // interpreter's own must be gone first.
+    drop(it);
+    if let Some(gpu) = &opts.device {
+        gpu.end_run();
+    }
     match res {
         Ok(vals) => Ok(vals.into_iter().map(|x| x.v).collect()),
         Err(e) => Err(e.into_runtime_error()),

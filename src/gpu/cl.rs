@@ -101,6 +101,8 @@ pub struct Cl {
     pub info: DeviceInfo,
     pub extensions: String,
     pub max_group: usize,
+    /// Bytes of local memory per work group.
+    pub local_mem: usize,
     /// The host's memory is the device's (a CPU driver): buffers wrap host
     /// arrays instead of copying them.
     pub unified: bool,
@@ -118,13 +120,16 @@ pub struct Cl {
 const BUILD_OPTIONS: &str = "";
 
 impl Cl {
-    pub fn open(info: DeviceInfo, device: Device) -> Result<Cl, String> {
+    /// Opens `device`; with `copy`, arrays are copied to it as to a GPU
+    /// even where it could use the host's memory.
+    pub fn open(info: DeviceInfo, device: Device, copy: bool) -> Result<Cl, String> {
         let context = Context::from_device(&device).map_err(err("creating an OpenCL context"))?;
         #[allow(deprecated)]
         let queue =
             CommandQueue::create_default(&context, 0).map_err(err("creating a command queue"))?;
         let extensions = device.extensions().unwrap_or_default();
-        let unified = info.kind == Kind::Cpu || device.host_unified_memory().unwrap_or(false);
+        let unified =
+            !copy && (info.kind == Kind::Cpu || device.host_unified_memory().unwrap_or(false));
         let build_id = format!(
             "{} | {} | {} | {}",
             info.platform_name,
@@ -134,6 +139,8 @@ impl Cl {
         );
         Ok(Cl {
             max_group: device.max_work_group_size().unwrap_or(64).max(1),
+            // OpenCL's least for a full profile.
+            local_mem: device.local_mem_size().unwrap_or(16 << 10) as usize,
             info,
             extensions,
             unified,

@@ -148,10 +148,21 @@ pub type Env = HashMap<Var, KVal>;
 pub struct AccInfo {
     pub buf: String,
     pub dims: Vec<Dim>,
-    /// `Some(base)`: the updates go to this work item's own copy at
-    /// `buf[base + ...]`, with plain additions (no other item writes it);
-    /// `None`: to the shared array, atomically.
-    pub private: Option<String>,
+    pub write: AccWrite,
+}
+
+/// Where an accumulator's updates go.
+#[derive(Clone, Debug)]
+pub enum AccWrite {
+    /// To the shared array in global memory, atomically.
+    Atomic,
+    /// To one of the work group's copies in local memory, at
+    /// `buf[base + ...]`, atomically (items of one group contend far less,
+    /// and far faster, than every item on one global array).
+    LocalAtomic(String),
+    /// To this work item's own copy at `buf[base + ...]`, with plain
+    /// additions (no other item writes it).
+    Own(String),
 }
 
 pub fn ctype(t: PrimType) -> &'static str {
@@ -1152,7 +1163,7 @@ impl<'a> Gen<'a> {
             self.accs.push(AccInfo {
                 buf: buf.clone(),
                 dims: x.dims.clone(),
-                private: Some("0L".into()),
+                write: AccWrite::Own("0L".into()),
             });
             self.bind(lam.params[k], KVal::Acc(id));
             copies.push(KArr {
@@ -1382,24 +1393,29 @@ impl<'a> Gen<'a> {
     /// skipping them changes at most the sign of a zero.
     fn atomic_add(&mut self, info: &AccInfo, off: &str, x: &str, t: PrimType) -> G<()> {
         self.note_type(t);
-        if let Some(base) = &info.private {
-            let cell = format!("{}[{base} + {off}]", info.buf);
-            let (sum, _) = self.binop(BinOp::Add, t, &cell, x)?;
-            self.open(format!("if ({x} != 0)"));
-            self.line(format!("{cell} = {sum};"));
-            self.close();
-            return Ok(());
-        }
-        let f = self.atomic_helper(BinOp::Add, t)?;
+        let space = match &info.write {
+            AccWrite::Own(base) => {
+                let cell = format!("{}[{base} + {off}]", info.buf);
+                let (sum, _) = self.binop(BinOp::Add, t, &cell, x)?;
+                self.open(format!("if ({x} != 0)"));
+                self.line(format!("{cell} = {sum};"));
+                self.close();
+                return Ok(());
+            }
+            AccWrite::Atomic => ("__global", "0L"),
+            AccWrite::LocalAtomic(base) => ("__local", base.as_str()),
+        };
+        let f = self.atomic_helper(BinOp::Add, t, space.0)?;
         self.open(format!("if ({x} != 0)"));
-        self.line(format!("{f}(&{}[{off}], {x});", info.buf));
+        self.line(format!("{f}(&{}[{} + {off}], {x});", info.buf, space.1));
         self.close();
         Ok(())
     }
 
     /// The name of a helper that combines `x` into `*p` atomically with
-    /// `op` (`+`, `min`, `max`), declaring it.
-    pub fn atomic_helper(&mut self, op: BinOp, t: PrimType) -> G<String> {
+    /// `op` (`+`, `min`, `max`), `p` in the address `space` (`__global` or
+    /// `__local`), declaring it.
+    pub fn atomic_helper(&mut self, op: BinOp, t: PrimType, space: &str) -> G<String> {
         let ct = ctype(t);
         let opname = match op {
             BinOp::Add => "add",
@@ -1407,7 +1423,8 @@ impl<'a> Gen<'a> {
             BinOp::Max => "max",
             _ => return no("an atomic operator other than +, min, max"),
         };
-        let name = format!("atomic_{opname}_{ct}");
+        let suffix = if space == "__local" { "_local" } else { "" };
+        let name = format!("atomic_{opname}_{ct}{suffix}");
         let (word, cas) = match t.bytes() {
             4 => ("uint", "atomic_cmpxchg"),
             8 => {
@@ -1433,7 +1450,7 @@ impl<'a> Gen<'a> {
             (format!("({word})"), format!("({ct})"))
         };
         self.helpers.insert(format!(
-            "static inline void {name}(volatile __global {ct} *p, {ct} y) {{\n  volatile __global {word} *w = (volatile __global {word} *)p;\n  {word} old = *w, seen;\n  while (1) {{\n    {ct} x = {from_word}(old);\n    {word} next = {to_word}(({ct})({combine}));\n    seen = {cas}(w, old, next);\n    if (seen == old) break;\n    old = seen;\n  }}\n}}\n"
+            "static inline void {name}(volatile {space} {ct} *p, {ct} y) {{\n  volatile {space} {word} *w = (volatile {space} {word} *)p;\n  {word} old = *w, seen;\n  while (1) {{\n    {ct} x = {from_word}(old);\n    {word} next = {to_word}(({ct})({combine}));\n    seen = {cas}(w, old, next);\n    if (seen == old) break;\n    old = seen;\n  }}\n}}\n"
         ));
         Ok(name)
     }

@@ -14,9 +14,12 @@
 //! - `hist`: atomics for `+`, `min`, `max` on 32- and 64-bit types;
 //!   otherwise per-work-group sub-histograms combined in order.
 //! - `withacc` over a `map` (what reverse-mode AD generates): one work item
-//!   per element, `upd` as atomic adds.
+//!   per element, `upd` as atomic adds; where the accumulator is small
+//!   against the elements, each work group (on a GPU, in local memory) or
+//!   each work item (on a CPU driver) adds into its own copy, and a second
+//!   kernel adds the copies in order.
 
-use super::codegen::{ArrKind, Dim, G, Gen, KArr, KVal, Unsupported, ctype, program};
+use super::codegen::{AccWrite, ArrKind, Dim, G, Gen, KArr, KVal, Unsupported, ctype, program};
 use crate::core::ir::{Exp, Lambda, Operator, Stm, Type, Var};
 use crate::prim::{BinOp, PrimType, Scalar};
 use std::rc::Rc;
@@ -107,6 +110,8 @@ pub struct Shape {
     pub group: usize,
     pub compute_units: usize,
     pub gpu: bool,
+    /// Bytes of local memory a work group may use.
+    pub local_mem: usize,
 }
 
 impl Shape {
@@ -1017,7 +1022,7 @@ impl<'a> Kernels<'a> {
         self.g.known_in_range("i", &n_dim);
         let atomic = match op.native_binop() {
             Some(f) if tys.len() == 1 && matches!(f.op, BinOp::Add | BinOp::Min | BinOp::Max) => {
-                self.g.atomic_helper(f.op, tys[0]).ok()
+                self.g.atomic_helper(f.op, tys[0], "__global").ok()
             }
             _ => None,
         };
@@ -1194,7 +1199,7 @@ impl<'a> Kernels<'a> {
             self.g.accs.push(super::codegen::AccInfo {
                 buf: format!("o{k}"),
                 dims: x.dims.clone(),
-                private: None,
+                write: AccWrite::Atomic,
             });
             self.g.bind(lam.params[k], KVal::Acc(k));
         }
@@ -1213,15 +1218,30 @@ impl<'a> Kernels<'a> {
             .iter()
             .map(|o| o.shape.iter().product())
             .collect();
-        // On a CPU driver, a few work items each fold a contiguous chunk
-        // into their own copy of the accumulators (plain additions, in
-        // cache), and a second kernel adds the copies to the result:
-        // atomics on a small accumulator contend for the same lines.
-        // Where the copies would cost more than the elements (many cells,
-        // few elements), or on a GPU, the updates are atomic.
-        let groups = (self.shape.compute_units * 8).clamp(1, n.max(1));
-        let private = !self.shape.gpu && groups * cells.iter().sum::<usize>() <= n.max(1 << 16);
-        if !private {
+        // Atomics on a small accumulator contend for the same cells. On a
+        // CPU driver, a few work items each fold a contiguous chunk into
+        // their own copy of the accumulators (plain additions, in cache);
+        // on a GPU, each work group strides over the elements, adding
+        // atomically into its copies in local memory (a few, by work item,
+        // so that the items of a warp seldom meet on one cell), which it
+        // then adds up. A second kernel adds
+        // the copies to the result. Where the copies would cost more than
+        // the elements (many cells, few elements), or a group's copy does
+        // not fit in local memory, the updates go to the result atomically.
+        let tys: Vec<PrimType> = self.outputs[..m].iter().map(|o| o.elem).collect();
+        let total: usize = cells.iter().sum();
+        let local_bytes: usize = cells.iter().zip(&tys).map(|(c, t)| c * t.bytes()).sum();
+        let groups = if self.shape.gpu {
+            (self.shape.compute_units * 4).clamp(1, n.div_ceil(self.shape.group).max(1))
+        } else {
+            (self.shape.compute_units * 8).clamp(1, n.max(1))
+        };
+        let copies = if self.shape.gpu {
+            groups * total <= n && local_bytes <= self.shape.local_mem / 4
+        } else {
+            groups * total <= n.max(1 << 16)
+        };
+        if !copies {
             self.begin("acc_k", &format!("long n, {}", self.out_params(0)));
             self.g.line("long gid = get_global_id(0);");
             self.g.line("if (gid >= n) return;");
@@ -1241,30 +1261,77 @@ impl<'a> Kernels<'a> {
             });
             return Ok(());
         }
-        let tys: Vec<PrimType> = self.outputs[..m].iter().map(|o| o.elem).collect();
+        let local = self.shape.gpu;
+        // Copies per group, within a quarter of the local memory.
+        let per_group = (self.shape.local_mem / 4 / local_bytes.max(1)).clamp(1, 8);
         let mut subs = Vec::new();
         for (k, t) in tys.iter().enumerate() {
+            // A group's copy in local memory is zeroed by the group.
             self.scratch.push(Scratch {
                 bytes: groups * cells[k] * t.bytes(),
-                fill: Some(vec![0u8; t.bytes()]),
+                fill: (!local).then(|| vec![0u8; t.bytes()]),
             });
             subs.push(self.scratch.len() - 1);
             let acc = &mut self.g.accs[k];
-            acc.buf = format!("sub{k}");
-            acc.private = Some(format!("grp * {}L", cells[k]));
+            if local {
+                acc.buf = format!("loc{k}");
+                acc.write = AccWrite::LocalAtomic(format!("(lid % {per_group}L) * {}L", cells[k]));
+            } else {
+                acc.buf = format!("sub{k}");
+                acc.write = AccWrite::Own(format!("grp * {}L", cells[k]));
+            }
         }
         let subp = Self::globals(&tys, "sub");
-        self.begin("acc_k", &format!("long n, long per, {subp}"));
-        self.g.line("long grp = get_global_id(0);");
-        self.g.line("long lo = grp * per, hi = min(n, lo + per);");
-        self.g.code.push_str(&prefix);
-        self.g.open("for (long gid = lo; gid < hi; gid++)");
+        if local {
+            let locp: Vec<String> = tys
+                .iter()
+                .enumerate()
+                .map(|(k, t)| format!("__local {} *loc{k}", ctype(*t)))
+                .collect();
+            self.begin("acc_k", &format!("long n, {}, {subp}", locp.join(", ")));
+            self.g
+                .line("long lid = get_local_id(0), gs = get_local_size(0), grp = get_group_id(0);");
+            for (k, t) in tys.iter().enumerate() {
+                self.g.line(format!(
+                    "for (long c = lid; c < {}L; c += gs) loc{k}[c] = ({})0;",
+                    per_group * cells[k],
+                    ctype(*t)
+                ));
+            }
+            self.g.line("barrier(CLK_LOCAL_MEM_FENCE);");
+            self.g.code.push_str(&prefix);
+            self.g
+                .open("for (long gid = get_global_id(0); gid < n; gid += get_global_size(0))");
+        } else {
+            self.begin("acc_k", &format!("long n, long per, {subp}"));
+            self.g.line("long grp = get_global_id(0);");
+            self.g.line("long lo = grp * per, hi = min(n, lo + per);");
+            self.g.code.push_str(&prefix);
+            self.g.open("for (long gid = lo; gid < hi; gid++)");
+        }
         self.g.known_in_range("gid", &n_dim);
         let r = self
             .g
             .in_loop(Some(&Dim::Const(n as i64)), |g| g.apply_at(f, &xs, "gid"));
         self.g.close();
         r?;
+        if local {
+            self.g.line("barrier(CLK_LOCAL_MEM_FENCE);");
+            for (k, (c, t)) in cells.iter().zip(&tys).enumerate() {
+                self.g
+                    .open(format!("for (long c = lid; c < {c}L; c += gs)"));
+                let acc = self.g.decl_accs(&[(format!("loc{k}[c]"), *t)]);
+                let (a, _) = &acc[0];
+                for r in 1..per_group {
+                    let (sum, _) =
+                        self.g
+                            .binop(BinOp::Add, *t, a, &format!("loc{k}[{r}L * {c}L + c]"))?;
+                    self.g.line(format!("{a} = {sum};"));
+                }
+                self.g.line(format!("sub{k}[grp * {c}L + c] = {a};"));
+                self.g.close();
+            }
+        }
         self.work = self.g.cost;
         self.end();
         // Each cell: the destination plus the copies, in order.
@@ -1286,16 +1353,36 @@ impl<'a> Kernels<'a> {
             self.g.close();
         }
         self.end();
-        let per = n.div_ceil(groups);
-        self.launches.push(Launch {
-            kernel: "acc_k",
-            global: groups,
-            local: 1,
-            extra: [Extra::Long(n as i64), Extra::Long(per as i64)]
+        let launch = if local {
+            Launch {
+                kernel: "acc_k",
+                global: groups * self.shape.group,
+                local: self.shape.group,
+                extra: std::iter::once(Extra::Long(n as i64))
+                    .chain(
+                        cells
+                            .iter()
+                            .zip(&tys)
+                            .map(|(c, t)| Extra::Local(per_group * c * t.bytes())),
+                    )
+                    .chain(subs.iter().map(|&s| Extra::Scratch(s)))
+                    .collect(),
+            }
+        } else {
+            Launch {
+                kernel: "acc_k",
+                global: groups,
+                local: 1,
+                extra: [
+                    Extra::Long(n as i64),
+                    Extra::Long(n.div_ceil(groups) as i64),
+                ]
                 .into_iter()
                 .chain(subs.iter().map(|&s| Extra::Scratch(s)))
                 .collect(),
-        });
+            }
+        };
+        self.launches.push(launch);
         self.launches.push(Launch {
             kernel: "acc_sum",
             global: cells.iter().copied().max().unwrap_or(0),

@@ -72,6 +72,9 @@ pub struct Gpu {
 
 struct Inner {
     cl: Cl,
+    /// Copy arrays and use the kernels written for a GPU, whatever the
+    /// device is.
+    as_gpu: bool,
     stats: Stats,
     threshold: Option<Threshold>,
     /// `URCHIN_GPU_THRESHOLD` or `:device threshold N`.
@@ -170,7 +173,9 @@ fn env_threshold() -> Option<f64> {
 }
 
 impl Gpu {
-    fn open(choice: &Choice) -> Result<Gpu, String> {
+    /// Opens the device `choice` picks; with `as_gpu`, it is treated as a
+    /// discrete GPU whatever it is (see [`open_as_gpu`]).
+    fn open(choice: &Choice, as_gpu: bool) -> Result<Gpu, String> {
         let mut devices = cl::list_devices()?;
         let infos: Vec<DeviceInfo> = devices.iter().map(|(i, _)| i.clone()).collect();
         let info = select::pick(choice, &infos)?.clone();
@@ -179,10 +184,11 @@ impl Gpu {
             .position(|d| d.id() == info.id())
             .expect("the chosen device is one of the list");
         let (_, device) = devices.swap_remove(k);
-        let cl = Cl::open(info, device)?;
+        let cl = Cl::open(info, device, as_gpu)?;
         Ok(Gpu {
             inner: Mutex::new(Inner {
                 cl,
+                as_gpu,
                 stats: Stats::default(),
                 threshold: None,
                 threshold_override: env_threshold(),
@@ -213,6 +219,12 @@ impl Gpu {
 
     pub fn stats(&self) -> Stats {
         self.lock().stats.clone()
+    }
+
+    /// The arrays kept on the device for later evaluations, and their
+    /// bytes.
+    pub fn resident(&self) -> (usize, usize) {
+        self.lock().resident.size()
     }
 
     /// Runs made so far to time a region on one side or the other before
@@ -248,10 +260,17 @@ impl Gpu {
         Ok(())
     }
 
-    /// Forgets what is cached for one evaluation (arrays kept on the
-    /// device); called when an evaluation ends.
+    /// Forgets the arrays kept on the device that nothing outside the
+    /// cache holds any more; called when an evaluation has ended and
+    /// dropped its values.
     pub fn end_run(&self) {
-        self.lock().resident.clear();
+        let mut g = self.lock();
+        if g.cl.unified {
+            // Wrapping a host array costs nothing to keep.
+            g.resident.clear();
+        } else {
+            g.resident.prune();
+        }
     }
 
     /// Runs statements of `body` from `start` on the device where it can
@@ -338,7 +357,8 @@ impl Gpu {
             let shape = kernels::Shape {
                 group: g.cl.max_group.min(256),
                 compute_units: g.cl.info.compute_units.max(1) as usize,
-                gpu: g.cl.info.kind == Kind::Gpu,
+                gpu: g.as_gpu || g.cl.info.kind == Kind::Gpu,
+                local_mem: g.cl.local_mem,
             };
             let mut dev = Device {
                 cl: &mut g.cl,
@@ -441,22 +461,24 @@ impl Gpu {
         let s = &g.stats;
         let _ = writeln!(
             out,
-            "in use: {} {} ({}, {} compute units{})",
+            "in use: {} {} ({}, {} compute units{}{})",
             g.cl.info.id(),
             g.cl.info.name,
             g.cl.info.kind,
             g.cl.info.compute_units,
-            if g.cl.info.fp64 { ", f64" } else { ", no f64" }
+            if g.cl.info.fp64 { ", f64" } else { ", no f64" },
+            if g.as_gpu { "; run as a GPU" } else { "" }
         );
-        let _ = writeln!(
-            out,
-            "memory: {}",
-            if g.cl.unified {
-                "the host's (arrays are used in place)"
-            } else {
-                "the device's own (arrays are copied)"
-            }
-        );
+        let (kept, bytes) = g.resident.size();
+        let _ = if g.cl.unified {
+            writeln!(out, "memory: the host's (arrays are used in place)")
+        } else {
+            writeln!(
+                out,
+                "memory: the device's own (arrays are copied); {kept} arrays ({}) kept there for later evaluations",
+                crate::mem::human(bytes)
+            )
+        };
         let _ = match (g.threshold_override, &g.threshold) {
             (Some(t), _) => writeln!(out, "threshold: {t} element operations (set)"),
             (None, Some(t)) => writeln!(out, "threshold: {}", t.describe()),
@@ -576,12 +598,20 @@ pub fn open(choice: &Choice) -> Result<Arc<Gpu>, String> {
     if let Some((_, r)) = opened.iter().find(|(c, _)| c == choice) {
         return r.clone();
     }
-    let r = Gpu::open(choice).map(Arc::new);
+    let r = Gpu::open(choice, std::env::var_os("URCHIN_GPU_AS_GPU").is_some()).map(Arc::new);
     if let (Err(why), Choice::Named(_)) = (&r, choice) {
         eprintln!("warning: device: {why}; running on the evaluator");
     }
     opened.push((choice.clone(), r.clone()));
     r
+}
+
+/// The device `choice` selects, opened anew and treated as a discrete GPU:
+/// arrays are copied to its memory and run by the kernels written for a
+/// GPU. On a CPU driver this runs the paths a GPU takes where there is
+/// none (the tests; `URCHIN_GPU_AS_GPU=1` does it for the process).
+pub fn open_as_gpu(choice: &Choice) -> Result<Arc<Gpu>, String> {
+    Gpu::open(choice, true).map(Arc::new)
 }
 
 /// The device to offload to now, if any.

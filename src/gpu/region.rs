@@ -115,7 +115,10 @@ impl Slot {
 
 /// Arrays already on the device, by the identity of the host array (which
 /// the entry holds, so that it is neither freed nor written in place
-/// while cached).
+/// while cached). On a device with its own memory, the arrays something
+/// else still holds (a REPL binding, a benchmark's inputs) stay between
+/// evaluations: those are immutable, and calling a function on them again
+/// finds them on the device instead of copying them again.
 #[derive(Default)]
 pub struct Resident {
     bufs: HashMap<Identity, (Array, Arc<DevBuf>)>,
@@ -139,11 +142,30 @@ impl Resident {
         self.bytes = 0;
     }
 
+    /// Drops the arrays only the cache holds: nothing can name them again.
+    /// (Where the buffer holds its host array too, on a device that uses
+    /// the host's memory, nothing is ever dropped: clear instead. An array
+    /// and a view of it both cached hold each other; the size limit
+    /// bounds them.)
+    pub fn prune(&mut self) {
+        self.bufs
+            .retain(|_, (a, _)| with_array!(a, x => !x.is_unique()));
+        self.bytes = self.bufs.values().map(|(_, b)| b.bytes).sum();
+    }
+
+    /// How many arrays are kept, and their bytes.
+    pub fn size(&self) -> (usize, usize) {
+        (self.bufs.len(), self.bytes)
+    }
+
     fn get(&self, a: &Array) -> Option<Arc<DevBuf>> {
         self.bufs.get(&identity(a)).map(|(_, b)| b.clone())
     }
 
     fn insert(&mut self, a: &Array, b: Arc<DevBuf>) {
+        if self.bytes + b.bytes > RESIDENT_BYTES {
+            self.prune();
+        }
         if self.bytes + b.bytes > RESIDENT_BYTES {
             self.clear();
         }
