@@ -475,7 +475,8 @@ impl Gpu {
         } else {
             writeln!(
                 out,
-                "memory: the device's own (arrays are copied); {kept} arrays ({}) kept there for later evaluations",
+                "memory: the device's own (arrays are copied); {kept} {} ({}) kept there for later evaluations",
+                if kept == 1 { "array" } else { "arrays" },
                 crate::mem::human(bytes)
             )
         };
