@@ -1393,7 +1393,7 @@ impl<'a> Gen<'a> {
     /// skipping them changes at most the sign of a zero.
     fn atomic_add(&mut self, info: &AccInfo, off: &str, x: &str, t: PrimType) -> G<()> {
         self.note_type(t);
-        let space = match &info.write {
+        let (space, base) = match &info.write {
             AccWrite::Own(base) => {
                 let cell = format!("{}[{base} + {off}]", info.buf);
                 let (sum, _) = self.binop(BinOp::Add, t, &cell, x)?;
@@ -1405,9 +1405,9 @@ impl<'a> Gen<'a> {
             AccWrite::Atomic => ("__global", "0L"),
             AccWrite::LocalAtomic(base) => ("__local", base.as_str()),
         };
-        let f = self.atomic_helper(BinOp::Add, t, space.0)?;
+        let f = self.atomic_helper(BinOp::Add, t, space)?;
         self.open(format!("if ({x} != 0)"));
-        self.line(format!("{f}(&{}[{} + {off}], {x});", info.buf, space.1));
+        self.line(format!("{f}(&{}[{base} + {off}], {x});", info.buf));
         self.close();
         Ok(())
     }

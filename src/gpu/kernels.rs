@@ -1224,10 +1224,10 @@ impl<'a> Kernels<'a> {
         // on a GPU, each work group strides over the elements, adding
         // atomically into its copies in local memory (a few, by work item,
         // so that the items of a warp seldom meet on one cell), which it
-        // then adds up. A second kernel adds
-        // the copies to the result. Where the copies would cost more than
-        // the elements (many cells, few elements), or a group's copy does
-        // not fit in local memory, the updates go to the result atomically.
+        // then adds up. A second kernel adds the copies to the result.
+        // Where the copies would cost more than the elements (many cells,
+        // few elements), or a group's copy does not fit in local memory,
+        // the updates go to the result atomically.
         let tys: Vec<PrimType> = self.outputs[..m].iter().map(|o| o.elem).collect();
         let total: usize = cells.iter().sum();
         let local_bytes: usize = cells.iter().zip(&tys).map(|(c, t)| c * t.bytes()).sum();
