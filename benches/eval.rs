@@ -3,11 +3,11 @@
 //! several runs of each.
 
 use std::time::{Duration, Instant};
-use urchin::core::build::{Builder, function};
-use urchin::core::ir::{Atom, Function, Lambda, Program, Type};
-use urchin::eval::{EvalOptions, EvalStats, run_function};
-use urchin::prim::{BinOp, PrimType, Scalar};
-use urchin::runtime::value::{Array, Value};
+use urchin_core::build::{Builder, function};
+use urchin_core::ir::{Atom, Function, Lambda, Program, Type};
+use urchin_eval::{EvalOptions, EvalStats, run_function};
+use urchin_prim::{BinOp, PrimType, Scalar};
+use urchin_runtime::value::{Array, Value};
 
 const F64: PrimType = PrimType::F64;
 

@@ -4,22 +4,22 @@
 //! prompt. Loading is transactional: a program with errors leaves the
 //! session as it was.
 
-use crate::core::ir::{Program, Type as CoreType};
-use crate::core::lower::{self, Signature};
-use crate::core::simplify::{self, Mode};
-use crate::diag::Diagnostic;
-use crate::eval::{self, EvalOptions, EvalStats};
-use crate::prim::PrimType;
-use crate::runtime::RuntimeError;
-use crate::runtime::value::Value;
-use crate::source::{FileId, SourceMap, Span};
-use crate::syntax::ast::{Dec, Program as Ast, ValDec};
-use crate::syntax::{self, pretty};
-use crate::types::env::{DefId, GlobalKind, Globals, ValueId};
-use crate::types::scheme::{Defaulting, Scheme};
-use crate::types::ty::Type;
-use crate::types::{CheckedDef, TypeEnv};
 use std::rc::Rc;
+use urchin_base::diag::Diagnostic;
+use urchin_base::source::{FileId, SourceMap, Span};
+use urchin_core::ir::{Program, Type as CoreType};
+use urchin_eval::{self as eval, EvalOptions, EvalStats};
+use urchin_opt::lower::{self, Signature};
+use urchin_opt::simplify::{self, Mode};
+use urchin_prim::PrimType;
+use urchin_runtime::RuntimeError;
+use urchin_runtime::value::Value;
+use urchin_syntax::ast::{Dec, Program as Ast, ValDec};
+use urchin_syntax::{self as syntax, pretty};
+use urchin_types::env::{DefId, GlobalKind, Globals, ValueId};
+use urchin_types::scheme::{Defaulting, Scheme};
+use urchin_types::ty::Type;
+use urchin_types::{CheckedDef, TypeEnv};
 
 const PRELUDE: &str = include_str!("../prelude/prelude.fut");
 const NUMERIC: &str = include_str!("../prelude/numeric.fut");
@@ -31,15 +31,25 @@ pub fn show_dec(d: &ValDec) -> String {
     pretty::dec(&Dec::Val(Box::new(d.clone())))
 }
 
+/// The evaluation options of this process's settings: the device that
+/// `--device`, `URCHIN_DEVICE` or `:device` chose (OpenCL, `urchin_gpu`),
+/// and the thread count.
+pub fn eval_options() -> EvalOptions {
+    EvalOptions {
+        device: urchin_gpu::current().map(|g| g as std::sync::Arc<dyn eval::Device>),
+        ..EvalOptions::default()
+    }
+}
+
 /// An entry point ready to run.
 #[derive(Clone, Debug)]
 pub struct Compiled {
     pub program: Program,
     pub signature: Signature,
     /// Which sweep each statement of reverse-mode code belongs to.
-    pub tags: std::collections::HashMap<crate::core::ir::Var, &'static str>,
+    pub tags: std::collections::HashMap<urchin_core::ir::Var, &'static str>,
     /// Variables holding loop checkpoints of reverse-mode code.
-    pub checkpoints: std::collections::HashSet<crate::core::ir::Var>,
+    pub checkpoints: std::collections::HashSet<urchin_core::ir::Var>,
     /// What the evaluator computes once about the program (so that a
     /// small entry point called again and again pays only for running).
     pub prepared: eval::Prepared,
@@ -115,7 +125,7 @@ impl Session {
         s.load_prelude().unwrap_or_else(|d| {
             panic!(
                 "the built-in prelude does not check (a bug in urchin):\n{}",
-                crate::diag::render_all(&d, &s.sources, false)
+                urchin_base::diag::render_all(&d, &s.sources, false)
             )
         });
         s.prelude_defs = s.types.defs.len();
@@ -138,7 +148,7 @@ impl Session {
         }
         // float.fut names the unsigned type of the float's width `u_t`.
         for t in PrimType::NUMERIC.into_iter().filter(|t| t.is_float()) {
-            let bits = crate::prim::UnOp::ToBits.result_type(t).name();
+            let bits = urchin_prim::UnOp::ToBits.result_type(t).name();
             let float =
                 self.parse_module_file(&format!("float-{t}"), &FLOAT.replace("u_t", bits))?;
             self.types
@@ -212,7 +222,7 @@ impl Session {
         match self
             .types
             .globals
-            .lookup(&crate::syntax::ast::QualName::plain(name))?
+            .lookup(&urchin_syntax::ast::QualName::plain(name))?
             .kind
         {
             GlobalKind::Def(d) => Some(d),
@@ -286,7 +296,7 @@ impl Session {
     }
 
     /// Checks an expression typed at the prompt.
-    pub fn check_expr(&self, e: &crate::syntax::ast::Expr) -> Result<CheckedDef, Diagnostic> {
+    pub fn check_expr(&self, e: &urchin_syntax::ast::Expr) -> Result<CheckedDef, Diagnostic> {
         self.types.check_expr(e, show_dec)
     }
 
@@ -354,7 +364,7 @@ impl Session {
     }
 }
 
-impl crate::semantics::Scope for Session {
+impl urchin_reference::Scope for Session {
     fn types(&self) -> &TypeEnv {
         &self.types
     }
@@ -377,9 +387,13 @@ impl Default for Session {
 /// [`checking_ir`], the IR is checked after lowering and after each pass;
 /// a violation is a bug of urchin's, reported as an internal error at
 /// `span` (what was being compiled) naming the pass that broke it.
-fn finish(p: &mut Program, simplify: bool, span: Span) -> Result<crate::ad::AdOutput, Diagnostic> {
+fn finish(
+    p: &mut Program,
+    simplify: bool,
+    span: Span,
+) -> Result<urchin_opt::ad::AdOutput, Diagnostic> {
     verify(p, "lowering", span)?;
-    let ad = crate::ad::transform_program(p)?;
+    let ad = urchin_opt::ad::transform_program(p)?;
     verify(p, "AD", span)?;
     if simplify {
         simplify::simplify_program(
@@ -415,7 +429,7 @@ fn verify(p: &Program, after: &str, span: Span) -> Result<(), Diagnostic> {
 
 /// A violation of the IR's invariants as an internal error.
 fn check_ir(p: &Program, after: &str, span: Span) -> Result<(), Diagnostic> {
-    crate::core::check::check_program(p).map_err(|e| {
+    urchin_core::check::check_program(p).map_err(|e| {
         Diagnostic::internal(
             format!("the core IR is ill-formed after {after}: {e}"),
             span,
@@ -426,14 +440,14 @@ fn check_ir(p: &Program, after: &str, span: Span) -> Result<(), Diagnostic> {
 /// Writes the source location of each `#[trace]` into its message (where
 /// lowering left [`lower::TRACE_HERE`]).
 fn locate_traces(program: &mut Program, sources: &SourceMap) {
-    fn body(b: &mut crate::core::ir::Body, sources: &SourceMap) {
+    fn body(b: &mut urchin_core::ir::Body, sources: &SourceMap) {
         for s in &mut b.stms {
-            if let crate::core::ir::Exp::Trace { message, .. } = &mut s.exp {
+            if let urchin_core::ir::Exp::Trace { message, .. } = &mut s.exp {
                 if message.contains(lower::TRACE_HERE) {
                     *message = message.replace(lower::TRACE_HERE, &sources.location(s.span));
                 }
             }
-            for nested in crate::core::visit::nested_mut(&mut s.exp) {
+            for nested in urchin_core::visit::nested_mut(&mut s.exp) {
                 body(nested, sources);
             }
         }
@@ -446,8 +460,8 @@ fn locate_traces(program: &mut Program, sources: &SourceMap) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::ir::{Atom, Body, Function, Vars};
-    use crate::diag::Phase;
+    use urchin_base::diag::Phase;
+    use urchin_core::ir::{Atom, Body, Function, Vars};
 
     #[test]
     fn ill_formed_ir_is_an_internal_error_naming_the_pass() {

@@ -5,16 +5,15 @@ use clap::{Parser, Subcommand};
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use urchin::diag::{Diagnostic, Phase};
 use urchin::driver::Session;
-use urchin::eval::EvalOptions;
-use urchin::types::env::DefId;
-use urchin::values::{format_value, read_values};
+use urchin_base::diag::{Diagnostic, Phase};
+use urchin_runtime::values::{format_value, read_values};
+use urchin_types::env::DefId;
 
 /// Counts the bytes the process holds, so that `--max-memory` limits the
-/// whole process (see `urchin::mem`).
+/// whole process (see `urchin_base::mem`).
 #[global_allocator]
-static ALLOC: urchin::mem::Counting = urchin::mem::Counting;
+static ALLOC: urchin_base::mem::Counting = urchin_base::mem::Counting;
 
 #[derive(Parser)]
 #[command(
@@ -39,7 +38,7 @@ struct Cli {
     /// The most memory arrays may take: bytes, a number with K, M, G or T,
     /// or a percentage of physical memory (default: 50%). An allocation
     /// past it is a run-time error, and the REPL goes on.
-    #[arg(long, global = true, value_name = "SIZE", value_parser = urchin::mem::parse_size)]
+    #[arg(long, global = true, value_name = "SIZE", value_parser = urchin_base::mem::parse_size)]
     max_memory: Option<usize>,
 }
 
@@ -220,19 +219,25 @@ fn load_with(path: &PathBuf, mut s: Session) -> Result<Option<(Session, Vec<DefI
     match s.load(&path.display().to_string(), &text) {
         Ok(ids) => Ok(Some((s, ids))),
         Err(diags) => {
-            eprint!("{}", urchin::diag::render_all(&diags, &s.sources, color()));
+            eprint!(
+                "{}",
+                urchin_base::diag::render_all(&diags, &s.sources, color())
+            );
             Ok(None)
         }
     }
 }
 
 fn main() -> ExitCode {
-    urchin::mem::retain_freed_memory();
+    urchin_base::mem::retain_freed_memory();
     let cli = Cli::parse();
     match command(cli) {
         Ok(code) => code,
         Err(d) => {
-            eprint!("{}", d.render(&urchin::source::SourceMap::new(), color()));
+            eprint!(
+                "{}",
+                d.render(&urchin_base::source::SourceMap::new(), color())
+            );
             ExitCode::FAILURE
         }
     }
@@ -240,15 +245,15 @@ fn main() -> ExitCode {
 
 fn command(cli: Cli) -> Result<ExitCode> {
     if let Some(n) = cli.threads {
-        urchin::eval::threads::configure(n as usize);
+        urchin_eval::threads::configure(n as usize);
     }
     if let Some(bytes) = cli.max_memory {
-        urchin::mem::set_limit(bytes);
+        urchin_base::mem::set_limit(bytes);
     }
     match &cli.device {
-        Some(d) => urchin::gpu::configure(urchin::gpu::Choice::parse(d)),
+        Some(d) => urchin_gpu::configure(urchin_gpu::Choice::parse(d)),
         None if std::env::var_os("URCHIN_DEVICE").is_none() => {
-            urchin::gpu::configure(urchin::gpu::Choice::Auto)
+            urchin_gpu::configure(urchin_gpu::Choice::Auto)
         }
         None => {}
     }
@@ -359,9 +364,9 @@ fn jupyter(action: Jupyter) -> ExitCode {
 fn arguments(
     s: &mut Session,
     entry: &str,
-    types: &[urchin::core::ir::Type],
+    types: &[urchin_core::ir::Type],
     values: Vec<String>,
-) -> Result<Option<Vec<urchin::runtime::value::Value>>> {
+) -> Result<Option<Vec<urchin_runtime::value::Value>>> {
     let data = if values.is_empty() && !types.is_empty() {
         let mut d = Vec::new();
         std::io::stdin()
@@ -371,7 +376,7 @@ fn arguments(
     } else {
         values.join(" ").into_bytes()
     };
-    let input = s.add_source("<arguments>", &urchin::values::display_text(&data));
+    let input = s.add_source("<arguments>", &urchin_runtime::values::display_text(&data));
     let lits = match read_values(&data, input) {
         Ok(v) => v,
         Err(d) => {
@@ -390,7 +395,7 @@ fn arguments(
     }
     let mut args = Vec::new();
     for (i, (l, t)) in lits.iter().zip(types).enumerate() {
-        let vt = urchin::values::ValueType::new(t.elem(), t.rank() as usize);
+        let vt = urchin_runtime::values::ValueType::new(t.elem(), t.rank() as usize);
         args.push(
             l.to_value(Some(vt))
                 .map_err(|e| fail(format!("argument {}: {e}", i + 1)))?,
@@ -416,9 +421,10 @@ fn run(file: &PathBuf, entry: &str, binary: bool, values: Vec<String>) -> Result
     let Some(args) = arguments(&mut s, entry, &compiled.param_types(), values)? else {
         return Ok(ExitCode::FAILURE);
     };
-    match s.run(&compiled, args, &EvalOptions::default()) {
+    match s.run(&compiled, args, &urchin::driver::eval_options()) {
         Ok(results) if binary => {
-            let data = urchin::values::write_binary(&results).map_err(|e| fail(e.to_string()))?;
+            let data =
+                urchin_runtime::values::write_binary(&results).map_err(|e| fail(e.to_string()))?;
             std::io::stdout()
                 .write_all(&data)
                 .map_err(|e| fail(format!("cannot write the results: {e}")))?;
@@ -444,7 +450,7 @@ fn step(
     count: bool,
     values: Vec<String>,
 ) -> Result<ExitCode> {
-    use urchin::semantics;
+    use urchin_reference as semantics;
     let Some((mut s, ids)) = load(file)? else {
         return Ok(ExitCode::FAILURE);
     };
@@ -500,7 +506,7 @@ fn check(file: &PathBuf, stats: bool, local_solving: bool) -> Result<ExitCode> {
     };
     for id in ids {
         let d = s.def(id);
-        let mut namer = urchin::types::ty::Namer::default();
+        let mut namer = urchin_types::ty::Namer::default();
         println!(
             "{} : {}",
             d.name,
@@ -531,14 +537,14 @@ fn elab(file: &PathBuf) -> Result<ExitCode> {
     // output is a program that checks again.
     let text = read(file)?;
     let file_id = s.sources.add(file.display().to_string(), text.clone());
-    let decs = urchin::syntax::parse_program(&text, file_id)
+    let decs = urchin_syntax::parse_program(&text, file_id)
         .map(|p| p.decs)
         .unwrap_or_default();
     let mut defs = ids.iter();
     for d in &decs {
         match d {
-            urchin::syntax::ast::Dec::Type(_) => println!("{}", urchin::syntax::pretty::dec(d)),
-            urchin::syntax::ast::Dec::Val(_) => {
+            urchin_syntax::ast::Dec::Type(_) => println!("{}", urchin_syntax::pretty::dec(d)),
+            urchin_syntax::ast::Dec::Val(_) => {
                 if let Some(id) = defs.next() {
                     println!("{}", urchin::driver::show_dec(&s.def(*id).target));
                 }
@@ -564,7 +570,7 @@ fn core(file: &PathBuf, entry: Option<String>, simplify: bool) -> Result<ExitCod
         match s.compile_with(id, simplify) {
             Ok(c) => println!(
                 "{}",
-                urchin::core::pretty::Printer::program_labelled(&c.program, &c.tags)
+                urchin_core::pretty::Printer::program_labelled(&c.program, &c.tags)
             ),
             Err(d) => {
                 eprint!("{}", d.render(&s.sources, color()));
@@ -639,8 +645,8 @@ fn bench(
     device: Option<&str>,
     threads: Option<usize>,
 ) -> Result<ExitCode> {
-    use urchin::gpu::Choice;
     use urchin::testing::bench::Backend;
+    use urchin_gpu::Choice;
     if paths.is_empty() {
         return Err(fail("give at least one file or directory to benchmark"));
     }
@@ -648,7 +654,7 @@ fn bench(
     let backends = match device.map(Choice::parse) {
         None | Some(Choice::None) => Vec::new(),
         Some(choice) => {
-            let g = urchin::gpu::open(&choice)
+            let g = urchin_gpu::open(&choice)
                 .map_err(|why| fail(format!("--device {choice}: {why}")))?;
             let name = g.info().name;
             match threads {

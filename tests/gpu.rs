@@ -11,17 +11,16 @@
 
 // Not a module of tests/it: `gpu::configure` sets the device of the whole
 // process, which every other test's evaluations would then use.
-#[path = "../src/test_env.rs"]
-mod test_env;
+use urchin_test_env as test_env;
 
 use proptest::prelude::*;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use urchin::driver::{Compiled, Session};
-use urchin::eval::EvalOptions;
-use urchin::gpu::{self, Choice, Gpu};
-use urchin::prim::{PrimType, Scalar};
-use urchin::runtime::value::{Array, Value};
+use urchin_eval::EvalOptions;
+use urchin_gpu::{self as gpu, Choice, Gpu};
+use urchin_prim::{PrimType, Scalar};
+use urchin_runtime::value::{Array, Value};
 
 /// The device, with the threshold at 0; `None` (after saying so) where
 /// there is no OpenCL platform.
@@ -112,7 +111,7 @@ thread_local! {
         let text = include_str!("gpu/soacs.fut");
         let ids = session
             .load("tests/gpu/soacs.fut", text)
-            .unwrap_or_else(|d| panic!("{}", urchin::diag::render_all(&d, &session.sources, false)));
+            .unwrap_or_else(|d| panic!("{}", urchin_base::diag::render_all(&d, &session.sources, false)));
         let mut entries = std::collections::HashMap::new();
         for id in ids {
             let name = session.def(id).name.to_string();

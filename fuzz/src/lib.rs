@@ -6,11 +6,11 @@
 //! hangs (it outlives the fuzzer's timeout).
 
 use std::time::Duration;
-use urchin::diag::render_all;
+use urchin_base::diag::render_all;
 use urchin::driver::Session;
-use urchin::source::{FileId, SourceMap};
-use urchin::syntax;
-use urchin::syntax::ast::Erase;
+use urchin_base::source::{FileId, SourceMap};
+use urchin_syntax as syntax;
+use urchin_syntax::ast::Erase;
 use urchin::testing::blocks::parse_test_spec;
 use urchin::testing::engine::{FastEngine, SmallStepEngine};
 use urchin::testing::runner::{Engine, RunnerOptions, run_text, test_count};
@@ -38,7 +38,7 @@ pub const MAX_STEPS: u64 = 200_000;
 /// the prelude checked, so that it is in the state the fuzzer forks from
 /// rather than checked again for every input.
 pub fn init() {
-    urchin::mem::set_limit(MEMORY_LIMIT);
+    urchin_base::mem::set_limit(MEMORY_LIMIT);
     drop(Session::new());
 }
 
@@ -48,7 +48,7 @@ fn text(data: &[u8]) -> Option<&str> {
 }
 
 /// Diagnostics must render: they are what a user sees.
-fn render(diags: &[urchin::diag::Diagnostic], name: &str, text: &str) {
+fn render(diags: &[urchin_base::diag::Diagnostic], name: &str, text: &str) {
     let mut sources = SourceMap::new();
     sources.add(name, text);
     render_all(diags, &sources, false);

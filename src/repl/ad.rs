@@ -10,21 +10,21 @@
 use super::commands::{Invocation, usage};
 use super::print;
 use super::{Failed, Flow, Repl, Sink, duration, show_scheme};
-use crate::core::ir::{Program, Var};
-use crate::core::pretty::Printer;
-use crate::diag::Diagnostic;
 use crate::driver::Compiled;
-use crate::eval::EvalStats;
-use crate::prim::PrimType;
-use crate::runtime::value::Value;
-use crate::source::Span;
-use crate::syntax::ast::{Expr, ExprKind, Ident, Literal, Pat, QualName};
-use crate::types::env::GlobalKind;
-use crate::types::scheme::{Defaulting, Scheme};
-use crate::types::ty::{Base, Rank, Type};
 use std::collections::HashSet;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
+use urchin_base::diag::Diagnostic;
+use urchin_base::source::Span;
+use urchin_core::ir::{Program, Var};
+use urchin_core::pretty::Printer;
+use urchin_eval::EvalStats;
+use urchin_prim::PrimType;
+use urchin_runtime::value::Value;
+use urchin_syntax::ast::{Expr, ExprKind, Ident, Literal, Pat, QualName};
+use urchin_types::env::GlobalKind;
+use urchin_types::scheme::{Defaulting, Scheme};
+use urchin_types::ty::{Base, Rank, Type};
 
 /// `:grad [--stats] f x ...`: the gradient of a scalar-valued `f` at the
 /// point, with respect to every argument (`vjp f x 1`). Integer arguments
@@ -136,7 +136,7 @@ pub(super) fn grad(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Resul
 /// written by a user, so they capture nothing.
 fn gradient_expr(head: &Expr, args: &[Expr], one: PrimType, span: Span) -> Expr {
     let node = |kind| Expr {
-        id: crate::syntax::ast::NodeId::fresh(),
+        id: urchin_syntax::ast::NodeId::fresh(),
         span,
         kind,
     };

@@ -14,19 +14,19 @@
 use super::print::{self, Show};
 use super::style::{Style, paint};
 use super::{Bound, Repl, Sink, commands};
-use crate::core::ir::{Body, Exp, Program, Shape};
-use crate::diag::{Diagnostic, Phase};
 use crate::driver::Session;
-use crate::runtime::breaks::{Handler, Resume, Stop};
-use crate::runtime::value::Value;
-use crate::source::Span;
-use crate::syntax::ast::{Attr, Expr, ExprKind};
-use crate::types::ty::{Base, Type};
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use urchin_base::diag::{Diagnostic, Phase};
+use urchin_base::source::Span;
+use urchin_core::ir::{Body, Exp, Program, Shape};
+use urchin_runtime::breaks::{Handler, Resume, Stop};
+use urchin_runtime::value::Value;
+use urchin_syntax::ast::{Attr, Expr, ExprKind};
+use urchin_types::ty::{Base, Type};
 
 /// The prompts while stopped.
 pub const BREAK_PROMPT: &str = "break> ";
@@ -98,7 +98,7 @@ pub fn has_break(p: &Program) -> bool {
     fn body(b: &Body) -> bool {
         b.stms.iter().any(|s| {
             matches!(s.exp, Exp::Break { .. })
-                || crate::core::visit::nested(&s.exp)
+                || urchin_core::visit::nested(&s.exp)
                     .iter()
                     .any(|n| body(n.body))
         })
@@ -348,7 +348,7 @@ fn locals<'a>(stop: &'a Stop, frame: usize) -> Vec<(&'a str, Type, Vec<Value>)> 
 }
 
 fn source_type(s: &Shape) -> Type {
-    use crate::core::ir::Type as Core;
+    use urchin_core::ir::Type as Core;
     match s {
         Shape::Leaf(Core::Prim(p)) => Type::prim(*p),
         Shape::Leaf(Core::Array(p, r) | Core::Acc(p, r)) => Type::prim(*p).array(*r),

@@ -4,8 +4,8 @@
 use super::print::Show;
 use super::style::{Style, paint};
 use super::{Failed, Flow, Repl, Sink};
-use crate::source::FileId;
 use std::path::PathBuf;
+use urchin_base::source::FileId;
 
 /// What a command's argument is. It decides whether an incomplete
 /// argument continues on the next line (expressions), how the argument is
@@ -350,7 +350,7 @@ fn device(_: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, F
     match words[..] {
         [] => {}
         ["threshold", "measure"] => {
-            let measured = match crate::gpu::current() {
+            let measured = match urchin_gpu::current() {
                 Some(g) => g.measure_threshold(),
                 None => {
                     Err("no device is in use; choose one with :device auto or :device NAME".into())
@@ -372,7 +372,7 @@ fn device(_: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, F
                     }
                 },
             };
-            match crate::gpu::current() {
+            match urchin_gpu::current() {
                 Some(g) => g.set_threshold(t),
                 None => {
                     sink.err("no device is in use; choose one with :device auto or :device NAME\n");
@@ -380,10 +380,10 @@ fn device(_: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, F
                 }
             }
         }
-        [name] => crate::gpu::configure(crate::gpu::Choice::parse(name)),
+        [name] => urchin_gpu::configure(urchin_gpu::Choice::parse(name)),
         _ => return Err(usage("device", sink)),
     }
-    sink.out(&crate::gpu::report());
+    sink.out(&urchin_gpu::report());
     Ok(Flow::Continue)
 }
 
@@ -562,7 +562,7 @@ fn step(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Fai
     let inv = inv.with_arg(rest, &padded);
     let e = r.parse_expr(&inv, sink)?;
     let checked = r.checked(&e, sink)?;
-    let mut opts = crate::semantics::TraceOptions {
+    let mut opts = urchin_reference::TraceOptions {
         color: r.color,
         interrupt: Some(r.interrupt_flag()),
         ..Default::default()
@@ -572,7 +572,7 @@ fn step(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Fai
     }
     // Streamed: a long reduction shows its first steps at once.
     let reached =
-        crate::semantics::step_trace_to(&r.session, &checked, &opts, &mut |s| sink.out(s));
+        urchin_reference::step_trace_to(&r.session, &checked, &opts, &mut |s| sink.out(s));
     if reached {
         Ok(Flow::Continue)
     } else {
@@ -587,11 +587,11 @@ fn steps(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Fa
     }
     let e = r.parse_expr(inv, sink)?;
     let checked = r.checked(&e, sink)?;
-    let opts = crate::semantics::Options {
+    let opts = urchin_reference::Options {
         interrupt: Some(r.interrupt_flag()),
         ..Default::default()
     };
-    match crate::semantics::step_count(&r.session, &checked, &opts) {
+    match urchin_reference::step_count(&r.session, &checked, &opts) {
         Ok(n) => {
             sink.out(&format!("{n}\n"));
             Ok(Flow::Continue)

@@ -2,8 +2,8 @@
 
 use super::commands::{self, Arg};
 use super::style::{Style, paint};
-use crate::source::FileId;
-use crate::syntax::{Keyword, Token, TokenClass, lex};
+use urchin_base::source::FileId;
+use urchin_syntax::{Keyword, Token, TokenClass, lex};
 
 /// The line with colours; the text itself is unchanged.
 pub fn highlight(line: &str, color: bool) -> String {

@@ -24,24 +24,8 @@ mod query;
 mod style;
 mod terminal;
 
-use crate::diag::{Diagnostic, render_all};
 use crate::driver::{Checkpoint, Session, show_dec};
-use crate::eval::EvalOptions;
 use crate::plot::Figure;
-use crate::prim::PrimType;
-use crate::runtime::value::Value;
-use crate::runtime::{RuntimeError, RuntimeErrorKind};
-use crate::source::FileId;
-use crate::syntax::ast::{
-    Dec, DefKeyword, Expr, ExprKind, Ident, Pat, Program, QualName, TypeDec, ValDec,
-};
-use crate::syntax::{self, ReplInput, Token, pretty};
-use crate::types::CheckedDef;
-use crate::types::env::GlobalKind;
-use crate::types::intrinsics;
-use crate::types::scheme::{Defaulting, Scheme};
-use crate::types::ty::{Base, Namer, TyVar, Type};
-use crate::types::unify::Class;
 use commands::Invocation;
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
@@ -53,6 +37,22 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use style::{Style, paint};
+use urchin_base::diag::{Diagnostic, render_all};
+use urchin_base::source::FileId;
+use urchin_eval::EvalOptions;
+use urchin_prim::PrimType;
+use urchin_runtime::value::Value;
+use urchin_runtime::{RuntimeError, RuntimeErrorKind};
+use urchin_syntax::ast::{
+    Dec, DefKeyword, Expr, ExprKind, Ident, Pat, Program, QualName, TypeDec, ValDec,
+};
+use urchin_syntax::{self as syntax, ReplInput, Token, pretty};
+use urchin_types::CheckedDef;
+use urchin_types::env::GlobalKind;
+use urchin_types::intrinsics;
+use urchin_types::scheme::{Defaulting, Scheme};
+use urchin_types::ty::{Base, Namer, TyVar, Type};
+use urchin_types::unify::Class;
 
 pub use breakpoints::{Console, Line};
 pub use terminal::run;
@@ -427,7 +427,7 @@ impl Repl {
         // options).
         let flag = self.interrupt.clone();
         let result = catch_unwind(AssertUnwindSafe(|| {
-            crate::interrupt::while_handling(flag, || self.dispatch(text, file, sink))
+            urchin_base::interrupt::while_handling(flag, || self.dispatch(text, file, sink))
         }));
         match result {
             Ok(Ok(Flow::Continue)) => Status::Ready,
@@ -512,7 +512,7 @@ impl Repl {
     /// Warns of the `#[break]`s of an input (which does not fail) where
     /// they cannot stop: in a front end without a console (not at a
     /// breakpoint's prompt, where breakpoints do not stop, by design).
-    fn warn_breakpoints(&self, spans: Vec<crate::source::Span>, sink: &mut dyn Sink) {
+    fn warn_breakpoints(&self, spans: Vec<urchin_base::source::Span>, sink: &mut dyn Sink) {
         if self.console.is_some() || self.at_break {
             return;
         }
@@ -547,7 +547,7 @@ impl Repl {
     fn run_compiled(
         &self,
         compiled: &crate::driver::Compiled,
-        externals: &[crate::types::env::ValueId],
+        externals: &[urchin_types::env::ValueId],
     ) -> Result<Vec<Value>, RuntimeError> {
         let run = || {
             self.session
@@ -564,7 +564,7 @@ impl Repl {
                     aborted: self.aborted.clone(),
                     skipped: HashSet::new(),
                 };
-                crate::runtime::breaks::with_handler(stopper.handler(), run)
+                urchin_runtime::breaks::with_handler(stopper.handler(), run)
             }
             _ => run(),
         }
@@ -573,7 +573,7 @@ impl Repl {
     fn eval_options(&self) -> EvalOptions {
         EvalOptions {
             interrupt: Some(self.interrupt.clone()),
-            ..EvalOptions::default()
+            ..crate::driver::eval_options()
         }
     }
 
@@ -602,7 +602,7 @@ impl Repl {
     }
 
     /// An expression checked (elaborated) for the reference semantics.
-    fn checked(&self, e: &Expr, sink: &mut dyn Sink) -> Result<crate::types::CheckedDef, Failed> {
+    fn checked(&self, e: &Expr, sink: &mut dyn Sink) -> Result<urchin_types::CheckedDef, Failed> {
         self.session
             .check_expr(e)
             .map_err(|d| self.report(&d, sink))
@@ -793,7 +793,7 @@ impl Repl {
     /// each name to its part.
     fn bind_pattern(&mut self, p: &Pat, e: &Expr, sink: &mut dyn Sink) -> Result<(), Failed> {
         let names = p.binders();
-        let var = |(n, span): &(Ident, crate::source::Span)| {
+        let var = |(n, span): &(Ident, urchin_base::source::Span)| {
             Expr::new(ExprKind::Var(QualName::plain(n.clone())), *span)
         };
         let result = match names.as_slice() {
@@ -984,7 +984,7 @@ impl Repl {
     /// The type of a global `name` as the REPL shows it: a definition's
     /// with the size names of its source, a built-in's with those of its
     /// signature.
-    fn global_type(&self, name: &str, g: &crate::types::env::Global) -> String {
+    fn global_type(&self, name: &str, g: &urchin_types::env::Global) -> String {
         match g.kind {
             GlobalKind::Def(id) => {
                 show_scheme_of(&g.scheme, Sizes::Def(&self.session.def(id).source))

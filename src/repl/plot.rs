@@ -15,15 +15,15 @@ use super::ad::{defaulted, float_scalar};
 use super::commands::{Invocation, path_arg, usage};
 use super::print::leaf_count;
 use super::{Failed, Flow, Repl, Sink};
-use crate::diag::Diagnostic;
 use crate::plot::{Chart, Figure, Image, Series, Size, file};
-use crate::prim::{PrimType, Scalar};
-use crate::runtime::value::Value;
-use crate::source::Span;
-use crate::syntax::ast::{Expr, ExprKind, Ident, Literal, Pat, QualName};
-use crate::types::ty::{Base, Rank, Type};
 use std::path::PathBuf;
 use std::rc::Rc;
+use urchin_base::diag::Diagnostic;
+use urchin_base::source::Span;
+use urchin_prim::{PrimType, Scalar};
+use urchin_runtime::value::Value;
+use urchin_syntax::ast::{Expr, ExprKind, Ident, Literal, Pat, QualName};
+use urchin_types::ty::{Base, Rank, Type};
 
 /// What a command accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -287,7 +287,7 @@ fn function_figure(
     // no one can type.
     let saved = r.checkpoint();
     let scalars: Vec<Scalar> = xs.iter().map(|x| Scalar::from_f64(p, *x)).collect();
-    let array = crate::runtime::value::Array::from_scalars(p, vec![SAMPLES], &scalars);
+    let array = urchin_runtime::value::Array::from_scalars(p, vec![SAMPLES], &scalars);
     r.session.bind_value(
         SAMPLE_NAME,
         Type::prim(p).array(1),
@@ -519,7 +519,7 @@ impl Repl {
         sink: &mut dyn Sink,
     ) -> Result<Vec<Columns>, Failed> {
         let file = self.session.add_source(origin, text);
-        let e = crate::syntax::parse_expr(text, file).map_err(|ds| self.report_all(&ds, sink))?;
+        let e = urchin_syntax::parse_expr(text, file).map_err(|ds| self.report_all(&ds, sink))?;
         let checked = self.checked(&e, sink)?;
         let evaluated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut quiet = String::new();

@@ -8,10 +8,10 @@
 //! `[(1, 2.0), (3, 4.0)]`.
 
 use super::style::{self, Style};
-use crate::prim::{PrimType, Scalar};
-use crate::runtime::value::Value;
-use crate::syntax::ast::Ident;
-use crate::types::ty::{Base, Type};
+use urchin_prim::{PrimType, Scalar};
+use urchin_runtime::value::Value;
+use urchin_syntax::ast::Ident;
+use urchin_types::ty::{Base, Type};
 
 /// How much of a big value to print (`:set print full|summary`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,7 +54,7 @@ pub fn value(ty: &Type, leaves: &[Value], color: bool, show: Show) -> String {
 /// The type of the elements of an array type.
 fn row(t: &Type) -> Type {
     Type::new(
-        crate::types::ty::Rank {
+        urchin_types::ty::Rank {
             konst: t.rank.konst - 1,
             vars: t.rank.vars.clone(),
         },
@@ -402,9 +402,9 @@ impl Printer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::value::Array;
-    use crate::types::ty::Rank;
-    use crate::values::format_value;
+    use urchin_runtime::value::Array;
+    use urchin_runtime::values::format_value;
+    use urchin_types::ty::Rank;
 
     fn arr(elem: PrimType, shape: Vec<usize>, xs: &[Scalar]) -> Value {
         Value::Array(Array::from_scalars(elem, shape, xs))

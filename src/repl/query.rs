@@ -4,10 +4,10 @@
 
 use super::complete::{Completion, complete};
 use super::{Repl, single_name};
-use crate::syntax::ast::{Dec, TypeDec};
-use crate::syntax::pretty;
-use crate::types::env::GlobalKind;
 use rustyline::completion::FilenameCompleter;
+use urchin_syntax::ast::{Dec, TypeDec};
+use urchin_syntax::pretty;
+use urchin_types::env::GlobalKind;
 
 impl Repl {
     /// The completions at byte `pos` of the input line `line`: where the

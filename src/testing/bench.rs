@@ -14,11 +14,7 @@
 use super::blocks::{CaseInput, Expect, parse_test_spec};
 use super::engine::Loaded;
 use super::runner::{Engine, RunnerOptions, Summary, line_of, run_paths};
-use crate::driver::Compiled;
-use crate::eval::EvalOptions;
-use crate::runtime::value::Value;
-use crate::source::FileId;
-use crate::values::ValueType;
+use crate::driver::{self, Compiled};
 use std::cell::RefCell;
 use std::collections::{BTreeSet, VecDeque};
 use std::io::{self, Write};
@@ -26,6 +22,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
+use urchin_base::source::FileId;
+use urchin_eval::{Device, EvalOptions};
+use urchin_gpu::Gpu;
+use urchin_runtime::value::Value;
+use urchin_runtime::values::ValueType;
 
 #[derive(Clone, Debug)]
 pub struct BenchOptions {
@@ -47,7 +48,7 @@ pub struct BenchOptions {
 #[derive(Clone, Debug)]
 pub struct Backend {
     pub name: String,
-    pub device: Option<std::sync::Arc<crate::gpu::Gpu>>,
+    pub device: Option<std::sync::Arc<urchin_gpu::Gpu>>,
     /// The evaluator's threads (`None`: the process's setting). A row with
     /// more than one thread that follows the same device's one-thread row
     /// shows its speed-up over it.
@@ -59,7 +60,7 @@ impl Backend {
     /// thread, then `n`.
     pub fn thread_rows(
         name: &str,
-        device: Option<std::sync::Arc<crate::gpu::Gpu>>,
+        device: Option<std::sync::Arc<urchin_gpu::Gpu>>,
         n: usize,
     ) -> Vec<Backend> {
         let label = |k: usize| {
@@ -336,35 +337,36 @@ impl BenchEngine<'_> {
         args: Vec<Value>,
     ) -> Result<Vec<Value>, String> {
         // One row per backend; the default is the session's setting alone.
-        let backends: Vec<(Option<String>, EvalOptions)> = if self.opts.backends.is_empty() {
-            vec![(None, EvalOptions::default())]
-        } else {
-            self.opts
-                .backends
-                .iter()
-                .map(|b| {
-                    let d = EvalOptions::default();
-                    let o = EvalOptions {
-                        device: b.device.clone(),
-                        threads: b.threads.unwrap_or(d.threads),
-                        ..d
-                    };
-                    (Some(b.name.clone()), o)
-                })
-                .collect()
-        };
+        let backends: Vec<(Option<String>, EvalOptions, Option<Arc<Gpu>>)> =
+            if self.opts.backends.is_empty() {
+                vec![(None, driver::eval_options(), urchin_gpu::current())]
+            } else {
+                self.opts
+                    .backends
+                    .iter()
+                    .map(|b| {
+                        let d = EvalOptions::default();
+                        let o = EvalOptions {
+                            device: b.device.clone().map(|g| g as Arc<dyn Device>),
+                            threads: b.threads.unwrap_or(d.threads),
+                            ..d
+                        };
+                        (Some(b.name.clone()), o, b.device.clone())
+                    })
+                    .collect()
+            };
         let mut result = Vec::new();
         // The mean of the last one-thread row, per device.
         let mut one_thread: Option<Duration> = None;
-        for ((backend, opts), b) in backends.into_iter().zip(
+        for ((backend, opts, gpu), b) in backends.into_iter().zip(
             self.opts
                 .backends
                 .iter()
                 .map(Some)
                 .chain(std::iter::repeat(None)),
         ) {
-            let measuring = || opts.device.as_ref().map(|g| g.measuring_runs());
-            let settling = || opts.device.as_ref().is_some_and(|g| g.settling());
+            let measuring = || gpu.as_ref().map(|g| g.measuring_runs());
+            let settling = || gpu.as_ref().is_some_and(|g| g.settling());
             let mut seen = measuring();
             let (warm, stats) = prog.session.run_with_stats(c, args.clone(), &opts);
             result = warm.map_err(|e| e.to_diagnostic().render(&prog.session.sources, false))?;
@@ -496,14 +498,14 @@ impl Engine for BenchEngine<'_> {
         let Some(case) = case else {
             // Not reached unless the runner's order changes: still check
             // the case, without a measurement.
-            return prog.run(&c, args, &EvalOptions::default());
+            return prog.run(&c, args, &driver::eval_options());
         };
         if self.opts.entry.as_ref().is_some_and(|e| e != entry) {
             self.skip = Some("not the entry point benchmarked".to_string());
             return Err(String::new());
         }
         if case.untimed {
-            return prog.run(&c, args, &EvalOptions::default());
+            return prog.run(&c, args, &driver::eval_options());
         }
         self.measure(prog, &c, case, args)
     }
@@ -603,8 +605,8 @@ mod tests {
     #[test]
     fn dataset_names() {
         use super::super::blocks::RandomValue;
-        use crate::prim::PrimType;
-        use crate::source::Span;
+        use urchin_base::source::Span;
+        use urchin_prim::PrimType;
         let span = Span::new(FileId(0), 0, 0);
         let random = CaseInput::Random(
             vec![
@@ -616,7 +618,7 @@ mod tests {
                     shape: vec![],
                     elem: PrimType::I64,
                 },
-                RandomValue::Constant(crate::prim::Scalar::I64(2)),
+                RandomValue::Constant(urchin_prim::Scalar::I64(2)),
             ],
             span,
         );

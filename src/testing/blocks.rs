@@ -10,10 +10,10 @@
 //! prefixes are replaced by spaces, so every offset into the block is an
 //! offset into the file and spans (of input values too) point at the source.
 
-use crate::diag::{Diagnostic, Phase};
-use crate::prim::{PrimType, Scalar};
-use crate::source::{FileId, Span};
 use std::path::PathBuf;
+use urchin_base::diag::{Diagnostic, Phase};
+use urchin_base::source::{FileId, Span};
+use urchin_prim::{PrimType, Scalar};
 
 /// The test blocks of one file.
 #[derive(Clone, Debug, PartialEq)]
@@ -599,7 +599,7 @@ impl BlockParser {
                 )
             };
             if word.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
-                let constant = crate::values::parse_values(word, self.file, 0)
+                let constant = urchin_runtime::values::parse_values(word, self.file, 0)
                     .map_err(|d| bad(&d.message))?
                     .first()
                     .map(|v| v.to_value(None))
@@ -688,7 +688,7 @@ mod tests {
         };
         assert!(!v.contains("--"), "{v:?}");
         assert_eq!(v.len(), span.range().len());
-        let parsed = crate::values::parse_values(v, FileId(0), span.start as usize)
+        let parsed = urchin_runtime::values::parse_values(v, FileId(0), span.start as usize)
             .unwrap_or_else(|d| panic!("{d}"));
         assert_eq!(parsed[0].shape(), &[2, 2]);
         assert_eq!(
@@ -892,7 +892,7 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(
-            crate::test_env::proptest_cases(256)
+            urchin_test_env::proptest_cases(256)
         ))]
 
         #[test]
@@ -903,7 +903,7 @@ mod tests {
                 for c in spec.blocks.iter().flat_map(|b| &b.cases) {
                     if let CaseInput::Values(v, span) = &c.input {
                         proptest::prop_assert_eq!(&block[span.range()], v.as_str());
-                        let _ = crate::values::parse_values(v, FileId(0), 0);
+                        let _ = urchin_runtime::values::parse_values(v, FileId(0), 0);
                     }
                 }
             }
@@ -927,7 +927,7 @@ mod tests {
 
     #[test]
     fn every_corpus_file_parses() {
-        let Some(dir) = crate::test_env::shared_data("corpus") else {
+        let Some(dir) = urchin_test_env::shared_data("corpus") else {
             return;
         };
         let mut files = Vec::new();
@@ -947,11 +947,11 @@ mod tests {
                 for c in &b.cases {
                     // Every input and output parses as values.
                     if let CaseInput::Values(v, span) = &c.input {
-                        crate::values::parse_values(v, FileId(0), span.start as usize)
+                        urchin_runtime::values::parse_values(v, FileId(0), span.start as usize)
                             .unwrap_or_else(|d| panic!("{}: {d}", f.display()));
                     }
                     if let Expect::Output(v, span) = &c.expect {
-                        crate::values::parse_values(v, FileId(0), span.start as usize)
+                        urchin_runtime::values::parse_values(v, FileId(0), span.start as usize)
                             .unwrap_or_else(|d| panic!("{}: {d}", f.display()));
                     }
                 }
@@ -966,7 +966,7 @@ mod tests {
 
     #[test]
     fn corpus_contents() {
-        let Some(dir) = crate::test_env::shared_data("corpus") else {
+        let Some(dir) = urchin_test_env::shared_data("corpus") else {
             return;
         };
         let arith = corpus_spec(&dir, "lang/arith.fut");
@@ -993,7 +993,8 @@ mod tests {
 
         let kmeans = corpus_spec(&dir, "ad/kmeans.fut");
         let v = values(&kmeans.blocks[0].cases[0].input);
-        let parsed = crate::values::parse_values(v, FileId(0), 0).unwrap_or_else(|d| panic!("{d}"));
+        let parsed =
+            urchin_runtime::values::parse_values(v, FileId(0), 0).unwrap_or_else(|d| panic!("{d}"));
         assert_eq!(parsed.len(), 2);
         assert_eq!(parsed[0].shape(), &[5, 2]);
 

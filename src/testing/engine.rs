@@ -3,15 +3,15 @@
 
 use super::runner::Engine;
 use crate::driver::{Compiled, Session};
-use crate::eval::EvalOptions;
-use crate::runtime::value::Value;
-use crate::values::ValueType;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use urchin_eval::EvalOptions;
+use urchin_runtime::value::Value;
+use urchin_runtime::values::ValueType;
 
 /// A checked program with its compiled entry points (used by the fast
 /// engine and by `urchin bench`).
@@ -29,7 +29,11 @@ impl Loaded {
                 session,
                 compiled: RefCell::new(HashMap::new()),
             }),
-            Err(diags) => Err(crate::diag::render_all(&diags, &session.sources, false)),
+            Err(diags) => Err(urchin_base::diag::render_all(
+                &diags,
+                &session.sources,
+                false,
+            )),
         }
     }
 
@@ -75,9 +79,17 @@ impl Loaded {
 }
 
 /// Runs test programs with the fast evaluator.
-#[derive(Default)]
 pub struct FastEngine {
     pub options: EvalOptions,
+}
+
+impl Default for FastEngine {
+    /// The process's settings: its device, its thread count.
+    fn default() -> FastEngine {
+        FastEngine {
+            options: crate::driver::eval_options(),
+        }
+    }
 }
 
 impl Engine for FastEngine {
@@ -110,7 +122,7 @@ impl Engine for FastEngine {
 /// or that runs out of steps is skipped, with the reason.
 #[derive(Default)]
 pub struct SmallStepEngine {
-    pub options: crate::semantics::Options,
+    pub options: urchin_reference::Options,
     skip: Option<String>,
 }
 
@@ -121,7 +133,11 @@ impl Engine for SmallStepEngine {
         let mut session = Session::new();
         match session.load(&path.display().to_string(), text) {
             Ok(_) => Ok(session),
-            Err(diags) => Err(crate::diag::render_all(&diags, &session.sources, false)),
+            Err(diags) => Err(urchin_base::diag::render_all(
+                &diags,
+                &session.sources,
+                false,
+            )),
         }
     }
 
@@ -129,7 +145,7 @@ impl Engine for SmallStepEngine {
         let id = prog
             .lookup_def(entry)
             .ok_or_else(|| format!("no entry point named `{entry}`"))?;
-        Ok(crate::semantics::entry_param_types(prog, id)
+        Ok(urchin_reference::entry_param_types(prog, id)
             .into_iter()
             .map(|t| ValueType::new(t.elem(), t.rank() as usize))
             .collect())
@@ -142,14 +158,14 @@ impl Engine for SmallStepEngine {
         args: Vec<Value>,
         interrupt: Option<Arc<AtomicBool>>,
     ) -> Result<Vec<Value>, String> {
-        use crate::semantics::Stop;
+        use urchin_reference::Stop;
         self.skip = None;
         let id = prog
             .lookup_def(entry)
             .ok_or_else(|| format!("no entry point named `{entry}`"))?;
         let mut options = self.options.clone();
         options.interrupt = interrupt.or(options.interrupt);
-        match crate::semantics::run_entry(prog, id, args, &options) {
+        match urchin_reference::run_entry(prog, id, args, &options) {
             Ok((values, _)) => Ok(values),
             Err(Stop::Error(e)) => Err(e.to_diagnostic().render(&prog.sources, false)),
             Err(stop) => {

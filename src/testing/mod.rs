@@ -1,7 +1,7 @@
 //! `urchin test`: Futhark's test blocks ([`blocks`]) and the runner that
 //! checks programs against them ([`runner`]); `urchin bench` times
 //! programs on the same test blocks ([`bench`]). Values are read, printed
-//! and compared by [`crate::values`].
+//! and compared by [`urchin_runtime::values`].
 
 pub mod bench;
 pub mod blocks;

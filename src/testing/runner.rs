@@ -6,10 +6,6 @@
 //! programs, so it can be tested with a fake one.
 
 use super::blocks::{CaseInput, Expect, RandomValue, TestCase, TestSpec, parse_test_spec};
-use crate::prim::{Native, PrimType};
-use crate::runtime::value::{Array, Element, Value};
-use crate::source::{FileId, Span};
-use crate::values::{LitValue, Tolerance, ValueType, compare, parse_values};
 use ndarray::{ArcArray, IxDyn};
 use regex::Regex;
 use std::collections::HashSet;
@@ -19,6 +15,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
+use urchin_base::source::{FileId, Span};
+use urchin_prim::{Native, PrimType};
+use urchin_runtime::value::{Array, Element, Value};
+use urchin_runtime::values::{LitValue, Tolerance, ValueType, compare, parse_values};
 
 /// What the runner needs from an interpreter.
 pub trait Engine {
@@ -505,10 +505,10 @@ fn data_file(dir: Option<&Path>, file: &Path) -> Result<PathBuf, String> {
 /// Values from a data file (an `input @` or `output @` file): text or
 /// binary values, gzipped if the name ends in `.gz`.
 fn read_values(path: &Path) -> Result<Vec<LitValue>, String> {
-    let data = crate::values::read_data_file(path)
+    let data = urchin_runtime::values::read_data_file(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    crate::values::read_values(&data, FileId(0)).map_err(|d| {
-        let text = crate::values::display_text(&data);
+    urchin_runtime::values::read_values(&data, FileId(0)).map_err(|d| {
+        let text = urchin_runtime::values::display_text(&data);
         let line = d.span.map_or(1, |s| line_of(&text, s.start));
         format!("{}:{line}: {}", path.display(), d.message)
     })
@@ -591,8 +591,8 @@ fn random_inputs(
                     .ok()
                     .map(T::wrap_array)
             }
-            let array =
-                crate::dispatch_prim!(elem, fill(&mut rng, shape, n)).ok_or_else(too_large)?;
+            let array = urchin_prim::dispatch_prim!(elem, fill(&mut rng, shape, n))
+                .ok_or_else(too_large)?;
             Ok(if shape.is_empty() {
                 Value::Scalar(array.get_flat(0))
             } else {
@@ -646,8 +646,8 @@ impl XorShift {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::prim::Scalar;
     use std::fs;
+    use urchin_prim::Scalar;
 
     /// A stand-in interpreter. A program is a list of lines
     /// `entry NAME TYPE...` (comments aside); a line `bad` makes it fail to

@@ -10,7 +10,7 @@
 use crate::ad_support::{Function, Rng};
 use std::path::PathBuf;
 use urchin::testing::blocks::{CaseInput, Expect, parse_test_spec};
-use urchin::values::{ValueType, parse_values};
+use urchin_runtime::values::{ValueType, parse_values};
 
 fn programs() -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
@@ -39,7 +39,7 @@ fn check_program(path: &PathBuf, rng: &mut Rng) -> Result<(usize, usize), String
     let name = path.display().to_string();
     let mut s = crate::support::session();
     s.load(&name, &text)
-        .map_err(|d| urchin::diag::render_all(&d, &s.sources, false))?;
+        .map_err(|d| urchin_base::diag::render_all(&d, &s.sources, false))?;
     let file = s.add_source(&name, &text);
     let spec = parse_test_spec(&text, file).map_err(|d| d.message.clone())?;
     let (mut cases, mut partials) = (0, 0);
@@ -122,7 +122,7 @@ fn a_jump_is_caught() {
     )
     .expect("the program checks");
     let f = Function::new(&mut s, "f_jump").expect("the derivatives compile");
-    let x = urchin::runtime::value::Value::Scalar(urchin::prim::Scalar::F64(1.0 + 1e-9));
+    let x = urchin_runtime::value::Value::Scalar(urchin_prim::Scalar::F64(1.0 + 1e-9));
     let r = f.check(&s, &[x], &mut Rng::new(1));
     assert!(
         r.as_ref().is_err_and(|e| e.contains("finite differences")),

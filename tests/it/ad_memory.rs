@@ -7,9 +7,9 @@
 
 use std::time::Instant;
 use urchin::driver::Session;
-use urchin::eval::EvalOptions;
-use urchin::prim::{PrimType, Scalar};
-use urchin::runtime::value::{Array, Value};
+use urchin_eval::EvalOptions;
+use urchin_prim::{PrimType, Scalar};
+use urchin_runtime::value::{Array, Value};
 
 const N: usize = 10_000;
 /// Elements of the loop state.

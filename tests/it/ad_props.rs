@@ -23,9 +23,9 @@ use crate::ad_support::{Function, Rng};
 use crate::support::{lazy, session};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-use urchin::eval::EvalOptions;
-use urchin::prim::{PrimType, Scalar};
-use urchin::runtime::value::{Array, Value};
+use urchin_eval::EvalOptions;
+use urchin_prim::{PrimType, Scalar};
+use urchin_runtime::value::{Array, Value};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Ty {
@@ -355,7 +355,7 @@ fn check(c: &Case) -> Result<(), TestCaseError> {
     s.load("<generated>", &program).map_err(|d| {
         fail(format!(
             "the generated program does not check:\n{}",
-            urchin::diag::render_all(&d, &s.sources, false)
+            urchin_base::diag::render_all(&d, &s.sources, false)
         ))
     })?;
     let f = Function::new(&mut s, "f_main").map_err(fail)?;
@@ -628,7 +628,7 @@ fn check_int(c: &IntCase) -> Result<(), TestCaseError> {
     s.load("<generated>", &program).map_err(|d| {
         fail(format!(
             "the generated program does not check:\n{}",
-            urchin::diag::render_all(&d, &s.sources, false)
+            urchin_base::diag::render_all(&d, &s.sources, false)
         ))
     })?;
     let run = |t: &str, what: &str, extra: &[Vec<i64>], scalars_extra: usize| {

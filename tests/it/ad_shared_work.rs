@@ -8,8 +8,8 @@
 //! vectors, not a sum of per-point outer products. The values are checked
 //! by `examples/gmm.fut`'s own test blocks.
 
-use urchin::core::ir::{Body, Exp, Var};
-use urchin::core::visit::nested;
+use urchin_core::ir::{Body, Exp, Var};
+use urchin_core::visit::nested;
 
 /// Dot products (`reduce (+)` of a fused map of one multiplication) and
 /// transpositions, at any depth, with the transposed variables. A dot
@@ -21,7 +21,7 @@ fn census(b: &Body, dots: &mut usize, transposed: &mut Vec<Var>, rows: &mut Vec<
             Exp::Reduce {
                 pre: Some(f), args, ..
             } if f.body.stms.len() == 1
-                && matches!(f.body.stms[0].exp, Exp::BinOp(urchin::prim::BinOp::Mul, ..))
+                && matches!(f.body.stms[0].exp, Exp::BinOp(urchin_prim::BinOp::Mul, ..))
                 && !args.iter().any(|a| rows.contains(a)) =>
             {
                 *dots += 1

@@ -7,11 +7,11 @@
 //! whose result is one f64 value or a tuple of them. The derivative
 //! entries are generated as source text and loaded into the same session.
 
-use urchin::core::lower::leaf_types;
 use urchin::driver::{Compiled, Session};
-use urchin::eval::EvalOptions;
-use urchin::prim::{PrimType, Scalar};
-use urchin::runtime::value::{Array, Value};
+use urchin_eval::EvalOptions;
+use urchin_opt::lower::leaf_types;
+use urchin_prim::{PrimType, Scalar};
+use urchin_runtime::value::{Array, Value};
 
 /// A small deterministic generator (splitmix64), so that failures repeat.
 pub struct Rng(u64);
@@ -111,7 +111,7 @@ pub struct Function {
     jvp: Compiled,
 }
 
-fn type_text(t: urchin::core::ir::Type) -> String {
+fn type_text(t: urchin_core::ir::Type) -> String {
     format!("{}{}", "[]".repeat(t.rank() as usize), t.elem())
 }
 
@@ -140,7 +140,7 @@ impl Function {
         if !active.contains(&true) {
             return Err(format!("`{entry}` has no f64 parameter"));
         }
-        let decl = |prefix: &str, ts: &[urchin::core::ir::Type], only: Option<&[bool]>| {
+        let decl = |prefix: &str, ts: &[urchin_core::ir::Type], only: Option<&[bool]>| {
             ts.iter()
                 .enumerate()
                 .filter(|(i, _)| only.is_none_or(|a| a[*i]))
@@ -175,7 +175,7 @@ impl Function {
             .map_err(|d| {
                 format!(
                     "the derivative entries do not check:\n{text}\n{}",
-                    urchin::diag::render_all(&d, &s.sources, false)
+                    urchin_base::diag::render_all(&d, &s.sources, false)
                 )
             })?;
         Ok(Function {

@@ -29,9 +29,9 @@ use proptest::test_runner::TestCaseError;
 use std::collections::HashMap;
 use std::rc::Rc;
 use urchin::driver::show_dec;
-use urchin::elab::Elaborator;
-use urchin::syntax::ast::{Dec, NodeId};
-use urchin::syntax::spine::SpineKey;
+use urchin_syntax::ast::{Dec, NodeId};
+use urchin_syntax::spine::SpineKey;
+use urchin_types::elab::Elaborator;
 
 /// The highest rank of a generated value (matrices).
 const MAX_RANK: usize = 2;
@@ -539,7 +539,7 @@ fn forwards(text: &str, pick: u64) -> Result<(), TestCaseError> {
             .collect();
         removed_cost += partial.values().map(|s| cost(s)).sum::<usize>();
         let dec = Elaborator::new(&partial).dec(&d.source);
-        written.push_str(&urchin::syntax::pretty::dec(&Dec::Val(Box::new(dec))));
+        written.push_str(&urchin_syntax::pretty::dec(&Dec::Val(Box::new(dec))));
         written.push('\n');
     }
     let w = load("written.fut", &written, true).map_err(|d| {
@@ -711,7 +711,7 @@ fn zero_insertions(dir: &std::path::Path) -> usize {
         let text = std::fs::read_to_string(&f).expect("read a program");
         let mut s = session();
         let file = s.add_source(&f.display().to_string(), &text);
-        let Ok(ast) = urchin::syntax::parse_program(&text, file) else {
+        let Ok(ast) = urchin_syntax::parse_program(&text, file) else {
             continue;
         };
         for d in &ast.decs {
@@ -766,12 +766,12 @@ fn corpus_programs_need_no_insertions() {
 fn with_type_decs(text: &str, l: &Loaded) -> String {
     let mut s = session();
     let file = s.add_source("program.fut", text);
-    let ast = urchin::syntax::parse_program(text, file).expect("the program parses");
+    let ast = urchin_syntax::parse_program(text, file).expect("the program parses");
     let mut defs = l.defs();
     let mut out = String::new();
     for d in &ast.decs {
         match d {
-            Dec::Type(_) => out.push_str(&urchin::syntax::pretty::dec(d)),
+            Dec::Type(_) => out.push_str(&urchin_syntax::pretty::dec(d)),
             Dec::Val(_) => out.push_str(&show_dec(&defs.next().expect("a definition").target)),
         }
         out.push('\n');

@@ -3,8 +3,8 @@
 //! `urchin elab` does.
 
 use urchin::driver::{Session, show_dec};
-use urchin::types::CheckedDef;
-use urchin::types::env::DefId;
+use urchin_types::CheckedDef;
+use urchin_types::env::DefId;
 
 /// A program loaded into a fresh session.
 pub struct Loaded {
@@ -19,7 +19,11 @@ pub fn load(name: &str, text: &str, automap: bool) -> Result<Loaded, String> {
     session.types.automap = automap;
     match session.load(name, text) {
         Ok(ids) => Ok(Loaded { session, ids }),
-        Err(diags) => Err(urchin::diag::render_all(&diags, &session.sources, false)),
+        Err(diags) => Err(urchin_base::diag::render_all(
+            &diags,
+            &session.sources,
+            false,
+        )),
     }
 }
 

@@ -17,9 +17,9 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
-use urchin::source::FileId;
 use urchin::testing::blocks::parse_test_spec;
 use urchin::testing::runner::test_count;
+use urchin_base::source::FileId;
 
 /// The recorded figures, relative to the repository.
 const RATES: &str = "tests/futhark_rates.txt";

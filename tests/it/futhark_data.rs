@@ -10,10 +10,10 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use urchin::prim::{PrimType, Scalar};
-use urchin::runtime::value::{Array, Value};
-use urchin::source::FileId;
-use urchin::values::{ValueType, read_values, write_binary};
+use urchin_base::source::FileId;
+use urchin_prim::{PrimType, Scalar};
+use urchin_runtime::value::{Array, Value};
+use urchin_runtime::values::{ValueType, read_values, write_binary};
 
 /// Reads the values written by urchin, prints each as a line
 /// `TYPE SHAPE ELEMENTS` (shape `d,d`, elements in row-major order: ints

@@ -2,10 +2,9 @@
 //! binary instead of one per file. Each module is one concern; the
 //! modules ending in `_support` are shared helpers. The environment
 //! switches (`URCHIN_PROPTEST_SCALE`, `URCHIN_REQUIRE_DATA`) are read by
-//! `test_env`, which the library's unit tests share.
+//! ``urchin_test_env`, which the crates' unit tests share.
 
-#[path = "../../src/test_env.rs"]
-mod test_env;
+use urchin_test_env as test_env;
 
 mod ad_support;
 mod automap_support;
@@ -19,13 +18,17 @@ mod automap_elab;
 mod automap_props;
 mod automap_speed;
 mod bench_cli;
+mod core_laws;
 mod docs_transcripts;
 mod futhark;
 mod futhark_data;
+mod interrupt;
 mod literate;
 mod notebook;
+mod passes;
 mod programs;
 mod recursion;
+mod reference;
 mod repl_cli;
 mod repl_pty;
 mod repl_transcripts;
@@ -33,4 +36,6 @@ mod robust;
 mod smallstep;
 mod smallstep_props;
 mod smallstep_trace;
+mod syntax_corpus;
+mod syntax_props;
 mod trace_cli;

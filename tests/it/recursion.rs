@@ -3,18 +3,18 @@
 //! recursion too deep for either evaluator (a clean error, not a crash).
 
 use crate::support::session;
-use urchin::core::check::check_program;
 use urchin::driver::Session;
-use urchin::eval::EvalOptions;
-use urchin::prim::Scalar;
-use urchin::runtime::RuntimeErrorKind;
-use urchin::runtime::value::Value;
-use urchin::semantics::{self, Stop};
+use urchin_core::check::check_program;
+use urchin_eval::EvalOptions;
+use urchin_prim::Scalar;
+use urchin_reference::{self as semantics, Stop};
+use urchin_runtime::RuntimeErrorKind;
+use urchin_runtime::value::Value;
 
 fn loaded(src: &str) -> Session {
     let mut s = session();
     if let Err(d) = s.load("<test>", src) {
-        panic!("{}", urchin::diag::render_all(&d, &s.sources, false));
+        panic!("{}", urchin_base::diag::render_all(&d, &s.sources, false));
     }
     s
 }

@@ -948,7 +948,7 @@ fn derivative_programs_parse_back() {
             let mut out = String::new();
             repl.feed(&format!("{cmd} {f}"), &mut out);
             assert_eq!(repl.failures(), 0, "{cmd} {f} failed:\n{out}");
-            if let Err(ds) = urchin::syntax::parse_program(&out, Default::default()) {
+            if let Err(ds) = urchin_syntax::parse_program(&out, Default::default()) {
                 panic!("{cmd} {f} prints a program that does not parse:\n{out}\n{ds:?}");
             }
         }

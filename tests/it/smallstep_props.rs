@@ -15,12 +15,12 @@ use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
 use urchin::driver::Session;
-use urchin::eval::EvalOptions;
-use urchin::prim::{PrimType, Scalar};
-use urchin::runtime::RuntimeErrorKind;
-use urchin::runtime::value::{Array, Value};
-use urchin::semantics::{self, Stop};
-use urchin::values::{Mismatch, Tolerance, compare};
+use urchin_eval::EvalOptions;
+use urchin_prim::{PrimType, Scalar};
+use urchin_reference::{self as semantics, Stop};
+use urchin_runtime::RuntimeErrorKind;
+use urchin_runtime::value::{Array, Value};
+use urchin_runtime::values::{Mismatch, Tolerance, compare};
 
 #[derive(Clone, Debug, PartialEq)]
 enum Ty {
@@ -570,13 +570,13 @@ fn fast(s: &Session, inputs: Vec<Value>, simplify: bool) -> Result<Outcome, Stri
     let program = if simplify {
         s.compile(id).map(|c| c.program)
     } else {
-        urchin::core::lower::lower_entry(&s.types, id).map(|(p, _)| p)
+        urchin_opt::lower::lower_entry(&s.types, id).map(|(p, _)| p)
     }
     .map_err(|d| format!("does not compile: {}", d.render(&s.sources, false)))?;
     let r = catch_unwind(AssertUnwindSafe(|| {
-        let mut stats = urchin::eval::EvalStats::default();
+        let mut stats = urchin_eval::EvalStats::default();
         let f = &program.functions[0];
-        urchin::eval::run_function(&program, f, inputs, &EvalOptions::default(), &mut stats)
+        urchin_eval::run_function(&program, f, inputs, &EvalOptions::default(), &mut stats)
     }))
     .map_err(|p| {
         let msg = p
@@ -677,7 +677,7 @@ fn check_with(c: &Case, jvp: bool) -> Result<(), TestCaseError> {
     if let Err(d) = s.load("<generated>", &program) {
         return Err(TestCaseError::fail(format!(
             "the generated program does not check:\n{program}\n{}",
-            urchin::diag::render_all(&d, &s.sources, false)
+            urchin_base::diag::render_all(&d, &s.sources, false)
         )));
     }
     let fail = |why: String| {

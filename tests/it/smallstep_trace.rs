@@ -1,13 +1,13 @@
 //! Snapshots of `:step` on teaching examples: the reduction sequence, one
 //! step per line, the redex marked `⟨…⟩`, the rule on the right.
 
-use urchin::semantics::{self, TraceOptions};
-use urchin::syntax;
+use urchin_reference::{self as semantics, TraceOptions};
+use urchin_syntax as syntax;
 
 fn trace_with(program: &str, expr: &str, opts: &TraceOptions) -> String {
     let mut s = crate::support::session();
     if let Err(d) = s.load("<program>", program) {
-        panic!("{}", urchin::diag::render_all(&d, &s.sources, false));
+        panic!("{}", urchin_base::diag::render_all(&d, &s.sources, false));
     }
     let file = s.add_source("<expr>", expr);
     let e = syntax::parse_expr(expr, file).expect("the example parses");
@@ -137,7 +137,7 @@ fn steps_are_in_the_language_syntax() {
             if let Err(ds) = syntax::parse_expr(&term, file) {
                 panic!(
                     "step of `{ex}` does not parse: {term}\n{}",
-                    urchin::diag::render_all(&ds, &s.sources, false)
+                    urchin_base::diag::render_all(&ds, &s.sources, false)
                 );
             }
             steps += 1;

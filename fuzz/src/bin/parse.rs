@@ -2,7 +2,7 @@
 
 // The memory limit counts what the whole process holds, as in `urchin`.
 #[global_allocator]
-static ALLOC: urchin::mem::Counting = urchin::mem::Counting;
+static ALLOC: urchin_base::mem::Counting = urchin_base::mem::Counting;
 
 fn main() {
     urchin_fuzz::init();

@@ -1,0 +1,319 @@
+//! The resource model: every allocation whose size a user chooses (an
+//! array built by `iota`, `replicate`, a broadcast, a value read from input,
+//! random test input, the reference semantics' arrays) asks `check` first.
+//! Sizes are computed with checked arithmetic, compared with the memory
+//! limit (`--max-memory`; by default half of physical memory) less what the
+//! process already holds, and refused with a `TooLarge` that the caller
+//! turns into a run-time error at its span. Element vectors are then
+//! reserved with `try_reserve_exact` (`vec_with_capacity`), so that even an
+//! allocation the limit allowed but the system refuses is an error, not an
+//! abort. The REPL survives either.
+//!
+//! What the process holds is counted by `Counting`, the global allocator
+//! of the `urchin` binary; where it is not installed (library users, unit
+//! tests) the limit applies to each allocation alone.
+
+use crate::shape::fmt_shape;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::fmt;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The limit in bytes; 0 until set or first read (then the default).
+static LIMIT: AtomicUsize = AtomicUsize::new(0);
+/// Bytes currently allocated through `Counting`.
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+/// A global allocator that counts the bytes the process holds, so that the
+/// memory limit is one for the whole process rather than per array.
+pub struct Counting;
+
+// SAFETY: every method forwards to `System` with the same arguments; the
+// counter is only bookkeeping.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            LIVE.fetch_add(new_size, Ordering::Relaxed);
+            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        }
+        p
+    }
+}
+
+/// Keeps freed memory for reuse instead of handing it back to the system
+/// at once, up to `RETAINED` bytes. By default glibc maps every block over
+/// 32 MiB afresh and unmaps it on free, so a program producing a large
+/// array (a gradient of 10^7 elements) takes a page fault per 4 KiB on
+/// every run: two thirds of the time of `sumsq`'s gradient went to the
+/// kernel. The evaluator's chunk temporaries (a few hundred kilobytes,
+/// allocated and freed at a high rate) were trimmed and faulted in again:
+/// a third of k-means' time on one thread, and page faults serialise
+/// threads on the process's page tables. Idempotent: the `urchin` binary calls it at start-up, and the
+/// evaluator may call it before it runs (so tests and the Jupyter kernel
+/// get it too); off glibc the allocator keeps its defaults.
+pub fn retain_freed_memory() {
+    static DONE: std::sync::Once = std::sync::Once::new();
+    DONE.call_once(set_allocator_options);
+}
+
+fn set_allocator_options() {
+    /// Blocks under this come from the heap, and this much free memory at
+    /// its top is kept.
+    const RETAINED: i32 = 256 << 20;
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        const M_TRIM_THRESHOLD: i32 = -1;
+        const M_MMAP_THRESHOLD: i32 = -3;
+        unsafe extern "C" {
+            fn mallopt(param: i32, value: i32) -> i32;
+        }
+        // SAFETY: `mallopt` only sets allocator parameters; a value glibc
+        // refuses leaves the default (it returns 0), which is fine.
+        unsafe {
+            mallopt(M_MMAP_THRESHOLD, RETAINED);
+            mallopt(M_TRIM_THRESHOLD, RETAINED);
+        }
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    let _ = RETAINED;
+}
+
+/// Bytes the process holds (0 where `Counting` is not the allocator).
+pub fn live_bytes() -> usize {
+    LIVE.load(Ordering::Relaxed)
+}
+
+/// Physical memory, from `/proc/meminfo` where there is one.
+fn physical_memory() -> Option<usize> {
+    static PHYS: OnceLock<Option<usize>> = OnceLock::new();
+    *PHYS.get_or_init(|| {
+        let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+        let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+        let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+        kib.checked_mul(1024)
+    })
+}
+
+/// The default limit: half of physical memory (8 GiB where it is unknown).
+pub fn default_limit() -> usize {
+    physical_memory().map_or(8 << 30, |p| p / 2)
+}
+
+/// The memory limit in bytes.
+pub fn limit() -> usize {
+    match LIMIT.load(Ordering::Relaxed) {
+        0 => default_limit(),
+        n => n,
+    }
+}
+
+/// Sets the memory limit (`--max-memory`, `:set max-memory`).
+pub fn set_limit(bytes: usize) {
+    LIMIT.store(bytes.max(1), Ordering::Relaxed);
+}
+
+/// Parses a size such as `4G`, `512MiB`, `1000000` or `50%` (of physical
+/// memory).
+pub fn parse_size(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let bad = || {
+        format!(
+            "`{s}` is not a size: write bytes, or a number with K, M, G or T, or a percentage of physical memory"
+        )
+    };
+    if let Some(p) = t.strip_suffix('%') {
+        let p: f64 = p.trim().parse().map_err(|_| bad())?;
+        if !(p > 0.0 && p <= 100.0) {
+            return Err(format!(
+                "`{s}`: a percentage must be above 0 and at most 100"
+            ));
+        }
+        let phys =
+            physical_memory().ok_or("physical memory is unknown here: give a size in bytes")?;
+        return Ok((phys as f64 * p / 100.0) as usize);
+    }
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let num: f64 = num.parse().map_err(|_| bad())?;
+    let unit = unit.trim().to_ascii_lowercase();
+    let unit = unit.trim_end_matches("ib").trim_end_matches('b');
+    let scale: f64 = match unit {
+        "" => 1.0,
+        "k" => 1024.0,
+        "m" => 1024.0 * 1024.0,
+        "g" => 1024.0 * 1024.0 * 1024.0,
+        "t" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        _ => return Err(bad()),
+    };
+    let bytes = num * scale;
+    if !(bytes >= 1.0 && bytes < usize::MAX as f64) {
+        return Err(bad());
+    }
+    Ok(bytes as usize)
+}
+
+/// A size in bytes for people: `1.5 GiB`.
+pub fn human(bytes: usize) -> String {
+    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    let mut x = bytes as f64;
+    let mut u = 0;
+    while x >= 1024.0 && u + 1 < UNITS.len() {
+        x /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{x:.1} {}", UNITS[u])
+    }
+}
+
+/// An allocation refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TooLarge {
+    /// What was asked for, as a shape: `[3][4]`.
+    pub shape: String,
+    pub why: Refusal,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The size does not fit in an address.
+    Unaddressable,
+    /// `bytes` more would take the process past `limit`, of which `live`
+    /// is in use.
+    OverLimit {
+        bytes: usize,
+        live: usize,
+        limit: usize,
+    },
+    /// Within the limit, but the system had no memory to give.
+    Refused { bytes: usize },
+}
+
+impl fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shape = &self.shape;
+        match self.why {
+            Refusal::Unaddressable => {
+                write!(f, "an array of shape {shape} is too large to address")
+            }
+            Refusal::OverLimit { bytes, live, limit } if live == 0 || bytes > limit => write!(
+                f,
+                "out of memory: an array of shape {shape} needs {}, over the memory limit of {} \
+                 (raise it with --max-memory)",
+                human(bytes),
+                human(limit)
+            ),
+            Refusal::OverLimit { bytes, live, limit } => write!(
+                f,
+                "out of memory: an array of shape {shape} needs {}, but {} of the memory limit of {} \
+                 is in use (raise it with --max-memory)",
+                human(bytes),
+                human(live),
+                human(limit)
+            ),
+            Refusal::Refused { bytes } => write!(
+                f,
+                "out of memory: the system could not provide {} for an array of shape {shape}",
+                human(bytes)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for TooLarge {}
+
+/// Checks that an array of `shape` with elements of `elem_bytes` bytes may
+/// be allocated; returns its number of elements. An empty array is always
+/// allowed, but its other dimensions must still be addressable (as
+/// `ndarray` requires).
+pub fn check(shape: &[usize], elem_bytes: usize) -> Result<usize, TooLarge> {
+    let refuse = |why| TooLarge {
+        shape: fmt_shape(shape),
+        why,
+    };
+    let addressable = shape
+        .iter()
+        .try_fold(elem_bytes.max(1), |acc, &d| acc.checked_mul(d.max(1)))
+        .filter(|&b| b <= isize::MAX as usize);
+    if addressable.is_none() {
+        return Err(refuse(Refusal::Unaddressable));
+    }
+    let elems: usize = shape.iter().product();
+    let bytes = elems * elem_bytes;
+    let (live, limit) = (live_bytes(), limit());
+    if bytes > limit.saturating_sub(live) {
+        return Err(refuse(Refusal::OverLimit { bytes, live, limit }));
+    }
+    Ok(elems)
+}
+
+/// `check` for `n` elements of type `T`.
+pub fn check_len<T>(n: usize) -> Result<usize, TooLarge> {
+    check(&[n], std::mem::size_of::<T>())
+}
+
+/// An empty vector with room for `n` elements of `T`, checked against the
+/// limit and reserved fallibly.
+pub fn vec_with_capacity<T>(n: usize) -> Result<Vec<T>, TooLarge> {
+    check_len::<T>(n)?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| TooLarge {
+        shape: fmt_shape(&[n]),
+        why: Refusal::Refused {
+            bytes: n * std::mem::size_of::<T>(),
+        },
+    })?;
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_units() {
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert_eq!(parse_size("4K"), Ok(4096));
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_size("1.5m"), Ok(3 << 19));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("150%").is_err());
+    }
+
+    #[test]
+    fn overflowing_and_huge_shapes_are_refused() {
+        let e = check(&[1 << 32, 1 << 32, 1 << 32], 4).unwrap_err();
+        assert_eq!(e.why, Refusal::Unaddressable);
+        // Empty, but the other dimensions overflow an address.
+        assert!(check(&[0, 1 << 32, 1 << 32], 4).is_err());
+        assert_eq!(check(&[0, 1 << 20], 8), Ok(0));
+        let e = check(&[1 << 50], 8).unwrap_err();
+        assert!(e.to_string().contains("--max-memory"), "{e}");
+        assert!(vec_with_capacity::<u64>(1 << 60).is_err());
+        assert_eq!(vec_with_capacity::<u8>(10).unwrap().capacity(), 10);
+    }
+}

@@ -1,0 +1,871 @@
+//! A builder for core IR, for passes that generate code (lowering, AD) and
+//! for tests.
+//!
+//! Each method appends one statement binding fresh variables, whose types
+//! it infers from the operands (the one place that knows the result types
+//! of each expression), and returns them. Nested bodies and lambdas are
+//! built by closures that receive a builder for the nested body (sharing
+//! the variable table) and return the body's results. A generator that
+//! recurses through state of its own (lowering) instead opens a body,
+//! appends to this builder, and closes it ([`Builder::open_body`]), then
+//! passes the finished bodies to the methods that take them (`if_bodies`,
+//! `loop_`, `map`, `reduce`, ...).
+//!
+//! ```
+//! use urchin::core::build::{Builder, function};
+//! use urchin::core::ir::{Atom, Program, Type};
+//! use urchin::prim::{BinOp, PrimType, Scalar};
+//!
+//! let mut prog = Program::default();
+//! let f64s = Type::Array(PrimType::F64, 1);
+//! // sum of squares: reduce (+) 0 (map (\x -> x * x) xs)
+//! let f = function(&mut prog, "main", &[("xs", f64s)], |b, ps| {
+//!     let sq = b.lambda(&[Type::Prim(PrimType::F64)], |b, x| vec![b.bin(BinOp::Mul, x[0], x[0]).into()]);
+//!     let add = b.binop_operator(BinOp::Add, PrimType::F64, Atom::Const(Scalar::F64(0.0)));
+//!     let r = b.reduce(add, Some(sq), &[ps[0]]);
+//!     vec![r[0].into()]
+//! });
+//! prog.functions.push(f);
+//! ```
+
+use super::ir::{
+    Atom, Body, CallCtx, DimIndex, Exp, Function, Lambda, LoopForm, Operator, Program, Stm, Type,
+    Var, Vars,
+};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use urchin_base::source::Span;
+use urchin_prim::{BinOp, PrimType, UnOp};
+
+/// What the statements built so far say about sizes, for lowering's
+/// inference of the sizes no argument gives (`unflatten`'s `[n * m]` and
+/// `split`'s `[n + m]`, as Futhark reads them off the argument's type): per
+/// array variable, the atoms its dimensions are known to equal, and per
+/// variable computed by a binary operator, the operator and its operands. Dimensions follow
+/// the values through the array operations, SOACs (a lambda's results are
+/// known outside it where their facts name no variable of its own) and AD.
+/// A fact only names atoms in scope where its variable is bound, so it
+/// holds wherever the variable is used.
+#[derive(Default)]
+pub struct SizeFacts {
+    dims: HashMap<Var, Vec<Option<Atom>>>,
+    computed: HashMap<Var, (BinOp, Atom, Atom)>,
+}
+
+impl SizeFacts {
+    /// The atom dimension `d` of `arr` is known to equal.
+    pub fn dim(&self, arr: Var, d: usize) -> Option<Atom> {
+        self.dims
+            .get(&arr)
+            .and_then(|ds| ds.get(d).copied().flatten())
+    }
+
+    /// The operands of a size computed by the binary operator `op`.
+    pub fn operands(&self, op: BinOp, a: Atom) -> Option<(Atom, Atom)> {
+        a.var()
+            .and_then(|v| self.computed.get(&v))
+            .filter(|(o, _, _)| *o == op)
+            .map(|&(_, x, y)| (x, y))
+    }
+
+    /// The element `p` of a `map` over `arr` has the dimensions of its rows.
+    pub fn rows(&mut self, p: Var, arr: Var) {
+        if let Some(ds) = self.dims.get(&arr).filter(|ds| ds.len() > 1) {
+            let rows = ds[1..].to_vec();
+            self.dims.insert(p, rows);
+        }
+    }
+
+    /// `v` stands for the value `a` (a lambda's parameter for its
+    /// argument), so it has its dimensions.
+    pub fn same(&mut self, v: Var, a: Atom) {
+        self.set(v, self.of(&a));
+    }
+
+    /// Dimension `d` of `arr` is `size` (computed by the caller, as the
+    /// length of a concatenation is).
+    pub fn set_dim(&mut self, arr: Var, d: usize, size: Atom) {
+        let ds = self.dims.entry(arr).or_default();
+        if ds.len() <= d {
+            ds.resize(d + 1, None);
+        }
+        ds[d] = Some(size);
+    }
+
+    fn set(&mut self, v: Var, dims: Vec<Option<Atom>>) {
+        if dims.iter().any(Option::is_some) {
+            self.dims.insert(v, dims);
+        }
+    }
+
+    fn of(&self, a: &Atom) -> Vec<Option<Atom>> {
+        a.var()
+            .and_then(|v| self.dims.get(&v).cloned())
+            .unwrap_or_default()
+    }
+
+    /// The dimensions of a lambda's results as known outside it: a fact
+    /// naming one of the lambda's own variables is out of scope there.
+    fn results(&self, lam: &Lambda) -> Vec<Vec<Option<Atom>>> {
+        let mut dims: Vec<Vec<Option<Atom>>> = lam.body.result.iter().map(|r| self.of(r)).collect();
+        let named: HashSet<Var> = dims
+            .iter()
+            .flatten()
+            .flatten()
+            .filter_map(|a| a.var())
+            .collect();
+        if named.is_empty() {
+            return dims;
+        }
+        let mut own: HashSet<Var> = lam
+            .params
+            .iter()
+            .copied()
+            .filter(|p| named.contains(p))
+            .collect();
+        super::visit::bound_in_body(&lam.body, &mut |v| {
+            if named.contains(&v) {
+                own.insert(v);
+            }
+        });
+        for d in dims.iter_mut().flatten() {
+            if d.and_then(Atom::var).is_some_and(|v| own.contains(&v)) {
+                *d = None;
+            }
+        }
+        dims
+    }
+
+    /// Results of a SOAC over `args`: the outer dimension of the arrays,
+    /// then the lambda's results' dimensions.
+    fn mapped(&mut self, pat: &[Var], lam: &Lambda, args: &[Var]) {
+        let outer = args.first().and_then(|a| self.dim(*a, 0));
+        for (v, inner) in pat.iter().zip(self.results(lam)) {
+            let dims = std::iter::once(outer).chain(inner).collect();
+            self.set(*v, dims);
+        }
+    }
+
+    fn record(&mut self, pat: &[Var], exp: &Exp) {
+        let dims = match exp {
+            Exp::BinOp(op, a, b) => {
+                if let [v] = pat {
+                    self.computed.insert(*v, (*op, *a, *b));
+                }
+                return;
+            }
+            Exp::Iota(n) => vec![Some(*n)],
+            Exp::Replicate(n, v) => std::iter::once(Some(*n)).chain(self.of(v)).collect(),
+            Exp::ArrayLit(elems, _) => {
+                let row = elems.first().map(|e| self.of(e)).unwrap_or_default();
+                std::iter::once(Some(Atom::i64(elems.len() as i64)))
+                    .chain(row)
+                    .collect()
+            }
+            Exp::Reshape(ds, _) => ds.iter().map(|d| Some(*d)).collect(),
+            Exp::Rearrange(perm, a) => {
+                let ds = self.of(&Atom::Var(*a));
+                perm.iter()
+                    .map(|&p| ds.get(p as usize).copied().flatten())
+                    .collect()
+            }
+            Exp::Index(a, idx) => {
+                let ds = self.of(&Atom::Var(*a));
+                let mut out = Vec::new();
+                for (k, i) in idx.iter().enumerate() {
+                    match i {
+                        DimIndex::Fix(_) => {}
+                        DimIndex::Slice {
+                            start: None,
+                            end: None,
+                            stride: None,
+                        } => out.push(ds.get(k).copied().flatten()),
+                        DimIndex::Slice { .. } => out.push(None),
+                    }
+                }
+                out.extend(ds.iter().skip(idx.len()));
+                out
+            }
+            Exp::Atom(a) => self.of(a),
+            Exp::Copy(a) | Exp::Reverse(a) | Exp::Rotate(_, a) | Exp::Update(a, _, _) => {
+                self.of(&Atom::Var(*a))
+            }
+            Exp::Concat(arrs) => {
+                // The outer length is a sum the caller computes (`set_dim`).
+                let rows = arrs
+                    .first()
+                    .map(|a| self.of(&Atom::Var(*a)))
+                    .unwrap_or_default();
+                std::iter::once(None)
+                    .chain(rows.into_iter().skip(1))
+                    .collect()
+            }
+            Exp::Map { lam, args } => return self.mapped(pat, lam, args),
+            Exp::Scan {
+                pre: Some(lam),
+                args,
+                ..
+            } => return self.mapped(pat, lam, args),
+            Exp::Scan {
+                pre: None, args, ..
+            } => {
+                for (v, a) in pat.iter().zip(args) {
+                    self.set(*v, self.of(&Atom::Var(*a)));
+                }
+                return;
+            }
+            Exp::Reduce { op, .. } => {
+                for (v, ne) in pat.iter().zip(&op.neutral) {
+                    self.set(*v, self.of(ne));
+                }
+                return;
+            }
+            Exp::Hist { dest, .. } | Exp::Scatter { dest, .. } => {
+                for (v, d) in pat.iter().zip(dest) {
+                    self.set(*v, self.of(&Atom::Var(*d)));
+                }
+                return;
+            }
+            // A tangent has the shape of its primal result, an adjoint
+            // that of its argument.
+            Exp::Jvp { lam, .. } => {
+                let results = self.results(lam);
+                let (prim, tan) = pat.split_at(results.len().min(pat.len()));
+                for (v, ds) in prim.iter().zip(&results).chain(tan.iter().zip(&results)) {
+                    self.set(*v, ds.clone());
+                }
+                return;
+            }
+            Exp::Vjp { lam, primals, .. } => {
+                let results = self.results(lam);
+                let (prim, adj) = pat.split_at(results.len().min(pat.len()));
+                for (v, ds) in prim.iter().zip(results) {
+                    self.set(*v, ds);
+                }
+                for (v, a) in adj.iter().zip(primals) {
+                    self.set(*v, self.of(a));
+                }
+                return;
+            }
+            Exp::WithVjp { lam, .. } => {
+                for (v, ds) in pat.iter().zip(self.results(lam)) {
+                    self.set(*v, ds);
+                }
+                return;
+            }
+            Exp::CheckShape {
+                array, expected, ..
+            } => {
+                let mut ds = self.of(&Atom::Var(*array));
+                ds.resize(ds.len().max(expected.len()), None);
+                for (d, e) in ds.iter_mut().zip(expected) {
+                    if e.is_some() {
+                        *d = *e;
+                    }
+                }
+                self.dims.insert(*array, ds);
+                return;
+            }
+            _ => return,
+        };
+        if let [v] = pat {
+            self.set(*v, dims);
+        }
+    }
+}
+
+pub struct Builder<'a> {
+    pub vars: &'a mut Vars,
+    pub stms: Vec<Stm>,
+    /// The span given to the statements built (run-time errors point there).
+    pub span: Span,
+    /// The call chain given to the statements built (lowering sets it
+    /// while it inlines a call; AD copies the statement's it derives from).
+    pub ctx: CallCtx,
+    /// The name given to the variables the statements bind (for printing).
+    name: Arc<str>,
+    pub facts: SizeFacts,
+}
+
+/// The statements of the enclosing body while a nested one is built
+/// between [`Builder::open_body`] and [`Builder::close_body`].
+#[must_use = "the enclosing body's statements are lost unless given to `close_body`"]
+pub struct Outer(Vec<Stm>);
+
+/// Builds a function with parameters of the given names and types and adds
+/// its variables to `prog` (the caller adds the function itself).
+pub fn function(
+    prog: &mut Program,
+    name: &str,
+    params: &[(&str, Type)],
+    f: impl FnOnce(&mut Builder, &[Var]) -> Vec<Atom>,
+) -> Function {
+    let ps: Vec<Var> = params
+        .iter()
+        .map(|(n, t)| prog.vars.fresh(*n, *t))
+        .collect();
+    let mut b = Builder::new(&mut prog.vars);
+    let result = f(&mut b, &ps);
+    Function {
+        name: name.into(),
+        params: ps,
+        body: b.finish(result),
+    }
+}
+
+/// The type of the result of a map: one more dimension (accumulators are
+/// passed through as they are).
+fn mapped(t: Type) -> Type {
+    match t {
+        Type::Acc(..) => t,
+        _ => t.array_of(1),
+    }
+}
+
+impl<'a> Builder<'a> {
+    pub fn new(vars: &'a mut Vars) -> Builder<'a> {
+        Builder {
+            vars,
+            stms: Vec::new(),
+            span: Span::default(),
+            ctx: CallCtx::TOP,
+            name: "t".into(),
+            facts: SizeFacts::default(),
+        }
+    }
+
+    /// A builder for a nested body, with the same span, context and name.
+    fn nested(&mut self) -> Builder<'_> {
+        Builder {
+            vars: &mut *self.vars,
+            stms: Vec::new(),
+            span: self.span,
+            ctx: self.ctx,
+            name: self.name.clone(),
+            facts: SizeFacts::default(),
+        }
+    }
+
+    /// Gives the statements built next this span and their variables this
+    /// name (in the same call context).
+    pub fn at(&mut self, span: Span, name: &str) -> &mut Self {
+        self.span = span;
+        if *self.name != *name {
+            self.name = name.into();
+        }
+        self
+    }
+
+    /// Gives the statements built next the place of `s` (its span and call
+    /// context: code derived from a statement fails where it does);
+    /// returns the place they had, for [`Builder::restore`].
+    pub fn place_of(&mut self, s: &Stm) -> (Span, CallCtx) {
+        let before = (self.span, self.ctx);
+        (self.span, self.ctx) = (s.span, s.ctx);
+        before
+    }
+
+    /// Goes back to a place returned by [`Builder::place_of`].
+    pub fn restore(&mut self, (span, ctx): (Span, CallCtx)) {
+        (self.span, self.ctx) = (span, ctx);
+    }
+
+    /// Starts a nested body: the statements built from now on go to it
+    /// until [`Builder::close_body`].
+    pub fn open_body(&mut self) -> Outer {
+        Outer(std::mem::take(&mut self.stms))
+    }
+
+    /// Ends the nested body begun by `open_body`, with these results, and
+    /// goes back to appending to the enclosing body.
+    pub fn close_body(&mut self, outer: Outer, result: Vec<Atom>) -> Body {
+        Body {
+            stms: std::mem::replace(&mut self.stms, outer.0),
+            result,
+        }
+    }
+
+    pub fn finish(self, result: Vec<Atom>) -> Body {
+        Body {
+            stms: self.stms,
+            result,
+        }
+    }
+
+    pub fn ty(&self, a: impl Into<Atom>) -> Type {
+        a.into().ty(self.vars)
+    }
+
+    pub fn fresh(&mut self, name: &str, ty: Type) -> Var {
+        self.vars.fresh(name, ty)
+    }
+
+    /// The statements of `lam` applied to `args`, with fresh variables;
+    /// returns its results.
+    pub fn inline(&mut self, lam: &Lambda, args: &[Atom]) -> Vec<Atom> {
+        let lam = super::visit::freshen_lambda(lam, self.vars);
+        for (p, a) in lam.params.iter().zip(args) {
+            self.push(vec![*p], Exp::Atom(*a));
+        }
+        self.stms.extend(lam.body.stms);
+        lam.body.result
+    }
+
+    /// Appends `pat = exp`.
+    pub fn push(&mut self, pat: Vec<Var>, exp: Exp) {
+        self.facts.record(&pat, &exp);
+        self.stms.push(Stm {
+            pat,
+            exp,
+            span: self.span,
+            ctx: self.ctx,
+        });
+    }
+
+    /// Appends a statement with one result of type `ty`.
+    pub fn exp(&mut self, ty: Type, exp: Exp) -> Var {
+        self.exps(&[ty], exp)[0]
+    }
+
+    /// Appends a statement with results of the given types.
+    pub fn exps(&mut self, tys: &[Type], exp: Exp) -> Vec<Var> {
+        let vs: Vec<Var> = tys
+            .iter()
+            .map(|t| self.vars.fresh(self.name.clone(), *t))
+            .collect();
+        self.push(vs.clone(), exp);
+        vs
+    }
+
+    /// A body built by `f` (its results are what `f` returns).
+    pub fn body(&mut self, f: impl FnOnce(&mut Builder) -> Vec<Atom>) -> Body {
+        let mut b = self.nested();
+        let r = f(&mut b);
+        b.finish(r)
+    }
+
+    /// A lambda with parameters of the given types.
+    pub fn lambda(
+        &mut self,
+        param_tys: &[Type],
+        f: impl FnOnce(&mut Builder, &[Var]) -> Vec<Atom>,
+    ) -> Lambda {
+        let params: Vec<Var> = param_tys.iter().map(|t| self.fresh("p", *t)).collect();
+        let mut b = self.nested();
+        let r = f(&mut b, &params);
+        Lambda {
+            params,
+            body: b.finish(r),
+        }
+    }
+
+    /// The types of the results of a lambda.
+    pub fn result_types(&self, lam: &Lambda) -> Vec<Type> {
+        lam.body.result.iter().map(|a| a.ty(self.vars)).collect()
+    }
+
+    pub fn atom(&mut self, a: impl Into<Atom>) -> Var {
+        let a = a.into();
+        let t = self.ty(a);
+        self.exp(t, Exp::Atom(a))
+    }
+
+    pub fn bin(&mut self, op: BinOp, a: impl Into<Atom>, b: impl Into<Atom>) -> Var {
+        let (a, b) = (a.into(), b.into());
+        let t = if op.is_comparison() {
+            Type::Prim(PrimType::Bool)
+        } else {
+            self.ty(a)
+        };
+        self.exp(t, Exp::BinOp(op, a, b))
+    }
+
+    pub fn un(&mut self, op: UnOp, a: impl Into<Atom>) -> Var {
+        let a = a.into();
+        let t = Type::Prim(op.result_type(self.ty(a).elem()));
+        self.exp(t, Exp::UnOp(op, a))
+    }
+
+    pub fn convert(&mut self, to: PrimType, a: impl Into<Atom>) -> Var {
+        self.exp(Type::Prim(to), Exp::Convert(to, a.into()))
+    }
+
+    pub fn select(&mut self, c: impl Into<Atom>, a: impl Into<Atom>, b: impl Into<Atom>) -> Var {
+        let a = a.into();
+        let t = self.ty(a);
+        self.exp(t, Exp::Select(c.into(), a, b.into()))
+    }
+
+    pub fn array_lit(&mut self, elems: Vec<Atom>, elem: Type) -> Var {
+        self.exp(elem.array_of(1), Exp::ArrayLit(elems, elem))
+    }
+
+    pub fn index(&mut self, arr: Var, ix: Vec<DimIndex>) -> Var {
+        let fixed = ix.iter().filter(|d| matches!(d, DimIndex::Fix(_))).count() as u32;
+        let t = self.vars.ty(arr).peel(fixed);
+        self.exp(t, Exp::Index(arr, ix))
+    }
+
+    /// `arr[i]`.
+    pub fn index1(&mut self, arr: Var, i: impl Into<Atom>) -> Var {
+        self.index(arr, vec![DimIndex::Fix(i.into())])
+    }
+
+    pub fn update(&mut self, arr: Var, ix: Vec<DimIndex>, v: impl Into<Atom>) -> Var {
+        let t = self.vars.ty(arr);
+        self.exp(t, Exp::Update(arr, ix, v.into()))
+    }
+
+    pub fn size(&mut self, arr: Var, d: u32) -> Var {
+        self.exp(Type::Prim(PrimType::I64), Exp::Size(arr, d))
+    }
+
+    pub fn iota(&mut self, n: impl Into<Atom>) -> Var {
+        self.exp(Type::Array(PrimType::I64, 1), Exp::Iota(n.into()))
+    }
+
+    pub fn replicate(&mut self, n: impl Into<Atom>, v: impl Into<Atom>) -> Var {
+        let v = v.into();
+        let t = self.ty(v).array_of(1);
+        self.exp(t, Exp::Replicate(n.into(), v))
+    }
+
+    pub fn rep(&mut self, v: impl Into<Atom>) -> Var {
+        let v = v.into();
+        let t = self.ty(v).array_of(1);
+        self.exp(t, Exp::Rep(v))
+    }
+
+    pub fn reshape(&mut self, dims: Vec<Atom>, arr: Var) -> Var {
+        let t = Type::Array(self.vars.ty(arr).elem(), dims.len() as u32);
+        self.exp(t, Exp::Reshape(dims, arr))
+    }
+
+    pub fn rearrange(&mut self, perm: Vec<u32>, arr: Var) -> Var {
+        let t = self.vars.ty(arr);
+        self.exp(t, Exp::Rearrange(perm, arr))
+    }
+
+    pub fn reverse(&mut self, arr: Var) -> Var {
+        let t = self.vars.ty(arr);
+        self.exp(t, Exp::Reverse(arr))
+    }
+
+    pub fn rotate(&mut self, r: impl Into<Atom>, arr: Var) -> Var {
+        let t = self.vars.ty(arr);
+        self.exp(t, Exp::Rotate(r.into(), arr))
+    }
+
+    pub fn concat(&mut self, arrs: Vec<Var>) -> Var {
+        let t = self.vars.ty(arrs[0]);
+        self.exp(t, Exp::Concat(arrs))
+    }
+
+    pub fn copy(&mut self, arr: Var) -> Var {
+        let t = self.vars.ty(arr);
+        self.exp(t, Exp::Copy(arr))
+    }
+
+    /// `if c then .. else ..`; the result types are those of the `then`
+    /// branch.
+    pub fn if_(
+        &mut self,
+        cond: impl Into<Atom>,
+        then_f: impl FnOnce(&mut Builder) -> Vec<Atom>,
+        else_f: impl FnOnce(&mut Builder) -> Vec<Atom>,
+    ) -> Vec<Var> {
+        let then_body = self.body(then_f);
+        let else_body = self.body(else_f);
+        self.if_bodies(cond, then_body, else_body)
+    }
+
+    /// `if c then then_body else else_body`, of the types of the `then`
+    /// branch's results.
+    pub fn if_bodies(
+        &mut self,
+        cond: impl Into<Atom>,
+        then_body: Body,
+        else_body: Body,
+    ) -> Vec<Var> {
+        let tys: Vec<Type> = then_body.result.iter().map(|a| a.ty(self.vars)).collect();
+        self.exps(
+            &tys,
+            Exp::If {
+                cond: cond.into(),
+                then_body,
+                else_body,
+            },
+        )
+    }
+
+    /// `loop (params = init) for i < bound do body`; `f` gets `i` and the
+    /// parameters and returns their next values.
+    pub fn loop_for(
+        &mut self,
+        init: Vec<Atom>,
+        bound: impl Into<Atom>,
+        f: impl FnOnce(&mut Builder, Var, &[Var]) -> Vec<Atom>,
+    ) -> Vec<Var> {
+        let bound = bound.into();
+        let tys: Vec<Type> = init.iter().map(|a| a.ty(self.vars)).collect();
+        let params: Vec<Var> = tys.iter().map(|t| self.fresh("p", *t)).collect();
+        let i = self.fresh("i", bound.ty(self.vars));
+        let mut b = self.nested();
+        let r = f(&mut b, i, &params);
+        let body = b.finish(r);
+        let params = params.into_iter().zip(init).collect();
+        self.loop_(params, LoopForm::For { i, bound }, body, None)
+    }
+
+    /// `loop (params = init) while cond do body`.
+    pub fn loop_while(
+        &mut self,
+        init: Vec<Atom>,
+        cond: impl FnOnce(&mut Builder, &[Var]) -> Atom,
+        f: impl FnOnce(&mut Builder, &[Var]) -> Vec<Atom>,
+    ) -> Vec<Var> {
+        let tys: Vec<Type> = init.iter().map(|a| a.ty(self.vars)).collect();
+        let params: Vec<Var> = tys.iter().map(|t| self.fresh("p", *t)).collect();
+        let mut cb = self.nested();
+        let c = cond(&mut cb, &params);
+        let cond = cb.finish(vec![c]);
+        let mut b = self.nested();
+        let r = f(&mut b, &params);
+        let body = b.finish(r);
+        let params = params.into_iter().zip(init).collect();
+        self.loop_(params, LoopForm::While { cond }, body, None)
+    }
+
+    /// A loop over the given parameters (with their initial values), of
+    /// the parameters' types.
+    pub fn loop_(
+        &mut self,
+        params: Vec<(Var, Atom)>,
+        form: LoopForm,
+        body: Body,
+        stripmine: Option<u32>,
+    ) -> Vec<Var> {
+        let tys: Vec<Type> = params.iter().map(|(p, _)| self.vars.ty(*p)).collect();
+        self.exps(
+            &tys,
+            Exp::Loop {
+                params,
+                form,
+                body,
+                stripmine,
+            },
+        )
+    }
+
+    /// `map lam args`.
+    pub fn map(&mut self, lam: Lambda, args: &[Var]) -> Vec<Var> {
+        let tys: Vec<Type> = self.result_types(&lam).into_iter().map(mapped).collect();
+        self.exps(
+            &tys,
+            Exp::Map {
+                lam,
+                args: args.to_vec(),
+            },
+        )
+    }
+
+    /// `map (\params -> f params) args`, the parameter types following the
+    /// arguments.
+    pub fn map_fn(
+        &mut self,
+        args: &[Var],
+        f: impl FnOnce(&mut Builder, &[Var]) -> Vec<Atom>,
+    ) -> Vec<Var> {
+        let tys: Vec<Type> = args
+            .iter()
+            .map(|a| match self.vars.ty(*a) {
+                t @ Type::Acc(..) => t,
+                t => t.peel(1),
+            })
+            .collect();
+        let lam = self.lambda(&tys, f);
+        self.map(lam, args)
+    }
+
+    /// An operator on `k` values of the given types: `f(b, accs, xs)`.
+    pub fn operator(
+        &mut self,
+        elem_tys: &[Type],
+        neutral: Vec<Atom>,
+        f: impl FnOnce(&mut Builder, &[Var], &[Var]) -> Vec<Atom>,
+    ) -> Operator {
+        let tys: Vec<Type> = elem_tys.iter().chain(elem_tys).copied().collect();
+        let k = elem_tys.len();
+        let lam = self.lambda(&tys, |b, ps| f(b, &ps[..k], &ps[k..]));
+        Operator {
+            lam,
+            neutral,
+            commutative: false,
+        }
+    }
+
+    /// `\a b -> a op b` on scalars of type `t`.
+    pub fn binop_operator(&mut self, op: BinOp, t: PrimType, neutral: Atom) -> Operator {
+        self.operator(&[Type::Prim(t)], vec![neutral], |b, a, x| {
+            vec![b.bin(op, a[0], x[0]).into()]
+        })
+    }
+
+    pub fn reduce(&mut self, op: Operator, pre: Option<Lambda>, args: &[Var]) -> Vec<Var> {
+        let tys: Vec<Type> = op.neutral.iter().map(|a| a.ty(self.vars)).collect();
+        self.exps(
+            &tys,
+            Exp::Reduce {
+                op,
+                pre,
+                args: args.to_vec(),
+            },
+        )
+    }
+
+    pub fn scan(&mut self, op: Operator, pre: Option<Lambda>, args: &[Var]) -> Vec<Var> {
+        let tys: Vec<Type> = op
+            .neutral
+            .iter()
+            .map(|a| a.ty(self.vars).array_of(1))
+            .collect();
+        self.exps(
+            &tys,
+            Exp::Scan {
+                op,
+                pre,
+                args: args.to_vec(),
+            },
+        )
+    }
+
+    pub fn hist(&mut self, op: Operator, dest: &[Var], indices: Var, values: &[Var]) -> Vec<Var> {
+        let tys: Vec<Type> = dest.iter().map(|d| self.vars.ty(*d)).collect();
+        self.exps(
+            &tys,
+            Exp::Hist {
+                op,
+                dest: dest.to_vec(),
+                indices,
+                values: values.to_vec(),
+            },
+        )
+    }
+
+    pub fn scatter(&mut self, dest: &[Var], indices: &[Var], values: &[Var]) -> Vec<Var> {
+        let tys: Vec<Type> = dest.iter().map(|d| self.vars.ty(*d)).collect();
+        self.exps(
+            &tys,
+            Exp::Scatter {
+                dest: dest.to_vec(),
+                indices: indices.to_vec(),
+                values: values.to_vec(),
+            },
+        )
+    }
+
+    pub fn assert(&mut self, cond: impl Into<Atom>, message: &str) {
+        self.push(
+            vec![],
+            Exp::Assert {
+                cond: cond.into(),
+                message: message.into(),
+                args: Vec::new(),
+            },
+        );
+    }
+
+    pub fn trace(&mut self, message: String, args: Vec<Atom>) {
+        self.push(vec![], Exp::Trace { message, args });
+    }
+
+    pub fn breakpoint(&mut self, locals: Vec<super::ir::BreakLocal>, args: Vec<Atom>) {
+        self.push(vec![], Exp::Break { locals, args });
+    }
+
+    pub fn check_shape(&mut self, array: Var, expected: Vec<Option<Atom>>, what: &str) {
+        self.push(
+            vec![],
+            Exp::CheckShape {
+                array,
+                expected,
+                what: what.into(),
+            },
+        );
+    }
+
+    /// `with_acc arrays (\accs -> f accs)`: `f` returns the final
+    /// accumulators followed by other results.
+    pub fn with_acc(
+        &mut self,
+        arrays: &[Var],
+        f: impl FnOnce(&mut Builder, &[Var]) -> Vec<Atom>,
+    ) -> Vec<Var> {
+        let acc_tys: Vec<Type> = arrays
+            .iter()
+            .map(|a| {
+                let t = self.vars.ty(*a);
+                Type::Acc(t.elem(), t.rank())
+            })
+            .collect();
+        let lam = self.lambda(&acc_tys, f);
+        let k = arrays.len();
+        let mut tys: Vec<Type> = arrays.iter().map(|a| self.vars.ty(*a)).collect();
+        tys.extend(self.result_types(&lam).into_iter().skip(k));
+        self.exps(
+            &tys,
+            Exp::WithAcc {
+                arrays: arrays.to_vec(),
+                lam,
+            },
+        )
+    }
+
+    pub fn upd_acc(&mut self, acc: Var, indices: Vec<Atom>, value: impl Into<Atom>) -> Var {
+        let t = self.vars.ty(acc);
+        self.exp(
+            t,
+            Exp::UpdAcc {
+                acc,
+                indices,
+                value: value.into(),
+            },
+        )
+    }
+
+    /// `jvp lam primals tangents`: the results of `lam`, then their
+    /// tangents.
+    pub fn jvp(&mut self, lam: Lambda, primals: Vec<Atom>, tangents: Vec<Atom>) -> Vec<Var> {
+        let res = self.result_types(&lam);
+        let tys: Vec<Type> = res.iter().chain(&res).copied().collect();
+        self.exps(
+            &tys,
+            Exp::Jvp {
+                lam,
+                primals,
+                tangents,
+            },
+        )
+    }
+
+    /// `vjp lam primals cotangents`: the results of `lam`, then the
+    /// cotangents of its arguments.
+    pub fn vjp(&mut self, lam: Lambda, primals: Vec<Atom>, cotangents: Vec<Atom>) -> Vec<Var> {
+        let mut tys = self.result_types(&lam);
+        tys.extend(primals.iter().map(|a| a.ty(self.vars)));
+        self.exps(
+            &tys,
+            Exp::Vjp {
+                lam,
+                primals,
+                cotangents,
+            },
+        )
+    }
+
+    /// `lam args` whose derivative is given by `adjoint`.
+    pub fn with_vjp(&mut self, lam: Lambda, adjoint: Lambda, args: Vec<Atom>) -> Vec<Var> {
+        let tys = self.result_types(&lam);
+        self.exps(&tys, Exp::WithVjp { lam, adjoint, args })
+    }
+}

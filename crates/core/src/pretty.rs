@@ -1,0 +1,569 @@
+//! The core IR in a readable, Futhark-like notation: what `urchin core`
+//! prints and what `:vjp`/`:jvp` show students.
+//!
+//! Variables print by their source names; a name used by several variables
+//! gets a numeric suffix in order of appearance (`x`, `x_1`, `x_2`), but
+//! for a parameter or a result of the function, which keeps it (so the
+//! adjoint a derivative returns reads `x_bar`, its parts `x_bar_1`, ...).
+//! Single-statement lambdas print inline (`\x -> x * x`).
+
+use super::ir::*;
+use super::visit::{bound_in_body, nested};
+use std::collections::HashMap;
+use urchin_prim::UnOp;
+
+pub struct Printer<'p> {
+    vars: &'p Vars,
+    names: HashMap<Var, String>,
+    counts: HashMap<String, usize>,
+    /// Labels of statements (keyed by the first variable the statement
+    /// binds), printed as a comment where the label changes within a body:
+    /// used to mark forward and return sweeps.
+    pub labels: HashMap<Var, String>,
+    out: String,
+}
+
+fn base_name(raw: &str) -> String {
+    let t = raw.trim_start_matches('_');
+    if t.is_empty() {
+        "t".to_string()
+    } else {
+        t.to_string()
+    }
+}
+
+impl<'p> Printer<'p> {
+    pub fn new(vars: &'p Vars) -> Printer<'p> {
+        Printer {
+            vars,
+            names: HashMap::new(),
+            counts: HashMap::new(),
+            labels: HashMap::new(),
+            out: String::new(),
+        }
+    }
+
+    /// Assigns display names to every variable of a function, in order of
+    /// binding, so that names are stable and readable.
+    fn name_function(&mut self, f: &Function) {
+        let mut order = Vec::new();
+        order.extend(f.params.iter().copied());
+        bound_in_body(&f.body, &mut |v| order.push(v));
+        let mut totals: HashMap<String, usize> = HashMap::new();
+        for v in &order {
+            *totals.entry(base_name(self.vars.name(*v))).or_default() += 1;
+        }
+        // A parameter keeps its name when an inner variable has it too (an
+        // inlined helper's parameter, say): the signature reads as the
+        // source, and the inner variables are numbered.
+        let mut param_totals: HashMap<String, usize> = HashMap::new();
+        for p in &f.params {
+            *param_totals
+                .entry(base_name(self.vars.name(*p)))
+                .or_default() += 1;
+        }
+        // So does a result (the adjoint of a parameter, `x_bar`): the
+        // partial sums before it are numbered.
+        let results: Vec<Var> = f
+            .body
+            .result
+            .iter()
+            .filter_map(|a| match a {
+                Atom::Var(v) if !f.params.contains(v) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        let mut result_totals: HashMap<String, usize> = HashMap::new();
+        for r in &results {
+            *result_totals
+                .entry(base_name(self.vars.name(*r)))
+                .or_default() += 1;
+        }
+        for v in order {
+            if self.names.contains_key(&v) {
+                continue;
+            }
+            let base = base_name(self.vars.name(v));
+            let alone = if f.params.contains(&v) {
+                param_totals[&base] == 1
+            } else if results.contains(&v) {
+                result_totals[&base] == 1 && !param_totals.contains_key(&base)
+            } else {
+                totals[&base] == 1
+            };
+            let n = self.counts.entry(base.clone()).or_default();
+            let shown = if alone && !self.vars.name(v).starts_with('_') {
+                base.clone()
+            } else {
+                *n += 1;
+                format!("{base}_{n}")
+            };
+            self.names.insert(v, shown);
+        }
+    }
+
+    fn var(&self, v: Var) -> String {
+        self.names
+            .get(&v)
+            .cloned()
+            .unwrap_or_else(|| format!("{}_v{}", base_name(self.vars.name(v)), v.0))
+    }
+
+    fn atom(&self, a: &Atom) -> String {
+        match a {
+            Atom::Var(v) => self.var(*v),
+            Atom::Const(c) => c.to_string(),
+        }
+    }
+
+    fn atoms(&self, xs: &[Atom]) -> String {
+        xs.iter()
+            .map(|a| self.atom(a))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn tuple(&self, xs: &[Atom]) -> String {
+        if xs.len() == 1 {
+            self.atom(&xs[0])
+        } else {
+            format!(
+                "({})",
+                xs.iter()
+                    .map(|a| self.atom(a))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }
+    }
+
+    fn pattern(&self, vs: &[Var]) -> String {
+        if vs.len() == 1 {
+            self.var(vs[0])
+        } else {
+            format!(
+                "({})",
+                vs.iter()
+                    .map(|v| self.var(*v))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }
+    }
+
+    fn line(&mut self, indent: usize, s: &str) {
+        for _ in 0..indent {
+            self.out.push_str("  ");
+        }
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    pub fn function(mut self, f: &Function) -> String {
+        self.name_function(f);
+        let params: Vec<String> = f
+            .params
+            .iter()
+            .map(|p| format!("({}: {})", self.var(*p), self.vars.ty(*p)))
+            .collect();
+        let head = format!("def {} {} =", f.name, params.join(" "));
+        self.line(0, head.trim_end());
+        self.body(&f.body, 1);
+        self.out
+    }
+
+    /// Prints a whole program.
+    pub fn program(p: &Program) -> String {
+        Printer::program_labelled(p, &HashMap::new())
+    }
+
+    /// Prints a whole program with the statements of `labels` marked.
+    pub fn program_labelled(p: &Program, labels: &HashMap<Var, &str>) -> String {
+        p.functions
+            .iter()
+            .map(|f| {
+                let mut pr = Printer::new(&p.vars);
+                pr.labels = labels.iter().map(|(v, l)| (*v, l.to_string())).collect();
+                pr.function(f)
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn body(&mut self, b: &Body, indent: usize) {
+        let mut current: Option<String> = None;
+        for s in &b.stms {
+            let label = s.pat.first().and_then(|v| self.labels.get(v)).cloned();
+            if label.is_some() && label != current {
+                self.line(
+                    indent,
+                    &format!("-- {}", label.as_deref().unwrap_or_default()),
+                );
+                current = label;
+            }
+            self.stm(s, indent);
+        }
+        // A body without statements is its result alone (`in` needs a
+        // `let` before it to parse).
+        let r = if b.stms.is_empty() {
+            self.tuple(&b.result)
+        } else {
+            format!("in {}", self.tuple(&b.result))
+        };
+        self.line(indent, &r);
+    }
+
+    fn stm(&mut self, s: &Stm, indent: usize) {
+        let lhs = if s.pat.is_empty() {
+            "let _".to_string()
+        } else {
+            format!("let {}", self.pattern(&s.pat))
+        };
+        let rhs = self.exp(&s.exp, indent);
+        let text = format!("{lhs} = {rhs}");
+        for (i, l) in text.lines().enumerate() {
+            if i == 0 {
+                self.line(indent, l);
+            } else {
+                self.out.push_str(l);
+                self.out.push('\n');
+            }
+        }
+    }
+
+    /// A lambda: inline when its body is one statement returning its
+    /// result, otherwise on following lines.
+    fn lambda(&mut self, l: &Lambda, indent: usize) -> String {
+        let params: Vec<String> = l
+            .params
+            .iter()
+            .map(|p| format!("({}: {})", self.var(*p), self.vars.ty(*p)))
+            .collect();
+        let head = format!("\\{} ->", params.join(" "));
+        if l.body.stms.is_empty() {
+            return format!("({head} {})", self.tuple(&l.body.result));
+        }
+        if let [s] = l.body.stms.as_slice() {
+            let simple = nested(&s.exp).is_empty();
+            let returns_it = l.body.result.iter().map(|a| a.var()).collect::<Vec<_>>()
+                == s.pat.iter().map(|v| Some(*v)).collect::<Vec<_>>();
+            if simple && returns_it {
+                let e = self.exp(&s.exp, indent);
+                return format!("({head} {e})");
+            }
+        }
+        let saved = std::mem::take(&mut self.out);
+        self.body(&l.body, indent + 2);
+        let inner = std::mem::replace(&mut self.out, saved);
+        let pad = "  ".repeat(indent + 1);
+        format!("({head}\n{inner}{pad})")
+    }
+
+    fn nested_body(&mut self, b: &Body, indent: usize) -> String {
+        let saved = std::mem::take(&mut self.out);
+        self.body(b, indent);
+        std::mem::replace(&mut self.out, saved)
+    }
+
+    fn dims(&self, ds: &[DimIndex]) -> String {
+        ds.iter()
+            .map(|d| match d {
+                DimIndex::Fix(a) => self.atom(a),
+                DimIndex::Slice { start, end, stride } => {
+                    let p = |x: &Option<Atom>| x.as_ref().map(|a| self.atom(a)).unwrap_or_default();
+                    match stride {
+                        Some(_) => format!("{}:{}:{}", p(start), p(end), p(stride)),
+                        None => format!("{}:{}", p(start), p(end)),
+                    }
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    fn operator(&mut self, op: &Operator, indent: usize) -> String {
+        // Recognisable operators print as sections.
+        if let Some(b) = op.lam.section() {
+            return if b.is_infix() {
+                format!("({})", b.symbol())
+            } else {
+                format!("{}.{}", self.vars.ty(op.lam.params[0]), b.symbol())
+            };
+        }
+        self.lambda(&op.lam, indent)
+    }
+
+    fn exp(&mut self, e: &Exp, indent: usize) -> String {
+        urchin_base::stack::deep(|| self.exp_inner(e, indent))
+    }
+
+    fn exp_inner(&mut self, e: &Exp, indent: usize) -> String {
+        let pad = "  ".repeat(indent);
+        match e {
+            Exp::Atom(a) => self.atom(a),
+            Exp::BinOp(op, a, b) => {
+                if op.is_infix() {
+                    format!("{} {} {}", self.atom(a), op.symbol(), self.atom(b))
+                } else {
+                    format!(
+                        "{}.{} {} {}",
+                        a.ty(self.vars),
+                        op.symbol(),
+                        self.atom(a),
+                        self.atom(b)
+                    )
+                }
+            }
+            Exp::UnOp(UnOp::Neg, a) => format!("-{}", self.atom(a)),
+            Exp::UnOp(UnOp::Not, a) => format!("!{}", self.atom(a)),
+            Exp::UnOp(op, a) => format!("{}.{} {}", a.ty(self.vars), op.name(), self.atom(a)),
+            Exp::Convert(t, a) => format!("{t}.{} {}", a.ty(self.vars), self.atom(a)),
+            Exp::Select(c, a, b) => format!(
+                "if {} then {} else {}",
+                self.atom(c),
+                self.atom(a),
+                self.atom(b)
+            ),
+            Exp::ArrayLit(xs, _) => format!(
+                "[{}]",
+                xs.iter()
+                    .map(|a| self.atom(a))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Exp::Index(a, ds) => format!("{}[{}]", self.var(*a), self.dims(ds)),
+            Exp::Update(a, ds, v) => format!(
+                "{} with [{}] = {}",
+                self.var(*a),
+                self.dims(ds),
+                self.atom(v)
+            ),
+            Exp::Size(a, 0) => format!("length {}", self.var(*a)),
+            Exp::Size(a, d) => format!("size {d} {}", self.var(*a)),
+            Exp::Iota(n) => format!("iota {}", self.atom(n)),
+            Exp::Replicate(n, v) => format!("replicate {} {}", self.atom(n), self.atom(v)),
+            Exp::Rep(v) => format!("rep {}", self.atom(v)),
+            Exp::Reshape(shape, a) => format!(
+                "reshape ({}) {}",
+                shape
+                    .iter()
+                    .map(|s| self.atom(s))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                self.var(*a)
+            ),
+            Exp::Rearrange(perm, a) if perm.as_slice() == [1, 0] => {
+                format!("transpose {}", self.var(*a))
+            }
+            Exp::Rearrange(perm, a) => format!(
+                "rearrange ({}) {}",
+                perm.iter()
+                    .map(|p| p.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                self.var(*a)
+            ),
+            Exp::Reverse(a) => format!("reverse {}", self.var(*a)),
+            Exp::Rotate(r, a) => format!("rotate {} {}", self.atom(r), self.var(*a)),
+            Exp::Concat(xs) => format!(
+                "concat {}",
+                xs.iter()
+                    .map(|v| self.var(*v))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+            Exp::Copy(a) => format!("copy {}", self.var(*a)),
+            Exp::If {
+                cond,
+                then_body,
+                else_body,
+            } => {
+                let t = self.nested_body(then_body, indent + 2);
+                let f = self.nested_body(else_body, indent + 2);
+                format!(
+                    "if {}\n{pad}  then\n{t}{pad}  else\n{}",
+                    self.atom(cond),
+                    f.trim_end()
+                )
+            }
+            Exp::Loop {
+                params,
+                form,
+                body,
+                stripmine,
+            } => {
+                // Futhark's form, `loop (a, b) = (x, y)`, so that it parses.
+                let vars: Vec<Var> = params.iter().map(|(p, _)| *p).collect();
+                let inits: Vec<Atom> = params.iter().map(|(_, i)| *i).collect();
+                let ps = format!("{} = {}", self.pattern(&vars), self.tuple(&inits));
+                let attr = stripmine
+                    .map(|k| format!("#[stripmine({k})] "))
+                    .unwrap_or_default();
+                let head = match form {
+                    LoopForm::For { i, bound } => {
+                        format!("for {} < {}", self.var(*i), self.atom(bound))
+                    }
+                    LoopForm::While { cond } => {
+                        if cond.stms.is_empty() {
+                            format!("while {}", self.tuple(&cond.result))
+                        } else {
+                            let c = self.nested_body(cond, indent + 3);
+                            format!("while (\n{c}{pad}    )")
+                        }
+                    }
+                };
+                let b = self.nested_body(body, indent + 1);
+                format!("{attr}loop {ps} {head} do\n{}", b.trim_end())
+            }
+            Exp::Map { lam, args } => {
+                let l = self.lambda(lam, indent);
+                let n = if args.len() == 1 {
+                    String::new()
+                } else {
+                    args.len().to_string()
+                };
+                format!(
+                    "map{n} {l} {}",
+                    args.iter()
+                        .map(|v| self.var(*v))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                )
+            }
+            Exp::Reduce { op, pre, args } => {
+                let o = self.operator(op, indent);
+                let ne = self.tuple(&op.neutral);
+                let xs = args
+                    .iter()
+                    .map(|v| self.var(*v))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let name = if op.commutative {
+                    "reduce_comm"
+                } else {
+                    "reduce"
+                };
+                match pre {
+                    None => format!("{name} {o} {ne} {xs}"),
+                    Some(f) => {
+                        let m = self.lambda(f, indent);
+                        format!("{name} {o} {ne} (map {m} {xs})")
+                    }
+                }
+            }
+            Exp::Scan { op, pre, args } => {
+                let o = self.operator(op, indent);
+                let ne = self.tuple(&op.neutral);
+                let xs = args
+                    .iter()
+                    .map(|v| self.var(*v))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                match pre {
+                    None => format!("scan {o} {ne} {xs}"),
+                    Some(f) => {
+                        let m = self.lambda(f, indent);
+                        format!("scan {o} {ne} (map {m} {xs})")
+                    }
+                }
+            }
+            Exp::Hist {
+                op,
+                dest,
+                indices,
+                values,
+            } => {
+                let o = self.operator(op, indent);
+                format!(
+                    "reduce_by_index {} {o} {} {} {}",
+                    self.pattern(dest),
+                    self.tuple(&op.neutral),
+                    self.var(*indices),
+                    self.pattern(values)
+                )
+            }
+            Exp::Scatter {
+                dest,
+                indices,
+                values,
+            } => format!(
+                "scatter {} {} {}",
+                self.pattern(dest),
+                self.pattern(indices),
+                self.pattern(values)
+            ),
+            Exp::Assert {
+                cond,
+                message,
+                args,
+            } => {
+                let args: String = args.iter().map(|a| format!(" {}", self.atom(a))).collect();
+                format!("assert {} {message:?}{args}", self.atom(cond))
+            }
+            Exp::Trace { message, args } => {
+                let args: String = args.iter().map(|a| format!(" {}", self.atom(a))).collect();
+                format!("trace {message:?}{args}")
+            }
+            Exp::Break { locals, args } => {
+                let names: Vec<&str> = locals.iter().map(|l| &*l.name).collect();
+                let args: String = args.iter().map(|a| format!(" {}", self.atom(a))).collect();
+                format!("break {:?}{args}", names.join(" "))
+            }
+            Exp::CheckShape {
+                array, expected, ..
+            } => format!(
+                "check_shape {} [{}]",
+                self.var(*array),
+                expected
+                    .iter()
+                    .map(|d| d
+                        .as_ref()
+                        .map(|a| self.atom(a))
+                        // A dimension left unchecked: a typed hole, so
+                        // that the program still parses.
+                        .unwrap_or_else(|| "???".into()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Exp::Jvp {
+                lam,
+                primals,
+                tangents,
+            } => {
+                let l = self.lambda(lam, indent);
+                format!("jvp {l} {} {}", self.tuple(primals), self.tuple(tangents))
+            }
+            Exp::Vjp {
+                lam,
+                primals,
+                cotangents,
+            } => {
+                let l = self.lambda(lam, indent);
+                format!("vjp {l} {} {}", self.tuple(primals), self.tuple(cotangents))
+            }
+            Exp::WithVjp { lam, adjoint, args } => {
+                let l = self.lambda(lam, indent);
+                let a = self.lambda(adjoint, indent);
+                format!("with_vjp {l} {a} {}", self.tuple(args))
+            }
+            Exp::WithAcc { arrays, lam } => {
+                let l = self.lambda(lam, indent);
+                format!("withacc {} {l}", self.pattern(arrays))
+            }
+            Exp::UpdAcc {
+                acc,
+                indices,
+                value,
+            } => {
+                format!(
+                    "upd {} [{}] {}",
+                    self.var(*acc),
+                    self.atoms(indices).replace(' ', ", "),
+                    self.atom(value)
+                )
+            }
+            Exp::Call { name, args, .. } if args.is_empty() => format!("{name} ()"),
+            Exp::Call { name, args, .. } => format!("{name} {}", self.atoms(args)),
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! The fast evaluator of the core IR.
+//!
+//! Statements are evaluated in order in an environment indexed by variable.
+//! What makes it fast:
+//!
+//! - **Bulk evaluation.** A `map` whose lambda is scalar code does not call
+//!   the lambda once per element: the body is evaluated once over whole
+//!   arrays, one *lane* per element (NumPy-style broadcasting, like JAX's
+//!   `vmap`). Values record which lanes they vary over, so free variables
+//!   are never replicated; nested maps add lanes; `if` with a lane-varying
+//!   condition selects (cheap, safe branches) or partitions the lanes;
+//!   loops with lane-varying trip counts run with a mask of active lanes.
+//!   An outermost map runs chunk by chunk, and a chunk that meets anything
+//!   irregular (or an error) is evaluated again one element at a time. See
+//!   `lanes.rs`, `interp.rs` and `soac.rs`.
+//! - **In-place updates.** A liveness analysis (`analysis.rs`) lets a
+//!   statement take ownership of an array at its last use, so `a with [i] =
+//!   v`, `scatter`, `hist` and loop parameters update unshared arrays
+//!   without copying (copy-on-write otherwise).
+//! - **Register code.** An outermost map over a short array, of a lambda
+//!   that is float arithmetic of one type, runs as instructions over
+//!   registers, compiled once with the body's analysis, a block of lanes
+//!   at a time, without an environment or intermediate arrays
+//!   (`straight.rs`).
+//! - **Native inner loops.** Element-wise work runs in tight loops over
+//!   slices (`kernels.rs`) that call the same `prim::Native` functions as
+//!   the scalar path, and recognised reduction operators fold natively in
+//!   the one order every reduction follows (blocks of a fixed length:
+//!   `blocks.rs`), so bulk and per-element results agree bit for bit, and
+//!   so do results on any number of threads.
+//!
+//! Where bulk and per-element evaluation may round floats differently
+//! (both orders are valid, as operators are required to be associative):
+//! reductions with operators that are not recognised as a single primitive
+//! operation, which bulk evaluation combines as a tree (at the top level,
+//! and inside maps when there are few lanes and a long axis); scans with
+//! such operators at the top level, which it combines in blocks; and
+//! accumulator updates (`upd`) made inside bulk maps, which are added
+//! statement by statement rather than element by element.
+
+pub(crate) mod analysis;
+mod blocks;
+mod chunks;
+mod error;
+mod interp;
+mod kernels;
+mod lanes;
+mod offload;
+pub use offload::{Device, Offload, Site};
+mod ops;
+mod soac;
+mod straight;
+pub mod threads;
+
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
+mod tests;
+
+use error::Fail;
+use interp::Interp;
+use lanes::LVal;
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use urchin_core::ir::{Function, Program, Var};
+use urchin_runtime::value::Value;
+use urchin_runtime::{Raise, RuntimeError};
+
+#[derive(Clone, Debug)]
+pub struct EvalOptions {
+    /// Set asynchronously (by a Ctrl-C handler) to stop the evaluation with
+    /// `RuntimeErrorKind::Interrupted`; polled at every loop iteration and
+    /// every chunk of bulk work.
+    pub interrupt: Option<Arc<AtomicBool>>,
+    /// Record `EvalStats` (costs a scan of the environment per statement).
+    pub track_memory: bool,
+    /// Variables whose arrays count towards `peak_checkpoint_bytes`.
+    pub checkpoint_vars: HashSet<Var>,
+    /// Evaluate maps in bulk (the default); `false` evaluates every map,
+    /// reduction and scan one element at a time, as a reference.
+    pub bulk: bool,
+    /// The device SOAC statements are offloaded to (none by default; the
+    /// session gives the one `--device`, `URCHIN_DEVICE` or `:device`
+    /// chose).
+    pub device: Option<Arc<dyn Device>>,
+    /// Threads for chunks of outermost SOACs and element-wise work (by
+    /// default the process's setting: `--threads`, `URCHIN_THREADS`, else
+    /// every core). Results do not depend on it.
+    pub threads: usize,
+    /// Multiplies the sizes below which element-wise work stays on one
+    /// thread: 1 is the tuned sizes; 0 splits even the smallest arrays
+    /// (tests use it to exercise the split on small inputs).
+    pub grain_scale: usize,
+}
+
+impl Default for EvalOptions {
+    fn default() -> EvalOptions {
+        EvalOptions {
+            interrupt: None,
+            track_memory: false,
+            checkpoint_vars: HashSet::new(),
+            bulk: true,
+            device: None,
+            threads: threads::current(),
+            grain_scale: 1,
+        }
+    }
+}
+
+#[derive(Default, Debug, Clone)]
+pub struct EvalStats {
+    /// The most bytes of distinct arrays bound to variables at once (after
+    /// any statement).
+    pub peak_live_bytes: usize,
+    /// The same, counting only variables in `checkpoint_vars`.
+    pub peak_checkpoint_bytes: usize,
+}
+
+/// What evaluating a function computes about its program before it runs
+/// (the liveness analysis of every body), kept between runs by callers
+/// that run the same program again (`driver::Compiled`, per entry point).
+/// It remembers which function it was made for and is made again for any
+/// other, so a stale one is never used; a clone starts empty (the cloned
+/// program's bodies are elsewhere).
+#[derive(Default)]
+pub struct Prepared {
+    cell: std::sync::Mutex<Option<(usize, Arc<analysis::Analysis>)>>,
+}
+
+impl Clone for Prepared {
+    fn clone(&self) -> Prepared {
+        Prepared::default()
+    }
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Prepared")
+    }
+}
+
+impl Prepared {
+    /// The analysis of `f`'s body and the functions of `prog`, made on the
+    /// first call for `f`.
+    fn analysis(&self, prog: &Program, f: &Function) -> Arc<analysis::Analysis> {
+        let key = &f.body as *const _ as usize;
+        let mut cell = self.cell.lock().unwrap_or_else(|e| e.into_inner());
+        match &*cell {
+            Some((k, a)) if *k == key => a.clone(),
+            _ => {
+                let a = Arc::new(analysis::Analysis::of_body(prog, &f.body));
+                *cell = Some((key, a.clone()));
+                a
+            }
+        }
+    }
+}
+
+/// Evaluates `f` (a function of `prog`) on `args`.
+pub fn run_function(
+    prog: &Program,
+    f: &Function,
+    args: Vec<Value>,
+    opts: &EvalOptions,
+    stats: &mut EvalStats,
+) -> Result<Vec<Value>, RuntimeError> {
+    run_prepared(prog, f, &Prepared::default(), args, opts, stats)
+}
+
+/// [`run_function`] reusing what `prepared` kept from earlier runs of the
+/// same program (the program must not have changed since).
+pub fn run_prepared(
+    prog: &Program,
+    f: &Function,
+    prepared: &Prepared,
+    args: Vec<Value>,
+    opts: &EvalOptions,
+    stats: &mut EvalStats,
+) -> Result<Vec<Value>, RuntimeError> {
+    if args.len() != f.params.len() {
+        return Err(Fail::internal(format!(
+            "{} takes {} arguments but was given {}",
+            f.name,
+            f.params.len(),
+            args.len()
+        ))
+        .into_runtime_error());
+    }
+    // Chunk temporaries and big results reuse freed memory (see there).
+    urchin_base::mem::retain_freed_memory();
+    let _threads = threads::Scope::enter(opts.threads, opts.grain_scale);
+    let mut it = Interp::with_analysis(prog, opts, prepared.analysis(prog, f));
+    for (p, a) in f.params.iter().zip(args) {
+        it.bind(*p, LVal::inv(a));
+    }
+    let res = it.eval_body(&f.body);
+    stats.peak_live_bytes = stats.peak_live_bytes.max(it.stats().peak_live_bytes);
+    stats.peak_checkpoint_bytes = stats
+        .peak_checkpoint_bytes
+        .max(it.stats().peak_checkpoint_bytes);
+    // The device keeps the arrays that outlive the evaluation: the
+    // interpreter's own must be gone first.
+    drop(it);
+    if let Some(gpu) = &opts.device {
+        gpu.end_run();
+    }
+    match res {
+        Ok(vals) => Ok(vals.into_iter().map(|x| x.v).collect()),
+        Err(e) => Err(e.into_runtime_error()),
+    }
+}

@@ -1,0 +1,164 @@
+//! `map` (thesis 3.4.5): the return sweep maps the reversed lambda over
+//! the arguments and the results' adjoints. The lambda re-executes its
+//! forward statements per element and runs its return sweep. Adjoints of
+//! the arguments come out as arrays; those of free scalars as arrays of
+//! per-element contributions, summed; those of free arrays go through
+//! accumulators (`withacc`/`upd`), so reading `xs[i]` in a map costs one
+//! update, not a dense zero array per element.
+
+use super::{RResult, Rev};
+use std::collections::HashMap;
+use urchin_core::build::Builder;
+use urchin_core::ir::*;
+use urchin_core::visit::{free_in_lambda, nested};
+
+impl Rev {
+    pub(super) fn rev_map(
+        &mut self,
+        b: &mut Builder,
+        s: &Stm,
+        lam: &Lambda,
+        args: &[Var],
+    ) -> RResult<()> {
+        let seeds: Vec<(usize, Var)> = s
+            .pat
+            .iter()
+            .enumerate()
+            .filter_map(|(k, v)| self.adjoint(*v).and_then(|a| a.var()).map(|a| (k, a)))
+            .collect();
+        let active_args: Vec<usize> = (0..args.len())
+            .filter(|j| self.active.contains(&args[*j]))
+            .collect();
+        let mut free: Vec<Var> = free_in_lambda(lam)
+            .into_iter()
+            .filter(|v| self.active.contains(v))
+            .collect();
+        free.sort();
+        // Free scalars get their adjoints as per-element contributions,
+        // summed. So do free arrays inside an enclosing map's return sweep
+        // when they are only read whole (never indexed): an accumulator
+        // there would live per element of the enclosing map. Other free
+        // arrays accumulate.
+        let dense = |v: &Var| {
+            let rank = b.vars.ty(*v).rank();
+            rank == 0
+                || (self.map_depth > 0 && !self.accs.contains_key(v) && !indexes(&lam.body, *v))
+        };
+        let scalars: Vec<Var> = free.iter().copied().filter(dense).collect();
+        let arrays: Vec<Var> = free
+            .iter()
+            .copied()
+            .filter(|v| !dense(v) && !self.accs.contains_key(v))
+            .collect();
+        if active_args.is_empty() && free.is_empty() {
+            return Ok(());
+        }
+        let mut margs: Vec<Var> = args.to_vec();
+        margs.extend(seeds.iter().map(|(_, a)| *a));
+
+        let outs = if arrays.is_empty() {
+            let rl = self.reversed_lambda(b, lam, &seeds, &active_args, &scalars)?;
+            b.map(rl, &margs)
+        } else {
+            let inits: Vec<Var> = arrays.iter().map(|a| self.adjoint_var(b, *a)).collect();
+            let mut err = None;
+            let outs = b.with_acc(&inits, |nb, accs| {
+                for (a, acc) in arrays.iter().zip(accs) {
+                    self.accs.insert(*a, *acc);
+                }
+                let mut r: Vec<Atom> = accs.iter().map(|a| Atom::Var(*a)).collect();
+                match self.reversed_lambda(nb, lam, &seeds, &active_args, &scalars) {
+                    Ok(rl) => r.extend(nb.map(rl, &margs).into_iter().map(Atom::Var)),
+                    Err(e) => err = Some(e),
+                }
+                for a in &arrays {
+                    self.accs.remove(a);
+                }
+                r
+            });
+            if let Some(e) = err {
+                return Err(e);
+            }
+            for (a, o) in arrays.iter().zip(&outs) {
+                self.adj.insert(*a, Atom::Var(*o));
+            }
+            outs[arrays.len()..].to_vec()
+        };
+        for (k, j) in active_args.iter().enumerate() {
+            self.add_adj(b, Atom::Var(args[*j]), Atom::Var(outs[k]));
+        }
+        for (k, v) in scalars.iter().enumerate() {
+            let total = super::sum_outer(b, outs[active_args.len() + k]);
+            self.add_adj(b, Atom::Var(*v), total);
+        }
+        Ok(())
+    }
+
+    /// `\params seeds -> forward; return; (adjoints of active params,
+    /// contributions to free scalars)`.
+    fn reversed_lambda(
+        &mut self,
+        b: &mut Builder,
+        lam: &Lambda,
+        seeds: &[(usize, Var)],
+        active_args: &[usize],
+        scalars: &[Var],
+    ) -> RResult<Lambda> {
+        let mut subst: HashMap<Var, Atom> = HashMap::new();
+        let mut params = Vec::new();
+        for p in &lam.params {
+            let np = b.vars.copy_of(*p);
+            if self.active.contains(p) {
+                self.active.insert(np);
+            }
+            subst.insert(*p, Atom::Var(np));
+            params.push(np);
+        }
+        let mut seed_params = Vec::new();
+        for (k, a) in seeds {
+            let t = b.vars.ty(*a).peel(1);
+            let name = match lam.body.result[*k] {
+                Atom::Var(r) => super::deriv_name(b, r, "bar"),
+                Atom::Const(_) => "y_bar".to_string(),
+            };
+            seed_params.push(b.fresh(&name, t));
+        }
+        let copy = self.fresh_copy(b, &lam.body, subst);
+        let saved = self.adj.clone();
+        for v in scalars {
+            self.adj.remove(v);
+        }
+        let mut nb = Builder::new(b.vars);
+        (nb.span, nb.ctx) = (b.span, b.ctx);
+        self.map_depth += 1;
+        let result = (|| {
+            self.forward(&mut nb, &copy.stms)?;
+            for ((k, _), sp) in seeds.iter().zip(&seed_params) {
+                self.add_adj(&mut nb, copy.result[*k], Atom::Var(*sp));
+            }
+            self.reverse(&mut nb, &copy.stms)?;
+            let mut out = Vec::new();
+            for j in active_args {
+                out.push(self.adjoint_or_zero(&mut nb, Atom::Var(params[*j])));
+            }
+            for v in scalars {
+                out.push(self.adjoint_or_zero(&mut nb, Atom::Var(*v)));
+            }
+            Ok(out)
+        })();
+        self.map_depth -= 1;
+        self.adj = saved;
+        let out = result?;
+        let body = nb.finish(out);
+        params.extend(seed_params);
+        Ok(Lambda { params, body })
+    }
+}
+
+/// Whether `v` is indexed anywhere in `body`, nested bodies included.
+fn indexes(body: &Body, v: Var) -> bool {
+    body.stms.iter().any(|s| {
+        matches!(&s.exp, Exp::Index(x, _) if *x == v)
+            || nested(&s.exp).into_iter().any(|n| indexes(n.body, v))
+    })
+}

@@ -1,0 +1,1424 @@
+//! The grammar, written with chumsky over the token stream of the lexer.
+//!
+//! Layers of the expression grammar, loosest first:
+//!
+//! ```text
+//! expr     ::= with_exp ((':' | ':>') type)*
+//! with_exp ::= op_exp ('with' ('[' indices ']' | fields) '=' op_exp)*
+//! op_exp   ::= operand (binop operand)*          -- precedence climbing
+//! operand  ::= if | let | loop | match | lambda | '#[' attr ']' expr | unary
+//! unary    ::= '-' unary | '!' unary | postfix postfix*   -- application
+//! postfix  ::= atom ('[' indices ']' | '.' field)*
+//! ```
+//!
+//! A constructor applied to arguments (`#some x`) takes them as its payload.
+//! Types and expressions are mutually recursive: a size `[n * 2]` in a
+//! type is an expression.
+//!
+//! `if`, `let`, `loop`, `match`, lambdas and attributed expressions end in an `expr`
+//! that extends as far right as possible, as in ML, so they can only be the
+//! last operand of an operator chain.
+
+use super::ast::*;
+use super::token::{Keyword, Token};
+use chumsky::input::{Input as _, MappedInput};
+use chumsky::prelude::*;
+use urchin_base::diag::Diagnostic;
+use urchin_base::source::{FileId, Span};
+use urchin_prim::PrimType;
+
+pub(crate) type In<'a> = MappedInput<'a, Token, Span, &'a [(Token, Span)]>;
+pub(crate) type PErr<'a> = Rich<'a, Token, Span>;
+type Ex<'a> = extra::Err<PErr<'a>>;
+pub(crate) type P<'a, O> = Boxed<'a, 'a, In<'a>, O, Ex<'a>>;
+
+/// The entry points of the grammar.
+pub(crate) struct Grammar<'a> {
+    pub program: P<'a, Vec<Dec>>,
+    pub expr: P<'a, Expr>,
+    pub ty: P<'a, TypeExp>,
+    /// `let pat = e` without `in` (a REPL binding).
+    pub bind: P<'a, (Pat, Expr)>,
+}
+
+pub(crate) fn grammar<'a>() -> Grammar<'a> {
+    // Types contain expressions (sizes `[n * 2]`) and expressions contain
+    // types (ascriptions): the expression grammar is declared here and
+    // defined once it is built.
+    let mut expr_decl = Recursive::declare();
+    let size: P<'a, Expr> = expr_decl.clone().boxed();
+    let ty = recursive(|ty| {
+        let named_arrow = name()
+            .then_ignore(just(Token::Colon))
+            .then(ty.clone())
+            .delimited_by(just(Token::LParen), just(Token::RParen))
+            .then_ignore(just(Token::Arrow))
+            .then(ty.clone())
+            .map_with(|((x, a), b), e| TypeExp::Arrow(Some(x), Box::new(a), Box::new(b), e.span()));
+        let exists = just(Token::Question)
+            .ignore_then(
+                name()
+                    .delimited_by(lbracket(), just(Token::RBracket))
+                    .repeated()
+                    .at_least(1)
+                    .collect::<Vec<_>>(),
+            )
+            .then_ignore(select! { Token::Dot => (), Token::ProjDot => () })
+            .then(ty.clone())
+            .map_with(|(ns, t), e| TypeExp::Exists(ns, Box::new(t), e.span()));
+        let plain = type_term(ty.clone().boxed(), size.clone())
+            .then(just(Token::Arrow).ignore_then(ty).or_not())
+            .map_with(|(a, b), e| match b {
+                None => a,
+                Some(b) => TypeExp::Arrow(None, Box::new(a), Box::new(b), e.span()),
+            });
+        choice((exists, named_arrow, plain)).labelled("a type")
+    })
+    .boxed();
+    let ty_term = type_term(ty.clone(), size);
+    let pats = patterns(ty.clone(), ty_term.clone());
+    let (pat_atom, pat_full) = (pats.atom.clone(), pats.full.clone());
+    let expr = expression(ty.clone(), ty_term, pats);
+    expr_decl.define(expr.clone());
+
+    let def_kw = select! {
+        Token::Kw(Keyword::Def) => DefKeyword::Def,
+        Token::Kw(Keyword::Let) => DefKeyword::Let,
+        Token::Kw(Keyword::Entry) => DefKeyword::Entry,
+    };
+    // `def (p1: t1) +^ (p2: t2) : t = e` defines an operator infix.
+    let infix_head = pat_atom
+        .clone()
+        .then(
+            op_symbol()
+                .map_with(|op, e| (op, e.span()))
+                .labelled("an infix operator"),
+        )
+        .then(pat_atom.clone())
+        .map(|((l, (op, span)), r)| ((op, span), Vec::new(), vec![l, r]));
+    let prefix_head = binder()
+        .then(type_param().repeated().collect::<Vec<_>>())
+        .then(pat_atom.clone().repeated().collect::<Vec<_>>())
+        .map(|((name, tps), ps)| (name, tps, ps));
+    let val_dec = attr_block()
+        .repeated()
+        .collect::<Vec<_>>()
+        .then_ignore(kw(Keyword::Local).or_not())
+        .then(def_kw)
+        .then(choice((infix_head, prefix_head)))
+        .then(just(Token::Colon).ignore_then(ty.clone()).or_not())
+        .then_ignore(just(Token::Eq))
+        .then(expr.clone())
+        .map_with(
+            |((((attrs, keyword), ((name, name_span), type_params, params)), ret), body), e| {
+                Dec::Val(Box::new(ValDec {
+                    keyword,
+                    attrs,
+                    name,
+                    name_span,
+                    type_params,
+                    params,
+                    ret,
+                    body,
+                    doc: None,
+                    span: e.span(),
+                }))
+            },
+        );
+    let type_dec = kw(Keyword::Local)
+        .or_not()
+        .ignore_then(kw(Keyword::Type))
+        .ignore_then(select! { Token::Lift(l) => l }.or_not())
+        .then(name())
+        .then(type_param().repeated().collect::<Vec<_>>())
+        .then_ignore(just(Token::Eq))
+        .then(ty.clone())
+        .map_with(|(((lifted, name), params), ty), e| {
+            Dec::Type(TypeDec {
+                name,
+                lifted: lifted.unwrap_or(Liftedness::Plain),
+                params,
+                ty,
+                span: e.span(),
+            })
+        });
+    let program = choice((val_dec, type_dec))
+        .labelled("a declaration")
+        .repeated()
+        .collect::<Vec<_>>()
+        .then_ignore(end())
+        .boxed();
+    let bind = kw(Keyword::Let)
+        .ignore_then(pat_full)
+        .then_ignore(just(Token::Eq))
+        .then(expr.clone())
+        .then_ignore(end())
+        .boxed();
+    Grammar {
+        program,
+        expr: expr.then_ignore(end()).boxed(),
+        ty: ty.then_ignore(end()).boxed(),
+        bind,
+    }
+}
+
+fn kw<'a>(k: Keyword) -> impl Parser<'a, In<'a>, (), Ex<'a>> + Clone {
+    just(Token::Kw(k)).ignored()
+}
+
+fn name<'a>() -> impl Parser<'a, In<'a>, Ident, Ex<'a>> + Clone {
+    select! { Token::Ident(x) => x }.labelled("a name")
+}
+
+fn name_sp<'a>() -> impl Parser<'a, In<'a>, (Ident, Span), Ex<'a>> + Clone {
+    select! { Token::Ident(x) = e => (x, e.span()) }.labelled("a name")
+}
+
+/// An operator that a definition can bind: a built-in one (shadowing it;
+/// the checker rejects `&&` and `||`) or a new symbol.
+fn op_symbol<'a>() -> impl Parser<'a, In<'a>, Ident, Ex<'a>> + Clone {
+    select! {
+        Token::Op(BinOpKind::Symbol(q)) if q.qual.is_none() => q.name,
+        Token::Op(o) if !matches!(o, BinOpKind::Backtick(_) | BinOpKind::Symbol(_)) => {
+            Ident::from(o.symbol())
+        }
+    }
+    .labelled("an operator")
+}
+
+/// What a definition binds: a name, or an operator in parentheses
+/// (`(+^)`).
+fn binder<'a>() -> impl Parser<'a, In<'a>, (Ident, Span), Ex<'a>> + Clone {
+    choice((
+        name_sp(),
+        op_symbol()
+            .delimited_by(just(Token::LParen), just(Token::RParen))
+            .map_with(|op, e| (op, e.span())),
+    ))
+    .labelled("a name")
+}
+
+/// A record field name: a name, or a number for tuple components.
+fn field<'a>() -> impl Parser<'a, In<'a>, Ident, Ex<'a>> + Clone {
+    select! {
+        Token::Ident(x) => x,
+        Token::Int(n, None) => Ident::from(n.to_string()),
+    }
+    .labelled("a field name")
+}
+
+fn qual_name<'a>() -> impl Parser<'a, In<'a>, QualName, Ex<'a>> + Clone {
+    select! {
+        Token::Ident(x) => QualName::plain(x),
+        Token::Qual(q, x) => QualName::qualified(q, x),
+    }
+}
+
+/// `[` in positions where indexing is impossible, so either spelling works.
+fn lbracket<'a>() -> impl Parser<'a, In<'a>, (), Ex<'a>> + Clone {
+    select! { Token::LBracket => (), Token::IndexBracket => () }
+}
+
+/// `[n]`, `[3]`, `[]`, `[n * 2]`.
+fn dim<'a>(size: P<'a, Expr>) -> impl Parser<'a, In<'a>, Dim, Ex<'a>> + Clone {
+    let close = just(Token::RBracket);
+    lbracket().ignore_then(choice((
+        select! { Token::Ident(x) => Dim::Named(x) }.then_ignore(close.clone()),
+        select! { Token::Int(n, _) => n }
+            .try_map(|n, span| {
+                u64::try_from(n)
+                    .map(Dim::Const)
+                    .map_err(|_| Rich::custom(span, "array size is too large"))
+            })
+            .then_ignore(close.clone()),
+        close.clone().to(Dim::Any),
+        size.then_ignore(close).map(|e| match e.kind {
+            // `[(n)]` is `[n]`: one spelling per size.
+            ExprKind::Var(QualName { qual: None, name }) => Dim::Named(name),
+            _ => Dim::Exp(Box::new(e)),
+        }),
+    )))
+}
+
+fn type_param<'a>() -> impl Parser<'a, In<'a>, TypeParam, Ex<'a>> + Clone {
+    choice((
+        name_sp()
+            .delimited_by(lbracket(), just(Token::RBracket))
+            .map(|(n, s)| TypeParam::Size(n, s)),
+        select! { Token::Tick(l) => l }
+            .then(name())
+            .map_with(|(l, n), e| TypeParam::Type(n, l, e.span())),
+    ))
+}
+
+/// Types without a top-level arrow: arrays, uniqueness, application, sums,
+/// atoms.
+fn type_term<'a>(ty: P<'a, TypeExp>, size: P<'a, Expr>) -> P<'a, TypeExp> {
+    let atom = choice((
+        qual_name().map_with(|q, e| match (&q.qual, PrimType::from_name(&q.name)) {
+            (None, Some(p)) => TypeExp::Prim(p, e.span()),
+            _ => TypeExp::Named(q, Vec::new(), e.span()),
+        }),
+        ty.clone()
+            .separated_by(just(Token::Comma))
+            .collect::<Vec<_>>()
+            .delimited_by(just(Token::LParen), just(Token::RParen))
+            .map_with(|mut ts, e| {
+                if ts.len() == 1 {
+                    ts.swap_remove(0)
+                } else {
+                    TypeExp::Tuple(ts, e.span())
+                }
+            }),
+        field()
+            .then_ignore(just(Token::Colon))
+            .then(ty)
+            .separated_by(just(Token::Comma))
+            .collect::<Vec<_>>()
+            .delimited_by(just(Token::LBrace), just(Token::RBrace))
+            .map_with(|fs, e| TypeExp::Record(fs, e.span())),
+    ))
+    .boxed();
+    let constructor = select! {
+        Token::Ident(x) if PrimType::from_name(&x).is_none() => QualName::plain(x),
+        Token::Qual(q, x) => QualName::qualified(q, x),
+    };
+    let arg = choice((
+        dim(size.clone()).map(TypeArg::Size),
+        atom.clone().map(TypeArg::Type),
+    ));
+    let sum = select! { Token::Constructor(c) => c }
+        .then(atom.clone().repeated().collect::<Vec<_>>())
+        .separated_by(just(Token::Op(BinOpKind::BitOr)))
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .map_with(|cs, e| TypeExp::Sum(cs, e.span()));
+    recursive(|term| {
+        choice((
+            dim(size)
+                .then(term.clone())
+                .map_with(|(d, t), e| TypeExp::Array(d, Box::new(t), e.span())),
+            just(Token::Op(BinOpKind::Mul))
+                .ignore_then(term)
+                .map_with(|t, e| TypeExp::Unique(Box::new(t), e.span())),
+            constructor
+                .then(arg.repeated().at_least(1).collect::<Vec<_>>())
+                .map_with(|(q, args), e| TypeExp::Named(q, args, e.span())),
+            sum,
+            atom,
+        ))
+        .labelled("a type")
+    })
+    .boxed()
+}
+
+/// The pattern grammars.
+#[derive(Clone)]
+struct Patterns<'a> {
+    /// Parameters: `x`, `(x: i32)`, `#none`.
+    atom: P<'a, Pat>,
+    /// With a payload or an ascription: `let x: i32 = ...`, `#some x`.
+    full: P<'a, Pat>,
+    /// As `full`, but an ascription has no function type (the `->` ends
+    /// the pattern): `case x: i32 -> x`.
+    case: P<'a, Pat>,
+}
+
+fn patterns<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>) -> Patterns<'a> {
+    let ascribe = |ty: P<'a, TypeExp>, p: P<'a, Pat>| {
+        p.then(just(Token::Colon).ignore_then(ty).or_not())
+            .map_with(|(p, t), e| match t {
+                None => p,
+                Some(t) => Pat::Ascribed(Box::new(p), Box::new(t), e.span()),
+            })
+            .boxed()
+    };
+    let constructor = select! { Token::Constructor(c) => c };
+    // `#foo p1 p2`: a constructor with a payload, or an atom.
+    let term = |atom: P<'a, Pat>| {
+        choice((
+            constructor
+                .then(atom.clone().repeated().at_least(1).collect::<Vec<_>>())
+                .map_with(|(c, ps), e| Pat::Constr(c, ps, e.span())),
+            atom,
+        ))
+        .boxed()
+    };
+    let number = select! {
+        Token::Int(value, suffix) => Literal::Int { value, suffix },
+        Token::Float(value, text, suffix) => Literal::Float { value, text, suffix },
+    };
+    let literal = choice((
+        just(Token::Op(BinOpKind::Sub))
+            .or_not()
+            .then(number)
+            .map_with(|(neg, l), e| Pat::Literal(l, neg.is_some(), e.span())),
+        select! {
+            Token::Kw(Keyword::True) => Literal::Bool(true),
+            Token::Kw(Keyword::False) => Literal::Bool(false),
+        }
+        .map_with(|l, e| Pat::Literal(l, false, e.span())),
+    ));
+    let ty2 = ty.clone();
+    let atom = recursive(move |atom| {
+        // `#[attr] p`: attributes on patterns are accepted and ignored.
+        let attributed = attr_block().ignore_then(atom.clone());
+        let full = ascribe(ty2, term(atom.boxed()));
+        choice((
+            attributed,
+            binder().map(|(x, s)| Pat::Id(x, s)),
+            just(Token::Underscore).map_with(|_, e| Pat::Wildcard(e.span())),
+            literal,
+            constructor.map_with(|c, e| Pat::Constr(c, Vec::new(), e.span())),
+            full.clone()
+                .separated_by(just(Token::Comma))
+                .collect::<Vec<_>>()
+                .delimited_by(just(Token::LParen), just(Token::RParen))
+                .map_with(|mut ps, e| {
+                    if ps.len() == 1 {
+                        ps.swap_remove(0)
+                    } else {
+                        Pat::Tuple(ps, e.span())
+                    }
+                }),
+            field()
+                .then(just(Token::Eq).ignore_then(full).or_not())
+                .separated_by(just(Token::Comma))
+                .collect::<Vec<_>>()
+                .delimited_by(just(Token::LBrace), just(Token::RBrace))
+                .map_with(|fs, e| Pat::Record(fs, e.span())),
+        ))
+        .labelled("a pattern")
+    })
+    .boxed();
+    let full = ascribe(ty, term(atom.clone()));
+    let case = ascribe(ty_term, term(atom.clone()));
+    Patterns { atom, full, case }
+}
+
+fn attr<'a>() -> impl Parser<'a, In<'a>, Attr, Ex<'a>> + Clone {
+    recursive(|attr| {
+        choice((
+            name()
+                .then(
+                    attr.separated_by(just(Token::Comma))
+                        .collect::<Vec<_>>()
+                        .delimited_by(just(Token::LParen), just(Token::RParen)),
+                )
+                .map(|(f, args)| Attr::Call(f, args)),
+            name().map(Attr::Atom),
+            select! { Token::Int(n, _) => n }.try_map(|n, span| {
+                i64::try_from(n)
+                    .map(Attr::Int)
+                    .map_err(|_| Rich::custom(span, "attribute number is too large"))
+            }),
+        ))
+        .labelled("an attribute")
+    })
+}
+
+/// `#[attr]`
+fn attr_block<'a>() -> impl Parser<'a, In<'a>, Attr, Ex<'a>> + Clone {
+    attr().delimited_by(just(Token::HashBracket), just(Token::RBracket))
+}
+
+/// The label of binary operators in expected-sets; it marks an error
+/// inside an expression and is not listed itself (it is rarely the fix).
+const OPERATOR: &str = "an operator";
+
+fn binop<'a>() -> impl Parser<'a, In<'a>, BinOpKind, Ex<'a>> + Clone {
+    choice((
+        select! { Token::Op(o) => o },
+        qual_name()
+            .delimited_by(just(Token::Backtick), just(Token::Backtick))
+            .map(BinOpKind::Backtick),
+    ))
+    .labelled(OPERATOR)
+}
+
+/// What follows `(` in an expression.
+#[derive(Clone)]
+enum Paren {
+    Unit,
+    OpValue(BinOpKind),
+    Path(Vec<Step>),
+    Right(BinOpKind, Expr),
+    Inner(Expr, ParenTail),
+}
+
+#[derive(Clone)]
+enum ParenTail {
+    Close,
+    Tuple(Vec<Expr>),
+    Left(BinOpKind),
+}
+
+enum Postfix {
+    Index(Vec<IndexExp>),
+    Proj(Ident),
+}
+
+/// One step of a path into a value: `[i, j]` or `.f`.
+#[derive(Clone)]
+enum Step {
+    Index(Vec<IndexExp>),
+    Field(Ident),
+}
+
+/// Steps after the first of a path: `[i]` directly after what precedes
+/// it, or `.f`.
+fn path_steps<'a>(indices: P<'a, Vec<IndexExp>>) -> P<'a, Vec<Step>> {
+    choice((
+        indices
+            .delimited_by(just(Token::IndexBracket), just(Token::RBracket))
+            .map(Step::Index),
+        just(Token::ProjDot).ignore_then(field()).map(Step::Field),
+    ))
+    .repeated()
+    .collect::<Vec<_>>()
+    .boxed()
+}
+
+/// `base` followed by the steps: `base[i].f`.
+fn follow(base: Expr, steps: &[Step], span: Span) -> Expr {
+    steps.iter().fold(base, |x, step| {
+        let kind = match step {
+            Step::Index(is) => ExprKind::Index(boxed(x), is.clone()),
+            Step::Field(f) => ExprKind::Project(boxed(x), f.clone()),
+        };
+        Expr::new(kind, span)
+    })
+}
+
+/// `(.a.b)` is a projection section; a path with indices, `(.[i].f)`, is
+/// the function `\x -> x[i].f`.
+fn path_section(steps: Vec<Step>, span: Span) -> Expr {
+    let fields: Option<Vec<Ident>> = steps
+        .iter()
+        .map(|s| match s {
+            Step::Field(f) => Some(f.clone()),
+            Step::Index(_) => None,
+        })
+        .collect();
+    if let Some(fs) = fields {
+        return Expr::new(ExprKind::ProjSection(fs), span);
+    }
+    let x = fresh_name(&index_holders(&steps, span).iter().collect::<Vec<_>>());
+    let body = follow(var_expr(&x, span), &steps, span);
+    Expr::new(
+        ExprKind::Lambda(vec![Pat::Id(x, span)], None, boxed(body)),
+        span,
+    )
+}
+
+fn var_expr(name: &Ident, span: Span) -> Expr {
+    Expr::new(ExprKind::Var(QualName::plain(name.clone())), span)
+}
+
+/// The indices of a path, each held by an expression (so that the names
+/// they mention can be collected).
+fn index_holders(steps: &[Step], span: Span) -> Vec<Expr> {
+    steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Index(is) => Some(Expr::new(
+                ExprKind::Index(boxed(Expr::new(ExprKind::Hole, span)), is.clone()),
+                span,
+            )),
+            Step::Field(_) => None,
+        })
+        .collect()
+}
+
+/// `base with path = value`. A path of one kind is an `Update` (`[i, j]`,
+/// also written `[i][j]`) or a `RecordUpdate` (`a.b`); a mixed path
+/// updates the outer part with the inner part updated: `r with a[i] = v`
+/// is `r with a = (r.a with [i] = v)`, naming `base` first unless it is a
+/// variable.
+fn with_path(base: Expr, steps: Vec<Step>, value: Expr, span: Span) -> Expr {
+    let mut mentioned = index_holders(&steps, span);
+    mentioned.push(value.clone());
+    let mut segs: Vec<Segment> = Vec::new();
+    for step in steps {
+        match (segs.last_mut(), step) {
+            // `[i][j]` is `[i, j]` when `[i]` fixes every index it names
+            // (after a slice, the next index is not the next dimension).
+            (Some(Segment::Index(is)), Step::Index(js))
+                if is.iter().all(|i| matches!(i, IndexExp::Single(_))) =>
+            {
+                is.extend(js)
+            }
+            (Some(Segment::Fields(fs)), Step::Field(f)) => fs.push(f),
+            (_, Step::Index(is)) => segs.push(Segment::Index(is)),
+            (_, Step::Field(f)) => segs.push(Segment::Fields(vec![f])),
+        }
+    }
+    if segs.len() == 1 {
+        return update(base, &segs[0], value, span);
+    }
+    let (name, bind) = match &base.kind {
+        ExprKind::Var(q) if q.qual.is_none() => (q.name.clone(), None),
+        _ => (
+            fresh_name(&mentioned.iter().collect::<Vec<_>>()),
+            Some(base),
+        ),
+    };
+    let nested = (0..segs.len()).rev().fold(value, |v, k| {
+        let inner = segs[..k]
+            .iter()
+            .fold(var_expr(&name, span), |x, seg| seg.follow(x, span));
+        update(inner, &segs[k], v, span)
+    });
+    match bind {
+        None => nested,
+        Some(b) => Expr::new(
+            ExprKind::Let(Pat::Id(name, span), boxed(b), boxed(nested)),
+            span,
+        ),
+    }
+}
+
+/// A maximal run of one kind in an update path.
+enum Segment {
+    Index(Vec<IndexExp>),
+    Fields(Vec<Ident>),
+}
+
+impl Segment {
+    fn follow(&self, x: Expr, span: Span) -> Expr {
+        match self {
+            Segment::Index(is) => Expr::new(ExprKind::Index(boxed(x), is.clone()), span),
+            Segment::Fields(fs) => fs.iter().fold(x, |x, f| {
+                Expr::new(ExprKind::Project(boxed(x), f.clone()), span)
+            }),
+        }
+    }
+}
+
+fn update(base: Expr, seg: &Segment, value: Expr, span: Span) -> Expr {
+    let kind = match seg {
+        Segment::Index(is) => ExprKind::Update(boxed(base), is.clone(), boxed(value)),
+        Segment::Fields(fs) => ExprKind::RecordUpdate(boxed(base), fs.clone(), boxed(value)),
+    };
+    Expr::new(kind, span)
+}
+
+fn boxed(e: Expr) -> Box<Expr> {
+    Box::new(e)
+}
+
+fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a>) -> P<'a, Expr> {
+    let Patterns {
+        atom: pat_atom,
+        full: pat_full,
+        case: pat_case,
+    } = pats;
+    let ty2 = ty.clone();
+    recursive(move |expr| {
+        let expr = expr.boxed();
+        let with_exp = recursive(|with_exp| {
+            let with_exp = with_exp.boxed();
+            let literal = select! {
+                Token::Int(value, suffix) => Literal::Int { value, suffix },
+                Token::Float(value, text, suffix) => Literal::Float { value, text, suffix },
+                Token::Kw(Keyword::True) => Literal::Bool(true),
+                Token::Kw(Keyword::False) => Literal::Bool(false),
+            }
+            .map_with(|l, e| Expr::new(ExprKind::Literal(l), e.span()));
+            // A character literal is the integer of its code point.
+            // The lexer has checked the escapes of both.
+            let char_lit = select! { Token::Char(t) = e => {
+                let c = super::lexer::literal_text(&t).chars().next().unwrap_or('\0');
+                Expr::new(
+                    ExprKind::Literal(Literal::Int {
+                        value: c as u128,
+                        suffix: None,
+                    }),
+                    e.span(),
+                )
+            }};
+            let string_lit = select! { Token::Str(t) = e => {
+                let text = super::lexer::literal_text(&t);
+                Expr::new(ExprKind::StringLit(text.into()), e.span())
+            }};
+            let hole = just(Token::Hole).map_with(|_, e| Expr::new(ExprKind::Hole, e.span()));
+            // `f64.(x + y)`: the module opened locally.
+            let open_in = name()
+                .then_ignore(just(Token::Dot))
+                .then(
+                    expr.clone()
+                        .delimited_by(just(Token::LParen), just(Token::RParen)),
+                )
+                .map_with(|(m, x), e| Expr::new(ExprKind::OpenIn(m, boxed(x)), e.span()));
+            let var = qual_name().map_with(|q, e| Expr::new(ExprKind::Var(q), e.span()));
+
+            let slice_rest = just(Token::Colon)
+                .ignore_then(with_exp.clone().or_not())
+                .then(
+                    just(Token::Colon)
+                        .ignore_then(with_exp.clone().or_not())
+                        .or_not(),
+                );
+            let index = choice((
+                with_exp.clone().then(slice_rest.clone().or_not()).map(
+                    |(start, rest)| match rest {
+                        None => IndexExp::Single(start),
+                        Some((end, stride)) => IndexExp::Slice {
+                            start: Some(boxed(start)),
+                            end: end.map(boxed),
+                            stride: stride.flatten().map(boxed),
+                        },
+                    },
+                ),
+                slice_rest.map(|(end, stride)| IndexExp::Slice {
+                    start: None,
+                    end: end.map(boxed),
+                    stride: stride.flatten().map(boxed),
+                }),
+            ))
+            .labelled("an index");
+            let indices = index
+                .separated_by(just(Token::Comma))
+                .at_least(1)
+                .collect::<Vec<_>>()
+                .boxed();
+
+            let paren = just(Token::LParen)
+                .ignore_then(choice((
+                    just(Token::RParen).to(Paren::Unit),
+                    binop().then_ignore(just(Token::RParen)).map(Paren::OpValue),
+                    just(Token::Dot)
+                        .ignore_then(
+                            choice((
+                                indices
+                                    .clone()
+                                    .delimited_by(just(Token::LBracket), just(Token::RBracket))
+                                    .map(Step::Index),
+                                field().map(Step::Field),
+                            ))
+                            .then(path_steps(indices.clone()))
+                            .map(|(first, mut rest)| {
+                                rest.insert(0, first);
+                                rest
+                            }),
+                        )
+                        .then_ignore(just(Token::RParen))
+                        .map(Paren::Path),
+                    // `(-x)` is negation, not a section.
+                    binop()
+                        .filter(|o| *o != BinOpKind::Sub)
+                        .then(expr.clone())
+                        .then_ignore(just(Token::RParen))
+                        .map(|(o, x)| Paren::Right(o, x)),
+                    expr.clone()
+                        .then(choice((
+                            just(Token::RParen).to(ParenTail::Close),
+                            just(Token::Comma)
+                                .ignore_then(
+                                    expr.clone()
+                                        .separated_by(just(Token::Comma))
+                                        .at_least(1)
+                                        .collect::<Vec<_>>(),
+                                )
+                                .then_ignore(just(Token::RParen))
+                                .map(ParenTail::Tuple),
+                            binop()
+                                .then_ignore(just(Token::RParen))
+                                .map(ParenTail::Left),
+                        )))
+                        .map(|(x, t)| Paren::Inner(x, t)),
+                )))
+                .map_with(|p, e| {
+                    let kind = match p {
+                        Paren::Unit => ExprKind::Tuple(Vec::new()),
+                        // `(+^)`, `(i32.+)` and ``(`f`)`` are the functions
+                        // themselves; only built-in operators are values of
+                        // their own kind (they are overloaded).
+                        Paren::OpValue(BinOpKind::Symbol(q) | BinOpKind::Backtick(q)) => {
+                            ExprKind::Var(q)
+                        }
+                        Paren::OpValue(o) => ExprKind::OpValue(o),
+                        Paren::Path(steps) => return path_section(steps, e.span()),
+                        Paren::Right(op, x) => ExprKind::OpSection {
+                            op,
+                            left: None,
+                            right: Some(boxed(x)),
+                        },
+                        Paren::Inner(x, ParenTail::Close) => return x,
+                        Paren::Inner(x, ParenTail::Tuple(mut xs)) => {
+                            xs.insert(0, x);
+                            ExprKind::Tuple(xs)
+                        }
+                        Paren::Inner(x, ParenTail::Left(op)) => ExprKind::OpSection {
+                            op,
+                            left: Some(boxed(x)),
+                            right: None,
+                        },
+                    };
+                    Expr::new(kind, e.span())
+                });
+
+            let array = expr
+                .clone()
+                .separated_by(just(Token::Comma))
+                .collect::<Vec<_>>()
+                .delimited_by(just(Token::LBracket), just(Token::RBracket))
+                .map_with(|xs, e| Expr::new(ExprKind::ArrayLit(xs), e.span()));
+
+            let record_field = choice((
+                field()
+                    .then_ignore(just(Token::Eq))
+                    .then(expr.clone())
+                    .map(|(f, x)| RecordField::Field(f, x)),
+                name_sp().map(|(f, s)| RecordField::Pun(f, s)),
+            ));
+            let record = record_field
+                .separated_by(just(Token::Comma))
+                .collect::<Vec<_>>()
+                .delimited_by(just(Token::LBrace), just(Token::RBrace))
+                .map_with(|fs, e| Expr::new(ExprKind::Record(fs), e.span()));
+
+            let constructor = select! { Token::Constructor(c) => c }
+                .map_with(|c, e| Expr::new(ExprKind::Constr(c, Vec::new()), e.span()));
+
+            let atom = choice((
+                literal,
+                char_lit,
+                string_lit,
+                hole,
+                open_in,
+                var,
+                constructor,
+                paren,
+                array,
+                record,
+            ))
+            .boxed();
+
+            let postfix = atom
+                .foldl_with(
+                    choice((
+                        indices
+                            .clone()
+                            .delimited_by(just(Token::IndexBracket), just(Token::RBracket))
+                            .map(Postfix::Index),
+                        just(Token::ProjDot).ignore_then(field()).map(Postfix::Proj),
+                    ))
+                    .repeated(),
+                    |x, p, e| {
+                        let kind = match p {
+                            Postfix::Index(is) => ExprKind::Index(boxed(x), is),
+                            Postfix::Proj(f) => ExprKind::Project(boxed(x), f),
+                        };
+                        Expr::new(kind, e.span())
+                    },
+                )
+                .boxed();
+
+            let lambda = just(Token::Backslash)
+                .ignore_then(pat_atom.clone().repeated().at_least(1).collect::<Vec<_>>())
+                .then(just(Token::Colon).ignore_then(ty_term.clone()).or_not())
+                .then_ignore(just(Token::Arrow))
+                .then(expr.clone())
+                .map_with(|((ps, ret), body), e| {
+                    Expr::new(
+                        ExprKind::Lambda(ps, ret.map(Box::new), boxed(body)),
+                        e.span(),
+                    )
+                })
+                .boxed();
+
+            // A lambda may be the last argument without parentheses:
+            // `map2 \x y -> x + y`.
+            let apply = postfix
+                .clone()
+                .then(postfix.repeated().collect::<Vec<_>>())
+                .then(lambda.clone().or_not())
+                .map_with(|((f, mut args), last), e| {
+                    args.extend(last);
+                    match f.kind {
+                        _ if args.is_empty() => f,
+                        // A constructor's arguments are its payload.
+                        ExprKind::Constr(c, payload) if payload.is_empty() => {
+                            Expr::new(ExprKind::Constr(c, args), e.span())
+                        }
+                        _ => Expr::new(ExprKind::Apply(boxed(f), args), e.span()),
+                    }
+                });
+
+            let unary = recursive(|unary| {
+                let op = select! {
+                    Token::Op(BinOpKind::Sub) => UnOpKind::Neg,
+                    Token::Bang => UnOpKind::Not,
+                };
+                choice((
+                    op.then(unary)
+                        .map_with(|(op, x), e| Expr::new(ExprKind::UnOp(op, boxed(x)), e.span())),
+                    apply,
+                ))
+            })
+            .boxed();
+
+            let if_ = kw(Keyword::If)
+                .ignore_then(expr.clone())
+                .then_ignore(kw(Keyword::Then))
+                .then(expr.clone())
+                .then_ignore(kw(Keyword::Else))
+                .then(expr.clone())
+                .map_with(|((c, t), f), e| {
+                    Expr::new(ExprKind::If(boxed(c), boxed(t), boxed(f)), e.span())
+                });
+
+            let case = kw(Keyword::Case)
+                .ignore_then(pat_case.clone())
+                .then_ignore(just(Token::Arrow))
+                .then(expr.clone())
+                .map_with(|(pat, body), e| Case {
+                    pat,
+                    body,
+                    span: e.span(),
+                });
+            let match_ = kw(Keyword::Match)
+                .ignore_then(expr.clone())
+                .then(case.repeated().at_least(1).collect::<Vec<_>>())
+                .map_with(|(x, cases), e| Expr::new(ExprKind::Match(boxed(x), cases), e.span()));
+
+            let loop_form = choice((
+                kw(Keyword::For)
+                    .ignore_then(name_sp())
+                    .then_ignore(just(Token::Op(BinOpKind::Lt)))
+                    .then(expr.clone())
+                    .map(|((i, s), n)| LoopForm::For(i, s, boxed(n))),
+                kw(Keyword::For)
+                    .ignore_then(pat_full.clone())
+                    .then_ignore(kw(Keyword::In))
+                    .then(expr.clone())
+                    .map(|(p, xs)| LoopForm::ForIn(p, boxed(xs))),
+                kw(Keyword::While)
+                    .ignore_then(expr.clone())
+                    .map(|c| LoopForm::While(boxed(c))),
+            ));
+            let loop_ = kw(Keyword::Loop)
+                .ignore_then(pat_full.clone())
+                .then(just(Token::Eq).ignore_then(expr.clone()).or_not())
+                .then(loop_form)
+                .then_ignore(kw(Keyword::Do))
+                .then(expr.clone())
+                .map_with(|(((pat, init), form), body), e| {
+                    Expr::new(
+                        ExprKind::Loop(Box::new(LoopExp {
+                            pat,
+                            init,
+                            form,
+                            body,
+                        })),
+                        e.span(),
+                    )
+                });
+
+            let let_ = recursive(|let_| {
+                let body = choice((kw(Keyword::In).ignore_then(expr.clone()), let_)).boxed();
+                let update = name_sp()
+                    .then(
+                        choice((
+                            indices
+                                .clone()
+                                .delimited_by(just(Token::IndexBracket), just(Token::RBracket))
+                                .map(Step::Index),
+                            just(Token::ProjDot).ignore_then(field()).map(Step::Field),
+                        ))
+                        .then(path_steps(indices.clone())),
+                    )
+                    .then_ignore(just(Token::Eq))
+                    .then(expr.clone())
+                    .then(body.clone())
+                    .map_with(
+                        |((((name, name_span), (first, mut rest)), value), body), e| {
+                            if let (Step::Index(indices), true) = (&first, rest.is_empty()) {
+                                return ExprKind::LetUpdate {
+                                    name,
+                                    name_span,
+                                    indices: indices.clone(),
+                                    value: boxed(value),
+                                    body: boxed(body),
+                                };
+                            }
+                            // `let r.f[i] = v in body` is
+                            // `let r = r with f[i] = v in body`.
+                            rest.insert(0, first);
+                            let base = var_expr(&name, name_span);
+                            let updated = with_path(base, rest, value, e.span());
+                            ExprKind::Let(Pat::Id(name, name_span), boxed(updated), boxed(body))
+                        },
+                    );
+                let fun = binder()
+                    .then(type_param().repeated().collect::<Vec<_>>())
+                    .then(pat_atom.clone().repeated().at_least(1).collect::<Vec<_>>())
+                    .then(just(Token::Colon).ignore_then(ty2.clone()).or_not())
+                    .then_ignore(just(Token::Eq))
+                    .then(expr.clone())
+                    .then(body.clone())
+                    .map(
+                        |((((((name, name_span), type_params), params), ret), value), body)| {
+                            ExprKind::LetFun(Box::new(LetFun {
+                                name,
+                                name_span,
+                                type_params,
+                                params,
+                                ret,
+                                value,
+                                body,
+                            }))
+                        },
+                    );
+                let sized = name_sp()
+                    .delimited_by(lbracket(), just(Token::RBracket))
+                    .repeated()
+                    .at_least(1)
+                    .collect::<Vec<_>>()
+                    .then(pat_full.clone())
+                    .then_ignore(just(Token::Eq))
+                    .then(expr.clone())
+                    .then(body.clone())
+                    .map(|(((ns, p), v), b)| ExprKind::LetSizes(ns, p, boxed(v), boxed(b)));
+                let plain = pat_full
+                    .clone()
+                    .then_ignore(just(Token::Eq))
+                    .then(expr.clone())
+                    .then(body)
+                    .map(|((p, v), b)| ExprKind::Let(p, boxed(v), boxed(b)));
+                kw(Keyword::Let)
+                    .ignore_then(choice((update, fun, sized, plain)))
+                    .map_with(|k, e| Expr::new(k, e.span()))
+            });
+
+            let attributed = attr_block()
+                .then(expr.clone())
+                .map_with(|(a, x), e| Expr::new(ExprKind::Attr(a, boxed(x)), e.span()));
+
+            let operand = choice((if_, let_, loop_, match_, lambda, attributed, unary))
+                .labelled("an expression")
+                .boxed();
+
+            let op_exp = operand
+                .clone()
+                .then(
+                    binop()
+                        .map_with(|o, e| (o, e.span()))
+                        .then(operand)
+                        .repeated()
+                        .collect::<Vec<_>>(),
+                )
+                .map(|(first, rest)| resolve_precedence(first, rest))
+                .boxed();
+
+            // `a..<b`, `a..b...c`: looser than every binary operator.
+            let range_exp = op_exp
+                .clone()
+                .then(
+                    just(Token::DotDot)
+                        .ignore_then(op_exp.clone())
+                        .or_not()
+                        .then(select! { Token::Range(k) => k })
+                        .then(op_exp.clone())
+                        .or_not(),
+                )
+                .map_with(|(start, tail), e| match tail {
+                    None => start,
+                    Some(((second, kind), end)) => Expr::new(
+                        ExprKind::Range(Box::new(super::ast::Range {
+                            start,
+                            second,
+                            end,
+                            kind,
+                        })),
+                        e.span(),
+                    ),
+                })
+                .boxed();
+
+            let with_tail = kw(Keyword::With)
+                .ignore_then(
+                    choice((
+                        indices
+                            .clone()
+                            .delimited_by(just(Token::LBracket), just(Token::RBracket))
+                            .map(Step::Index),
+                        field().map(Step::Field),
+                    ))
+                    .then(path_steps(indices.clone())),
+                )
+                .then_ignore(just(Token::Eq))
+                .then(range_exp.clone());
+            range_exp.foldl_with(with_tail.repeated(), |x, ((first, mut rest), v), e| {
+                rest.insert(0, first);
+                with_path(x, rest, v, e.span())
+            })
+        });
+        let ascription =
+            choice((just(Token::Colon).to(false), just(Token::Coerce).to(true))).then(ty.clone());
+        with_exp.foldl_with(ascription.repeated(), |x, (coerce, t), e| {
+            let kind = if coerce {
+                ExprKind::Coerce(boxed(x), Box::new(t))
+            } else {
+                ExprKind::Ascript(boxed(x), Box::new(t))
+            };
+            Expr::new(kind, e.span())
+        })
+    })
+    .boxed()
+}
+
+/// Resolve a flat chain `e0 op1 e1 op2 e2 ...` by precedence and
+/// associativity (shunting-yard).
+fn resolve_precedence(first: Expr, rest: Vec<((BinOpKind, Span), Expr)>) -> Expr {
+    fn reduce(operands: &mut Vec<Expr>, ops: &mut Vec<(BinOpKind, Span)>) {
+        if let (Some((op, op_span)), Some(r), Some(l)) = (ops.pop(), operands.pop(), operands.pop())
+        {
+            let span = l.span.join(r.span);
+            operands.push(Expr::new(
+                ExprKind::BinOp(op, op_span, boxed(l), boxed(r)),
+                span,
+            ));
+        }
+    }
+    let mut operands = vec![first];
+    let mut ops: Vec<(BinOpKind, Span)> = Vec::new();
+    for ((op, op_span), rhs) in rest {
+        while let Some((top, _)) = ops.last() {
+            let (pt, po) = (top.precedence(), op.precedence());
+            if pt > po || (pt == po && !op.right_assoc()) {
+                reduce(&mut operands, &mut ops);
+            } else {
+                break;
+            }
+        }
+        ops.push((op, op_span));
+        operands.push(rhs);
+    }
+    while !ops.is_empty() {
+        reduce(&mut operands, &mut ops);
+    }
+    // The loop above leaves exactly one operand.
+    operands.swap_remove(0)
+}
+
+/// A failed parse: the diagnostics, and where it failed (for the REPL's
+/// "needs another line" test and for choosing between alternatives).
+pub(crate) struct Failure {
+    pub diags: Vec<Diagnostic>,
+    /// The parse ran out of input (as opposed to meeting a wrong token).
+    pub at_eof: bool,
+    /// Byte offset of the failure.
+    pub pos: usize,
+}
+
+impl Failure {
+    pub fn from_diag(d: Diagnostic) -> Failure {
+        let pos = d.span.map(|s| s.start as usize).unwrap_or(0);
+        Failure {
+            diags: vec![d],
+            at_eof: false,
+            pos,
+        }
+    }
+}
+
+/// Run one entry point of the grammar over a token stream.
+pub(crate) fn run<'a, O>(
+    parser: &P<'a, O>,
+    tokens: &'a [(Token, Span)],
+    file: FileId,
+    text_len: usize,
+) -> Result<O, Failure> {
+    let eoi = Span::new(file, text_len, text_len);
+    let (out, errs) = parser
+        .parse(tokens.split_token_span(eoi))
+        .into_output_errors();
+    match (out, errs.first()) {
+        (Some(o), None) => Ok(o),
+        (_, Some(err)) => Err(convert(err, tokens, file)),
+        (None, None) => Err(Failure {
+            diags: vec![Diagnostic::parse("syntax error", eoi)],
+            at_eof: false,
+            pos: text_len,
+        }),
+    }
+}
+
+/// Tokens that close a construct; when one of them is expected it is the
+/// most useful thing to mention.
+fn structural_rank(t: &Token) -> Option<u8> {
+    Some(match t {
+        Token::Kw(Keyword::Then) => 0,
+        Token::Kw(Keyword::Else) => 1,
+        Token::Kw(Keyword::In) => 2,
+        Token::Kw(Keyword::Do) => 3,
+        Token::Kw(Keyword::For) => 4,
+        Token::Kw(Keyword::While) => 5,
+        Token::Kw(Keyword::Case) => 6,
+        Token::Eq => 7,
+        Token::Arrow => 8,
+        Token::RParen => 9,
+        Token::RBracket => 10,
+        Token::RBrace => 11,
+        Token::Comma => 12,
+        _ => return None,
+    })
+}
+
+fn word_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [a] => a.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+fn is_opener(t: &Token) -> bool {
+    matches!(
+        t,
+        Token::LParen | Token::LBracket | Token::IndexBracket | Token::LBrace | Token::HashBracket
+    )
+}
+
+fn closes(opener: &Token, closer: &Token) -> bool {
+    matches!(
+        (opener, closer),
+        (Token::LParen, Token::RParen)
+            | (
+                Token::LBracket | Token::IndexBracket | Token::HashBracket,
+                Token::RBracket
+            )
+            | (Token::LBrace, Token::RBrace)
+    )
+}
+
+/// Bracket matching over the whole stream: the openers that are never
+/// closed, and the closers that close nothing.
+pub(crate) fn unbalanced(tokens: &[(Token, Span)]) -> (Vec<(Token, Span)>, Vec<Span>) {
+    let mut stack: Vec<(Token, Span)> = Vec::new();
+    let mut unclosed = Vec::new();
+    let mut stray = Vec::new();
+    for (t, s) in tokens {
+        if is_opener(t) {
+            stack.push((t.clone(), *s));
+        } else if matches!(t, Token::RParen | Token::RBracket | Token::RBrace) {
+            match stack.iter().rposition(|(o, _)| closes(o, t)) {
+                Some(i) => unclosed.extend(stack.drain(i..).skip(1)),
+                None => stray.push(*s),
+            }
+        }
+    }
+    unclosed.extend(stack);
+    unclosed.sort_by_key(|(_, s)| s.start);
+    (unclosed, stray)
+}
+
+/// What the parser would have accepted at an error, sorted for display.
+struct Expected<'t> {
+    /// Tokens that close or continue a construct (`then`, `)`, `=`, ...):
+    /// when there are any, they are the likely fix and shown alone.
+    structural: Vec<&'t Token>,
+    /// Labelled alternatives ("an expression", "a type", end of input).
+    labels: Vec<String>,
+    /// Other tokens.
+    others: Vec<String>,
+    /// An operator could have continued an expression here.
+    in_expression: bool,
+}
+
+impl<'t> Expected<'t> {
+    fn classify(patterns: &'t [chumsky::error::RichPattern<'_, Token>]) -> Expected<'t> {
+        use chumsky::error::RichPattern;
+        let mut e = Expected {
+            structural: Vec::new(),
+            labels: Vec::new(),
+            others: Vec::new(),
+            in_expression: false,
+        };
+        for p in patterns {
+            match p {
+                RichPattern::Label(l) if l == OPERATOR => e.in_expression = true,
+                RichPattern::Token(t) if structural_rank(t).is_some() => e.structural.push(t),
+                RichPattern::Token(t) => e.others.push(t.to_string()),
+                RichPattern::Label(l) => e.labels.push(l.to_string()),
+                RichPattern::EndOfInput => e.labels.push("end of input".into()),
+                _ => {}
+            }
+        }
+        e.structural.sort_by_key(|t| structural_rank(t));
+        e.structural.dedup();
+        e.labels.dedup();
+        e
+    }
+
+    fn has(&self, t: Token) -> bool {
+        self.structural.contains(&&t)
+    }
+
+    /// "expected `)` or `,`"
+    fn label(&self) -> Option<String> {
+        let shown: Vec<String> = if !self.structural.is_empty() {
+            self.structural.iter().map(|t| t.to_string()).collect()
+        } else if !self.labels.is_empty() {
+            self.labels.clone()
+        } else if self.others.len() <= 4 {
+            self.others.clone()
+        } else {
+            vec![OPERATOR.into()]
+        };
+        (!shown.is_empty()).then(|| format!("expected {}", word_list(&shown)))
+    }
+}
+
+/// Help for a common slip, and optionally a second place to point at (the
+/// `let` that lacks its `in`, ...).
+fn slip_help(
+    exp: &Expected,
+    found: Option<&Token>,
+    tokens: &[(Token, Span)],
+    pos: usize,
+) -> Option<(&'static str, Option<(Span, &'static str)>)> {
+    // The construct the error is in, judged by the last keyword before it
+    // that opens one.
+    let last_kw = |ks: &[Keyword]| {
+        tokens
+            .iter()
+            .rev()
+            .filter(|(_, s)| (s.start as usize) < pos)
+            .find_map(|(t, s)| match t {
+                Token::Kw(k) if ks.contains(k) => Some((*k, *s)),
+                _ => None,
+            })
+    };
+    let at = |k: Keyword, msg: &'static str| last_kw(&[k]).map(|(_, s)| (s, msg));
+    if found == Some(&Token::Eq) && !exp.has(Token::Eq) && exp.in_expression {
+        return Some((
+            "to compare for equality use `==`; a single `=` only appears in definitions, bindings and updates",
+            None,
+        ));
+    }
+    if exp.has(Token::Kw(Keyword::In)) {
+        return Some((
+            "a `let` must be followed by `in` and the body it scopes over: `let x = e in body` (in a chain of `let`s only the last one needs `in`)",
+            at(Keyword::Let, "this `let` has no `in`"),
+        ));
+    }
+    if exp.has(Token::Kw(Keyword::Then)) {
+        return Some((
+            "write a conditional as `if c then a else b`",
+            at(Keyword::If, "the condition of this `if`"),
+        ));
+    }
+    if exp.has(Token::Kw(Keyword::Else)) {
+        return Some((
+            "every `if` needs an `else` branch: `if c then a else b`",
+            at(Keyword::If, "this `if` has no `else`"),
+        ));
+    }
+    // Right after `match e`, before any case.
+    let in_scrutinee = matches!(
+        last_kw(&[Keyword::Match, Keyword::Case]),
+        Some((Keyword::Match, _))
+    );
+    if exp.has(Token::Kw(Keyword::Case)) && in_scrutinee {
+        return Some((
+            "a `match` needs at least one case: `match e case p -> e1 case _ -> e2`",
+            at(Keyword::Match, "this `match`"),
+        ));
+    }
+    if exp.has(Token::Kw(Keyword::Do)) {
+        return Some((
+            "write a loop as `loop p = init for i < n do body` (or `for x in xs`, `while c`)",
+            None,
+        ));
+    }
+    if exp.has(Token::Arrow) {
+        // In a lambda or a case, whichever began last.
+        let in_case = tokens
+            .iter()
+            .rev()
+            .filter(|(_, s)| (s.start as usize) < pos)
+            .find_map(|(t, _)| match t {
+                Token::Kw(Keyword::Case) => Some(true),
+                Token::Backslash => Some(false),
+                _ => None,
+            })
+            .unwrap_or(false);
+        return Some(if in_case {
+            (
+                "a case needs `->` between its pattern and its result: `case #some x -> x`",
+                at(Keyword::Case, "this case"),
+            )
+        } else {
+            (
+                "a lambda needs `->` between its parameters and its body: `\\x y -> x + y`",
+                None,
+            )
+        });
+    }
+    if exp.has(Token::Eq) {
+        use Keyword::*;
+        let help = match last_kw(&[Def, Entry, Let, Type, Loop, With]) {
+            Some((With, _)) => "an update is written `a with [i] = v` or `r with field = v`",
+            Some((Loop, _)) => "write a loop as `loop p = init for i < n do body`",
+            Some((Type, _)) => "a type abbreviation is written `type name = t`",
+            _ => "a definition needs `=` before its body: `def f x = x + 1`",
+        };
+        return Some((help, None));
+    }
+    None
+}
+
+fn convert(err: &PErr<'_>, tokens: &[(Token, Span)], file: FileId) -> Failure {
+    use chumsky::error::RichReason;
+    let found = err.found();
+    let at_eof = matches!(err.reason(), RichReason::ExpectedFound { found: None, .. });
+    let span = if at_eof {
+        // Point just after the last token rather than at trailing blanks.
+        tokens
+            .last()
+            .map(|(_, s)| s.end_point())
+            .unwrap_or(Span::new(file, 0, 0))
+    } else {
+        *err.span()
+    };
+    let pos = err.span().start as usize;
+    let mut diag = match err.reason() {
+        RichReason::Custom(msg) => Diagnostic::parse(msg.clone(), span),
+        RichReason::ExpectedFound { expected, .. } => {
+            let message = match found {
+                Some(t) => format!("unexpected {t}"),
+                None => "unexpected end of input".to_string(),
+            };
+            let exp = Expected::classify(expected);
+            let mut d = Diagnostic::parse(message, span);
+            if let Some(label) = exp.label() {
+                d = d.with_label(label);
+            }
+            if let Some((help, secondary)) = slip_help(&exp, found, tokens, pos) {
+                if let Some((s, msg)) = secondary {
+                    d = d.with_secondary(s, msg);
+                }
+                d = d.with_help(help);
+            }
+            d
+        }
+    };
+    let (unclosed, stray) = unbalanced(tokens);
+    if let Some((t, s)) = unclosed
+        .iter()
+        .rev()
+        .find(|(_, s)| (s.start as usize) < pos)
+    {
+        diag = diag.with_secondary(*s, format!("this {t} is never closed"));
+    } else if found.is_some() && stray.contains(&span) && diag.help.is_none() {
+        diag = diag.with_help("this closing bracket has no matching opening bracket");
+    }
+    Failure {
+        diags: vec![diag],
+        at_eof,
+        pos,
+    }
+}

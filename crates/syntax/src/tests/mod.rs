@@ -1,0 +1,7 @@
+//! Tests of the lexer, parser and pretty printer.
+
+mod constructs;
+mod errors;
+mod lexing;
+mod sexp;
+mod sums;

@@ -1,0 +1,564 @@
+//! Elaboration: the AM transformation (thesis Figure 4.12) from a program
+//! with solved AUTOMAP annotations to the target program, where every
+//! `map` and `rep` is explicit.
+//!
+//! A whole spine `f a1 … an` whose applications have `(M_j, R_j)` becomes
+//! one nest of `D = ΣM_j` levels of `mapN`, never maps of partial
+//! applications: `map3 L vs ws (rep t)`. The frame grows by prepending, so
+//! the levels added by argument `j` lie outside those of the arguments
+//! before it; argument `j` is therefore invariant (a `rep`) at the
+//! `D − D_j` outermost levels, where `D_j = M_1 + … + M_j`, and carries its
+//! own `R_j` reps on top. Reps at map levels are where rep fusion (thesis
+//! 4.8.2) applies: the evaluator never materialises them, and they do not
+//! count towards the ILP's objective.
+
+use std::collections::HashSet;
+use urchin_syntax::ast::*;
+use urchin_syntax::spine::{self, Form, Head, SpineKey};
+
+/// The solution of one definition: `(M, R)` for each argument of a spine.
+pub trait Solution {
+    fn spine(&self, key: SpineKey) -> Option<&[(u32, u32)]>;
+}
+
+impl Solution for std::collections::HashMap<SpineKey, Vec<(u32, u32)>> {
+    fn spine(&self, key: SpineKey) -> Option<&[(u32, u32)]> {
+        self.get(&key).map(|v| v.as_slice())
+    }
+}
+
+/// Type abbreviations, which the target spells out so that the sizes in
+/// them are checked where they are used (`type vec = [3]f64`).
+pub trait Abbreviations {
+    /// `t` with every abbreviation replaced by its definition, except the
+    /// names in `shadowed` (type parameters in scope).
+    fn expand(&self, t: &TypeExp, shadowed: &[Ident]) -> TypeExp;
+}
+
+pub struct Elaborator<'s> {
+    sol: &'s dyn Solution,
+    abbrevs: Option<&'s dyn Abbreviations>,
+    /// The type parameters in scope.
+    tparams: Vec<Ident>,
+    /// `Var` nodes this elaboration created for `mapN` and `rep`.
+    pub inserted: HashSet<NodeId>,
+    /// How many `map`s and `rep`s were inserted.
+    pub insertions: usize,
+}
+
+fn var(name: &str, span: urchin_base::source::Span) -> Expr {
+    Expr::new(ExprKind::Var(QualName::plain(name)), span)
+}
+
+fn map_name(n: usize) -> String {
+    if n == 1 {
+        "map".into()
+    } else {
+        format!("map{n}")
+    }
+}
+
+impl<'s> Elaborator<'s> {
+    pub fn new(sol: &'s dyn Solution) -> Elaborator<'s> {
+        Elaborator {
+            sol,
+            abbrevs: None,
+            tparams: Vec::new(),
+            inserted: HashSet::new(),
+            insertions: 0,
+        }
+    }
+
+    fn intrinsic(&mut self, name: &str, span: urchin_base::source::Span) -> Expr {
+        let e = var(name, span);
+        self.inserted.insert(e.id);
+        e
+    }
+
+    fn rep(&mut self, e: Expr, k: u32) -> Expr {
+        (0..k).fold(e, |acc, _| {
+            let span = acc.span;
+            let r = self.intrinsic("rep", span);
+            Expr::new(ExprKind::Apply(Box::new(r), vec![acc]), span)
+        })
+    }
+
+    /// Spells out type abbreviations in the target's types.
+    pub fn expanding(self, abbrevs: &'s dyn Abbreviations) -> Elaborator<'s> {
+        Elaborator {
+            abbrevs: Some(abbrevs),
+            ..self
+        }
+    }
+
+    pub fn dec(&mut self, d: &ValDec) -> ValDec {
+        let saved = self.enter(&d.type_params);
+        let out = ValDec {
+            params: d.params.iter().map(|p| self.pat(p)).collect(),
+            ret: d.ret.as_ref().map(|t| self.ty(t)),
+            body: self.expr(&d.body),
+            ..d.clone()
+        };
+        self.tparams.truncate(saved);
+        out
+    }
+
+    /// Brings type parameters into scope; returns what to truncate to.
+    fn enter(&mut self, tps: &[TypeParam]) -> usize {
+        let saved = self.tparams.len();
+        self.tparams.extend(tps.iter().filter_map(|tp| match tp {
+            TypeParam::Type(n, _, _) => Some(n.clone()),
+            TypeParam::Size(..) => None,
+        }));
+        saved
+    }
+
+    fn ty(&self, t: &TypeExp) -> TypeExp {
+        match self.abbrevs {
+            Some(a) => a.expand(t, &self.tparams),
+            None => t.clone(),
+        }
+    }
+
+    fn pat(&self, p: &Pat) -> Pat {
+        match p {
+            Pat::Id(..) | Pat::Wildcard(_) | Pat::Literal(..) => p.clone(),
+            Pat::Tuple(ps, s) => Pat::Tuple(ps.iter().map(|p| self.pat(p)).collect(), *s),
+            Pat::Record(fs, s) => Pat::Record(
+                fs.iter()
+                    .map(|(n, p)| (n.clone(), p.as_ref().map(|p| self.pat(p))))
+                    .collect(),
+                *s,
+            ),
+            Pat::Ascribed(p, t, s) => {
+                Pat::Ascribed(Box::new(self.pat(p)), Box::new(self.ty(t)), *s)
+            }
+            Pat::Constr(c, ps, s) => {
+                Pat::Constr(c.clone(), ps.iter().map(|p| self.pat(p)).collect(), *s)
+            }
+        }
+    }
+
+    fn boxed(&mut self, e: &Expr) -> Box<Expr> {
+        Box::new(self.expr(e))
+    }
+
+    fn index(&mut self, ix: &IndexExp) -> IndexExp {
+        match ix {
+            IndexExp::Single(e) => IndexExp::Single(self.expr(e)),
+            IndexExp::Slice { start, end, stride } => IndexExp::Slice {
+                start: start.as_deref().map(|e| self.boxed(e)),
+                end: end.as_deref().map(|e| self.boxed(e)),
+                stride: stride.as_deref().map(|e| self.boxed(e)),
+            },
+        }
+    }
+
+    pub fn expr(&mut self, e: &Expr) -> Expr {
+        urchin_base::stack::deep(|| self.expr_inner(e))
+    }
+
+    pub fn expr_inner(&mut self, e: &Expr) -> Expr {
+        let kind = match &e.kind {
+            ExprKind::Apply(..) | ExprKind::BinOp(..) | ExprKind::UnOp(..) => {
+                return match spine::spine_of(e) {
+                    Some(sp) => self.spine(e, sp),
+                    None => self.compose(e),
+                };
+            }
+            ExprKind::OpSection { op, left, right } => return self.section(e, op, left, right),
+            ExprKind::Literal(_)
+            | ExprKind::Var(_)
+            | ExprKind::OpValue(_)
+            | ExprKind::ProjSection(_)
+            | ExprKind::StringLit(_)
+            | ExprKind::Hole => e.kind.clone(),
+            ExprKind::ArrayLit(es) => ExprKind::ArrayLit(es.iter().map(|x| self.expr(x)).collect()),
+            ExprKind::Tuple(es) => ExprKind::Tuple(es.iter().map(|x| self.expr(x)).collect()),
+            ExprKind::Record(fs) => ExprKind::Record(
+                fs.iter()
+                    .map(|f| match f {
+                        RecordField::Field(n, x) => RecordField::Field(n.clone(), self.expr(x)),
+                        RecordField::Pun(..) => f.clone(),
+                    })
+                    .collect(),
+            ),
+            ExprKind::Project(..) => {
+                let sp = spine::projection(e).expect("a projection");
+                return self.spine(e, sp);
+            }
+            ExprKind::RecordUpdate(r, path, v) => {
+                ExprKind::RecordUpdate(self.boxed(r), path.clone(), self.boxed(v))
+            }
+            ExprKind::Lambda(ps, ret, body) => ExprKind::Lambda(
+                ps.iter().map(|p| self.pat(p)).collect(),
+                ret.as_deref().map(|t| Box::new(self.ty(t))),
+                self.boxed(body),
+            ),
+            ExprKind::Let(p, v, body) => {
+                ExprKind::Let(self.pat(p), self.boxed(v), self.boxed(body))
+            }
+            ExprKind::LetFun(f) => {
+                let saved = self.enter(&f.type_params);
+                let params = f.params.iter().map(|p| self.pat(p)).collect();
+                let ret = f.ret.as_ref().map(|t| self.ty(t));
+                let value = self.expr(&f.value);
+                self.tparams.truncate(saved);
+                ExprKind::LetFun(Box::new(LetFun {
+                    params,
+                    ret,
+                    value,
+                    body: self.expr(&f.body),
+                    ..(**f).clone()
+                }))
+            }
+            ExprKind::LetUpdate {
+                name,
+                name_span,
+                indices,
+                value,
+                body,
+            } => ExprKind::LetUpdate {
+                name: name.clone(),
+                name_span: *name_span,
+                indices: indices.iter().map(|i| self.index(i)).collect(),
+                value: self.boxed(value),
+                body: self.boxed(body),
+            },
+            ExprKind::If(c, t, f) => ExprKind::If(self.boxed(c), self.boxed(t), self.boxed(f)),
+            ExprKind::Loop(l) => ExprKind::Loop(Box::new(LoopExp {
+                pat: self.pat(&l.pat),
+                init: l.init.as_ref().map(|i| self.expr(i)),
+                form: match &l.form {
+                    LoopForm::For(i, s, n) => LoopForm::For(i.clone(), *s, self.boxed(n)),
+                    LoopForm::ForIn(p, xs) => LoopForm::ForIn(self.pat(p), self.boxed(xs)),
+                    LoopForm::While(c) => LoopForm::While(self.boxed(c)),
+                },
+                body: self.expr(&l.body),
+            })),
+            ExprKind::Index(a, is) => {
+                ExprKind::Index(self.boxed(a), is.iter().map(|i| self.index(i)).collect())
+            }
+            ExprKind::Update(a, is, v) => ExprKind::Update(
+                self.boxed(a),
+                is.iter().map(|i| self.index(i)).collect(),
+                self.boxed(v),
+            ),
+            ExprKind::Ascript(x, t) => ExprKind::Ascript(self.boxed(x), Box::new(self.ty(t))),
+            ExprKind::Attr(a, x) => ExprKind::Attr(a.clone(), self.boxed(x)),
+            ExprKind::OpenIn(m, x) => ExprKind::OpenIn(m.clone(), self.boxed(x)),
+            ExprKind::Range(r) => ExprKind::Range(Box::new(Range {
+                start: self.expr(&r.start),
+                second: r.second.as_ref().map(|x| self.expr(x)),
+                end: self.expr(&r.end),
+                kind: r.kind,
+            })),
+            ExprKind::Constr(c, args) => {
+                ExprKind::Constr(c.clone(), args.iter().map(|x| self.expr(x)).collect())
+            }
+            ExprKind::Match(x, cases) => ExprKind::Match(
+                self.boxed(x),
+                cases
+                    .iter()
+                    .map(|c| Case {
+                        pat: self.pat(&c.pat),
+                        body: self.expr(&c.body),
+                        span: c.span,
+                    })
+                    .collect(),
+            ),
+            ExprKind::Coerce(x, t) => ExprKind::Coerce(self.boxed(x), Box::new(self.ty(t))),
+            ExprKind::LetSizes(ns, p, v, body) => {
+                ExprKind::LetSizes(ns.clone(), self.pat(p), self.boxed(v), self.boxed(body))
+            }
+        };
+        Expr {
+            id: e.id,
+            span: e.span,
+            kind,
+        }
+    }
+
+    /// The head of a spine as a function value.
+    fn head_value(&mut self, h: &Head, span: urchin_base::source::Span) -> Expr {
+        match h {
+            Head::Expr(e) => self.expr(e),
+            Head::Op(op) => Expr::new(ExprKind::OpValue((*op).clone()), span),
+            Head::Backtick(q) => Expr::new(ExprKind::Var((*q).clone()), span),
+            Head::Proj(f) => Expr::new(ExprKind::ProjSection(vec![(*f).clone()]), span),
+            Head::Neg | Head::Not => {
+                let op = if matches!(h, Head::Neg) {
+                    UnOpKind::Neg
+                } else {
+                    UnOpKind::Not
+                };
+                let x: Ident = "x".into();
+                let body = Expr::new(ExprKind::UnOp(op, Box::new(var(&x, span))), span);
+                Expr::new(
+                    ExprKind::Lambda(vec![Pat::Id(x, span)], None, Box::new(body)),
+                    span,
+                )
+            }
+        }
+    }
+
+    /// Elaborates the arguments and wraps each in its reps; returns them
+    /// with the nest depth `D`.
+    fn spine_args(&mut self, args: &[&Expr], sol: &[(u32, u32)]) -> (Vec<Expr>, u32) {
+        let d: u32 = sol.iter().map(|(m, _)| m).sum();
+        let mut dj = 0;
+        let mut out = Vec::new();
+        for (a, (m, r)) in args.iter().zip(sol) {
+            dj += m;
+            let k = (d - dj) + r;
+            let x = self.expr(a);
+            self.insertions += *m as usize + (*r as usize).saturating_sub((dj - m) as usize);
+            out.push(self.rep(x, k));
+        }
+        (out, d)
+    }
+
+    fn spine(&mut self, e: &Expr, sp: spine::Spine) -> Expr {
+        let sol: Vec<(u32, u32)> = match self.sol.spine((e.id, 0)) {
+            Some(s) if s.len() == sp.args.len() && s.iter().any(|&(m, r)| m > 0 || r > 0) => {
+                s.to_vec()
+            }
+            _ => return self.rebuild(e, &sp, None),
+        };
+        let (args, d) = self.spine_args(&sp.args, &sol);
+        if d == 0 {
+            return self.rebuild(e, &sp, Some(args));
+        }
+        let n = sp.args.len();
+        let mut f = self.head_value(&sp.head, e.span);
+        for _ in 1..d {
+            let m = self.intrinsic(&map_name(n), e.span);
+            f = Expr::new(ExprKind::Apply(Box::new(m), vec![f]), e.span);
+        }
+        let m = self.intrinsic(&map_name(n), e.span);
+        match sp.form {
+            Form::PipeRight => {
+                let mut args = args;
+                let last = args.pop().expect("a pipe has an argument");
+                let mut fargs = vec![f];
+                fargs.extend(args);
+                let func = Expr::new(ExprKind::Apply(Box::new(m), fargs), e.span);
+                let span = match &e.kind {
+                    ExprKind::BinOp(_, s, _, _) => *s,
+                    _ => e.span,
+                };
+                Expr {
+                    id: e.id,
+                    span: e.span,
+                    kind: ExprKind::BinOp(
+                        BinOpKind::PipeRight,
+                        span,
+                        Box::new(last),
+                        Box::new(func),
+                    ),
+                }
+            }
+            _ => {
+                let mut fargs = vec![f];
+                fargs.extend(args);
+                Expr {
+                    id: e.id,
+                    span: e.span,
+                    kind: ExprKind::Apply(Box::new(m), fargs),
+                }
+            }
+        }
+    }
+
+    /// Rebuilds a spine in its original form, with `args` (already
+    /// elaborated) or elaborating the original arguments.
+    fn rebuild(&mut self, e: &Expr, sp: &spine::Spine, args: Option<Vec<Expr>>) -> Expr {
+        let mut args = match args {
+            Some(a) => a,
+            None => sp.args.iter().map(|a| self.expr(a)).collect(),
+        };
+        let kind = match (&e.kind, sp.form) {
+            (ExprKind::BinOp(op, s, _, _), Form::Infix) => {
+                let r = args.pop().expect("two operands");
+                let l = args.pop().expect("two operands");
+                ExprKind::BinOp(op.clone(), *s, Box::new(l), Box::new(r))
+            }
+            (ExprKind::UnOp(op, _), Form::Unary) => {
+                ExprKind::UnOp(*op, Box::new(args.pop().expect("one operand")))
+            }
+            (ExprKind::Project(_, f), Form::Project) => {
+                ExprKind::Project(Box::new(args.pop().expect("one operand")), f.clone())
+            }
+            (ExprKind::BinOp(op, s, _, _), Form::PipeRight | Form::PipeLeft) => {
+                let last = args.pop().expect("a pipe has an argument");
+                let f = self.head_value(&sp.head, e.span);
+                let func = if args.is_empty() {
+                    f
+                } else {
+                    Expr::new(ExprKind::Apply(Box::new(f), args), e.span)
+                };
+                let (l, r) = if sp.form == Form::PipeRight {
+                    (last, func)
+                } else {
+                    (func, last)
+                };
+                ExprKind::BinOp(op.clone(), *s, Box::new(l), Box::new(r))
+            }
+            _ => {
+                let f = self.head_value(&sp.head, e.span);
+                ExprKind::Apply(Box::new(f), args)
+            }
+        };
+        Expr {
+            id: e.id,
+            span: e.span,
+            kind,
+        }
+    }
+
+    fn section(
+        &mut self,
+        e: &Expr,
+        op: &BinOpKind,
+        left: &Option<Box<Expr>>,
+        right: &Option<Box<Expr>>,
+    ) -> Expr {
+        let sol = match self.sol.spine((e.id, 0)) {
+            Some(s) if s.iter().any(|&(m, r)| m > 0 || r > 0) => s.to_vec(),
+            _ => {
+                return Expr {
+                    id: e.id,
+                    span: e.span,
+                    kind: ExprKind::OpSection {
+                        op: op.clone(),
+                        left: left.as_deref().map(|x| self.boxed(x)),
+                        right: right.as_deref().map(|x| self.boxed(x)),
+                    },
+                };
+            }
+        };
+        // (x ⊕) and (⊕ y) become lambdas whose body carries the maps.
+        let operand = left
+            .as_deref()
+            .or(right.as_deref())
+            .expect("a section has an operand");
+        let name = fresh_name(&[operand]);
+        let param = var(&name, e.span);
+        let (l, r) = match left {
+            Some(l) => (&**l, &param),
+            None => (&param, right.as_deref().expect("a section has an operand")),
+        };
+        let body_src = Expr::new(
+            ExprKind::BinOp(op.clone(), e.span, Box::new(l.clone()), Box::new(r.clone())),
+            e.span,
+        );
+        let sp = spine::spine_of(&body_src).expect("a binary operator is a spine");
+        let (args, d) = self.spine_args(&sp.args, &sol);
+        let body = if d == 0 {
+            let mut args = args;
+            let r = args.pop().expect("two operands");
+            let l = args.pop().expect("two operands");
+            Expr::new(
+                ExprKind::BinOp(op.clone(), e.span, Box::new(l), Box::new(r)),
+                e.span,
+            )
+        } else {
+            self.nest(sp.head, args, d, e.span)
+        };
+        Expr {
+            id: e.id,
+            span: e.span,
+            kind: ExprKind::Lambda(vec![Pat::Id(name, e.span)], None, Box::new(body)),
+        }
+    }
+
+    /// `mapN (mapN … f) a1 .. aN` with `d` levels.
+    fn nest(
+        &mut self,
+        head: Head,
+        args: Vec<Expr>,
+        d: u32,
+        span: urchin_base::source::Span,
+    ) -> Expr {
+        let n = args.len();
+        let mut f = self.head_value(&head, span);
+        for _ in 1..d {
+            let m = self.intrinsic(&map_name(n), span);
+            f = Expr::new(ExprKind::Apply(Box::new(m), vec![f]), span);
+        }
+        let m = self.intrinsic(&map_name(n), span);
+        let mut fargs = vec![f];
+        fargs.extend(args);
+        Expr::new(ExprKind::Apply(Box::new(m), fargs), span)
+    }
+
+    /// `f >-> g` with insertions becomes `\x -> g (f x)` elaborated.
+    fn compose(&mut self, e: &Expr) -> Expr {
+        let ExprKind::BinOp(op, s, l, r) = &e.kind else {
+            unreachable!("only compositions are not spines");
+        };
+        let s0 = self.sol.spine((e.id, 0)).map(|s| s.to_vec());
+        let s1 = self.sol.spine((e.id, 1)).map(|s| s.to_vec());
+        let inserted = |s: &Option<Vec<(u32, u32)>>| {
+            s.as_ref()
+                .is_some_and(|v| v.iter().any(|&(m, r)| m > 0 || r > 0))
+        };
+        if !inserted(&s0) && !inserted(&s1) {
+            return Expr {
+                id: e.id,
+                span: e.span,
+                kind: ExprKind::BinOp(op.clone(), *s, self.boxed(l), self.boxed(r)),
+            };
+        }
+        let (first, second) = if *op == BinOpKind::ComposeRight {
+            (l, r)
+        } else {
+            (r, l)
+        };
+        let name = fresh_name(&[first, second]);
+        let x = var(&name, e.span);
+        let inner = self.apply_spine(first, x, s0.as_deref(), e.span);
+        let outer = self.apply_spine(second, inner, s1.as_deref(), e.span);
+        Expr {
+            id: e.id,
+            span: e.span,
+            kind: ExprKind::Lambda(vec![Pat::Id(name, e.span)], None, Box::new(outer)),
+        }
+    }
+
+    /// `f a` where `f` may itself be a partial application, elaborated with
+    /// the given solution for the combined spine. `a` is already elaborated.
+    fn apply_spine(
+        &mut self,
+        f: &Expr,
+        a: Expr,
+        sol: Option<&[(u32, u32)]>,
+        span: urchin_base::source::Span,
+    ) -> Expr {
+        let (head, fargs) = spine::flatten_head(f);
+        let n = fargs.len() + 1;
+        let sol: Vec<(u32, u32)> = sol
+            .filter(|s| s.len() == n)
+            .map(|s| s.to_vec())
+            .unwrap_or(vec![(0, 0); n]);
+        let d: u32 = sol.iter().map(|(m, _)| m).sum();
+        let mut dj = 0;
+        let mut args = Vec::new();
+        for (i, (m, r)) in sol.iter().enumerate() {
+            dj += m;
+            let k = (d - dj) + r;
+            let x = if i < fargs.len() {
+                self.expr(fargs[i])
+            } else {
+                a.clone()
+            };
+            self.insertions += *m as usize + (*r as usize).saturating_sub((dj - m) as usize);
+            args.push(self.rep(x, k));
+        }
+        if d == 0 {
+            let fv = self.head_value(&head, span);
+            return Expr::new(ExprKind::Apply(Box::new(fv), args), span);
+        }
+        self.nest(head, args, d, span)
+    }
+}

@@ -1,0 +1,970 @@
+//! Type inference with AUTOMAP.
+//!
+//! Each top-level definition (and each REPL expression) is checked in
+//! three steps:
+//! 1. [`infer`] walks the source, unifying bases and generating rank
+//!    equations; [`rank`] solves them (locally where possible, else by ILP)
+//!    and detects ambiguity.
+//! 2. [`crate::elab`] inserts the `map`s and `rep`s the solution calls for.
+//! 3. The elaborated definition is checked again with AUTOMAP switched off,
+//!    which must succeed with zero insertions (the WELL-TYPEDNESS property
+//!    of the thesis), and its types are generalised into a [`Scheme`]. The
+//!    node types of this second check are what lowering uses.
+
+pub mod elab;
+pub mod env;
+mod expand;
+pub mod infer;
+pub mod intrinsics;
+mod lengths;
+pub mod literals;
+pub mod patterns;
+pub mod rank;
+pub mod scheme;
+pub mod ty;
+pub mod unify;
+
+use crate::elab::Elaborator;
+use env::{DefId, Globals, TypeAbbrev};
+use infer::Infer;
+use rank::{Final, RankError, RankStats};
+use scheme::{Inst, Scheme};
+use std::collections::HashMap;
+use std::rc::Rc;
+use ty::{Base, Rank, RankVar, TyVar, Type};
+use unify::{Class, VarState};
+use urchin_base::diag::Diagnostic;
+use urchin_base::source::Span;
+use urchin_prim::PrimType;
+use urchin_syntax::ast::*;
+use urchin_syntax::spine::SpineKey;
+
+/// A checked top-level definition.
+#[derive(Debug)]
+pub struct CheckedDef {
+    pub name: Ident,
+    pub entry: bool,
+    pub scheme: Scheme,
+    /// As written.
+    pub source: ValDec,
+    /// With every `map`/`rep` explicit.
+    pub target: ValDec,
+    /// Types of the target's nodes, in the scheme's variables.
+    pub types: HashMap<NodeId, Type>,
+    /// Instantiations of polymorphic names in the target.
+    pub insts: HashMap<NodeId, Inst>,
+    /// What global names in the target refer to.
+    pub resolved: HashMap<NodeId, env::GlobalKind>,
+    /// Operators in the target that name local bindings (see
+    /// [`infer::Infer::local_ops`]).
+    pub local_ops: std::collections::HashSet<NodeId>,
+    /// Each use of a polymorphic local function: the variables it is
+    /// generalised over (numbered after the scheme's own, in `types`) and
+    /// their types at that use, in the scheme's variables.
+    pub local_insts: HashMap<NodeId, Vec<(u32, Base)>>,
+    /// Types of the parameters (target), in the scheme's variables.
+    pub params: Vec<Type>,
+    /// For each parameter, whether the body needs its length (see
+    /// [`lengths`]): a `rep` passed there is a type error.
+    pub needs_length: Vec<bool>,
+    pub ret: Type,
+    /// The AUTOMAP solution of the source: (M, R) per spine argument.
+    pub solution: HashMap<SpineKey, Vec<(u32, u32)>>,
+    /// Number of inserted maps and (non-induced) reps.
+    pub insertions: usize,
+    pub stats: RankStats,
+    /// Integer literals whose type is one of the scheme's variables: they
+    /// are range-checked at each instantiation.
+    pub poly_literals: Vec<literals::IntLiteral>,
+    /// The definition calls itself (its recursive uses are in `resolved`,
+    /// naming its own id); lowering makes it a function of the core IR
+    /// instead of inlining it.
+    pub recursive: bool,
+}
+
+impl CheckedDef {
+    /// The error for the first literal that does not fit the type `inst`
+    /// gives it.
+    pub fn literal_error(&self, inst: &Inst) -> Option<Diagnostic> {
+        self.poly_literals
+            .iter()
+            .find_map(|lit| match lit.ty.subst(inst).base {
+                Base::Prim(p) => literals::range_error(lit.value, lit.negative, p, lit.span),
+                _ => None,
+            })
+    }
+}
+
+/// The typing state of a session: what is defined, and the definitions.
+#[derive(Clone)]
+pub struct TypeEnv {
+    pub globals: Globals,
+    pub defs: Vec<Rc<CheckedDef>>,
+    /// Whether implicit maps and reps are inferred (on by default; off, an
+    /// argument must match its parameter exactly).
+    pub automap: bool,
+    /// Whether rank equations are solved locally as they arrive (on by
+    /// default; off, every application becomes part of the ILP).
+    pub local_solving: bool,
+}
+
+impl Default for TypeEnv {
+    fn default() -> Self {
+        TypeEnv {
+            globals: Globals::default(),
+            defs: Vec::new(),
+            automap: true,
+            local_solving: true,
+        }
+    }
+}
+
+/// How elaborated programs are shown in ambiguity reports.
+pub type Printer = fn(&ValDec) -> String;
+
+/// The name of the hidden definition an expression is checked as.
+pub const EXPRESSION: &str = "<expression>";
+
+impl TypeEnv {
+    pub fn new() -> TypeEnv {
+        TypeEnv::default()
+    }
+
+    pub fn def(&self, id: DefId) -> &Rc<CheckedDef> {
+        &self.defs[id.0 as usize]
+    }
+
+    /// Checks one declaration and adds it to the environment.
+    pub fn check_dec(&mut self, d: &Dec, show: Printer) -> Result<Option<DefId>, Diagnostic> {
+        match d {
+            Dec::Type(t) => {
+                self.check_type_dec(t)?;
+                Ok(None)
+            }
+            Dec::Val(v) => {
+                let checked = self.check_val(v, show, true)?;
+                let key = match self.globals.open_module() {
+                    Some(m) => format!("{m}.{}", v.name),
+                    None => v.name.to_string(),
+                };
+                let id = DefId(self.defs.len() as u32);
+                self.globals.define(key, checked.scheme.clone(), id);
+                self.defs.push(Rc::new(checked));
+                Ok(Some(id))
+            }
+        }
+    }
+
+    fn check_type_dec(&mut self, t: &TypeDec) -> Result<(), Diagnostic> {
+        let mut inf = Infer::new(&self.globals, false);
+        for p in &t.params {
+            match p {
+                TypeParam::Type(n, _, _) => {
+                    let v = inf.rigid_var(n.clone());
+                    inf.bind_type_param(n.clone(), v);
+                }
+                TypeParam::Size(n, _) => inf.bind_size(n.clone()),
+            }
+        }
+        let ty = inf.convert(&t.ty)?;
+        if t.lifted != Liftedness::Lifted && inf.subst.apply(&ty).has_function() {
+            return Err(Diagnostic::ty(
+                format!("the type `{}` contains a function type", t.name),
+                t.span,
+            )
+            .with_help(format!(
+                "declare it `type^ {}` (a lifted type: it cannot be put in arrays)",
+                t.name
+            )));
+        }
+        if t.lifted == Liftedness::Plain {
+            if let Some(why) = unknown_size(&self.globals, &t.params, &t.ty) {
+                return Err(Diagnostic::ty(
+                    format!("the type `{}` has {why}", t.name),
+                    t.span,
+                )
+                .with_help(format!(
+                    "give every size a name (`type {} [n] = [n]...`), or declare it `type~ {}` (a size-lifted type: it cannot be put in arrays)",
+                    t.name, t.name
+                )));
+            }
+        }
+        self.globals.define_type(
+            t.name.to_string(),
+            TypeAbbrev {
+                lifted: t.lifted,
+                params: t.params.clone(),
+                ty: t.ty.clone(),
+            },
+        );
+        Ok(())
+    }
+
+    /// Type parameters, parameters, body and return annotation of a
+    /// definition; returns (parameter types, return type).
+    fn infer_def(inf: &mut Infer, d: &ValDec) -> Result<(Vec<Type>, Type), Diagnostic> {
+        Infer::check_bindable(&d.name, d.name_span)?;
+        inf.def_name = Some(d.name.clone());
+        // Where the definition itself goes in scope (its parameters, sizes
+        // included, shadow it).
+        let mark = inf.locals_mark();
+        check_size_params(&d.name, &d.type_params, &d.params)?;
+        let mut declared: Vec<Ident> = Vec::new();
+        for tp in &d.type_params {
+            match tp {
+                TypeParam::Size(n, _) => {
+                    inf.bind_size(n.clone());
+                    declared.push(n.clone());
+                }
+                TypeParam::Type(n, _, _) => {
+                    let v = inf.rigid_var(n.clone());
+                    inf.bind_type_param(n.clone(), v);
+                }
+            }
+        }
+        // Sizes named in parameter types but not declared are bound
+        // implicitly (Futhark requires `[n]`; being lenient costs nothing).
+        let mut implicit = Vec::new();
+        for p in &d.params {
+            size_names_in_pat(p, false, &mut implicit);
+        }
+        for n in implicit {
+            if !declared.contains(&n) {
+                declared.push(n.clone());
+                inf.bind_size(n);
+            }
+        }
+        let mut params = Vec::new();
+        for p in &d.params {
+            let t = inf.pat_type(p)?;
+            // A parameter that another parameter's type uses as a size
+            // (`def f n (xs: [n]i32)`) is an `i64`.
+            if let Pat::Id(x, s) = p {
+                if declared.contains(x) {
+                    inf.expect_size(&t, *s)?;
+                }
+            }
+            inf.bind_pat(p, &t)?;
+            params.push(t);
+        }
+        if let Some(r) = &d.ret {
+            inf.literal_sizes(r, &d.body)?;
+        }
+        let declared_ret = d.ret.as_ref().map(|r| inf.convert(r)).transpose()?;
+        // A function is in scope of its own body (as in Futhark: not
+        // mutually, and monomorphically); a constant is not.
+        let own_ret = (!d.params.is_empty()).then(|| {
+            let ret = declared_ret.clone().unwrap_or_else(|| inf.full_var());
+            let own = params
+                .iter()
+                .rev()
+                .fold(ret.clone(), |acc, p| Type::arrow(p.clone(), acc));
+            inf.bind_recursive(mark, d.name.clone(), own);
+            ret
+        });
+        let bt = inf.infer(&d.body)?;
+        if let (None, Some(own)) = (&declared_ret, own_ret) {
+            let o = inf.origins.len();
+            inf.origins.push(infer::Origin {
+                span: d.body.span,
+                kind: infer::OriginKind::Expect {
+                    expected: own.clone(),
+                    found: bt.clone(),
+                    what: "the body's type differs from what its recursive uses expect".into(),
+                },
+            });
+            if inf.subst.unify(&mut inf.ranks, &own, &bt, o).is_err() {
+                return Err(inf.origin_error(o));
+            }
+        }
+        let ret = match declared_ret {
+            Some(rt) => {
+                let o = inf.origins.len();
+                inf.origins.push(infer::Origin {
+                    span: d.body.span,
+                    kind: infer::OriginKind::Expect {
+                        expected: rt.clone(),
+                        found: bt.clone(),
+                        what: "the body does not have the declared return type".into(),
+                    },
+                });
+                if inf.subst.unify(&mut inf.ranks, &rt, &bt, o).is_err() {
+                    return Err(inf.origin_error(o));
+                }
+                rt
+            }
+            None => bt,
+        };
+        Ok((params, ret))
+    }
+
+    /// `take_params`: whether a definition whose result is a function takes
+    /// that function's parameters (not for expressions at the prompt, which
+    /// are shown as written).
+    fn check_val(
+        &self,
+        d: &ValDec,
+        show: Printer,
+        take_params: bool,
+    ) -> Result<CheckedDef, Diagnostic> {
+        // 1. Infer (with AUTOMAP, unless switched off) and solve the ranks.
+        let mut inf = Infer::new(&self.globals, self.automap);
+        inf.ranks.ilp_only = !self.local_solving;
+        let (_, ret) = Self::infer_def(&mut inf, d)?;
+        // A definition whose result is a function (`def main = map f`)
+        // takes that function's parameters as its own: entry points then
+        // have all their parameters, and lowering sees first-order bodies.
+        let arity = inf.arrow_arity(&ret);
+        if !inf.recursive_uses.is_empty() && arity > 0 {
+            return Err(Diagnostic::ty(
+                format!("the recursive function `{}` returns a function", d.name),
+                d.name_span,
+            )
+            .with_label(format!("its result has type `{}`", inf.subst.apply(&ret)))
+            .with_help("as in Futhark, a recursive function cannot return a function: give it more parameters instead"));
+        }
+        if take_params && arity > 0 {
+            return self.check_val(&d.eta_expand(arity), show, true);
+        }
+        inf.finish_constraints()?;
+        match inf.ranks.solve() {
+            Ok(()) => {}
+            Err(RankError::Contradiction(o)) => return Err(inf.origin_error(o)),
+            Err(RankError::Ambiguous(sols)) => return Err(ambiguity_error(d, &inf, &sols, show)),
+            Err(RankError::Solver(msg)) => {
+                return Err(Diagnostic::internal(
+                    format!("the rank solver failed: {msg}"),
+                    d.span,
+                ));
+            }
+        }
+        let assignment = inf.ranks.assignment();
+        let solution = spine_solution(&inf, &assignment);
+        let stats = inf.ranks.stats.clone();
+        drop(inf);
+
+        // 2. Elaborate.
+        let mut el = Elaborator::new(&solution).expanding(&self.globals);
+        let target = el.dec(d);
+        let insertions = el.insertions;
+
+        // 3. Check the target without AUTOMAP and generalise.
+        let mut inf = Infer::new(&self.globals, false);
+        inf.forced = el.inserted.clone();
+        let internal = |e: Diagnostic| {
+            Diagnostic::internal(
+                format!("the elaborated program does not type-check: {}", e.message),
+                e.span.unwrap_or(d.span),
+            )
+            .with_note(show(&target))
+        };
+        let (params, ret) = Self::infer_def(&mut inf, &target).map_err(internal)?;
+        inf.finish_constraints().map_err(internal)?;
+        if let Err(e) = inf.ranks.solve() {
+            let msg = match e {
+                RankError::Contradiction(o) => inf.origin_error(o),
+                _ => Diagnostic::ty("ranks do not resolve", d.span),
+            };
+            return Err(internal(msg));
+        }
+        let heads = lengths::Heads {
+            resolved: inf.resolved.iter().map(|(id, k)| (*id, k)).collect(),
+            local_ops: &inf.local_ops,
+            defs: &self.defs,
+        };
+        lengths::check_reps(&target.body, &heads, &el.inserted, &inf)?;
+        let needs_length = lengths::needed_lengths(&target, &heads);
+        drop(heads);
+        let def_ty = params
+            .iter()
+            .rev()
+            .fold(ret.clone(), |acc, p| Type::arrow(p.clone(), acc));
+        let mut g = Generalizer::new(&inf, !d.is_entry());
+        let scheme_ty = g.general(&def_ty, true);
+        if d.is_entry() {
+            // (A function result is more parameters, as in Futhark.)
+            if let Some((t, span)) = params
+                .iter()
+                .zip(&d.params)
+                .map(|(t, p)| (t, p.span()))
+                .find(|(t, _)| inf.subst.apply(t).has_function())
+            {
+                return Err(Diagnostic::ty(
+                    format!("the entry point `{}` takes a function", d.name),
+                    span,
+                )
+                .with_label(format!("this has type `{}`", inf.subst.apply(t)))
+                .with_help(
+                    "an entry point is called from outside with data: make the function a parameter of a definition that the entry point calls with a concrete function",
+                ));
+            }
+            if let Some(what) = g.polymorphic.take() {
+                return Err(Diagnostic::ty(
+                    format!("the entry point `{}` has a polymorphic type", d.name),
+                    d.name_span,
+                )
+                .with_note(format!("its type mentions {what}"))
+                .with_help(
+                    "entry points must have concrete types: add type annotations to the parameters",
+                ));
+            }
+        }
+        let params: Vec<Type> = params.iter().map(|t| g.general(t, false)).collect();
+        let ret = g.general(&ret, false);
+        // A polymorphic local function's own variables are numbered after
+        // the scheme's, so that its body's types can be instantiated per
+        // use (`local_insts`).
+        for (_, inst) in &inf.local_insts {
+            for (v, _) in inst {
+                g.local(*v);
+            }
+        }
+        // (All are numbered first: a use's type may be another local
+        // function's variable.)
+        let mut local_insts: HashMap<NodeId, Vec<(u32, Base)>> = HashMap::new();
+        for (id, inst) in &inf.local_insts {
+            let at: Vec<(u32, Base)> = inst
+                .iter()
+                .map(|(v, fresh)| {
+                    let at = g.general(&Type::scalar(Base::Var(*fresh)), false).base;
+                    (g.local(*v), at)
+                })
+                .collect();
+            // (The puns of one record are all recorded at the record.)
+            local_insts.entry(*id).or_default().extend(at);
+        }
+        let mut types = HashMap::new();
+        for (id, t) in &inf.node_types {
+            types.insert(*id, g.general(t, false));
+        }
+        let mut insts = HashMap::new();
+        for (id, inst) in &inf.insts {
+            let tys = inst
+                .tys
+                .iter()
+                .map(|b| g.general(&Type::scalar(b.clone()), false).base)
+                .collect();
+            let ranks = inst
+                .ranks
+                .iter()
+                .map(|r| {
+                    g.general(&Type::new(r.clone(), Base::Tuple(vec![])), false)
+                        .rank
+                })
+                .collect();
+            insts.insert(*id, Inst { tys, ranks });
+        }
+        if let Some(err) = g.error.take() {
+            return Err(err);
+        }
+        // Literal types are final only now, after defaulting; a literal of
+        // a quantified type is checked where the definition is instantiated
+        // (below in its users, and by `check_expr` at the defaults).
+        let mut poly_literals = Vec::new();
+        for lit in &inf.int_literals {
+            let ty = g.general(&lit.ty, false);
+            match ty.base {
+                Base::Prim(p) => {
+                    if let Some(err) = literals::range_error(lit.value, lit.negative, p, lit.span) {
+                        return Err(err);
+                    }
+                }
+                _ => poly_literals.push(literals::IntLiteral { ty, ..lit.clone() }),
+            }
+        }
+        for (id, inst) in &insts {
+            if let Some(env::GlobalKind::Def(used)) =
+                inf.resolved.iter().find(|(n, _)| n == id).map(|(_, k)| k)
+            {
+                let used = self.def(*used);
+                if let Some(err) = used.literal_error(inst) {
+                    let user = match &*d.name {
+                        EXPRESSION => "the expression".to_string(),
+                        name => format!("`{name}`"),
+                    };
+                    return Err(
+                        err.with_note(format!("`{}` is used at this type in {user}", used.name))
+                    );
+                }
+            }
+        }
+        let scheme = g.scheme(scheme_ty);
+        let mut resolved: HashMap<NodeId, env::GlobalKind> = inf.resolved.iter().cloned().collect();
+        // A recursive use names this definition (the next one the
+        // environment will hold) at its own type variables: recursion is
+        // monomorphic.
+        let own = DefId(self.defs.len() as u32);
+        for id in &inf.recursive_uses {
+            resolved.insert(*id, env::GlobalKind::Def(own));
+            insts.insert(*id, scheme.identity());
+        }
+        let local_ops = inf.local_ops.clone();
+        Ok(CheckedDef {
+            name: d.name.clone(),
+            entry: d.is_entry(),
+            scheme,
+            source: d.clone(),
+            target,
+            types,
+            insts,
+            resolved,
+            local_ops,
+            local_insts,
+            params,
+            needs_length,
+            ret,
+            solution,
+            insertions,
+            stats,
+            poly_literals,
+            recursive: !inf.recursive_uses.is_empty(),
+        })
+    }
+
+    /// Checks an expression as if it were the body of a definition without
+    /// parameters (what the REPL evaluates, `:type` and `:elab` show). The
+    /// definition's name, [`EXPRESSION`], is no identifier, so that the
+    /// expression may use any name (the REPL's `it` included).
+    pub fn check_expr(&self, e: &Expr, show: Printer) -> Result<CheckedDef, Diagnostic> {
+        let d = ValDec {
+            keyword: DefKeyword::Def,
+            attrs: Vec::new(),
+            name: EXPRESSION.into(),
+            name_span: e.span,
+            type_params: Vec::new(),
+            params: Vec::new(),
+            ret: None,
+            body: e.clone(),
+            doc: None,
+            span: e.span,
+        };
+        let checked = self.check_val(&d, show, false)?;
+        // The expression is evaluated at its defaults (`10000000000` is an
+        // `i32`), so its literals must fit those.
+        match checked.literal_error(&checked.scheme.defaults(scheme::Defaulting::Run)) {
+            Some(err) => Err(err),
+            None => Ok(checked),
+        }
+    }
+
+    /// Checks the definitions of a numeric module (`f64.sum`, ...) written
+    /// in urchin, with `t` standing for the module's type.
+    pub fn check_module(
+        &mut self,
+        prim: PrimType,
+        prog: &Program,
+        show: Printer,
+    ) -> Result<(), Diagnostic> {
+        self.globals.define_type(
+            "t".into(),
+            TypeAbbrev {
+                lifted: Liftedness::Plain,
+                params: Vec::new(),
+                ty: TypeExp::Prim(prim, Span::default()),
+            },
+        );
+        self.globals.set_open_module(Some(prim));
+        let mut result = Ok(());
+        for d in &prog.decs {
+            if let Err(e) = self.check_dec(d, show) {
+                result = Err(e);
+                break;
+            }
+        }
+        self.globals.set_open_module(None);
+        self.globals.remove_type("t");
+        result
+    }
+}
+
+/// Why a type expression has sizes that are not known from the
+/// abbreviation's parameters (then it must be `type~`): an anonymous size
+/// `[]`, an existential `?[n].`, a size-lifted parameter or abbreviation.
+fn unknown_size(globals: &env::Globals, params: &[TypeParam], t: &TypeExp) -> Option<String> {
+    let go = |t: &TypeExp| unknown_size(globals, params, t);
+    match t {
+        TypeExp::Array(Dim::Any, _, _) => Some("an anonymous size `[]`".into()),
+        TypeExp::Exists(..) => Some("an existential size `?[n].`".into()),
+        TypeExp::Array(_, inner, _) | TypeExp::Unique(inner, _) => go(inner),
+        TypeExp::Tuple(ts, _) => ts.iter().find_map(go),
+        TypeExp::Record(fs, _) => fs.iter().find_map(|(_, t)| go(t)),
+        TypeExp::Sum(cs, _) => cs.iter().flat_map(|(_, ts)| ts).find_map(go),
+        // Functions may take and return arrays of any size.
+        TypeExp::Arrow(..) | TypeExp::Prim(..) => None,
+        TypeExp::Named(q, args, _) => {
+            let lifted_param = q.qual.is_none()
+                && args.is_empty()
+                && params.iter().any(|p| {
+                    matches!(p, TypeParam::Type(n, l, _) if *n == q.name && *l != Liftedness::Plain)
+                });
+            if lifted_param {
+                return Some(format!("the size-lifted parameter `{}`", q.name));
+            }
+            let abbrev = globals.lookup_type(&env::key(q));
+            if abbrev.is_some_and(|a| a.lifted != Liftedness::Plain) {
+                return Some(format!("the size-lifted type `{q}`"));
+            }
+            args.iter().find_map(|a| match a {
+                TypeArg::Size(Dim::Any) => Some("an anonymous size `[]`".into()),
+                TypeArg::Size(_) => None,
+                TypeArg::Type(t) => go(t),
+            })
+        }
+    }
+}
+
+/// Futhark's causality restriction: a size parameter takes its value from
+/// the sizes of the arguments, so it must be the size of some parameter
+/// (possibly inside a function parameter's type).
+pub(crate) fn check_size_params(
+    name: &str,
+    type_params: &[TypeParam],
+    params: &[Pat],
+) -> Result<(), Diagnostic> {
+    // Futhark also infers a size from a size expression (`[n * m]`): see
+    // lowering's `bind_params`.
+    let mut used = Vec::new();
+    for p in params {
+        size_names_in_pat(p, true, &mut used);
+    }
+    for tp in type_params {
+        if let TypeParam::Size(n, s) = tp {
+            if !used.contains(n) {
+                return Err(Diagnostic::ty(
+                    format!("the size parameter `{n}` of `{name}` is not the size of any parameter"),
+                    *s,
+                )
+                .with_label("only its arguments' sizes can give it a value")
+                .with_help(format!(
+                    "use it in a parameter's type (`(xs: [{n}]t)`), or compute the size in the body and return an existential size (`?[{n}].[{n}]t`)"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The sizes a pattern's types name as dimensions, and with `in_exps` also
+/// those that size expressions (`[n * m]`) mention.
+pub(crate) fn size_names_in_pat(p: &Pat, in_exps: bool, out: &mut Vec<Ident>) {
+    match p {
+        Pat::Ascribed(inner, t, _) => {
+            size_names_in_type(t, in_exps, out);
+            size_names_in_pat(inner, in_exps, out);
+        }
+        Pat::Tuple(ps, _) | Pat::Constr(_, ps, _) => {
+            ps.iter().for_each(|p| size_names_in_pat(p, in_exps, out))
+        }
+        Pat::Record(fs, _) => fs
+            .iter()
+            .flat_map(|(_, p)| p)
+            .for_each(|p| size_names_in_pat(p, in_exps, out)),
+        Pat::Id(..) | Pat::Wildcard(_) | Pat::Literal(..) => {}
+    }
+}
+
+fn size_names_in_type(t: &TypeExp, in_exps: bool, out: &mut Vec<Ident>) {
+    match t {
+        TypeExp::Array(Dim::Exp(e), inner, _) if in_exps => {
+            for n in e.variables() {
+                if !out.contains(&n) {
+                    out.push(n);
+                }
+            }
+            size_names_in_type(inner, in_exps, out);
+        }
+        TypeExp::Array(Dim::Named(n), inner, _) => {
+            if !out.contains(n) {
+                out.push(n.clone());
+            }
+            size_names_in_type(inner, in_exps, out);
+        }
+        TypeExp::Array(_, inner, _) | TypeExp::Unique(inner, _) => {
+            size_names_in_type(inner, in_exps, out)
+        }
+        TypeExp::Sum(cs, _) => cs
+            .iter()
+            .flat_map(|(_, ts)| ts)
+            .for_each(|t| size_names_in_type(t, in_exps, out)),
+        // Existential sizes are not the function's.
+        TypeExp::Exists(ns, inner, _) => {
+            let mut inner_names = Vec::new();
+            size_names_in_type(inner, in_exps, &mut inner_names);
+            for n in inner_names {
+                if !ns.contains(&n) && !out.contains(&n) {
+                    out.push(n);
+                }
+            }
+        }
+        TypeExp::Tuple(ts, _) => ts.iter().for_each(|t| size_names_in_type(t, in_exps, out)),
+        TypeExp::Record(fs, _) => fs
+            .iter()
+            .for_each(|(_, t)| size_names_in_type(t, in_exps, out)),
+        TypeExp::Arrow(_, a, b, _) => {
+            size_names_in_type(a, in_exps, out);
+            size_names_in_type(b, in_exps, out);
+        }
+        TypeExp::Named(_, args, _) => {
+            for a in args {
+                match a {
+                    TypeArg::Type(t) => size_names_in_type(t, in_exps, out),
+                    TypeArg::Size(Dim::Named(n)) if !out.contains(n) => out.push(n.clone()),
+                    TypeArg::Size(_) => {}
+                }
+            }
+        }
+        TypeExp::Prim(..) => {}
+    }
+}
+
+fn spine_solution(inf: &Infer, assignment: &[(u32, u32)]) -> HashMap<SpineKey, Vec<(u32, u32)>> {
+    inf.spines
+        .iter()
+        .map(|(k, apps)| (*k, apps.iter().map(|a| assignment[a.0 as usize]).collect()))
+        .collect()
+}
+
+fn describe_choice((m, r): (u32, u32)) -> String {
+    match (m, r) {
+        (0, 0) => "nothing".into(),
+        (1, 0) => "a `map`".into(),
+        (m, 0) => format!("{m} `map`s"),
+        (0, 1) => "a `rep`".into(),
+        (_, r) => format!("{r} `rep`s"),
+    }
+}
+
+fn ambiguity_error(d: &ValDec, inf: &Infer, sols: &[Vec<(u32, u32)>], show: Printer) -> Diagnostic {
+    let mut listing = String::new();
+    // An expression is listed as itself, not as the hidden definition.
+    let expression = &*d.name == EXPRESSION;
+    for (i, sol) in sols.iter().enumerate() {
+        let solution = spine_solution(inf, sol);
+        let target = Elaborator::new(&solution).dec(d);
+        let text = if expression {
+            urchin_syntax::pretty::expr(&target.body)
+        } else {
+            show(&target)
+        };
+        listing.push_str(&format!(
+            "\n  {}. {}",
+            i + 1,
+            text.trim_end().replace('\n', "\n     ")
+        ));
+    }
+    // Applications whose choice differs between the elaborations.
+    let differing: Vec<usize> = (0..sols[0].len())
+        .filter(|a| sols.iter().any(|s| s[*a] != sols[0][*a]))
+        .collect();
+    let first = differing
+        .first()
+        .map(|a| inf.app_span(rank::AppId(*a as u32)))
+        .unwrap_or(d.span);
+    let label_for = |a: usize| {
+        sols.iter()
+            .enumerate()
+            .map(|(i, s)| format!("{}: {}", i + 1, describe_choice(s[a])))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut diag = Diagnostic::ty(
+        format!(
+            "ambiguous: {} can be elaborated in {} ways with the same number of implicit `map`s and `rep`s",
+            if expression {
+                "this expression".to_string()
+            } else {
+                format!("`{}`", d.name)
+            },
+            sols.len()
+        ),
+        first,
+    )
+    .with_label(format!("implicit here: {}", differing.first().map(|a| label_for(*a)).unwrap_or_default()));
+    for a in differing.iter().skip(1) {
+        diag = diag.with_secondary(
+            inf.app_span(rank::AppId(*a as u32)),
+            format!("and here: {}", label_for(*a)),
+        );
+    }
+    diag.with_note(format!("the minimal elaborations are:{listing}"))
+        .with_help(
+            "write the `map` or `rep` you mean explicitly, or annotate a type (e.g. a parameter's)",
+        )
+}
+
+/// Turns the solved types of a definition into scheme-local types:
+/// variables of the definition's own type are quantified, the others
+/// (inside the body only) take their default.
+struct Generalizer<'a, 'g> {
+    inf: &'a Infer<'g>,
+    quantify: bool,
+    tymap: HashMap<TyVar, u32>,
+    tyvars: Vec<(Class, Option<RankVar>)>,
+    rankmap: HashMap<RankVar, u32>,
+    error: Option<Diagnostic>,
+    /// For entry points: a description of the first polymorphic part.
+    polymorphic: Option<String>,
+    /// How many variables of local functions are numbered (`local`).
+    locals: usize,
+}
+
+impl<'a, 'g> Generalizer<'a, 'g> {
+    fn new(inf: &'a Infer<'g>, quantify: bool) -> Self {
+        Generalizer {
+            inf,
+            quantify,
+            tymap: HashMap::new(),
+            tyvars: Vec::new(),
+            rankmap: HashMap::new(),
+            error: None,
+            polymorphic: None,
+            locals: 0,
+        }
+    }
+
+    fn rank(&mut self, r: &Rank, allow_new: bool) -> Rank {
+        let fin = self.inf.ranks.final_rank(r);
+        let mut out = Rank::konst(fin.konst);
+        for root in fin.vars {
+            match self.rankmap.get(&root) {
+                Some(i) => out.vars.push(RankVar(*i)),
+                None if allow_new && self.quantify => {
+                    let i = self.rankmap.len() as u32;
+                    self.rankmap.insert(root, i);
+                    out.vars.push(RankVar(i));
+                }
+                None => {
+                    if allow_new && self.polymorphic.is_none() {
+                        self.polymorphic = Some("an array of unknown rank".into());
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn general(&mut self, t: &Type, allow_new: bool) -> Type {
+        let t = self.inf.subst.apply(t);
+        self.general_applied(&t, allow_new)
+    }
+
+    /// `general` of a type the substitution has already been applied to
+    /// (once, at the top: applying it again at every level made
+    /// generalisation quadratic in the depth of the type).
+    fn general_applied(&mut self, t: &Type, allow_new: bool) -> Type {
+        let rank = self.rank(&t.rank, allow_new);
+        let base = match &t.base {
+            Base::Var(v) => self.var(*v, allow_new),
+            Base::Prim(p) => Base::Prim(*p),
+            Base::Tuple(ts) => Base::Tuple(
+                ts.iter()
+                    .map(|t| self.general_applied(t, allow_new))
+                    .collect(),
+            ),
+            Base::Record(fs) => Base::Record(
+                fs.iter()
+                    .map(|(n, t)| (n.clone(), self.general_applied(t, allow_new)))
+                    .collect(),
+            ),
+            Base::Arrow(a, b) => Base::Arrow(
+                Box::new(self.general_applied(a, allow_new)),
+                Box::new(self.general_applied(b, allow_new)),
+            ),
+            Base::Sum(cs) => self.sum(cs, allow_new, true),
+        };
+        Type::new(rank, base)
+    }
+
+    /// A sum type's constructors generalised; `applied` says whether the
+    /// substitution has been applied to their payloads already.
+    fn sum(&mut self, cs: &[(Ident, Vec<Type>)], allow_new: bool, applied: bool) -> Base {
+        let mut cs: Vec<(Ident, Vec<Type>)> = cs
+            .iter()
+            .map(|(c, ts)| {
+                let ts = ts
+                    .iter()
+                    .map(|t| match applied {
+                        true => self.general_applied(t, allow_new),
+                        false => self.general(t, allow_new),
+                    })
+                    .collect();
+                (c.clone(), ts)
+            })
+            .collect();
+        cs.sort_by(|a, b| a.0.cmp(&b.0));
+        Base::Sum(cs)
+    }
+
+    fn var(&mut self, v: TyVar, allow_new: bool) -> Base {
+        if let Some(i) = self.tymap.get(&v) {
+            return Base::Var(TyVar(*i));
+        }
+        let (class, rigid) = match self.inf.subst.state(v) {
+            VarState::Unbound { class, rigid, .. } => (class.clone(), rigid.clone()),
+            VarState::Link(_) => unreachable!("apply resolves links"),
+        };
+        // A sum type known only by the constructors used is closed to them
+        // (as Futhark does).
+        if let Class::Constrs(cs) = &class {
+            return self.sum(cs, allow_new, false);
+        }
+        if let Class::Fields(fs) = &class {
+            if self.error.is_none() {
+                let names: Vec<String> = fs.iter().map(|(n, _)| format!("`{n}`")).collect();
+                self.error = Some(Diagnostic::new(
+                    urchin_base::diag::Phase::Type,
+                    format!(
+                        "cannot tell which record or tuple type has field {}; add a type annotation",
+                        names.join(", ")
+                    ),
+                ));
+            }
+            return Base::Tuple(Vec::new());
+        }
+        if allow_new && self.quantify {
+            let home = self
+                .inf
+                .subst
+                .home_of(v)
+                .and_then(|h| match self.inf.ranks.final_of(h) {
+                    Final::Sym(root, 0) => Some(root),
+                    _ => None,
+                });
+            let i = self.tyvars.len() as u32;
+            self.tymap.insert(v, i);
+            self.tyvars.push((class, home));
+            return Base::Var(TyVar(i));
+        }
+        if allow_new
+            && self.polymorphic.is_none()
+            && (rigid.is_some() || matches!(class, Class::Any))
+        {
+            self.polymorphic = Some("a type variable".into());
+        }
+        Base::Prim(class.default_prim().unwrap_or(PrimType::I32))
+    }
+
+    /// The number of `v`, a variable a local function is generalised
+    /// over: after the scheme's variables (which are all known by now).
+    fn local(&mut self, v: TyVar) -> u32 {
+        if let Some(i) = self.tymap.get(&v) {
+            return *i;
+        }
+        let i = (self.tyvars.len() + self.locals) as u32;
+        self.tymap.insert(v, i);
+        self.locals += 1;
+        i
+    }
+
+    fn scheme(&self, ty: Type) -> Scheme {
+        Scheme {
+            tyvars: self
+                .tyvars
+                .iter()
+                .map(|(c, home)| (c.clone(), home.and_then(|h| self.rankmap.get(&h).copied())))
+                .collect(),
+            n_rankvars: self.rankmap.len() as u32,
+            ty,
+        }
+    }
+}
