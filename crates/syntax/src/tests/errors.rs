@@ -21,7 +21,7 @@ macro_rules! snap {
     ($name:ident, $src:expr) => {
         #[test]
         fn $name() {
-            insta::with_settings!({snapshot_path => "../../../snapshots"}, {
+            insta::with_settings!({snapshot_path => "../../../../snapshots"}, {
                 insta::assert_snapshot!(stringify!($name), render($src), $src);
             });
         }
