@@ -10,7 +10,7 @@ use urchin_base::source::{FileId, SourceMap, Span};
 use urchin_core::ir::{Program, Type as CoreType};
 use urchin_eval::{self as eval, EvalOptions, EvalStats};
 use urchin_opt::lower::{self, Signature};
-use urchin_opt::simplify::{self, Mode};
+use urchin_opt::passes::Pipeline;
 use urchin_prim::PrimType;
 use urchin_runtime::RuntimeError;
 use urchin_runtime::value::Value;
@@ -46,8 +46,6 @@ pub fn eval_options() -> EvalOptions {
 pub struct Compiled {
     pub program: Program,
     pub signature: Signature,
-    /// Which sweep each statement of reverse-mode code belongs to.
-    pub tags: std::collections::HashMap<urchin_core::ir::Var, &'static str>,
     /// Variables holding loop checkpoints of reverse-mode code.
     pub checkpoints: std::collections::HashSet<urchin_core::ir::Var>,
     /// What the evaluator computes once about the program (so that a
@@ -242,6 +240,17 @@ impl Session {
     /// Lowers a definition; `simplify` off shows the code as lowering and
     /// AD produce it.
     pub fn compile_with(&self, id: DefId, simplify: bool) -> Result<Compiled, Diagnostic> {
+        self.compile_seen(id, simplify, &mut |_, _| {})
+    }
+
+    /// Lowers a definition, calling `seen` with the name of every pass that
+    /// runs and the program it leaves (`urchin core --after`).
+    pub fn compile_seen(
+        &self,
+        id: DefId,
+        simplify: bool,
+        seen: &mut dyn FnMut(&str, &Program),
+    ) -> Result<Compiled, Diagnostic> {
         let def = self.def(id);
         if !def.scheme.is_mono() {
             return Err(Diagnostic::ty(
@@ -254,11 +263,10 @@ impl Session {
         }
         let (mut program, signature) = lower::lower_entry(&self.types, id)?;
         locate_traces(&mut program, &self.sources);
-        let ad = finish(&mut program, simplify, def.source.span)?;
+        let ad = finish(&mut program, simplify, def.source.span, seen)?;
         Ok(Compiled {
             program,
             signature,
-            tags: ad.tags,
             checkpoints: ad.checkpoints,
             prepared: eval::Prepared::default(),
         })
@@ -311,7 +319,7 @@ impl Session {
         let (mut program, ty, externals) =
             lower::lower_expression(&self.types, checked, inst, &lookup, self.breakpoints)?;
         locate_traces(&mut program, &self.sources);
-        let ad = finish(&mut program, true, checked.target.body.span)?;
+        let ad = finish(&mut program, true, checked.target.body.span, &mut |_, _| {})?;
         Ok((
             Compiled {
                 program,
@@ -319,7 +327,6 @@ impl Session {
                     params: Vec::new(),
                     result: ty,
                 },
-                tags: ad.tags,
                 checkpoints: ad.checkpoints,
                 prepared: eval::Prepared::default(),
             },
@@ -382,31 +389,37 @@ impl Default for Session {
     }
 }
 
-/// The passes after lowering: AD, then (if asked) simplification; returns
-/// the sweep labels of reverse-mode code. Where
-/// [`checking_ir`], the IR is checked after lowering and after each pass;
-/// a violation is a bug of urchin's, reported as an internal error at
-/// `span` (what was being compiled) naming the pass that broke it.
+/// The passes after lowering (`urchin_opt::passes`): AD, then (if asked)
+/// the simplifier's. Where [`checking_ir`], the IR is checked after
+/// lowering and after each pass; a violation is a bug of urchin's,
+/// reported as an internal error at `span` (what was being compiled)
+/// naming the pass that broke it. `seen` sees the program after each.
 fn finish(
     p: &mut Program,
     simplify: bool,
     span: Span,
+    seen: &mut dyn FnMut(&str, &Program),
 ) -> Result<urchin_opt::ad::AdOutput, Diagnostic> {
-    verify(p, "lowering", span)?;
-    let ad = urchin_opt::ad::transform_program(p)?;
-    verify(p, "AD", span)?;
-    if simplify {
-        simplify::simplify_program(
-            p,
-            if ad.reverse {
-                Mode::AfterAd
-            } else {
-                Mode::Conservative
-            },
-        );
-        verify(p, "simplification", span)?;
-    }
-    Ok(ad)
+    run_passes(&Pipeline::default(), p, simplify, span, checking_ir(), seen)
+}
+
+/// [`finish`] with a given pipeline (tests insert passes into it),
+/// checking the IR after each pass if `check`.
+pub fn run_passes(
+    pipeline: &Pipeline,
+    p: &mut Program,
+    simplify: bool,
+    span: Span,
+    check: bool,
+    seen: &mut dyn FnMut(&str, &Program),
+) -> Result<urchin_opt::ad::AdOutput, Diagnostic> {
+    pipeline.run(p, simplify, span, &mut |pass, p| {
+        if check {
+            check_ir(p, pass, span)?;
+        }
+        seen(pass, p);
+        Ok(())
+    })
 }
 
 /// Whether compilation checks the core IR between passes: in debug builds
@@ -419,19 +432,11 @@ pub fn checking_ir() -> bool {
         || *FROM_ENV.get_or_init(|| std::env::var_os("URCHIN_CHECK_IR").is_some_and(|v| v == "1"))
 }
 
-fn verify(p: &Program, after: &str, span: Span) -> Result<(), Diagnostic> {
-    if checking_ir() {
-        check_ir(p, after, span)
-    } else {
-        Ok(())
-    }
-}
-
 /// A violation of the IR's invariants as an internal error.
 fn check_ir(p: &Program, after: &str, span: Span) -> Result<(), Diagnostic> {
     urchin_core::check::check_program(p).map_err(|e| {
         Diagnostic::internal(
-            format!("the core IR is ill-formed after {after}: {e}"),
+            format!("the core IR is ill-formed after the `{after}` pass: {e}"),
             span,
         )
     })
@@ -480,16 +485,57 @@ mod tests {
             }],
             calls: Default::default(),
         };
-        let d = check_ir(&p, "AD", Span::default()).expect_err("ill-formed");
+        let d = check_ir(&p, "ad", Span::default()).expect_err("ill-formed");
         assert_eq!(d.phase, Phase::Internal);
         assert!(
             d.message
-                .starts_with("the core IR is ill-formed after AD: "),
+                .starts_with("the core IR is ill-formed after the `ad` pass: "),
             "{}",
             d.message
         );
         p.functions[0].params.push(x);
-        assert!(check_ir(&p, "AD", Span::default()).is_ok());
+        assert!(check_ir(&p, "ad", Span::default()).is_ok());
+    }
+
+    #[test]
+    fn a_broken_rewrite_is_blamed_on_its_own_pass() {
+        let mut s = Session::new();
+        let ids = s
+            .load(
+                "t.fut",
+                "entry main (xs: []f64) = f64.sum (map (\\x -> x * 2) xs)",
+            )
+            .expect("loads");
+        let (mut program, _) = lower::lower_entry(&s.types, ids[0]).expect("lowers");
+        let mut pipeline = Pipeline::default();
+        // Drops every statement: the result reads variables bound nowhere.
+        pipeline.insert_after(
+            "fuse",
+            urchin_opt::passes::Pass {
+                name: "broken",
+                run: |f, _, _| {
+                    f.body.stms.clear();
+                    true
+                },
+            },
+        );
+        let mut ran = Vec::new();
+        let d = run_passes(
+            &pipeline,
+            &mut program,
+            true,
+            Span::default(),
+            true,
+            &mut |p, _| ran.push(p.to_string()),
+        )
+        .expect_err("the broken pass is caught");
+        assert_eq!(d.phase, Phase::Internal);
+        assert!(
+            d.message.contains("after the `broken` pass"),
+            "{}",
+            d.message
+        );
+        assert_eq!(ran, ["lowering", "ad", "forward", "share", "fuse"]);
     }
 
     #[test]

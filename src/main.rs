@@ -84,6 +84,11 @@ enum Command {
         /// Show the code before simplification.
         #[arg(long)]
         no_simplify: bool,
+        /// Show the code each time this pass has run instead (`lowering`,
+        /// `ad`, or one of the simplifier's: `forward`, `share`, `fuse`,
+        /// `dce`, `interchange`, `onehot`, `contract`, `merge`).
+        #[arg(long, value_name = "PASS", value_parser = clap::builder::PossibleValuesParser::new(urchin_opt::passes::names()), conflicts_with = "no_simplify")]
+        after: Option<String>,
     },
     /// Show the reduction sequence of an entry point under the reference
     /// small-step semantics.
@@ -283,7 +288,8 @@ fn command(cli: Cli) -> Result<ExitCode> {
             file,
             entry,
             no_simplify,
-        }) => core(&file, entry, !no_simplify),
+            after,
+        }) => core(&file, entry, !no_simplify, after.as_deref()),
         Some(Command::Step {
             file,
             entry,
@@ -554,7 +560,12 @@ fn elab(file: &PathBuf) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn core(file: &PathBuf, entry: Option<String>, simplify: bool) -> Result<ExitCode> {
+fn core(
+    file: &PathBuf,
+    entry: Option<String>,
+    simplify: bool,
+    after: Option<&str>,
+) -> Result<ExitCode> {
     let Some((s, ids)) = load(file)? else {
         return Ok(ExitCode::FAILURE);
     };
@@ -567,11 +578,27 @@ fn core(file: &PathBuf, entry: Option<String>, simplify: bool) -> Result<ExitCod
     };
     let mut failed = false;
     for id in targets {
-        match s.compile_with(id, simplify) {
-            Ok(c) => println!(
-                "{}",
-                urchin_core::pretty::Printer::program_labelled(&c.program, &c.tags)
+        let mut runs = 0;
+        let mut seen = |pass: &str, p: &urchin_core::ir::Program| {
+            if after == Some(pass) {
+                runs += 1;
+                println!("-- after `{pass}` (run {runs})");
+                println!("{}", urchin_core::pretty::Printer::program_labelled(p));
+            }
+        };
+        match s.compile_seen(id, simplify, &mut seen) {
+            Ok(c) if after.is_none() => {
+                println!(
+                    "{}",
+                    urchin_core::pretty::Printer::program_labelled(&c.program)
+                )
+            }
+            Ok(_) if runs == 0 => eprintln!(
+                "note: the pass `{}` did not run for `{}` (`merge` runs only where there is reverse-mode code)",
+                after.unwrap_or_default(),
+                s.def(id).name
             ),
+            Ok(_) => {}
             Err(d) => {
                 eprint!("{}", d.render(&s.sources, color()));
                 failed = true;

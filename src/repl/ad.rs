@@ -417,7 +417,7 @@ impl Repl {
         r.session.rollback(saved);
         let mut compiled = compiled?;
         wrapper.show_source_names(&mut compiled.program);
-        Ok(Printer::program_labelled(&compiled.program, &compiled.tags))
+        Ok(Printer::program_labelled(&compiled.program))
     }
 }
 

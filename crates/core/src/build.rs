@@ -29,8 +29,8 @@
 //! ```
 
 use super::ir::{
-    Atom, Body, CallCtx, DimIndex, Exp, Function, Lambda, LoopForm, Operator, Program, Stm, Type,
-    Var, Vars,
+    Atom, Body, CallCtx, DimIndex, Exp, Function, Lambda, LoopForm, Operator, Origin, Program, Stm,
+    Type, Var, Vars,
 };
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -282,10 +282,15 @@ pub struct Builder<'a> {
     /// The call chain given to the statements built (lowering sets it
     /// while it inlines a call; AD copies the statement's it derives from).
     pub ctx: CallCtx,
+    /// What makes the statements built (the user's code unless AD says).
+    pub origin: Origin,
     /// The name given to the variables the statements bind (for printing).
     name: Arc<str>,
     pub facts: SizeFacts,
 }
+
+/// Where the statements built go in the source, and what made them.
+pub type Place = (Span, CallCtx, Origin);
 
 /// The statements of the enclosing body while a nested one is built
 /// between [`Builder::open_body`] and [`Builder::close_body`].
@@ -329,6 +334,7 @@ impl<'a> Builder<'a> {
             stms: Vec::new(),
             span: Span::default(),
             ctx: CallCtx::TOP,
+            origin: Origin::User,
             name: "t".into(),
             facts: SizeFacts::default(),
         }
@@ -341,6 +347,7 @@ impl<'a> Builder<'a> {
             stms: Vec::new(),
             span: self.span,
             ctx: self.ctx,
+            origin: self.origin,
             name: self.name.clone(),
             facts: SizeFacts::default(),
         }
@@ -356,18 +363,19 @@ impl<'a> Builder<'a> {
         self
     }
 
-    /// Gives the statements built next the place of `s` (its span and call
-    /// context: code derived from a statement fails where it does);
-    /// returns the place they had, for [`Builder::restore`].
-    pub fn place_of(&mut self, s: &Stm) -> (Span, CallCtx) {
-        let before = (self.span, self.ctx);
-        (self.span, self.ctx) = (s.span, s.ctx);
+    /// Gives the statements built next the place of `s` (its span, call
+    /// context and origin: code derived from a statement fails where it
+    /// does, and is made by what made it); returns the place they had, for
+    /// [`Builder::restore`].
+    pub fn place_of(&mut self, s: &Stm) -> Place {
+        let before = (self.span, self.ctx, self.origin);
+        (self.span, self.ctx, self.origin) = (s.span, s.ctx, s.origin);
         before
     }
 
     /// Goes back to a place returned by [`Builder::place_of`].
-    pub fn restore(&mut self, (span, ctx): (Span, CallCtx)) {
-        (self.span, self.ctx) = (span, ctx);
+    pub fn restore(&mut self, (span, ctx, origin): Place) {
+        (self.span, self.ctx, self.origin) = (span, ctx, origin);
     }
 
     /// Starts a nested body: the statements built from now on go to it
@@ -419,6 +427,7 @@ impl<'a> Builder<'a> {
             exp,
             span: self.span,
             ctx: self.ctx,
+            origin: self.origin,
         });
     }
 

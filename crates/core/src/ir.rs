@@ -196,13 +196,49 @@ impl From<Var> for Atom {
 
 /// `let pat = exp`, with the span of the source expression it came from
 /// and the calls that inlining went through to reach it (run-time errors
-/// point there and list those calls).
+/// point there and list those calls), and what made it.
 #[derive(Clone, Debug)]
 pub struct Stm {
     pub pat: Vec<Var>,
     pub exp: Exp,
     pub span: Span,
     pub ctx: CallCtx,
+    pub origin: Origin,
+}
+
+/// What made a statement. Dead-code removal may drop a statement that
+/// could fail only if reverse-mode AD made it: the primal code a `vjp`
+/// runs, whose dead parts the thesis drops (3.3.3: that is why perfect
+/// nests cost nothing), and the adjoint code. What the user wrote outside
+/// a `vjp` fails where the reference semantics fails, whatever else the
+/// program differentiates. `:vjp` labels the sweeps by it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Origin {
+    /// The user's code as lowering made it; also `jvp`'s, which runs its
+    /// primal once, as plain evaluation does.
+    #[default]
+    User,
+    /// Reverse mode's forward sweep: the primal, and loop checkpoints.
+    Forward,
+    /// Reverse mode's return sweep: adjoints, and the primal code they
+    /// re-execute.
+    Return,
+}
+
+impl Origin {
+    /// Whether AD made the statement.
+    pub fn by_ad(self) -> bool {
+        self != Origin::User
+    }
+
+    /// The comment `:vjp` prints where a body's statements change origin.
+    pub fn label(self) -> Option<&'static str> {
+        match self {
+            Origin::User => None,
+            Origin::Forward => Some("forward sweep"),
+            Origin::Return => Some("return sweep"),
+        }
+    }
 }
 
 /// A source variable in scope at a breakpoint.

@@ -16,10 +16,12 @@ pub struct Printer<'p> {
     vars: &'p Vars,
     names: HashMap<Var, String>,
     counts: HashMap<String, usize>,
-    /// Labels of statements (keyed by the first variable the statement
-    /// binds), printed as a comment where the label changes within a body:
-    /// used to mark forward and return sweeps.
-    pub labels: HashMap<Var, String>,
+    /// Whether a comment marks where the statements of a body change
+    /// origin (reverse mode's forward and return sweeps).
+    labelled: bool,
+    /// The origin of the statement whose nested bodies are being printed
+    /// (a body's first label is printed only if it differs).
+    enclosing: Origin,
     out: String,
 }
 
@@ -38,7 +40,8 @@ impl<'p> Printer<'p> {
             vars,
             names: HashMap::new(),
             counts: HashMap::new(),
-            labels: HashMap::new(),
+            labelled: false,
+            enclosing: Origin::User,
             out: String::new(),
         }
     }
@@ -174,16 +177,20 @@ impl<'p> Printer<'p> {
 
     /// Prints a whole program.
     pub fn program(p: &Program) -> String {
-        Printer::program_labelled(p, &HashMap::new())
+        Printer::print_program(p, false)
     }
 
-    /// Prints a whole program with the statements of `labels` marked.
-    pub fn program_labelled(p: &Program, labels: &HashMap<Var, &str>) -> String {
+    /// Prints a whole program with reverse mode's sweeps marked.
+    pub fn program_labelled(p: &Program) -> String {
+        Printer::print_program(p, true)
+    }
+
+    fn print_program(p: &Program, labelled: bool) -> String {
         p.functions
             .iter()
             .map(|f| {
                 let mut pr = Printer::new(&p.vars);
-                pr.labels = labels.iter().map(|(v, l)| (*v, l.to_string())).collect();
+                pr.labelled = labelled;
                 pr.function(f)
             })
             .collect::<Vec<_>>()
@@ -191,17 +198,16 @@ impl<'p> Printer<'p> {
     }
 
     fn body(&mut self, b: &Body, indent: usize) {
-        let mut current: Option<String> = None;
+        let mut current = self.enclosing.label();
         for s in &b.stms {
-            let label = s.pat.first().and_then(|v| self.labels.get(v)).cloned();
-            if label.is_some() && label != current {
-                self.line(
-                    indent,
-                    &format!("-- {}", label.as_deref().unwrap_or_default()),
-                );
+            let label = s.origin.label();
+            if self.labelled && label.is_some() && label != current {
+                self.line(indent, &format!("-- {}", label.unwrap_or_default()));
                 current = label;
             }
+            let outer = std::mem::replace(&mut self.enclosing, s.origin);
             self.stm(s, indent);
+            self.enclosing = outer;
         }
         // A body without statements is its result alone (`in` needs a
         // `let` before it to parse).

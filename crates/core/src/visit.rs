@@ -635,6 +635,7 @@ pub fn freshen_body(b: &Body, vars: &mut Vars, subst: &mut HashMap<Var, Atom>) -
             exp,
             span: s.span,
             ctx: s.ctx,
+            origin: s.origin,
         });
     }
     let mut result = b.result.clone();
@@ -1074,6 +1075,7 @@ mod tests {
                         exp: e.clone(),
                         span: Default::default(),
                         ctx: CallCtx::TOP,
+                        origin: Origin::User,
                     }],
                     result: Vec::new(),
                 },
@@ -1120,6 +1122,7 @@ mod tests {
                     exp: e,
                     span: Default::default(),
                     ctx: CallCtx::TOP,
+                    origin: Origin::User,
                 }],
                 result: Vec::new(),
             };

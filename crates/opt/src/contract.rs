@@ -51,13 +51,13 @@ use urchin_core::visit::{bound_in_body, nested_mut};
 use urchin_prim::{BinOp, PrimType, Scalar};
 
 /// Rewrites the summed outer products of `b` and of the bodies it nests,
-/// over loops too where `loops` (derivative code: the loop then stores
+/// over loops too where AD made the loop (the reversed loop then stores
 /// what it used to add, as its checkpoints do); whether anything changed.
-pub fn contract_body(b: &mut Body, vars: &mut Vars, loops: bool) -> bool {
+pub fn contract_body(b: &mut Body, vars: &mut Vars) -> bool {
     let mut changed = false;
     for s in &mut b.stms {
         for nb in nested_mut(&mut s.exp) {
-            changed |= contract_body(nb, vars, loops);
+            changed |= contract_body(nb, vars);
         }
     }
     let mut i = 0;
@@ -65,7 +65,9 @@ pub fn contract_body(b: &mut Body, vars: &mut Vars, loops: bool) -> bool {
         if let Some(found) = summed_outer(&b.stms[i]) {
             found.apply(b, i, vars);
             changed = true;
-        } else if loops && let Some(sum) = loop_sum(&b.stms[i]) {
+        } else if b.stms[i].origin.by_ad()
+            && let Some(sum) = loop_sum(&b.stms[i])
+        {
             i = sum.apply(b, i, vars);
             changed = true;
         }
@@ -218,6 +220,7 @@ impl Found {
             exp,
             span: upd.span,
             ctx: upd.ctx,
+            origin: upd.origin,
         };
         let stms = [
             at(ys_t, Exp::Rearrange(perm.clone(), ys)),
@@ -346,6 +349,7 @@ fn stm(pat: Var, exp: Exp) -> Stm {
         exp,
         span: Default::default(),
         ctx: Default::default(),
+        origin: Origin::User,
     }
 }
 
@@ -560,12 +564,13 @@ impl LoopSum {
     /// instead; after it, their matrix product is added. Returns where the
     /// loop is now.
     fn apply(self, b: &mut Body, i: usize, vars: &mut Vars) -> usize {
-        let (span, ctx) = (b.stms[i].span, b.stms[i].ctx);
+        let (span, ctx, origin) = (b.stms[i].span, b.stms[i].ctx, b.stms[i].origin);
         let placed = |exp: Exp, pat: Var| Stm {
             pat: vec![pat],
             exp,
             span,
             ctx,
+            origin,
         };
         let s = &mut b.stms[i];
         let Exp::Loop {
@@ -597,6 +602,7 @@ impl LoopSum {
             before: &mut before,
             span,
             ctx,
+            origin,
         };
         let last_dim = rank as usize - 1;
         let ys_all = stores.row_per_iteration(
@@ -643,6 +649,7 @@ struct Stores<'a> {
     before: &'a mut Vec<Stm>,
     span: urchin_base::source::Span,
     ctx: CallCtx,
+    origin: Origin,
 }
 
 impl Stores<'_> {
@@ -718,6 +725,7 @@ impl Stores<'_> {
             exp,
             span: self.span,
             ctx: self.ctx,
+            origin: self.origin,
         });
         v
     }

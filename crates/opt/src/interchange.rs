@@ -12,9 +12,9 @@
 //! new row fuses with the map that builds it (a transposed
 //! matrix-vector product, `f64.sum (col * s)`).
 
-use super::simplify::{Mode, body_can_fail, consumes, dce_body, use_counts};
+use super::simplify::{body_can_fail, consumes, dce_body, use_counts};
 use std::collections::{HashMap, HashSet};
-use urchin_base::source::Span;
+use urchin_core::build::Place;
 use urchin_core::ir::*;
 use urchin_core::visit::{
     bound_in_body, free_in_body, free_in_exp, freshen_lambda, nested_mut, rename_body,
@@ -62,8 +62,9 @@ pub fn interchange_body(b: &mut Body, vars: &mut Vars) -> bool {
             continue;
         }
         let stm = &b.stms[i];
-        let (span, ctx, y) = (stm.span, stm.ctx, stm.pat[0]);
-        let (trans, exp) = new.into_stms(y, span, ctx, vars);
+        let (place, y) = ((stm.span, stm.ctx, stm.origin), stm.pat[0]);
+        let (trans, exp) = new.into_stms(y, place, vars);
+        let (span, ctx, origin) = place;
         b.stms[i].exp = exp;
         b.stms.insert(
             i,
@@ -72,6 +73,7 @@ pub fn interchange_body(b: &mut Body, vars: &mut Vars) -> bool {
                 exp: trans.1,
                 span,
                 ctx,
+                origin,
             },
         );
         changed = true;
@@ -92,7 +94,7 @@ struct Interchanged {
 impl Interchanged {
     /// `t = transpose A` and `map (\c -> map inner c A..) t`, the second
     /// to be bound to `y`.
-    fn into_stms(self, y: Var, span: Span, ctx: CallCtx, vars: &mut Vars) -> ((Var, Exp), Exp) {
+    fn into_stms(self, y: Var, (span, ctx, origin): Place, vars: &mut Vars) -> ((Var, Exp), Exp) {
         let t = vars.fresh("tr", vars.ty(self.array));
         let c = vars.fresh("tr_e", vars.ty(t).peel(1));
         let row = vars.fresh("col", vars.ty(y).peel(1));
@@ -109,6 +111,7 @@ impl Interchanged {
                     },
                     span,
                     ctx,
+                    origin,
                 }],
                 result: vec![Atom::Var(row)],
             },
@@ -156,7 +159,7 @@ fn interchanged(outer: &Exp, k: usize, vars: &mut Vars) -> Option<Interchanged> 
     // The kept result alone, with fresh variables.
     let mut f = freshen_lambda(inner, vars);
     f.body.result = vec![f.body.result[ri]];
-    dce_body(vars, &mut f.body, Mode::Conservative);
+    dce_body(vars, &mut f.body);
     if body_can_fail(vars, &f.body) {
         return None;
     }

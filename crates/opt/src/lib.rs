@@ -8,5 +8,6 @@ pub mod contract;
 pub mod interchange;
 pub mod lower;
 pub mod onehot;
+pub mod passes;
 pub mod share;
 pub mod simplify;

@@ -23,9 +23,8 @@
 //! maps and `+`-reductions (whatever the other factors: the adjoint that
 //! is zero is dropped, as AD systems drop symbolic zeros, even where the
 //! other factor is infinite). The rows the rewrite no longer computes may
-//! have failed, so it applies only to derivative code
-//! ([`Mode::AfterAd`](super::simplify::Mode)), whose dead failing code is
-//! removed anyway.
+//! have failed, so it applies only to maps AD made (`Origin::by_ad`),
+//! whose dead failing code is removed anyway.
 
 use super::simplify::{consumes, has_effect, is_zero, use_counts};
 use std::collections::{HashMap, HashSet};
@@ -90,6 +89,9 @@ fn one_hot(b: &Body, i: usize, iotas: &HashMap<Var, Atom>) -> Option<Rewrite> {
     let Exp::Map { lam, args } = &b.stms[i].exp else {
         return None;
     };
+    if !b.stms[i].origin.by_ad() {
+        return None;
+    }
     if lam.body.stms.iter().any(|s| has_effect(&s.exp)) {
         return None;
     }
@@ -166,12 +168,13 @@ impl Rewrite {
     /// the hot row, at the last update's place.
     fn apply(self, b: &mut Body, i: usize, vars: &mut Vars, iotas: &HashMap<Var, Atom>) {
         let last = self.upds.last().map_or(i, |(u, _)| *u);
-        let (span, ctx) = (b.stms[last].span, b.stms[last].ctx);
+        let (span, ctx, origin) = (b.stms[last].span, b.stms[last].ctx, b.stms[last].origin);
         let stm = |pat: Vec<Var>, exp: Exp| Stm {
             pat,
             exp,
             span,
             ctx,
+            origin,
         };
         let Exp::Map { lam, args } = std::mem::replace(&mut b.stms[i].exp, Exp::Atom(self.hot))
         else {

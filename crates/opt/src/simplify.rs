@@ -17,9 +17,13 @@
 //!
 //! Dead code is removed only when it cannot fail, so a program that fails
 //! under the reference semantics (which evaluates every `let`) fails here
-//! too. After AD, [`Mode::AfterAd`] also removes dead code that could fail
-//! in principle: it is a re-execution of statements that already ran
-//! successfully (thesis 3.3.3: that is why perfect nests cost nothing).
+//! too; but dead code that reverse-mode AD made may go even where it could
+//! fail in principle (`Origin::by_ad`): it is a re-execution of statements
+//! that already ran successfully, or adjoint code nobody needs (thesis
+//! 3.3.3: that is why perfect nests cost nothing).
+//!
+//! Its rounds are passes of their own (`crate::passes`): `forward`, then
+//! `share`, `fuse`, `dce`, `interchange`, `onehot` and `contract`.
 //! Fusion never reorders two computations that can both fail, so the first
 //! error reported stays the same. A map, reduction or scan whose arguments
 //! provably have one length cannot fail on its length check.
@@ -36,62 +40,68 @@ use urchin_prim::{self as prim, BinOp, PrimType, Scalar, UnOp};
 /// their shapes (each try simplifies the loop's body again).
 const MAX_ASSUMING: usize = 3;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// Keep dead statements that may fail.
-    Conservative,
-    /// Remove every dead statement (code produced by reverse AD).
-    AfterAd,
+/// What the simplifier's passes know of one function between them.
+#[derive(Default)]
+pub struct FnState {
+    /// Maps, reductions and scans that `forward` proved cannot fail on
+    /// their arguments' lengths (read by `fuse` and `dce`).
+    proven: HashSet<Var>,
+    /// Whether the function holds reverse-mode AD's code.
+    derivative: bool,
+    /// The second round of derivative code: element-wise maps whose
+    /// results are read again merge into their first reader.
+    pub merge: bool,
 }
 
-pub fn simplify_program(p: &mut Program, mode: Mode) {
-    let mut vars = std::mem::take(&mut p.vars);
-    for f in &mut p.functions {
-        simplify_function(f, &mut vars, mode);
-    }
-    p.vars = vars;
-}
-
-pub fn simplify_function(f: &mut Function, vars: &mut Vars, mode: Mode) {
-    for _ in 0..8 {
-        if !pass(f, vars, mode, false) {
-            break;
+impl FnState {
+    pub fn new(f: &Function) -> FnState {
+        FnState {
+            derivative: has_derivative_code(&f.body),
+            ..FnState::default()
         }
     }
-    // Derivative code then merges element-wise maps whose results are read
-    // again later, once nothing else changes: earlier, they would hide
-    // from `core::share` the statements a map recomputes.
-    if mode == Mode::AfterAd {
-        for _ in 0..8 {
-            if !pass(f, vars, mode, true) {
-                break;
-            }
-        }
+
+    /// Whether the function holds reverse-mode AD's code, which gets a
+    /// second round that merges maps (`merge`).
+    pub fn derivative(&self) -> bool {
+        self.derivative
     }
 }
 
-/// One round of every rewrite; whether anything changed.
-fn pass(f: &mut Function, vars: &mut Vars, mode: Mode, merge: bool) -> bool {
+fn has_derivative_code(b: &Body) -> bool {
+    b.stms
+        .iter()
+        .any(|s| s.origin.by_ad() || nested(&s.exp).iter().any(|n| has_derivative_code(n.body)))
+}
+
+/// Substitution, folding and CSE; proves which SOACs cannot fail on
+/// their lengths.
+pub fn forward(f: &mut Function, vars: &mut Vars, st: &mut FnState) -> bool {
     let before = count(&f.body);
     // Derivative code reasons about loop shapes and equal lengths only
     // once `share` is done: the maps of proven lengths it would fuse and
     // prune hide from it what the return sweep's maps recompute (GMM's
     // `Q (x - μ)`, read back from the forward map).
-    let proving = mode == Mode::Conservative || merge;
-    let mut env = Forward::new(vars, mode, &f.body, proving);
+    let proving = !st.derivative || st.merge;
+    let mut env = Forward::new(vars, &f.body, proving);
     f.body = env.body(std::mem::take(&mut f.body));
-    let changed = env.changed;
-    let mut proven = std::mem::take(&mut env.facts.proven);
-    // Before fusion, which would hide a recomputed statement inside the
-    // lambda of a reduction it feeds.
-    let shared = super::share::share_body(&mut f.body, vars);
-    fuse_body(&mut f.body, vars, &mut proven, merge);
-    dce(Failure::new(vars, Some(&proven)), &mut f.body, mode);
-    let interchanged = super::interchange::interchange_body(&mut f.body, vars);
-    // Only derivative code: the rows it no longer computes may fail.
-    let one_hot = mode == Mode::AfterAd && super::onehot::onehot_function(f, vars);
-    let contracted = super::contract::contract_body(&mut f.body, vars, mode == Mode::AfterAd);
-    count(&f.body) != before || changed || interchanged || shared || one_hot || contracted
+    st.proven = std::mem::take(&mut env.facts.proven);
+    env.changed || count(&f.body) != before
+}
+
+/// Map fusion (and, in the `merge` round, maps read again merge into
+/// their first reader).
+pub fn fuse(f: &mut Function, vars: &mut Vars, st: &mut FnState) -> bool {
+    let before = count(&f.body);
+    fuse_body(&mut f.body, vars, &mut st.proven, st.merge);
+    count(&f.body) != before
+}
+
+/// Dead code.
+pub fn dce(f: &mut Function, vars: &mut Vars, st: &mut FnState) -> bool {
+    let before = count(&f.body);
+    dce_stms(Failure::new(vars, Some(&st.proven)), &mut f.body);
+    count(&f.body) != before
 }
 
 fn count(b: &Body) -> usize {
@@ -108,7 +118,9 @@ struct Forward<'v> {
     /// How often each variable is used in the body being simplified
     /// (before simplification: a guide, not a guarantee).
     uses: HashMap<Var, usize>,
-    mode: Mode,
+    /// What made the statement being simplified (and what it is rewritten
+    /// into).
+    origin: Origin,
     changed: bool,
     /// Loops around the body being simplified whose parameters are
     /// assumed to keep their shapes (see [`Forward::loop_bodies`]).
@@ -194,14 +206,14 @@ enum Folded {
 }
 
 impl<'v> Forward<'v> {
-    fn new(vars: &'v mut Vars, mode: Mode, body: &Body, proving: bool) -> Forward<'v> {
+    fn new(vars: &'v mut Vars, body: &Body, proving: bool) -> Forward<'v> {
         let mut uses = HashMap::new();
         use_counts(body, &mut uses);
         Forward {
             vars,
             facts: Facts::default(),
             uses,
-            mode,
+            origin: Origin::User,
             changed: false,
             assuming: 0,
             proving,
@@ -240,6 +252,7 @@ impl<'v> Forward<'v> {
             mut exp,
             span,
             ctx,
+            origin,
         } = s;
         rename_operands(&mut exp, &self.facts.subst);
         self.enter(&exp);
@@ -248,6 +261,8 @@ impl<'v> Forward<'v> {
         } else {
             self.bodies(&mut exp);
         }
+        // After the nested bodies, whose statements set it for themselves.
+        self.origin = origin;
         let folded = match exp {
             Exp::UnOp(UnOp::Neg, Atom::Var(t)) => match self.negated(t, span, ctx) {
                 Some((stms, a)) => Folded::Stms(stms, vec![a]),
@@ -323,6 +338,7 @@ impl<'v> Forward<'v> {
                     exp,
                     span,
                     ctx,
+                    origin: self.origin,
                 });
             }
         }
@@ -655,6 +671,7 @@ impl Forward<'_> {
                             exp: size,
                             span,
                             ctx,
+                            origin: self.origin,
                         });
                         *len.insert(Atom::Var(n))
                     }
@@ -666,6 +683,7 @@ impl Forward<'_> {
                     exp: rep,
                     span,
                     ctx,
+                    origin: self.origin,
                 });
             } else {
                 continue;
@@ -716,11 +734,11 @@ impl Forward<'_> {
     /// `x with [i] = v` where `x` is a replicated array of a few rows (a
     /// constant count) updated at constant rows: the literal of its rows
     /// (reverse mode's adjoint of `a[0], a[1], ..` builds one row at a
-    /// time). Only after AD, where the dead updates may go although they
-    /// could fail.
+    /// time). Only in AD's code, where the dead updates may go although
+    /// they could fail.
     fn literal_rows(&self, x: Var, ix: &[DimIndex], v: Atom) -> Option<Exp> {
         const MAX_ROWS: i64 = 16;
-        if self.mode != Mode::AfterAd {
+        if !self.origin.by_ad() {
             return None;
         }
         let [DimIndex::Fix(Atom::Const(i))] = ix else {
@@ -802,6 +820,7 @@ impl Forward<'_> {
                     exp: Exp::BinOp(op, a, b),
                     span,
                     ctx,
+                    origin: self.origin,
                 });
                 Some((stms, Atom::Var(r)))
             }
@@ -915,6 +934,7 @@ impl Forward<'_> {
                         exp: Exp::Replicate(k, Atom::Var(elem)),
                         span,
                         ctx,
+                        origin: self.origin,
                     });
                     *p = elem;
                     *a = src;
@@ -1223,11 +1243,11 @@ pub fn has_effect(e: &Exp) -> bool {
 }
 
 /// Removes dead statements, and dead results of maps and branches.
-pub(super) fn dce_body(vars: &Vars, b: &mut Body, mode: Mode) {
-    dce(Failure::new(vars, None), b, mode);
+pub(super) fn dce_body(vars: &Vars, b: &mut Body) {
+    dce_stms(Failure::new(vars, None), b);
 }
 
-fn dce(fail: Failure, b: &mut Body, mode: Mode) {
+fn dce_stms(fail: Failure, b: &mut Body) {
     let mut live: HashSet<Var> = HashSet::new();
     for a in &b.result {
         if let Atom::Var(v) = a {
@@ -1237,13 +1257,13 @@ fn dce(fail: Failure, b: &mut Body, mode: Mode) {
     let mut kept = Vec::with_capacity(b.stms.len());
     for mut s in std::mem::take(&mut b.stms).into_iter().rev() {
         let used = s.pat.iter().any(|v| live.contains(v));
-        if !used && removable(fail, &s, mode) {
+        if !used && removable(fail, &s) {
             continue;
         }
         prune_results(&mut s, &live);
-        prune_loop(fail, &mut s, &live, mode);
+        prune_loop(fail, &mut s, &live);
         for nb in nested_mut(&mut s.exp) {
-            dce(fail, nb, mode);
+            dce_stms(fail, nb);
         }
         free_in_exp(&s.exp, &mut live);
         kept.push(s);
@@ -1252,19 +1272,19 @@ fn dce(fail: Failure, b: &mut Body, mode: Mode) {
     b.stms = kept;
 }
 
-/// Whether a statement may go when nobody uses its results. After AD, dead
-/// code that may fail is derivative code nobody needs; an explicit check (a
-/// user's `assert`, a seed's shape) stays.
-fn removable(fail: Failure, s: &Stm, mode: Mode) -> bool {
+/// Whether a statement may go when nobody uses its results. Dead code that
+/// may fail goes only if AD made it (derivative code nobody needs); an
+/// explicit check (a user's `assert`, a seed's shape) stays.
+fn removable(fail: Failure, s: &Stm) -> bool {
     let check = matches!(s.exp, Exp::Assert { .. } | Exp::CheckShape { .. });
-    !has_effect(&s.exp) && ((mode == Mode::AfterAd && !check) || !fail.stm(s))
+    !has_effect(&s.exp) && ((s.origin.by_ad() && !check) || !fail.stm(s))
 }
 
 /// Drops the parameters of a loop whose results nobody uses and which
 /// nothing else in the loop reads: the needed parameters' next values, the
 /// condition and the statements that must stay (a checkpoint of a value
 /// the reversed loop never restores).
-fn prune_loop(fail: Failure, s: &mut Stm, live: &HashSet<Var>, mode: Mode) {
+fn prune_loop(fail: Failure, s: &mut Stm, live: &HashSet<Var>) {
     let Exp::Loop {
         params, form, body, ..
     } = &mut s.exp
@@ -1288,7 +1308,7 @@ fn prune_loop(fail: Failure, s: &mut Stm, live: &HashSet<Var>, mode: Mode) {
             free_in_body(cond, &mut reads);
         }
         for st in body.stms.iter().rev() {
-            if st.pat.iter().any(|v| reads.contains(v)) || !removable(fail, st, mode) {
+            if st.pat.iter().any(|v| reads.contains(v)) || !removable(fail, st) {
                 free_in_exp(&st.exp, &mut reads);
             }
         }

@@ -116,6 +116,7 @@ impl Fwd {
                             exp: Exp::Atom(r),
                             span: s.span,
                             ctx: s.ctx,
+                            origin: s.origin,
                         },
                     );
                 }

@@ -13,25 +13,15 @@ mod prepare;
 mod rev;
 mod util;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use urchin_base::diag::{Diagnostic, Phase};
 use urchin_core::build::Builder;
 use urchin_core::ir::{Body, Exp, Lambda, MAX_AD_VARS, Program, Stm, Var, Vars};
 use urchin_core::visit::{nested, nested_mut};
 
-pub use rev::{FORWARD, RETURN};
-
 /// What the transformation did.
-#[derive(Default)]
+#[derive(Default, Debug)]
 pub struct AdOutput {
-    /// Whether the program contained a `vjp`: its derivative code re-runs
-    /// statements of the forward sweep, so dead copies may go even where
-    /// they could fail. A `jvp` runs its primal once, as plain evaluation
-    /// does, so a failure there must stay (`simplify::Mode`).
-    pub reverse: bool,
-    /// The sweep of each statement of reverse-mode code (keyed by the first
-    /// variable it binds), for printing derivative programs with labels.
-    pub tags: HashMap<Var, &'static str>,
     /// Variables holding loop checkpoints, for memory accounting.
     pub checkpoints: std::collections::HashSet<Var>,
 }
@@ -144,12 +134,10 @@ fn transform_body(vars: &mut Vars, body: Body, out: &mut AdOutput) -> Result<Bod
                 cotangents,
             } => {
                 no_active_calls(vars, &lam)?;
-                out.reverse = true;
                 let mut b = Builder::new(vars);
                 (b.span, b.ctx) = (s.span, s.ctx);
                 let lam = prepare::prepare(b.vars, lam);
                 let r = rev::vjp(&mut b, &lam, &primals, &cotangents, &s.pat, &stms)?;
-                out.tags.extend(r.tags);
                 out.checkpoints.extend(r.checkpoints);
                 stms.extend(b.stms);
             }

@@ -70,6 +70,7 @@ impl Rev {
                     exp: Exp::BinOp(BinOp::Add, Atom::Var(count), Atom::i64(1)),
                     span: s.span,
                     ctx: s.ctx,
+                    origin: s.origin,
                 });
                 cbody.result.push(Atom::Var(next));
                 let mut subst = HashMap::new();
@@ -288,6 +289,7 @@ impl Rev {
                             exp: Exp::Index(*a, vec![DimIndex::Fix(Atom::Var(iv))]),
                             span: st.span,
                             ctx: st.ctx,
+                            origin: st.origin,
                         }))
                     }
                 }

@@ -37,14 +37,10 @@ use std::collections::{HashMap, HashSet};
 use urchin_base::diag::Diagnostic;
 use urchin_core::build::Builder;
 use urchin_core::ir::*;
-use urchin_core::visit::freshen_body;
+use urchin_core::visit::{freshen_body, nested_mut};
 use urchin_prim::{BinOp, UnOp};
 
 pub type RResult<T> = Result<T, Diagnostic>;
-
-/// Which sweep a statement belongs to, for `:vjp`'s labels.
-pub const FORWARD: &str = "forward sweep";
-pub const RETURN: &str = "return sweep";
 
 /// A checkpointed loop of the forward sweep: per loop parameter, the
 /// array of its value at the start of each iteration.
@@ -64,9 +60,6 @@ pub struct Rev {
     accs: HashMap<Var, Var>,
     active: HashSet<Var>,
     ckpts: HashMap<Var, Checkpoint>,
-    /// The sweep each emitted statement belongs to (keyed by its first
-    /// variable), for labelling printed derivative programs.
-    pub tags: HashMap<Var, &'static str>,
     /// Variables holding loop checkpoints, for memory accounting.
     pub checkpoints: HashSet<Var>,
     /// How many reversed map lambdas enclose the code being emitted.
@@ -110,7 +103,7 @@ pub fn vjp(
         let a = r.adjoint_or_zero(b, Atom::Var(*p));
         b.push(vec![*v], Exp::Atom(a));
     }
-    r.tag_from(b, mark, RETURN);
+    r.tag_from(b, mark, Origin::Return);
     Ok(r)
 }
 
@@ -129,7 +122,6 @@ impl Rev {
             accs: HashMap::new(),
             active,
             ckpts: HashMap::new(),
-            tags: HashMap::new(),
             checkpoints: HashSet::new(),
             map_depth: 0,
             acc_bars: HashMap::new(),
@@ -152,12 +144,21 @@ impl Rev {
         }
     }
 
-    fn tag_from(&mut self, b: &Builder, from: usize, tag: &'static str) {
-        for s in &b.stms[from..] {
-            if let Some(v) = s.pat.first() {
-                self.tags.entry(*v).or_insert(tag);
+    /// Marks the statements emitted since `from` as made by `origin`, and
+    /// every statement they nest that no inner scope's sweep claimed
+    /// (what a sweep copies of the primal, it runs again).
+    fn tag_from(&mut self, b: &mut Builder, from: usize, origin: Origin) {
+        fn tag(stms: &mut [Stm], origin: Origin) {
+            for s in stms {
+                if s.origin == Origin::User {
+                    s.origin = origin;
+                }
+                for nb in nested_mut(&mut s.exp) {
+                    tag(&mut nb.stms, origin);
+                }
             }
         }
+        tag(&mut b.stms[from..], origin);
     }
 
     /// `x̄ += c`.
@@ -236,7 +237,7 @@ impl Rev {
                 _ => b.stms.push(s),
             }
         }
-        self.tag_from(b, mark, FORWARD);
+        self.tag_from(b, mark, Origin::Forward);
         Ok(())
     }
 
@@ -249,7 +250,7 @@ impl Rev {
             b.restore(saved);
             r?;
         }
-        self.tag_from(b, mark, RETURN);
+        self.tag_from(b, mark, Origin::Return);
         Ok(())
     }
 

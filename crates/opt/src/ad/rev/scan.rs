@@ -133,6 +133,7 @@ impl Rev {
             },
             span,
             ctx: b.ctx,
+            origin: b.origin,
         };
         self.rev_map(b, &step, &op.lam, &margs)?;
         for t in &tmps {
