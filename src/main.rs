@@ -9,7 +9,7 @@ use urchin::diag::{Diagnostic, Phase};
 use urchin::driver::Session;
 use urchin::eval::EvalOptions;
 use urchin::types::env::DefId;
-use urchin::values::{format_value, read_values};
+use urchin::values::{format_value, format_value_futhark, read_values};
 
 /// Counts the bytes the process holds, so that `--max-memory` limits the
 /// whole process (see `urchin::mem`).
@@ -136,6 +136,14 @@ enum Command {
         #[arg(short, long)]
         verbose: bool,
     },
+    /// Serve a program over Futhark's server protocol on standard input
+    /// and output (for the `futhark-server` Python package and other
+    /// clients of Futhark's server executables).
+    Server { program: PathBuf },
+    /// A Language Server Protocol server on standard input and output,
+    /// for editors: diagnostics, hover types, go to definition,
+    /// completion, and AUTOMAP's maps as inlay hints.
+    Lsp,
     /// The Jupyter kernel: `install` makes it known to Jupyter.
     Jupyter {
         #[command(subcommand)]
@@ -305,6 +313,14 @@ fn command(cli: Cli) -> Result<ExitCode> {
             verbose,
         })),
         Some(Command::Jupyter { action }) => Ok(jupyter(action)),
+        Some(Command::Server { program }) => {
+            urchin::server::run(&program, color()).map_err(fail)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Lsp) => {
+            urchin::lsp::run().map_err(fail)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Some(Command::Bench {
             paths,
             runs,
@@ -424,9 +440,10 @@ fn run(file: &PathBuf, entry: &str, binary: bool, values: Vec<String>) -> Result
                 .map_err(|e| fail(format!("cannot write the results: {e}")))?;
             Ok(ExitCode::SUCCESS)
         }
+        // As Futhark's programs print their results.
         Ok(results) => {
             for v in results {
-                println!("{}", format_value(&v));
+                println!("{}", format_value_futhark(&v));
             }
             Ok(ExitCode::SUCCESS)
         }
