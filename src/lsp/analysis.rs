@@ -441,9 +441,10 @@ mod tests {
 
     #[test]
     fn definitions_and_completions() {
-        let text = "def sq (x: f64) = x * x\ndef g (p: {a: f64, b: i32}) = sq p.a\n";
+        // The fields are those of a use of the variable on its own.
+        let text = "def sq (x: f64) = x * x\ndef g (p: {a: f64, b: i32}) = let r = p in sq r.a\n";
         let a = Analysis::new("t.fut", text);
-        let def = a.definition(at(text, "sq p")).expect("a definition");
+        let def = a.definition(at(text, "sq r")).expect("a definition");
         assert_eq!(def.start, at(text, "sq (x"));
         let text = "def h (x: f64) =\n  let y = x + 1\n  in loop acc = y for i < 3 do acc + x + f64.i64 i\n";
         let a = Analysis::new("t.fut", text);

@@ -1182,23 +1182,19 @@ mod tests {
             }
         }
 
+        /// Both notations, the REPL's and Futhark's, read back as the
+        /// value written.
         #[test]
         fn format_then_parse_round_trips(v in value_strategy()) {
-            let text = format_value(&v);
-            let parsed = parse_values(&text, FileId(0), 0).map_err(|d| TestCaseError::fail(format!("{text}: {d}")))?;
-            prop_assert_eq!(parsed.len(), 1);
-            let back = parsed[0].to_value(None).map_err(|e| TestCaseError::fail(format!("{text}: {e}")))?;
-            prop_assert!(same_value(&v, &back), "{} read back as {:?}", text, back);
-            prop_assert_eq!(compare(&v, &back, Tolerance { abs: 0.0, rel: 0.0 }), Ok(()));
-        }
-
-        #[test]
-        fn futhark_notation_parses_back(v in value_strategy()) {
-            let text = format_value_futhark(&v);
-            let parsed = parse_values(&text, FileId(0), 0).map_err(|d| TestCaseError::fail(format!("{text}: {d}")))?;
-            prop_assert_eq!(parsed.len(), 1);
-            let back = parsed[0].to_value(None).map_err(|e| TestCaseError::fail(format!("{text}: {e}")))?;
-            prop_assert!(same_value(&v, &back), "{} read back as {:?}", text, back);
+            let notations: [fn(&Value) -> String; 2] = [format_value, format_value_futhark];
+            for write in notations {
+                let text = write(&v);
+                let parsed = parse_values(&text, FileId(0), 0).map_err(|d| TestCaseError::fail(format!("{text}: {d}")))?;
+                prop_assert_eq!(parsed.len(), 1);
+                let back = parsed[0].to_value(None).map_err(|e| TestCaseError::fail(format!("{text}: {e}")))?;
+                prop_assert!(same_value(&v, &back), "{} read back as {:?}", text, back);
+                prop_assert_eq!(compare(&v, &back, Tolerance { abs: 0.0, rel: 0.0 }), Ok(()));
+            }
         }
     }
 }
