@@ -21,6 +21,11 @@
 -- input @ kmeans.in
 -- output { [[1.0, 1.0], [-2.0, -4.0]] }
 
+-- ==
+-- entry: assign
+-- input { [[0.5, 0.5], [10.0, 9.0]] 0.0 [[0.0, 0.0], [11.0, 10.0], [9.0, 9.5]] }
+-- output { [0i64, 1i64, 1i64] }
+
 -- The same data for both, to compare their times (`urchin bench`).
 -- ==
 -- entry: kmeans_cost kmeans_grad
@@ -47,3 +52,15 @@ entry kmeans_grad [n][k][d] (points: [n][d]f64) (centers: [k][d]f64) =
 entry main [n][k][d] (points: [n][d]f64) (centers: [k][d]f64) =
   let centers' = loop c = centers for _i < 3 do newton_step points c
   in (centers', cost points centers')
+
+-- | The index of the nearest center to each point. Given `main`'s result
+-- as it is (a client of `urchin server` passes it on as an opaque value).
+entry assign [n][k][d] (fit: ([k][d]f64, f64)) (points: [n][d]f64) : [n]i64 =
+  let (centers, _) = fit
+  let nearest (p: [d]f64) =
+    let (i, _) =
+      reduce (\(i, a) (j, b) -> if b < a then (j, b) else (i, a))
+             (-1, f64.inf)
+             (zip (iota k) (map (dist2 p) centers))
+    in i
+  in map nearest points

@@ -186,6 +186,58 @@ impl Session {
         Ok(ids)
     }
 
+    /// Checks a program as an editor shows it: each declaration on its
+    /// own, keeping those that check (later ones may use them), so that
+    /// one error does not hide the rest of the file. Returns the file,
+    /// the definitions that checked, and every error (only the parse
+    /// errors when it does not parse).
+    pub fn load_leniently(
+        &mut self,
+        name: &str,
+        text: &str,
+    ) -> (FileId, Vec<DefId>, Vec<Diagnostic>) {
+        let file = self.sources.add(name, text);
+        let ast = match syntax::parse_program(text, file) {
+            Ok(ast) => ast,
+            Err(diags) => return (file, Vec::new(), diags),
+        };
+        let (mut ids, mut diags) = (Vec::new(), Vec::new());
+        for d in &ast.decs {
+            // Each declaration is transactional, as a whole load is.
+            let mut types = self.types.clone();
+            match types.check_dec(d, show_dec) {
+                Ok(id) => {
+                    self.types = types;
+                    ids.extend(id);
+                }
+                Err(e) => diags.push(e),
+            }
+        }
+        (file, ids, diags)
+    }
+
+    /// Every name in scope: definitions, values bound at the prompt,
+    /// type names, built-ins and the numeric modules' members (`f64.sqrt`),
+    /// sorted; for completion.
+    pub fn names_in_scope(&self) -> Vec<String> {
+        use urchin_types::intrinsics;
+        let globals = &self.types.globals;
+        let mut names: Vec<String> = globals.names().map(|(n, _)| n.clone()).collect();
+        names.extend(globals.type_names().cloned());
+        names.extend(intrinsics::global_names());
+        for t in PrimType::ALL {
+            names.push(t.name().to_string());
+            names.extend(
+                intrinsics::module_member_names(t)
+                    .into_iter()
+                    .map(|m| format!("{t}.{m}")),
+            );
+        }
+        names.sort();
+        names.dedup();
+        names
+    }
+
     /// Loads a program in place of everything defined after the prelude
     /// (a REPL's `:load`): on success exactly the prelude and the program
     /// are in scope; on any error nothing changes.

@@ -17,6 +17,8 @@
 pub mod driver;
 pub mod jupyter;
 pub mod literate;
+pub mod lsp;
 pub mod plot;
 pub mod repl;
+pub mod server;
 pub mod testing;

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use urchin::driver::Session;
 use urchin_base::diag::{Diagnostic, Phase};
-use urchin_runtime::values::{format_value, read_values};
+use urchin_runtime::values::{format_value, format_value_futhark, read_values};
 use urchin_types::env::DefId;
 
 /// Counts the bytes the process holds, so that `--max-memory` limits the
@@ -140,6 +140,14 @@ enum Command {
         #[arg(short, long)]
         verbose: bool,
     },
+    /// Serve a program over Futhark's server protocol on standard input
+    /// and output (for the `futhark-server` Python package and other
+    /// clients of Futhark's server executables).
+    Server { program: PathBuf },
+    /// A Language Server Protocol server on standard input and output,
+    /// for editors: diagnostics, hover types, go to definition,
+    /// completion, and AUTOMAP's maps as inlay hints.
+    Lsp,
     /// The Jupyter kernel: `install` makes it known to Jupyter.
     Jupyter {
         #[command(subcommand)]
@@ -316,6 +324,14 @@ fn command(cli: Cli) -> Result<ExitCode> {
             verbose,
         })),
         Some(Command::Jupyter { action }) => Ok(jupyter(action)),
+        Some(Command::Server { program }) => {
+            urchin::server::run(&program, color()).map_err(fail)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Lsp) => {
+            urchin::lsp::run().map_err(fail)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Some(Command::Bench {
             paths,
             runs,
@@ -436,9 +452,10 @@ fn run(file: &PathBuf, entry: &str, binary: bool, values: Vec<String>) -> Result
                 .map_err(|e| fail(format!("cannot write the results: {e}")))?;
             Ok(ExitCode::SUCCESS)
         }
+        // As Futhark's programs print their results.
         Ok(results) => {
             for v in results {
-                println!("{}", format_value(&v));
+                println!("{}", format_value_futhark(&v));
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -16,11 +16,11 @@
 mod ad;
 pub mod breakpoints;
 pub mod commands;
-mod complete;
+pub mod complete;
 mod highlight;
 pub mod plot;
 mod print;
-mod query;
+pub mod query;
 mod style;
 mod terminal;
 
@@ -985,13 +985,7 @@ impl Repl {
     /// with the size names of its source, a built-in's with those of its
     /// signature.
     fn global_type(&self, name: &str, g: &urchin_types::env::Global) -> String {
-        match g.kind {
-            GlobalKind::Def(id) => {
-                show_scheme_of(&g.scheme, Sizes::Def(&self.session.def(id).source))
-            }
-            GlobalKind::Intrinsic(_) => builtin_type(name, &g.scheme),
-            GlobalKind::Value(_) => show_scheme(&g.scheme),
-        }
+        global_type(&self.session, name, g)
     }
 
     fn browse_user(&self) -> Vec<String> {
@@ -1075,22 +1069,21 @@ impl Repl {
     /// Every name that can be completed: definitions in scope, prompt
     /// values, types, built-ins, numeric-module members and keywords.
     pub fn names(&self) -> Vec<String> {
-        let globals = &self.session.types.globals;
-        let mut names: Vec<String> = globals.names().map(|(n, _)| n.clone()).collect();
-        names.extend(globals.type_names().cloned());
-        names.extend(intrinsics::global_names());
-        for t in PrimType::ALL {
-            names.push(t.name().to_string());
-            names.extend(
-                intrinsics::module_member_names(t)
-                    .into_iter()
-                    .map(|m| format!("{t}.{m}")),
-            );
-        }
+        let mut names = self.session.names_in_scope();
         names.extend(complete::KEYWORDS.iter().map(|k| k.to_string()));
         names.sort();
         names.dedup();
         names
+    }
+}
+
+/// The type of a global as the REPL shows it, with the size names its
+/// definition or signature declares.
+pub fn global_type(session: &Session, name: &str, g: &urchin_types::env::Global) -> String {
+    match g.kind {
+        GlobalKind::Def(id) => show_scheme_of(&g.scheme, Sizes::Def(&session.def(id).source)),
+        GlobalKind::Intrinsic(_) => builtin_type(name, &g.scheme),
+        GlobalKind::Value(_) => show_scheme(&g.scheme),
     }
 }
 

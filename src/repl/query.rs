@@ -4,10 +4,12 @@
 
 use super::complete::{Completion, complete};
 use super::{Repl, single_name};
+use crate::driver::Session;
 use rustyline::completion::FilenameCompleter;
+use urchin_syntax::ast::QualName;
 use urchin_syntax::ast::{Dec, TypeDec};
 use urchin_syntax::pretty;
-use urchin_types::env::GlobalKind;
+use urchin_types::env::{Global, GlobalKind};
 
 impl Repl {
     /// The completions at byte `pos` of the input line `line`: where the
@@ -29,19 +31,11 @@ impl Repl {
         let q = single_name(name)?;
         let globals = &self.session.types.globals;
         if let Some(g) = globals.lookup(&q) {
-            let mut text = format!("{q} : {}", self.global_type(&q.name, &g));
-            match g.kind {
-                GlobalKind::Def(id) => {
-                    if let Some(doc) = &self.session.def(id).source.doc {
-                        text.push_str(&format!("\n\n{doc}"));
-                    }
-                }
-                GlobalKind::Value(_) => {
-                    if let Some(def) = self.value_defs.get(&q.to_string()) {
-                        text.push_str(&format!("\n\nbound at the prompt: {def}"));
-                    }
-                }
-                GlobalKind::Intrinsic(_) => text.push_str("\n\nbuilt in"),
+            let mut text = describe_global(&self.session, &q, &g);
+            if let (GlobalKind::Value(_), Some(def)) =
+                (&g.kind, self.value_defs.get(&q.to_string()))
+            {
+                text.push_str(&format!("\n\nbound at the prompt: {def}"));
             }
             return Some(text);
         }
@@ -54,6 +48,23 @@ impl Repl {
             span: Default::default(),
         })))
     }
+}
+
+/// What a global is: `name : type` (with its declared size names), then
+/// its doc comment, or that it is built in. The notebook's inspection and
+/// the language server's hover show this.
+pub fn describe_global(session: &Session, q: &QualName, g: &Global) -> String {
+    let mut text = format!("{q} : {}", super::global_type(session, &q.name, g));
+    match g.kind {
+        GlobalKind::Def(id) => {
+            if let Some(doc) = &session.def(id).source.doc {
+                text.push_str(&format!("\n\n{doc}"));
+            }
+        }
+        GlobalKind::Intrinsic(_) => text.push_str("\n\nbuilt in"),
+        GlobalKind::Value(_) => {}
+    }
+    text
 }
 
 #[cfg(test)]

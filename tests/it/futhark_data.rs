@@ -42,18 +42,6 @@ with open(sys.argv[3], 'wb') as f:
         futhark_data.dump(np.asarray(v) if np.ndim(v) else v, f, binary=True)
 "#;
 
-/// Whether python3 with futhark_data can run; if not, the reason.
-fn python_missing() -> Option<String> {
-    match Command::new("python3")
-        .args(["-c", "import futhark_data, numpy"])
-        .output()
-    {
-        Ok(o) if o.status.success() => None,
-        Ok(o) => Some(String::from_utf8_lossy(&o.stderr).trim().to_string()),
-        Err(e) => Some(format!("cannot run python3: {e}")),
-    }
-}
-
 /// Element `i` of a test array of type `t`: the extremes, zero, signs,
 /// and for floats the special values (NaN, infinities, -0, subnormals).
 fn element(t: PrimType, i: usize) -> Scalar {
@@ -185,7 +173,7 @@ fn run_python(dir: &Path) -> (String, Vec<u8>) {
 
 #[test]
 fn binary_values_agree_with_futhark_data() {
-    if let Some(why) = python_missing() {
+    if let Some(why) = crate::support::python_missing(&["futhark_data", "numpy"]) {
         assert!(
             !crate::test_env::data_required(),
             "URCHIN_REQUIRE_DATA is set but python3 with futhark-data is missing \

@@ -53,18 +53,6 @@ with open(sys.argv[3], "w") as f:
     json.dump(out, f)
 "#;
 
-/// Whether python3 with the Jupyter client packages can run; if not, why.
-fn python_missing() -> Option<String> {
-    match Command::new("python3")
-        .args(["-c", "import jupyter_client, nbclient, nbformat"])
-        .output()
-    {
-        Ok(o) if o.status.success() => None,
-        Ok(o) => Some(String::from_utf8_lossy(&o.stderr).trim().to_string()),
-        Err(e) => Some(format!("cannot run python3: {e}")),
-    }
-}
-
 fn scratch() -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("notebook");
     let _ = std::fs::remove_dir_all(&dir);
@@ -103,7 +91,7 @@ fn result(nb: &Value, source: &str) -> String {
 
 #[test]
 fn the_notebook_runs_on_the_kernel_with_nbclient() {
-    if let Some(why) = python_missing() {
+    if let Some(why) = crate::support::python_missing(&["jupyter_client", "nbclient", "nbformat"]) {
         assert!(
             !crate::test_env::data_required(),
             "URCHIN_REQUIRE_DATA is set but the notebook test cannot run: {why}\n\

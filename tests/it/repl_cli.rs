@@ -165,14 +165,14 @@ fn negative_numbers_need_no_double_dash() {
     let r = urchin(&["run", &file, "-3", "-2.5"], "");
     assert_eq!(
         (r.out.as_str(), r.code),
-        ("-2\n-5.0\n", Some(0)),
+        ("-2i32\n-5.0f64\n", Some(0)),
         "{}",
         r.err
     );
     let r = urchin(&["run", &file, "-3", "-e", "main", "-2.5"], "");
     assert_eq!(
         (r.out.as_str(), r.code),
-        ("-2\n-5.0\n", Some(0)),
+        ("-2i32\n-5.0f64\n", Some(0)),
         "{}",
         r.err
     );

@@ -147,7 +147,7 @@ fn long_call_chains_do_not_overflow_the_stack() {
     }
     text.push_str("entry main = f2999 0\n");
     let (_d, p) = program(&text);
-    assert_eq!(clean(&urchin(&["run", &p], ""), ""), "1\n");
+    assert_eq!(clean(&urchin(&["run", &p], ""), ""), "1i32\n");
 }
 
 /// Operator chains and `|>` pipelines are long, not deep, like `let`
@@ -175,7 +175,7 @@ fn operator_chains_and_pipelines_are_long_not_deep() {
     assert_eq!(clean(&urchin(&["run", &p, "2"], ""), ""), "20000i64\n");
     assert_eq!(
         clean(&urchin(&["run", "-e", "grad", &p, "2.0"], ""), ""),
-        "10000.0\n"
+        "10000.0f64\n"
     );
     let stages = " |> (\\y -> y + 1)".repeat(10_000);
     let (_d, p) = program(&format!("entry main (x: i64) = x{stages}\n"));
@@ -200,10 +200,10 @@ fn a_long_let_chain_is_long_not_deep() {
     }
     text.push_str("  in x9999\nentry main (x: f64) = f x\nentry grad (x: f64) = vjp f x 1.0\n");
     let (_d, p) = program(&text);
-    assert_eq!(clean(&urchin(&["run", &p], "1.0"), ""), "10000.0\n");
+    assert_eq!(clean(&urchin(&["run", &p], "1.0"), ""), "10000.0f64\n");
     assert_eq!(
         clean(&urchin(&["run", "-e", "grad", &p], "1.0"), ""),
-        "1.0\n"
+        "1.0f64\n"
     );
     let out = urchin(&["repl", &p], "f 2.0\n:elab f 2.0\n");
     assert!(clean(&out, "").contains("\n10001.0\nf 2.0\n"));
@@ -271,7 +271,7 @@ fn deep_types_check_in_polynomial_time() {
         params.join(" ")
     );
     let (_d, p) = program(&text);
-    assert_eq!(clean(&urchin(&["run", &p], ""), ""), "7\n");
+    assert_eq!(clean(&urchin(&["run", &p], ""), ""), "7i32\n");
 }
 
 /// Exponential code from a few lines stops at a budget with a diagnostic
@@ -353,13 +353,13 @@ fn values_that_were_wrong_are_right_or_errors() {
     );
     for e in ["vv", "jv"] {
         let out = clean(&urchin(&["run", "-e", e, &p], "[0.0, 2.0, 3.0]"), "");
-        assert_eq!(out, "[0.0, 3.0, 2.0]\n", "{e}");
+        assert_eq!(out, "[0.0f64, 3.0f64, 2.0f64]\n", "{e}");
     }
     let out = clean(
         &urchin(&["run", "-e", "g1", &p], "[1e-200, 1e-200, 1e200]"),
         "",
     );
-    assert_eq!(out, "[1.0, 1.0, 0.0]\n");
+    assert_eq!(out, "[1.0f64, 1.0f64, 0.0f64]\n");
     let (_d, p) = program("type vec = [3]f64\nentry main (v: vec) = v\n");
     clean(
         &urchin(&["run", &p], "[1.0, 2.0]"),

@@ -28,7 +28,7 @@ fn traces_print_their_values() {
         .expect("run urchin");
     let stdout = String::from_utf8(out.stdout).expect("UTF-8");
     let stderr = String::from_utf8(out.stderr).expect("UTF-8");
-    assert_eq!(stdout, "[4, 6]\n");
+    assert_eq!(stdout, "[4i32, 6i32]\n");
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines[0], "trace: [2, 3]");
     assert!(

@@ -9,7 +9,7 @@ pub mod compare;
 pub mod text;
 
 pub use compare::{Mismatch, Tolerance, compare};
-pub use text::{LitValue, format_value, parse_values};
+pub use text::{LitValue, format_value, format_value_futhark, parse_values};
 
 use crate::value::Value;
 use std::fmt;

@@ -714,32 +714,52 @@ pub(super) fn parse_run(
     }
 }
 
-/// Prints a value in value syntax; the text parses back to the same value
-/// (element types are kept by suffixes, empty arrays by `empty(..)`).
+/// Prints a value in value syntax as the REPL shows it: the text parses
+/// back to the same value (element types are kept by suffixes, empty
+/// arrays by `empty(..)`), and the default types `i32` and `f64` go
+/// without a suffix.
 pub fn format_value(v: &Value) -> String {
+    format_with(v, &Scalar::to_string)
+}
+
+/// Prints a value as Futhark's tools print it (`futhark run`, the
+/// `futhark-data` printer that `futhark test` reports with): every
+/// number with its type's suffix, floats in Haskell's `show` notation
+/// (`32.0f64`, `9.7216845e-2f32`, `1.0e7f64`), empty arrays as
+/// `empty([0]i32)`. `urchin run` and `urchin server` write this form.
+pub fn format_value_futhark(v: &Value) -> String {
+    format_with(v, &futhark_scalar)
+}
+
+fn format_with(v: &Value, scalar: &dyn Fn(&Scalar) -> String) -> String {
     match v {
-        Value::Scalar(s) => s.to_string(),
-        Value::Array(a) => format_array(a),
-        Value::Rep(inner) => format!("rep({})", format_value(inner)),
-        Value::Acc(a) => format!("acc({})", format_array(&a.borrow())),
+        Value::Scalar(s) => scalar(s),
+        Value::Array(a) => format_array(a, scalar),
+        Value::Rep(inner) => format!("rep({})", format_with(inner, scalar)),
+        Value::Acc(a) => format!("acc({})", format_array(&a.borrow(), scalar)),
     }
 }
 
-fn format_array(a: &Array) -> String {
+fn format_array(a: &Array, scalar: &dyn Fn(&Scalar) -> String) -> String {
     let shape = a.shape();
     if shape.contains(&0) {
         return format!("empty({}{})", shape_text(shape), a.elem());
     }
     let scalars = a.to_scalars();
     let mut out = String::new();
-    format_rows(shape, &scalars, &mut out);
+    format_rows(shape, &scalars, scalar, &mut out);
     out
 }
 
-fn format_rows(shape: &[usize], data: &[Scalar], out: &mut String) {
+fn format_rows(
+    shape: &[usize],
+    data: &[Scalar],
+    scalar: &dyn Fn(&Scalar) -> String,
+    out: &mut String,
+) {
     let Some((&n, rest)) = shape.split_first() else {
         if let Some(s) = data.first() {
-            out.push_str(&s.to_string());
+            out.push_str(&scalar(s));
         }
         return;
     };
@@ -749,9 +769,58 @@ fn format_rows(shape: &[usize], data: &[Scalar], out: &mut String) {
         if i > 0 {
             out.push_str(", ");
         }
-        format_rows(rest, &data[i * step..(i + 1) * step], out);
+        format_rows(rest, &data[i * step..(i + 1) * step], scalar, out);
     }
     out.push(']');
+}
+
+/// A scalar as Futhark prints it: the number, then its type's suffix.
+fn futhark_scalar(s: &Scalar) -> String {
+    let t = s.ty();
+    match *s {
+        Scalar::Bool(b) => b.to_string(),
+        // Non-finite floats have names that carry the type.
+        _ if t.is_float() && !s.as_f64().is_finite() => s.plain(),
+        // futhark-data shows an f16 through its f32 value (the `half`
+        // package's `Show`), so with as many digits as an f32 needs.
+        Scalar::F16(x) => format!("{}{t}", haskell_show(&format!("{:e}", x.to_f32()))),
+        Scalar::F32(x) => format!("{}{t}", haskell_show(&format!("{x:e}"))),
+        Scalar::F64(x) => format!("{}{t}", haskell_show(&format!("{x:e}"))),
+        _ => format!("{}{t}", s.plain()),
+    }
+}
+
+/// Haskell's `show` of a finite float, given Rust's shortest scientific
+/// form of it (`-1.2345e-2`; both pick the shortest digits that read
+/// back as the same float): positional from 0.1 up to 10^7, `d.ddde±x`
+/// outside it, and always a digit after the point (`show 1.0e7 ==
+/// "1.0e7"`, `show 0.05 == "5.0e-2"`, `show (-0.0) == "-0.0"`).
+fn haskell_show(sci: &str) -> String {
+    let (sign, sci) = match sci.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", sci),
+    };
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci, "0"));
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let exp: i64 = exp.parse().unwrap_or(0);
+    if digits.bytes().all(|d| d == b'0') {
+        return format!("{sign}0.0");
+    }
+    let (first, rest) = digits.split_at(1);
+    let rest = if rest.is_empty() { "0" } else { rest };
+    // Haskell's exponent counts digits before the point: 0.d₁d₂… × 10^e.
+    let e = exp + 1;
+    if !(0..=7).contains(&e) {
+        return format!("{sign}{first}.{rest}e{exp}");
+    }
+    let e = e as usize;
+    if e == 0 {
+        return format!("{sign}0.{digits}");
+    }
+    let padded = format!("{digits:0<e$}");
+    let (int, frac) = padded.split_at(e);
+    let frac = if frac.is_empty() { "0" } else { frac };
+    format!("{sign}{int}.{frac}")
 }
 
 #[cfg(test)]
@@ -1009,6 +1078,46 @@ mod tests {
         assert_eq!(format_value(&rep), "rep(3)");
     }
 
+    #[test]
+    fn formatting_as_futhark_does() {
+        let f = |text: &str| format_value_futhark(&one(text));
+        assert_eq!(f("32.0"), "32.0f64");
+        assert_eq!(
+            f("[[19, 22], [43, 50]]"),
+            "[[19i32, 22i32], [43i32, 50i32]]"
+        );
+        assert_eq!(f("empty([0]i32)"), "empty([0]i32)");
+        assert_eq!(f("empty([2][0]f64)"), "empty([2][0]f64)");
+        assert_eq!(f("[true, false]"), "[true, false]");
+        assert_eq!(f("[255u8, 0u8]"), "[255u8, 0u8]");
+        assert_eq!(f("-3i8"), "-3i8");
+        assert_eq!(f("-9223372036854775808i64"), "-9223372036854775808i64");
+        // Haskell's `show`: positional from 0.1 to 10^7, else scientific.
+        assert_eq!(f("0.1"), "0.1f64");
+        assert_eq!(f("0.05"), "5.0e-2f64");
+        assert_eq!(f("9.7216845e-2f32"), "9.7216845e-2f32");
+        assert_eq!(f("1234567.5"), "1234567.5f64");
+        assert_eq!(f("1e7"), "1.0e7f64");
+        assert_eq!(f("12345678.0"), "1.2345678e7f64");
+        assert_eq!(f("4.149515568880993e180"), "4.149515568880993e180f64");
+        assert_eq!(f("100.0"), "100.0f64");
+        assert_eq!(f("-2.5f32"), "-2.5f32");
+        assert_eq!(f("-0.0"), "-0.0f64");
+        assert_eq!(f("0.0f32"), "0.0f32");
+        assert_eq!(f("1e-300"), "1.0e-300f64");
+        assert_eq!(
+            format_value_futhark(&Value::Scalar(Scalar::F32(1f32.cos()))),
+            "0.5403023f32"
+        );
+        // An f16 shows through its f32 value, as futhark-data does.
+        assert_eq!(f("0.5f16"), "0.5f16");
+        assert_eq!(f("0.1f16"), "9.9975586e-2f16");
+        assert_eq!(
+            f("[f32.nan, -f32.inf, 1f32]"),
+            "[f32.nan, -f32.inf, 1.0f32]"
+        );
+    }
+
     fn scalar_strategy(t: PrimType) -> BoxedStrategy<Scalar> {
         let special = || {
             prop_oneof![
@@ -1073,14 +1182,19 @@ mod tests {
             }
         }
 
+        /// Both notations, the REPL's and Futhark's, read back as the
+        /// value written.
         #[test]
         fn format_then_parse_round_trips(v in value_strategy()) {
-            let text = format_value(&v);
-            let parsed = parse_values(&text, FileId(0), 0).map_err(|d| TestCaseError::fail(format!("{text}: {d}")))?;
-            prop_assert_eq!(parsed.len(), 1);
-            let back = parsed[0].to_value(None).map_err(|e| TestCaseError::fail(format!("{text}: {e}")))?;
-            prop_assert!(same_value(&v, &back), "{} read back as {:?}", text, back);
-            prop_assert_eq!(compare(&v, &back, Tolerance { abs: 0.0, rel: 0.0 }), Ok(()));
+            let notations: [fn(&Value) -> String; 2] = [format_value, format_value_futhark];
+            for write in notations {
+                let text = write(&v);
+                let parsed = parse_values(&text, FileId(0), 0).map_err(|d| TestCaseError::fail(format!("{text}: {d}")))?;
+                prop_assert_eq!(parsed.len(), 1);
+                let back = parsed[0].to_value(None).map_err(|e| TestCaseError::fail(format!("{text}: {e}")))?;
+                prop_assert!(same_value(&v, &back), "{} read back as {:?}", text, back);
+                prop_assert_eq!(compare(&v, &back, Tolerance { abs: 0.0, rel: 0.0 }), Ok(()));
+            }
         }
     }
 }
