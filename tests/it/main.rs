@@ -19,6 +19,7 @@ mod automap_elab;
 mod automap_props;
 mod automap_speed;
 mod bench_cli;
+mod dense;
 mod docs_transcripts;
 mod futhark;
 mod futhark_data;
