@@ -9,9 +9,10 @@ For every example it runs `urchin bench --threads N --json` on its
 - peak live memory (from the warm-up run);
 - NumPy's MRI-Q on data of the same size, timed beside it (if NumPy is
   installed: `pip install numpy`);
-- JAX's `jit` of the GMM objective and of its gradient on data of the
-  same size (if JAX is installed: `pip install jax`), against urchin's
-  best time on one thread.
+- JAX's `jit` of each workload's function and of its gradient on data of
+  the same sizes (if JAX is installed: `pip install jax`), against
+  urchin's best time on one thread: sum of squares, k-means, GMM, the
+  MLP, the RNN, the running sum and the histogram of maxima.
 
 Times on a shared machine are noisy: compare the ratios measured in one
 invocation, and read them with the load printed at the top.
@@ -41,6 +42,10 @@ WORKLOADS = [
     ("linreg", "loss", "grad"),
     ("histgen", "main", "grad"),
     ("linrec", "main", "grad"),
+    ("mlp", "main", "grad"),
+    ("rnn", "main", "grad"),
+    ("cumsum", "main", "grad"),
+    ("histmax", "main", "grad"),
 ]
 
 
@@ -110,10 +115,11 @@ def best_and_mean(fn, runs):
     return min(times), sum(times) / len(times)
 
 
-def jax_gmm(runs):
-    """JAX's `jit` of the GMM objective of gmm.fut (n = 1000, d = 8,
-    K = 5, f64) and of its gradient by `jax.grad`: (best, mean) each, in
-    microseconds; None without JAX."""
+def jax_workloads():
+    """JAX transcriptions of the workloads, on random data of the sizes of
+    their `compiled` datasets: {name: (function, its arguments, the
+    positions of the arguments its gradient is taken with respect to)};
+    None without JAX."""
     try:
         import jax
         import jax.numpy as jnp
@@ -121,30 +127,78 @@ def jax_gmm(runs):
     except ImportError:
         return None
     jax.config.update("jax_enable_x64", True)
-    n, d, k = 1000, 8, 5
     rng = np.random.default_rng(0)
-    params = tuple(jnp.asarray(rng.random(s)) for s in [(k,), (k, d), (k, d), (k, d, d)])
-    x = jnp.asarray(rng.random((n, d)))
-    gamma, m = 1.0, 3
+
+    def data(*shapes):
+        return tuple(jnp.asarray(rng.random(s)) for s in shapes)
+
+    def sumsq(xs):
+        return jnp.sum(xs * xs)
+
+    def kmeans(points, centers):
+        d2 = jnp.sum((points[:, None, :] - centers[None]) ** 2, -1)
+        return jnp.sum(jnp.min(d2, 1))
+
+    gmm_x = data((1000, 8))[0]
+    gamma, wishart_m = 1.0, 3
 
     def logsumexp(v):
         top = jnp.max(v, axis=-1, keepdims=True)
         return jnp.squeeze(top, -1) + jnp.log(jnp.sum(jnp.exp(v - top), axis=-1))
 
-    def objective(alphas, means, qs, ls):
+    def gmm(alphas, means, qs, ls):
+        n, d = gmm_x.shape
         lower = jnp.tril(ls, -1)
         qsums = qs.sum(1)
-        diff = x[:, None, :] - means[None]
+        diff = gmm_x[:, None, :] - means[None]
         qdiff = jnp.exp(qs)[None] * diff + jnp.einsum("kij,nkj->nki", lower, diff)
         inner = alphas[None] - 0.5 * jnp.sum(qdiff ** 2, -1) + qsums[None]
         prior = (0.5 * gamma * gamma
-                 * (jnp.sum(jnp.exp(qs) ** 2, 1) + jnp.sum(lower ** 2, (1, 2))) - m * qsums)
+                 * (jnp.sum(jnp.exp(qs) ** 2, 1) + jnp.sum(lower ** 2, (1, 2)))
+                 - wishart_m * qsums)
         return (-n * d * 0.5 * jnp.log(2 * jnp.pi) + logsumexp(inner).sum()
                 - n * logsumexp(alphas) + prior.sum())
 
-    primal = jax.jit(objective)
-    grad = jax.jit(jax.grad(objective, argnums=(0, 1, 2, 3)))
-    return tuple(best_and_mean(lambda f=f: jax.block_until_ready(f(*params)), runs)
+    def mlp(w1, b1, w2, b2, x, y):
+        out = jnp.tanh(x @ w1 + b1) @ w2 + b2
+        return jnp.sum((out - y) ** 2)
+
+    def rnn(w, u, b, xs, y):
+        def step(h, x):
+            return jnp.tanh(w @ h + u @ x + b), None
+        h, _ = jax.lax.scan(step, jnp.zeros(w.shape[0]), xs)
+        return jnp.sum((h - y) ** 2)
+
+    def cumsum(xs):
+        return jnp.sum(jnp.cumsum(xs) ** 2)
+
+    n = 10**6
+    bins = jnp.asarray((np.arange(n) * 7919) % 1000)
+
+    def histmax(vs):
+        m = jax.ops.segment_max(vs, bins, num_segments=1000)
+        return jnp.sum(m * m)
+
+    return {
+        "sumsq": (sumsq, data((10**7,)), (0,)),
+        "kmeans": (kmeans, data((10**5, 8), (16, 8)), (1,)),
+        "gmm": (gmm, data((5,), (5, 8), (5, 8), (5, 8, 8)), (0, 1, 2, 3)),
+        "mlp": (mlp, data((100, 64), (64,), (64, 10), (10,), (1000, 100), (1000, 10)),
+                (0, 1, 2, 3)),
+        "rnn": (rnn, data((64, 64), (64, 64), (64,), (50, 64), (64,)), (0, 1, 2)),
+        "cumsum": (cumsum, data((n,)), (0,)),
+        "histmax": (histmax, data((n,)), (0,)),
+    }
+
+
+def jax_times(workload, runs):
+    """JAX's `jit` of a workload's function and of its gradient: (best,
+    mean) each, in microseconds."""
+    import jax
+    fn, args, wrt = workload
+    primal = jax.jit(fn)
+    grad = jax.jit(jax.grad(fn, argnums=wrt))
+    return tuple(best_and_mean(lambda f=f: jax.block_until_ready(f(*args)), runs)
                  for f in (primal, grad))
 
 
@@ -168,6 +222,7 @@ def main():
             f"{'speed-up':>8} {'grad/primal':>11} {'peak mem':>9}")
     print(head)
     print("-" * len(head))
+    jax_refs = jax_workloads()
     for name, primal, grad in WORKLOADS:
         if only and name not in only:
             continue
@@ -193,15 +248,15 @@ def main():
                 ours = rows.get(primal, {}).get(n, rows.get(primal, {}).get(1))
                 rel = f"urchin {ours['mean_us'] / mean:.2f}× NumPy's time" if ours else ""
                 print(f"{'':<8} {'numpy':<12} {fmt_time(mean):>10} (best {fmt_time(best)})  {rel}")
-        if name == "gmm":
-            jax_t = jax_gmm(max(args.runs, 100))
-            if jax_t is None:
-                print(f"{'':<8} {'jax':<12} (JAX not installed: pip install jax)")
-            for entry, t in zip((primal, grad), jax_t or ()):
-                best, mean = t
+        if jax_refs is None:
+            print(f"{'':<8} {'jax':<12} (JAX not installed: pip install jax)")
+        elif name in jax_refs:
+            jax_t = jax_times(jax_refs[name], max(args.runs, 20))
+            for entry, (best, mean) in zip((primal, grad), jax_t):
                 ours = rows.get(entry, {}).get(1)
                 rel = f"urchin (1 thread) {ours['min_us'] / best:.2f}× JAX's best" if ours else ""
-                print(f"{'':<8} {'jax ' + entry:<12} {fmt_time(mean):>10} (best {fmt_time(best)})  {rel}")
+                print(f"{'':<8} {'jax ' + entry:<12} {fmt_time(mean):>10} "
+                      f"(best {fmt_time(best)})  {rel}")
     load = os.getloadavg()
     print(f"load at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
 

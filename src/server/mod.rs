@@ -384,7 +384,9 @@ impl Server {
                 .map_err(|d| d.render(&self.session.sources, false))?,
         };
         let start = Instant::now();
-        let result = self.session.run(&compiled, args, &crate::driver::eval_options());
+        let result = self
+            .session
+            .run(&compiled, args, &crate::driver::eval_options());
         let end = Instant::now();
         if let Some(e) = self.entries.get_mut(name) {
             e.compiled = Some(compiled);

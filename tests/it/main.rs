@@ -20,6 +20,7 @@ mod automap_speed;
 mod bench_cli;
 mod clients;
 mod core_laws;
+mod dense;
 mod docs_transcripts;
 mod futhark;
 mod futhark_data;

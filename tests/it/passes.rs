@@ -221,6 +221,21 @@ mod contract {
         assert_eq!(count(&p, "transpose"), 2, "{p}");
     }
 
+    const MATMUL: &str = "
+        def matmul [n][m][p] (a: [n][m]f64) (b: [m][p]f64) : [n][p]f64 =
+          map (\\r -> map (\\c -> f64.sum (r * c)) (transpose b)) a
+        entry grad [n][m][p] (w: [m][p]f64) (xs: [n][m]f64) =
+          vjp (\\w -> f64.sum (f64.sum (f64.tanh (matmul xs w)))) w 1";
+
+    #[test]
+    fn outer_products_added_transposed_are_one_matrix_product() {
+        // The adjoint of a matrix read through `transpose` is the
+        // transposition of an outer product per row of `xs`.
+        let p = core_of(MATMUL, "grad");
+        assert_eq!(count(&p, "upd "), 1, "{p}");
+        assert!(p.contains("[] outer_sum"), "{p}");
+    }
+
     #[test]
     fn under_a_map_inside_the_map_the_product_is_taken_per_element() {
         let p = core_of(LAYERS, "grads");

@@ -23,7 +23,6 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 use urchin_core::ir::{Atom, BinOpLambda, Body, DimIndex, Exp, FunId, Program, Var};
 use urchin_core::visit::{self, Nested};
-use urchin_prim::BinOp;
 use urchin_runtime::Raise;
 
 /// A hasher for addresses: they are already unique, only their bits need
@@ -313,10 +312,11 @@ impl Builder<'_> {
     fn safe_exp(&mut self, e: &Exp) -> bool {
         match e {
             Exp::Atom(_) | Exp::UnOp(..) | Exp::Convert(..) | Exp::Select(..) | Exp::Rep(_) => true,
-            Exp::BinOp(op, a, _) => {
-                !matches!(op, BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem)
-                    || a.ty(&self.prog.vars).elem().is_float()
-            }
+            // An integer division by zero: where the divisor varies, the
+            // lane is logged as an index out of bounds is
+            // (`Interp::speculative_division`); where it does not, the
+            // branch fails whole and `eval_if` partitions the lanes.
+            Exp::BinOp(..) => true,
             Exp::If {
                 then_body,
                 else_body,

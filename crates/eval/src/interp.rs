@@ -838,6 +838,36 @@ impl<'p> Interp<'p> {
         if let (Some(a), Some(b)) = (x.scalar(), y.scalar()) {
             return Ok(LVal::inv(Value::Scalar(prim::binop(op, a, b)?)));
         }
+        let division = matches!(op, BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem);
+        if division && self.faults.is_some() && y.mask != 0 && !y.elem().is_float() {
+            return self.speculative_division(op, x, y);
+        }
+        self.bulk_binop(op, x, y)
+    }
+
+    /// An integer division in a branch run on every lane (`select_branches`):
+    /// a lane dividing by zero is logged, as an index out of bounds is, and
+    /// divides by one, so that a guarded division (`if y != 0 then x / y
+    /// else 0`) does not send the `if` to partitioning.
+    fn speculative_division(&mut self, op: BinOp, x: &LVal, y: &LVal) -> R<LVal> {
+        let t = y.elem();
+        let zero = self.bulk_binop(BinOp::Eq, y, &LVal::inv(Value::Scalar(Scalar::zero(t))))?;
+        let Value::Array(Array::Bool(z)) = &zero.v else {
+            return Err(Fail::internal("a comparison that is not a boolean"));
+        };
+        if !z.iter().any(|&b| b) {
+            return self.bulk_binop(op, x, y);
+        }
+        let one = LVal::inv(Value::Scalar(Scalar::one(t)));
+        let y = self.select(&zero, &one, y)?;
+        if let Some(log) = self.faults.as_mut() {
+            log.push(zero);
+        }
+        self.bulk_binop(op, x, &y)
+    }
+
+    /// `x op y` over lanes, one of them varying.
+    fn bulk_binop(&mut self, op: BinOp, x: &LVal, y: &LVal) -> R<LVal> {
         fn go<T: Element>(op: BinOp, x: &LVal, y: &LVal, u: Mask, shape: &[usize]) -> R<Array> {
             let (a, b) = (operand::<T>(x, u, 0)?, operand::<T>(y, u, 0)?);
             Ok(kernels::binop(op, shape, &a, &b)?)

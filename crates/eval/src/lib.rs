@@ -22,6 +22,10 @@
 //!   registers, compiled once with the body's analysis, a block of lanes
 //!   at a time, without an environment or intermediate arrays
 //!   (`straight.rs`).
+//! - **Matrix products.** A sum of products inside a map nest whose
+//!   operands vary over different lanes (`map (\r -> map (\c -> f64.sum
+//!   (r * c)) (transpose b)) a`, and the products reverse mode makes) runs
+//!   as a blocked GEMM (`gemm.rs`, through the `matrixmultiply` crate).
 //! - **Native inner loops.** Element-wise work runs in tight loops over
 //!   slices (`kernels.rs`) that call the same `prim::Native` functions as
 //!   the scalar path, and recognised reduction operators fold natively in
@@ -34,14 +38,18 @@
 //! reductions with operators that are not recognised as a single primitive
 //! operation, which bulk evaluation combines as a tree (at the top level,
 //! and inside maps when there are few lanes and a long axis); scans with
-//! such operators at the top level, which it combines in blocks; and
+//! such operators at the top level, which it combines in blocks;
 //! accumulator updates (`upd`) made inside bulk maps, which are added
-//! statement by statement rather than element by element.
+//! statement by statement rather than element by element; and float sums
+//! of products that are matrix products (`gemm.rs`), which a blocked GEMM
+//! sums in blocks of its own depth with fused multiply-adds where the
+//! processor has them. None of these depends on the thread count.
 
 pub(crate) mod analysis;
 mod blocks;
 mod chunks;
 mod error;
+mod gemm;
 mod interp;
 mod kernels;
 mod lanes;

@@ -14,6 +14,7 @@ use super::analysis::{BodyInfo, FastOp};
 use super::blocks::{BLOCK, Blocks};
 use super::chunks::ChunkOp;
 use super::error::{Fail, R};
+use super::gemm::{self, Gemm};
 use super::interp::{Interp, LaneCursor};
 use super::kernels::{
     self, Operand, fast_call, fast_supported, fold_into, fold_rows, from_vec, hist_into, row_major,
@@ -181,6 +182,23 @@ fn unrep_arg(x: &LVal, n: usize) -> R<LVal> {
 
 /// `x` (own shape `[n]`) folded along its axis with a recognised operator,
 /// for each lane; `None` if the operator does not apply to its type.
+/// The sums of products of `x`'s and `y`'s rows over lanes `u` as matrix
+/// products (`gemm::sum_products`), reading both where they are; `None`
+/// where the lanes are not those of a product.
+fn gemm_lanes<T: Gemm>(
+    (rows, n): (&[usize], usize),
+    (x, y, u): (&LVal, &LVal, Mask),
+) -> R<Option<Array>> {
+    fn read<T: Element>(v: &LVal, u: Mask) -> R<Operand<'_, T>> {
+        match operand_in_place::<T>(v, u, 1)? {
+            Some(o) => Ok(o),
+            None => operand::<T>(v, u, 1),
+        }
+    }
+    let (a, b) = (read::<T>(x, u)?, read::<T>(y, u)?);
+    Ok(gemm::sum_products(rows, n, &a, &b).map(|v| from_vec(rows, v)))
+}
+
 fn fold_lanes(f: FastOp, x: &LVal, init: Scalar, lanes: &[usize]) -> Option<LVal> {
     fn go<T: Element>(
         f: FastOp,
@@ -232,10 +250,10 @@ pub(crate) fn fold_all(f: FastOp, x: &LVal, acc: Scalar) -> Option<Scalar> {
         if !fast_supported::<T>(f) {
             return None;
         }
-        match x.as_slice() {
-            Some(s) => fast_call!(f, T, fold_into(&mut acc, s.iter())),
-            None => fast_call!(f, T, fold_into(&mut acc, x.iter())),
-        }
+        // Element by element, a view (a `reverse`) would cost an index
+        // increment over dynamic dimensions per element: copied instead.
+        let s = row_major(x);
+        fast_call!(f, T, fold_into(&mut acc, s.iter()));
         Some(acc.wrap())
     }
     let Value::Array(a) = &x.v else { return None };
@@ -371,10 +389,9 @@ fn scan_all(f: FastOp, x: &LVal, acc: Scalar) -> Option<(Array, Scalar)> {
             return None;
         }
         let mut out = Vec::with_capacity(x.len());
-        match x.as_slice() {
-            Some(s) => fast_call!(f, T, scan_into(&mut acc, s.iter(), &mut out)),
-            None => fast_call!(f, T, scan_into(&mut acc, x.iter(), &mut out)),
-        }
+        // As `fold_all` reads a view.
+        let s = row_major(x);
+        fast_call!(f, T, scan_into(&mut acc, s.iter(), &mut out));
         Some((from_vec(&[out.len()], out), acc.wrap()))
     }
     let Value::Array(a) = &x.v else { return None };
@@ -749,6 +766,18 @@ impl Interp<'_> {
         }
         let u = x.mask | y.mask;
         let rows = lane_dims(self.lanes(), u);
+        // A sum of products from `+0` whose operands vary over different
+        // lanes is a matrix product (`gemm.rs`).
+        if g.op == BinOp::Mul {
+            let r = match z {
+                Scalar::F64(z) if z.to_bits() == 0 => gemm_lanes::<f64>((&rows, n), (&x, &y, u))?,
+                Scalar::F32(z) if z.to_bits() == 0 => gemm_lanes::<f32>((&rows, n), (&x, &y, u))?,
+                _ => None,
+            };
+            if let Some(a) = r {
+                return Ok(Some(LVal::from_array(u, a)));
+            }
+        }
         let r = urchin_prim::dispatch_prim!(t, go(g.op, (&rows, n), (&x, &y, u), z))?;
         Ok(r.map(|a| LVal::from_array(u, a)))
     }

@@ -88,6 +88,10 @@ struct Found {
     rows: usize,
     y: Var,
     vs: Var,
+    /// Whether the update adds the outer product's transposition, `vs ⊗
+    /// ys` (reverse mode's adjoint of a matrix read through `transpose`,
+    /// as in `map (\r -> map (\c -> f64.sum (r * c)) (transpose w)) xs`).
+    transposed: bool,
 }
 
 /// Whether the statement is a map whose lambda adds an outer product
@@ -120,26 +124,37 @@ fn summed_outer(s: &Stm) -> Option<Found> {
             return None;
         }
         let mut path = Vec::new();
-        let (rows, y, vs) = outer_in(&lam.body, *o, &mut path)?;
+        let (rows, y, vs, transposed) = outer_in(&lam.body, *o, &mut path)?;
         Some(Found {
             upd: u,
             path,
             rows,
             y,
             vs,
+            transposed,
         })
     })
 }
 
 /// Whether `o`, used once in `b`, is an outer product made in `b` or
 /// under maps in `b`: the map that makes its rows, `y` and `vs` (see
-/// [`outer_rows`]), with the maps on the way in `path`.
-fn outer_in(b: &Body, o: Var, path: &mut Vec<(usize, usize)>) -> Option<(usize, Var, Var)> {
+/// [`outer_rows`]), with the maps on the way in `path`; and whether `o`
+/// is the transposition of one made in `b`.
+fn outer_in(b: &Body, o: Var, path: &mut Vec<(usize, usize)>) -> Option<(usize, Var, Var, bool)> {
     let (k, s) = b
         .stms
         .iter()
         .enumerate()
         .find(|(_, s)| s.pat.contains(&o))?;
+    if let Exp::Rearrange(perm, w) = &s.exp {
+        let mut counts = HashMap::new();
+        use_counts(b, &mut counts);
+        if perm != &[1, 0] || !path.is_empty() || counts.get(w) != Some(&1) {
+            return None;
+        }
+        let (rows, y, vs, transposed) = outer_in(b, *w, path)?;
+        return (path.is_empty() && !transposed).then_some((rows, y, vs, true));
+    }
     let Exp::Map { lam, .. } = &s.exp else {
         return None;
     };
@@ -156,7 +171,7 @@ fn outer_in(b: &Body, o: Var, path: &mut Vec<(usize, usize)>) -> Option<(usize, 
         return None;
     }
     if let Some((y, vs)) = outer_rows(lam, w) {
-        return Some((k, y, vs));
+        return Some((k, y, vs, false));
     }
     // A map that makes the outer product in its lambda.
     path.push((k, r));
@@ -225,7 +240,14 @@ impl Found {
         let stms = [
             at(ys_t, Exp::Rearrange(perm.clone(), ys)),
             at(vs_t, Exp::Rearrange(perm, vs)),
-            at(sum, products(rank as usize - 2, (ys_t, vs_t), true, vars)),
+            at(
+                sum,
+                if self.transposed {
+                    products(0, (vs_t, ys_t), true, vars)
+                } else {
+                    products(rank as usize - 2, (ys_t, vs_t), true, vars)
+                },
+            ),
             at(
                 vars.copy_of(upd.pat[0]),
                 Exp::UpdAcc {
