@@ -561,6 +561,55 @@ fn jvp_case() -> BoxedStrategy<Case> {
         .boxed()
 }
 
+/// User code that nothing reads beside a reverse-mode derivative: a dead
+/// `let` of a generated expression (which may fail: an index out of
+/// bounds, a division by zero) before a `vjp` of a generated function.
+/// The reference runs the `let` and stops at the `vjp` (it has no reverse
+/// mode); the fast evaluator must fail where the `let` fails, although AD
+/// lets it drop dead code that it made itself.
+fn vjp_dead_case() -> BoxedStrategy<Case> {
+    (any_ty(), 1u32..4, 1u32..3)
+        .prop_flat_map(|(dead_ty, depth, fdepth)| {
+            let dead = expr(&dead_ty, &params(), depth);
+            let f = expr(&F64, &with(&params(), "p", &F64), fdepth);
+            (dead, f, inputs())
+        })
+        .prop_map(|(dead, f, inputs)| Case {
+            defs: String::new(),
+            ret: F64,
+            body: format!("let _u = {dead} in vjp (\\(p: f64) -> {f}) c 1.5f64"),
+            inputs,
+        })
+        .boxed()
+}
+
+/// [`vjp_dead_case`]'s property: where the reference fails in the dead
+/// user code, the fast evaluator fails alike; where it reaches the `vjp`,
+/// there is nothing to compare.
+fn check_vjp_dead(c: &Case) -> Result<(), TestCaseError> {
+    let program = c.program();
+    let mut s = session();
+    if let Err(d) = s.load("<generated>", &program) {
+        return Err(TestCaseError::fail(format!(
+            "the generated program does not check:\n{program}\n{}",
+            urchin_base::diag::render_all(&d, &s.sources, false)
+        )));
+    }
+    let fail = |why: String| {
+        TestCaseError::fail(format!("{why}\nprogram:\n{program}inputs: {:?}", c.inputs))
+    };
+    let Ok(Err((rk, _))) = reference(&s, c.inputs.clone()) else {
+        return Ok(());
+    };
+    match fast(&s, c.inputs.clone(), true).map_err(fail)? {
+        Err((fk, _)) if fk == rk => Ok(()),
+        // The reference knows no rows of an empty `map` result (see
+        // `check_with`).
+        Err((RuntimeErrorKind::ShapeMismatch, _)) if c.inputs.iter().any(has_empty) => Ok(()),
+        f => Err(fail(format!("reference: {rk:?}\nfast: {f:?}"))),
+    }
+}
+
 type Outcome = Result<Vec<Value>, (RuntimeErrorKind, String)>;
 
 /// The fast evaluator's outcome; with `simplify` false, on the core
@@ -767,5 +816,21 @@ proptest! {
     #[test]
     fn small_step_jvp_agrees_with_the_fast_evaluator(c in jvp_case()) {
         check_with(&c, true)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: crate::test_env::proptest_cases(500),
+        max_shrink_iters: 200,
+        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("regressions"))),
+        ..ProptestConfig::default()
+    })]
+
+    /// Dead user code that fails, beside a `vjp`: the fast evaluator
+    /// fails where the reference does.
+    #[test]
+    fn dead_user_code_beside_a_vjp_fails_as_in_the_reference(c in vjp_dead_case()) {
+        check_vjp_dead(&c)?;
     }
 }
