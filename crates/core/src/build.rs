@@ -12,9 +12,9 @@
 //! `loop_`, `map`, `reduce`, ...).
 //!
 //! ```
-//! use urchin::core::build::{Builder, function};
-//! use urchin::core::ir::{Atom, Program, Type};
-//! use urchin::prim::{BinOp, PrimType, Scalar};
+//! use urchin_core::build::{Builder, function};
+//! use urchin_core::ir::{Atom, Program, Type};
+//! use urchin_prim::{BinOp, PrimType, Scalar};
 //!
 //! let mut prog = Program::default();
 //! let f64s = Type::Array(PrimType::F64, 1);
