@@ -446,6 +446,8 @@ mod tests {
         let a = Analysis::new("t.fut", text);
         let def = a.definition(at(text, "sq r")).expect("a definition");
         assert_eq!(def.start, at(text, "sq (x"));
+        let (start, words) = a.completions("x p.", 4);
+        assert_eq!((start, words), (4, vec!["a".to_string(), "b".to_string()]));
         let text = "def h (x: f64) =\n  let y = x + 1\n  in loop acc = y for i < 3 do acc + x + f64.i64 i\n";
         let a = Analysis::new("t.fut", text);
         for (used, bound) in [
@@ -460,8 +462,6 @@ mod tests {
         let (start, words) = a.completions("f64.sq", 6);
         assert_eq!(start, 0);
         assert!(words.contains(&"f64.sqrt".to_string()), "{words:?}");
-        let (start, words) = a.completions("x p.", 4);
-        assert_eq!((start, words), (4, vec!["a".to_string(), "b".to_string()]));
         let (_, words) = a.completions("de", 2);
         assert!(words.contains(&"def".to_string()), "{words:?}");
     }
