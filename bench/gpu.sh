@@ -23,7 +23,8 @@
 # k-means at 10^5 and 10^6 points, GMM: evaluator and device side by
 # side), jax.txt (JAX's `jit` of the same, bench/jax_ref.py, where JAX
 # is installed), more.txt (the GPU_MORE_TESTS, likewise forced) and
-# summary.txt (the exit status of each step).
+# summary.txt (the exit status of each step). It exits 1 when any step
+# failed (after running them all), so that a caller sees the failure.
 set -u
 bin=$(realpath "${1:-target/release/urchin}")
 out=${2:-/tmp/urchin-gpu}
@@ -32,11 +33,14 @@ limit=${GPU_STEP_SECONDS:-150}
 mkdir -p "$out"
 : >"$out/summary.txt"
 
+failed=0
 step() {
-    local name=$1 file=$2
+    local name=$1 file=$2 code
     shift 2
     timeout "$limit" "$@" >"$file" 2>&1
-    echo "$name: exit $?" >>"$out/summary.txt"
+    code=$?
+    echo "$name: exit $code" >>"$out/summary.txt"
+    [ "$code" = 0 ] || failed=1
 }
 
 # An ICD loader unpacked beside the system, not over it.
@@ -63,7 +67,9 @@ fi
     nvidia-smi -L 2>&1
 } >"$out/device.txt"
 echo ':device' | timeout 60 "$bin" repl >>"$out/device.txt" 2>&1
-echo "device: exit $?" >>"$out/summary.txt"
+code=$?
+echo "device: exit $code" >>"$out/summary.txt"
+[ "$code" = 0 ] || failed=1
 gpu=${GPU_DEVICE:-$(grep -m1 -E '^ +[0-9]+:[0-9]+ .*\(GPU' "$out/device.txt" | awk '{print $1}')}
 echo "GPU: ${gpu:-none found}" >>"$out/summary.txt"
 [ -n "$gpu" ] || exit 1
@@ -98,3 +104,4 @@ if [ -n "${GPU_MORE_TESTS:-}" ]; then
     URCHIN_GPU_THRESHOLD=0 step more "$out/more.txt" "$bin" test --device "$gpu" $GPU_MORE_TESTS
 fi
 cat "$out/summary.txt"
+exit "$failed"
