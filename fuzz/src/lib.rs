@@ -10,17 +10,17 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
-use urchin_base::diag::render_all;
 use urchin::driver::Session;
-use urchin_base::source::{FileId, SourceMap};
-use urchin_syntax as syntax;
-use urchin_syntax::ast::Erase;
 use urchin::repl::Repl;
-use urchin_runtime::value::Value;
 use urchin::testing::blocks::parse_test_spec;
 use urchin::testing::engine::{FastEngine, Loaded, SmallStepEngine};
 use urchin::testing::runner::{Engine, RunnerOptions, run_text, test_count};
+use urchin_base::diag::render_all;
+use urchin_base::source::{FileId, SourceMap};
+use urchin_runtime::value::Value;
 use urchin_runtime::values::{ValueType, format_value};
+use urchin_syntax as syntax;
+use urchin_syntax::ast::Erase;
 
 /// The memory limit of a fuzz target (`--max-memory`): far below the
 /// machine's, so that an input allocating past it is a diagnostic rather
@@ -243,7 +243,10 @@ pub fn repl(data: &[u8]) {
     });
     let outside = |l: &str| {
         let t = l.trim_start();
-        [":!", ":cd", ":e", ":de", ":q"].iter().any(|c| t.starts_with(c)) || l.contains("--out")
+        [":!", ":cd", ":e", ":de", ":q"]
+            .iter()
+            .any(|c| t.starts_with(c))
+            || l.contains("--out")
     };
     let mut out = String::new();
     for line in text.lines().take(MAX_LINES).filter(|l| !outside(l)) {
