@@ -3,6 +3,7 @@
 -- `vjp`: the benchmark of the general `hist` rule of reverse mode (values
 -- sorted by bin, then segmented scans).
 --
+-- Run it:   urchin run examples/histgen.fut -e grad < examples/histgen.in
 -- Time it:  urchin bench examples/histgen.fut
 -- ==
 -- entry: main

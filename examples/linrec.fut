@@ -3,6 +3,7 @@
 -- of the general `scan` rule of reverse mode (an operator on tuples that
 -- is not a known operator).
 --
+-- Run it:   urchin run examples/linrec.fut -e grad < examples/linrec.in
 -- Time it:  urchin bench examples/linrec.fut
 -- ==
 -- entry: main

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one fuzz target for a while with AFL++ (docs/FUZZING.md):
 #
-#   fuzz/run.sh TARGET SECONDS     TARGET: parse, check, eval or step
+#   fuzz/run.sh TARGET SECONDS     TARGET: parse, check, eval, step, automap or repl
 #
 # Installs cargo-afl (with its AFL++) if missing, builds the targets,
 # then fuzzes from the seeds (fuzz/seeds), or resumes the campaign already
@@ -17,8 +17,9 @@ seconds=${2:-}
 case $target in
   parse) timeout=2000 ;;
   check) timeout=5000 ;;
-  eval | step) timeout=10000 ;;
-  *) echo "usage: fuzz/run.sh parse|check|eval|step SECONDS" >&2; exit 2 ;;
+  eval | step | automap) timeout=10000 ;;
+  repl) timeout=20000 ;;
+  *) echo "usage: fuzz/run.sh parse|check|eval|step|automap|repl SECONDS" >&2; exit 2 ;;
 esac
 [[ $seconds =~ ^[0-9]+$ ]] || { echo "SECONDS must be a number" >&2; exit 2; }
 

@@ -193,3 +193,22 @@ def mjp2 'a 'b (f: a -> b) (x: a) (ys: []b) : (b, []a) = (f x, mjp f x ys)
 -- its result `b`: `f' (tape, ȳ)` is the adjoint of `x`.
 def with_vjp_tape 'a 'b 'c (f: a -> (c, b)) (f': (c, b) -> a) (x: a) : b =
   (with_vjp f (\x' (_, adj) -> f' ((f x').0, adj)) x).1
+
+-- | A single-precision float from an integer (Futhark's prelude).
+def r32 (x: i32) : f32 = f32.i32 x
+
+-- | An integer from a single-precision float.
+def t32 (x: f32) : i32 = i32.f32 x
+
+-- | A double-precision float from an integer.
+def r64 (x: i32) : f64 = f64.i32 x
+
+-- | An integer from a double-precision float.
+def t64 (x: f64) : i32 = i32.f64 x
+
+-- | Negation of a boolean: `not x` is `!x`, as a function (for `map`).
+def not (x: bool) : bool = !x
+
+-- | The identity, which stops at a breakpoint in the REPL first (as
+-- `#[break]` does).
+def break 't (x: t) : t = #[break] x

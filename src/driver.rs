@@ -41,6 +41,27 @@ pub fn eval_options() -> EvalOptions {
     }
 }
 
+/// A loaded program with every implicit `map` and `rep` explicit (what
+/// `urchin elab` prints): `decs` are the program's declarations and `ids`
+/// the definitions loading them gave, in order. Type declarations print as
+/// written, in their places, so that the text is a program that checks
+/// again, with AUTOMAP off too.
+pub fn elaborated(session: &Session, decs: &[Dec], ids: &[DefId]) -> String {
+    let mut defs = ids.iter();
+    let mut out = String::new();
+    for d in decs {
+        match d {
+            Dec::Type(_) => out.push_str(&pretty::dec(d)),
+            Dec::Val(_) => match defs.next() {
+                Some(id) => out.push_str(&show_dec(&session.def(*id).target)),
+                None => continue,
+            },
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// An entry point ready to run.
 #[derive(Clone, Debug)]
 pub struct Compiled {

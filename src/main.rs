@@ -2,7 +2,7 @@
 //! showing elaborated and core programs, and running test blocks.
 
 use clap::{Parser, Subcommand};
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use urchin::driver::Session;
@@ -196,7 +196,8 @@ fn fail(message: impl Into<String>) -> Box<Diagnostic> {
 }
 
 fn read(path: &PathBuf) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read {}: {e}", path.display())))
+    urchin_base::source::read_source(path)
+        .map_err(|e| fail(format!("cannot read {}: {e}", path.display())))
 }
 
 /// `file` has no definition `name`: the error lists the entry points it has.
@@ -243,7 +244,7 @@ fn load_with(path: &PathBuf, mut s: Session) -> Result<Option<(Session, Vec<DefI
 
 fn main() -> ExitCode {
     urchin_base::mem::retain_freed_memory();
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(negative_values_as_values(std::env::args_os()));
     match command(cli) {
         Ok(code) => code,
         Err(d) => {
@@ -256,12 +257,57 @@ fn main() -> ExitCode {
     }
 }
 
-fn command(cli: Cli) -> Result<ExitCode> {
+/// The command line with each negative value of `run` and `step` that
+/// clap would take for a flag (`-1i64`, `-2.5f32`, `-f64.inf`: clap
+/// accepts only plain numbers) written with a leading space, which makes
+/// it a positional argument; the values are read as one text, where the
+/// space is nothing.
+fn negative_values_as_values(
+    args: impl Iterator<Item = std::ffi::OsString>,
+) -> Vec<std::ffi::OsString> {
+    fn is_negative_value(a: &str) -> bool {
+        let Some(rest) = a.strip_prefix('-') else {
+            return false;
+        };
+        rest.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+            || ["f16.", "f32.", "f64.", "inf", "nan"]
+                .iter()
+                .any(|p| rest.starts_with(p))
+    }
+    let mut in_values = false;
+    args.map(|a| match a.to_str() {
+        Some("run" | "step") if !in_values => {
+            in_values = true;
+            a
+        }
+        Some(s) if in_values && is_negative_value(s) => format!(" {s}").into(),
+        _ => a,
+    })
+    .collect()
+}
+
+fn command(mut cli: Cli) -> Result<ExitCode> {
     if let Some(n) = cli.threads {
-        urchin_eval::threads::configure(n as usize);
+        let max = urchin_eval::threads::max_threads();
+        if n as usize > max {
+            eprintln!(
+                "warning: --threads {n} is more than {} per core, which only slows the evaluator \
+                 down (this machine has {} cores); using {max}",
+                urchin_eval::threads::MAX_PER_CORE,
+                urchin_eval::threads::cores()
+            );
+            cli.threads = Some(max as u32);
+        }
+        urchin_eval::threads::configure(n.min(max as u32) as usize);
     }
     if let Some(bytes) = cli.max_memory {
         urchin_base::mem::set_limit(bytes);
+    }
+    if !matches!(
+        cli.command,
+        None | Some(Command::Repl { .. } | Command::Jupyter { .. })
+    ) {
+        end_quietly_on_broken_pipe();
     }
     match &cli.device {
         Some(d) => urchin_gpu::configure(urchin_gpu::Choice::parse(d)),
@@ -348,6 +394,20 @@ fn command(cli: Cli) -> Result<ExitCode> {
     }
 }
 
+/// A command whose standard output is closed early (`urchin check big.fut
+/// | head`) ends quietly, as other command-line tools do, instead of
+/// panicking on the broken pipe in `println!` (Rust ignores SIGPIPE by
+/// default). The REPL and the Jupyter kernel keep ignoring it: they must
+/// outlive a closed pipe.
+fn end_quietly_on_broken_pipe() {
+    #[cfg(unix)]
+    // SAFETY: restores the signal's default disposition at start-up, before
+    // any other thread runs; no memory is involved.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn literate(opts: urchin::literate::Options) -> ExitCode {
     match urchin::literate::run(&opts) {
         urchin::literate::Outcome::Written { failed: 0 } => ExitCode::SUCCESS,
@@ -390,11 +450,9 @@ fn arguments(
     values: Vec<String>,
 ) -> Result<Option<Vec<urchin_runtime::value::Value>>> {
     let data = if values.is_empty() && !types.is_empty() {
-        let mut d = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut d)
-            .map_err(|e| fail(format!("cannot read standard input: {e}")))?;
-        d
+        // Data may be as large as memory allows (the limit), no larger.
+        urchin_base::mem::read_bounded(std::io::stdin().lock(), usize::MAX, "standard input")
+            .map_err(|e| fail(format!("cannot read standard input: {e}")))?
     } else {
         values.join(" ").into_bytes()
     };
@@ -563,17 +621,7 @@ fn elab(file: &PathBuf) -> Result<ExitCode> {
     let decs = urchin_syntax::parse_program(&text, file_id)
         .map(|p| p.decs)
         .unwrap_or_default();
-    let mut defs = ids.iter();
-    for d in &decs {
-        match d {
-            urchin_syntax::ast::Dec::Type(_) => println!("{}", urchin_syntax::pretty::dec(d)),
-            urchin_syntax::ast::Dec::Val(_) => {
-                if let Some(id) = defs.next() {
-                    println!("{}", urchin::driver::show_dec(&s.def(*id).target));
-                }
-            }
-        }
-    }
+    print!("{}", urchin::driver::elaborated(&s, &decs, &ids));
     Ok(ExitCode::SUCCESS)
 }
 

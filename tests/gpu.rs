@@ -219,6 +219,11 @@ proptest! {
         let fs: Vec<f64> = (0..n).map(|_| (next() % 100_000) as f64 / 997.0 - 50.0).collect();
         check("map_i", vec![i64s(xs.clone()), i64s(ys.clone())])?;
         check("map_f", vec![f64s(fs.clone())])?;
+        // Float to integer conversions as Futhark's: truncated, wrapped,
+        // NaN and infinities to 0 (issue 43, item 30).
+        let special = [f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 3e9, -1.0, 300.5, -129.9, 1e300, 2f64.powi(70) + 2f64.powi(63), -2f64.powi(63), 65504.0];
+        let conv: Vec<f64> = fs.iter().enumerate().map(|(i, &x)| if i % 3 == 0 { special[i % special.len()] } else { x * 1e7 }).collect();
+        check("convert_f", vec![f64s(conv)])?;
         for e in ["red_add_i", "red_mul_i", "red_min_i", "red_max_i", "red_and_i", "red_or_i", "red_xor_i", "scan_add_i"] {
             check(e, vec![i64s(xs.clone())])?;
         }

@@ -5,15 +5,22 @@
 //! findings, which the fuzzer records as crashes (the process dies) or
 //! hangs (it outlives the fuzzer's timeout).
 
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::time::Duration;
-use urchin_base::diag::render_all;
 use urchin::driver::Session;
+use urchin::repl::Repl;
+use urchin::testing::blocks::parse_test_spec;
+use urchin::testing::engine::{FastEngine, Loaded, SmallStepEngine};
+use urchin::testing::runner::{Engine, RunnerOptions, run_text, test_count};
+use urchin_base::diag::render_all;
 use urchin_base::source::{FileId, SourceMap};
+use urchin_runtime::value::Value;
+use urchin_runtime::values::{ValueType, format_value};
 use urchin_syntax as syntax;
 use urchin_syntax::ast::Erase;
-use urchin::testing::blocks::parse_test_spec;
-use urchin::testing::engine::{FastEngine, SmallStepEngine};
-use urchin::testing::runner::{Engine, RunnerOptions, run_text, test_count};
 
 /// The memory limit of a fuzz target (`--max-memory`): far below the
 /// machine's, so that an input allocating past it is a diagnostic rather
@@ -134,4 +141,125 @@ pub fn step(data: &[u8]) {
     let mut engine = SmallStepEngine::default();
     engine.options.max_steps = MAX_STEPS;
     run_tests(data, &mut engine);
+}
+
+/// `automap`: AUTOMAP's elaboration re-checked against explicit maps. The
+/// program's elaboration (what `urchin elab` prints: every implicit `map`
+/// and `rep` written out) must check with AUTOMAP off, and its test cases
+/// must give the same values, or both fail, on the program and on its
+/// elaboration (a wrong value on an edge case, such as an empty array,
+/// shows as a difference). Budgets as `eval`'s.
+pub fn automap(data: &[u8]) {
+    let mut engine = Elaborated(FastEngine::default());
+    engine.0.options.threads = 1;
+    engine.0.options.device = None;
+    run_tests(data, &mut engine);
+}
+
+/// The fast engine over a program and its elaboration side by side.
+struct Elaborated(FastEngine);
+
+impl Engine for Elaborated {
+    type Program = (Loaded, Loaded);
+
+    fn compile(&mut self, path: &Path, text: &str) -> Result<(Loaded, Loaded), String> {
+        let mut session = Session::new();
+        let ids = session
+            .load(&path.display().to_string(), text)
+            .map_err(|d| render_all(&d, &session.sources, false))?;
+        let decs = syntax::parse_program(text, FileId(0))
+            .expect("a program that loaded parses")
+            .decs;
+        let explicit = urchin::driver::elaborated(&session, &decs, &ids);
+        let mut off = Session::new();
+        off.types.automap = false;
+        let elaborated = Loaded::load_in(off, Path::new("elaborated.fut"), &explicit)
+            .unwrap_or_else(|e| {
+                panic!("the elaboration does not check with AUTOMAP off:\n{explicit}\n{e}")
+            });
+        Ok((Loaded::load(path, text)?, elaborated))
+    }
+
+    fn entry_params(&self, prog: &(Loaded, Loaded), entry: &str) -> Result<Vec<ValueType>, String> {
+        self.0.entry_params(&prog.0, entry)
+    }
+
+    fn run(
+        &mut self,
+        prog: &(Loaded, Loaded),
+        entry: &str,
+        args: Vec<Value>,
+        interrupt: Option<Arc<AtomicBool>>,
+    ) -> Result<Vec<Value>, String> {
+        let implicit = self.0.run(&prog.0, entry, args.clone(), interrupt.clone());
+        let explicit = self.0.run(&prog.1, entry, args, interrupt);
+        // A case stopped by its budget may stop in one and not the other.
+        let budget = |r: &Result<Vec<Value>, String>| {
+            r.as_ref()
+                .is_err_and(|e| e.contains("interrupted") || e.contains("out of memory"))
+        };
+        if !budget(&implicit) && !budget(&explicit) {
+            let shown = |r: &Result<Vec<Value>, String>| match r {
+                Ok(vs) => Ok(vs.iter().map(format_value).collect::<Vec<_>>()),
+                Err(_) => Err(()),
+            };
+            assert!(
+                shown(&implicit) == shown(&explicit),
+                "`{entry}` gives {implicit:?} with AUTOMAP and {explicit:?} elaborated"
+            );
+        }
+        implicit
+    }
+}
+
+/// At most this many lines of an input go to the REPL.
+pub const MAX_LINES: usize = 64;
+
+/// How long one REPL input may run before it is interrupted (as Ctrl-C
+/// would), and the most lines of the input fed to it.
+pub const LINE_TIME: Duration = Duration::from_millis(250);
+
+/// `repl`: the input's lines typed at the REPL one after the other (as
+/// piped into `urchin`): definitions, expressions and what they leave in
+/// `it`, redefinitions, commands. Each input that runs past `LINE_TIME`
+/// is interrupted. The REPL catches a panic and goes on, so a finding is
+/// what it prints for one: an internal error (a bug of urchin's, never an
+/// error in the input); a stack overflow still kills the process.
+/// Commands that act outside the session (`:!`, `:cd`, `:edit`, `--out`
+/// files, `:device`) are left out.
+pub fn repl(data: &[u8]) {
+    let Some(text) = text(data) else { return };
+    let mut repl = Repl::new(false);
+    let flag = repl.interrupt_flag();
+    let (tick, ticks) = mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        loop {
+            match ticks.recv_timeout(LINE_TIME) {
+                Ok(()) => {}
+                Err(mpsc::RecvTimeoutError::Timeout) => flag.store(true, Ordering::SeqCst),
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+    });
+    let outside = |l: &str| {
+        let t = l.trim_start();
+        [":!", ":cd", ":e", ":de", ":q"]
+            .iter()
+            .any(|c| t.starts_with(c))
+            || l.contains("--out")
+    };
+    let mut out = String::new();
+    for line in text.lines().take(MAX_LINES).filter(|l| !outside(l)) {
+        let _ = tick.send(());
+        repl.feed(line, &mut out);
+    }
+    repl.finish(&mut out);
+    drop(tick);
+    watchdog.join().expect("the watchdog ends");
+    // At the start of a line: a snippet of the input may hold the words.
+    assert!(
+        !out.lines()
+            .any(|l| l.starts_with("Error: internal error") || l.starts_with("internal error")),
+        "the REPL reports a bug of urchin's:\n{out}"
+    );
 }

@@ -37,7 +37,9 @@ pub fn inputs(cell: &str, incomplete: &dyn Fn(&str) -> bool) -> Vec<Input> {
                 .iter()
                 .all(|l| l.trim().is_empty() || l.trim_start().starts_with("--"));
             let indented = lines[k].starts_with([' ', '\t']);
-            if indented || only_comments || incomplete(&so_far) {
+            // A `match` goes on while its cases do.
+            let case = lines[k].trim_start().starts_with("case ");
+            if indented || only_comments || case || incomplete(&so_far) {
                 end = k + 1;
             } else {
                 break;

@@ -136,7 +136,9 @@ impl Engine {
         CompleteReply {
             matches,
             cursor_start: code[..line_start + start].chars().count(),
-            cursor_end: cursor,
+            // The cursor as it is in the code: a client may send one past
+            // its end.
+            cursor_end: code[..pos].chars().count(),
             ..Default::default()
         }
     }
@@ -291,12 +293,31 @@ mod tests {
     }
 
     #[test]
+    fn an_interrupt_stops_a_shell_command() {
+        let mut e = Engine::new();
+        let stop = e.interrupter();
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            stop.interrupt();
+        });
+        // Not interrupted, the command would succeed after 30 s.
+        let (out, ok) = run(&mut e, ":! echo started; sleep 30");
+        t.join().expect("the interrupting thread ends");
+        assert!(!ok, "{out:?}");
+        assert!(format!("{out:?}").contains("started"), "{out:?}");
+        let (out, ok) = run(&mut e, "1 + 1");
+        assert!(ok, "{out:?}");
+    }
+
+    #[test]
     fn completion_inspection_and_completeness() {
         let mut e = Engine::new();
         run(&mut e, "-- | Squares.\ndef sq (x: f64) = x * x");
         let c = e.complete("1 +\nf64.sq", 10);
         assert!(c.matches.contains(&"f64.sqrt".to_string()));
         assert_eq!((c.cursor_start, c.cursor_end), (4, 10));
+        let past = e.complete("f64.sq", 40);
+        assert_eq!((past.cursor_start, past.cursor_end), (0, 6));
         let i = e.inspect("map sq xs", 5);
         assert!(i.found);
         assert!(

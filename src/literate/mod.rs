@@ -40,17 +40,22 @@ pub enum Outcome {
 
 /// Renders the document and writes it with its images.
 pub fn run(opts: &Options) -> Outcome {
-    let md = opts
-        .output
-        .clone()
-        .unwrap_or_else(|| opts.program.with_extension("md"));
+    // Where the document and its images go is fixed before any directive
+    // runs: a `:cd` among them must not move them.
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let md = absolute(
+        &opts
+            .output
+            .clone()
+            .unwrap_or_else(|| opts.program.with_extension("md")),
+    );
     let stem = md
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "literate".into());
     let img_name = format!("{stem}-img");
     let img_dir = md.with_file_name(&img_name);
-    let source = match std::fs::read_to_string(&opts.program) {
+    let source = match urchin_base::source::read_source(&opts.program) {
         Ok(s) => s,
         Err(e) => return Outcome::Failed(format!("cannot read {}: {e}", opts.program.display())),
     };

@@ -151,6 +151,15 @@ fn directive(lines: &[&str], i: usize, incomplete: &dyn Fn(&str) -> bool) -> (Di
     }
     let mut j = i + 1;
     let mut params = Vec::new();
+    // `> :gnuplot e; plot a` on one line: what follows the `;` is the
+    // first parameter line.
+    if let Some(at) = text.find(';') {
+        let rest = text[at + 1..].trim().to_string();
+        if !rest.is_empty() {
+            text.truncate(at + 1);
+            params.push(rest);
+        }
+    }
     // The command goes on while it is incomplete; after a `;` the lines
     // up to an empty one are parameters.
     while j < lines.len() {
@@ -218,6 +227,20 @@ mod tests {
                 dir(Show::All, "f 2", &[], 9),
                 text("More."),
             ]
+        );
+    }
+
+    #[test]
+    fn parameters_may_follow_the_semicolon_on_its_line() {
+        let src = "-- > :gnuplot {a = x}; set key off\n-- plot a\n";
+        assert_eq!(
+            parse(src),
+            vec![dir(
+                Show::All,
+                ":gnuplot {a = x}",
+                &["set key off", "plot a"],
+                1
+            )]
         );
     }
 

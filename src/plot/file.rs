@@ -4,7 +4,7 @@
 //! system font library is needed.
 
 use super::bitmap::{FONT_BYTES, Surface};
-use super::{Chart, Figure, Image, PALETTE, Size, tick};
+use super::{Chart, Figure, Image, PALETTE, Size, tick_in};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
@@ -42,7 +42,32 @@ pub fn write(fig: &Figure, path: &Path, size: Size) -> Result<(), String> {
     std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// `fig` as an SVG document. An image is embedded as PNG, at its size.
+/// How many times an image is enlarged to fill `size` as far as a whole
+/// number of times allows (a 2×2 array becomes 480×480 pixels in 640×480:
+/// blocks of one colour, not a speck); never shrunk.
+fn enlargement(img: &Image, size: Size) -> usize {
+    let fit = |room: u32, n: usize| room as usize / n.max(1);
+    fit(size.width, img.width)
+        .min(fit(size.height, img.height))
+        .max(1)
+}
+
+/// `img` with each pixel repeated `k` times across and down.
+fn enlarged(img: &Image, k: usize) -> Image {
+    let (w, h) = (img.width * k, img.height * k);
+    let pixels = (0..h)
+        .flat_map(|y| (0..w).map(move |x| (x / k, y / k)))
+        .map(|(x, y)| img.pixel(x, y))
+        .collect();
+    Image {
+        width: w,
+        height: h,
+        pixels,
+    }
+}
+
+/// `fig` as an SVG document. An image is embedded as PNG, shown enlarged
+/// to fill `size` ([`enlargement`]).
 pub fn svg(fig: &Figure, size: Size) -> Result<String, String> {
     match fig {
         Figure::Chart(c) => {
@@ -56,17 +81,21 @@ pub fn svg(fig: &Figure, size: Size) -> Result<String, String> {
         }
         Figure::Image(img) => {
             let data = data_encoding::BASE64.encode(&encode_png(img)?);
+            let k = enlargement(img, size);
             Ok(format!(
-                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">\
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{sw}\" height=\"{sh}\" viewBox=\"0 0 {w} {h}\">\
                  <image width=\"{w}\" height=\"{h}\" style=\"image-rendering:pixelated\" href=\"data:image/png;base64,{data}\"/></svg>\n",
                 w = img.width,
-                h = img.height
+                h = img.height,
+                sw = img.width * k,
+                sh = img.height * k
             ))
         }
     }
 }
 
-/// `fig` as a PNG file. An image keeps its own size.
+/// `fig` as a PNG file. An image is enlarged to fill `size`
+/// ([`enlargement`]).
 pub fn png(fig: &Figure, size: Size) -> Result<Vec<u8>, String> {
     match fig {
         Figure::Chart(c) => {
@@ -84,7 +113,10 @@ pub fn png(fig: &Figure, size: Size) -> Result<Vec<u8>, String> {
                 pixels,
             })
         }
-        Figure::Image(img) => encode_png(img),
+        Figure::Image(img) => match enlargement(img, size) {
+            1 => encode_png(img),
+            k => encode_png(&enlarged(img, k)),
+        },
     }
 }
 
@@ -123,9 +155,26 @@ fn draw_chart<DB: DrawingBackend>(c: &Chart, root: &DrawingArea<DB, Shift>) -> R
     let failed = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("cannot draw the plot: {e}");
     root.fill(&WHITE).map_err(failed)?;
     let ((x0, x1), (y0, y1)) = c.ranges();
-    // A little room above and below, so that extremes are not on the frame.
-    let pad = (y1 - y0) * 0.05;
-    let mut chart = ChartBuilder::on(root)
+    // A little room above and below, so that extremes are not on the frame
+    // (halves first: the span of [-1e308, 1e308] overflows).
+    let pad = (y1 * 0.5 - y0 * 0.5) * 0.1;
+    // The legend goes in a strip above the plot, where it covers no line.
+    let names: Vec<(usize, &str)> = c
+        .series
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.name.is_empty())
+        .map(|(i, s)| (i, s.name.as_str()))
+        .collect();
+    let plot = if names.is_empty() {
+        root.clone()
+    } else {
+        let (strip, plot) = root.split_vertically(LEGEND_HEIGHT);
+        draw_legend(&strip, &names).map_err(failed)?;
+        plot
+    };
+    let (xspan, yspan) = (x1 * 0.5 - x0 * 0.5, y1 * 0.5 - y0 * 0.5);
+    let mut chart = ChartBuilder::on(&plot)
         .margin(16)
         .x_label_area_size(40)
         .y_label_area_size(60)
@@ -134,8 +183,8 @@ fn draw_chart<DB: DrawingBackend>(c: &Chart, root: &DrawingArea<DB, Shift>) -> R
     chart
         .configure_mesh()
         .x_desc(c.x_label.as_str())
-        .x_label_formatter(&|v| tick(*v))
-        .y_label_formatter(&|v| tick(*v))
+        .x_label_formatter(&|v| tick_in(*v, xspan))
+        .y_label_formatter(&|v| tick_in(*v, yspan))
         .label_style(("sans-serif", 13))
         .axis_desc_style(("sans-serif", 15))
         .light_line_style(WHITE.mix(0.0))
@@ -148,15 +197,10 @@ fn draw_chart<DB: DrawingBackend>(c: &Chart, root: &DrawingArea<DB, Shift>) -> R
         let segments = s.segments();
         // Few points are data rather than a sampled function: mark them.
         let marked = s.points.len() <= 40;
-        for (k, seg) in segments.iter().enumerate() {
-            let drawn = chart
+        for seg in &segments {
+            chart
                 .draw_series(LineSeries::new(seg.iter().copied(), color.stroke_width(2)))
                 .map_err(failed)?;
-            if k == 0 && !s.name.is_empty() {
-                drawn.label(s.name.as_str()).legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                });
-            }
             if marked {
                 chart
                     .draw_series(
@@ -168,17 +212,37 @@ fn draw_chart<DB: DrawingBackend>(c: &Chart, root: &DrawingArea<DB, Shift>) -> R
             }
         }
     }
-    if c.series.iter().any(|s| !s.name.is_empty()) {
-        chart
-            .configure_series_labels()
-            .label_font(("sans-serif", 13))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.3))
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(failed)?;
-    }
     root.present().map_err(failed)
+}
+
+/// The height of the strip above a chart that holds its legend, in pixels.
+const LEGEND_HEIGHT: u32 = 28;
+
+/// One entry per named series, left to right from the plot's left edge: a
+/// piece of its line, then its name.
+fn draw_legend<DB: DrawingBackend>(
+    strip: &DrawingArea<DB, Shift>,
+    names: &[(usize, &str)],
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let font: TextStyle = ("sans-serif", 13).into();
+    let mid = LEGEND_HEIGHT as i32 / 2 + 2;
+    let mut x = 76;
+    for &(i, name) in names {
+        let (r, g, b) = PALETTE[i % PALETTE.len()];
+        let color = RGBColor(r, g, b);
+        strip.draw(&PathElement::new(
+            vec![(x, mid), (x + 20, mid)],
+            color.stroke_width(2),
+        ))?;
+        let (w, h) = strip.estimate_text_size(name, &font)?;
+        strip.draw(&Text::new(
+            name.to_string(),
+            (x + 26, mid - h as i32 / 2),
+            font.clone(),
+        ))?;
+        x += 26 + w as i32 + 18;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -229,7 +293,8 @@ mod tests {
                         [255; 3],
                     ],
                 }),
-                (3, 2),
+                // Enlarged a whole 100 times to fit 320×200.
+                (300, 200),
             ),
         ] {
             let bytes = png(

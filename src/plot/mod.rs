@@ -119,6 +119,23 @@ impl Chart {
     }
 }
 
+/// A number as a label of an axis whose values span `2 · half` (half of
+/// the span, which does not overflow): rounded to a thousandth of the span,
+/// so that rounding noise does not show (`-2.22e-16` or `4.41e-6` where
+/// the axis has 0), then as [`tick`].
+pub fn tick_in(v: f64, half: f64) -> String {
+    if !(half.is_finite() && half > 0.0) {
+        return tick(v);
+    }
+    let q = 10f64.powi((half * 2.0).log10().floor() as i32 - 3);
+    let rounded = (v / q).round() * q;
+    if rounded.is_finite() {
+        tick(rounded)
+    } else {
+        tick(v)
+    }
+}
+
 /// A number as an axis label: short, with no trailing zeros (`0.25`,
 /// `-3`, `1.5e6`).
 pub fn tick(v: f64) -> String {
@@ -159,6 +176,15 @@ mod tests {
         assert_eq!(tick(0.012345), "0.0123");
         assert_eq!(tick(1.5e6), "1.5e6");
         assert_eq!(tick(-2.0e-5), "-2e-5");
+    }
+
+    #[test]
+    fn ticks_drop_rounding_noise() {
+        assert_eq!(tick_in(-2.220446049250313e-16, 1.0), "0");
+        assert_eq!(tick_in(4.41e-6, 0.5), "0");
+        assert_eq!(tick_in(0.30000000000000004, 0.5), "0.3");
+        assert_eq!(tick_in(1e300, 5e299), "1e300");
+        assert_eq!(tick_in(-1e308, f64::INFINITY), "-1e308");
     }
 
     #[test]

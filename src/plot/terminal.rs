@@ -3,7 +3,7 @@
 //! blocks (two pixels a character, in 24-bit colour), or in shades of
 //! grey without colour.
 
-use super::{Chart, Figure, Image, PALETTE, tick};
+use super::{Chart, Figure, Image, PALETTE, tick_in};
 use colored::Colorize;
 use textplots::{
     AxisBuilder, ColorPlot, LabelBuilder, LabelFormat, LineStyle, Plot, Shape, TickDisplay,
@@ -43,6 +43,15 @@ fn chart(c: &Chart, cells: Cells, color: bool) -> String {
     let width = cells.columns.max(16) * 2;
     let height = (cells.rows.max(4) / 4 * 4) * 4;
     let ((x0, x1), (y0, y1)) = c.ranges();
+    // textplots draws in `f32`, where 1e300 is infinite: points go to it
+    // divided by the largest magnitude of their range, so that it sees
+    // [-1, 1] at most, zero staying where its axes are, and the labels come
+    // back multiplied.
+    let scale = |lo: f64, hi: f64| {
+        let s = lo.abs().max(hi.abs());
+        if s.is_finite() && s > 0.0 { s } else { 1.0 }
+    };
+    let (sx, sy) = (scale(x0, x1), scale(y0, y1));
     let shapes: Vec<(usize, Vec<Line>)> = c
         .series
         .iter()
@@ -52,7 +61,7 @@ fn chart(c: &Chart, cells: Cells, color: bool) -> String {
                 .segments()
                 .into_iter()
                 .map(|seg| {
-                    let pts = seg.iter().map(|&(x, y)| (x as f32, y as f32));
+                    let pts = seg.iter().map(|&(x, y)| ((x / sx) as f32, (y / sy) as f32));
                     // Without colour, a second line is told apart by being
                     // dotted: about one point every other column.
                     if i > 0 && !color {
@@ -80,14 +89,22 @@ fn chart(c: &Chart, cells: Cells, color: bool) -> String {
         })
         .collect();
     let mut chart = textplots::Chart::new_with_y_range(
-        width, height, x0 as f32, x1 as f32, y0 as f32, y1 as f32,
+        width,
+        height,
+        (x0 / sx) as f32,
+        (x1 / sx) as f32,
+        (y0 / sy) as f32,
+        (y1 / sy) as f32,
     );
-    let label = || LabelFormat::Custom(Box::new(|v: f32| tick(v as f64)));
+    // Labels rounded to the range's span (halves, which do not overflow).
+    let label = |s: f64, half: f64| {
+        LabelFormat::Custom(Box::new(move |u: f32| tick_in(u as f64 * s, half)))
+    };
     let mut chart = chart
         .x_axis_style(LineStyle::Dotted)
         .y_axis_style(LineStyle::Dotted)
-        .x_label_format(label())
-        .y_label_format(label())
+        .x_label_format(label(sx, x1 * 0.5 - x0 * 0.5))
+        .y_label_format(label(sy, y1 * 0.5 - y0 * 0.5))
         .y_tick_display(TickDisplay::Sparse);
     for (i, shape) in &shapes {
         chart = if color {

@@ -147,9 +147,9 @@ pub const COMMANDS: &[Command] = &[
     },
     Command {
         name: "step",
-        args: "[N] EXPR",
+        args: "[-n N] EXPR",
         arg: Arg::Expr,
-        help: "show the reduction sequence of the reference semantics (N steps)",
+        help: "show the reduction sequence of the reference semantics (at most N steps)",
         run: step,
     },
     Command {
@@ -254,6 +254,16 @@ pub fn split(input: &str) -> (&str, usize) {
     }
     let end = body.find(|c: char| c.is_whitespace()).unwrap_or(body.len());
     (&body[..end], colon + 1 + end)
+}
+
+/// What the REPL says of an unknown command: the nearest one, if any.
+pub(super) fn unknown(name: &str) -> String {
+    match urchin_base::diag::closest(name, COMMANDS.iter().map(|c| c.name)) {
+        Some(near) => {
+            format!("unknown command :{name}; did you mean :{near}? (:help lists the commands)\n")
+        }
+        None => format!("unknown command :{name}; :help lists the commands\n"),
+    }
 }
 
 pub(super) fn usage(c: &str, sink: &mut dyn Sink) -> Failed {
@@ -454,32 +464,145 @@ fn cd(_: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Faile
     Ok(Flow::Continue)
 }
 
-/// `:! COMMAND`: runs a shell command, showing what it prints.
-fn shell(_: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+/// The most output of one `:!` command that is shown: past it the
+/// command is stopped (`:! yes` never ends, and a notebook keeps what a
+/// cell prints).
+pub const MAX_SHELL_OUTPUT: usize = 16 << 20;
+
+/// `:! COMMAND`: runs a shell command, showing what it prints as it prints
+/// it. Ctrl-C (or a notebook's interrupt) stops it, and so does output
+/// past `MAX_SHELL_OUTPUT`; the command runs in a process group of its
+/// own, so that stopping it stops what it started too.
+fn shell(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    use std::sync::atomic::Ordering;
+    use std::sync::mpsc;
+    use std::time::Duration;
     if inv.arg.is_empty() {
         return Err(usage("!", sink));
     }
-    let output = std::process::Command::new("sh")
-        .arg("-c")
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
         .arg(inv.arg)
-        .stdin(std::process::Stdio::null())
-        .output();
-    match output {
-        Ok(o) => {
-            sink.out(&String::from_utf8_lossy(&o.stdout));
-            sink.err(&String::from_utf8_lossy(&o.stderr));
-            if o.status.success() {
-                Ok(Flow::Continue)
-            } else {
-                sink.err(&format!("the command failed ({})\n", o.status));
-                Err(Failed)
-            }
-        }
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
         Err(e) => {
             sink.err(&format!("cannot run `sh`: {e}\n"));
+            return Err(Failed);
+        }
+    };
+    // Each stream is read on a thread of its own and sent here in pieces.
+    let (tx, rx) = mpsc::channel::<(bool, Vec<u8>)>();
+    let streams: [(bool, Option<Box<dyn Read + Send>>); 2] = [
+        (false, child.stdout.take().map(|s| Box::new(s) as _)),
+        (true, child.stderr.take().map(|s| Box::new(s) as _)),
+    ];
+    for (is_err, stream) in streams {
+        let Some(mut stream) = stream else { continue };
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            let mut buf = vec![0u8; 1 << 16];
+            while let Ok(n @ 1..) = stream.read(&mut buf) {
+                if tx.send((is_err, buf[..n].to_vec())).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    drop(tx);
+    let interrupt = r.interrupt_flag();
+    let mut pending = [Vec::new(), Vec::new()];
+    let mut shown = 0usize;
+    let mut stopped = None;
+    loop {
+        match rx.recv_timeout(Duration::from_millis(20)) {
+            Ok((is_err, bytes)) => {
+                shown += bytes.len();
+                let text = utf8_prefix(&mut pending[is_err as usize], bytes);
+                if is_err {
+                    sink.err(&text);
+                } else {
+                    sink.out(&text);
+                }
+                if shown > MAX_SHELL_OUTPUT {
+                    stopped = Some(format!(
+                        "the command was stopped after printing {}",
+                        urchin_base::mem::human(MAX_SHELL_OUTPUT)
+                    ));
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        if interrupt.load(Ordering::SeqCst) {
+            stopped = Some("the command was interrupted".into());
+        }
+        if stopped.is_some() {
+            stop_group(&mut child);
+            break;
+        }
+    }
+    let status = child.wait();
+    for (is_err, rest) in pending.iter().enumerate() {
+        if !rest.is_empty() {
+            let text = String::from_utf8_lossy(rest);
+            if is_err == 1 {
+                sink.err(&text);
+            } else {
+                sink.out(&text);
+            }
+        }
+    }
+    if let Some(why) = stopped {
+        sink.err(&format!("{why}\n"));
+        return Err(Failed);
+    }
+    match status {
+        Ok(s) if s.success() => Ok(Flow::Continue),
+        Ok(s) => {
+            sink.err(&format!("the command failed ({s})\n"));
+            Err(Failed)
+        }
+        Err(e) => {
+            sink.err(&format!("cannot wait for `sh`: {e}\n"));
             Err(Failed)
         }
     }
+}
+
+/// The text of `bytes` after what `pending` held, up to its last whole
+/// UTF-8 character; the rest stays in `pending` for the next piece (a
+/// piece may end inside a character). Invalid bytes become U+FFFD.
+fn utf8_prefix(pending: &mut Vec<u8>, bytes: Vec<u8>) -> String {
+    pending.extend(bytes);
+    let keep = match std::str::from_utf8(pending) {
+        Ok(_) => 0,
+        Err(e) if e.error_len().is_none() => pending.len() - e.valid_up_to(),
+        Err(_) => 0,
+    };
+    let rest = pending.split_off(pending.len() - keep);
+    let text = String::from_utf8_lossy(pending).into_owned();
+    *pending = rest;
+    text
+}
+
+/// Stops a `:!` command and everything in its process group.
+fn stop_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: sends a signal to the group the child leads (made with
+        // `process_group(0)`); no memory is involved.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
 }
 
 /// `:set [SETTING VALUE]`.
@@ -499,31 +622,49 @@ fn set(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Fail
     Ok(Flow::Continue)
 }
 
+/// The widest `:help` writes, in columns: past it a command's line goes
+/// on below, under its description.
+const HELP_WIDTH: usize = 100;
+
 fn help(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
     let c = r.color;
     let heads: Vec<String> = COMMANDS
         .iter()
         .map(|cmd| format!(":{} {}", cmd.name, cmd.args).trim_end().to_string())
         .collect();
-    let width = heads.iter().map(String::len).max().unwrap_or(0) + 2;
+    // Heads up to a width share a column; a longer one has its
+    // description on the next line.
+    let width = heads
+        .iter()
+        .map(String::len)
+        .filter(|&n| n <= 32)
+        .max()
+        .unwrap_or(0)
+        + 4;
     let line = |i: usize| {
-        format!(
-            "  {}{}{}\n",
-            paint(&heads[i], Style::Command, c),
-            " ".repeat(width - heads[i].len()),
-            COMMANDS[i].help
-        )
+        let head = paint(&heads[i], Style::Command, c);
+        let words = wrap(COMMANDS[i].help, HELP_WIDTH - width - 2);
+        let pad = " ".repeat(width + 2);
+        let mut out = if heads[i].len() + 2 > width {
+            format!("  {head}\n{pad}")
+        } else {
+            format!("  {head}{}", " ".repeat(width - heads[i].len()))
+        };
+        out.push_str(&words.join(&format!("\n{pad}")));
+        out.push('\n');
+        out
     };
     if !inv.arg.is_empty() {
         let name = inv.arg.trim_start_matches(':');
         let Some(i) = find(name).and_then(|cmd| COMMANDS.iter().position(|c| c.name == cmd.name))
         else {
-            sink.err(&format!(
-                "unknown command :{name}; :help lists the commands\n"
-            ));
+            sink.err(&unknown(name));
             return Err(Failed);
         };
         sink.out(&line(i));
+        if let Some(more) = described(COMMANDS[i].name) {
+            sink.out(&format!("\n{more}"));
+        }
         return Ok(Flow::Continue);
     }
     let mut text = String::from(
@@ -538,6 +679,88 @@ fn help(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Fai
     Ok(Flow::Continue)
 }
 
+/// `text` in lines of at most `width` columns, broken between words.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = vec![String::new()];
+    for word in text.split_whitespace() {
+        let last = lines.last_mut().expect("never empty");
+        if !last.is_empty() && last.chars().count() + 1 + word.chars().count() > width {
+            lines.push(word.to_string());
+        } else {
+            if !last.is_empty() {
+                last.push(' ');
+            }
+            last.push_str(word);
+        }
+    }
+    lines
+}
+
+/// What docs/REPL.md says of a command, for `:help COMMAND`: the prose of
+/// its section (its examples and the Markdown links' targets left out),
+/// indented.
+fn described(name: &str) -> Option<String> {
+    const DOC: &str = include_str!("../../docs/REPL.md");
+    let heading = |l: &str| {
+        l.starts_with("### ")
+            && l.match_indices(&format!("`:{name}"))
+                .any(|(at, m)| l[at + m.len()..].starts_with([' ', '`']))
+    };
+    let mut lines = DOC.lines().skip_while(|l| !heading(l)).skip(1);
+    // The prose up to the first example; a paragraph that introduces it
+    // (ending in `:`) goes with it.
+    let mut text = String::new();
+    for l in lines
+        .by_ref()
+        .take_while(|l| !l.starts_with('#') && !l.starts_with("```"))
+    {
+        if !l.starts_with("<!--") {
+            text.push_str(l);
+            text.push('\n');
+        }
+    }
+    let mut text = text.trim().to_string();
+    if text.ends_with(':') {
+        text.truncate(text.rfind("\n\n").unwrap_or(0));
+    }
+    let prose = unlink(text.trim());
+    let out: Vec<String> = prose
+        .split("\n\n")
+        .map(|para| {
+            wrap(para, HELP_WIDTH - 2)
+                .iter()
+                .map(|l| format!("  {l}\n"))
+                .collect::<String>()
+        })
+        .collect();
+    (!prose.is_empty()).then(|| out.join("\n"))
+}
+
+/// Markdown links `[text](target)` as their text.
+fn unlink(md: &str) -> String {
+    let mut out = String::new();
+    let mut rest = md;
+    while let Some(open) = rest.find('[') {
+        let after = &rest[open + 1..];
+        match after.find("](").and_then(|close| {
+            let target = &after[close + 2..];
+            target.find(')').map(|end| (close, close + 2 + end + 1))
+        }) {
+            Some((close, end)) if !after[..close].contains(['[', ']']) => {
+                out.push_str(&rest[..open]);
+                out.push_str(&after[..close]);
+                rest = &after[end..];
+            }
+            _ => {
+                out.push_str(&rest[..open + 1]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 fn quit(_: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
     no_argument(inv, "quit", sink)?;
     Ok(Flow::Quit)
@@ -550,9 +773,22 @@ fn one_line(text: &str) -> String {
 
 /// `:step [N] e`: the reduction sequence of the reference semantics.
 fn step(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
-    // A leading number is the count of steps to show.
+    // Only a flag sets the count of steps to show: `:step 1 + 2` steps
+    // `1 + 2`.
     let (limit, rest) = match inv.arg.split_once(char::is_whitespace) {
-        Some((n, rest)) if n.parse::<u64>().is_ok() => (n.parse().ok(), rest.trim_start()),
+        Some(("-n" | "--limit", after)) => {
+            let after = after.trim_start();
+            let (n, rest) = after.split_once(char::is_whitespace).unwrap_or((after, ""));
+            match n.parse::<u64>() {
+                Ok(n) => (Some(n), rest.trim_start()),
+                Err(_) => {
+                    sink.err(&format!(
+                        "-n takes a number of steps, not `{n}`: :step -n 10 EXPR\n"
+                    ));
+                    return Err(Failed);
+                }
+            }
+        }
         _ => (None, inv.arg),
     };
     if rest.is_empty() {
@@ -616,6 +852,22 @@ mod tests {
         assert_eq!(find("quit").map(|c| c.name), Some("quit"));
         assert!(find("x").is_none());
         assert!(find("").is_none());
+    }
+
+    #[test]
+    fn help_has_each_commands_section_and_fits_in_its_width() {
+        let grad = described("grad").expect("a section for :grad");
+        assert!(grad.contains("The gradient of `F`"), "{grad}");
+        assert!(!grad.contains("urchin>"), "{grad}");
+        assert!(described("steps").is_some_and(|s| s.contains("counts")));
+        assert!(described("cd").is_some());
+        assert_eq!(
+            unlink("see [REPL.md](REPL.md) and [x]"),
+            "see REPL.md and [x]"
+        );
+        for l in wrap(COMMANDS[0].help, 20) {
+            assert!(l.chars().count() <= 20, "{l}");
+        }
     }
 
     #[test]

@@ -155,6 +155,16 @@ struct Pending {
     first_line: usize,
     /// Inside `:{` ... `:}`: only `:}` ends it.
     block: bool,
+    /// Complete, but its last line is a `case`: a `match` typed line by
+    /// line, whose next line may be another case. Any other line ends it
+    /// (and is an input of its own), and so does an empty one.
+    after_case: bool,
+}
+
+/// Whether a line is a case of a `match`.
+fn is_case(line: &str) -> bool {
+    let t = line.trim_start();
+    t == "case" || t.starts_with("case ")
 }
 
 /// What an input may change, to go back to when it fails.
@@ -310,12 +320,26 @@ impl Repl {
                 self.pending = Some(p);
                 Status::More
             }
+            Some(p) if p.after_case && !is_case(line) => {
+                let status = self.run(&p.text, p.first_line, sink);
+                if status == Status::Quit || line.trim().is_empty() {
+                    return status;
+                }
+                self.line -= 1;
+                self.feed_line(line, sink)
+            }
             Some(mut p) => {
                 p.text.push('\n');
                 p.text.push_str(line);
                 // An empty line gives up on completing the input, so that
                 // whoever is stuck sees what is wrong with it.
                 if !line.trim().is_empty() && self.incomplete(&p.text) {
+                    p.after_case = false;
+                    self.pending = Some(p);
+                    return Status::More;
+                }
+                if is_case(line) {
+                    p.after_case = true;
                     self.pending = Some(p);
                     return Status::More;
                 }
@@ -327,6 +351,7 @@ impl Repl {
                         text: String::new(),
                         first_line: self.line + 1,
                         block: true,
+                        after_case: false,
                     });
                     return Status::More;
                 }
@@ -335,6 +360,7 @@ impl Repl {
                         text: line.to_string(),
                         first_line: self.line,
                         block: false,
+                        after_case: false,
                     });
                     return Status::More;
                 }
@@ -476,9 +502,7 @@ impl Repl {
     fn command(&mut self, text: &str, file: FileId, sink: &mut dyn Sink) -> Result<Flow, Failed> {
         let (name, at) = commands::split(text);
         let Some(cmd) = commands::find(name) else {
-            sink.err(&format!(
-                "unknown command :{name}; :help lists the commands\n"
-            ));
+            sink.err(&commands::unknown(name));
             return Err(Failed);
         };
         let padded = format!("{}{}", " ".repeat(at), &text[at..]);
@@ -829,7 +853,7 @@ impl Repl {
     fn load_file(&mut self, path: PathBuf, sink: &mut dyn Sink) -> Result<(), Failed> {
         let name = path.display().to_string();
         self.loaded = Some(path.clone());
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+        let text = urchin_base::source::read_source(&path).map_err(|e| {
             sink.err(&format!("cannot read {name}: {e}\n"));
             Failed
         })?;

@@ -68,11 +68,20 @@ fn draw(
     want: Want,
     name: &str,
 ) -> Result<Flow, Failed> {
-    let (opts, rest) = options(inv.arg, want, name, sink)?;
+    let (opts, blanked) = options(inv.arg, want, name, sink)?;
+    let rest = blanked.trim();
     if rest.is_empty() {
         return Err(usage(name, sink));
     }
-    let padded = inv.blank_before(rest);
+    // The flags blanked out of the input too, so that spans still point
+    // into the line as typed.
+    let at = inv.padded.len() - inv.padded.trim_start().len();
+    let padded = format!(
+        "{}{}{}",
+        &inv.padded[..at],
+        blanked,
+        &inv.padded[at + blanked.len()..]
+    );
     let inv = inv.with_arg(rest, &padded);
     let fig = figure(r, &inv, &opts, want, sink)?;
     match &opts.out {
@@ -88,23 +97,41 @@ fn draw(
     Ok(Flow::Continue)
 }
 
-/// The leading `--flags`, and the rest of the argument.
-fn options<'a>(
-    arg: &'a str,
+/// The `--flags`, wherever they are among the words of the argument
+/// (`:plot --grad f 0 1` and `:plot f 0 1 --grad` alike), and the
+/// argument with them (and `--out`'s file) blanked out.
+fn options(
+    arg: &str,
     want: Want,
     name: &str,
     sink: &mut dyn Sink,
-) -> Result<(Options, &'a str), Failed> {
+) -> Result<(Options, String), Failed> {
     let mut opts = Options::default();
-    let mut rest = arg;
-    while rest.starts_with("--") {
-        let (flag, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-        let after = after.trim_start();
+    let mut blanked = arg.to_string();
+    let mut blank = |from: usize, to: usize| {
+        blanked.replace_range(from..to, &" ".repeat(to - from));
+    };
+    let mut at = 0;
+    while let Some(off) = arg[at..].find(|c: char| !c.is_whitespace()) {
+        let start = at + off;
+        let end = arg[start..]
+            .find(char::is_whitespace)
+            .map_or(arg.len(), |i| start + i);
+        at = end;
+        let flag = &arg[start..end];
+        let is_flag = flag
+            .strip_prefix("--")
+            .is_some_and(|f| f.starts_with(|c: char| c.is_ascii_alphabetic()));
+        if !is_flag {
+            continue;
+        }
         match flag {
             "--grad" if want == Want::Any => opts.grad = true,
             "--vjp" if want == Want::Any => opts.vjp = true,
             "--out" => {
-                let (file, tail) = file_word(after);
+                let after = &arg[end..];
+                let space = after.len() - after.trim_start().len();
+                let (file, _) = file_word(after.trim_start());
                 if file.is_empty() {
                     sink.err(&format!(
                         "--out needs a file name: :{name} --out plot.svg ...\n"
@@ -112,8 +139,7 @@ fn options<'a>(
                     return Err(Failed);
                 }
                 opts.out = Some(path_arg(file));
-                rest = tail.trim_start();
-                continue;
+                at = end + space + file.len();
             }
             _ => {
                 let takes = if want == Want::Any {
@@ -127,9 +153,9 @@ fn options<'a>(
                 return Err(Failed);
             }
         }
-        rest = after;
+        blank(start, at);
     }
-    Ok((opts, rest))
+    Ok((opts, blanked))
 }
 
 /// A file name at the start of `text` (in double quotes, or up to a space
@@ -211,12 +237,26 @@ fn figure(
     })
 }
 
-/// `f LO HI`: the text before two trailing numbers, and the numbers.
+/// `f LO HI`: the text before two trailing numbers (each possibly in
+/// parentheses: `(-1.0)`), and the numbers.
 fn interval(arg: &str) -> Option<(&str, f64, f64)> {
-    let mut words = arg.rsplitn(3, char::is_whitespace);
-    let hi: f64 = words.next()?.parse().ok()?;
-    let lo: f64 = words.next()?.trim().parse().ok()?;
-    let head = words.next()?.trim_end();
+    let number = |w: &str| -> Option<f64> {
+        let w = match w.strip_prefix('(') {
+            Some(inner) => inner.strip_suffix(')')?.trim(),
+            None => w,
+        };
+        w.parse().ok()
+    };
+    // The last word of `text`, and where it starts.
+    fn last(text: &str) -> Option<(usize, &str)> {
+        let text = text.trim_end();
+        let start = text.rfind(char::is_whitespace).map_or(0, |i| i + 1);
+        (start < text.len()).then(|| (start, &text[start..]))
+    }
+    let (hi_at, hi) = last(arg)?;
+    let (lo_at, lo) = last(&arg[..hi_at])?;
+    let (hi, lo) = (number(hi)?, number(lo)?);
+    let head = arg[..lo_at].trim_end();
     (!head.is_empty() && lo.is_finite() && hi.is_finite()).then_some((head, lo, hi))
 }
 
@@ -250,12 +290,22 @@ fn float_function_of(
 
 impl Repl {
     /// The float type of `e` if it is a function from that float to a
-    /// float (numeric type variables taken as `f64`).
+    /// float: numeric type variables are taken as `f64`, and a parameter of
+    /// any type as the result's float (`\x -> f64.nan` ignores it), or as
+    /// `f64` if the result's type is a variable too (`\x -> x`).
     fn float_function(&self, e: &Expr, sink: &mut dyn Sink) -> Result<Option<PrimType>, Failed> {
-        let ty = defaulted(&self.checked(e, sink)?.scheme);
+        let scheme = self.checked(e, sink)?.scheme;
+        let ty = defaulted(&scheme);
         let (params, result) = Type::arrows(&ty);
-        Ok(match (params.as_slice(), float_scalar(&result)) {
-            ([p], Some(q)) => float_scalar(p).filter(|p| *p == q),
+        let (raw, raw_result) = Type::arrows(&scheme.ty);
+        let any = |t: &Type| matches!(t.base, Base::Var(_));
+        Ok(match (params.as_slice(), raw.as_slice()) {
+            ([p], [r]) => match (float_scalar(p), float_scalar(&result)) {
+                (Some(p), Some(q)) if p == q => Some(q),
+                (None, Some(q)) if any(r) => Some(q),
+                (None, None) if any(r) && any(&raw_result) => Some(PrimType::F64),
+                _ => None,
+            },
             _ => None,
         })
     }
@@ -272,8 +322,13 @@ fn function_figure(
     opts: &Options,
     sink: &mut dyn Sink,
 ) -> Result<Figure, Failed> {
+    let (span, n) = (hi - lo, (SAMPLES - 1) as f64);
     let xs: Vec<f64> = (0..SAMPLES)
-        .map(|i| lo + (hi - lo) * i as f64 / (SAMPLES - 1) as f64)
+        .map(|i| match span.is_finite() {
+            true => lo + span * i as f64 / n,
+            // [-1e308, 1e308]: the span overflows, a weighted mean does not.
+            false => lo * (1.0 - i as f64 / n) + hi * (i as f64 / n),
+        })
         .collect();
     let name = series_name(text);
     let mut wanted = vec![(name.clone(), None)];

@@ -17,7 +17,7 @@ use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{BufRead, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::rc::Rc;
@@ -73,8 +73,19 @@ impl Sink for Piped {
 impl Console for Piped {
     fn read_line(&mut self, _prompt: &str) -> Line {
         let mut bytes = Vec::new();
-        match self.stdin.read_until(b'\n', &mut bytes) {
+        // A line is program text: past the cap it is not read further.
+        let cap = urchin_base::mem::MAX_SOURCE as u64;
+        match (&mut self.stdin).take(cap).read_until(b'\n', &mut bytes) {
             Ok(0) => Line::Eof,
+            Ok(n) if n as u64 == cap && !bytes.ends_with(b"\n") => {
+                Std.err(&format!(
+                    "line {} of standard input is longer than {}: the rest of the input was not read\n",
+                    self.number + 1,
+                    urchin_base::mem::human(urchin_base::mem::MAX_SOURCE)
+                ));
+                self.read_failed = true;
+                Line::Eof
+            }
             Ok(_) => {
                 self.number += 1;
                 if bytes.ends_with(b"\n") {

@@ -23,7 +23,12 @@ pub struct Loaded {
 impl Loaded {
     /// Checks a program in a fresh session; errors rendered without colour.
     pub fn load(path: &Path, text: &str) -> Result<Loaded, String> {
-        let mut session = Session::new();
+        Loaded::load_in(Session::new(), path, text)
+    }
+
+    /// Checks a program in `session` (a fresh one, configured: AUTOMAP
+    /// off, say).
+    pub fn load_in(mut session: Session, path: &Path, text: &str) -> Result<Loaded, String> {
         match session.load(&path.display().to_string(), text) {
             Ok(_) => Ok(Loaded {
                 session,
@@ -64,7 +69,7 @@ impl Loaded {
     ) -> Result<Vec<Value>, String> {
         self.session
             .run(c, args, opts)
-            .map_err(|e| e.to_diagnostic().render(&self.session.sources, false))
+            .map_err(|e| failure(&e.to_diagnostic(), &self.session.sources))
     }
 
     /// The parameter types of an entry point, as test values.
@@ -167,7 +172,7 @@ impl Engine for SmallStepEngine {
         options.interrupt = interrupt.or(options.interrupt);
         match urchin_reference::run_entry(prog, id, args, &options) {
             Ok((values, _)) => Ok(values),
-            Err(Stop::Error(e)) => Err(e.to_diagnostic().render(&prog.sources, false)),
+            Err(Stop::Error(e)) => Err(failure(&e.to_diagnostic(), &prog.sources)),
             Err(stop) => {
                 let msg = stop.to_string();
                 self.skip = Some(match stop {
@@ -182,4 +187,11 @@ impl Engine for SmallStepEngine {
     fn skip_reason(&mut self) -> Option<String> {
         self.skip.take()
     }
+}
+
+/// A run-time error as the runner reports it: a line saying what and
+/// where (what a list of failures shows), then the diagnostic in full
+/// (what `error:` blocks match).
+fn failure(d: &urchin_base::diag::Diagnostic, sources: &urchin_base::source::SourceMap) -> String {
+    format!("{}\n{}", d.summary(sources), d.render(sources, false))
 }

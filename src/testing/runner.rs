@@ -87,7 +87,14 @@ pub fn run_paths<E: Engine>(
         match collect_files(path, &mut files, &mut seen) {
             Ok(()) => {
                 for f in files {
-                    run_file(&f, engine, &mut r)?;
+                    if f.is_file() || f == *path {
+                        run_file(&f, engine, &mut r)?;
+                    } else {
+                        // A FIFO or a device named `x.fut` in a directory
+                        // would block or never end: it is no program.
+                        r.summary.skipped += 1;
+                        writeln!(r.out, "{}: skipped: not a regular file", f.display())?;
+                    }
                 }
             }
             Err(e) => r.fail(&format!("{}: {e}", path.display()))?,
@@ -97,7 +104,8 @@ pub fn run_paths<E: Engine>(
 }
 
 /// A path given explicitly is taken whatever its extension; a directory
-/// contributes its `.fut` files, recursively, sorted by path. Each
+/// contributes its `.fut` files, recursively, sorted by path (the caller
+/// runs only those that are regular files). Each
 /// directory and file is visited once (by its canonical path), so that a
 /// symbolic link back up the tree neither loops nor repeats files.
 fn collect_files(
@@ -237,7 +245,7 @@ pub fn run_text<E: Engine>(
 }
 
 fn run_file<E: Engine>(path: &Path, engine: &mut E, r: &mut Report) -> io::Result<()> {
-    match std::fs::read_to_string(path) {
+    match urchin_base::source::read_source(path) {
         Ok(text) => run_source(
             path,
             &text,

@@ -54,3 +54,4 @@ entry grad_pairs (xss: [][]f64) =
 entry several_results (ps: [][]f64) (cs: [][]f64) =
   map (\p -> let (ds, rows) = unzip (map (\c -> let d = f64.sum (map2 (*) p c) in (d, map (\x -> x * d) c)) cs)
              in f64.sum ds + f64.sum (map f64.sum rows) + f64.sum (map (\r -> r[0]) rows)) ps
+entry convert_f (xs: []f64) = map (\x -> (i32.f64 x, i8.f64 x, u64.f64 x, i64.f32 (f32.f64 x), u16.f16 (f16.f64 x))) xs

@@ -710,3 +710,182 @@ proptest! {
         check_int(&c)?;
     }
 }
+
+// ----- Layout operations at every depth of nested maps -----
+//
+// Issue 43, item 12b: `vjp` of a function that transposed the
+// differentiated matrix inside a nested `map` stopped with an internal
+// error, while `jvp` was right. These programs put `transpose`, `rotate`,
+// `reverse` and slices of a square matrix `m` (and of matrices made from
+// it) at every depth of maps over `x` and over the matrices' rows, and
+// reduce to a scalar; `vjp` is checked against `jvp` (the dot-product
+// test) and finite differences.
+
+/// The side of the square matrix `m`.
+const SIDE: usize = 3;
+
+/// A `SIDE × SIDE` matrix from those in scope: one of them, or one with
+/// its rows or elements moved about.
+fn layout_matrix(mats: &[String], depth: u32) -> BoxedStrategy<String> {
+    let name = prop::sample::select(mats.to_vec()).boxed();
+    if depth == 0 {
+        return name;
+    }
+    let mats = mats.to_vec();
+    let inner = lazy(move || layout_matrix(&mats, depth - 1));
+    prop_oneof![
+        2 => name,
+        2 => inner.clone().prop_map(|e| format!("transpose ({e})")),
+        1 => inner.clone().prop_map(|e| format!("rotate 1 ({e})")),
+        1 => inner.clone().prop_map(|e| format!("map (rotate 2) ({e})")),
+        1 => inner.clone().prop_map(|e| format!("map reverse ({e})")),
+        1 => inner.clone().prop_map(|e| format!("(({e})[1:] ++ ({e})[:1])")),
+        1 => inner.prop_map(|e| format!("map (\\r -> r[2:] ++ r[:2]) ({e})")),
+    ]
+    .boxed()
+}
+
+/// A scalar from the matrices and rows in scope, with maps nested to
+/// `depth`: over `x`, over a matrix's rows, and `let`s of matrices.
+fn layout_scalar(mats: &[String], rows: &[String], depth: u32) -> BoxedStrategy<String> {
+    let m = layout_matrix(mats, 1);
+    let mut leaves = vec![
+        m.clone()
+            .prop_map(|e| format!("f64.sum (map f64.sum ({e}))"))
+            .boxed(),
+        m.clone().prop_map(|e| format!("({e})[1, 2]")).boxed(),
+        m.prop_map(|e| format!("f64.sum (map (\\r -> f64.sum r[1:]) ({e}))"))
+            .boxed(),
+    ];
+    for r in rows {
+        let r = r.clone();
+        leaves.push(Just(format!("f64.sum ({r} * reverse {r})")).boxed());
+        leaves.push(Just(format!("{r}[0] * f64.sum (rotate 1 {r})")).boxed());
+    }
+    let leaf = prop::strategy::Union::new(leaves).boxed();
+    if depth == 0 {
+        return leaf;
+    }
+    let (mats, rows) = (mats.to_vec(), rows.to_vec());
+    let k = depth;
+    let sub = {
+        let (mats, rows) = (mats.clone(), rows.clone());
+        lazy(move || layout_scalar(&mats, &rows, depth - 1))
+    };
+    let over_x = sub
+        .clone()
+        .prop_map(|s| format!("f64.sum (map (\\_ -> {s}) x)"));
+    let over_rows = {
+        let (mats, rows) = (mats.clone(), rows.clone());
+        layout_matrix(&mats, 1).prop_flat_map(move |e| {
+            let mut rows = rows.clone();
+            rows.push(format!("r{k}"));
+            let mats = mats.clone();
+            lazy(move || layout_scalar(&mats, &rows, depth - 1))
+                .prop_map(move |s| format!("f64.sum (map (\\r{k} -> {s}) ({e}))"))
+        })
+    };
+    let bound = {
+        let (mats, rows) = (mats.clone(), rows.clone());
+        layout_matrix(&mats, 2).prop_flat_map(move |e| {
+            let mut mats = mats.clone();
+            mats.push(format!("y{k}"));
+            let rows = rows.clone();
+            lazy(move || layout_scalar(&mats, &rows, depth - 1))
+                .prop_map(move |s| format!("(let y{k} = {e} in {s})"))
+        })
+    };
+    prop_oneof![
+        1 => leaf,
+        2 => over_x,
+        2 => over_rows,
+        2 => bound,
+        1 => (sub.clone(), sub).prop_map(|(a, b)| format!("{a} * f64.sin ({b})")),
+    ]
+    .boxed()
+}
+
+fn layout_case() -> BoxedStrategy<(String, Vec<f64>, u64)> {
+    (
+        1u32..5,
+        prop::collection::vec(element(), SIDE * SIDE),
+        any::<u64>(),
+    )
+        .prop_flat_map(|(depth, m, seed)| {
+            (
+                layout_scalar(&["m".to_string()], &[], depth),
+                Just(m),
+                Just(seed),
+            )
+        })
+        .boxed()
+}
+
+fn check_layout(body: &str, m: &[f64], seed: u64) -> Result<(), TestCaseError> {
+    let program = format!("entry f_main (m: [{SIDE}][{SIDE}]f64) (x: [2]f64) : f64 =\n  {body}\n");
+    let fail = |why: String| TestCaseError::fail(format!("{why}\nprogram:\n{program}m = {m:?}"));
+    let mut s = session();
+    s.load("<generated>", &program).map_err(|d| {
+        fail(format!(
+            "the generated program does not check:\n{}",
+            urchin_base::diag::render_all(&d, &s.sources, false)
+        ))
+    })?;
+    let f = Function::new(&mut s, "f_main").map_err(fail)?;
+    let ms: Vec<Scalar> = m.iter().map(|v| Scalar::F64(*v)).collect();
+    let args = vec![
+        Value::Array(Array::from_scalars(PrimType::F64, vec![SIDE, SIDE], &ms)),
+        Value::Array(Array::from_scalars(
+            PrimType::F64,
+            vec![2],
+            &[Scalar::F64(0.5), Scalar::F64(1.5)],
+        )),
+    ];
+    let ys = f.primal_values(&s, &args).map_err(fail)?;
+    prop_assume!(ys.iter().all(|y| y.is_finite() && y.abs() < 1e4));
+    f.check(&s, &args, &mut Rng::new(seed)).map_err(fail)?;
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: crate::test_env::proptest_cases(300),
+        max_shrink_iters: 200,
+        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("regressions"))),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn layout_operations_in_nested_maps_differentiate(c in layout_case()) {
+        check_layout(&c.0, &c.1, c.2)?;
+    }
+}
+
+/// The issue's example, and the Gaussian-mixture form that hit it.
+#[test]
+fn transposes_inside_nested_maps_differentiate() {
+    let mut s = session();
+    s.load(
+        "<12b>",
+        "entry main (m: [2][2]f64) (x: [3]f64) =\n  vjp (\\m -> f64.sum (map (\\_ -> let y = transpose m\n    in f64.sum (map (\\_ -> f64.sum (map f64.sum y)) x)) x)) m 1.0\n",
+    )
+    .expect("the program checks");
+    let id = s.lookup_def("main").expect("main");
+    let c = s.compile(id).expect("main compiles");
+    let m: Vec<Scalar> = [1.0, 2.0, 3.0, 4.0].map(Scalar::F64).to_vec();
+    let x: Vec<Scalar> = [0.5, 1.0, 3.0].map(Scalar::F64).to_vec();
+    let out = s
+        .run(
+            &c,
+            vec![
+                Value::Array(Array::from_scalars(PrimType::F64, vec![2, 2], &m)),
+                Value::Array(Array::from_scalars(PrimType::F64, vec![3], &x)),
+            ],
+            &EvalOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    assert_eq!(
+        urchin_runtime::values::format_value(&out[0]),
+        "[[9.0, 9.0], [9.0, 9.0]]"
+    );
+}

@@ -536,7 +536,8 @@ fn step_commands() {
     check(
         "step_commands",
         ":step f64.sqrt [1.0, 4.0, 9.0]\n\
-         :step 2 1 + 2 * 3 - 4\n\
+         :step -n 2 1 + 2 * 3 - 4\n\
+         :step 1 + 2 * 3\n\
          :steps i32.sum (map i32.i64 (iota 10))\n\
          :step\n\
          :steps 1 +\n",

@@ -403,3 +403,395 @@ fn a_diagnostic_on_a_long_line_shows_a_window() {
     assert!(err.len() < 2_000, "{} bytes of diagnostic", err.len());
     assert!(err.contains('…'), "{err}");
 }
+
+// ----- Issue 43: inputs that ran away, each within a stated budget -----
+
+/// What a run of `urchin` may take: its peak resident memory and its CPU
+/// time (user and system, all threads), as the kernel counts them for the
+/// process (`wait4`). The budgets are far below what the inputs took
+/// before the fixes (gigabytes, tens of seconds) and far above what they
+/// take now, so that they hold on a loaded machine.
+struct Budget {
+    mib: u64,
+    cpu_secs: f64,
+}
+
+/// A run, and what it took.
+struct Measured {
+    out: Output,
+    peak_mib: u64,
+    cpu_secs: f64,
+}
+
+/// Where a run's standard input comes from.
+enum Input<'a> {
+    Text(&'a str),
+    File(&'a str),
+}
+
+/// Runs the `urchin` binary and measures it. A run past a minute of wall
+/// time is killed (an input that hangs fails its test instead of the
+/// suite hanging).
+#[expect(
+    clippy::zombie_processes,
+    reason = "the child is reaped by `wait4`, which gives its resource usage too"
+)]
+fn measured(args: &[&str], input: Input) -> Measured {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_urchin"));
+    cmd.args(args)
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    match input {
+        Input::Text(_) => cmd.stdin(Stdio::piped()),
+        Input::File(path) => cmd.stdin(std::fs::File::open(path).expect("open the input")),
+    };
+    let mut child = cmd.spawn().expect("start urchin");
+    let pid = child.id() as libc::pid_t;
+    let writer = child.stdin.take().map(|mut stdin| {
+        let text = match input {
+            Input::Text(t) => t.to_string(),
+            Input::File(_) => String::new(),
+        };
+        // A child that stops reading early closes the pipe: not an error.
+        std::thread::spawn(move || drop(stdin.write_all(text.as_bytes())))
+    });
+    let reader = |mut s: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = s.read_to_end(&mut v);
+            v
+        })
+    };
+    let out = reader(Box::new(child.stdout.take().expect("a stdout pipe")));
+    let err = reader(Box::new(child.stderr.take().expect("a stderr pipe")));
+    let start = std::time::Instant::now();
+    let mut status = 0;
+    // SAFETY: `rusage` is plain data, filled in by `wait4`.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: waits for our own child, writing into the locals above.
+        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if r == pid {
+            break;
+        }
+        assert!(r == 0, "wait4 failed");
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            // SAFETY: signals our own child.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    if let Some(w) = writer {
+        let _ = w.join();
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Measured {
+        out: Output {
+            status: std::process::ExitStatus::from_raw(status),
+            stdout: out.join().expect("read stdout"),
+            stderr: err.join().expect("read stderr"),
+        },
+        peak_mib: usage.ru_maxrss as u64 / 1024,
+        cpu_secs: secs(usage.ru_utime) + secs(usage.ru_stime),
+    }
+}
+
+/// The run stayed within `budget`, ended cleanly (as [`clean`]) and its
+/// standard error contains `expect`; its standard output.
+fn within(m: &Measured, budget: Budget, expect: &str) -> String {
+    let err = String::from_utf8_lossy(&m.out.stderr);
+    assert!(
+        m.peak_mib <= budget.mib,
+        "peak memory {} MiB, over the budget of {} MiB\n{err}",
+        m.peak_mib,
+        budget.mib
+    );
+    assert!(
+        m.cpu_secs <= budget.cpu_secs,
+        "{:.1} s of CPU, over the budget of {} s\n{err}",
+        m.cpu_secs,
+        budget.cpu_secs
+    );
+    clean(&m.out, expect)
+}
+
+/// Item 1: a map whose rows are built chunk by chunk asks for its whole
+/// result before the second chunk (it reserved 80 GB unchecked and
+/// aborted, or reached 3 GiB before an error).
+#[test]
+fn a_huge_map_result_is_refused_before_it_is_allocated() {
+    let (_d, p) = program("entry main (n: i64) = map (\\i -> replicate n i) (iota n) |> length\n");
+    for n in ["100000", "20000"] {
+        let m = measured(&["run", "--max-memory", "256M", &p, n], Input::Text(""));
+        within(
+            &m,
+            Budget {
+                mib: 400,
+                cpu_secs: 20.0,
+            },
+            "out of memory",
+        );
+    }
+    let m = measured(
+        &["--max-memory", "256M"],
+        Input::Text(
+            "def g (n: i64) = map (\\i -> replicate n i) (iota n) |> length\ng 100000\n1 + 1\n",
+        ),
+    );
+    let out = within(
+        &m,
+        Budget {
+            mib: 400,
+            cpu_secs: 20.0,
+        },
+        "out of memory",
+    );
+    assert_eq!(out, "2\n");
+}
+
+/// Item 2: what urchin reads is bounded: program text by 64 MiB, data by
+/// the memory limit; an endless or exploding input is an error, not
+/// gigabytes buffered.
+#[test]
+fn reading_input_stays_within_the_limits() {
+    let (_d, p) = program("entry main (x: []f64) = length x\n");
+    let m = measured(
+        &["run", "--max-memory", "100M", &p],
+        Input::File("/dev/zero"),
+    );
+    within(
+        &m,
+        Budget {
+            mib: 300,
+            cpu_secs: 20.0,
+        },
+        "standard input did not fit in memory",
+    );
+    let m = measured(&["check", "/dev/zero"], Input::Text(""));
+    within(
+        &m,
+        Budget {
+            mib: 300,
+            cpu_secs: 20.0,
+        },
+        "larger than 64.0 MiB",
+    );
+    let m = measured(&[], Input::Text(":load /dev/zero\n1 + 1\n"));
+    let out = within(
+        &m,
+        Budget {
+            mib: 300,
+            cpu_secs: 20.0,
+        },
+        "larger than 64.0 MiB",
+    );
+    assert_eq!(out, "2\n");
+    // A gzip bomb: 13 MB of zeros unpacks to 13 GB; 256 MiB of them is
+    // 256 KiB packed, and past `--max-memory 100M` already.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("robust-gz-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("make the directory");
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(dir.join("x.gz")).expect("create the data file"),
+        flate2::Compression::fast(),
+    );
+    let zeros = vec![b'0'; 1 << 20];
+    for _ in 0..256 {
+        gz.write_all(&zeros).expect("write the data file");
+    }
+    gz.finish().expect("finish the data file");
+    let t = dir.join("t.fut");
+    std::fs::write(
+        &t,
+        "-- ==\n-- input @ x.gz\n-- output { 0i64 }\nentry main (x: []i64) = length x\n",
+    )
+    .expect("write the program");
+    let m = measured(
+        &["test", "--max-memory", "100M", &t.to_string_lossy()],
+        Input::Text(""),
+    );
+    let out = within(
+        &m,
+        Budget {
+            mib: 300,
+            cpu_secs: 30.0,
+        },
+        "",
+    );
+    assert!(out.contains("did not fit in memory"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Item 3: the reference semantics unfolds a `map` into a term per
+/// element, far larger than the element; it is held to the memory limit
+/// too (it grew to 5 GB and aborted).
+#[test]
+fn the_small_step_engine_keeps_to_the_memory_limit() {
+    let (_d, p) = program(
+        "-- ==\n-- input { 2000000i64 }\n-- output { 0i64 }\n\
+         entry main (n: i64) = i64.sum (map (*2) (iota n))\n",
+    );
+    let m = measured(
+        &["test", "--engine", "small-step", "--max-memory", "256M", &p],
+        Input::Text(""),
+    );
+    let out = within(
+        &m,
+        Budget {
+            mib: 400,
+            cpu_secs: 60.0,
+        },
+        "",
+    );
+    assert!(out.contains("out of memory"), "{out}");
+}
+
+/// Item 4: an ambiguity with many minimal readings is reported with the
+/// first few and how many more, after a bounded enumeration (it took 18 s
+/// of CPU).
+#[test]
+fn an_ambiguity_is_reported_within_a_budget() {
+    let (_d, p) = program("def main (x: f64) (y: [][]f64) : [][]f64 = (+ x) y - (+ x) y\n");
+    let m = measured(&["check", &p], Input::Text(""));
+    within(
+        &m,
+        Budget {
+            mib: 300,
+            cpu_secs: 5.0,
+        },
+        "ambiguous: `main` can be elaborated",
+    );
+    let err = String::from_utf8_lossy(&m.out.stderr);
+    assert!(err.contains("more"), "{err}");
+}
+
+/// Item 5: `it` bound to a function refers to the `it` before it (the
+/// new definition referred to itself, and `it 3` overflowed the stack);
+/// after a value, a function of it is bound too.
+#[test]
+fn it_refers_to_the_it_before() {
+    let m = measured(
+        &[],
+        Input::Text(
+            "\\(x: i32) -> x + 1\n\\(y: i32) -> it y * 2\nit 3\n5\n\\(y: i32) -> it + y\nit 3\n",
+        ),
+    );
+    let out = within(
+        &m,
+        Budget {
+            mib: 300,
+            cpu_secs: 10.0,
+        },
+        "",
+    );
+    let values: Vec<&str> = out.lines().filter(|l| !l.starts_with('<')).collect();
+    assert_eq!(values, ["8", "5", "8"], "{out}");
+}
+
+/// Item 6: a shell command's output is shown as it comes and stops at a
+/// cap (`:! yes` was buffered whole until the REPL aborted).
+#[test]
+fn a_shell_command_that_never_ends_is_stopped() {
+    let m = measured(&[], Input::Text(":! yes\n1 + 1\n"));
+    let out = within(
+        &m,
+        Budget {
+            mib: 300,
+            cpu_secs: 30.0,
+        },
+        "the command was stopped after printing 16.0 MiB",
+    );
+    // The cap is in bytes: the last line shown may be cut.
+    assert!(
+        out.starts_with("y\ny\n") && out.ends_with("2\n"),
+        "{}",
+        &out[out.len() - 20..]
+    );
+    assert!(out.len() < (17 << 20), "{} bytes shown", out.len());
+}
+
+/// Item 7: a thread count past a few per core is clamped, with a warning
+/// (4294967295 was taken, and 10,000 turned 0.26 s into 41 s).
+#[test]
+fn thread_counts_are_clamped() {
+    let (_d, p) = program("entry main (n: i64) = i64.sum (map (\\i -> i * i) (iota n))\n");
+    for n in ["4294967295", "10000"] {
+        let m = measured(&["run", "--threads", n, &p, "3000000"], Input::Text(""));
+        let out = within(
+            &m,
+            Budget {
+                mib: 500,
+                cpu_secs: 20.0,
+            },
+            "more than 4 per core",
+        );
+        assert_eq!(out, "8999995500000500000i64\n");
+    }
+}
+
+/// Item 8: a FIFO (or anything else not a regular file) named `x.fut` in
+/// a directory is skipped with a note (reading it blocked forever).
+#[test]
+fn test_skips_what_is_not_a_regular_file() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("robust-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("make the directory");
+    let fifo = std::ffi::CString::new(dir.join("x.fut").to_string_lossy().as_bytes())
+        .expect("a path without NUL");
+    // SAFETY: makes a FIFO at a path we own.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    std::fs::write(
+        dir.join("y.fut"),
+        "-- ==\n-- input { 1i32 }\n-- output { 1i32 }\nentry main (x: i32) = x\n",
+    )
+    .expect("write the program");
+    let m = measured(&["test", &dir.to_string_lossy()], Input::Text(""));
+    let out = within(
+        &m,
+        Budget {
+            mib: 300,
+            cpu_secs: 10.0,
+        },
+        "",
+    );
+    assert!(out.contains("x.fut: skipped: not a regular file"), "{out}");
+    assert!(out.ends_with("1 passed, 0 failed, 1 skipped\n"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Item 9: output into a pipe closed early (`urchin check big.fut |
+/// head`) ends the run quietly, by SIGPIPE as other tools do (`println!`
+/// panicked on the broken pipe).
+#[test]
+fn a_closed_output_pipe_is_no_panic() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let text: String = (0..5000)
+        .map(|i| format!("def f{i} (x: i32) = x + {i}\n"))
+        .collect();
+    let (_d, p) = program(&text);
+    for cmd in ["check", "elab"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_urchin"))
+            .args([cmd, &p])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start urchin");
+        let mut head = [0u8; 100];
+        let mut stdout = child.stdout.take().expect("a stdout pipe");
+        stdout.read_exact(&mut head).expect("the first lines");
+        drop(stdout);
+        let o = child.wait_with_output().expect("urchin finishes");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!err.contains("panicked"), "{cmd}: {err}");
+        assert!(
+            o.status.success() || o.status.signal() == Some(libc::SIGPIPE),
+            "{cmd}: {:?}\n{err}",
+            o.status
+        );
+    }
+}

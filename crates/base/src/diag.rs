@@ -130,6 +130,18 @@ impl Diagnostic {
         self
     }
 
+    /// The message on one line, with where: `division by zero at
+    /// f.fut:4:24` (for lists of failures, such as `urchin test`'s).
+    pub fn summary(&self, sources: &SourceMap) -> String {
+        match self.span {
+            Some(s) => {
+                let (line, col) = sources.line_col(s);
+                format!("{} at {}:{line}:{col}", self.message, sources.name(s.file))
+            }
+            None => self.message.clone(),
+        }
+    }
+
     /// Render as ariadne would print it; `color` switches ANSI escapes.
     pub fn render(&self, sources: &SourceMap, color: bool) -> String {
         render(self, sources, color)
@@ -149,6 +161,46 @@ impl fmt::Display for Diagnostic {
 impl std::error::Error for Diagnostic {}
 
 /// Several diagnostics, rendered one after another.
+/// The candidate nearest to `name`, for "did you mean": at most one edit
+/// per three characters away (an insertion, a deletion, a substitution or
+/// two neighbours swapped: `mpa` is `map`), the nearest winning, the first
+/// of equals. A name of one or two characters is near nothing: any other
+/// short name is an edit away.
+pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let most = name.chars().count() / 3;
+    if most == 0 {
+        return None;
+    }
+    candidates
+        .into_iter()
+        .filter(|c| *c != name)
+        .map(|c| (edit_distance(name, c), c))
+        .filter(|(d, _)| *d <= most)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// Edits from `a` to `b` (optimal string alignment: insertions, deletions,
+/// substitutions and swaps of neighbours, each 1).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    // Rows i-2, i-1 and i of the table.
+    let mut before: Vec<usize> = Vec::new();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut row = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            row[j] = (prev[j] + 1).min(row[j - 1] + 1).min(prev[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                row[j] = row[j].min(before[j - 2] + 1);
+            }
+        }
+        before = std::mem::replace(&mut prev, row);
+    }
+    prev[b.len()]
+}
+
 pub fn render_all(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> String {
     diags
         .iter()
@@ -191,11 +243,11 @@ impl View {
                 let from = floor_char_boundary(text, f.saturating_sub(MAX_LINE / 4).max(start));
                 let to = floor_char_boundary(text, (from + MAX_LINE).min(end));
                 view.cut(start, from);
-                view.text.push_str(&text[from..to]);
+                push_visible(&mut view.text, &text[from..to]);
                 view.cut(to, end);
                 view.text.push_str(&text[end..start + line.len()]);
             } else {
-                view.text.push_str(line);
+                push_visible(&mut view.text, line);
             }
             start += line.len();
         }
@@ -232,6 +284,21 @@ impl View {
             start: start as u32,
             end: end as u32,
         })
+    }
+}
+
+/// Pushes `text` with each invisible character (a control character, a
+/// byte-order mark, a zero-width space) replaced by a visible one of the
+/// same length in bytes, so that spans still point at it: `?` for an
+/// ASCII control character, `�` for the three-byte ones.
+fn push_visible(out: &mut String, text: &str) {
+    for c in text.chars() {
+        match c {
+            '\n' | '\r' | '\t' => out.push(c),
+            c if c.is_ascii_control() => out.push('?'),
+            '\u{200b}'..='\u{200f}' | '\u{2060}' | '\u{feff}' => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
     }
 }
 
@@ -490,6 +557,19 @@ fn render_calls(calls: &[(String, Span)], sources: &SourceMap) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn near_names_are_suggested() {
+        let names = ["map", "map2", "reduce", "f64.sqrt", "type", "time"];
+        assert_eq!(closest("mpa", names), Some("map"));
+        assert_eq!(closest("f64.sqr", names), Some("f64.sqrt"));
+        assert_eq!(closest("tyep", names), Some("type"));
+        assert_eq!(closest("map", names), Some("map2"));
+        assert_eq!(closest("xyz", names), None);
+        assert_eq!(closest("ma", names), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("ab", "ba"), 1);
+    }
 
     #[test]
     fn renders_message_and_snippet_without_color() {

@@ -289,9 +289,88 @@ pub fn vec_with_capacity<T>(n: usize) -> Result<Vec<T>, TooLarge> {
     Ok(v)
 }
 
+/// The most bytes of program text read from one file (a program, a
+/// `:load`, a test file, a literate document): hand-written programs are
+/// kilobytes and generated ones megabytes, so past this it is not a
+/// program (`urchin check /dev/zero`), and reading stops.
+pub const MAX_SOURCE: usize = 64 << 20;
+
+/// The first room reserved for reading; after it the buffer grows by half
+/// its size at a time, each step checked.
+const READ_START: usize = 1 << 16;
+
+/// Reads `r` to its end into memory, taking at most `cap` bytes and never
+/// more than the memory limit allows: the buffer grows by half at a time,
+/// each step checked (`check`) and reserved fallibly, so that an endless
+/// or huge input (`/dev/zero`, a gzip bomb) is an error after at most
+/// `cap` bytes rather than an abort after gigabytes. `what` names the
+/// input in the error.
+pub fn read_bounded(mut r: impl std::io::Read, cap: usize, what: &str) -> std::io::Result<Vec<u8>> {
+    use std::io::{Error, ErrorKind};
+    let mut data: Vec<u8> = Vec::new();
+    loop {
+        if data.len() == data.capacity() {
+            let want = data.len().saturating_add((data.len() / 2).max(READ_START));
+            if data.len() >= cap {
+                // One byte more means the input is past the cap.
+                let mut probe = [0u8; 1];
+                if r.read(&mut probe)? == 0 {
+                    return Ok(data);
+                }
+                return Err(Error::other(format!(
+                    "{what} is larger than {}: it was not read further",
+                    human(cap)
+                )));
+            }
+            let want = want.min(cap);
+            if check(&[want - data.len()], 1).is_err() {
+                return Err(Error::new(
+                    ErrorKind::OutOfMemory,
+                    format!(
+                        "{what} did not fit in memory: {} read, within a memory limit of {} \
+                         (raise it with --max-memory)",
+                        human(data.len()),
+                        human(limit())
+                    ),
+                ));
+            }
+            data.try_reserve_exact(want - data.len()).map_err(|_| {
+                Error::new(
+                    ErrorKind::OutOfMemory,
+                    format!("{what}: the system could not provide {}", human(want)),
+                )
+            })?;
+        }
+        let len = data.len();
+        let room = data.capacity() - len;
+        data.resize(len + room, 0);
+        match r.read(&mut data[len..]) {
+            Ok(0) => {
+                data.truncate(len);
+                return Ok(data);
+            }
+            Ok(n) => data.truncate(len + n),
+            Err(e) if e.kind() == ErrorKind::Interrupted => data.truncate(len),
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Read;
+
+    #[test]
+    fn reading_stops_at_the_cap() {
+        let zeros = std::io::repeat(0).take(10 << 20);
+        let e = read_bounded(zeros, 3 << 20, "the input").unwrap_err();
+        assert!(e.to_string().contains("larger than 3.0 MiB"), "{e}");
+        let exact = std::io::repeat(7).take(3 << 20);
+        assert_eq!(read_bounded(exact, 3 << 20, "x").unwrap().len(), 3 << 20);
+        let small = read_bounded(&b"abc"[..], 3 << 20, "x").unwrap();
+        assert_eq!(small, b"abc");
+    }
 
     #[test]
     fn sizes_parse_with_units() {

@@ -189,11 +189,21 @@ impl Checker<'_> {
                 }
                 one(self.vars.ty(*a).peel(fixed))
             }
-            Exp::Update(a, ..)
-            | Exp::Reverse(a)
-            | Exp::Copy(a)
-            | Exp::Rotate(_, a)
-            | Exp::Rearrange(_, a) => one(self.vars.ty(*a)),
+            Exp::Rearrange(perm, a) => {
+                let rank = self.vars.ty(*a).rank();
+                let mut sorted = perm.clone();
+                sorted.sort_unstable();
+                if sorted != (0..rank).collect::<Vec<_>>() {
+                    return Err(format!(
+                        "rearrange {perm:?} of {}, of rank {rank}: not a permutation of its dimensions",
+                        self.vars.name(*a)
+                    ));
+                }
+                one(self.vars.ty(*a))
+            }
+            Exp::Update(a, ..) | Exp::Reverse(a) | Exp::Copy(a) | Exp::Rotate(_, a) => {
+                one(self.vars.ty(*a))
+            }
             Exp::Size(..) => one(Type::Prim(PrimType::I64)),
             Exp::Iota(_) => one(Type::Array(PrimType::I64, 1)),
             Exp::Replicate(_, v) | Exp::Rep(v) => one(ty(v).array_of(1)),

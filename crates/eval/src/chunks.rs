@@ -980,14 +980,21 @@ impl Rows {
                 *self = Rows::Whole(a)
             }
             (Rows::Empty(n), Value::Array(a)) => {
-                fn sink<T: Element>(n: usize, own: &[usize]) -> Box<dyn RowSink> {
-                    Box::new(TypedRows::<T> {
+                // The whole result is allocated here, before the chunks
+                // after the first are computed: checked against the limit.
+                fn sink<T: Element>(n: usize, own: &[usize]) -> R<Box<dyn RowSink>> {
+                    let mut shape = vec![n];
+                    shape.extend_from_slice(own);
+                    let elems = urchin_base::mem::check(&shape, std::mem::size_of::<T>())
+                        .map_err(Fail::too_large)?;
+                    Ok(Box::new(TypedRows::<T> {
                         own: own.to_vec(),
-                        data: Vec::with_capacity(n * own.iter().product::<usize>()),
+                        data: urchin_base::mem::vec_with_capacity(elems)
+                            .map_err(Fail::too_large)?,
                         rows: 0,
-                    })
+                    }))
                 }
-                let mut s = urchin_prim::dispatch_prim!(a.elem(), sink(*n, &a.shape()[1..]));
+                let mut s = urchin_prim::dispatch_prim!(a.elem(), sink(*n, &a.shape()[1..]))?;
                 s.push(&a)?;
                 *self = Rows::Sink(s);
             }

@@ -962,10 +962,22 @@ impl Interp<'_> {
         let ne = self.atoms(&op.neutral)?;
         let n = self.soac_len(&vals, "scan")?.ok_or_else(Fail::rep_length)?;
         if n == 0 {
+            // No rows, each of the neutral element's shape (`scan (map2
+            // (+)) (replicate 3 0) xss` of no rows is `empty([0][3]f64)`).
             return stm
                 .pat
                 .iter()
-                .map(|p| Ok(LVal::inv(self.empty_of(*p, &[])?)))
+                .zip(&ne)
+                .map(|(p, z)| {
+                    let elem = self.prog().vars.ty(*p).elem();
+                    let mut shape = vec![0];
+                    shape.extend_from_slice(z.own_shape());
+                    ops::check_size(&shape, elem)?;
+                    Ok(LVal::inv(Value::Array(Array::filled(
+                        shape,
+                        Scalar::zero(elem),
+                    ))))
+                })
                 .collect();
         }
         if !self.lanes().is_empty() {

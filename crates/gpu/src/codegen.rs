@@ -628,6 +628,9 @@ impl<'a> Gen<'a> {
             }
             Exp::Convert(to, a) => {
                 let (x, t) = self.scalar_atom(a)?;
+                if t.is_float() && to.is_int() {
+                    self.helpers.insert(float_bits_helper(t));
+                }
                 let e = convert(t, *to, &x);
                 self.note_type(*to);
                 let v = self.let_(*to, &e);
@@ -1641,15 +1644,19 @@ impl<'a> Gen<'a> {
     }
 }
 
-/// `prim::convert` in C: integers wrap, floats truncate towards zero
-/// saturating (NaN to 0), bool is 0 or 1.
+/// `prim::convert` in C: integers wrap, floats truncate towards zero and
+/// wrap (NaN and infinities to 0: `prim::float_to_int_bits`, through
+/// [`float_bits_helper`]), bool is 0 or 1.
 fn convert(from: PrimType, to: PrimType, x: &str) -> String {
     let ct = ctype(to);
     if to == PrimType::Bool {
         return format!("(uchar)({x} != 0)");
     }
     if from.is_float() && to.is_int() {
-        return format!("convert_{ct}_sat_rtz({x})");
+        return match from {
+            PrimType::F64 => format!("({ct})fbits64({x})"),
+            _ => format!("({ct})fbits32((float){x})"),
+        };
     }
     if from.is_signed() && to.is_int() && !to.is_signed() {
         // Zero extension, as `prim::convert`: through the unsigned type of
@@ -1657,6 +1664,25 @@ fn convert(from: PrimType, to: PrimType, x: &str) -> String {
         return format!("({ct})({}){x}", utype(from));
     }
     format!("({ct}){x}")
+}
+
+/// The C function behind a float-to-integer conversion from `from`:
+/// `prim::float_to_int_bits` in C. `fmod` is exact, so the truncated value
+/// modulo 2^64 is exact too; a half of 2^64 is taken off (exactly) before
+/// the conversion to `long` where it would not fit, and put back by
+/// flipping the top bit.
+fn float_bits_helper(from: PrimType) -> String {
+    let (name, ty, s) = match from {
+        PrimType::F64 => ("fbits64", "double", ""),
+        _ => ("fbits32", "float", "f"),
+    };
+    format!(
+        "static inline ulong {name}({ty} x) {{\n  if (isnan(x) || isinf(x)) return 0;\n  \
+         {ty} t = fmod(trunc(x), 18446744073709551616.0{s});\n  \
+         if (t >= 9223372036854775808.0{s}) return (ulong)(long)(t - 9223372036854775808.0{s}) ^ 0x8000000000000000UL;\n  \
+         if (t < -9223372036854775808.0{s}) return (ulong)(long)(t + 9223372036854775808.0{s}) ^ 0x8000000000000000UL;\n  \
+         return (ulong)(long)t;\n}}\n"
+    )
 }
 
 /// `replicate n x` (or `rep x` with `Dim::Any`).

@@ -323,6 +323,15 @@ pub fn run(
         }
         compiled.push((comp, outs));
     }
+    // Each result is made on the host too (to upload and download): one
+    // past the memory limit is the evaluator's to refuse, with its span.
+    let fits = compiled
+        .iter()
+        .flat_map(|(c, _)| &c.outputs)
+        .all(|o| o.scalar || urchin_base::mem::check(&o.shape, o.elem.bytes()).is_ok());
+    if !fits {
+        return Ok(Ran::Evaluate);
+    }
     let work: f64 = compiled.iter().map(|(c, _)| c.work).sum();
     let what = describe(stms);
     let mut text = String::new();

@@ -116,8 +116,11 @@ impl Interchanged {
                 result: vec![Atom::Var(row)],
             },
         };
+        // The outer two dimensions swapped, the rest kept: the array may
+        // have more than two (rows of a transposed matrix inside a map).
+        let perm = [1, 0].into_iter().chain(2..vars.ty(t).rank()).collect();
         (
-            (t, Exp::Rearrange(vec![1, 0], self.array)),
+            (t, Exp::Rearrange(perm, self.array)),
             Exp::Map {
                 lam: outer,
                 args: vec![t],

@@ -646,7 +646,8 @@ pub trait Native: Copy + PartialOrd + 'static {
 }
 
 /// The conversions through Rust's `as`, alike for every native type
-/// (saturating from floats, wrapping between integers, as Futhark's).
+/// (wrapping between integers, as Futhark's; from floats to integers
+/// `native_convert` goes through `float_to_int_bits` instead).
 macro_rules! native_casts {
     ($t:ty) => {
         fn to_f64(self) -> f64 {
@@ -1246,10 +1247,26 @@ pub fn native_unop<T: Native>(op: UnOp, a: T) -> Result<BinResult<T>, PrimError>
     })
 }
 
+/// Futhark's conversion of a float to an integer, as the bits of a 64-bit
+/// integer that the caller truncates to its width: towards zero, then
+/// modulo 2^64 (so modulo 2^k for any narrower width), as Futhark's
+/// interpreter computes it; NaN and ±∞ give 0 (`i32.f64 f64.inf` is 0,
+/// not 2147483647). `gpu::codegen` writes the same in OpenCL C.
+pub fn float_to_int_bits(x: f64) -> u64 {
+    // From 2^127 on, every float is a multiple of 2^64.
+    const TOO_BIG: f64 = 1.7014118346046923e38;
+    if !x.is_finite() || x.abs() >= TOO_BIG {
+        return 0;
+    }
+    (x.trunc() as i128) as u64
+}
+
 /// Element-level conversion between native types.
 #[inline]
 pub fn native_convert<A: Native, B: Native>(a: A) -> B {
-    if A::TY.is_float() {
+    if A::TY.is_float() && B::TY.is_int() {
+        B::from_u64(float_to_int_bits(a.to_f64()))
+    } else if A::TY.is_float() {
         B::from_f64(a.to_f64())
     } else if A::TY.is_signed() && B::TY.is_int() && !B::TY.is_signed() {
         // Futhark's unsigned modules zero-extend a signed source
@@ -1338,7 +1355,8 @@ fn convert_from<A: Native>(a: Scalar, to: PrimType) -> Scalar {
 
 /// Conversion as Futhark's `t.u8`, `t.f32`, ... functions: integers wrap (a
 /// signed value becomes unsigned by zero extension, as in Futhark),
-/// floats truncate towards zero (saturating), bool is 0 or 1.
+/// floats truncate towards zero and wrap (`float_to_int_bits`; NaN and
+/// infinities are 0), bool is 0 or 1.
 pub fn convert(a: Scalar, to: PrimType) -> Scalar {
     dispatch_prim!(a.ty(), convert_from(a, to))
 }
@@ -1390,6 +1408,31 @@ mod tests {
 
     fn i(x: i32) -> Scalar {
         Scalar::I32(x)
+    }
+
+    #[test]
+    fn floats_convert_to_integers_as_futhark() {
+        use PrimType::*;
+        let c = |x: f64, t| convert(Scalar::F64(x), t);
+        // NaN and infinities are 0 (they saturated), for every width.
+        for t in [I8, I16, I32, I64, U8, U16, U32, U64] {
+            for x in [f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1e300] {
+                assert_eq!(c(x, t), Scalar::zero(t), "{x} to {t}");
+            }
+        }
+        // Towards zero, then modulo 2^k.
+        assert_eq!(c(-2.7, I32), Scalar::I32(-2));
+        assert_eq!(c(3e9, I32), Scalar::I32(-1294967296));
+        assert_eq!(c(-1.0, U64), Scalar::U64(u64::MAX));
+        assert_eq!(c(300.5, U8), Scalar::U8(44));
+        assert_eq!(c(-129.9, I8), Scalar::I8(127));
+        assert_eq!(c(2f64.powi(70) + 2f64.powi(63), I64), Scalar::I64(i64::MIN));
+        assert_eq!(convert(Scalar::F32(f32::INFINITY), I32), Scalar::I32(0));
+        assert_eq!(convert(Scalar::F16(f16::NEG_INFINITY), I16), Scalar::I16(0));
+        assert_eq!(convert(Scalar::F32(-5.5), U16), Scalar::U16(65531));
+        // To floats and bool, unchanged.
+        assert_eq!(c(f64::INFINITY, F32), Scalar::F32(f32::INFINITY));
+        assert_eq!(c(f64::NAN, Bool), Scalar::Bool(true));
     }
 
     #[test]

@@ -58,9 +58,9 @@ pub fn delta(name: &Ident, op: &Intrinsic, args: Vec<Value>, span: Span) -> R<(T
                 return val(Value::array_of(Vec::new(), Some(ne)), "SCAN");
             }
             let reduce = prim(Intrinsic::Reduce { commutative: false }, "reduce");
-            let prefixes = (1..=es.len())
-                .map(|k| call(reduce.clone(), vec![v(f), v(ne), v(&es.take(k))]))
-                .collect();
+            let prefixes = terms(es.len(), |i| {
+                Ok(call(reduce.clone(), vec![v(f), v(ne), v(&es.take(i + 1))]))
+            })?;
             Ok((
                 Term::new(TermKind::Array(prefixes, ArrayOrigin::Map, 0), span),
                 Rule::new("SCAN"),
@@ -304,9 +304,9 @@ fn map(f: &Value, arrays: &[Value], span: Span) -> R<(Term, Rule)> {
     }
     let refs: Vec<&Value> = arrays.iter().collect();
     let n = soac_len(&refs, "map")?;
-    let elems = (0..n)
-        .map(|i| apply_term(f, arrays.iter().map(|a| elem(a, i)).collect(), span))
-        .collect::<R<_>>()?;
+    let elems = terms(n, |i| {
+        apply_term(f, arrays.iter().map(|a| elem(a, i)).collect(), span)
+    })?;
     Ok((
         Term::new(TermKind::Array(elems, ArrayOrigin::Map, 0), span),
         Rule::new("MAP"),
@@ -476,6 +476,25 @@ fn soac_len(vals: &[&Value], what: &str) -> R<usize> {
 
 pub(super) fn size(n: i64, what: &str) -> R<usize> {
     usize::try_from(n).map_err(|_| Fail::negative_size(n, what))
+}
+
+/// The `n` terms a SOAC step unfolds into (`[f x1, ..., f xn]`), built
+/// within the memory limit: a term takes far more than the element it
+/// computes (a `map` over 2·10^7 numbers took 5 GB), so the process's
+/// memory is checked as they are built, every `CHECK_EVERY` terms, for
+/// what the rest would need at the size of those so far.
+fn terms(n: usize, mut f: impl FnMut(usize) -> R<Term>) -> R<Vec<Term>> {
+    const CHECK_EVERY: usize = 4096;
+    let mut out = urchin_base::mem::vec_with_capacity::<Term>(n).map_err(Fail::too_large)?;
+    let before = urchin_base::mem::live_bytes();
+    for i in 0..n {
+        if i > 0 && i % CHECK_EVERY == 0 {
+            let each = urchin_base::mem::live_bytes().saturating_sub(before) / i;
+            urchin_base::mem::check(&[n - i], each).map_err(Fail::too_large)?;
+        }
+        out.push(f(i)?);
+    }
+    Ok(out)
 }
 
 /// Room for `n` elements, through the resource model (`urchin_base::mem`).

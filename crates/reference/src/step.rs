@@ -797,8 +797,11 @@ fn bind_sizes(t: &TypeExp, v: &Value, depth: usize, what: &str, s: &mut Subst) -
                 let len = own.get(depth).copied();
                 let expected = match dim {
                     Dim::Any => None,
-                    Dim::Exp(_) => {
-                        return Err(Fail::unsupported("a size expression in a type (`[n * 2]`)"));
+                    Dim::Exp(e) => {
+                        return Err(Fail::unsupported(format!(
+                            "a size expression in a type (`[{}]`)",
+                            urchin_syntax::pretty::expr(e)
+                        )));
                     }
                     Dim::Const(k) => Some(*k as i64),
                     Dim::Named(n) => match s.get(n) {

@@ -51,10 +51,12 @@ fn symbol_token(s: &str) -> Token {
 /// Tokenise `text`. Comments are skipped; errors are reported and lexing
 /// goes on after them.
 pub fn lex(text: &str, file: FileId) -> (Vec<(Token, Span)>, Vec<Diagnostic>) {
+    // A byte-order mark, which some editors write first, is no token.
+    let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let mut lx = Lexer {
         text,
         bytes: text.as_bytes(),
-        pos: 0,
+        pos: start,
         file,
         tokens: Vec::new(),
         diags: Vec::new(),
@@ -586,9 +588,16 @@ impl Lexer<'_> {
             None => {
                 self.skip_char();
                 let c = &self.text[start..self.pos];
+                // An invisible character is named by its code.
+                let shown = match c.chars().next() {
+                    Some(ch) if ch.is_control() || ch.is_whitespace() || ch == '\u{feff}' => {
+                        format!("U+{:04X}", ch as u32)
+                    }
+                    _ => format!("`{c}`"),
+                };
                 self.error(
                     start,
-                    format!("unexpected character `{c}`"),
+                    format!("unexpected character {shown}"),
                     "not part of any token",
                 );
             }

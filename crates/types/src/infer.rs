@@ -176,8 +176,13 @@ pub struct Infer<'g> {
 }
 
 impl RankView for Infer<'_> {
+    /// An application's implicit `map`s and `rep`s still unknown show as
+    /// none: messages show types as written, not `[]^r1i64`.
     fn value(&self, v: RankVar) -> Option<u32> {
-        self.ranks.value(v)
+        self.ranks.value(v).or(match self.ranks.kind(v) {
+            RankKind::M(_) | RankKind::R(_) => Some(0),
+            _ => None,
+        })
     }
     fn owner(&self, v: RankVar) -> Option<TyVar> {
         self.homes.get(&v).copied()
@@ -354,7 +359,21 @@ impl<'g> Infer<'g> {
     }
 
     fn mismatch_error(&self, m: Mismatch, o: usize) -> Diagnostic {
-        let base = self.origin_error(o);
+        let mut base = self.origin_error(o);
+        // Implicit `map`s and `rep`s change ranks, not what elements are:
+        // for types that differ in that, they are beside the point.
+        if let OriginKind::App { param, arg, .. } = &self.origins[o].kind {
+            let prim = |t: &Type| match self.subst.apply(t).base {
+                Base::Prim(p) if p != PrimType::Bool => Some(p),
+                _ => None,
+            };
+            base.help = Some(match (prim(param), prim(arg)) {
+                (Some(p), Some(a)) => format!(
+                    "convert the argument to `{p}`: `{p}.{a} (...)`, or check the function it is passed to"
+                ),
+                _ => "check the argument, or the function it is passed to".into(),
+            });
+        }
         match m {
             Mismatch::Shape => base,
             Mismatch::Occurs => base.with_note("this would need an infinite type"),
@@ -654,9 +673,40 @@ impl<'g> Infer<'g> {
                 None => d.with_help("define it before this point: `def (op) x y = ...`"),
             };
         }
-        Diagnostic::ty(format!("unknown name `{q}`"), span)
-            .with_label("not defined")
-            .with_help("define it before this point (a definition can only use the ones above it)")
+        let d = Diagnostic::ty(format!("unknown name `{q}`"), span).with_label("not defined");
+        let known = self.names_like(q);
+        match urchin_base::diag::closest(&q.to_string(), known.iter().map(String::as_str)) {
+            Some(near) => d.with_help(format!("did you mean `{near}`?")),
+            None => d.with_help(
+                "define it before this point (a definition can only use the ones above it)",
+            ),
+        }
+    }
+
+    /// The names in scope of the kind `q` is (members of its module, or
+    /// unqualified names), for suggestions.
+    fn names_like(&self, q: &QualName) -> Vec<String> {
+        let globals = self.globals.names().map(|(n, _)| n.clone());
+        match &q.qual {
+            Some(m) => {
+                let prefix = format!("{m}.");
+                let mut names: Vec<String> = globals.filter(|n| n.starts_with(&prefix)).collect();
+                if let Some(t) = urchin_prim::PrimType::from_name(m) {
+                    names.extend(
+                        intrinsics::module_member_names(t)
+                            .into_iter()
+                            .map(|n| format!("{prefix}{n}")),
+                    );
+                }
+                names
+            }
+            None => {
+                let mut names: Vec<String> = globals.filter(|n| !n.contains('.')).collect();
+                names.extend(self.locals.iter().map(|(n, _)| n.to_string()));
+                names.extend(intrinsics::global_names());
+                names
+            }
+        }
     }
 
     // ---- type expressions ---------------------------------------------
@@ -1748,7 +1798,7 @@ impl<'g> Infer<'g> {
         let mut frame: Vec<RankVar> = Vec::new();
         let mut apps = Vec::new();
         for (i, &arg) in args.iter().enumerate() {
-            let (p, r) = self.expect_function(&f, &desc, i, span)?;
+            let (p, r) = self.expect_function(&f, &desc, i, args.len(), span)?;
             let at = self.arg_type(arg)?;
             let aspan = Self::arg_span(arg);
             let o = self.origin(
@@ -1804,12 +1854,14 @@ impl<'g> Infer<'g> {
     }
 
     /// Splits a function type into parameter and result, making it one if
-    /// it is still a variable.
+    /// it is still a variable. `argno` arguments of `given` are applied
+    /// already.
     fn expect_function(
         &mut self,
         f: &Type,
         desc: &str,
         argno: usize,
+        given: usize,
         span: Span,
     ) -> Result<(Type, Type)> {
         match self.subst.resolve_ref(&f.base) {
@@ -1825,7 +1877,7 @@ impl<'g> Infer<'g> {
                 } else {
                     format!("has {class}")
                 };
-                Err(self.not_a_function(desc, argno, span, &what))
+                Err(self.not_a_function(desc, argno, given, span, &what))
             }
             Base::Var(_) => {
                 let p = self.full_var();
@@ -1841,20 +1893,25 @@ impl<'g> Infer<'g> {
             }
             _ => {
                 let shown = format!("has type `{}`", self.show(f));
-                Err(self.not_a_function(desc, argno, span, &shown))
+                Err(self.not_a_function(desc, argno, given, span, &shown))
             }
         }
     }
 
-    /// `desc` (of type `what`) applied to more arguments than it takes.
-    fn not_a_function(&self, desc: &str, argno: usize, span: Span, what: &str) -> Diagnostic {
+    /// `desc` (of type `what`) applied to `given` arguments, more than the
+    /// `argno` it takes.
+    fn not_a_function(
+        &self,
+        desc: &str,
+        argno: usize,
+        given: usize,
+        span: Span,
+        what: &str,
+    ) -> Diagnostic {
         let message = if argno == 0 {
             format!("{desc} is not a function, so it cannot be applied to an argument")
         } else {
-            format!(
-                "{desc} is applied to {} arguments, but takes {argno}",
-                argno + 1
-            )
+            format!("{desc} is applied to {given} arguments, but takes {argno}")
         };
         if argno > 0 {
             let s = if argno == 1 { "" } else { "s" };
@@ -1895,7 +1952,7 @@ impl<'g> Infer<'g> {
                 }
                 let t = self.arg_type(args[0])?;
                 let r = t.array(1);
-                let (p, res) = self.expect_function(&ht, "rep", 0, span)?;
+                let (p, res) = self.expect_function(&ht, "rep", 0, args.len(), span)?;
                 let o = self.origin(span, OriginKind::Note("internal: rep".into()));
                 self.unify_at(&p, &t, o)?;
                 self.unify_at(&res, &r, o)?;
@@ -1903,6 +1960,14 @@ impl<'g> Infer<'g> {
             }
             Intrinsic::Map(n) => {
                 if args.len() > n + 1 {
+                    let arrays = |k: usize| {
+                        if k == 1 {
+                            "an array".to_string()
+                        } else {
+                            format!("{k} arrays")
+                        }
+                    };
+                    let k = args.len() - 1;
                     return Err(Diagnostic::ty(
                         format!(
                             "{} is applied to {} arguments, but takes {}",
@@ -1911,7 +1976,16 @@ impl<'g> Infer<'g> {
                             n + 1
                         ),
                         span,
-                    ));
+                    )
+                    .with_label(format!(
+                        "{} takes a function and {}",
+                        describe_head(head),
+                        arrays(n)
+                    ))
+                    .with_help(format!(
+                        "to map a function of {k} arguments over {}, write `map{k}`",
+                        arrays(k)
+                    )));
                 }
                 let ft = self.arg_type(args[0])?;
                 let params: Vec<Type> = (0..n).map(|_| self.full_var()).collect();

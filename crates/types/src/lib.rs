@@ -201,8 +201,14 @@ impl TypeEnv {
     }
 
     /// Type parameters, parameters, body and return annotation of a
-    /// definition; returns (parameter types, return type).
-    fn infer_def(inf: &mut Infer, d: &ValDec) -> Result<(Vec<Type>, Type), Diagnostic> {
+    /// definition; returns (parameter types, return type). `own_scope`:
+    /// whether the definition is in scope of its own body (a function as
+    /// written; not a constant, even once eta-expanded).
+    fn infer_def(
+        inf: &mut Infer,
+        d: &ValDec,
+        own_scope: bool,
+    ) -> Result<(Vec<Type>, Type), Diagnostic> {
         Infer::check_bindable(&d.name, d.name_span)?;
         inf.def_name = Some(d.name.clone());
         // Where the definition itself goes in scope (its parameters, sizes
@@ -253,7 +259,7 @@ impl TypeEnv {
         let declared_ret = d.ret.as_ref().map(|r| inf.convert(r)).transpose()?;
         // A function is in scope of its own body (as in Futhark: not
         // mutually, and monomorphically); a constant is not.
-        let own_ret = (!d.params.is_empty()).then(|| {
+        let own_ret = own_scope.then(|| {
             let ret = declared_ret.clone().unwrap_or_else(|| inf.full_var());
             let own = params
                 .iter()
@@ -307,10 +313,24 @@ impl TypeEnv {
         show: Printer,
         take_params: bool,
     ) -> Result<CheckedDef, Diagnostic> {
+        self.check_val_scoped(d, show, take_params, !d.params.is_empty())
+    }
+
+    /// [`Self::check_val`], with `own_scope` as for [`Self::infer_def`]: a
+    /// constant whose value is a function (`def it = \y -> it y * 2` at
+    /// the REPL) is checked with its parameters taken, but its body still
+    /// refers to the `it` above it, not to itself.
+    fn check_val_scoped(
+        &self,
+        d: &ValDec,
+        show: Printer,
+        take_params: bool,
+        own_scope: bool,
+    ) -> Result<CheckedDef, Diagnostic> {
         // 1. Infer (with AUTOMAP, unless switched off) and solve the ranks.
         let mut inf = Infer::new(&self.globals, self.automap);
         inf.ranks.ilp_only = !self.local_solving;
-        let (_, ret) = Self::infer_def(&mut inf, d)?;
+        let (_, ret) = Self::infer_def(&mut inf, d, own_scope)?;
         // A definition whose result is a function (`def main = map f`)
         // takes that function's parameters as its own: entry points then
         // have all their parameters, and lowering sees first-order bodies.
@@ -324,13 +344,21 @@ impl TypeEnv {
             .with_help("as in Futhark, a recursive function cannot return a function: give it more parameters instead"));
         }
         if take_params && arity > 0 {
-            return self.check_val(&d.eta_expand(arity), show, true);
+            return self.check_val_scoped(&d.eta_expand(arity), show, true, own_scope);
         }
         inf.finish_constraints()?;
         match inf.ranks.solve() {
             Ok(()) => {}
             Err(RankError::Contradiction(o)) => return Err(inf.origin_error(o)),
-            Err(RankError::Ambiguous(sols)) => return Err(ambiguity_error(d, &inf, &sols, show)),
+            Err(RankError::Ambiguous {
+                solutions,
+                complete,
+            }) => return Err(ambiguity_error(d, &inf, &solutions, complete, show)),
+            Err(RankError::Interrupted) => {
+                return Err(
+                    Diagnostic::new(urchin_base::diag::Phase::Other, "interrupted").at(d.span),
+                );
+            }
             Err(RankError::Solver(msg)) => {
                 return Err(Diagnostic::internal(
                     format!("the rank solver failed: {msg}"),
@@ -358,7 +386,7 @@ impl TypeEnv {
             )
             .with_note(show(&target))
         };
-        let (params, ret) = Self::infer_def(&mut inf, &target).map_err(internal)?;
+        let (params, ret) = Self::infer_def(&mut inf, &target, own_scope).map_err(internal)?;
         inf.finish_constraints().map_err(internal)?;
         if let Err(e) = inf.ranks.solve() {
             let msg = match e {
@@ -734,10 +762,23 @@ fn describe_choice((m, r): (u32, u32)) -> String {
     }
 }
 
-fn ambiguity_error(d: &ValDec, inf: &Infer, sols: &[Vec<(u32, u32)>], show: Printer) -> Diagnostic {
+/// How many of the minimal elaborations an ambiguity report shows.
+const SHOWN_READINGS: usize = 3;
+
+/// An ambiguity: the first `SHOWN_READINGS` of the minimal elaborations
+/// `found`, and how many more there are (`complete`: all were found; else
+/// there are more than that).
+fn ambiguity_error(
+    d: &ValDec,
+    inf: &Infer,
+    found: &[Vec<(u32, u32)>],
+    complete: bool,
+    show: Printer,
+) -> Diagnostic {
     let mut listing = String::new();
     // An expression is listed as itself, not as the hidden definition.
     let expression = &*d.name == EXPRESSION;
+    let sols = &found[..found.len().min(SHOWN_READINGS)];
     for (i, sol) in sols.iter().enumerate() {
         let solution = spine_solution(inf, sol);
         let target = Elaborator::new(&solution).dec(d);
@@ -767,15 +808,28 @@ fn ambiguity_error(d: &ValDec, inf: &Infer, sols: &[Vec<(u32, u32)>], show: Prin
             .collect::<Vec<_>>()
             .join(", ")
     };
+    let more = found.len() - sols.len();
+    match (more, complete) {
+        (0, true) => {}
+        (n, true) => listing.push_str(&format!(
+            "\n  and {n} more elaboration{}",
+            if n == 1 { "" } else { "s" }
+        )),
+        (n, false) => listing.push_str(&format!("\n  and more than {n} others")),
+    }
+    let ways = if complete {
+        format!("{}", found.len())
+    } else {
+        format!("more than {}", found.len())
+    };
     let mut diag = Diagnostic::ty(
         format!(
-            "ambiguous: {} can be elaborated in {} ways with the same number of implicit `map`s and `rep`s",
+            "ambiguous: {} can be elaborated in {ways} ways with the same number of implicit `map`s and `rep`s",
             if expression {
                 "this expression".to_string()
             } else {
                 format!("`{}`", d.name)
             },
-            sols.len()
         ),
         first,
     )
@@ -786,7 +840,12 @@ fn ambiguity_error(d: &ValDec, inf: &Infer, sols: &[Vec<(u32, u32)>], show: Prin
             format!("and here: {}", label_for(*a)),
         );
     }
-    diag.with_note(format!("the minimal elaborations are:{listing}"))
+    let all = if more == 0 && complete {
+        "are"
+    } else {
+        "include"
+    };
+    diag.with_note(format!("the minimal elaborations {all}:{listing}"))
         .with_help(
             "write the `map` or `rep` you mean explicitly, or annotate a type (e.g. a parameter's)",
         )

@@ -30,8 +30,15 @@ const RIGID_BASE: i64 = 200;
 const RIGID_STEP: i64 = 20;
 /// Upper bound of other unknown ranks in the ILP.
 const BIG: i64 = 2000;
-/// At most this many minimal solutions are enumerated for a report.
-const MAX_SOLUTIONS: usize = 8;
+/// At most this many minimal solutions are enumerated for a report: an
+/// ambiguity report shows the first few and says how many more there are,
+/// or that there are more than this.
+pub const MAX_SOLUTIONS: usize = 8;
+/// At most this many ILP solves go into enumerating the minimal
+/// solutions; past it the count is a lower bound ("more than"). Each
+/// solve is a small ILP without disjunctions (the enumeration splits
+/// bounds instead), so this keeps an ambiguous line well under a second.
+const MAX_SOLVES: usize = 160;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct AppId(pub u32);
@@ -82,8 +89,15 @@ pub enum RankError {
     /// The equations contradict each other; the origin of the equation
     /// where the contradiction surfaced.
     Contradiction(usize),
-    /// Several minimal solutions: each gives (M, R) per application.
-    Ambiguous(Vec<Vec<(u32, u32)>>),
+    /// Several minimal solutions: each gives (M, R) per application; with
+    /// `complete` false, there are more than these (the enumeration
+    /// stopped at its budget).
+    Ambiguous {
+        solutions: Vec<Vec<(u32, u32)>>,
+        complete: bool,
+    },
+    /// The user asked to stop (Ctrl-C) while the ILP was being solved.
+    Interrupted,
     /// The ILP solver failed unexpectedly.
     Solver(String),
 }
@@ -313,8 +327,9 @@ impl RankSystem {
             })
             .collect();
         if !open_apps.is_empty() {
-            let solutions = if !self.ilp_only && self.zero_is_unique_optimum(&open_apps) {
-                vec![vec![(0, 0); open_apps.len()]]
+            let (solutions, complete) = if !self.ilp_only && self.zero_is_unique_optimum(&open_apps)
+            {
+                (vec![vec![(0, 0); open_apps.len()]], true)
             } else {
                 self.enumerate(&open_apps)?
             };
@@ -323,7 +338,10 @@ impl RankSystem {
                     .iter()
                     .map(|s| self.full_assignment(&open_apps, s))
                     .collect();
-                return Err(RankError::Ambiguous(full));
+                return Err(RankError::Ambiguous {
+                    solutions: full,
+                    complete,
+                });
             }
             let first = &solutions[0];
             for (i, a) in open_apps.iter().enumerate() {
@@ -426,15 +444,22 @@ impl RankSystem {
     }
 
     /// Finds the minimal solutions over the open applications (at most
-    /// MAX_SOLUTIONS): the first, then each further one with the previous
-    /// excluded and the objective held at the optimum. Minimal is
-    /// lexicographic: fewest maps and reps, then lowest preferred ranks.
-    fn enumerate(&mut self, open: &[AppId]) -> Result<Vec<Vec<(u32, u32)>>, RankError> {
-        let mut ilp = Ilp::build(self, open);
+    /// MAX_SOLUTIONS, within MAX_SOLVES solves), and whether they are all
+    /// of them. Minimal is lexicographic: fewest maps and reps, then lowest
+    /// preferred ranks. After the first, the rest are found by splitting
+    /// the bounds of the applications' M and R around each solution found
+    /// (the box minus one point is the union of boxes that fix the first
+    /// k values and move the next one below or above), with the objective
+    /// held at the optimum: an ILP per box, each no harder than the first
+    /// (excluding solutions by disjunctions instead made each solve harder
+    /// than the last: 18 s for one line). Ctrl-C stops between solves.
+    fn enumerate(&mut self, open: &[AppId]) -> Result<(Vec<Solution>, bool), RankError> {
+        let ilp = Ilp::build(self, open);
         self.stats.ilp_variables = ilp.problem_vars;
         self.stats.ilp_constraints = ilp.constraints.len();
         let start = Instant::now();
-        let first = ilp.solve(Goal::Coercions, &[])?;
+        let whole: Vec<(i64, i64)> = vec![(0, U); 2 * open.len()];
+        let first = ilp.solve(Goal::Coercions, &[], &whole)?;
         self.stats.ilp_solves += 1;
         let Some((opt, mut sol)) = first else {
             self.stats.ilp_time = start.elapsed();
@@ -443,22 +468,31 @@ impl RankSystem {
         let mut caps = vec![(Goal::Coercions, opt)];
         if !ilp.preference.is_empty() {
             self.stats.ilp_solves += 1;
-            if let Some((low, s)) = ilp.solve(Goal::Preference, &caps)? {
+            if let Some((low, s)) = ilp.solve(Goal::Preference, &caps, &whole)? {
                 caps.push((Goal::Preference, low));
                 sol = s;
             }
         }
+        let mut boxes = split_box(&whole, &sol);
         let mut solutions = vec![sol];
-        while solutions.len() < MAX_SOLUTIONS {
-            ilp.exclude(solutions.last().expect("nonempty"));
-            self.stats.ilp_solves += 1;
-            match ilp.solve(Goal::Coercions, &caps)? {
-                Some((_, s)) => solutions.push(s),
-                None => break,
+        let mut solves = 0;
+        while let Some(b) = boxes.pop() {
+            if solutions.len() >= MAX_SOLUTIONS || solves >= MAX_SOLVES {
+                boxes.push(b);
+                break;
+            }
+            if urchin_base::interrupt::requested() {
+                return Err(RankError::Interrupted);
+            }
+            solves += 1;
+            if let Some((_, s)) = ilp.solve(Goal::Coercions, &caps, &b)? {
+                boxes.extend(split_box(&b, &s));
+                solutions.push(s);
             }
         }
+        self.stats.ilp_solves += solves;
         self.stats.ilp_time = start.elapsed();
-        Ok(solutions)
+        Ok((solutions, boxes.is_empty()))
     }
 
     /// The origin of the first equation (in creation order) whose addition
@@ -471,7 +505,7 @@ impl RankSystem {
         while hi - lo > 1 {
             let mid = (lo + hi) / 2;
             let ilp = Ilp::build_with(self, open, &live[..mid]);
-            match ilp.solve(Goal::Coercions, &[]) {
+            match ilp.solve(Goal::Coercions, &[], &vec![(0, U); 2 * open.len()]) {
                 Ok(Some(_)) => lo = mid,
                 _ => hi = mid,
             }
@@ -688,7 +722,41 @@ impl OffsetUf {
 type Constraint = (Vec<(usize, f64)>, microlp::ComparisonOp, f64);
 
 /// An optimal objective value and (M, R) per open application.
-type Optimum = Option<(f64, Vec<(u32, u32)>)>;
+/// The (M, R) of each open application.
+type Solution = Vec<(u32, u32)>;
+
+type Optimum = Option<(f64, Solution)>;
+
+/// The boxes whose union is `b` less the point `sol` (bounds of M and R of
+/// each open application, in that order), in the order they are to be
+/// searched when popped: the k-th fixes the first k values at `sol`'s and
+/// moves the next below or above it.
+fn split_box(b: &[(i64, i64)], sol: &[(u32, u32)]) -> Vec<Box<[(i64, i64)]>> {
+    let values: Vec<i64> = sol
+        .iter()
+        .flat_map(|&(m, r)| [m as i64, r as i64])
+        .collect();
+    let mut out = Vec::new();
+    for (k, &v) in values.iter().enumerate() {
+        let (lo, hi) = b[k];
+        let mut fixed: Vec<(i64, i64)> = b.to_vec();
+        for (j, &w) in values[..k].iter().enumerate() {
+            fixed[j] = (w, w);
+        }
+        if lo < v {
+            let mut below = fixed.clone();
+            below[k] = (lo, v - 1);
+            out.push(below.into_boxed_slice());
+        }
+        if v < hi {
+            let mut above = fixed;
+            above[k] = (v + 1, hi);
+            out.push(above.into_boxed_slice());
+        }
+    }
+    out.reverse();
+    out
+}
 
 /// The integer linear program over the open part of a rank system.
 struct Ilp {
@@ -833,46 +901,27 @@ impl Ilp {
         self.n_cols - 1
     }
 
-    /// Forbids the solution `sol` (values of the open applications' M and
-    /// R): at least one of them must differ by at least 1.
-    fn exclude(&mut self, sol: &[(u32, u32)]) {
-        let mut any = Vec::new();
-        let big = (U + 1) as f64;
-        for (i, &(m, r)) in sol.iter().enumerate() {
-            let (mc, rc) = self.app_cols[i];
-            for (col, v) in [(mc, m as f64), (rc, r as f64)] {
-                // below: x ≤ v − 1 + big·(1 − d)
-                let d_lo = self.extra(ColKind::Binary);
-                self.constraints.push((
-                    vec![(col, 1.0), (d_lo, big)],
-                    microlp::ComparisonOp::Le,
-                    v - 1.0 + big,
-                ));
-                // above: x ≥ v + 1 − big·(1 − d)
-                let d_hi = self.extra(ColKind::Binary);
-                self.constraints.push((
-                    vec![(col, 1.0), (d_hi, -big)],
-                    microlp::ComparisonOp::Ge,
-                    v + 1.0 - big,
-                ));
-                any.push((d_lo, 1.0));
-                any.push((d_hi, 1.0));
-            }
-        }
-        self.constraints.push((any, microlp::ComparisonOp::Ge, 1.0));
-    }
-
     /// Minimises `goal` over the solutions that keep each capped goal at
-    /// most its cap. Returns the minimum and (M, R) per open application,
-    /// or `None` when infeasible.
-    fn solve(&self, goal: Goal, caps: &[(Goal, f64)]) -> Result<Optimum, RankError> {
+    /// most its cap and the open applications' M and R within `bounds`
+    /// (in that order). Returns the minimum and (M, R) per open
+    /// application, or `None` when infeasible.
+    fn solve(
+        &self,
+        goal: Goal,
+        caps: &[(Goal, f64)],
+        bounds: &[(i64, i64)],
+    ) -> Result<Optimum, RankError> {
         let mut p = microlp::Problem::new(microlp::OptimizationDirection::Minimize);
         let mut obj = vec![0.0; self.n_cols];
         for (c, w) in self.goal(goal) {
             obj[*c] += w;
         }
-        let vars: Vec<microlp::Variable> = self
-            .col_kind
+        let mut kinds = self.col_kind.clone();
+        for (&(m, r), pair) in self.app_cols.iter().zip(bounds.chunks(2)) {
+            kinds[m] = ColKind::Int(pair[0].0, pair[0].1);
+            kinds[r] = ColKind::Int(pair[1].0, pair[1].1);
+        }
+        let vars: Vec<microlp::Variable> = kinds
             .iter()
             .enumerate()
             .map(|(i, k)| match k {
@@ -989,7 +1038,10 @@ mod tests {
         // sum : []i64 -> i64 applied to length xss : []^M1 i64
         s.equate(&r(&[m2], 1), &r(&[r2, m1], 0), 1);
         match s.solve() {
-            Err(RankError::Ambiguous(sols)) => {
+            Err(RankError::Ambiguous {
+                solutions: sols,
+                complete: true,
+            }) => {
                 assert_eq!(sols.len(), 2);
                 assert!(sols.contains(&vec![(1, 0), (0, 0)]));
                 assert!(sols.contains(&vec![(0, 0), (0, 1)]));
@@ -1042,8 +1094,82 @@ mod tests {
         s.equate(&r(&[m1], 0), &r(&[r1], 1), 0);
         let (_, m2, r2) = s.add_app(vec![m1], 1);
         s.equate(&r(&[m2, m1], 0), &r(&[r2, y], 0), 1);
-        assert!(matches!(s.solve(), Err(RankError::Ambiguous(v)) if v.len() == 2));
+        assert!(
+            matches!(s.solve(), Err(RankError::Ambiguous { solutions: v, .. }) if v.len() == 2)
+        );
         assert_eq!(s.stats.solved_locally, 1);
+    }
+
+    /// `n` independent copies of `\y -> xs * y` with nothing known about
+    /// `y`: each has two minimal readings, so the system has `2^n`.
+    fn independent_ambiguities(n: usize) -> RankSystem {
+        let mut s = RankSystem::new();
+        for i in 0..n {
+            let y = s.fresh(RankKind::Assoc);
+            let (_, m1, r1) = s.add_app(vec![], 2 * i);
+            s.equate(&r(&[m1], 0), &r(&[r1], 1), 2 * i);
+            let (_, m2, r2) = s.add_app(vec![m1], 2 * i + 1);
+            s.equate(&r(&[m2, m1], 0), &r(&[r2, y], 0), 2 * i + 1);
+        }
+        s
+    }
+
+    #[test]
+    fn readings_are_enumerated_within_a_budget() {
+        let mut s = independent_ambiguities(2);
+        match s.solve() {
+            Err(RankError::Ambiguous {
+                solutions,
+                complete: true,
+            }) => {
+                assert_eq!(solutions.len(), 4);
+                let distinct: std::collections::HashSet<_> = solutions.iter().collect();
+                assert_eq!(distinct.len(), 4);
+            }
+            other => panic!("expected 4 readings, got {other:?}"),
+        }
+        let mut s = independent_ambiguities(12);
+        match s.solve() {
+            Err(RankError::Ambiguous {
+                solutions,
+                complete: false,
+            }) => assert_eq!(solutions.len(), MAX_SOLUTIONS),
+            other => panic!("expected more readings than counted, got {other:?}"),
+        }
+        assert!(
+            s.stats.ilp_solves <= MAX_SOLVES + 2,
+            "{}",
+            s.stats.ilp_solves
+        );
+    }
+
+    #[test]
+    fn enumerating_readings_stops_at_an_interrupt() {
+        use std::sync::Arc;
+        use std::sync::atomic::AtomicBool;
+        let mut s = independent_ambiguities(12);
+        let flag = Arc::new(AtomicBool::new(true));
+        let r = urchin_base::interrupt::while_handling(flag, || s.solve());
+        assert_eq!(r, Err(RankError::Interrupted));
+    }
+
+    #[test]
+    fn split_boxes_cover_the_box_less_the_point() {
+        let whole = [(0, 2), (0, 1), (1, 2), (0, 0)];
+        let points: Vec<Vec<i64>> = (0..=2)
+            .flat_map(|a| (0..=1).flat_map(move |b| (1..=2).map(move |c| vec![a, b, c, 0])))
+            .collect();
+        let inside = |bx: &[(i64, i64)], p: &[i64]| {
+            bx.iter().zip(p).all(|(&(lo, hi), &v)| lo <= v && v <= hi)
+        };
+        for p in &points {
+            let sol = [(p[0] as u32, p[1] as u32), (p[2] as u32, p[3] as u32)];
+            let boxes = split_box(&whole, &sol);
+            for q in &points {
+                let n = boxes.iter().filter(|bx| inside(bx, q)).count();
+                assert_eq!(n, usize::from(q != p), "{q:?} around {p:?}");
+            }
+        }
     }
 
     /// `xs == k` (`xs: []i32`, `k: i32`, `(==) : []^a t -> []^a t -> bool`),
@@ -1067,7 +1193,7 @@ mod tests {
         // comparing `xs` with `rep k` (a rep that counts) cost one each.
         assert!(matches!(
             compare_vector_with_scalar(false),
-            Err(RankError::Ambiguous(v)) if v.len() == 2
+            Err(RankError::Ambiguous { solutions: v, .. }) if v.len() == 2
         ));
         assert_eq!(compare_vector_with_scalar(true), Ok(vec![(1, 0), (0, 1)]));
     }

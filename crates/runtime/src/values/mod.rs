@@ -13,7 +13,6 @@ pub use text::{LitValue, format_value, format_value_futhark, parse_values};
 
 use crate::value::Value;
 use std::fmt;
-use std::io::Read;
 use std::path::Path;
 use urchin_base::diag::{Diagnostic, Phase};
 use urchin_base::source::{FileId, Span};
@@ -133,13 +132,14 @@ pub fn display_text(data: &[u8]) -> String {
 /// The contents of a data file, decompressed when its name ends in `.gz`
 /// (Futhark's test suites keep large datasets gzipped).
 pub fn read_data_file(path: &Path) -> std::io::Result<Vec<u8>> {
-    let raw = std::fs::read(path)?;
+    // Data may be as large as memory allows (the limit), no larger: a
+    // small gzipped file can unpack to gigabytes.
+    let file = std::fs::File::open(path)?;
     if path.extension().is_none_or(|e| e != "gz") {
-        return Ok(raw);
+        return urchin_base::mem::read_bounded(file, usize::MAX, "the data file");
     }
-    let mut data = Vec::new();
-    flate2::read::GzDecoder::new(raw.as_slice()).read_to_end(&mut data)?;
-    Ok(data)
+    let unpacked = flate2::read::GzDecoder::new(std::io::BufReader::new(file));
+    urchin_base::mem::read_bounded(unpacked, usize::MAX, "the unpacked data file")
 }
 
 /// The binary encoding of several values, one after the other.

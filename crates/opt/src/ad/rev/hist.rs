@@ -15,15 +15,17 @@
 //!
 //! An operator that reads a differentiated variable makes every application
 //! matter: `dest` and the values, sorted by bin together, become a
-//! segmented scan, reversed by the scan rule (element-wise operators on
-//! rows were interchanged into scalar histograms before AD).
+//! segmented scan, reversed by the scan rule: on scalars its recurrence is
+//! itself a scan, on rows (a matrix product per bin, as in docs/AD.md's
+//! `hmm`) a loop (element-wise operators on rows were interchanged into
+//! scalar histograms before AD).
 //!
 //! Values whose index is out of range were ignored and get no adjoint.
 
 use super::reduce::{Seed, exclusive_scan, is_vector_add};
 use super::scatter::{elem_zeros, gather_guarded};
 use super::sort::sort_by_key;
-use super::{RResult, Rev, unsupported};
+use super::{RResult, Rev};
 use crate::ad::activity::extend_operator;
 use crate::ad::util::{zero as zero_of, zeros_like};
 use urchin_core::build::Builder;
@@ -226,12 +228,6 @@ impl Rev {
         is: Var,
         vs: &[Var],
     ) -> RResult<()> {
-        if vs.iter().any(|v| b.vars.ty(*v).rank() != 1) {
-            return Err(unsupported(
-                "a `reduce_by_index` of arrays whose operator is not element-wise and uses a differentiated variable",
-                s.span,
-            ));
-        }
         let m = b.size(dest[0], 0);
         let dkeys = b.iota(m);
         let vkeys = bin_keys(b, is, m);
@@ -302,7 +298,16 @@ impl Rev {
             let z = zero_of(b.vars.ty(*y).elem());
             let seed = b.map_fn(&ends, |b, e| {
                 let g = b.index1(hbar, e[1]);
-                vec![b.select(e[0], g, z).into()]
+                if b.vars.ty(g).rank() == 0 {
+                    return vec![b.select(e[0], g, z).into()];
+                }
+                // A row (a bin's matrix, say): zeros of its shape.
+                let row = b.if_(
+                    e[0],
+                    |_| vec![Atom::Var(g)],
+                    |b| vec![zeros_like(b, g.into())],
+                );
+                vec![Atom::Var(row[0])]
             })[0];
             self.adj.insert(*y, Atom::Var(seed));
         }

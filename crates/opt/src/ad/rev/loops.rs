@@ -132,6 +132,18 @@ impl Rev {
             }
             stored.push((k, arrays));
         }
+        // Each iteration's parameters are stored in rows of their initial
+        // shapes: a parameter whose shape changes (`ys ++ ys`) is stopped
+        // where it does, with what to do instead.
+        let initial: Vec<Vec<Option<Atom>>> = params
+            .iter()
+            .map(|(_, init)| match init {
+                Atom::Var(v) => (0..b.vars.ty(*v).rank())
+                    .map(|d| Some(b.size(*v, d).into()))
+                    .collect(),
+                Atom::Const(_) => Vec::new(),
+            })
+            .collect();
         let saved = b.place_of(s);
         let outer = b.open_body();
         let mut results = body.result.clone();
@@ -141,7 +153,17 @@ impl Rev {
             b.vars.set_name(next, name);
             results.push(Atom::Var(next));
         };
-        for ((p, _), ck) in params.iter().zip(&cks) {
+        for (((p, _), ck), dims) in params.iter().zip(&cks).zip(&initial) {
+            if !dims.is_empty() {
+                let what = format!(
+                    "the loop's `{}` under `vjp`: reverse mode keeps each iteration's value in \
+                     a checkpoint of the size it starts with, so an array a loop carries cannot \
+                     change size; differentiate this loop with `jvp`, or give the array its final \
+                     size from the start",
+                    b.vars.name(*p).trim_start_matches('_')
+                );
+                b.check_shape(*p, dims.clone(), &what);
+            }
             record(b, *ck, *p);
         }
         let by_stm: HashMap<usize, &Vec<Var>> = stored.iter().map(|(k, a)| (*k, a)).collect();
