@@ -355,7 +355,7 @@ impl<'g> Infer<'g> {
         }
     }
 
-    fn mismatch_error(&self, m: Mismatch, o: usize) -> Diagnostic {
+    pub fn mismatch_error(&self, m: Mismatch, o: usize) -> Diagnostic {
         let mut base = self.origin_error(o);
         if let Some(d) = self.mismatch_detail(o) {
             base = base.with_note(d);

@@ -302,8 +302,8 @@ impl TypeEnv {
                         what: "the body does not have the declared return type".into(),
                     },
                 });
-                if inf.subst.unify(&mut inf.ranks, &rt, &bt, o).is_err() {
-                    return Err(inf.origin_error(o));
+                if let Err(m) = inf.subst.unify(&mut inf.ranks, &rt, &bt, o) {
+                    return Err(inf.mismatch_error(m, o));
                 }
                 rt
             }
@@ -834,6 +834,9 @@ struct Generalizer<'a, 'g> {
     polymorphic: Option<String>,
     /// How many variables of local functions are numbered (`local`).
     locals: usize,
+    /// Sum types known only by their constructors that the definition's
+    /// own type mentions: these it may close; any other is ambiguous.
+    open_sums: std::collections::HashSet<TyVar>,
 }
 
 impl<'a, 'g> Generalizer<'a, 'g> {
@@ -847,6 +850,7 @@ impl<'a, 'g> Generalizer<'a, 'g> {
             error: None,
             polymorphic: None,
             locals: 0,
+            open_sums: std::collections::HashSet::new(),
         }
     }
 
@@ -934,6 +938,23 @@ impl<'a, 'g> Generalizer<'a, 'g> {
         // A sum type known only by the constructors used is closed to them
         // (as Futhark does).
         if let Class::Constrs(cs) = &class {
+            if allow_new {
+                self.open_sums.insert(v);
+            } else if !self.open_sums.contains(&v) && self.error.is_none() {
+                // Inside the body nothing fixes which sum type is meant
+                // (Futhark: "Type is ambiguous").
+                let names: Vec<String> = cs.iter().map(|(n, _)| format!("#{n}")).collect();
+                self.error = Some(
+                    Diagnostic::new(
+                        urchin_base::diag::Phase::Type,
+                        format!(
+                            "Type is ambiguous: a sum type with the constructors {} (and maybe others)",
+                            names.join(", ")
+                        ),
+                    )
+                    .with_help("annotate the value with its sum type (`(#foo : #foo | #bar)`)"),
+                );
+            }
             return self.sum(cs, allow_new, false);
         }
         if let Class::Fields(fs) = &class {
