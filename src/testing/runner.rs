@@ -64,6 +64,17 @@ pub struct Summary {
     pub passed: usize,
     pub failed: usize,
     pub skipped: usize,
+    /// Of the programs that must not compile (`error:` blocks), how many
+    /// were expected, and how many urchin rejected with a diagnostic of
+    /// its own, whether or not the message matched Futhark's regex.
+    pub rejections: Rejections,
+}
+
+/// Compile errors expected and raised, whatever their message.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Rejections {
+    pub expected: usize,
+    pub rejected: usize,
 }
 
 /// Runs the tests of every file in `paths` (directories are searched
@@ -139,9 +150,17 @@ struct Report<'a> {
 }
 
 impl Report<'_> {
-    /// The summary line, and the summary.
+    /// The summary line (after one for expected compile errors, if any),
+    /// and the summary.
     fn finish(self) -> io::Result<Summary> {
         let s = self.summary;
+        let Rejections { expected, rejected } = s.rejections;
+        if expected > 0 {
+            writeln!(
+                self.out,
+                "compile errors: {rejected} of {expected} rejected as expected"
+            )?;
+        }
         writeln!(
             self.out,
             "{} passed, {} failed, {} skipped",
@@ -293,6 +312,13 @@ fn run_source<E: Engine>(
             continue;
         };
         compile_error_expected = true;
+        r.summary.rejections.expected += 1;
+        if compiled
+            .as_ref()
+            .is_err_and(|msg| !msg.contains("internal error: "))
+        {
+            r.summary.rejections.rejected += 1;
+        }
         let loc = format!("{name}:{}", line_of(text, span.start));
         let outcome = match (&compiled, error_regex(re)) {
             (_, Err(e)) => Outcome::Fail(format!("invalid regular expression \"{re}\": {e}")),
@@ -779,6 +805,16 @@ mod tests {
             passed,
             failed,
             skipped,
+            ..Summary::default()
+        }
+    }
+
+    /// A summary of `expected` programs that must not compile, `rejected`
+    /// of which did not.
+    fn rejecting(s: Summary, expected: usize, rejected: usize) -> Summary {
+        Summary {
+            rejections: Rejections { expected, rejected },
+            ..s
         }
     }
 
@@ -834,12 +870,16 @@ mod tests {
     #[test]
     fn compile_errors() {
         let (s, out) = run_one("expected", "-- ==\n-- error: unexpected `bad`\nbad\n");
-        assert_eq!(s, summary(1, 0, 0), "{out}");
+        assert_eq!(s, rejecting(summary(1, 0, 0), 1, 1), "{out}");
+        assert_eq!(
+            out,
+            "compile errors: 1 of 1 rejected as expected\n1 passed, 0 failed, 0 skipped\n"
+        );
         let (s, out) = run_one("unmatched", "-- ==\n-- error: ambiguous\nbad\n");
-        assert_eq!(s, summary(0, 1, 0), "{out}");
+        assert_eq!(s, rejecting(summary(0, 1, 0), 1, 1), "{out}");
         assert!(out.starts_with("unmatched.fut:2: compile error: compile error did not match \"ambiguous\": Error: parse error: unexpected `bad`\n"), "{out}");
         let (s, out) = run_one("compiles", "-- ==\n-- error: ambiguous\nentry main\n");
-        assert_eq!(s, summary(0, 1, 0), "{out}");
+        assert_eq!(s, rejecting(summary(0, 1, 0), 1, 0), "{out}");
         assert!(
             out.contains(
                 "expected a compile error matching \"ambiguous\", but the program compiled"
@@ -1048,7 +1088,7 @@ mod tests {
         );
         dir.file("b/notes.txt", "not a test");
         let (s, out) = run_with(&dir, std::slice::from_ref(&dir.0), RunnerOptions::default());
-        assert_eq!(s, summary(5, 5, 2));
+        assert_eq!(s, rejecting(summary(5, 5, 2), 1, 1));
         insta::with_settings!({snapshot_path => "../../snapshots"}, {
             insta::assert_snapshot!("runner_small_suite", out);
         });

@@ -1,9 +1,11 @@
 //! The Futhark ratchet: `urchin test` over Futhark's own test programs
-//! (`../shared/futhark-tests/lang` and `ad`). Each folder's result must be
-//! the line recorded for it in `tests/futhark_rates.txt`: fewer passing
-//! cases is a regression; more (or a changed number of cases) means the
-//! line must be replaced by the one the test prints, so the figure only
-//! moves up, by a commit.
+//! (`../shared/futhark-tests/lang`, `ad`, and `errors`, the programs that
+//! must not compile). Each folder's result must be the line recorded for
+//! it in `tests/futhark_rates.txt`: fewer passing cases is a regression;
+//! more (or a changed number of cases) means the line must be replaced by
+//! the one the test prints, so the figure only moves up, by a commit. For
+//! `errors`, a case passes when urchin's message matches Futhark's; how
+//! many programs urchin rejects at all is a second figure, `errors-rejected`.
 //!
 //! Each file runs in its own `urchin test --verbose` process, so that a
 //! panic, abort or stack overflow fails that file's remaining cases and
@@ -35,6 +37,9 @@ struct Tally {
     passed: usize,
     failed: usize,
     skipped: usize,
+    /// Programs that must not compile, and those urchin rejected.
+    expected_errors: usize,
+    rejected: usize,
 }
 
 impl Tally {
@@ -42,6 +47,8 @@ impl Tally {
         self.passed += other.passed;
         self.failed += other.failed;
         self.skipped += other.skipped;
+        self.expected_errors += other.expected_errors;
+        self.rejected += other.rejected;
     }
 
     /// The figure recorded for a folder: passed and counted (passed or
@@ -68,8 +75,18 @@ fn summary(line: &str) -> Option<Tally> {
         passed: number("passed")?,
         failed: number("failed")?,
         skipped: number("skipped")?,
+        ..Tally::default()
     };
     words.next().is_none().then_some(t)
+}
+
+/// `compile errors: R of E rejected as expected`, the line before the
+/// summary where a file expects compile errors: (E, R).
+fn rejections(line: &str) -> Option<(usize, usize)> {
+    let rest = line.strip_prefix("compile errors: ")?;
+    let (rejected, rest) = rest.split_once(" of ")?;
+    let expected = rest.strip_suffix(" rejected as expected")?;
+    Some((expected.parse().ok()?, rejected.parse().ok()?))
 }
 
 /// The number of tests the runner counts in a file (1 if its test blocks
@@ -129,7 +146,12 @@ fn run_file(path: &Path) -> FileResult {
     let status = child.wait().expect("wait for urchin");
     let errors = errors.join().unwrap_or_default();
     let finished = !hung && matches!(status.code(), Some(0 | 1));
-    if let Some(t) = lines.last().and_then(|l| summary(l)).filter(|_| finished) {
+    if let Some(mut t) = lines.last().and_then(|l| summary(l)).filter(|_| finished) {
+        let before = lines.len().checked_sub(2).and_then(|i| lines.get(i));
+        if let Some((expected, rejected)) = before.and_then(|l| rejections(l)) {
+            t.expected_errors = expected;
+            t.rejected = rejected;
+        }
         return FileResult {
             tally: t,
             trouble: None,
@@ -158,6 +180,7 @@ fn run_file(path: &Path) -> FileResult {
             passed,
             failed,
             skipped,
+            ..Tally::default()
         },
         trouble: Some(why),
     }
@@ -235,10 +258,10 @@ fn passed_of(figure: &str) -> usize {
         .unwrap_or_else(|| panic!("`{figure}` in {RATES} is not PASSED/TOTAL"))
 }
 
-fn ratchet(folder: &str) {
-    let Some(dir) = shared_data(&format!("futhark-tests/{folder}")) else {
-        return;
-    };
+/// Runs `folder` and holds its figure to the recorded one; its tally, or
+/// `None` where `../shared` is missing (the test is then skipped).
+fn ratchet(folder: &str) -> Option<Tally> {
+    let dir = shared_data(&format!("futhark-tests/{folder}"))?;
     let (t, troubles) = run_folder(&dir);
     let counted = t.passed + t.failed;
     let rate = 100.0 * t.passed as f64 / counted.max(1) as f64;
@@ -252,17 +275,24 @@ fn ratchet(folder: &str) {
     // Straight to the terminal: the harness would hide a passing test's
     // output.
     let _ = writeln!(std::io::stderr(), "{report}");
-    let floor = recorded(folder);
-    let now = t.figure();
+    hold(folder, t.passed, &t.figure(), &report);
+    Some(t)
+}
+
+/// Fails unless `now` (`passed` of some count) is the figure recorded for
+/// `key`, saying whether it is a regression or a rise to record.
+fn hold(key: &str, passed: usize, now: &str, report: &str) {
+    let floor = recorded(key);
     assert!(
-        t.passed >= passed_of(&floor),
-        "{report}\nfewer than the {floor} recorded in {RATES}: a regression \
-         (`urchin test ../shared/futhark-tests/{folder}` lists the failures)"
+        passed >= passed_of(&floor),
+        "{report}\nfewer than the {floor} recorded for `{key}` in {RATES}: a regression \
+         (`urchin test ../shared/futhark-tests/{}` lists the failures)",
+        key.trim_end_matches("-rejected")
     );
     assert!(
         now == floor,
         "{report}\nthe figure has changed from the {floor} recorded in {RATES}: \
-         replace that line by `{folder} {now}` and commit it"
+         replace that line by `{key} {now}` and commit it"
     );
 }
 
@@ -276,6 +306,23 @@ fn futhark_tests_ad() {
     ratchet("ad");
 }
 
+/// Programs Futhark rejects: those whose message matches Futhark's, and
+/// those rejected at all.
+#[test]
+fn futhark_tests_errors() {
+    let Some(t) = ratchet("errors") else {
+        return;
+    };
+    let rate = 100.0 * t.rejected as f64 / t.expected_errors.max(1) as f64;
+    let report = format!(
+        "futhark-tests/errors: {} of {} programs rejected ({rate:.1}%)",
+        t.rejected, t.expected_errors
+    );
+    let _ = writeln!(std::io::stderr(), "{report}");
+    let now = format!("{}/{}", t.rejected, t.expected_errors);
+    hold("errors-rejected", t.rejected, &now, &report);
+}
+
 #[test]
 fn a_summary_line_is_read() {
     assert_eq!(
@@ -283,9 +330,15 @@ fn a_summary_line_is_read() {
         Some(Tally {
             passed: 448,
             failed: 547,
-            skipped: 50
+            skipped: 50,
+            ..Tally::default()
         })
     );
+    assert_eq!(
+        rejections("compile errors: 134 of 169 rejected as expected"),
+        Some((169, 134))
+    );
+    assert_eq!(rejections("134 of 169 rejected"), None);
     assert_eq!(summary("448 passed, 547 failed"), None);
     assert_eq!(summary("ok: 1 passed, 2 failed, 3 skipped"), None);
 }

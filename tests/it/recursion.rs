@@ -49,14 +49,17 @@ fn i64s(v: &[Value]) -> Vec<i64> {
 
 #[test]
 fn a_recursive_call_must_pass_its_function_parameters_unchanged() {
-    let msg = lowering_error(
-        "def twice_each (n: i64) (f: i64 -> i64) (x: i64) : i64 =\n  \
+    let mut s = Session::new();
+    let src = "def twice_each (n: i64) (f: i64 -> i64) (x: i64) : i64 =\n  \
          if n == 0 then x else twice_each (n - 1) (\\y -> f (f y)) x\n\
-         entry main (n: i64) = twice_each n (+ 1) 0\n",
-    );
+         entry main (n: i64) = twice_each n (+ 1) 0\n";
+    let msg = match s.load("<test>", src) {
+        Ok(_) => panic!("loaded:\n{src}"),
+        Err(ds) => urchin_base::diag::render_all(&ds, &s.sources, false),
+    };
     assert!(
         msg.contains(
-            "the recursive call of `twice_each` must pass its function parameter `f` unchanged"
+            "the function parameter `f` of the recursive function `twice_each` must be passed unchanged"
         ),
         "{msg}"
     );

@@ -20,7 +20,7 @@ entry declared_result (d: i64) = (d, empty_rows d)
 
 def nothing 'a : [0]a = []
 
-entry through_polymorphism (k: i64) : [][k]i32 = nothing
+entry through_polymorphism (k: i64) : [][k]i32 = copy nothing
 
 -- A parameter's sizes past an empty dimension are not compared.
 -- ==

@@ -43,7 +43,7 @@ entry first_some (xs: []i32) =
 entry same (a: i32) (b: i32) = pos a == pos b
 
 entry toggle (n: i32) =
-  let s = loop s = #off for _i < n do match s case #on -> #off case #off -> #on
+  let s = loop (s: #on | #off) = #off for _i < n do match s case #on -> #off case #off -> #on
   in match s case #on -> 1 case #off -> 0
 
 entry in_record (x: i32) =

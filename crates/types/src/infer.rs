@@ -11,7 +11,7 @@
 
 use super::env::{GlobalKind, Globals};
 use super::intrinsics::{self, Intrinsic};
-use super::literals::IntLiteral;
+use super::literals::{Magnitude, NumLiteral};
 use super::patterns::Matcher;
 use super::rank::{AppId, RankKind, RankSystem};
 use super::scheme::{Inst, Scheme};
@@ -32,6 +32,9 @@ pub const MAX_TYPE_SIZE: usize = 1 << 16;
 
 pub type Result<T> = std::result::Result<T, Diagnostic>;
 
+/// The most constructors a sum type may have (Futhark's tag is a byte).
+pub const MAX_CONSTRUCTORS: usize = 256;
+
 /// Why a constraint exists, for error messages.
 #[derive(Clone, Debug)]
 pub enum OriginKind {
@@ -47,8 +50,8 @@ pub enum OriginKind {
         found: Type,
         what: String,
     },
-    /// A function value that would end up in an array.
-    ArrayOfFunctions,
+    /// A function value (of this type) that would end up in an array.
+    ArrayOfFunctions(Base),
     /// A plain explanation.
     Note(String),
 }
@@ -165,9 +168,9 @@ pub struct Infer<'g> {
     /// Each use of a polymorphic local function: the node, and each
     /// generalised variable with the fresh one standing for it there.
     pub local_insts: Vec<(NodeId, Vec<(TyVar, TyVar)>)>,
-    /// Every integer literal, checked against its final type once
+    /// Every numeric literal, checked against its final type once
     /// defaulting has fixed it (see [`super::literals`]).
-    pub int_literals: Vec<IntLiteral>,
+    pub num_literals: Vec<NumLiteral>,
     /// Literal nodes with a `-` written directly before them, and the span
     /// of both.
     negated_literals: HashMap<NodeId, Span>,
@@ -232,7 +235,7 @@ impl<'g> Infer<'g> {
             arrow_checks: Vec::new(),
             no_function: Vec::new(),
             pattern_checks: Vec::new(),
-            int_literals: Vec::new(),
+            num_literals: Vec::new(),
             negated_literals: HashMap::new(),
             homes: HashMap::new(),
             synth: Vec::new(),
@@ -346,11 +349,10 @@ impl<'g> Infer<'g> {
                     .with_note(format!("expected `{e}`"));
                 self.where_classes(d, &namer)
             }
-            OriginKind::ArrayOfFunctions => Diagnostic::ty(
-                "functions may not be stored in arrays",
+            OriginKind::ArrayOfFunctions(b) => super::lifted::array_of_lifted(
+                &self.show(&Type::scalar(b.clone())),
                 origin.span,
             )
-            .with_label("this would be an array of functions")
             .with_help(
                 "apply the function to all its arguments, or use an explicit `map` over a lambda",
             ),
@@ -358,8 +360,11 @@ impl<'g> Infer<'g> {
         }
     }
 
-    fn mismatch_error(&self, m: Mismatch, o: usize) -> Diagnostic {
+    pub fn mismatch_error(&self, m: Mismatch, o: usize) -> Diagnostic {
         let mut base = self.origin_error(o);
+        if let Some(d) = self.mismatch_detail(o) {
+            base = base.with_note(d);
+        }
         // Implicit `map`s and `rep`s change ranks, not what elements are:
         // for types that differ in that, they are beside the point.
         if let OriginKind::App { param, arg, .. } = &self.origins[o].kind {
@@ -376,19 +381,73 @@ impl<'g> Infer<'g> {
         }
         match m {
             Mismatch::Shape => base,
-            Mismatch::Occurs => base.with_note("this would need an infinite type"),
+            Mismatch::Occurs => base.with_note("Occurs check: this would need an infinite type"),
             Mismatch::Rigid(n) => base.with_note(format!(
                 "the type parameter `{n}` stands for any type and cannot be assumed to be more specific"
             )),
+            Mismatch::NoEquality(n) => base.with_note(format!(
+                "the type parameter `{n}` stands for any type, and equality is not defined for every type (not for functions)"
+            )),
             Mismatch::Class(c, b) => {
-                let shown = self.show(&Type::scalar(b));
-                base.with_note(format!("`{shown}` is not {}", c.describe()))
+                let shown = self.show(&Type::scalar(b.clone()));
+                let what = if matches!(b, Base::Sum(_)) { "the sum type " } else { "" };
+                base.with_note(format!("{what}`{shown}` is not {}", c.describe()))
             }
             Mismatch::MissingField(f) => base.with_note(format!("there is no field `{f}`")),
             Mismatch::MissingConstr(c) => base.with_note(format!(
                 "the constructor `#{c}` is not part of the other type, or has another number of payload values"
             )),
         }
+    }
+
+    /// What differs between two record or sum types that `origin` says
+    /// must be one, in Futhark's words: their unshared fields or
+    /// constructors, or constructors whose payloads differ in arity.
+    fn mismatch_detail(&self, o: usize) -> Option<String> {
+        let (a, b) = match &self.origins.get(o)?.kind {
+            OriginKind::App { param, arg, .. } => (param, arg),
+            OriginKind::Expect {
+                expected, found, ..
+            } => (expected, found),
+            _ => return None,
+        };
+        let fields = |t: &Type| match self.subst.resolve(&t.base) {
+            Base::Record(fs) => Some((false, fs.into_iter().map(|(n, t)| (n, vec![t])).collect())),
+            Base::Sum(cs) => Some((true, cs)),
+            Base::Var(v) => match self.subst.class_of(v) {
+                Class::Constrs(cs) => Some((true, cs)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let (sum, fa): (bool, Vec<(Ident, Vec<Type>)>) = fields(a)?;
+        let (sum_b, fb) = fields(b)?;
+        if sum != sum_b {
+            return None;
+        }
+        let prefix = if sum { "#" } else { "" };
+        let mut unshared: Vec<String> = fa
+            .iter()
+            .filter(|(n, _)| !fb.iter().any(|(m, _)| m == n))
+            .chain(fb.iter().filter(|(n, _)| !fa.iter().any(|(m, _)| m == n)))
+            .map(|(n, _)| format!("{prefix}{n}"))
+            .collect();
+        unshared.sort();
+        // (A sum type known only by some constructors may have more.)
+        let open = |t: &Type| matches!(self.subst.resolve(&t.base), Base::Var(_));
+        if !unshared.is_empty() && !open(a) && !open(b) {
+            return Some(match sum {
+                true => format!("Unshared constructors: {}.", unshared.join(", ")),
+                false => format!("unshared fields: {}.", unshared.join(", ")),
+            });
+        }
+        let (c, x, y) = fa.iter().find_map(|(n, ts)| {
+            let us = &fb.iter().find(|(m, _)| m == n)?.1;
+            (sum && us.len() != ts.len()).then_some((n, ts.len(), us.len()))
+        })?;
+        Some(format!(
+            "the payloads of `#{c}` differ in arity: {x} and {y} values"
+        ))
     }
 
     /// Unifies `found` with `expected` at `span`.
@@ -784,7 +843,10 @@ impl<'g> Infer<'g> {
                 let mut fields: Vec<(Ident, Type)> = Vec::new();
                 for (n, t) in fs {
                     if fields.iter().any(|(m, _)| m == n) {
-                        return Err(Diagnostic::ty(format!("field `{n}` appears twice"), *span));
+                        return Err(Diagnostic::ty(
+                            format!("Duplicate field `{n}` in record type"),
+                            *span,
+                        ));
                     }
                     let t = self.convert(t)?;
                     fields.push((n.clone(), t));
@@ -794,6 +856,16 @@ impl<'g> Infer<'g> {
             TypeExp::Arrow(_, a, b, _) => Type::arrow(self.convert(a)?, self.convert(b)?),
             TypeExp::Unique(t, _) => self.convert(t)?,
             TypeExp::Sum(cs, span) => {
+                if cs.len() > MAX_CONSTRUCTORS {
+                    return Err(Diagnostic::ty(
+                        format!(
+                            "a sum type may have at most {MAX_CONSTRUCTORS} constructors; this one has {}",
+                            cs.len()
+                        ),
+                        *span,
+                    )
+                    .with_help("group constructors under others with payloads"));
+                }
                 let mut constrs: Vec<(Ident, Vec<Type>)> = Vec::new();
                 for (c, ts) in cs {
                     if constrs.iter().any(|(d, _)| d == c) {
@@ -928,10 +1000,25 @@ impl<'g> Infer<'g> {
             Literal::Float { suffix: None, .. } => self.class_var(Class::Float),
             Literal::Bool(_) => Type::prim(PrimType::Bool),
         };
-        if let Literal::Int { value, .. } = l {
-            self.int_literals.push(IntLiteral {
-                value: *value,
+        let magnitude = match l {
+            Literal::Int { value, .. } => Some(Magnitude::Int(*value)),
+            Literal::Float { value, .. } => Some(Magnitude::Float(*value)),
+            Literal::Bool(_) => None,
+        };
+        if let Some(magnitude) = magnitude {
+            self.num_literals.push(NumLiteral {
+                magnitude,
                 negative,
+                suffixed: matches!(
+                    l,
+                    Literal::Int {
+                        suffix: Some(_),
+                        ..
+                    } | Literal::Float {
+                        suffix: Some(_),
+                        ..
+                    }
+                ),
                 span,
                 ty: t.clone(),
             });
@@ -1109,7 +1196,7 @@ impl<'g> Infer<'g> {
                     )?;
                 }
                 let t = elem.array(1);
-                let o = self.origin(e.span, OriginKind::ArrayOfFunctions);
+                let o = self.origin(e.span, OriginKind::ArrayOfFunctions(t.base.clone()));
                 self.arrow_checks.push((t.base.clone(), t.rank.clone(), o));
                 Ok(t)
             }
@@ -1254,7 +1341,7 @@ impl<'g> Infer<'g> {
                 self.no_function.push((
                     tt.clone(),
                     e.span,
-                    "functions cannot be returned from an `if`",
+                    "the result of an `if` may not be of function type",
                 ));
                 Ok(tt)
             }
@@ -1309,7 +1396,7 @@ impl<'g> Infer<'g> {
                 for (n, span) in ns {
                     if !used.contains(n) {
                         return Err(Diagnostic::ty(
-                            format!("the size `{n}` is not used in the pattern"),
+                            format!("Size [{n}] unused in pattern: `{n}` is the size of no array the pattern binds"),
                             *span,
                         )
                         .with_help(format!(
@@ -1388,10 +1475,11 @@ impl<'g> Infer<'g> {
     /// functions).
     pub fn arrow_arity(&self, t: &Type) -> usize {
         let mut n = 0;
-        let mut b = self.subst.resolve_ref(&t.base);
-        while let Base::Arrow(_, r) = b {
+        // (An array of functions is no function: it is an error later.)
+        let mut b = (t.rank.konst == 0).then(|| self.subst.resolve_ref(&t.base));
+        while let Some(Base::Arrow(_, r)) = b {
             n += 1;
-            b = self.subst.resolve_ref(&r.base);
+            b = (r.rank.konst == 0).then(|| self.subst.resolve_ref(&r.base));
         }
         n
     }
@@ -1428,7 +1516,7 @@ impl<'g> Infer<'g> {
         self.no_function.push((
             rt.clone(),
             span,
-            "functions cannot be returned from a `match`",
+            "the result of a `match` may not be of function type",
         ));
         self.pattern_checks.push(PatternCheck {
             pats: cases.iter().map(|c| c.pat.clone()).collect(),
@@ -1618,7 +1706,7 @@ impl<'g> Infer<'g> {
         self.no_function.push((
             pt.clone(),
             l.pat.span(),
-            "functions cannot be loop parameters",
+            "a loop parameter may not be of function type",
         ));
         let saved = self.locals.len();
         match &l.form {
@@ -1830,7 +1918,7 @@ impl<'g> Infer<'g> {
                 // A function argument cannot be mapped over (M = 0); reps
                 // of it at the spine's own map levels are fused away and
                 // never build an array of functions.
-                let ao = self.origin(aspan, OriginKind::ArrayOfFunctions);
+                let ao = self.origin(aspan, OriginKind::ArrayOfFunctions(p.base.clone()));
                 self.arrow_checks.push((p.base.clone(), Rank::var(m), ao));
                 frame.push(m);
                 apps.push(app);
@@ -1846,7 +1934,7 @@ impl<'g> Infer<'g> {
             }),
             f.base,
         );
-        let ro = self.origin(span, OriginKind::ArrayOfFunctions);
+        let ro = self.origin(span, OriginKind::ArrayOfFunctions(result.base.clone()));
         self.arrow_checks
             .push((result.base.clone(), result.rank.clone(), ro));
         self.spines.push((key, apps));
@@ -2026,7 +2114,7 @@ impl<'g> Infer<'g> {
                     OriginKind::Note(format!("{} has the wrong type", describe_head(head))),
                 );
                 self.unify_at(&ht, &plain, po)?;
-                let o = self.origin(span, OriginKind::ArrayOfFunctions);
+                let o = self.origin(span, OriginKind::ArrayOfFunctions(r.base.clone()));
                 self.arrow_checks.push((r.base.clone(), r.rank.clone(), o));
                 r
             }
@@ -2071,7 +2159,7 @@ impl<'g> Infer<'g> {
                 .with_label(format!("no case matches `{missing}`"))
                 .with_help("add a case for it, or end with `case _ -> ...`")
             } else {
-                Diagnostic::ty("refutable pattern not allowed here", c.span)
+                Diagnostic::ty("Refutable pattern not allowed here", c.span)
                     .with_label(format!("this does not match `{missing}`"))
                     .with_help(
                         "patterns of `let`, parameters and loops must match every value; use `match` to tell cases apart",

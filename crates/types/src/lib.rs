@@ -11,18 +11,22 @@
 //!    of the thesis), and its types are generalised into a [`Scheme`]. The
 //!    node types of this second check are what lowering uses.
 
+mod bindings;
 pub mod elab;
 pub mod env;
 mod expand;
 pub mod infer;
 pub mod intrinsics;
 mod lengths;
+mod lifted;
 pub mod literals;
 pub mod patterns;
 pub mod rank;
+mod recursion;
 pub mod scheme;
 pub mod ty;
 pub mod unify;
+mod uniqueness;
 
 use crate::elab::Elaborator;
 use env::{DefId, Globals, TypeAbbrev};
@@ -75,7 +79,7 @@ pub struct CheckedDef {
     pub stats: RankStats,
     /// Integer literals whose type is one of the scheme's variables: they
     /// are range-checked at each instantiation.
-    pub poly_literals: Vec<literals::IntLiteral>,
+    pub poly_literals: Vec<literals::NumLiteral>,
     /// The definition calls itself (its recursive uses are in `resolved`,
     /// naming its own id); lowering makes it a function of the core IR
     /// instead of inlining it.
@@ -89,7 +93,7 @@ impl CheckedDef {
         self.poly_literals
             .iter()
             .find_map(|lit| match lit.ty.subst(inst).base {
-                Base::Prim(p) => literals::range_error(lit.value, lit.negative, p, lit.span),
+                Base::Prim(p) => literals::range_error(lit, p),
                 _ => None,
             })
     }
@@ -142,6 +146,13 @@ impl TypeEnv {
                 Ok(None)
             }
             Dec::Val(v) => {
+                bindings::check_dec(v)?;
+                for t in lifted::type_exps(v) {
+                    let params = &v.type_params;
+                    if let Some(elem) = lifted::lifted_element(t, &self.globals, params) {
+                        return Err(lifted::array_of_lifted(&elem, t.span()));
+                    }
+                }
                 let checked = self.check_val(v, show, true)?;
                 let key = match self.globals.open_module() {
                     Some(m) => format!("{m}.{}", v.name),
@@ -165,6 +176,9 @@ impl TypeEnv {
                 }
                 TypeParam::Size(n, _) => inf.bind_size(n.clone()),
             }
+        }
+        if let Some(elem) = lifted::lifted_element(&t.ty, &self.globals, &t.params) {
+            return Err(lifted::array_of_lifted(&elem, t.span));
         }
         let ty = inf.convert(&t.ty)?;
         if t.lifted != Liftedness::Lifted && inf.subst.apply(&ty).has_function() {
@@ -294,8 +308,8 @@ impl TypeEnv {
                         what: "the body does not have the declared return type".into(),
                     },
                 });
-                if inf.subst.unify(&mut inf.ranks, &rt, &bt, o).is_err() {
-                    return Err(inf.origin_error(o));
+                if let Err(m) = inf.subst.unify(&mut inf.ranks, &rt, &bt, o) {
+                    return Err(inf.mismatch_error(m, o));
                 }
                 rt
             }
@@ -336,12 +350,8 @@ impl TypeEnv {
         // have all their parameters, and lowering sees first-order bodies.
         let arity = inf.arrow_arity(&ret);
         if !inf.recursive_uses.is_empty() && arity > 0 {
-            return Err(Diagnostic::ty(
-                format!("the recursive function `{}` returns a function", d.name),
-                d.name_span,
-            )
-            .with_label(format!("its result has type `{}`", inf.subst.apply(&ret)))
-            .with_help("as in Futhark, a recursive function cannot return a function: give it more parameters instead"));
+            return Err(recursion::not_first_order(&d.name, d.name_span)
+                .with_label(format!("its result has type `{}`", inf.subst.apply(&ret))));
         }
         if take_params && arity > 0 {
             return self.check_val_scoped(&d.eta_expand(arity), show, true, own_scope);
@@ -483,21 +493,24 @@ impl TypeEnv {
             insts.insert(*id, Inst { tys, ranks });
         }
         if let Some(err) = g.error.take() {
-            return Err(err);
+            return Err(match err.span {
+                Some(_) => err,
+                None => err.at(d.name_span),
+            });
         }
         // Literal types are final only now, after defaulting; a literal of
         // a quantified type is checked where the definition is instantiated
         // (below in its users, and by `check_expr` at the defaults).
         let mut poly_literals = Vec::new();
-        for lit in &inf.int_literals {
+        for lit in &inf.num_literals {
             let ty = g.general(&lit.ty, false);
             match ty.base {
                 Base::Prim(p) => {
-                    if let Some(err) = literals::range_error(lit.value, lit.negative, p, lit.span) {
+                    if let Some(err) = literals::range_error(lit, p) {
                         return Err(err);
                     }
                 }
-                _ => poly_literals.push(literals::IntLiteral { ty, ..lit.clone() }),
+                _ => poly_literals.push(literals::NumLiteral { ty, ..lit.clone() }),
             }
         }
         for (id, inst) in &insts {
@@ -527,7 +540,7 @@ impl TypeEnv {
             insts.insert(*id, scheme.identity());
         }
         let local_ops = inf.local_ops.clone();
-        Ok(CheckedDef {
+        let checked = CheckedDef {
             name: d.name.clone(),
             entry: d.is_entry(),
             scheme,
@@ -546,7 +559,13 @@ impl TypeEnv {
             stats,
             poly_literals,
             recursive: !inf.recursive_uses.is_empty(),
-        })
+        };
+        if checked.recursive {
+            recursion::check(&checked, own)?;
+        }
+        lifted::check(&checked, &self.defs)?;
+        uniqueness::check(&checked, &self.defs)?;
+        Ok(checked)
     }
 
     /// Checks an expression as if it were the body of a definition without
@@ -554,6 +573,7 @@ impl TypeEnv {
     /// definition's name, [`EXPRESSION`], is no identifier, so that the
     /// expression may use any name (the REPL's `it` included).
     pub fn check_expr(&self, e: &Expr, show: Printer) -> Result<CheckedDef, Diagnostic> {
+        bindings::expr(e)?;
         let d = ValDec {
             keyword: DefKeyword::Def,
             attrs: Vec::new(),
@@ -657,6 +677,14 @@ pub(crate) fn check_size_params(
     }
     for tp in type_params {
         if let TypeParam::Size(n, s) = tp {
+            if params.is_empty() {
+                return Err(Diagnostic::ty(
+                    format!("`{name}` is a size-polymorphic value binding: its size parameter `{n}` is the size of no parameter"),
+                    *s,
+                )
+                .with_label("only a function's arguments can give a size parameter a value")
+                .with_help("give the definition a parameter that the size comes from, or compute the size in the body"));
+            }
             if !used.contains(n) {
                 return Err(Diagnostic::ty(
                     format!("the size parameter `{n}` of `{name}` is not the size of any parameter"),
@@ -865,6 +893,9 @@ struct Generalizer<'a, 'g> {
     polymorphic: Option<String>,
     /// How many variables of local functions are numbered (`local`).
     locals: usize,
+    /// Sum types known only by their constructors that the definition's
+    /// own type mentions: these it may close; any other is ambiguous.
+    open_sums: std::collections::HashSet<TyVar>,
 }
 
 impl<'a, 'g> Generalizer<'a, 'g> {
@@ -878,6 +909,7 @@ impl<'a, 'g> Generalizer<'a, 'g> {
             error: None,
             polymorphic: None,
             locals: 0,
+            open_sums: std::collections::HashSet::new(),
         }
     }
 
@@ -965,6 +997,23 @@ impl<'a, 'g> Generalizer<'a, 'g> {
         // A sum type known only by the constructors used is closed to them
         // (as Futhark does).
         if let Class::Constrs(cs) = &class {
+            if allow_new {
+                self.open_sums.insert(v);
+            } else if !self.open_sums.contains(&v) && self.error.is_none() {
+                // Inside the body nothing fixes which sum type is meant
+                // (Futhark: "Type is ambiguous").
+                let names: Vec<String> = cs.iter().map(|(n, _)| format!("#{n}")).collect();
+                self.error = Some(
+                    Diagnostic::new(
+                        urchin_base::diag::Phase::Type,
+                        format!(
+                            "Type is ambiguous: a sum type with the constructors {} (and maybe others)",
+                            names.join(", ")
+                        ),
+                    )
+                    .with_help("annotate the value with its sum type (`(#foo : #foo | #bar)`)"),
+                );
+            }
             return self.sum(cs, allow_new, false);
         }
         if let Class::Fields(fs) = &class {
@@ -979,6 +1028,17 @@ impl<'a, 'g> Generalizer<'a, 'g> {
                 ));
             }
             return Base::Tuple(Vec::new());
+        }
+        // A type parameter may be any type, so equality on it is not
+        // defined (as in Futhark): `def eq x y = x == y` needs a type.
+        if allow_new && self.quantify && class == Class::Eq && self.error.is_none() {
+            self.error = Some(
+                Diagnostic::new(
+                    urchin_base::diag::Phase::Type,
+                    "this definition compares values of a type it does not fix, and a type parameter does not support equality",
+                )
+                .with_help("annotate the compared values' type (`(x: i32)`)"),
+            );
         }
         if allow_new && self.quantify {
             let home = self

@@ -88,6 +88,8 @@ pub enum Mismatch {
     Occurs,
     /// A declared type parameter meets something else.
     Rigid(Ident),
+    /// A declared type parameter compared for equality.
+    NoEquality(Ident),
     /// A record or tuple lacks a field.
     MissingField(Ident),
     /// A sum type lacks a constructor, or has it with another number of
@@ -400,17 +402,22 @@ impl Subst {
             (Some(n), Some(_)) => return Err(Mismatch::Rigid(n.clone())),
             (Some(n), None) => {
                 // y becomes x; y's class must be satisfied by a type
-                // parameter, which only `Any` (and `Eq`, for which the
-                // caller decides) allows.
-                if !matches!(cy, Class::Any | Class::Eq) {
-                    return Err(Mismatch::Rigid(n.clone()));
+                // parameter, which only `Any` is: a type parameter may be
+                // any type, not all of which support equality (as in
+                // Futhark).
+                match cy {
+                    Class::Any => {}
+                    Class::Eq => return Err(Mismatch::NoEquality(n.clone())),
+                    _ => return Err(Mismatch::Rigid(n.clone())),
                 }
                 self.bind(y, Base::Var(x));
                 return Ok(());
             }
             (None, Some(n)) => {
-                if !matches!(cx, Class::Any | Class::Eq) {
-                    return Err(Mismatch::Rigid(n.clone()));
+                match cx {
+                    Class::Any => {}
+                    Class::Eq => return Err(Mismatch::NoEquality(n.clone())),
+                    _ => return Err(Mismatch::Rigid(n.clone())),
                 }
                 self.bind(x, Base::Var(y));
                 return Ok(());

@@ -1,0 +1,1606 @@
+//! Uniqueness types: the check that in-place updates are safe (language
+//! reference, "In-place updates").
+//!
+//! Run on each checked definition's target (its types known, its implicit
+//! `map`s explicit), it follows which variables each value may share
+//! memory with ([`alias`]) and which have been consumed — by an in-place
+//! update (`a with [i] = v`, `let a[i] = v`), by a call for a unique
+//! parameter (`(xs: *[]t)`, `scatter`'s destination), or by a loop whose
+//! body consumes its parameter, which consumes the initial value. Then:
+//! - nothing consumed, nor any alias of it, is used afterwards on any path;
+//! - only what may be consumed is: unique parameters and what the
+//!   function binds itself, never a parameter not declared unique, a
+//!   top-level constant, or (inside a function or loop body) what was
+//!   bound outside it;
+//! - a unique result (`: *[]t`) aliases nothing the caller still has, and
+//!   no other component of the result; a function's result aliases no
+//!   top-level constant;
+//! - a loop's consuming parameters get next values that alias nothing
+//!   from outside the loop, nor each other;
+//! - Futhark's two rules for functions as values: a `let` that binds a
+//!   function may not consume, and a consuming function may not be an
+//!   argument.
+
+mod alias;
+mod report;
+mod sig;
+
+use super::CheckedDef;
+use super::env::GlobalKind;
+use super::ty::{Base, Rank, Type};
+use alias::{Als, Kind, Var, VarId, Vars};
+use report::NotConsumable;
+use sig::{Ret, Sig};
+use std::collections::HashMap;
+use std::rc::Rc;
+use urchin_base::diag::Diagnostic;
+use urchin_base::source::Span;
+use urchin_syntax::ast::*;
+use urchin_syntax::spine::{self, Head};
+
+type Result<T> = std::result::Result<T, Diagnostic>;
+
+/// Checks a definition; `defs` are those it may use (a recursive use
+/// names the one being checked, at index `defs.len()`).
+pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>]) -> Result<()> {
+    let d = &def.target;
+    let expression = &*d.name == super::EXPRESSION;
+    let mut c = Checker {
+        def,
+        defs,
+        vars: Vars::default(),
+        scope: Vec::new(),
+        boundaries: vec![Boundary::default()],
+        globals: HashMap::new(),
+        expression,
+        in_size: false,
+        loop_depths: Vec::new(),
+    };
+    let name = c.function_name(&d.name);
+    let sig = c.sig_of(def);
+    if d.params.is_empty() && !expression {
+        if let Some(r) = &d.ret {
+            if Ret::of_type(r).is_unique_anywhere() {
+                return Err(report::unique_constant(&d.name, r.span()));
+            }
+        }
+    }
+    for ((p, t), param) in d.params.iter().zip(&def.params).zip(&sig.params) {
+        c.bind_param(p, Some(t), &name, param.consumes)?;
+    }
+    let result = c.expr(&d.body)?;
+    c.check_result(
+        &name,
+        d.ret.as_ref(),
+        &result,
+        d.body.span,
+        !d.params.is_empty(),
+    )
+}
+
+/// A function or loop body being checked: what it reads from outside.
+#[derive(Default)]
+struct Boundary {
+    observed: Vec<(VarId, Span)>,
+}
+
+struct Checker<'a> {
+    def: &'a CheckedDef,
+    defs: &'a [Rc<CheckedDef>],
+    vars: Vars,
+    /// The local names in scope, innermost last.
+    scope: Vec<(Ident, Als)>,
+    /// The definition's body, and the functions and loop bodies inside it
+    /// being checked, innermost last.
+    boundaries: Vec<Boundary>,
+    /// The variables standing for top-level constants and prompt values.
+    globals: HashMap<GlobalKey, VarId>,
+    /// Checking an expression at the prompt, which may consume the values
+    /// bound there (it gets them as arguments).
+    expression: bool,
+    /// Inside a size expression, which may consume nothing.
+    in_size: bool,
+    /// The levels of the loop bodies being checked (a boundary that is a
+    /// loop's: its own variables are consumable, the rest not).
+    loop_depths: Vec<usize>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum GlobalKey {
+    Def(u32),
+    Value(u32),
+}
+
+impl<'a> Checker<'a> {
+    fn level(&self) -> usize {
+        self.boundaries.len()
+    }
+
+    fn ty(&self, id: NodeId) -> Option<&'a Type> {
+        self.def.types.get(&id)
+    }
+
+    fn function_name(&self, name: &str) -> Rc<str> {
+        match name {
+            super::EXPRESSION => "the expression".into(),
+            n => format!("\"{n}\"").into(),
+        }
+    }
+
+    // ---- values and variables -------------------------------------------
+
+    /// `als` as a value of type `t`: tuples and records per component,
+    /// nothing for scalars, functions as functions.
+    fn shape(t: &Type, als: Als) -> Als {
+        let rank0 = t.rank == Rank::zero();
+        if !rank0 {
+            return Als::Leaf(als.vars());
+        }
+        match &t.base {
+            Base::Prim(_) => Als::Scalar,
+            Base::Tuple(ts) => Self::shape_parts(ts.iter(), als),
+            Base::Record(fs) => Self::shape_parts(fs.iter().map(|(_, t)| t), als),
+            Base::Arrow(..) => match als {
+                Als::Fun(..) => als,
+                other => Als::Fun(other.vars(), Rc::new(Sig::unknown("a function".into()))),
+            },
+            Base::Var(_) | Base::Sum(_) => match als {
+                Als::Scalar => Als::fresh(),
+                other => Als::Leaf(other.vars()),
+            },
+        }
+    }
+
+    fn shape_parts<'t>(ts: impl ExactSizeIterator<Item = &'t Type>, als: Als) -> Als {
+        let n = ts.len();
+        match als {
+            Als::Tuple(cs) if cs.len() == n => {
+                Als::Tuple(ts.zip(cs).map(|(t, c)| Self::shape(t, c)).collect())
+            }
+            other => {
+                let vs = other.vars();
+                Als::Tuple(ts.map(|t| Self::shape(t, Als::Leaf(vs.clone()))).collect())
+            }
+        }
+    }
+
+    fn shaped(&self, id: NodeId, als: Als) -> Als {
+        match self.ty(id) {
+            Some(t) => Self::shape(t, als),
+            None => als,
+        }
+    }
+
+    /// Makes a variable for each part of the value `als` (named `name`),
+    /// aliasing what that part aliases.
+    fn new_vars(&mut self, name: &Ident, als: Als, kind: &Kind, consumable: bool) -> Als {
+        let level = self.level();
+        let mut make = |vars: &mut Vars, aliases: Vec<VarId>| {
+            vars.add(Var {
+                name: name.clone(),
+                kind: kind.clone(),
+                aliases,
+                closed: false,
+                consumable,
+                level,
+            })
+        };
+        fn go(
+            vars: &mut Vars,
+            als: Als,
+            make: &mut dyn FnMut(&mut Vars, Vec<VarId>) -> VarId,
+        ) -> Als {
+            match als {
+                Als::Scalar => Als::Scalar,
+                Als::Leaf(vs) => Als::Leaf(vec![make(vars, vs)]),
+                Als::Fun(vs, s) => Als::Fun(vec![make(vars, vs)], s),
+                Als::Tuple(cs) => Als::Tuple(cs.into_iter().map(|c| go(vars, c, make)).collect()),
+            }
+        }
+        go(&mut self.vars, als, &mut make)
+    }
+
+    /// A variable standing for a value that owns exactly `vs` (already a
+    /// closure, less what was consumed making it).
+    fn closed_var(&mut self, what: &str, vs: Vec<VarId>) -> VarId {
+        self.vars.add(Var {
+            name: what.into(),
+            kind: Kind::Local,
+            aliases: vs,
+            closed: true,
+            consumable: true,
+            level: self.level(),
+        })
+    }
+
+    /// Binds the variables of `p` to the parts of a value of type `t`
+    /// whose aliases are `als`; returns the value as bound (its parts the
+    /// new variables).
+    fn bind_pat(
+        &mut self,
+        p: &Pat,
+        t: Option<&Type>,
+        als: Als,
+        kind: &Kind,
+        consumable: bool,
+    ) -> Als {
+        let als = match t {
+            Some(t) => Self::shape(t, als),
+            None => als,
+        };
+        match p {
+            Pat::Id(x, _) => {
+                let bound = self.new_vars(x, als, kind, consumable);
+                self.scope.push((x.clone(), bound.clone()));
+                bound
+            }
+            Pat::Wildcard(_) | Pat::Literal(..) => als,
+            Pat::Tuple(ps, _) => {
+                let ts: Option<Vec<&Type>> = match t.map(|t| &t.base) {
+                    Some(Base::Tuple(ts)) => Some(ts.iter().collect()),
+                    _ => None,
+                };
+                let parts = match als {
+                    Als::Tuple(cs) if cs.len() == ps.len() => cs,
+                    other => vec![other; ps.len()],
+                };
+                Als::Tuple(
+                    ps.iter()
+                        .zip(parts)
+                        .enumerate()
+                        .map(|(i, (p, a))| {
+                            let ti = ts.as_ref().and_then(|ts| ts.get(i).copied());
+                            self.bind_pat(p, ti, a, kind, consumable)
+                        })
+                        .collect(),
+                )
+            }
+            Pat::Record(fs, span) => {
+                let fields: Option<&Vec<(Ident, Type)>> = match t.map(|t| &t.base) {
+                    Some(Base::Record(fields)) => Some(fields),
+                    _ => None,
+                };
+                let mut parts = match (&als, fields) {
+                    (Als::Tuple(cs), Some(fields)) if cs.len() == fields.len() => cs.clone(),
+                    _ => vec![Als::Leaf(als.vars()); fields.map_or(fs.len(), Vec::len)],
+                };
+                for (n, sub) in fs {
+                    let i = fields.and_then(|fields| fields.iter().position(|(m, _)| m == n));
+                    let ti = i.and_then(|i| fields.map(|f| &f[i].1));
+                    let a = i
+                        .and_then(|i| parts.get(i).cloned())
+                        .unwrap_or_else(|| Als::Leaf(als.vars()));
+                    let bound = match sub {
+                        Some(sub) => self.bind_pat(sub, ti, a, kind, consumable),
+                        None => self.bind_pat(&Pat::Id(n.clone(), *span), ti, a, kind, consumable),
+                    };
+                    if let Some(slot) = i.and_then(|i| parts.get_mut(i)) {
+                        *slot = bound;
+                    }
+                }
+                Als::Tuple(parts)
+            }
+            Pat::Ascribed(inner, te, _) => {
+                // A parameter of function type takes the signature its
+                // annotation declares (`f: () -> *[2]i32`).
+                let als = match als {
+                    Als::Fun(vs, s) if s.open && matches!(kind, Kind::Param { .. }) => {
+                        let name: Rc<str> = match &**inner {
+                            Pat::Id(x, _) => format!("\"{x}\"").into(),
+                            _ => "a function".into(),
+                        };
+                        Als::Fun(vs, Rc::new(Sig::of_type(name, te)))
+                    }
+                    other => other,
+                };
+                self.bind_pat(inner, t, als, kind, consumable)
+            }
+            Pat::Constr(c, ps, _) => {
+                let payload: Option<&Vec<Type>> = match t.map(|t| &t.base) {
+                    Some(Base::Sum(cs)) => cs.iter().find(|(d, _)| d == c).map(|(_, ts)| ts),
+                    _ => None,
+                };
+                let vs = als.vars();
+                for (i, p) in ps.iter().enumerate() {
+                    let ti = payload.and_then(|ts| ts.get(i));
+                    self.bind_pat(p, ti, Als::Leaf(vs.clone()), kind, consumable);
+                }
+                als
+            }
+        }
+    }
+
+    /// Binds a parameter of a function: it aliases nothing, and is
+    /// consumable when declared unique.
+    fn bind_param(
+        &mut self,
+        p: &Pat,
+        t: Option<&Type>,
+        function: &Rc<str>,
+        unique: bool,
+    ) -> Result<()> {
+        self.check_sizes_in_pat(p)?;
+        let fresh = match t {
+            Some(t) => Self::shape(t, Als::fresh()),
+            None => Als::fresh(),
+        };
+        let kind = Kind::Param {
+            function: function.clone(),
+        };
+        self.bind_pat(p, t, fresh, &kind, unique);
+        Ok(())
+    }
+
+    /// Size expressions in a parameter's type may consume nothing.
+    fn check_sizes_in_pat(&mut self, p: &Pat) -> Result<()> {
+        let mut exps = Vec::new();
+        collect_size_exps_pat(p, &mut exps);
+        let saved = std::mem::replace(&mut self.in_size, true);
+        let r = exps.iter().try_for_each(|e| self.expr(e).map(drop));
+        self.in_size = saved;
+        r
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Als> {
+        self.scope
+            .iter()
+            .rev()
+            .find(|(n, _)| &**n == name)
+            .map(|(_, a)| a)
+    }
+
+    /// A read of a local variable.
+    fn local(&mut self, name: &str, span: Span) -> Result<Als> {
+        let als = match self.lookup(name) {
+            Some(a) => a.clone(),
+            // Names the checker resolved but this pass does not bind (the
+            // size parameters `[n]`, sizes bound by patterns): numbers.
+            None => return Ok(Als::Scalar),
+        };
+        self.observe(&als, span)?;
+        Ok(als)
+    }
+
+    /// The value is read at `span`: nothing it may alias is consumed.
+    fn observe(&mut self, als: &Als, span: Span) -> Result<()> {
+        for v in als.vars() {
+            if let Some(c) = self.vars.first_consumed(v) {
+                let at = self.vars.consumption(c).map_or(span, |c| c.span);
+                return Err(report::use_after_consume(
+                    &self.vars.get(v).describe(),
+                    &self.vars.get(c).describe(),
+                    span,
+                    at,
+                ));
+            }
+            let level = self.vars.get(v).level;
+            if level < self.level() {
+                if let Some(b) = self.boundaries.last_mut() {
+                    b.observed.push((v, span));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The variable standing for a top-level constant or a prompt value.
+    fn global(&mut self, key: GlobalKey, name: &Ident) -> VarId {
+        if let Some(v) = self.globals.get(&key) {
+            return *v;
+        }
+        // An expression at the prompt gets the prompt's values as its
+        // own, to consume if it likes (the session keeps its copy).
+        let own = matches!(key, GlobalKey::Value(_)) && self.expression;
+        let v = self.vars.add(Var {
+            name: name.clone(),
+            kind: match key {
+                GlobalKey::Def(_) => Kind::Global,
+                GlobalKey::Value(_) => Kind::Value,
+            },
+            aliases: Vec::new(),
+            closed: false,
+            consumable: own,
+            level: usize::from(own),
+        });
+        self.globals.insert(key, v);
+        v
+    }
+
+    /// The definition a global name refers to (`defs.len()` is the one
+    /// being checked).
+    fn def_checked(&self, id: u32) -> &'a CheckedDef {
+        match self.defs.get(id as usize) {
+            Some(d) => d,
+            None => self.def,
+        }
+    }
+
+    /// A definition's signature. The parameters eta-expansion added
+    /// (`entry main = f` is `entry main x y = f x y`) consume what the
+    /// function applied to them consumes, and its result is that
+    /// function's.
+    fn sig_of(&self, d: &CheckedDef) -> Sig {
+        let mut s = Sig::of_def(&d.target);
+        // (Eta-expansion gives its parameters the span of the name.)
+        let t = &d.target;
+        let added: Vec<usize> = (0..t.params.len())
+            .filter(|k| matches!(&t.params[*k], Pat::Id(_, s) if *s == t.name_span))
+            .collect();
+        if added.is_empty() {
+            return s;
+        }
+        let (head, args) = spine::flatten_head(&d.target.body);
+        let Head::Expr(h) = head else { return s };
+        let Some(GlobalKind::Def(g)) = d.resolved.get(&h.id) else {
+            return s;
+        };
+        let inner = Sig::of_def(&self.def_checked(g.0).target);
+        let first = args.len().saturating_sub(added.len());
+        for (k, pos) in added.into_iter().zip(first..) {
+            if let (Some(p), Some(q)) = (s.params.get_mut(k), inner.params.get(pos)) {
+                p.consumes = q.consumes;
+            }
+        }
+        if args.len() == inner.params.len() {
+            s.ret = inner.ret;
+        }
+        s
+    }
+
+    /// A read of a name the checker resolved to a global.
+    fn global_value(
+        &mut self,
+        node: NodeId,
+        kind: &GlobalKind,
+        q: &QualName,
+        span: Span,
+    ) -> Result<Als> {
+        Ok(match kind {
+            GlobalKind::Def(id) => {
+                let d = self.def_checked(id.0);
+                if d.target.params.is_empty() {
+                    let v = self.global(GlobalKey::Def(id.0), &d.name);
+                    // Functions in a constant read nothing local.
+                    let als = match self.ty(node) {
+                        Some(t) => without_closures(Self::shape(t, Als::Leaf(vec![v]))),
+                        None => Als::Leaf(vec![v]),
+                    };
+                    self.observe(&als, span)?;
+                    als
+                } else {
+                    Als::Fun(Vec::new(), Rc::new(self.sig_of(d)))
+                }
+            }
+            GlobalKind::Intrinsic(i) => Als::Fun(
+                Vec::new(),
+                Rc::new(Sig::of_intrinsic(format!("\"{q}\"").into(), i)),
+            ),
+            GlobalKind::Value(id) => {
+                let v = self.global(GlobalKey::Value(id.0), &q.name);
+                let als = Als::Leaf(vec![v]);
+                self.observe(&als, span)?;
+                als
+            }
+        })
+    }
+
+    /// A variable read at node `id`.
+    fn var(&mut self, id: NodeId, q: &QualName, span: Span) -> Result<Als> {
+        match self.def.resolved.get(&id) {
+            Some(kind) => self.global_value(id, kind, q, span),
+            None => self.local(&q.name, span),
+        }
+    }
+
+    /// An operator (or backticked name) at node `id`: a local function,
+    /// a definition, or a built-in operator.
+    fn operator(&mut self, id: NodeId, op: &BinOpKind, span: Span) -> Result<Als> {
+        let q = op.name();
+        if self.def.local_ops.contains(&id) {
+            return self.local(&q.name, span);
+        }
+        if let Some(kind) = self.def.resolved.get(&id) {
+            return self.global_value(id, kind, &q, span);
+        }
+        Ok(Als::Fun(
+            Vec::new(),
+            Rc::new(builtin(format!("\"{}\"", op.symbol()).into(), 2)),
+        ))
+    }
+
+    // ---- consumption ------------------------------------------------------
+
+    /// Why `v` cannot be consumed here, if it cannot.
+    fn not_consumable(&self, v: VarId) -> Option<NotConsumable> {
+        let var = self.vars.get(v);
+        if self.in_size {
+            return Some(NotConsumable::InSize);
+        }
+        if var.level < self.level() {
+            return Some(match var.kind {
+                Kind::Global => NotConsumable::Global,
+                Kind::Value => NotConsumable::Value,
+                _ if self.in_loop_body() => NotConsumable::FreeInLoop,
+                _ => NotConsumable::FreeInFunction,
+            });
+        }
+        if var.consumable {
+            return None;
+        }
+        Some(match &var.kind {
+            Kind::Param { function } => NotConsumable::Param {
+                function: function.to_string(),
+            },
+            Kind::Global => NotConsumable::Global,
+            Kind::Value => NotConsumable::Value,
+            _ => NotConsumable::FreeInFunction,
+        })
+    }
+
+    fn in_loop_body(&self) -> bool {
+        self.loop_depths.last() == Some(&self.level())
+    }
+
+    /// Consumes the value `als` at `span`: it and everything it may alias.
+    fn consume(&mut self, als: &Als, span: Span) -> Result<()> {
+        self.observe(als, span)?;
+        for v in als.vars() {
+            let closure = self.vars.closure(&[v]);
+            for u in &closure {
+                if let Some(why) = self.not_consumable(*u) {
+                    let culprit = self.vars.get(*u).describe();
+                    let via = self.vars.get(v).describe();
+                    let via = (via != culprit).then_some(via);
+                    return Err(report::not_consumable(&culprit, via.as_deref(), why, span));
+                }
+            }
+            for u in closure {
+                self.vars.mark_consumed(u, span);
+            }
+        }
+        Ok(())
+    }
+
+    /// After the parts of a compound value are evaluated in order: none
+    /// was consumed by a later part (`(xs, xs with [0] = 1)`).
+    fn check_live(&mut self, parts: &[(Als, u64, Span)]) -> Result<()> {
+        let last = self.vars.stamp();
+        for (als, end, span) in parts {
+            if *end == last {
+                continue;
+            }
+            for v in als.vars() {
+                for u in self.vars.closure(&[v]) {
+                    if let Some(c) = self.vars.consumption(u).filter(|c| c.stamp > *end) {
+                        return Err(report::use_after_consume(
+                            &self.vars.get(v).describe(),
+                            &self.vars.get(u).describe(),
+                            *span,
+                            c.span,
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Evaluates expressions in order, checking that none consumes what an
+    /// earlier one's value holds.
+    fn parts(&mut self, es: &[&Expr]) -> Result<Vec<Als>> {
+        let mut parts = Vec::new();
+        for e in es {
+            let a = self.expr(e)?;
+            parts.push((a, self.vars.stamp(), e.span));
+        }
+        self.check_live(&parts)?;
+        Ok(parts.into_iter().map(|(a, _, _)| a).collect())
+    }
+
+    /// A variable that existed at `count` and was consumed after `stamp`:
+    /// a consumption visible outside the expression checked in between.
+    fn consumed_outside(&self, stamp: u64, count: VarId) -> Option<(VarId, Span)> {
+        self.vars
+            .consumed_since(stamp)
+            .filter(|(v, _)| *v < count)
+            .min_by_key(|(_, c)| c.stamp)
+            .map(|(v, c)| (v, c.span))
+    }
+
+    // ---- expressions ------------------------------------------------------
+
+    fn expr(&mut self, e: &Expr) -> Result<Als> {
+        urchin_base::stack::deep(|| self.expr_inner(e))
+    }
+
+    fn expr_inner(&mut self, e: &Expr) -> Result<Als> {
+        let als = match &e.kind {
+            ExprKind::Literal(_) | ExprKind::StringLit(_) | ExprKind::Hole => Als::fresh(),
+            ExprKind::Var(q) => self.var(e.id, q, e.span)?,
+            ExprKind::OpValue(op) => self.operator(e.id, op, e.span)?,
+            ExprKind::OpSection { op, left, right } => self.section(e, op, left, right)?,
+            ExprKind::ProjSection(_) => {
+                Als::Fun(Vec::new(), Rc::new(Sig::unknown("a projection".into())))
+            }
+            ExprKind::ArrayLit(es) => {
+                let es: Vec<&Expr> = es.iter().collect();
+                self.parts(&es)?;
+                Als::fresh()
+            }
+            ExprKind::Range(r) => {
+                let es: Vec<&Expr> = [Some(&r.start), r.second.as_ref(), Some(&r.end)]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                self.parts(&es)?;
+                Als::fresh()
+            }
+            ExprKind::Tuple(es) => {
+                let es: Vec<&Expr> = es.iter().collect();
+                Als::Tuple(self.parts(&es)?)
+            }
+            ExprKind::Record(fields) => self.record(fields)?,
+            ExprKind::Project(x, f) => match self.peek(e) {
+                // Only the field is read (another may have been consumed).
+                Some(a) => {
+                    self.observe(&a, e.span)?;
+                    a
+                }
+                None => {
+                    let a = self.expr(x)?;
+                    self.project(x.id, a, f)
+                }
+            },
+            ExprKind::RecordUpdate(r, path, v) => {
+                let t = self.ty(r.id);
+                // The field replaced is not read (`let r.a[0] = 1` is
+                // `let r = r with a = (r.a with [0] = 1)`).
+                let (a, kept) = match self.peek(r) {
+                    Some(a) => {
+                        let kept = replace_field(a.clone(), t, path, Als::Scalar);
+                        self.observe(&kept, r.span)?;
+                        (a, kept)
+                    }
+                    None => {
+                        let a = self.expr(r)?;
+                        (a.clone(), a)
+                    }
+                };
+                let end = self.vars.stamp();
+                let b = self.expr(v)?;
+                self.check_live(&[(kept, end, r.span)])?;
+                replace_field(a, t, path, b)
+            }
+            ExprKind::Apply(..) | ExprKind::BinOp(..) | ExprKind::UnOp(..) => {
+                match spine::spine_of(e) {
+                    Some(sp) => self.apply(e, sp.head, &sp.args)?,
+                    None => self.compose(e)?,
+                }
+            }
+            ExprKind::Lambda(ps, ret, body) => {
+                let pts = self.ty(e.id).map(|t| t.arrows().0);
+                self.function("the lambda".into(), ps, pts, ret.as_deref(), body)?
+            }
+            ExprKind::Let(p, v, body) | ExprKind::LetSizes(_, p, v, body) => {
+                self.let_(p, v, body)?
+            }
+            ExprKind::LetFun(f) => {
+                let name = self.function_name(&f.name);
+                let fun = self.function(name, &f.params, None, f.ret.as_ref(), &f.value)?;
+                let saved = self.scope.len();
+                self.bind_pat(
+                    &Pat::Id(f.name.clone(), f.name_span),
+                    None,
+                    fun,
+                    &Kind::Local,
+                    true,
+                );
+                let r = self.expr(&f.body)?;
+                self.scope.truncate(saved);
+                r
+            }
+            ExprKind::LetUpdate {
+                name,
+                name_span,
+                indices,
+                value,
+                body,
+            } => {
+                let a = self.local(name, *name_span)?;
+                self.update(&a, *name_span, indices, value)?;
+                let saved = self.scope.len();
+                let bound = self.new_vars(name, Als::fresh(), &Kind::Local, true);
+                self.scope.push((name.clone(), bound));
+                let r = self.expr(body)?;
+                self.scope.truncate(saved);
+                r
+            }
+            ExprKind::Update(a, idxs, v) => {
+                let av = self.expr(a)?;
+                self.update(&av, a.span, idxs, v)?;
+                Als::fresh()
+            }
+            ExprKind::If(c, t, f) => {
+                self.expr(c)?;
+                let start = self.vars.stamp();
+                let before = self.vars.snapshot();
+                let a = self.expr(t)?;
+                let after_then = self.vars.snapshot();
+                self.vars.restore(before);
+                let b = self.expr(f)?;
+                self.vars.merge(after_then);
+                let u = self.shaped(e.id, a.union(b));
+                self.owned(u, start, "the result of this `if`")
+            }
+            ExprKind::Match(x, cases) => self.match_(e, x, cases)?,
+            ExprKind::Loop(l) => self.loop_(e, l)?,
+            ExprKind::Index(a, idxs) => {
+                let mut es = vec![&**a];
+                es.extend(index_exps(idxs));
+                let parts = self.parts(&es)?;
+                Als::Leaf(parts[0].vars())
+            }
+            ExprKind::Ascript(x, _)
+            | ExprKind::Coerce(x, _)
+            | ExprKind::Attr(_, x)
+            | ExprKind::OpenIn(_, x) => self.expr(x)?,
+            ExprKind::Constr(_, args) => {
+                let es: Vec<&Expr> = args.iter().collect();
+                let parts = self.parts(&es)?;
+                Als::Leaf(parts.iter().flat_map(Als::vars).collect())
+            }
+        };
+        Ok(self.shaped(e.id, als))
+    }
+
+    /// The value of a branching construct started at `start`: what its
+    /// branches return, less what they consumed (a branch that consumed
+    /// `xs` while another returns it hands its memory to the result).
+    fn owned(&mut self, als: Als, start: u64, what: &str) -> Als {
+        let consumed: Vec<VarId> = self.vars.consumed_since(start).map(|(v, _)| v).collect();
+        if consumed.is_empty() {
+            return als;
+        }
+        self.map_leaves(als, &mut |c: &mut Checker, vs: Vec<VarId>| {
+            let owned: Vec<VarId> = c
+                .vars
+                .closure(&vs)
+                .into_iter()
+                .filter(|v| !consumed.contains(v))
+                .collect();
+            vec![c.closed_var(what, owned)]
+        })
+    }
+
+    fn map_leaves(
+        &mut self,
+        als: Als,
+        f: &mut dyn FnMut(&mut Checker, Vec<VarId>) -> Vec<VarId>,
+    ) -> Als {
+        match als {
+            Als::Scalar => Als::Scalar,
+            Als::Leaf(vs) => Als::Leaf(f(self, vs)),
+            Als::Fun(vs, s) => Als::Fun(f(self, vs), s),
+            Als::Tuple(cs) => Als::Tuple(cs.into_iter().map(|c| self.map_leaves(c, f)).collect()),
+        }
+    }
+
+    fn record(&mut self, fields: &[RecordField]) -> Result<Als> {
+        let mut parts = Vec::new();
+        for f in fields {
+            let (n, a, span) = match f {
+                RecordField::Field(n, x) => (n, self.expr(x)?, x.span),
+                RecordField::Pun(n, span) => (n, self.local(n, *span)?, *span),
+            };
+            parts.push((n.clone(), (a, self.vars.stamp(), span)));
+        }
+        let live: Vec<(Als, u64, Span)> = parts.iter().map(|(_, p)| p.clone()).collect();
+        self.check_live(&live)?;
+        parts.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(Als::Tuple(
+            parts.into_iter().map(|(_, (a, _, _))| a).collect(),
+        ))
+    }
+
+    /// The value of a local variable, or of a field of one (`p.a.b`),
+    /// without reading it.
+    fn peek(&self, e: &Expr) -> Option<Als> {
+        match &e.kind {
+            ExprKind::Var(q) if !self.def.resolved.contains_key(&e.id) => {
+                let a = self.lookup(&q.name)?.clone();
+                Some(self.shaped(e.id, a))
+            }
+            ExprKind::Project(x, f) => {
+                let a = self.peek(x)?;
+                Some(self.shaped(e.id, self.project(x.id, a, f)))
+            }
+            _ => None,
+        }
+    }
+
+    /// Field `f` of a value (at node `of`) whose aliases are `a`.
+    fn project(&self, of: NodeId, a: Als, f: &Ident) -> Als {
+        let i = match self.ty(of).map(|t| &t.base) {
+            Some(Base::Record(fs)) => fs.iter().position(|(n, _)| n == f),
+            Some(Base::Tuple(_)) => f.parse::<usize>().ok(),
+            _ => None,
+        };
+        match (a, i) {
+            (Als::Tuple(cs), Some(i)) if i < cs.len() => cs[i].clone(),
+            (a, _) => Als::Leaf(a.vars()),
+        }
+    }
+
+    fn let_(&mut self, p: &Pat, v: &Expr, body: &Expr) -> Result<Als> {
+        let (stamp, count) = (self.vars.stamp(), self.vars.count());
+        let a = self.expr(v)?;
+        let t = self.ty(v.id);
+        if t.is_some_and(Type::has_function) {
+            if let Some((c, at)) = self.consumed_outside(stamp, count) {
+                let shown = t.map(|t| self.def.scheme.show(t)).unwrap_or_default();
+                return Err(report::let_contains_consumption(
+                    &shown,
+                    p.span(),
+                    &self.vars.get(c).describe(),
+                    at,
+                ));
+            }
+        }
+        let saved = self.scope.len();
+        self.bind_pat(p, t, a, &Kind::Local, true);
+        let r = self.expr(body)?;
+        self.scope.truncate(saved);
+        Ok(r)
+    }
+
+    /// `a with [idxs] = v` (also `let a[idxs] = v`): `a` is consumed, and
+    /// `v` may not alias it.
+    fn update(&mut self, a: &Als, span: Span, idxs: &[IndexExp], v: &Expr) -> Result<()> {
+        let mut es: Vec<&Expr> = index_exps(idxs).collect();
+        es.push(v);
+        let parts = self.parts(&es)?;
+        let value = parts.last().cloned().unwrap_or(Als::Scalar);
+        let array = self.vars.closure(&a.vars());
+        let written = self.vars.closure(&value.vars());
+        if written.iter().any(|w| array.binary_search(w).is_ok()) {
+            let name = a
+                .vars()
+                .first()
+                .map(|v| self.vars.get(*v).describe())
+                .unwrap_or_else(|| "the array".into());
+            return Err(report::update_aliases_source(&name, v.span));
+        }
+        self.consume(a, span)
+    }
+
+    // ---- functions ----------------------------------------------------------
+
+    /// A lambda or local function: its body is checked with its
+    /// parameters fresh and what it reads from outside unconsumable; its
+    /// value reads those.
+    fn function(
+        &mut self,
+        name: Rc<str>,
+        params: &[Pat],
+        param_types: Option<Vec<Type>>,
+        ret: Option<&TypeExp>,
+        body: &Expr,
+    ) -> Result<Als> {
+        self.boundaries.push(Boundary::default());
+        let saved = self.scope.len();
+        let r = (|| {
+            for (k, p) in params.iter().enumerate() {
+                let t = param_types.as_ref().and_then(|ts| ts.get(k));
+                self.bind_param(p, t, &name, sig::pat_is_unique(p))?;
+            }
+            let result = self.expr(body)?;
+            self.check_result(&name, ret, &result, body.span, !params.is_empty())
+        })();
+        self.scope.truncate(saved);
+        let b = self.boundaries.pop().unwrap_or_default();
+        r?;
+        let mut closure: Vec<VarId> = b.observed.iter().map(|(v, _)| *v).collect();
+        closure.sort_unstable();
+        closure.dedup();
+        self.forward(b.observed);
+        Ok(Als::Fun(
+            closure,
+            Rc::new(Sig::of_params(name, params, ret)),
+        ))
+    }
+
+    /// What a finished body read from outside, as read by the enclosing
+    /// one where it is outside that too.
+    fn forward(&mut self, observed: Vec<(VarId, Span)>) {
+        let level = self.level();
+        let outer: Vec<(VarId, Span)> = observed
+            .into_iter()
+            .filter(|(v, _)| self.vars.get(*v).level < level)
+            .collect();
+        if let Some(b) = self.boundaries.last_mut() {
+            b.observed.extend(outer);
+        }
+    }
+
+    /// The checks on a function's result: it aliases no top-level
+    /// constant; a unique part aliases nothing the function may not
+    /// consume, and no other part.
+    fn check_result(
+        &mut self,
+        name: &str,
+        ret: Option<&TypeExp>,
+        result: &Als,
+        span: Span,
+        has_params: bool,
+    ) -> Result<()> {
+        if has_params {
+            for v in self.vars.closure(&result.vars()) {
+                let var = self.vars.get(v);
+                if matches!(var.kind, Kind::Global | Kind::Value) && !var.consumable {
+                    return Err(report::result_aliases_global(&var.describe(), span));
+                }
+            }
+        }
+        let Some(ret) = ret else { return Ok(()) };
+        let parts = ret_parts(&Ret::of_type(ret), result);
+        let closures: Vec<Vec<VarId>> = parts
+            .iter()
+            .map(|(_, a)| self.vars.closure(&a.vars()))
+            .collect();
+        for (k, (unique, _)) in parts.iter().enumerate() {
+            if !unique {
+                continue;
+            }
+            for v in &closures[k] {
+                if self.not_consumable(*v).is_some() {
+                    return Err(report::return_aliased(
+                        name,
+                        &self.vars.get(*v).describe(),
+                        span,
+                    ));
+                }
+            }
+            for (j, other) in closures.iter().enumerate() {
+                if j != k && other.iter().any(|v| closures[k].binary_search(v).is_ok()) {
+                    return Err(report::unique_component_aliased(name, span));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// What is called at the head of a spine: the variables the function
+    /// value reads, and its signature.
+    fn callee(&mut self, e: &Expr, head: &Head) -> Result<(Vec<VarId>, Rc<Sig>)> {
+        let als = match head {
+            Head::Expr(h) => self.expr(h)?,
+            Head::Op(op) => self.operator(e.id, op, e.span)?,
+            Head::Backtick(q) => self.operator(e.id, &BinOpKind::Backtick((*q).clone()), e.span)?,
+            Head::Neg | Head::Not => Als::Fun(Vec::new(), Rc::new(builtin("-".into(), 1))),
+            Head::Proj(_) => Als::Fun(Vec::new(), Rc::new(Sig::unknown("a projection".into()))),
+        };
+        Ok(match als {
+            Als::Fun(vs, s) => (vs, s),
+            other => (other.vars(), Rc::new(Sig::unknown(head_name(head).into()))),
+        })
+    }
+
+    /// An application `f a1 .. an`.
+    fn apply(&mut self, e: &Expr, head: Head, args: &[&Expr]) -> Result<Als> {
+        if let (Head::Proj(f), [x]) = (&head, args) {
+            let a = self.expr(x)?;
+            return Ok(self.project(x.id, a, f));
+        }
+        let (closure, sig) = self.callee(e, &head)?;
+        let mut parts = Vec::new();
+        for (k, a) in args.iter().enumerate() {
+            let param = sig.params.get(k);
+            let value =
+                self.argument(a, param.is_some_and(|p| p.wants_unique_result), &sig.name)?;
+            parts.push((value, self.vars.stamp(), a.span));
+        }
+        self.check_live(&parts)?;
+        let consumed: Vec<usize> = (0..args.len())
+            .filter(|k| sig.params.get(*k).is_some_and(|p| p.consumes))
+            .collect();
+        for &k in &consumed {
+            let mine = self.vars.closure(&parts[k].0.vars());
+            if let Als::Tuple(cs) = &parts[k].0 {
+                let comps: Vec<Vec<VarId>> =
+                    cs.iter().map(|c| self.vars.closure(&c.vars())).collect();
+                for (i, a) in comps.iter().enumerate() {
+                    if comps[i + 1..]
+                        .iter()
+                        .any(|b| b.iter().any(|v| a.binary_search(v).is_ok()))
+                    {
+                        return Err(report::self_aliased_argument(args[k].span));
+                    }
+                }
+            }
+            for (j, (other, _, span)) in parts.iter().enumerate() {
+                if j != k
+                    && self
+                        .vars
+                        .closure(&other.vars())
+                        .iter()
+                        .any(|v| mine.binary_search(v).is_ok())
+                {
+                    return Err(report::argument_consumed(&sig.name, args[k].span, *span));
+                }
+            }
+        }
+        for &k in &consumed {
+            let a = parts[k].0.clone();
+            self.consume(&a, args[k].span)?;
+        }
+        let mut observed = closure;
+        for (k, (a, _, _)) in parts.iter().enumerate() {
+            if !consumed.contains(&k) {
+                observed.extend(a.vars());
+            }
+        }
+        observed.sort_unstable();
+        observed.dedup();
+        if !sig.open && args.len() < sig.params.len() {
+            return Ok(Als::Fun(observed, Rc::new(sig.after(args.len()))));
+        }
+        let ret = if args.len() == sig.params.len() {
+            sig.ret.clone()
+        } else {
+            Ret::Aliased
+        };
+        Ok(self.result(&ret, observed, &sig.name))
+    }
+
+    /// An argument of a call: a function passed may not consume.
+    fn argument(&mut self, a: &Expr, wants_unique: bool, function: &str) -> Result<Als> {
+        let (stamp, count) = (self.vars.stamp(), self.vars.count());
+        let value = self.expr(a)?;
+        if let Als::Fun(_, s) = &value {
+            if let Some(p) = s.consumes() {
+                return Err(report::consuming_argument(
+                    &s.name,
+                    p.name.as_deref(),
+                    a.span,
+                ));
+            }
+            if let Some((c, at)) = self.consumed_outside(stamp, count) {
+                return Err(report::argument_contains_consumption(
+                    a.span,
+                    &self.vars.get(c).describe(),
+                    at,
+                ));
+            }
+            if wants_unique && !s.open && !s.ret.is_unique_anywhere() {
+                return Err(report::result_not_unique(function, a.span));
+            }
+        }
+        Ok(value)
+    }
+
+    /// The result of a call: unique parts are fresh, the others alias
+    /// what the call read (and each other, through one variable standing
+    /// for the result).
+    fn result(&mut self, ret: &Ret, observed: Vec<VarId>, function: &Rc<str>) -> Als {
+        if !matches!(ret, Ret::Unique) && ret != &Ret::Tuple(Vec::new()) {
+            let level = self.level();
+            let r = self.vars.add(Var {
+                name: function.clone(),
+                kind: Kind::Result {
+                    function: function.clone(),
+                },
+                aliases: observed,
+                closed: false,
+                consumable: true,
+                level,
+            });
+            return ret_als(ret, r);
+        }
+        Als::fresh()
+    }
+
+    /// `(x op)` and `(op y)`: a function of the other operand.
+    fn section(
+        &mut self,
+        e: &Expr,
+        op: &BinOpKind,
+        left: &Option<Box<Expr>>,
+        right: &Option<Box<Expr>>,
+    ) -> Result<Als> {
+        let (closure, sig) = self.callee(e, &Head::Op(op))?;
+        let (given, k) = match (left, right) {
+            (Some(l), _) => (l, 0),
+            (None, Some(r)) => (r, 1),
+            (None, None) => return Ok(Als::Fun(closure, sig)),
+        };
+        let param = sig.params.get(k);
+        let a = self.argument(
+            given,
+            param.is_some_and(|p| p.wants_unique_result),
+            &sig.name,
+        )?;
+        let mut observed = closure;
+        if param.is_some_and(|p| p.consumes) {
+            self.consume(&a, given.span)?;
+        } else {
+            observed.extend(a.vars());
+        }
+        let mut rest = (*sig).clone();
+        if k < rest.params.len() {
+            rest.params.remove(k);
+        }
+        Ok(Als::Fun(observed, Rc::new(rest)))
+    }
+
+    /// `f >-> g` and `g <-< f`: a function reading both.
+    fn compose(&mut self, e: &Expr) -> Result<Als> {
+        let ExprKind::BinOp(op, _, l, r) = &e.kind else {
+            return Ok(Als::fresh());
+        };
+        let name = format!("\"{}\"", op.symbol());
+        let a = self.argument(l, false, &name)?;
+        let b = self.argument(r, false, &name)?;
+        let mut vs = a.vars();
+        vs.extend(b.vars());
+        Ok(Als::Fun(vs, Rc::new(Sig::unknown(name.into()))))
+    }
+
+    // ---- control flow ------------------------------------------------------
+
+    fn match_(&mut self, e: &Expr, x: &Expr, cases: &[Case]) -> Result<Als> {
+        let scrutinee = self.expr(x)?;
+        let t = self.ty(x.id);
+        let start = self.vars.stamp();
+        let before = self.vars.snapshot();
+        let mut after: Vec<alias::Snapshot> = Vec::new();
+        let mut result: Option<Als> = None;
+        for c in cases {
+            self.vars.restore(before.clone());
+            let saved = self.scope.len();
+            self.bind_pat(&c.pat, t, scrutinee.clone(), &Kind::Local, true);
+            let r = self.expr(&c.body)?;
+            self.scope.truncate(saved);
+            after.push(self.vars.snapshot());
+            result = Some(match result {
+                None => r,
+                Some(acc) => acc.union(r),
+            });
+        }
+        self.vars.restore(before);
+        for s in after {
+            self.vars.merge(s);
+        }
+        let u = self.shaped(e.id, result.unwrap_or(Als::Scalar));
+        Ok(self.owned(u, start, "the result of this `match`"))
+    }
+
+    /// The value a `loop p for ...` without an initial value starts from:
+    /// the variables `p` names.
+    fn pattern_value(&mut self, p: &Pat) -> Result<Als> {
+        Ok(match p {
+            Pat::Id(x, s) => self.local(x, *s)?,
+            Pat::Tuple(ps, _) => {
+                let mut cs = Vec::new();
+                for p in ps {
+                    cs.push(self.pattern_value(p)?);
+                }
+                Als::Tuple(cs)
+            }
+            Pat::Record(fs, s) => {
+                let mut cs = Vec::new();
+                for (n, p) in fs {
+                    let a = match p {
+                        Some(p) => self.pattern_value(p)?,
+                        None => self.local(n, *s)?,
+                    };
+                    cs.push((n.clone(), a));
+                }
+                cs.sort_by(|a, b| a.0.cmp(&b.0));
+                Als::Tuple(cs.into_iter().map(|(_, a)| a).collect())
+            }
+            Pat::Ascribed(p, _, _) => self.pattern_value(p)?,
+            Pat::Wildcard(_) | Pat::Literal(..) | Pat::Constr(..) => Als::Scalar,
+        })
+    }
+
+    fn loop_(&mut self, e: &Expr, l: &LoopExp) -> Result<Als> {
+        let t = self.ty(e.id);
+        let start = self.vars.stamp();
+        let init = match &l.init {
+            Some(i) => self.expr(i)?,
+            None => self.pattern_value(&l.pat)?,
+        };
+        let init_span = l.init.as_ref().map_or(l.pat.span(), |i| i.span);
+        let init_end = self.vars.stamp();
+        let init = match t {
+            Some(t) => Self::shape(t, init),
+            None => init,
+        };
+        let over = match &l.form {
+            LoopForm::For(_, _, n) => {
+                self.expr(n)?;
+                None
+            }
+            LoopForm::ForIn(_, xs) => Some(self.expr(xs)?),
+            LoopForm::While(_) => None,
+        };
+        self.check_live(&[(init.clone(), init_end, init_span)])?;
+        // The body, with the parameters fresh.
+        self.boundaries.push(Boundary::default());
+        self.loop_depths.push(self.level());
+        let saved = self.scope.len();
+        let r = (|| {
+            let fresh = match t {
+                Some(t) => Self::shape(t, Als::fresh()),
+                None => Als::fresh(),
+            };
+            let params = self.bind_pat(&l.pat, t, fresh, &Kind::Local, true);
+            match &l.form {
+                LoopForm::For(i, s, _) => {
+                    self.bind_pat(
+                        &Pat::Id(i.clone(), *s),
+                        None,
+                        Als::Scalar,
+                        &Kind::Local,
+                        true,
+                    );
+                }
+                LoopForm::ForIn(p, xs) => {
+                    let elem = self.ty(xs.id).map(|t| {
+                        Type::new(Rank::konst(t.rank.konst.saturating_sub(1)), t.base.clone())
+                    });
+                    let vs = over.as_ref().map(Als::vars).unwrap_or_default();
+                    self.bind_pat(p, elem.as_ref(), Als::Leaf(vs), &Kind::Local, true);
+                }
+                LoopForm::While(c) => {
+                    self.expr(c)?;
+                }
+            }
+            let body = self.expr(&l.body)?;
+            let body = match t {
+                Some(t) => Self::shape(t, body),
+                None => body,
+            };
+            Ok((params, body))
+        })();
+        self.scope.truncate(saved);
+        self.loop_depths.pop();
+        let boundary = self.boundaries.pop().unwrap_or_default();
+        let (params, body) = r?;
+        let unique = unique_leaves(&l.pat);
+        let outside = self.level();
+        // Per part of the loop's value: the parameter (none for `_`), its
+        // next value, and its initial value.
+        let params = params.leaves();
+        let init_leaves = init.leaves();
+        let mut slots: Vec<Slot> = Vec::new();
+        for (path, next) in body.leaves() {
+            if matches!(next, Als::Scalar) {
+                continue;
+            }
+            let param = match find_leaf(&params, &path) {
+                Some(Als::Leaf(vs)) => vs.first().copied(),
+                _ => None,
+            };
+            let consuming = param.is_some_and(|p| self.vars.consumption(p).is_some())
+                || unique.iter().any(|u| path.starts_with(u));
+            slots.push(Slot {
+                path: path.clone(),
+                param,
+                consuming,
+                next: self.vars.closure(&next.vars()),
+                first: find_leaf(&init_leaves, &path)
+                    .cloned()
+                    .unwrap_or(Als::Scalar),
+            });
+        }
+        let span = l.body.span;
+        let name = |c: &Self, s: &Slot| s.param.map_or("_".into(), |p| c.vars.get(p).name.clone());
+        for (k, slot) in slots.iter().enumerate() {
+            if slot.consuming {
+                if let Some(v) = slot
+                    .next
+                    .iter()
+                    .find(|v| self.vars.get(**v).level <= outside)
+                {
+                    return Err(report::loop_param_aliases(
+                        &name(self, slot),
+                        &self.vars.get(*v).describe(),
+                        span,
+                    ));
+                }
+            }
+            for other in &slots[..k] {
+                let overlap = other
+                    .next
+                    .iter()
+                    .any(|v| slot.next.binary_search(v).is_ok());
+                if overlap && (slot.consuming || other.consuming) {
+                    let (param, other_consumed) = match slot.consuming {
+                        true => (slot, other.consuming),
+                        false => (other, false),
+                    };
+                    return Err(report::loop_params_alias(
+                        &name(self, param),
+                        other_consumed,
+                        span,
+                    ));
+                }
+            }
+        }
+        // The loop consumes the initial values of its consuming parameters
+        // before the body first runs: the body may read none of them.
+        for slot in &slots {
+            if slot.consuming {
+                self.consume(&slot.first, init_span)?;
+            }
+        }
+        for (v, at) in &boundary.observed {
+            if let Some(c) = self.vars.first_consumed(*v) {
+                let consumed_at = self.vars.consumption(c).map_or(*at, |c| c.span);
+                return Err(report::use_after_consume(
+                    &self.vars.get(*v).describe(),
+                    &self.vars.get(c).describe(),
+                    *at,
+                    consumed_at,
+                ));
+            }
+        }
+        self.forward(boundary.observed);
+        // The loop's value aliases the initial values and, to a fixed
+        // point, what the parameters' next values alias.
+        let param_ids: Vec<Option<VarId>> = slots.iter().map(|s| s.param).collect();
+        let is_param = |v: &VarId| param_ids.contains(&Some(*v));
+        let mut sets: Vec<Vec<VarId>> = slots
+            .iter()
+            .map(|slot| {
+                let mut s = slot.first.vars();
+                s.extend(slot.next.iter().filter(|v| !is_param(v)));
+                s.sort_unstable();
+                s.dedup();
+                s
+            })
+            .collect();
+        loop {
+            let mut changed = false;
+            for k in 0..slots.len() {
+                for (j, pj) in param_ids.iter().enumerate() {
+                    let Some(pj) = pj else { continue };
+                    if j != k && slots[k].next.binary_search(pj).is_ok() {
+                        for v in sets[j].clone() {
+                            if let Err(at) = sets[k].binary_search(&v) {
+                                sets[k].insert(at, v);
+                                changed = true;
+                            }
+                        }
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut value = match t {
+            Some(t) => Self::shape(t, Als::fresh()),
+            None => Als::fresh(),
+        };
+        for (slot, set) in slots.iter().zip(sets) {
+            set_leaf(&mut value, &slot.path, Als::Leaf(set));
+        }
+        Ok(self.owned(value, start, "the result of this loop"))
+    }
+}
+
+/// The value with its functions reading nothing.
+fn without_closures(a: Als) -> Als {
+    match a {
+        Als::Fun(_, s) => Als::Fun(Vec::new(), s),
+        Als::Tuple(cs) => Als::Tuple(cs.into_iter().map(without_closures).collect()),
+        other => other,
+    }
+}
+
+/// One part of a loop's value.
+struct Slot {
+    path: Vec<usize>,
+    /// The parameter's variable (none for `_`).
+    param: Option<VarId>,
+    /// The body consumes the parameter, or it is declared unique.
+    consuming: bool,
+    /// What its next value may alias (a closure).
+    next: Vec<VarId>,
+    /// Its initial value.
+    first: Als,
+}
+
+/// The parts of a result paired with whether each is declared unique.
+fn ret_parts<'r>(ret: &Ret, als: &'r Als) -> Vec<(bool, &'r Als)> {
+    match (ret, als) {
+        (Ret::Tuple(rs), Als::Tuple(cs)) if rs.len() == cs.len() => rs
+            .iter()
+            .zip(cs)
+            .flat_map(|(r, c)| ret_parts(r, c))
+            .collect(),
+        (Ret::Tuple(rs), _) => vec![(rs.iter().any(Ret::is_unique_anywhere), als)],
+        (Ret::Unique, _) => vec![(true, als)],
+        (Ret::Aliased, _) => vec![(false, als)],
+    }
+}
+
+/// A result of the declared uniqueness `ret` whose aliased parts are `r`.
+fn ret_als(ret: &Ret, r: VarId) -> Als {
+    match ret {
+        Ret::Unique => Als::fresh(),
+        Ret::Aliased => Als::Leaf(vec![r]),
+        Ret::Tuple(rs) => Als::Tuple(rs.iter().map(|x| ret_als(x, r)).collect()),
+    }
+}
+
+/// A built-in operator: it reads its operands and returns a fresh value.
+fn builtin(name: Rc<str>, arity: usize) -> Sig {
+    Sig {
+        name,
+        params: (0..arity)
+            .map(|_| sig::Param {
+                consumes: false,
+                wants_unique_result: false,
+                name: None,
+            })
+            .collect(),
+        open: false,
+        ret: Ret::Unique,
+    }
+}
+
+/// How a message names the function at the head of a spine.
+fn head_name(h: &Head) -> String {
+    match h {
+        Head::Expr(Expr {
+            kind: ExprKind::Var(q),
+            ..
+        }) => format!("\"{q}\""),
+        Head::Op(op) => format!("\"{}\"", op.symbol()),
+        Head::Backtick(q) => format!("\"{q}\""),
+        _ => "a function".into(),
+    }
+}
+
+fn index_exps(idxs: &[IndexExp]) -> impl Iterator<Item = &Expr> {
+    idxs.iter().flat_map(|i| match i {
+        IndexExp::Single(x) => vec![x],
+        IndexExp::Slice { start, end, stride } => [start, end, stride]
+            .into_iter()
+            .flatten()
+            .map(|b| &**b)
+            .collect(),
+    })
+}
+
+/// `r with path = v` on aliases.
+fn replace_field(a: Als, t: Option<&Type>, path: &[Ident], v: Als) -> Als {
+    let Some((f, rest)) = path.split_first() else {
+        return v;
+    };
+    let (i, ft) = match t.map(|t| &t.base) {
+        Some(Base::Record(fs)) => match fs.iter().position(|(n, _)| n == f) {
+            Some(i) => (i, Some(&fs[i].1)),
+            None => return a.union(v),
+        },
+        Some(Base::Tuple(ts)) => match f.parse::<usize>().ok().filter(|i| *i < ts.len()) {
+            Some(i) => (i, Some(&ts[i])),
+            None => return a.union(v),
+        },
+        _ => return a.union(v),
+    };
+    match a {
+        Als::Tuple(mut cs) if i < cs.len() => {
+            let old = std::mem::replace(&mut cs[i], Als::Scalar);
+            cs[i] = replace_field(old, ft, rest, v);
+            Als::Tuple(cs)
+        }
+        other => other.union(v),
+    }
+}
+
+/// The paths of the parts of a pattern declared unique (`(xs: *[]i32, n)`
+/// has `[0]`).
+fn unique_leaves(p: &Pat) -> Vec<Vec<usize>> {
+    fn go(p: &Pat, path: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        match p {
+            Pat::Ascribed(inner, _, _) => {
+                if sig::pat_is_unique(p) {
+                    out.push(path.clone());
+                } else {
+                    go(inner, path, out);
+                }
+            }
+            Pat::Tuple(ps, _) => {
+                for (i, q) in ps.iter().enumerate() {
+                    path.push(i);
+                    go(q, path, out);
+                    path.pop();
+                }
+            }
+            Pat::Record(fs, _) => {
+                let mut sorted: Vec<&(Ident, Option<Pat>)> = fs.iter().collect();
+                sorted.sort_by(|a, b| a.0.cmp(&b.0));
+                for (i, (_, q)) in sorted.into_iter().enumerate() {
+                    if let Some(q) = q {
+                        path.push(i);
+                        go(q, path, out);
+                        path.pop();
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    go(p, &mut Vec::new(), &mut out);
+    out
+}
+
+fn find_leaf<'a>(leaves: &'a [(Vec<usize>, &'a Als)], path: &[usize]) -> Option<&'a Als> {
+    leaves
+        .iter()
+        .find(|(p, _)| p.as_slice() == path)
+        .map(|(_, a)| *a)
+}
+
+fn set_leaf(value: &mut Als, path: &[usize], leaf: Als) {
+    match (value, path.split_first()) {
+        (v, None) => *v = leaf,
+        (Als::Tuple(cs), Some((i, rest))) if *i < cs.len() => set_leaf(&mut cs[*i], rest, leaf),
+        _ => {}
+    }
+}
+
+/// The size expressions (`[n * m]`) in a pattern's types.
+fn collect_size_exps_pat<'p>(p: &'p Pat, out: &mut Vec<&'p Expr>) {
+    match p {
+        Pat::Ascribed(inner, t, _) => {
+            collect_size_exps(t, out);
+            collect_size_exps_pat(inner, out);
+        }
+        Pat::Tuple(ps, _) | Pat::Constr(_, ps, _) => {
+            ps.iter().for_each(|p| collect_size_exps_pat(p, out))
+        }
+        Pat::Record(fs, _) => fs
+            .iter()
+            .flat_map(|(_, p)| p)
+            .for_each(|p| collect_size_exps_pat(p, out)),
+        Pat::Id(..) | Pat::Wildcard(_) | Pat::Literal(..) => {}
+    }
+}
+
+fn collect_size_exps<'t>(t: &'t TypeExp, out: &mut Vec<&'t Expr>) {
+    match t {
+        TypeExp::Array(d, inner, _) => {
+            if let Dim::Exp(e) = d {
+                out.push(e);
+            }
+            collect_size_exps(inner, out);
+        }
+        TypeExp::Unique(inner, _) | TypeExp::Exists(_, inner, _) => collect_size_exps(inner, out),
+        TypeExp::Tuple(ts, _) => ts.iter().for_each(|t| collect_size_exps(t, out)),
+        TypeExp::Record(fs, _) => fs.iter().for_each(|(_, t)| collect_size_exps(t, out)),
+        TypeExp::Arrow(_, a, b, _) => {
+            collect_size_exps(a, out);
+            collect_size_exps(b, out);
+        }
+        TypeExp::Sum(cs, _) => cs
+            .iter()
+            .flat_map(|(_, ts)| ts)
+            .for_each(|t| collect_size_exps(t, out)),
+        TypeExp::Named(_, args, _) => {
+            for a in args {
+                match a {
+                    TypeArg::Size(Dim::Exp(e)) => out.push(e),
+                    TypeArg::Type(t) => collect_size_exps(t, out),
+                    TypeArg::Size(_) => {}
+                }
+            }
+        }
+        TypeExp::Prim(..) => {}
+    }
+}
