@@ -193,3 +193,18 @@ def mjp2 'a 'b (f: a -> b) (x: a) (ys: []b) : (b, []a) = (f x, mjp f x ys)
 -- its result `b`: `f' (tape, ȳ)` is the adjoint of `x`.
 def with_vjp_tape 'a 'b 'c (f: a -> (c, b)) (f': (c, b) -> a) (x: a) : b =
   (with_vjp f (\x' (_, adj) -> f' ((f x').0, adj)) x).1
+
+-- | `!x`: a function, for `map`.
+def not (x: bool) : bool = !x
+
+-- | An `f32` from an `i32`.
+def r32 (x: i32) : f32 = f32.i32 x
+
+-- | An `i32` from an `f32` (rounded towards zero).
+def t32 (x: f32) : i32 = i32.f32 x
+
+-- | An `f64` from an `i32`.
+def r64 (x: i32) : f64 = f64.i32 x
+
+-- | An `i32` from an `f64` (rounded towards zero).
+def t64 (x: f64) : i32 = i32.f64 x

@@ -229,7 +229,7 @@ fn load(path: &PathBuf) -> Result<Option<(Session, Vec<DefId>)>> {
 /// Loads a file into the given session (a fresh one, possibly configured).
 fn load_with(path: &PathBuf, mut s: Session) -> Result<Option<(Session, Vec<DefId>)>> {
     let text = read(path)?;
-    match s.load(&path.display().to_string(), &text) {
+    match s.load_path(path, &text) {
         Ok(ids) => Ok(Some((s, ids))),
         Err(diags) => {
             eprint!(
@@ -563,16 +563,24 @@ fn elab(file: &PathBuf) -> Result<ExitCode> {
     let decs = urchin_syntax::parse_program(&text, file_id)
         .map(|p| p.decs)
         .unwrap_or_default();
+    use urchin_syntax::ast::Dec;
+    let flat = decs.iter().all(|d| matches!(d, Dec::Type(_) | Dec::Val(_)));
     let mut defs = ids.iter();
     for d in &decs {
         match d {
-            urchin_syntax::ast::Dec::Type(_) => println!("{}", urchin_syntax::pretty::dec(d)),
-            urchin_syntax::ast::Dec::Val(_) => {
+            Dec::Type(_) if flat => println!("{}", urchin_syntax::pretty::dec(d)),
+            Dec::Val(_) if flat => {
                 if let Some(id) = defs.next() {
                     println!("{}", urchin::driver::show_dec(&s.def(*id).target));
                 }
             }
+            _ => {}
         }
+    }
+    // With modules, the definitions they expand to, in order (types are
+    // spelled out in them).
+    for id in defs.filter(|_| !flat) {
+        println!("{}", urchin::driver::show_dec(&s.def(*id).target));
     }
     Ok(ExitCode::SUCCESS)
 }

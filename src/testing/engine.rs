@@ -24,7 +24,7 @@ impl Loaded {
     /// Checks a program in a fresh session; errors rendered without colour.
     pub fn load(path: &Path, text: &str) -> Result<Loaded, String> {
         let mut session = Session::new();
-        match session.load(&path.display().to_string(), text) {
+        match session.load_path(path, text) {
             Ok(_) => Ok(Loaded {
                 session,
                 compiled: RefCell::new(HashMap::new()),
@@ -131,7 +131,7 @@ impl Engine for SmallStepEngine {
 
     fn compile(&mut self, path: &Path, text: &str) -> Result<Session, String> {
         let mut session = Session::new();
-        match session.load(&path.display().to_string(), text) {
+        match session.load_path(path, text) {
             Ok(_) => Ok(session),
             Err(diags) => Err(urchin_base::diag::render_all(
                 &diags,

@@ -1,5 +1,5 @@
 //! The Futhark ratchet: `urchin test` over Futhark's own test programs
-//! (`../shared/futhark-tests/lang` and `ad`). Each folder's result must be
+//! (`../shared/futhark-tests/lang`, `ad` and `modules`). Each folder's result must be
 //! the line recorded for it in `tests/futhark_rates.txt`: fewer passing
 //! cases is a regression; more (or a changed number of cases) means the
 //! line must be replaced by the one the test prints, so the figure only
@@ -274,6 +274,11 @@ fn futhark_tests_lang() {
 #[test]
 fn futhark_tests_ad() {
     ratchet("ad");
+}
+
+#[test]
+fn futhark_tests_modules() {
+    ratchet("modules");
 }
 
 #[test]

@@ -18,14 +18,16 @@ pub mod infer;
 pub mod intrinsics;
 mod lengths;
 pub mod literals;
+pub mod modules;
 pub mod patterns;
 pub mod rank;
 pub mod scheme;
+pub mod signature;
 pub mod ty;
 pub mod unify;
 
 use crate::elab::Elaborator;
-use env::{DefId, Globals, TypeAbbrev};
+use env::{DefId, Global, GlobalKind, Globals, TypeAbbrev};
 use infer::Infer;
 use rank::{Final, RankError, RankStats};
 use scheme::{Inst, Scheme};
@@ -34,7 +36,6 @@ use std::rc::Rc;
 use ty::{Base, Rank, RankVar, TyVar, Type};
 use unify::{Class, VarState};
 use urchin_base::diag::Diagnostic;
-use urchin_base::source::Span;
 use urchin_prim::PrimType;
 use urchin_syntax::ast::*;
 use urchin_syntax::spine::SpineKey;
@@ -45,6 +46,10 @@ pub struct CheckedDef {
     pub name: Ident,
     pub entry: bool,
     pub scheme: Scheme,
+    /// Its type as its users see it, where that differs from `scheme`
+    /// (which is its code's): abstract types abstract, the types of
+    /// module members as their module types give them.
+    pub users: Option<Scheme>,
     /// As written.
     pub source: ValDec,
     /// With every `map`/`rep` explicit.
@@ -134,28 +139,48 @@ impl TypeEnv {
         &self.defs[id.0 as usize]
     }
 
-    /// Checks one declaration and adds it to the environment.
-    pub fn check_dec(&mut self, d: &Dec, show: Printer) -> Result<Option<DefId>, Diagnostic> {
-        match d {
-            Dec::Type(t) => {
-                self.check_type_dec(t)?;
-                Ok(None)
-            }
-            Dec::Val(v) => {
-                let checked = self.check_val(v, show, true)?;
-                let key = match self.globals.open_module() {
-                    Some(m) => format!("{m}.{}", v.name),
-                    None => v.name.to_string(),
-                };
-                let id = DefId(self.defs.len() as u32);
-                self.globals.define(key, checked.scheme.clone(), id);
-                self.defs.push(Rc::new(checked));
-                Ok(Some(id))
-            }
-        }
+    /// Checks a definition whose names are resolved and adds it to the
+    /// definitions; returns its id and what users of its name see (the
+    /// module phase binds that to the definition's entity).
+    pub fn check_def(
+        &mut self,
+        d: &ValDec,
+        show: Printer,
+        entry: bool,
+    ) -> Result<(DefId, Global), Diagnostic> {
+        let checked = self.check_val(d, show, true, entry)?;
+        let id = DefId(self.defs.len() as u32);
+        let global = Global {
+            rep: checked
+                .users
+                .as_ref()
+                .map(|_| Rc::new(checked.scheme.clone())),
+            scheme: Rc::new(
+                checked
+                    .users
+                    .clone()
+                    .unwrap_or_else(|| checked.scheme.clone()),
+            ),
+            kind: GlobalKind::Def(id),
+        };
+        self.defs.push(Rc::new(checked));
+        Ok((id, global))
     }
 
-    fn check_type_dec(&mut self, t: &TypeDec) -> Result<(), Diagnostic> {
+    /// Checks a definition of a parametric module's body, whose
+    /// parameter's types are abstract, for errors and for its type: its
+    /// code is made for each application of the module
+    /// (`crate::modules`), so it is neither elaborated nor kept.
+    pub fn check_def_type(&self, d: &ValDec, show: Printer) -> Result<Scheme, Diagnostic> {
+        let (mut inf, d, ty) = self.infer_source(d, true)?;
+        Self::solve_source(&mut inf, &d, show)?;
+        Ok(Self::users_scheme(&inf, &ty))
+    }
+
+    /// Checks a type declaration whose names are resolved: its
+    /// abbreviation, for the module phase to bind to its entity.
+    pub fn check_type_dec(&self, t: &TypeDec) -> Result<TypeAbbrev, Diagnostic> {
+        check_distinct_params(&t.params)?;
         let mut inf = Infer::new(&self.globals, false);
         for p in &t.params {
             match p {
@@ -189,15 +214,12 @@ impl TypeEnv {
                 )));
             }
         }
-        self.globals.define_type(
-            t.name.to_string(),
-            TypeAbbrev {
-                lifted: t.lifted,
-                params: t.params.clone(),
-                ty: t.ty.clone(),
-            },
-        );
-        Ok(())
+        Ok(TypeAbbrev {
+            lifted: t.lifted,
+            params: t.params.clone(),
+            ty: Some(t.ty.clone()),
+            abstract_: None,
+        })
     }
 
     /// Type parameters, parameters, body and return annotation of a
@@ -285,7 +307,7 @@ impl TypeEnv {
                     kind: infer::OriginKind::Expect {
                         expected: rt.clone(),
                         found: bt.clone(),
-                        what: "the body does not have the declared return type".into(),
+                        what: "Function body does not have the declared return type".into(),
                     },
                 });
                 if inf.subst.unify(&mut inf.ranks, &rt, &bt, o).is_err() {
@@ -301,43 +323,80 @@ impl TypeEnv {
     /// `take_params`: whether a definition whose result is a function takes
     /// that function's parameters (not for expressions at the prompt, which
     /// are shown as written).
+    /// Infers the types of a definition's source (with AUTOMAP, unless
+    /// switched off); `take_params`: a definition whose result is a
+    /// function (`def main = map f`) takes that function's parameters as
+    /// its own (entry points then have all their parameters, and lowering
+    /// sees first-order bodies), and is the definition returned.
+    fn infer_source<'s>(
+        &'s self,
+        d: &ValDec,
+        take_params: bool,
+    ) -> Result<(Infer<'s>, ValDec, Type), Diagnostic> {
+        let mut d = d.clone();
+        loop {
+            let mut inf = Infer::new(&self.globals, self.automap);
+            inf.ranks.ilp_only = !self.local_solving;
+            let (params, ret) = Self::infer_def(&mut inf, &d)?;
+            let arity = inf.arrow_arity(&ret);
+            if !inf.recursive_uses.is_empty() && arity > 0 {
+                return Err(Diagnostic::ty(
+                    format!("the recursive function `{}` returns a function", d.name),
+                    d.name_span,
+                )
+                .with_label(format!("its result has type `{}`", inf.subst.apply(&ret)))
+                .with_help("as in Futhark, a recursive function cannot return a function: give it more parameters instead"));
+            }
+            if take_params && arity > 0 {
+                d = d.eta_expand(arity);
+                continue;
+            }
+            let def_ty = params
+                .iter()
+                .rev()
+                .fold(ret, |acc, p| Type::arrow(p.clone(), acc));
+            return Ok((inf, d, def_ty));
+        }
+    }
+
+    /// Solves the rank constraints of [`Self::infer_source`].
+    fn solve_source(inf: &mut Infer, d: &ValDec, show: Printer) -> Result<(), Diagnostic> {
+        inf.finish_constraints()?;
+        match inf.ranks.solve() {
+            Ok(()) => Ok(()),
+            Err(RankError::Contradiction(o)) => Err(inf.origin_error(o)),
+            Err(RankError::Ambiguous(sols)) => Err(ambiguity_error(d, inf, &sols, show)),
+            Err(RankError::Solver(msg)) => Err(Diagnostic::internal(
+                format!("the rank solver failed: {msg}"),
+                d.span,
+            )),
+        }
+    }
+
+    /// The type of a definition as its users see it: from the source's
+    /// types, in which abstract types are abstract.
+    fn users_scheme(inf: &Infer, def_ty: &Type) -> Scheme {
+        let mut g = Generalizer::new(inf, true);
+        let ty = g.general(def_ty, true);
+        g.scheme(ty)
+    }
+
+    /// `entry`: an entry point (its types must be concrete; overloaded
+    /// ones default).
     fn check_val(
         &self,
         d: &ValDec,
         show: Printer,
         take_params: bool,
+        entry: bool,
     ) -> Result<CheckedDef, Diagnostic> {
-        // 1. Infer (with AUTOMAP, unless switched off) and solve the ranks.
-        let mut inf = Infer::new(&self.globals, self.automap);
-        inf.ranks.ilp_only = !self.local_solving;
-        let (_, ret) = Self::infer_def(&mut inf, d)?;
-        // A definition whose result is a function (`def main = map f`)
-        // takes that function's parameters as its own: entry points then
-        // have all their parameters, and lowering sees first-order bodies.
-        let arity = inf.arrow_arity(&ret);
-        if !inf.recursive_uses.is_empty() && arity > 0 {
-            return Err(Diagnostic::ty(
-                format!("the recursive function `{}` returns a function", d.name),
-                d.name_span,
-            )
-            .with_label(format!("its result has type `{}`", inf.subst.apply(&ret)))
-            .with_help("as in Futhark, a recursive function cannot return a function: give it more parameters instead"));
-        }
-        if take_params && arity > 0 {
-            return self.check_val(&d.eta_expand(arity), show, true);
-        }
-        inf.finish_constraints()?;
-        match inf.ranks.solve() {
-            Ok(()) => {}
-            Err(RankError::Contradiction(o)) => return Err(inf.origin_error(o)),
-            Err(RankError::Ambiguous(sols)) => return Err(ambiguity_error(d, &inf, &sols, show)),
-            Err(RankError::Solver(msg)) => {
-                return Err(Diagnostic::internal(
-                    format!("the rank solver failed: {msg}"),
-                    d.span,
-                ));
-            }
-        }
+        // 1. Infer and solve the ranks.
+        let (mut inf, d, source_ty) = self.infer_source(d, take_params)?;
+        let d = &d;
+        Self::solve_source(&mut inf, d, show)?;
+        let users = inf
+            .saw_abstract
+            .then(|| Self::users_scheme(&inf, &source_ty));
         let assignment = inf.ranks.assignment();
         let solution = spine_solution(&inf, &assignment);
         let stats = inf.ranks.stats.clone();
@@ -348,8 +407,10 @@ impl TypeEnv {
         let target = el.dec(d);
         let insertions = el.insertions;
 
-        // 3. Check the target without AUTOMAP and generalise.
+        // 3. Check the target without AUTOMAP, seeing through abstract
+        // types, and generalise.
         let mut inf = Infer::new(&self.globals, false);
+        inf.transparent = true;
         inf.forced = el.inserted.clone();
         let internal = |e: Diagnostic| {
             Diagnostic::internal(
@@ -379,9 +440,9 @@ impl TypeEnv {
             .iter()
             .rev()
             .fold(ret.clone(), |acc, p| Type::arrow(p.clone(), acc));
-        let mut g = Generalizer::new(&inf, !d.is_entry());
+        let mut g = Generalizer::new(&inf, !entry);
         let scheme_ty = g.general(&def_ty, true);
-        if d.is_entry() {
+        if entry {
             // (A function result is more parameters, as in Futhark.)
             if let Some((t, span)) = params
                 .iter()
@@ -390,7 +451,7 @@ impl TypeEnv {
                 .find(|(t, _)| inf.subst.apply(t).has_function())
             {
                 return Err(Diagnostic::ty(
-                    format!("the entry point `{}` takes a function", d.name),
+                    format!("the entry point `{}` takes a function: entry points may not be higher-order", d.name),
                     span,
                 )
                 .with_label(format!("this has type `{}`", inf.subst.apply(t)))
@@ -501,7 +562,7 @@ impl TypeEnv {
         let local_ops = inf.local_ops.clone();
         Ok(CheckedDef {
             name: d.name.clone(),
-            entry: d.is_entry(),
+            entry,
             scheme,
             source: d.clone(),
             target,
@@ -518,6 +579,7 @@ impl TypeEnv {
             stats,
             poly_literals,
             recursive: !inf.recursive_uses.is_empty(),
+            users,
         })
     }
 
@@ -538,7 +600,7 @@ impl TypeEnv {
             doc: None,
             span: e.span,
         };
-        let checked = self.check_val(&d, show, false)?;
+        let checked = self.check_val(&d, show, false, false)?;
         // The expression is evaluated at its defaults (`10000000000` is an
         // `i32`), so its literals must fit those.
         match checked.literal_error(&checked.scheme.defaults(scheme::Defaulting::Run)) {
@@ -546,35 +608,28 @@ impl TypeEnv {
             None => Ok(checked),
         }
     }
+}
 
-    /// Checks the definitions of a numeric module (`f64.sum`, ...) written
-    /// in urchin, with `t` standing for the module's type.
-    pub fn check_module(
-        &mut self,
-        prim: PrimType,
-        prog: &Program,
-        show: Printer,
-    ) -> Result<(), Diagnostic> {
-        self.globals.define_type(
-            "t".into(),
-            TypeAbbrev {
-                lifted: Liftedness::Plain,
-                params: Vec::new(),
-                ty: TypeExp::Prim(prim, Span::default()),
-            },
-        );
-        self.globals.set_open_module(Some(prim));
-        let mut result = Ok(());
-        for d in &prog.decs {
-            if let Err(e) = self.check_dec(d, show) {
-                result = Err(e);
-                break;
-            }
+/// Type or size parameters of one declaration must differ (as in
+/// Futhark, whose messages say "previously defined").
+pub(crate) fn check_distinct_params(params: &[TypeParam]) -> Result<(), Diagnostic> {
+    for (i, p) in params.iter().enumerate() {
+        let (n, span) = match p {
+            TypeParam::Size(n, s) | TypeParam::Type(n, _, s) => (n, *s),
+        };
+        if let Some(first) = params[..i].iter().find(|q| q.name() == n) {
+            let first_span = match first {
+                TypeParam::Size(_, s) | TypeParam::Type(_, _, s) => *s,
+            };
+            return Err(Diagnostic::ty(
+                format!("the parameter `{n}` is previously defined in this declaration"),
+                span,
+            )
+            .with_secondary(first_span, "first defined here")
+            .with_help("give each type and size parameter its own name"));
         }
-        self.globals.set_open_module(None);
-        self.globals.remove_type("t");
-        result
     }
+    Ok(())
 }
 
 /// Why a type expression has sizes that are not known from the
@@ -592,7 +647,7 @@ fn unknown_size(globals: &env::Globals, params: &[TypeParam], t: &TypeExp) -> Op
         // Functions may take and return arrays of any size.
         TypeExp::Arrow(..) | TypeExp::Prim(..) => None,
         TypeExp::Named(q, args, _) => {
-            let lifted_param = q.qual.is_none()
+            let lifted_param = q.is_local()
                 && args.is_empty()
                 && params.iter().any(|p| {
                     matches!(p, TypeParam::Type(n, l, _) if *n == q.name && *l != Liftedness::Plain)
@@ -600,7 +655,7 @@ fn unknown_size(globals: &env::Globals, params: &[TypeParam], t: &TypeExp) -> Op
             if lifted_param {
                 return Some(format!("the size-lifted parameter `{}`", q.name));
             }
-            let abbrev = globals.lookup_type(&env::key(q));
+            let abbrev = globals.lookup_type(q);
             if abbrev.is_some_and(|a| a.lifted != Liftedness::Plain) {
                 return Some(format!("the size-lifted type `{q}`"));
             }
@@ -663,7 +718,7 @@ pub(crate) fn size_names_in_pat(p: &Pat, in_exps: bool, out: &mut Vec<Ident>) {
     }
 }
 
-fn size_names_in_type(t: &TypeExp, in_exps: bool, out: &mut Vec<Ident>) {
+pub(crate) fn size_names_in_type(t: &TypeExp, in_exps: bool, out: &mut Vec<Ident>) {
     match t {
         TypeExp::Array(Dim::Exp(e), inner, _) if in_exps => {
             for n in e.variables() {
@@ -871,6 +926,12 @@ impl<'a, 'g> Generalizer<'a, 'g> {
                 Box::new(self.general_applied(b, allow_new)),
             ),
             Base::Sum(cs) => self.sum(cs, allow_new, true),
+            Base::Abstract(a, ts) => Base::Abstract(
+                a.clone(),
+                ts.iter()
+                    .map(|t| self.general_applied(t, allow_new))
+                    .collect(),
+            ),
         };
         Type::new(rank, base)
     }
