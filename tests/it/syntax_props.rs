@@ -182,7 +182,11 @@ fn size_exp() -> S<Expr> {
         )
             .prop_map(|(op, l, r)| mk(ExprKind::BinOp(op, sp(), Box::new(l), Box::new(r)))),
         operand.prop_map(|x| mk(ExprKind::Apply(
-            Box::new(mk(ExprKind::Var(QualName::qualified("i64", "i32")))),
+            // `i64.i32` reads as a projection until names are resolved.
+            Box::new(mk(ExprKind::Project(
+                Box::new(mk(ExprKind::Var(QualName::plain("i64")))),
+                "i32".into()
+            ))),
             vec![x]
         ))),
     ]
