@@ -1,7 +1,7 @@
 -- | Members of the float modules (`f16`, `f32`, `f64`) that are not
 -- primitive, checked once per float type with `t` standing for it (as in
--- Futhark's `real` and `float` module types). `u_t` is replaced by the
--- unsigned type of the same width (`u16`, `u32`, `u64`) before checking.
+-- Futhark's `real` and `float` module types). `u_t` is the module of the
+-- unsigned type of the same width (`u16`, `u32`, `u64`).
 
 def recip (x: t) : t = 1 / x
 

@@ -6,7 +6,7 @@
 def num_bits : i32 = popc (neg (i32 1))
 
 -- | Bit `bit` of `x` (0 is the least significant), as 0 or 1.
-def get_bit (bit: i32) (x: t) : i32 = i32.i64 (to_i64 ((x >> i32 bit) & i32 1))
+def get_bit (bit: i32) (x: t) : i32 = if (x >> i32 bit) & i32 1 == i32 0 then 0 else 1
 
 -- | `x` with bit `bit` set to `b` (0 or 1).
 def set_bit (bit: i32) (x: t) (b: i32) : t =

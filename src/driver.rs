@@ -4,6 +4,7 @@
 //! prompt. Loading is transactional: a program with errors leaves the
 //! session as it was.
 
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use urchin_base::diag::Diagnostic;
 use urchin_base::source::{FileId, SourceMap, Span};
@@ -14,17 +15,76 @@ use urchin_opt::passes::Pipeline;
 use urchin_prim::PrimType;
 use urchin_runtime::RuntimeError;
 use urchin_runtime::value::Value;
-use urchin_syntax::ast::{Dec, Program as Ast, ValDec};
+use urchin_syntax::ast::{
+    BinOpKind, Dec, Entity, Expr, Liftedness, Program as Ast, QualName, TypeExp, ValDec,
+};
 use urchin_syntax::{self as syntax, pretty};
-use urchin_types::env::{DefId, GlobalKind, Globals, ValueId};
+use urchin_types::env::{DefId, Global, GlobalKind, TypeAbbrev, ValueId};
+use urchin_types::intrinsics;
+use urchin_types::modules::env::{Env, Module, Scope};
+use urchin_types::modules::resolve::{Meaning, Resolver};
+use urchin_types::modules::{Files, Found, Loader, Phase, Place};
 use urchin_types::scheme::{Defaulting, Scheme};
 use urchin_types::ty::Type;
 use urchin_types::{CheckedDef, TypeEnv};
 
+const MATH: &str = include_str!("../prelude/math.fut");
 const PRELUDE: &str = include_str!("../prelude/prelude.fut");
 const NUMERIC: &str = include_str!("../prelude/numeric.fut");
 const INTEGRAL: &str = include_str!("../prelude/integral.fut");
 const FLOAT: &str = include_str!("../prelude/float.fut");
+
+/// Imported files, read from disk: a path is relative to the importing
+/// file, `.fut` appended; a package's (`lib/...`) is also looked for in the
+/// `lib/` folder beside the main program (`root`), as `futhark pkg sync`
+/// lays it out.
+struct Disk {
+    root: Option<PathBuf>,
+}
+
+impl Loader for Disk {
+    fn find(&self, dir: Option<&Path>, path: &str) -> Result<Found, Vec<String>> {
+        let base = dir.map(Path::to_path_buf).unwrap_or_default();
+        let mut tried = vec![base.join(format!("{path}.fut"))];
+        if let (Some(root), true) = (&self.root, path.starts_with("lib/")) {
+            let beside = root.join(format!("{path}.fut"));
+            if !tried.contains(&beside) {
+                tried.push(beside);
+            }
+        }
+        tried
+            .iter()
+            .find_map(|p| {
+                let key = p.canonicalize().ok().filter(|c| c.is_file())?;
+                Some(Found {
+                    key,
+                    shown: p.display().to_string(),
+                    dir: p.parent().map(Path::to_path_buf),
+                })
+            })
+            .ok_or_else(|| tried.iter().map(|p| p.display().to_string()).collect())
+    }
+
+    fn read(&self, file: &Found) -> Result<String, String> {
+        std::fs::read_to_string(&file.key).map_err(|e| e.to_string())
+    }
+}
+
+/// How deep completion lists the members of modules in modules.
+const COMPLETION_DEPTH: usize = 3;
+
+/// The names `env` binds, members of modules qualified (`M.N.x`).
+fn collect_names(env: &Env, prefix: &str, depth: usize, out: &mut Vec<String>) {
+    out.extend(env.vals.keys().map(|n| format!("{prefix}{n}")));
+    out.extend(env.types.keys().map(|n| format!("{prefix}{n}")));
+    out.extend(env.sigs.keys().map(|n| format!("{prefix}{n}")));
+    for (n, m) in &env.mods {
+        out.push(format!("{prefix}{n}"));
+        if let (Module::Struct(inner), true) = (m, depth < COMPLETION_DEPTH) {
+            collect_names(inner, &format!("{prefix}{n}."), depth + 1, out);
+        }
+    }
+}
 
 /// How elaborated definitions are printed in diagnostics.
 pub fn show_dec(d: &ValDec) -> String {
@@ -49,6 +109,15 @@ pub fn eval_options() -> EvalOptions {
 pub fn elaborated(session: &Session, decs: &[Dec], ids: &[DefId]) -> String {
     let mut defs = ids.iter();
     let mut out = String::new();
+    // With modules, the definitions they expand to, in order (types are
+    // spelled out in them).
+    if !decs.iter().all(|d| matches!(d, Dec::Type(_) | Dec::Val(_))) {
+        for id in defs {
+            out.push_str(&show_dec(&session.def(*id).target));
+            out.push('\n');
+        }
+        return out;
+    }
     for d in decs {
         match d {
             Dec::Type(_) => out.push_str(&pretty::dec(d)),
@@ -56,6 +125,7 @@ pub fn elaborated(session: &Session, decs: &[Dec], ids: &[DefId]) -> String {
                 Some(id) => out.push_str(&show_dec(&session.def(*id).target)),
                 None => continue,
             },
+            _ => continue,
         }
         out.push('\n');
     }
@@ -104,9 +174,11 @@ pub struct Session {
     pub types: TypeEnv,
     /// Definitions with an index below this belong to the prelude.
     pub prelude_defs: usize,
-    /// What is in scope with only the prelude loaded, for
-    /// [`Session::load_replacing`].
-    prelude_globals: Globals,
+    /// What names mean at the prompt, or at the top level of the program
+    /// loaded: the prelude's, and those defined since.
+    pub scope: Scope,
+    /// What the prelude defines: every file starts from it.
+    prelude: Rc<Env>,
     values: Vec<Stored>,
     /// Whether expressions compile their `#[break]`s to breakpoints (a
     /// REPL that can stop at them); otherwise they are ignored.
@@ -116,6 +188,7 @@ pub struct Session {
 /// A state of a session to go back to with [`Session::rollback`].
 pub struct Checkpoint {
     types: TypeEnv,
+    scope: Scope,
     values: usize,
 }
 
@@ -137,7 +210,8 @@ impl Session {
             sources: SourceMap::new(),
             types: TypeEnv::new(),
             prelude_defs: 0,
-            prelude_globals: Globals::new(),
+            scope: Scope::default(),
+            prelude: Rc::default(),
             values: Vec::new(),
             breakpoints: false,
         };
@@ -148,62 +222,176 @@ impl Session {
             )
         });
         s.prelude_defs = s.types.defs.len();
-        s.prelude_globals = s.types.globals.clone();
+        s.prelude = Rc::new(s.scope.env.clone());
         s
     }
 
+    /// The prelude: the numeric module types (`math.fut`), the numeric
+    /// modules (primitives, and the members written in urchin), and the
+    /// prelude's functions.
     fn load_prelude(&mut self) -> Result<(), Vec<Diagnostic>> {
-        let numeric = self.parse_module_file("numeric", NUMERIC)?;
-        let integral = self.parse_module_file("integral", INTEGRAL)?;
-        for t in PrimType::NUMERIC {
-            self.types
-                .check_module(t, &numeric, show_dec)
-                .map_err(|d| vec![d])?;
-            if t.is_int() {
-                self.types
-                    .check_module(t, &integral, show_dec)
-                    .map_err(|d| vec![d])?;
+        let math = self.parse_prelude_file("math", MATH)?;
+        let mut scope = Scope::default();
+        self.prelude_decs(&mut scope, &mut Env::default(), &math)?;
+        let numeric = self.parse_prelude_file("numeric", NUMERIC)?;
+        let integral = self.parse_prelude_file("integral", INTEGRAL)?;
+        let float = self.parse_prelude_file("float", FLOAT)?;
+        let mut types = [PrimType::Bool].into_iter().chain(PrimType::NUMERIC);
+        for t in types.by_ref() {
+            let (mut members, operators) = self.primitive_members(t);
+            let mut inner = scope.clone();
+            inner.env.extend(&members);
+            // (The members written in urchin use the overloaded operators.)
+            members.extend(&operators);
+            let mut files = Vec::new();
+            if t != PrimType::Bool {
+                files.push(numeric.clone());
             }
+            if t.is_int() {
+                files.push(integral.clone());
+            }
+            // float.fut names the module of the unsigned type of the
+            // float's width `u_t` (the name `u64` is the conversion there).
+            if t.is_float() {
+                let bits = urchin_prim::UnOp::ToBits.result_type(t).name();
+                if let Some(m) = scope.env.mods.get(bits) {
+                    inner.env.bind_mod("u_t".into(), m.clone());
+                }
+                files.push(float.clone());
+            }
+            for decs in files {
+                self.prelude_decs(&mut inner, &mut members, &decs)?;
+            }
+            scope
+                .env
+                .bind_mod(t.name().into(), Module::Struct(Rc::new(members)));
         }
-        // float.fut names the unsigned type of the float's width `u_t`.
-        for t in PrimType::NUMERIC.into_iter().filter(|t| t.is_float()) {
-            let bits = urchin_prim::UnOp::ToBits.result_type(t).name();
-            let float =
-                self.parse_module_file(&format!("float-{t}"), &FLOAT.replace("u_t", bits))?;
-            self.types
-                .check_module(t, &float, show_dec)
-                .map_err(|d| vec![d])?;
-        }
-        self.load("<prelude/prelude.fut>", PRELUDE)?;
+        let prelude = self.parse_prelude_file("prelude", PRELUDE)?;
+        self.prelude_decs(&mut scope, &mut Env::default(), &prelude)?;
+        self.scope = scope;
         Ok(())
     }
 
-    fn parse_module_file(&mut self, name: &str, text: &str) -> Result<Ast, Vec<Diagnostic>> {
+    /// The members of the numeric module of `t` that are primitives:
+    /// `type t`, conversions, `sqrt`, ...; and apart, its operators at `t`.
+    fn primitive_members(&mut self, t: PrimType) -> (Env, Env) {
+        let mut env = Env::default();
+        let mut operators = Env::default();
+        let ops = BinOpKind::BUILTIN_SYMBOLS
+            .iter()
+            .map(|o| (o.symbol(), true));
+        let names = intrinsics::module_member_names(t)
+            .into_iter()
+            .map(|n| (n, false))
+            .chain(ops);
+        for (name, op) in names {
+            if let Some((i, scheme)) = intrinsics::module_member(t, &name) {
+                let e = Entity::fresh();
+                self.types
+                    .globals
+                    .define(e, Global::new(scheme, GlobalKind::Intrinsic(i)));
+                let into = if op { &mut operators } else { &mut env };
+                into.bind_val(name.into(), e);
+            }
+        }
+        let mut bind_type = |name: &str, p: PrimType| {
+            let e = Entity::fresh();
+            self.types.globals.define_type(
+                e,
+                TypeAbbrev {
+                    lifted: Liftedness::Plain,
+                    params: Vec::new(),
+                    ty: Some(TypeExp::Prim(p, Span::default())),
+                    abstract_: None,
+                },
+            );
+            env.bind_type(name.into(), e);
+        };
+        bind_type("t", t);
+        if t.is_float() {
+            bind_type("int_t", urchin_prim::UnOp::ToBits.result_type(t));
+        }
+        (env, operators)
+    }
+
+    fn parse_prelude_file(&mut self, name: &str, text: &str) -> Result<Ast, Vec<Diagnostic>> {
         let file = self.sources.add(format!("<prelude/{name}.fut>"), text);
         syntax::parse_program(text, file)
+    }
+
+    fn prelude_decs(
+        &mut self,
+        scope: &mut Scope,
+        exports: &mut Env,
+        ast: &Ast,
+    ) -> Result<(), Vec<Diagnostic>> {
+        let mut files = Files::default();
+        let mut phase = Phase::new(&mut self.types, &mut self.sources, &mut files, show_dec);
+        phase
+            .decs(scope, exports, &ast.decs, &Place::program(true))
+            .map_err(|e| e.0)
     }
 
     pub fn add_source(&mut self, name: &str, text: &str) -> FileId {
         self.sources.add(name, text)
     }
 
-    /// Parses and checks a program, adding its definitions. On any error
-    /// nothing is added.
+    /// Parses and checks a program (imports relative to the working
+    /// folder), adding its definitions. On any error nothing is added.
     pub fn load(&mut self, name: &str, text: &str) -> Result<Vec<DefId>, Vec<Diagnostic>> {
         let file = self.sources.add(name, text);
         let ast = syntax::parse_program(text, file)?;
-        self.load_ast(&ast)
+        self.load_decs(&ast.decs, None, true)
     }
 
+    /// [`Session::load`] of the file at `path`, whose imports are relative
+    /// to it.
+    pub fn load_path(&mut self, path: &Path, text: &str) -> Result<Vec<DefId>, Vec<Diagnostic>> {
+        let name = path.display().to_string();
+        let file = self.sources.add(name, text);
+        let ast = syntax::parse_program(text, file)?;
+        self.load_decs(&ast.decs, Some(path), true)
+    }
+
+    /// Declarations entered at a prompt: they may redefine what is there.
     pub fn load_ast(&mut self, ast: &Ast) -> Result<Vec<DefId>, Vec<Diagnostic>> {
+        self.load_decs(&ast.decs, None, false)
+    }
+
+    /// Checks declarations at the top level; `main`: the file they are
+    /// from (imports are relative to it). Transactional.
+    fn load_decs(
+        &mut self,
+        decs: &[Dec],
+        main: Option<&Path>,
+        no_duplicates: bool,
+    ) -> Result<Vec<DefId>, Vec<Diagnostic>> {
         let mut types = self.types.clone();
-        let mut ids = Vec::new();
-        for d in &ast.decs {
-            if let Some(id) = types.check_dec(d, show_dec).map_err(|e| vec![e])? {
-                ids.push(id);
-            }
+        let mut scope = self.scope.clone();
+        if let Some(p) = main {
+            scope.dir = Some(p.parent().map(Path::to_path_buf).unwrap_or_default());
         }
+        let disk = Disk {
+            root: scope.dir.clone(),
+        };
+        let mut files = Files::new(Rc::new(disk), self.prelude.clone());
+        if let Some(p) = main
+            && let Ok(key) = p.canonicalize()
+        {
+            files.enter_main(key, &p.display().to_string());
+        }
+        let mut phase = Phase::new(&mut types, &mut self.sources, &mut files, show_dec);
+        phase
+            .decs(
+                &mut scope,
+                &mut Env::default(),
+                decs,
+                &Place::program(no_duplicates),
+            )
+            .map_err(|e| e.0)?;
+        let ids = std::mem::take(&mut phase.defined);
         self.types = types;
+        self.scope = scope;
         Ok(ids)
     }
 
@@ -225,13 +413,9 @@ impl Session {
         let (mut ids, mut diags) = (Vec::new(), Vec::new());
         for d in &ast.decs {
             // Each declaration is transactional, as a whole load is.
-            let mut types = self.types.clone();
-            match types.check_dec(d, show_dec) {
-                Ok(id) => {
-                    self.types = types;
-                    ids.extend(id);
-                }
-                Err(e) => diags.push(e),
+            match self.load_decs(std::slice::from_ref(d), Some(Path::new(name)), true) {
+                Ok(id) => ids.extend(id),
+                Err(e) => diags.extend(e),
             }
         }
         (file, ids, diags)
@@ -241,19 +425,9 @@ impl Session {
     /// type names, built-ins and the numeric modules' members (`f64.sqrt`),
     /// sorted; for completion.
     pub fn names_in_scope(&self) -> Vec<String> {
-        use urchin_types::intrinsics;
-        let globals = &self.types.globals;
-        let mut names: Vec<String> = globals.names().map(|(n, _)| n.clone()).collect();
-        names.extend(globals.type_names().cloned());
+        let mut names = Vec::new();
+        collect_names(&self.scope.env, "", 0, &mut names);
         names.extend(intrinsics::global_names());
-        for t in PrimType::ALL {
-            names.push(t.name().to_string());
-            names.extend(
-                intrinsics::module_member_names(t)
-                    .into_iter()
-                    .map(|m| format!("{t}.{m}")),
-            );
-        }
         names.sort();
         names.dedup();
         names
@@ -264,20 +438,25 @@ impl Session {
     /// are in scope; on any error nothing changes.
     pub fn load_replacing(
         &mut self,
-        name: &str,
+        path: &Path,
         text: &str,
     ) -> Result<Vec<DefId>, Vec<Diagnostic>> {
-        let file = self.sources.add(name, text);
-        let ast = syntax::parse_program(text, file)?;
-        let saved = std::mem::replace(&mut self.types.globals, self.prelude_globals.clone());
-        self.load_ast(&ast)
-            .inspect_err(|_| self.types.globals = saved)
+        let saved = std::mem::replace(
+            &mut self.scope,
+            Scope {
+                env: (*self.prelude).clone(),
+                dir: None,
+            },
+        );
+        self.load_path(path, text)
+            .inspect_err(|_| self.scope = saved)
     }
 
     /// The current state, to undo a group of changes that fails halfway.
     pub fn checkpoint(&self) -> Checkpoint {
         Checkpoint {
             types: self.types.clone(),
+            scope: self.scope.clone(),
             values: self.values.len(),
         }
     }
@@ -285,20 +464,79 @@ impl Session {
     /// Goes back to a checkpoint: what was defined or bound since is gone.
     pub fn rollback(&mut self, c: Checkpoint) {
         self.types = c.types;
+        self.scope = c.scope;
         self.values.truncate(c.values);
     }
 
-    /// The definition a name refers to now.
+    /// The definition a name (at the top level) refers to now.
     pub fn lookup_def(&self, name: &str) -> Option<DefId> {
-        match self
-            .types
-            .globals
-            .lookup(&urchin_syntax::ast::QualName::plain(name))?
-            .kind
-        {
+        match self.lookup_value(&QualName::plain(name))?.kind {
             GlobalKind::Def(d) => Some(d),
             _ => None,
         }
+    }
+
+    /// What a name, possibly qualified (`M.f`), refers to at the top level.
+    pub fn lookup_value(&self, q: &QualName) -> Option<Global> {
+        let resolver = Resolver::new(&self.scope.env);
+        let entity = if q.quals.is_empty() {
+            match resolver.value(&q.name) {
+                Meaning::Value(e) => Some(e),
+                _ => None,
+            }
+        } else {
+            resolver
+                .module(&q.quals, Span::default())
+                .ok()?
+                .vals
+                .get(&q.name)
+                .copied()
+        };
+        match entity {
+            Some(e) => self.types.globals.value(e).cloned(),
+            None if q.quals.is_empty() => self.types.globals.lookup(q),
+            None => None,
+        }
+    }
+
+    /// The module a path (`M`, `M.N`) names at the top level.
+    pub fn lookup_module(&self, path: &[urchin_syntax::ast::Ident]) -> Option<Module> {
+        let (last, quals) = path.split_last()?;
+        let resolver = Resolver::new(&self.scope.env);
+        if quals.is_empty() {
+            return match resolver.value(last) {
+                Meaning::Module(m) => Some(m.clone()),
+                _ => None,
+            };
+        }
+        resolver
+            .module(quals, Span::default())
+            .ok()?
+            .mods
+            .get(last)
+            .cloned()
+    }
+
+    /// The type abbreviation a name (`t`, `M.t`) names at the top level.
+    pub fn lookup_type(&self, q: &QualName) -> Option<Rc<TypeAbbrev>> {
+        let env = match q.quals.is_empty() {
+            true => Rc::new(self.scope.env.clone()),
+            false => Resolver::new(&self.scope.env)
+                .module(&q.quals, Span::default())
+                .ok()?,
+        };
+        self.types.globals.type_abbrev(*env.types.get(&q.name)?)
+    }
+
+    /// What the prelude defines.
+    pub fn prelude(&self) -> &Env {
+        &self.prelude
+    }
+
+    /// An expression typed at the prompt with its names resolved in the
+    /// top-level scope.
+    pub fn resolve_expr(&self, e: &Expr) -> Result<Expr, Diagnostic> {
+        Resolver::new(&self.scope.env).expr(e)
     }
 
     pub fn def(&self, id: DefId) -> &Rc<CheckedDef> {
@@ -377,8 +615,9 @@ impl Session {
     }
 
     /// Checks an expression typed at the prompt.
-    pub fn check_expr(&self, e: &urchin_syntax::ast::Expr) -> Result<CheckedDef, Diagnostic> {
-        self.types.check_expr(e, show_dec)
+    pub fn check_expr(&self, e: &Expr) -> Result<CheckedDef, Diagnostic> {
+        let e = self.resolve_expr(e)?;
+        self.types.check_expr(&e, show_dec)
     }
 
     /// Lowers a checked expression with its polymorphic parts defaulted.
@@ -437,9 +676,12 @@ impl Session {
     /// Binds a value at the prompt under `name`.
     pub fn bind_value(&mut self, name: &str, ty: Type, leaves: Vec<Value>) {
         let id = ValueId(self.values.len() as u32);
-        self.types
-            .globals
-            .define_value(name.to_string(), Scheme::mono(ty.clone()), id);
+        let e = Entity::fresh();
+        self.types.globals.define(
+            e,
+            Global::new(Scheme::mono(ty.clone()), GlobalKind::Value(id)),
+        );
+        self.scope.env.bind_val(name.into(), e);
         self.values.push(Stored { ty, leaves });
     }
 }

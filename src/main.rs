@@ -230,7 +230,7 @@ fn load(path: &PathBuf) -> Result<Option<(Session, Vec<DefId>)>> {
 /// Loads a file into the given session (a fresh one, possibly configured).
 fn load_with(path: &PathBuf, mut s: Session) -> Result<Option<(Session, Vec<DefId>)>> {
     let text = read(path)?;
-    match s.load(&path.display().to_string(), &text) {
+    match s.load_path(path, &text) {
         Ok(ids) => Ok(Some((s, ids))),
         Err(diags) => {
             eprint!(

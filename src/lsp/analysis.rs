@@ -89,10 +89,7 @@ impl Analysis {
     pub fn hover(&self, at: u32) -> Option<HoverText> {
         let d = self.def_at(at)?;
         if contains(d.source.name_span, at) {
-            let g = Global {
-                scheme: Rc::new(d.scheme.clone()),
-                kind: GlobalKind::Def(self.def_id(d)?),
-            };
+            let g = Global::new(d.scheme.clone(), GlobalKind::Def(self.def_id(d)?));
             return Some(HoverText {
                 span: d.source.name_span,
                 markdown: describe(&self.session, &QualName::plain(d.name.clone()), &g),
@@ -136,10 +133,10 @@ impl Analysis {
         q: &QualName,
     ) -> Option<Global> {
         match d.resolved.get(&id)? {
-            GlobalKind::Def(def) => Some(Global {
-                scheme: Rc::new(self.session.def(*def).scheme.clone()),
-                kind: GlobalKind::Def(*def),
-            }),
+            GlobalKind::Def(def) => Some(Global::new(
+                self.session.def(*def).scheme.clone(),
+                GlobalKind::Def(*def),
+            )),
             _ => self.session.types.globals.lookup(q),
         }
     }
@@ -171,7 +168,7 @@ impl Analysis {
         scope
             .iter()
             .rev()
-            .find(|(n, _)| q.qual.is_none() && *n == q.name)
+            .find(|(n, _)| q.quals.is_empty() && *n == q.name)
             .map(|(_, s)| *s)
     }
 
@@ -216,7 +213,7 @@ impl Analysis {
                 let (ExprKind::Var(q), Some(t)) = (&e.kind, d.types.get(&e.id)) else {
                     continue;
                 };
-                if q.qual.is_none() && &*q.name == var {
+                if q.quals.is_empty() && &*q.name == var {
                     if let Base::Record(fs) = &t.base {
                         return fs.iter().map(|(n, _)| n.to_string()).collect();
                     }

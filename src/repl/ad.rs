@@ -264,7 +264,7 @@ fn all_float(t: &Type) -> bool {
         Base::Prim(p) => p.is_float(),
         Base::Tuple(ts) => !ts.is_empty() && ts.iter().all(all_float),
         Base::Record(fs) => !fs.is_empty() && fs.iter().all(|(_, t)| all_float(t)),
-        Base::Var(_) | Base::Arrow(..) | Base::Sum(_) => false,
+        Base::Var(_) | Base::Arrow(..) | Base::Sum(_) | Base::Abstract(..) => false,
     }
 }
 
@@ -277,6 +277,7 @@ fn has_type_var(t: &Type) -> bool {
         Base::Record(fs) => fs.iter().any(|(_, t)| has_type_var(t)),
         Base::Arrow(a, b) => has_type_var(a) || has_type_var(b),
         Base::Sum(cs) => cs.iter().any(|(_, ts)| ts.iter().any(has_type_var)),
+        Base::Abstract(_, ts) => ts.iter().any(has_type_var),
     }
 }
 
@@ -450,7 +451,7 @@ fn compile_wrapper(r: &mut Repl, text: &str, sink: &mut dyn Sink) -> Result<Comp
 /// definition or a lambda.
 fn own_params(r: &Repl, e: &Expr) -> Vec<Pat> {
     match &e.kind {
-        ExprKind::Var(q) => match r.session.types.globals.lookup(q).map(|g| g.kind) {
+        ExprKind::Var(_) | ExprKind::Project(..) => match r.named_global(e).map(|(_, g)| g.kind) {
             Some(GlobalKind::Def(id)) => r.session.def(id).source.params.clone(),
             _ => Vec::new(),
         },

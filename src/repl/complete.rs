@@ -4,11 +4,11 @@
 
 use super::commands::{self, Arg, COMMANDS};
 
-/// The keywords worth completing (the reserved ones that are not
-/// supported are left out).
-pub const KEYWORDS: [&str; 15] = [
+/// The keywords worth completing.
+pub const KEYWORDS: [&str; 23] = [
     "def", "let", "entry", "type", "in", "if", "then", "else", "loop", "for", "while", "do",
-    "with", "true", "false",
+    "with", "true", "false", "match", "case", "module", "open", "import", "local", "include",
+    "val",
 ];
 
 #[derive(Clone, Debug, PartialEq, Eq)]

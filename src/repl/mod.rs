@@ -18,6 +18,7 @@ pub mod breakpoints;
 pub mod commands;
 pub mod complete;
 mod highlight;
+mod modules;
 pub mod plot;
 mod print;
 pub mod query;
@@ -40,12 +41,9 @@ use style::{Style, paint};
 use urchin_base::diag::{Diagnostic, render_all};
 use urchin_base::source::FileId;
 use urchin_eval::EvalOptions;
-use urchin_prim::PrimType;
 use urchin_runtime::value::Value;
 use urchin_runtime::{RuntimeError, RuntimeErrorKind};
-use urchin_syntax::ast::{
-    Dec, DefKeyword, Expr, ExprKind, Ident, Pat, Program, QualName, TypeDec, ValDec,
-};
+use urchin_syntax::ast::{Dec, DefKeyword, Expr, ExprKind, Ident, Pat, Program, QualName, ValDec};
 use urchin_syntax::{self as syntax, ReplInput, Token, pretty};
 use urchin_types::CheckedDef;
 use urchin_types::env::GlobalKind;
@@ -146,6 +144,8 @@ pub struct Failed;
 enum Bound {
     Value(String),
     Type(String),
+    Module(String),
+    ModType(String),
 }
 
 /// Input read so far that is not complete yet.
@@ -219,7 +219,6 @@ pub struct Repl {
     order: Vec<Bound>,
     /// How each value bound at the prompt was computed, for `:elab`.
     value_defs: HashMap<String, String>,
-    prelude_types: HashSet<String>,
     failures: usize,
     /// How big values print (`:set print`).
     show: print::Show,
@@ -242,7 +241,6 @@ impl Repl {
 
     /// A REPL over a session (the prelude loaded), stopped by `interrupt`.
     fn with_session(session: Session, color: bool, interrupt: Arc<AtomicBool>) -> Repl {
-        let prelude_types = Session::new().types.globals.type_names().cloned().collect();
         Repl {
             session,
             color,
@@ -252,7 +250,6 @@ impl Repl {
             loaded: None,
             order: Vec::new(),
             value_defs: HashMap::new(),
-            prelude_types,
             failures: 0,
             show: print::Show::Summary,
             console: None,
@@ -613,16 +610,25 @@ impl Repl {
 
     /// The type of an expression as `:type` shows it (see [`show_scheme`]).
     fn type_of(&self, e: &Expr, sink: &mut dyn Sink) -> Result<String, Failed> {
-        if let ExprKind::Var(q) = &e.kind {
-            if let Some(g) = self.session.types.globals.lookup(q) {
-                return Ok(self.global_type(&q.name, &g));
-            }
+        if let Some((q, g)) = self.named_global(e) {
+            return Ok(self.global_type(&q.name, &g));
         }
         let checked = self
             .session
             .check_expr(e)
             .map_err(|d| self.report(&d, sink))?;
-        Ok(show_scheme(&checked.scheme))
+        Ok(show_scheme(
+            checked.users.as_ref().unwrap_or(&checked.scheme),
+        ))
+    }
+
+    /// What an expression that is a name (`f`, `M.f`, `f64.+`) names.
+    fn named_global(&self, e: &Expr) -> Option<(QualName, urchin_types::env::Global)> {
+        let ExprKind::Var(q) = self.session.resolve_expr(e).ok()?.kind else {
+            return None;
+        };
+        let g = self.session.types.globals.lookup(&q)?;
+        Some((q, g))
     }
 
     /// An expression checked (elaborated) for the reference semantics.
@@ -643,11 +649,11 @@ impl Repl {
     /// The definition of a name in scope, elaborated: for `:elab f`.
     fn definition_of(&self, text: &str) -> Option<String> {
         let name = single_name(text)?;
-        let global = self.session.types.globals.lookup(&name)?;
+        let global = self.session.lookup_value(&name)?;
         match global.kind {
             GlobalKind::Def(id) => Some(show_dec(&self.session.def(id).target)),
             GlobalKind::Value(_) => self.value_defs.get(&name.to_string()).cloned(),
-            GlobalKind::Intrinsic(_) => None,
+            GlobalKind::Intrinsic(_) | GlobalKind::Param => None,
         }
     }
 
@@ -760,13 +766,12 @@ impl Repl {
         for d in decs {
             match d {
                 Dec::Val(v) if is_value_let(v) => self.bind_let(v, sink)?,
-                Dec::Val(v) => {
+                _ => {
+                    let before = self.session.scope.env.clone();
                     self.define(d, sink)?;
-                    self.note(Bound::Value(v.name.to_string()));
-                }
-                Dec::Type(t) => {
-                    self.define(d, sink)?;
-                    self.note(Bound::Type(t.name.to_string()));
+                    for b in modules::new_names(&before, &self.session.scope.env) {
+                        self.note(b);
+                    }
                 }
             }
         }
@@ -857,27 +862,14 @@ impl Repl {
             sink.err(&format!("cannot read {name}: {e}\n"));
             Failed
         })?;
-        match self.session.load_replacing(&name, &text) {
+        match self.session.load_replacing(&path, &text) {
             Ok(ids) => {
                 let mut breaks = Vec::new();
                 for id in &ids {
                     breakpoints::find_in(&self.session.def(*id).source.body, &mut breaks);
                 }
                 self.warn_breakpoints(breaks, sink);
-                self.order = ids
-                    .iter()
-                    .map(|id| Bound::Value(self.session.def(*id).name.to_string()))
-                    .collect();
-                let mut types: Vec<String> = self
-                    .session
-                    .types
-                    .globals
-                    .type_names()
-                    .filter(|t| !self.prelude_types.contains(*t))
-                    .cloned()
-                    .collect();
-                types.sort();
-                self.order.extend(types.into_iter().map(Bound::Type));
+                self.order = modules::new_names(self.session.prelude(), &self.session.scope.env);
                 self.value_defs.clear();
                 let n = ids.len();
                 sink.out(&format!(
@@ -897,15 +889,15 @@ impl Repl {
     }
 
     /// `:info NAME`: the type of a name, where it was defined, and its
-    /// `-- |` doc comment; for a type, its definition.
+    /// `-- |` doc comment; for a type, its definition; for a module, its
+    /// module type.
     fn info(&self, text: &str, sink: &mut dyn Sink) -> Result<(), Failed> {
         let Some(name) = single_name(text) else {
-            sink.err(":info takes one name, such as `map` or `f64.sqrt`\n");
+            sink.err(":info takes one name, such as `map`, `f64.sqrt` or a module `M`\n");
             return Err(Failed);
         };
-        let globals = &self.session.types.globals;
         let mut lines = Vec::new();
-        if let Some(g) = globals.lookup(&name) {
+        if let Some(g) = self.session.lookup_value(&name) {
             let site = match g.kind {
                 GlobalKind::Def(id) => {
                     let d = &self.session.def(id).source;
@@ -922,32 +914,18 @@ impl Repl {
                     None => "bound at the prompt".to_string(),
                 },
                 GlobalKind::Intrinsic(_) => "built in".to_string(),
+                GlobalKind::Param => "a parameter's".to_string(),
             };
             lines.push(self.shown_line(&name.to_string(), &self.global_type(&name.name, &g)));
             lines.push(format!("  -- {site}"));
-        } else if let Some((_, s)) = intrinsics::global(&name.name).filter(|_| name.qual.is_none())
-        {
-            lines.push(self.builtin_line(&name.name, &s));
-            lines.push("  -- built in".to_string());
-        } else if let Some((t, m)) = name
-            .qual
-            .as_deref()
-            .and_then(PrimType::from_name)
-            .and_then(|t| Some((t, intrinsics::module_member(t, &name.name)?)))
-        {
-            lines.push(self.typed_line(&format!("{t}.{}", name.name), &m.1));
-            lines.push("  -- built in".to_string());
         }
-        if name.qual.is_none() {
-            if let Some(a) = globals.lookup_type(&name.name) {
-                lines.push(pretty::dec(&Dec::Type(TypeDec {
-                    name: name.name.clone(),
-                    lifted: a.lifted,
-                    params: a.params.clone(),
-                    ty: a.ty.clone(),
-                    span: Default::default(),
-                })));
-            }
+        if let Some(a) = self.session.lookup_type(&name) {
+            lines.push(modules::type_line(&name.to_string(), &a));
+        }
+        let mut path = name.quals.clone();
+        path.push(name.name.clone());
+        if let Some(m) = self.session.lookup_module(&path) {
+            lines.extend(self.module_lines(&name.to_string(), &m));
         }
         if lines.is_empty() {
             sink.err(&format!(
@@ -976,23 +954,26 @@ impl Repl {
                 lines.extend(self.browse_user());
                 lines
             }
-            m => match PrimType::from_name(m) {
-                Some(t) => self.browse_module(t),
-                None => {
-                    sink.err(&format!(
-                        ":browse takes nothing, `prelude`, `all` or a numeric module (`f32`, ...), not `{m}`\n"
-                    ));
-                    return Err(Failed);
+            m => {
+                let module = single_name(m).and_then(|q| {
+                    let mut path = q.quals.clone();
+                    path.push(q.name.clone());
+                    self.session.lookup_module(&path)
+                });
+                match module {
+                    Some(module) => self.module_members(m, &module),
+                    None => {
+                        sink.err(&format!(
+                            ":browse takes nothing, `prelude`, `all` or a module (`f32`, `M`, ...); `{m}` is not a module\n"
+                        ));
+                        return Err(Failed);
+                    }
                 }
-            },
+            }
         };
         let text: String = lines.into_iter().map(|l| l + "\n").collect();
         sink.out(&text);
         Ok(())
-    }
-
-    fn typed_line(&self, name: &str, scheme: &Scheme) -> String {
-        self.shown_line(name, &show_scheme(scheme))
     }
 
     fn shown_line(&self, name: &str, ty: &str) -> String {
@@ -1013,31 +994,36 @@ impl Repl {
     }
 
     fn browse_user(&self) -> Vec<String> {
-        let globals = &self.session.types.globals;
+        let scope = &self.session.scope.env;
         self.order
             .iter()
-            .filter_map(|b| match b {
+            .flat_map(|b| match b {
                 Bound::Value(n) => {
-                    let g = globals.lookup(&QualName::plain(n.as_str()))?;
-                    Some(self.shown_line(n, &self.global_type(n, &g)))
+                    let g = self.session.lookup_value(&QualName::plain(n.as_str()));
+                    g.map(|g| vec![self.shown_line(n, &self.global_type(n, &g))])
+                        .unwrap_or_default()
                 }
-                Bound::Type(n) => {
-                    let a = globals.lookup_type(n)?;
-                    let d = Dec::Type(TypeDec {
-                        name: n.as_str().into(),
-                        lifted: a.lifted,
-                        params: a.params.clone(),
-                        ty: a.ty.clone(),
-                        span: Default::default(),
-                    });
-                    Some(pretty::dec(&d))
-                }
+                Bound::Type(n) => self
+                    .session
+                    .lookup_type(&QualName::plain(n.as_str()))
+                    .map(|a| vec![modules::type_line(n, &a)])
+                    .unwrap_or_default(),
+                Bound::Module(n) => scope
+                    .mods
+                    .get(n.as_str())
+                    .map(|m| self.module_lines(n, m))
+                    .unwrap_or_default(),
+                Bound::ModType(n) => scope
+                    .sigs
+                    .get(n.as_str())
+                    .map(|t| vec![format!("module type {n} = {}", modules::show_modty(t, 0))])
+                    .unwrap_or_default(),
             })
             .collect()
     }
 
-    /// The built-in functions, then the prelude's definitions (numeric
-    /// modules have their own listing).
+    /// The built-in functions, then the prelude's definitions (its modules
+    /// have their own listing).
     fn browse_prelude(&self) -> Vec<String> {
         let mut lines: Vec<String> = intrinsics::global_names()
             .iter()
@@ -1046,58 +1032,20 @@ impl Repl {
                 Some(self.builtin_line(n, &s))
             })
             .collect();
-        let mut defs: Vec<_> = self
-            .session
-            .types
-            .globals
-            .names()
-            .filter_map(|(n, g)| match g.kind {
-                GlobalKind::Def(id)
-                    if (id.0 as usize) < self.session.prelude_defs && !n.contains('.') =>
-                {
-                    Some((id, n, self.global_type(n, g)))
-                }
-                _ => None,
-            })
-            .collect();
-        defs.sort_by_key(|(id, _, _)| *id);
-        lines.extend(defs.iter().map(|(_, n, t)| self.shown_line(n, t)));
-        lines.push(format!(
-            "-- numeric modules: {} (:browse f32 lists one)",
-            PrimType::NUMERIC.map(|t| t.name()).join(", ")
-        ));
-        lines
-    }
-
-    fn browse_module(&self, t: PrimType) -> Vec<String> {
-        let mut lines = Vec::new();
-        for m in intrinsics::module_member_names(t) {
-            if let Some((_, s)) = intrinsics::module_member(t, &m) {
-                lines.push(self.typed_line(&format!("{t}.{m}"), &s));
+        let prelude = self.session.prelude();
+        for (n, e) in &prelude.vals {
+            if let Some(g) = self.session.types.globals.value(*e) {
+                lines.push(self.shown_line(n, &self.global_type(n, g)));
             }
         }
-        let prefix = format!("{t}.");
-        let mut defs: Vec<_> = self
-            .session
-            .types
-            .globals
-            .names()
-            .filter(|(n, _)| n.starts_with(&prefix))
-            .map(|(n, g)| (n.clone(), g.scheme.clone()))
-            .collect();
-        defs.sort_by(|a, b| a.0.cmp(&b.0));
-        lines.extend(defs.iter().map(|(n, s)| self.typed_line(n, s)));
+        let modules: Vec<&str> = prelude.mods.keys().map(|m| &**m).collect();
+        let sigs: Vec<&str> = prelude.sigs.keys().map(|m| &**m).collect();
+        lines.push(format!(
+            "-- modules: {} (:browse f32 lists one); module types: {}",
+            modules.join(", "),
+            sigs.join(", ")
+        ));
         lines
-    }
-
-    /// Every name that can be completed: definitions in scope, prompt
-    /// values, types, built-ins, numeric-module members and keywords.
-    pub fn names(&self) -> Vec<String> {
-        let mut names = self.session.names_in_scope();
-        names.extend(complete::KEYWORDS.iter().map(|k| k.to_string()));
-        names.sort();
-        names.dedup();
-        names
     }
 }
 
@@ -1107,7 +1055,7 @@ pub fn global_type(session: &Session, name: &str, g: &urchin_types::env::Global)
     match g.kind {
         GlobalKind::Def(id) => show_scheme_of(&g.scheme, Sizes::Def(&session.def(id).source)),
         GlobalKind::Intrinsic(_) => builtin_type(name, &g.scheme),
-        GlobalKind::Value(_) => show_scheme(&g.scheme),
+        GlobalKind::Value(_) | GlobalKind::Param => show_scheme(&g.scheme),
     }
 }
 
@@ -1178,12 +1126,28 @@ fn defaulted(s: &Scheme) -> String {
     s.show(&s.ty.subst(&s.defaults(Defaulting::Show)))
 }
 
-/// `text` if it is exactly one (possibly qualified) name.
+/// `text` if it is exactly one (possibly qualified) name: `x`, `M.N.x`,
+/// `f64.+`.
 fn single_name(text: &str) -> Option<QualName> {
     let (tokens, diags) = syntax::lex(text, FileId(0));
-    match (tokens.as_slice(), diags.is_empty()) {
-        ([(Token::Ident(n), _)], true) => Some(QualName::plain(n.clone())),
-        ([(Token::Qual(q, n), _)], true) => Some(QualName::qualified(q.clone(), n.clone())),
-        _ => None,
+    if !diags.is_empty() {
+        return None;
     }
+    if let [(Token::Op(urchin_syntax::ast::BinOpKind::Symbol(q)), _)] = tokens.as_slice() {
+        return Some(q.clone());
+    }
+    let mut words = Vec::new();
+    for (i, (t, _)) in tokens.iter().enumerate() {
+        match (i % 2, t) {
+            (0, Token::Ident(n)) => words.push(n.clone()),
+            (1, Token::ProjDot) => {}
+            _ => return None,
+        }
+    }
+    let name = words.pop()?;
+    (tokens.len() % 2 == 1).then_some(QualName {
+        quals: words,
+        name,
+        entity: None,
+    })
 }

@@ -110,7 +110,7 @@ pub fn leaf_count(t: &Type) -> usize {
                 .map(leaf_count)
                 .sum::<usize>()
         }
-        Base::Arrow(..) | Base::Var(_) => 0,
+        Base::Arrow(..) | Base::Var(_) | Base::Abstract(..) => 0,
     }
 }
 
@@ -299,6 +299,7 @@ impl Printer {
             Base::Sum(cs) => self.sum(cs, views),
             Base::Arrow(..) => self.paint(&format!("<function: {t}>"), Style::Opaque),
             Base::Var(_) => self.push("()"),
+            Base::Abstract(..) => self.paint(&format!("<{t}>"), Style::Opaque),
         }
     }
 

@@ -7,8 +7,6 @@ use super::{Repl, single_name};
 use crate::driver::Session;
 use rustyline::completion::FilenameCompleter;
 use urchin_syntax::ast::QualName;
-use urchin_syntax::ast::{Dec, TypeDec};
-use urchin_syntax::pretty;
 use urchin_types::env::{Global, GlobalKind};
 
 impl Repl {
@@ -25,12 +23,11 @@ impl Repl {
         }
     }
 
-    /// What `name` is: `name : type` (a type abbreviation's definition),
-    /// then its doc comment if it has one.
+    /// What `name` is: `name : type` (a type abbreviation's definition,
+    /// a module's members), then its doc comment if it has one.
     pub fn describe(&self, name: &str) -> Option<String> {
         let q = single_name(name)?;
-        let globals = &self.session.types.globals;
-        if let Some(g) = globals.lookup(&q) {
+        if let Some(g) = self.session.lookup_value(&q) {
             let mut text = describe_global(&self.session, &q, &g);
             if let (GlobalKind::Value(_), Some(def)) =
                 (&g.kind, self.value_defs.get(&q.to_string()))
@@ -39,14 +36,13 @@ impl Repl {
             }
             return Some(text);
         }
-        let a = globals.lookup_type(&q.to_string())?;
-        Some(pretty::dec(&Dec::Type(TypeDec {
-            name: q.name.clone(),
-            lifted: a.lifted,
-            params: a.params.clone(),
-            ty: a.ty.clone(),
-            span: Default::default(),
-        })))
+        if let Some(a) = self.session.lookup_type(&q) {
+            return Some(super::modules::type_line(&q.to_string(), &a));
+        }
+        let mut path = q.quals.clone();
+        path.push(q.name.clone());
+        let m = self.session.lookup_module(&path)?;
+        Some(self.module_lines(&q.to_string(), &m).join("\n"))
     }
 }
 
@@ -62,7 +58,7 @@ pub fn describe_global(session: &Session, q: &QualName, g: &Global) -> String {
             }
         }
         GlobalKind::Intrinsic(_) => text.push_str("\n\nbuilt in"),
-        GlobalKind::Value(_) => {}
+        GlobalKind::Value(_) | GlobalKind::Param => {}
     }
     text
 }

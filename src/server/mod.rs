@@ -539,7 +539,7 @@ fn kind(t: &Type) -> &'static str {
         Base::Prim(_) => "primitive",
         Base::Tuple(_) | Base::Record(_) => "record",
         Base::Sum(_) => "sum",
-        Base::Var(_) | Base::Arrow(..) => "opaque",
+        Base::Var(_) | Base::Arrow(..) | Base::Abstract(..) => "opaque",
     }
 }
 

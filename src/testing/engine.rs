@@ -29,7 +29,7 @@ impl Loaded {
     /// Checks a program in `session` (a fresh one, configured: AUTOMAP
     /// off, say).
     pub fn load_in(mut session: Session, path: &Path, text: &str) -> Result<Loaded, String> {
-        match session.load(&path.display().to_string(), text) {
+        match session.load_path(path, text) {
             Ok(_) => Ok(Loaded {
                 session,
                 compiled: RefCell::new(HashMap::new()),
@@ -136,7 +136,7 @@ impl Engine for SmallStepEngine {
 
     fn compile(&mut self, path: &Path, text: &str) -> Result<Session, String> {
         let mut session = Session::new();
-        match session.load(&path.display().to_string(), text) {
+        match session.load_path(path, text) {
             Ok(_) => Ok(session),
             Err(diags) => Err(urchin_base::diag::render_all(
                 &diags,

@@ -29,7 +29,7 @@ use proptest::test_runner::TestCaseError;
 use std::collections::HashMap;
 use std::rc::Rc;
 use urchin::driver::show_dec;
-use urchin_syntax::ast::{Dec, NodeId};
+use urchin_syntax::ast::{Dec, NodeId, Program};
 use urchin_syntax::spine::SpineKey;
 use urchin_types::elab::Elaborator;
 
@@ -715,12 +715,15 @@ fn zero_insertions(dir: &std::path::Path) -> usize {
             continue;
         };
         for d in &ast.decs {
-            let mut off = s.types.clone();
-            off.automap = false;
-            let plain = off.check_dec(d, show_dec);
-            let id = match s.types.check_dec(d, show_dec) {
-                Ok(Some(id)) => id,
-                Ok(None) => continue,
+            let one = Program {
+                decs: vec![d.clone()],
+            };
+            let before = s.checkpoint();
+            s.types.automap = false;
+            let plain = s.load_ast(&one);
+            s.rollback(before);
+            let ids = match s.load_ast(&one) {
+                Ok(ids) => ids,
                 Err(_) => {
                     // A size-0 solution is the unique minimal one, so what
                     // checks without AUTOMAP checks with it.
@@ -733,15 +736,17 @@ fn zero_insertions(dir: &std::path::Path) -> usize {
                 }
             };
             if plain.is_ok() {
-                let def = s.types.def(id);
-                assert_eq!(
-                    def.insertions,
-                    0,
-                    "{}: `{}` checks without AUTOMAP but gets insertions",
-                    f.display(),
-                    def.name
-                );
-                checked += 1;
+                for id in ids {
+                    let def = s.def(id);
+                    assert_eq!(
+                        def.insertions,
+                        0,
+                        "{}: `{}` checks without AUTOMAP but gets insertions",
+                        f.display(),
+                        def.name
+                    );
+                    checked += 1;
+                }
             }
         }
     }
@@ -762,8 +767,9 @@ fn corpus_programs_need_no_insertions() {
 }
 
 /// The elaboration of a loaded program with its type declarations, which
-/// `urchin elab` (printing definitions only) leaves out.
-fn with_type_decs(text: &str, l: &Loaded) -> String {
+/// `urchin elab` (printing definitions only) leaves out; `None` for a
+/// program with modules, whose definitions are not one per declaration.
+fn with_type_decs(text: &str, l: &Loaded) -> Option<String> {
     let mut s = session();
     let file = s.add_source("program.fut", text);
     let ast = urchin_syntax::parse_program(text, file).expect("the program parses");
@@ -773,10 +779,11 @@ fn with_type_decs(text: &str, l: &Loaded) -> String {
         match d {
             Dec::Type(_) => out.push_str(&urchin_syntax::pretty::dec(d)),
             Dec::Val(_) => out.push_str(&show_dec(&defs.next().expect("a definition").target)),
+            _ => return None,
         }
         out.push('\n');
     }
-    out
+    Some(out)
 }
 
 /// WELL-TYPEDNESS on the programs that check with AUTOMAP: the project's,
@@ -789,8 +796,10 @@ fn real_programs_elaborate_to_well_typed_programs() {
     for dir in std::iter::once(own).chain(shared.into_iter().flatten()) {
         for f in programs(&dir) {
             let text = std::fs::read_to_string(&f).expect("read a program");
-            if let Ok(l) = load("program.fut", &text, true) {
-                target_checks(&text, &with_type_decs(&text, &l), &l.elab())
+            if let Ok(l) = load("program.fut", &text, true)
+                && let Some(decs) = with_type_decs(&text, &l)
+            {
+                target_checks(&text, &decs, &l.elab())
                     .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
                 checked += 1;
             }

@@ -1,11 +1,12 @@
 //! The Futhark ratchet: `urchin test` over Futhark's own test programs
-//! (`../shared/futhark-tests/lang`, `ad`, and `errors`, the programs that
-//! must not compile). Each folder's result must be the line recorded for
-//! it in `tests/futhark_rates.txt`: fewer passing cases is a regression;
-//! more (or a changed number of cases) means the line must be replaced by
-//! the one the test prints, so the figure only moves up, by a commit. For
-//! `errors`, a case passes when urchin's message matches Futhark's; how
-//! many programs urchin rejects at all is a second figure, `errors-rejected`.
+//! (`../shared/futhark-tests/lang`, `ad`, `modules`, and `errors`, the
+//! programs that must not compile). Each folder's result must be the line
+//! recorded for it in `tests/futhark_rates.txt`: fewer passing cases is a
+//! regression; more (or a changed number of cases) means the line must be
+//! replaced by the one the test prints, so the figure only moves up, by a
+//! commit. For `errors`, a case passes when urchin's message matches
+//! Futhark's; how many programs urchin rejects at all is a second figure,
+//! `errors-rejected`.
 //!
 //! Each file runs in its own `urchin test --verbose` process, so that a
 //! panic, abort or stack overflow fails that file's remaining cases and
@@ -321,6 +322,11 @@ fn futhark_tests_errors() {
     let _ = writeln!(std::io::stderr(), "{report}");
     let now = format!("{}/{}", t.rejected, t.expected_errors);
     hold("errors-rejected", t.rejected, &now, &report);
+}
+
+#[test]
+fn futhark_tests_modules() {
+    ratchet("modules");
 }
 
 #[test]

@@ -28,6 +28,7 @@ mod futhark_data;
 mod futhark_format;
 mod interrupt;
 mod literate;
+mod modules_speed;
 mod notebook;
 mod passes;
 mod prelude_names;

@@ -86,7 +86,7 @@ fn urchin_has_every_name_of_futharks_prelude() {
     let session = crate::support::session();
     let knows = |q: &QualName| {
         session.types.globals.lookup(q).is_some()
-            || (q.qual.is_none() && BinOpKind::builtin(&q.name).is_some())
+            || (q.quals.is_empty() && BinOpKind::builtin(&q.name).is_some())
     };
     let mut all = Vec::new();
     for file in ["prelude", "soacs", "array", "functional", "ad", "zip"] {

@@ -368,7 +368,7 @@ fn values_that_were_wrong_are_right_or_errors() {
     let (_d, p) = program("entry main (f: i32 -> i32) = f 1\n");
     clean(
         &urchin(&["check", &p], ""),
-        "type error: the entry point `main` takes a function",
+        "type error: the entry point `main` takes a function: entry points may not be higher-order",
     );
 }
 

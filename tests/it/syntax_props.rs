@@ -182,7 +182,11 @@ fn size_exp() -> S<Expr> {
         )
             .prop_map(|(op, l, r)| mk(ExprKind::BinOp(op, sp(), Box::new(l), Box::new(r)))),
         operand.prop_map(|x| mk(ExprKind::Apply(
-            Box::new(mk(ExprKind::Var(QualName::qualified("i64", "i32")))),
+            // `i64.i32` reads as a projection until names are resolved.
+            Box::new(mk(ExprKind::Project(
+                Box::new(mk(ExprKind::Var(QualName::plain("i64")))),
+                "i32".into()
+            ))),
             vec![x]
         ))),
     ]
@@ -302,7 +306,15 @@ fn index(e: S<Expr>) -> S<IndexExp> {
 pub fn expr() -> S<Expr> {
     let leaf = prop_oneof![
         3 => literal().prop_map(|l| mk(ExprKind::Literal(l))),
-        3 => qual_name().prop_map(|q| mk(ExprKind::Var(q))),
+        // `M.x` in an expression reads as a projection from `M`; the
+        // module phase makes it a qualified name.
+        3 => qual_name().prop_map(|q| match q.quals.first() {
+            Some(m) => mk(ExprKind::Project(
+                Box::new(mk(ExprKind::Var(QualName::plain(m.clone())))),
+                q.name,
+            )),
+            None => mk(ExprKind::Var(q)),
+        }),
         1 => symbol_name().prop_map(|q| mk(ExprKind::Var(q))),
         1 => builtin_op().prop_map(|o| mk(ExprKind::OpValue(o))),
         1 => vec(field(), 1..3).prop_map(|fs| mk(ExprKind::ProjSection(fs))),

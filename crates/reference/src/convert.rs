@@ -117,6 +117,8 @@ impl Converter<'_> {
                 Some(v) => TermKind::Val(v),
                 None => TermKind::Var(name.name.clone()),
             },
+            // (Never in checked code: see `core::lower`.)
+            GlobalKind::Param => TermKind::Var(name.name.clone()),
         };
         Term::new(kind, span)
     }
@@ -478,7 +480,9 @@ pub fn from_leaves(
                 }
             }))
         }
-        Base::Arrow(..) | Base::Var(_) => Err("a parameter of function type".into()),
+        Base::Arrow(..) | Base::Var(_) | Base::Abstract(..) => {
+            Err("a parameter of function type".into())
+        }
     }
 }
 
@@ -584,7 +588,7 @@ pub fn to_leaves(t: &Type, v: &Value, out: &mut Vec<EvalValue>) -> Result<(), Fa
                 }
             }
         }
-        Base::Arrow(..) | Base::Var(_) => {}
+        Base::Arrow(..) | Base::Var(_) | Base::Abstract(..) => {}
     }
     Ok(())
 }
@@ -601,7 +605,7 @@ fn blank(t: &Type) -> Value {
             Some((c, ts)) => Value::Sum(c.clone(), ts.iter().map(blank).collect()),
             None => Value::tuple(Vec::new()),
         },
-        Base::Arrow(..) | Base::Var(_) => Value::tuple(Vec::new()),
+        Base::Arrow(..) | Base::Var(_) | Base::Abstract(..) => Value::tuple(Vec::new()),
     };
     (0..rank).fold(elem, |row, _| Value::array_of(Vec::new(), Some(&row)))
 }

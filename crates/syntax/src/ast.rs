@@ -32,36 +32,76 @@ impl NodeId {
     }
 }
 
-/// A possibly qualified name: `x`, `f32.sqrt`. Only the built-in numeric
-/// modules (`i8` .. `f64`, `bool`) can qualify a name in T1.
+/// What the module phase resolved a name to: a value, type, module or
+/// module type defined at module level (in a file, a module body, the
+/// prelude or the REPL). Unique for the whole process, like [`NodeId`], so
+/// that entities of separately loaded inputs never collide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Entity(pub u32);
+
+static NEXT_ENTITY: AtomicU32 = AtomicU32::new(1);
+
+impl Entity {
+    pub fn fresh() -> Entity {
+        Entity(NEXT_ENTITY.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// A possibly qualified name: `x`, `f32.sqrt`, `M.N.x`, `M.+`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct QualName {
-    pub qual: Option<Ident>,
+    /// The modules it is looked up in, outermost first.
+    pub quals: Vec<Ident>,
     pub name: Ident,
+    /// The module-level definition the name refers to, once the module
+    /// phase has resolved it; `None` for a local variable, an intrinsic,
+    /// or a name not resolved yet.
+    pub entity: Option<Entity>,
 }
 
 impl QualName {
     pub fn plain(name: impl Into<Ident>) -> QualName {
         QualName {
-            qual: None,
+            quals: Vec::new(),
             name: name.into(),
+            entity: None,
         }
     }
 
     pub fn qualified(qual: impl Into<Ident>, name: impl Into<Ident>) -> QualName {
         QualName {
-            qual: Some(qual.into()),
+            quals: vec![qual.into()],
             name: name.into(),
+            entity: None,
         }
+    }
+
+    /// The same name, resolved to `e`.
+    pub fn resolved(&self, e: Entity) -> QualName {
+        QualName {
+            entity: Some(e),
+            ..self.clone()
+        }
+    }
+
+    /// A name that may be a local variable: unqualified and not resolved
+    /// to a module-level definition.
+    pub fn is_local(&self) -> bool {
+        self.quals.is_empty() && self.entity.is_none()
+    }
+
+    /// Unqualified (whatever it refers to).
+    pub fn is_unqualified(&self) -> bool {
+        self.quals.is_empty()
     }
 }
 
 impl fmt::Display for QualName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.qual {
-            Some(q) => write!(f, "{q}.{}", self.name),
-            None => write!(f, "{}", self.name),
+        for q in &self.quals {
+            write!(f, "{q}.")?;
         }
+        write!(f, "{}", self.name)
     }
 }
 
@@ -74,6 +114,16 @@ pub struct Program {
 pub enum Dec {
     Val(Box<ValDec>),
     Type(TypeDec),
+    /// `module m (p: mt) ... : mt = e`
+    Module(Box<ModDec>),
+    /// `module type s = mt`
+    ModType(Box<ModTypeDec>),
+    /// `open e`: the names `e` defines, in scope and defined here too.
+    Open(ModExp, Span),
+    /// `import "path"`: the same as `local open import "path"`.
+    Import(Rc<str>, Span),
+    /// `local dec`: in scope here, but not part of the enclosing module.
+    Local(Box<Dec>, Span),
 }
 
 impl Dec {
@@ -81,8 +131,146 @@ impl Dec {
         match self {
             Dec::Val(v) => v.span,
             Dec::Type(t) => t.span,
+            Dec::Module(m) => m.span,
+            Dec::ModType(m) => m.span,
+            Dec::Open(_, s) | Dec::Import(_, s) | Dec::Local(_, s) => *s,
         }
     }
+}
+
+/// `module m (p1: mt1) (p2: mt2) : mt = e`: with parameters, a parametric
+/// module (`\(p1: mt1) -> \(p2: mt2) -> (e : mt)`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModDec {
+    pub name: Ident,
+    pub name_span: Span,
+    pub params: Vec<ModParam>,
+    pub sig: Option<ModTypeExp>,
+    pub body: ModExp,
+    pub doc: Option<String>,
+    pub span: Span,
+}
+
+/// `(p: mt)`, the parameter of a parametric module.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModParam {
+    pub name: Ident,
+    pub name_span: Span,
+    pub ty: ModTypeExp,
+    pub span: Span,
+}
+
+/// `module type s = mt`
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModTypeDec {
+    pub name: Ident,
+    pub name_span: Span,
+    pub ty: ModTypeExp,
+    pub doc: Option<String>,
+    pub span: Span,
+}
+
+/// A module expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModExp {
+    /// A module by name: `m`, `m.n`.
+    Var(QualName, Span),
+    /// `{ decs }`
+    Struct(Vec<Dec>, Span),
+    /// `import "path"`: the module of the file's definitions.
+    Import(Rc<str>, Span),
+    /// `e : mt`
+    Ascribe(Box<ModExp>, Box<ModTypeExp>, Span),
+    /// `f e`: a parametric module applied.
+    Apply(Box<ModExp>, Box<ModExp>, Span),
+    /// `\(p: mt) : mt' -> e`
+    Lambda(Box<ModParam>, Option<Box<ModTypeExp>>, Box<ModExp>, Span),
+}
+
+impl ModExp {
+    pub fn span(&self) -> Span {
+        match self {
+            ModExp::Var(_, s)
+            | ModExp::Struct(_, s)
+            | ModExp::Import(_, s)
+            | ModExp::Ascribe(_, _, s)
+            | ModExp::Apply(_, _, s)
+            | ModExp::Lambda(_, _, _, s) => *s,
+        }
+    }
+}
+
+/// A module type expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModTypeExp {
+    /// A module type by name: `s`, `m.s`.
+    Var(QualName, Span),
+    /// `{ specs }`
+    Specs(Vec<Spec>, Span),
+    /// `mt with path 'a [n] = t`: an abstract type of `mt` made `t`.
+    With(Box<ModTypeExp>, QualName, Vec<TypeParam>, TypeExp, Span),
+    /// `(p: mt1) -> mt2`, or `mt1 -> mt2`: the type of a parametric module.
+    Arrow(
+        Option<(Ident, Span)>,
+        Box<ModTypeExp>,
+        Box<ModTypeExp>,
+        Span,
+    ),
+}
+
+impl ModTypeExp {
+    pub fn span(&self) -> Span {
+        match self {
+            ModTypeExp::Var(_, s)
+            | ModTypeExp::Specs(_, s)
+            | ModTypeExp::With(_, _, _, _, s)
+            | ModTypeExp::Arrow(_, _, _, s) => *s,
+        }
+    }
+}
+
+/// What a module type asks of a module.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Spec {
+    /// `val f 'a [n] : t`, `val (+) : t`
+    Val(ValSpec),
+    /// `type t 'a [n]` (abstract) or `type t 'a [n] = t'`
+    Type(TypeSpec),
+    /// `module m : mt`
+    Module(Ident, Span, ModTypeExp, Span),
+    /// `include mt`
+    Include(ModTypeExp, Span),
+}
+
+impl Spec {
+    pub fn span(&self) -> Span {
+        match self {
+            Spec::Val(v) => v.span,
+            Spec::Type(t) => t.span,
+            Spec::Module(_, _, _, s) | Spec::Include(_, s) => *s,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValSpec {
+    pub name: Ident,
+    pub name_span: Span,
+    pub type_params: Vec<TypeParam>,
+    pub ty: TypeExp,
+    pub doc: Option<String>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypeSpec {
+    pub name: Ident,
+    pub name_span: Span,
+    pub lifted: Liftedness,
+    pub params: Vec<TypeParam>,
+    /// `None` for an abstract type.
+    pub def: Option<TypeExp>,
+    pub span: Span,
 }
 
 /// Which keyword introduced a value declaration (kept so printing
@@ -748,9 +936,10 @@ pub enum ExprKind {
     StringLit(Rc<str>),
     /// `???`, a typed hole: any type, a run-time error when evaluated.
     Hole,
-    /// `m.(e)`: `e` with the numeric module `m` opened, so that its names
-    /// and operators (`f64.(x + sqrt y)`) are those of `m`.
-    OpenIn(Ident, Box<Expr>),
+    /// `m.(e)`: `e` with the module `m` opened, so that its names and
+    /// operators (`f64.(x + sqrt y)`) are those of `m`. The module phase
+    /// resolves the names inside; later phases see `e` alone.
+    OpenIn(QualName, Box<Expr>),
     /// `#foo e1 e2`: a sum-type constructor applied to its payload (none
     /// for `#foo` alone).
     Constr(Ident, Vec<Expr>),
@@ -888,6 +1077,105 @@ impl Erase for Dec {
                 ty: t.ty.erase(),
                 span: z(),
             }),
+            Dec::Module(m) => Dec::Module(Box::new(ModDec {
+                name: m.name.clone(),
+                name_span: z(),
+                params: m.params.iter().map(Erase::erase).collect(),
+                sig: m.sig.as_ref().map(Erase::erase),
+                body: m.body.erase(),
+                doc: m.doc.clone(),
+                span: z(),
+            })),
+            Dec::ModType(m) => Dec::ModType(Box::new(ModTypeDec {
+                name: m.name.clone(),
+                name_span: z(),
+                ty: m.ty.erase(),
+                doc: m.doc.clone(),
+                span: z(),
+            })),
+            Dec::Open(e, _) => Dec::Open(e.erase(), z()),
+            Dec::Import(p, _) => Dec::Import(p.clone(), z()),
+            Dec::Local(d, _) => Dec::Local(Box::new(d.erase()), z()),
+        }
+    }
+}
+
+impl Erase for ModParam {
+    fn erase(&self) -> ModParam {
+        ModParam {
+            name: self.name.clone(),
+            name_span: z(),
+            ty: self.ty.erase(),
+            span: z(),
+        }
+    }
+}
+
+impl Erase for ModExp {
+    fn erase(&self) -> ModExp {
+        match self {
+            ModExp::Var(q, _) => ModExp::Var(q.clone(), z()),
+            ModExp::Struct(ds, _) => ModExp::Struct(ds.iter().map(Erase::erase).collect(), z()),
+            ModExp::Import(p, _) => ModExp::Import(p.clone(), z()),
+            ModExp::Ascribe(e, t, _) => {
+                ModExp::Ascribe(Box::new(e.erase()), Box::new(t.erase()), z())
+            }
+            ModExp::Apply(f, a, _) => ModExp::Apply(Box::new(f.erase()), Box::new(a.erase()), z()),
+            ModExp::Lambda(p, t, e, _) => ModExp::Lambda(
+                Box::new(p.erase()),
+                t.as_ref().map(|t| Box::new(t.erase())),
+                Box::new(e.erase()),
+                z(),
+            ),
+        }
+    }
+}
+
+impl Erase for ModTypeExp {
+    fn erase(&self) -> ModTypeExp {
+        match self {
+            ModTypeExp::Var(q, _) => ModTypeExp::Var(q.clone(), z()),
+            ModTypeExp::Specs(ss, _) => {
+                ModTypeExp::Specs(ss.iter().map(Erase::erase).collect(), z())
+            }
+            ModTypeExp::With(m, q, ps, t, _) => ModTypeExp::With(
+                Box::new(m.erase()),
+                q.clone(),
+                ps.iter().map(Erase::erase).collect(),
+                t.erase(),
+                z(),
+            ),
+            ModTypeExp::Arrow(p, a, b, _) => ModTypeExp::Arrow(
+                p.as_ref().map(|(n, _)| (n.clone(), z())),
+                Box::new(a.erase()),
+                Box::new(b.erase()),
+                z(),
+            ),
+        }
+    }
+}
+
+impl Erase for Spec {
+    fn erase(&self) -> Spec {
+        match self {
+            Spec::Val(v) => Spec::Val(ValSpec {
+                name: v.name.clone(),
+                name_span: z(),
+                type_params: v.type_params.iter().map(Erase::erase).collect(),
+                ty: v.ty.erase(),
+                doc: v.doc.clone(),
+                span: z(),
+            }),
+            Spec::Type(t) => Spec::Type(TypeSpec {
+                name: t.name.clone(),
+                name_span: z(),
+                lifted: t.lifted,
+                params: t.params.iter().map(Erase::erase).collect(),
+                def: t.def.as_ref().map(Erase::erase),
+                span: z(),
+            }),
+            Spec::Module(n, _, t, _) => Spec::Module(n.clone(), z(), t.erase(), z()),
+            Spec::Include(t, _) => Spec::Include(t.erase(), z()),
         }
     }
 }
@@ -1216,7 +1504,7 @@ impl Expr {
         let mut stack = vec![self];
         while let Some(e) = stack.pop() {
             if let ExprKind::Var(q) = &e.kind
-                && q.qual.is_none()
+                && q.is_local()
             {
                 out.push(q.name.clone());
             }

@@ -8,7 +8,7 @@
 //! so every phase, and the AST's `Clone`, must walk them in bounded stack
 //! (`stack::deep`).
 
-use super::ast::{Attr, Dec, Expr, ExprKind, Pat, TypeArg, TypeExp};
+use super::ast::{Attr, Dec, Expr, ExprKind, ModExp, ModTypeExp, Pat, Spec, TypeArg, TypeExp};
 use urchin_base::diag::Diagnostic;
 use urchin_base::source::Span;
 
@@ -32,6 +32,9 @@ enum Node<'a> {
     Pat(&'a Pat),
     Ty(&'a TypeExp),
     Attr(&'a Attr, Span),
+    Dec(&'a Dec),
+    Mod(&'a ModExp),
+    ModType(&'a ModTypeExp),
 }
 
 /// The first node nested deeper than [`MAX_DEPTH`] among the
@@ -39,13 +42,7 @@ enum Node<'a> {
 pub fn check_decs(decs: &[Dec]) -> Result<(), Diagnostic> {
     let mut w = Walk::default();
     for d in decs {
-        match d {
-            Dec::Val(v) => {
-                w.attrs(&v.attrs, v.name_span, 1);
-                w.function(&v.params, v.ret.as_ref(), &v.body, 1);
-            }
-            Dec::Type(t) => w.push(Node::Ty(&t.ty), 1),
-        }
+        w.push(Node::Dec(d), 0);
     }
     w.run()
 }
@@ -155,9 +152,79 @@ impl<'a> Walk<'a> {
                         args.iter().for_each(|a| self.push(Node::Attr(a, span), d));
                     }
                 }
+                Node::Dec(dec) => self.dec(dec, d),
+                Node::Mod(m) => match m {
+                    ModExp::Var(..) | ModExp::Import(..) => {}
+                    ModExp::Struct(ds, _) => ds.iter().for_each(|x| self.push(Node::Dec(x), d)),
+                    ModExp::Ascribe(m, t, _) => {
+                        self.push(Node::Mod(m), d);
+                        self.push(Node::ModType(t), d);
+                    }
+                    ModExp::Apply(f, a, _) => {
+                        self.push(Node::Mod(f), d);
+                        self.push(Node::Mod(a), d);
+                    }
+                    ModExp::Lambda(p, t, body, _) => {
+                        self.push(Node::ModType(&p.ty), d);
+                        if let Some(t) = t {
+                            self.push(Node::ModType(t), d);
+                        }
+                        self.push(Node::Mod(body), d);
+                    }
+                },
+                Node::ModType(t) => match t {
+                    ModTypeExp::Var(..) => {}
+                    ModTypeExp::Specs(specs, _) => {
+                        for spec in specs {
+                            match spec {
+                                Spec::Val(v) => self.push(Node::Ty(&v.ty), d),
+                                Spec::Type(t) => {
+                                    if let Some(t) = &t.def {
+                                        self.push(Node::Ty(t), d);
+                                    }
+                                }
+                                Spec::Module(_, _, t, _) | Spec::Include(t, _) => {
+                                    self.push(Node::ModType(t), d)
+                                }
+                            }
+                        }
+                    }
+                    ModTypeExp::With(m, _, _, t, _) => {
+                        self.push(Node::ModType(m), d);
+                        self.push(Node::Ty(t), d);
+                    }
+                    ModTypeExp::Arrow(_, a, b, _) => {
+                        self.push(Node::ModType(a), d);
+                        self.push(Node::ModType(b), d);
+                    }
+                },
             }
         }
         Ok(())
+    }
+
+    /// A declaration's parts, at depth `d` (a module body nests a level).
+    fn dec(&mut self, dec: &'a Dec, d: usize) {
+        match dec {
+            Dec::Val(v) => {
+                self.attrs(&v.attrs, v.name_span, d);
+                self.function(&v.params, v.ret.as_ref(), &v.body, d);
+            }
+            Dec::Type(t) => self.push(Node::Ty(&t.ty), d),
+            Dec::Module(m) => {
+                for p in &m.params {
+                    self.push(Node::ModType(&p.ty), d);
+                }
+                if let Some(t) = &m.sig {
+                    self.push(Node::ModType(t), d);
+                }
+                self.push(Node::Mod(&m.body), d);
+            }
+            Dec::ModType(m) => self.push(Node::ModType(&m.ty), d),
+            Dec::Open(m, _) => self.push(Node::Mod(m), d),
+            Dec::Local(inner, _) => self.push(Node::Dec(inner), d - 1),
+            Dec::Import(..) => {}
+        }
     }
 
     /// An expression's parts, at depth `d`.
@@ -244,5 +311,8 @@ fn place(n: Node) -> (&'static str, Span) {
         Node::Pat(p) => ("pattern", p.span()),
         Node::Ty(t) => ("type", t.span()),
         Node::Attr(_, s) => ("attribute", s),
+        Node::Dec(d) => ("declaration", d.span()),
+        Node::Mod(m) => ("module", m.span()),
+        Node::ModType(t) => ("module type", t.span()),
     }
 }

@@ -13,12 +13,6 @@ use urchin_base::diag::Diagnostic;
 use urchin_base::source::{FileId, Span};
 use urchin_prim::PrimType;
 
-/// Names that qualify a member of a built-in module when directly followed
-/// by `.name`.
-const QUALIFIERS: [&str; 12] = [
-    "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "f32", "f64", "bool",
-];
-
 /// Punctuation that is not an operator symbol, longest first.
 const PUNCTUATION: [(&str, Token); 11] = [
     (":>", Token::Coerce),
@@ -111,7 +105,6 @@ impl Lexer<'_> {
             Some((t, s)) if s.end as usize == self.pos => matches!(
                 t,
                 Token::Ident(_)
-                    | Token::Qual(..)
                     | Token::RParen
                     | Token::RBracket
                     | Token::RBrace
@@ -128,11 +121,7 @@ impl Lexer<'_> {
     fn after_projectable(&self) -> bool {
         match self.tokens.last() {
             Some((t, s)) if s.end as usize == self.pos => match t {
-                Token::Ident(_)
-                | Token::Qual(..)
-                | Token::RParen
-                | Token::RBracket
-                | Token::RBrace => true,
+                Token::Ident(_) | Token::RParen | Token::RBracket | Token::RBrace => true,
                 Token::Int(_, None) => self.int_is_field(),
                 _ => false,
             },
@@ -195,23 +184,8 @@ impl Lexer<'_> {
     fn ident(&mut self) {
         let start = self.pos;
         let w = self.word().to_string();
-        if QUALIFIERS.contains(&w.as_str())
-            && self.at(self.pos) == Some(b'.')
-            && self.at(self.pos + 1).is_some_and(is_symbol_start)
-        {
-            self.pos += 1;
-            let sym = self.symbol_text().to_string();
-            let q = QualName::qualified(w, sym);
+        if let Some(q) = self.qualified_symbol(&w) {
             self.push(Token::Op(BinOpKind::Symbol(q)), start);
-            return;
-        }
-        if QUALIFIERS.contains(&w.as_str())
-            && self.at(self.pos) == Some(b'.')
-            && self.at(self.pos + 1).is_some_and(is_ident_start)
-        {
-            self.pos += 1;
-            let name = self.word().to_string();
-            self.push(Token::Qual(w.into(), name.into()), start);
             return;
         }
         let is_type = w == "type";
@@ -234,6 +208,39 @@ impl Lexer<'_> {
             self.pos += 1;
             self.push(Token::Lift(lift), start);
         }
+    }
+
+    /// `M.+`, `M.N.<=`: after the name `first`, a path of names directly
+    /// followed by `.` and an operator symbol is a qualified operator
+    /// (consumed); anything else (`M.x`, a projection `r.f`) is left to
+    /// the following tokens.
+    fn qualified_symbol(&mut self, first: &str) -> Option<QualName> {
+        let mut quals: Vec<crate::ast::Ident> = vec![first.into()];
+        let mut p = self.pos;
+        loop {
+            if self.at(p) != Some(b'.') {
+                return None;
+            }
+            match self.at(p + 1) {
+                Some(c) if is_symbol_start(c) => break,
+                Some(c) if is_ident_start(c) => {
+                    let mut end = p + 1;
+                    while self.at(end).is_some_and(is_ident_char) {
+                        end += 1;
+                    }
+                    quals.push(self.text[p + 1..end].into());
+                    p = end;
+                }
+                _ => return None,
+            }
+        }
+        self.pos = p + 1;
+        let sym = self.symbol_text().to_string();
+        Some(QualName {
+            quals,
+            name: sym.into(),
+            entity: None,
+        })
     }
 
     fn digits(&mut self, ok: impl Fn(u8) -> bool) {
@@ -439,7 +446,7 @@ impl Lexer<'_> {
         if let Some(len) = char_len {
             self.pos += len;
             let t = &self.text[start..self.pos];
-            return match unescape(&t[1..t.len() - 1]) {
+            return match urchin_base::escape::unescape(&t[1..t.len() - 1]) {
                 Ok(s) if s.chars().count() == 1 => self.push(Token::Char(t.into()), start),
                 Ok(_) => self.error(
                     start,
@@ -474,7 +481,7 @@ impl Lexer<'_> {
                 Some(b'"') => {
                     self.pos += 1;
                     let t = &self.text[start..self.pos];
-                    return match unescape(&t[1..t.len() - 1]) {
+                    return match urchin_base::escape::unescape(&t[1..t.len() - 1]) {
                         Ok(_) => self.push(Token::Str(t.into()), start),
                         Err(m) => self.error(start, m, "not a valid escape"),
                     };
@@ -610,70 +617,8 @@ impl Lexer<'_> {
 pub(crate) fn literal_text(token: &str) -> String {
     token
         .get(1..token.len().saturating_sub(1))
-        .and_then(|body| unescape(body).ok())
+        .and_then(|body| urchin_base::escape::unescape(body).ok())
         .unwrap_or_default()
-}
-
-/// The characters a string or character literal's body (without its
-/// quotes) stands for, with the escapes of Futhark (Haskell's): `\n`,
-/// `\t`, `\\`, `\'`, `\"`, `\xHH`, `\uHHHH`, `\UHHHHHHHH`, decimal `\65`.
-pub(crate) fn unescape(body: &str) -> Result<String, String> {
-    let mut out = String::new();
-    let mut cs = body.chars().peekable();
-    while let Some(c) = cs.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        let Some(e) = cs.next() else {
-            return Err("a backslash must be followed by an escape".into());
-        };
-        let simple = match e {
-            'n' => Some('\n'),
-            't' => Some('\t'),
-            'r' => Some('\r'),
-            '0' if !cs.peek().is_some_and(char::is_ascii_digit) => Some('\0'),
-            'a' => Some('\u{7}'),
-            'b' => Some('\u{8}'),
-            'f' => Some('\u{c}'),
-            'v' => Some('\u{b}'),
-            '\\' | '\'' | '"' => Some(e),
-            _ => None,
-        };
-        if let Some(c) = simple {
-            out.push(c);
-            continue;
-        }
-        let (radix, digits) = match e {
-            'x' => (16, 2),
-            'u' => (16, 4),
-            'U' => (16, 8),
-            d if d.is_ascii_digit() => (10, 0),
-            _ => return Err(format!("unknown escape `\\{e}`")),
-        };
-        let mut text = String::new();
-        if radix == 10 {
-            text.push(e);
-        }
-        while text.len() < if digits == 0 { 7 } else { digits } {
-            match cs.peek() {
-                Some(d) if d.is_digit(radix) => text.push(cs.next().expect("peeked")),
-                _ => break,
-            }
-        }
-        let code = u32::from_str_radix(&text, radix)
-            .ok()
-            .filter(|_| digits == 0 || text.len() == digits)
-            .and_then(char::from_u32)
-            .ok_or_else(|| {
-                format!(
-                    "invalid escape `\\{e}{}`",
-                    if radix == 10 { &text[1..] } else { &text }
-                )
-            })?;
-        out.push(code);
-    }
-    Ok(out)
 }
 
 enum Suffix {

@@ -1,9 +1,8 @@
 //! Concrete syntax: tokens, the parser and the pretty printer, over the AST
 //! of [`ast`].
 //!
-//! Every entry point lexes, rejects T2/out-of-scope constructs with a
-//! "not supported yet" diagnostic, and then runs the chumsky grammar of
-//! `parser`. Errors never panic: they come back as [`Diagnostic`]s.
+//! Every entry point lexes and then runs the chumsky grammar of `parser`.
+//! Errors never panic: they come back as [`Diagnostic`]s.
 
 pub mod ast;
 pub mod depth;
@@ -40,8 +39,7 @@ pub fn parse_program(text: &str, file: FileId) -> Result<Program, Vec<Diagnostic
 pub fn parse_expr(text: &str, file: FileId) -> Result<Expr, Vec<Diagnostic>> {
     let tokens = prepare(text, file).map_err(|f| f.diags)?;
     let g = grammar();
-    let e =
-        check_supported(run(&g.expr, &tokens, file, text.len()), &tokens).map_err(|f| f.diags)?;
+    let e = run(&g.expr, &tokens, file, text.len()).map_err(|f| f.diags)?;
     depth::check_expr(None, &e).map_err(|d| vec![d])?;
     Ok(e)
 }
@@ -49,7 +47,7 @@ pub fn parse_expr(text: &str, file: FileId) -> Result<Expr, Vec<Diagnostic>> {
 pub fn parse_type(text: &str, file: FileId) -> Result<TypeExp, Vec<Diagnostic>> {
     let tokens = prepare(text, file).map_err(|f| f.diags)?;
     let g = grammar();
-    let t = check_supported(run(&g.ty, &tokens, file, text.len()), &tokens).map_err(|f| f.diags)?;
+    let t = run(&g.ty, &tokens, file, text.len()).map_err(|f| f.diags)?;
     depth::check_type(&t).map_err(|d| vec![d])?;
     Ok(t)
 }
@@ -84,7 +82,7 @@ const MAX_ERRORS: usize = 5;
 fn parse_program_inner(text: &str, file: FileId) -> Result<Program, Failure> {
     let tokens = prepare(text, file)?;
     let g = grammar();
-    match check_supported(run(&g.program, &tokens, file, text.len()), &tokens) {
+    match run(&g.program, &tokens, file, text.len()) {
         Ok(mut decs) => {
             if let Err(d) = depth::check_decs(&decs) {
                 return Err(refuse(d, decs, text));
@@ -98,13 +96,11 @@ fn parse_program_inner(text: &str, file: FileId) -> Result<Program, Failure> {
             // errors found that way are independent of the first.
             let mut from = failure.pos;
             while failure.diags.len() < MAX_ERRORS {
-                let Some(i) = tokens.iter().position(|(t, s)| {
-                    s.start as usize >= from && matches!(t, Token::Kw(K::Def | K::Entry | K::Type))
-                }) else {
+                let Some(i) = next_declaration(&tokens, from) else {
                     break;
                 };
                 let rest = &tokens[i..];
-                match check_supported(run(&g.program, rest, file, text.len()), rest) {
+                match run(&g.program, rest, file, text.len()) {
                     Ok(_) => break,
                     Err(f) => {
                         from = f.pos.max(rest[0].1.end as usize);
@@ -126,7 +122,9 @@ fn parse_repl_inner(text: &str, file: FileId) -> Result<ReplInput, Failure> {
     let mut failures = Vec::new();
     if matches!(
         first,
-        Token::Kw(K::Def | K::Entry | K::Type | K::Let) | Token::HashBracket
+        Token::Kw(
+            K::Def | K::Entry | K::Type | K::Let | K::Module | K::Open | K::Import | K::Local
+        ) | Token::HashBracket
     ) {
         match run(&g.program, &tokens, file, text.len()) {
             Ok(mut decs) => {
@@ -134,7 +132,7 @@ fn parse_repl_inner(text: &str, file: FileId) -> Result<ReplInput, Failure> {
                     return Err(refuse(d, decs, text));
                 }
                 attach_docs(&mut decs, text);
-                return check_supported(Ok(ReplInput::Decs(decs)), &tokens);
+                return Ok(ReplInput::Decs(decs));
             }
             Err(f) => failures.push(f),
         }
@@ -145,7 +143,7 @@ fn parse_repl_inner(text: &str, file: FileId) -> Result<ReplInput, Failure> {
                 if let Err(d) = depth::check_expr(Some(&p), &e) {
                     return Err(refuse(d, (p, e), text));
                 }
-                return check_supported(Ok(ReplInput::Bind(p, e)), &tokens);
+                return Ok(ReplInput::Bind(p, e));
             }
             Err(f) => failures.push(f),
         }
@@ -155,7 +153,7 @@ fn parse_repl_inner(text: &str, file: FileId) -> Result<ReplInput, Failure> {
             if let Err(d) = depth::check_expr(None, &e) {
                 return Err(refuse(d, e, text));
             }
-            return check_supported(Ok(ReplInput::Expr(e)), &tokens);
+            return Ok(ReplInput::Expr(e));
         }
         Err(f) => f,
     };
@@ -166,7 +164,7 @@ fn parse_repl_inner(text: &str, file: FileId) -> Result<ReplInput, Failure> {
             best = f;
         }
     }
-    check_supported(Err(best), &tokens)
+    Err(best)
 }
 
 /// Lex, failing on lexical errors.
@@ -193,39 +191,95 @@ fn refuse<T>(d: Diagnostic, tree: T, text: &str) -> Failure {
     Failure::from_diag(d)
 }
 
-/// Replace a parse result by a "not supported yet" diagnostic for the first
-/// T2/out-of-scope token, unless a syntax error comes before it.
-fn check_supported<O>(result: Result<O, Failure>, tokens: &[(Token, Span)]) -> Result<O, Failure> {
-    let Some(d) = tokens.iter().find_map(|(t, s)| unsupported(t, *s)) else {
-        return result;
-    };
-    match result {
-        Err(f) if f.pos < d.span.map(|s| s.start as usize).unwrap_or(0) => Err(f),
-        _ => Err(Failure::from_diag(d)),
-    }
-}
-
-fn unsupported(t: &Token, span: Span) -> Option<Diagnostic> {
-    let Token::Kw(
-        k @ (K::Module | K::Open | K::Import | K::Include | K::Val | K::Sig | K::Functor),
-    ) = t
-    else {
-        return None;
-    };
-    Some(
-        Diagnostic::parse(
-            format!("not supported yet: the module system (`{}`)", k.as_str()),
-            span,
-        )
-        .with_label("urchin does not implement this yet"),
-    )
+/// Where to look for further errors after one at `from`: the next token
+/// that starts a declaration at the outermost level (a declaration keyword
+/// cannot occur inside an expression, but a module body has declarations
+/// of its own, which would be read out of their braces).
+fn next_declaration(tokens: &[(Token, Span)], from: usize) -> Option<usize> {
+    let mut depth = 0i64;
+    tokens.iter().enumerate().find_map(|(i, (t, s))| {
+        match t {
+            Token::LBrace => depth += 1,
+            Token::RBrace => depth -= 1,
+            _ => {}
+        }
+        let starts = matches!(
+            t,
+            Token::Kw(K::Def | K::Entry | K::Type | K::Module | K::Open | K::Import)
+        );
+        (s.start as usize >= from && depth <= 0 && starts).then_some(i)
+    })
 }
 
 fn attach_docs(decs: &mut [Dec], text: &str) {
     for d in decs {
-        if let Dec::Val(v) = d {
-            v.doc = doc_above(text, v.span.start as usize);
+        attach_doc(d, text);
+    }
+}
+
+/// The doc comment of a declaration, and of those inside it (a module's
+/// body, a module type's specifications).
+fn attach_doc(d: &mut Dec, text: &str) {
+    use ast::{ModExp, ModTypeExp, Spec};
+    fn mod_type(t: &mut ModTypeExp, text: &str) {
+        match t {
+            ModTypeExp::Specs(specs, _) => {
+                for s in specs {
+                    match s {
+                        Spec::Val(v) => v.doc = doc_above(text, v.span.start as usize),
+                        Spec::Module(_, _, t, _) | Spec::Include(t, _) => mod_type(t, text),
+                        Spec::Type(_) => {}
+                    }
+                }
+            }
+            ModTypeExp::With(t, ..) => mod_type(t, text),
+            ModTypeExp::Arrow(_, a, b, _) => {
+                mod_type(a, text);
+                mod_type(b, text);
+            }
+            ModTypeExp::Var(..) => {}
         }
+    }
+    fn mod_exp(e: &mut ModExp, text: &str) {
+        match e {
+            ModExp::Struct(ds, _) => attach_docs(ds, text),
+            ModExp::Ascribe(e, t, _) => {
+                mod_exp(e, text);
+                mod_type(t, text);
+            }
+            ModExp::Apply(f, a, _) => {
+                mod_exp(f, text);
+                mod_exp(a, text);
+            }
+            ModExp::Lambda(p, t, e, _) => {
+                mod_type(&mut p.ty, text);
+                if let Some(t) = t {
+                    mod_type(t, text);
+                }
+                mod_exp(e, text);
+            }
+            ModExp::Var(..) | ModExp::Import(..) => {}
+        }
+    }
+    match d {
+        Dec::Val(v) => v.doc = doc_above(text, v.span.start as usize),
+        Dec::Module(m) => {
+            m.doc = doc_above(text, m.span.start as usize);
+            for p in &mut m.params {
+                mod_type(&mut p.ty, text);
+            }
+            if let Some(t) = &mut m.sig {
+                mod_type(t, text);
+            }
+            mod_exp(&mut m.body, text);
+        }
+        Dec::ModType(m) => {
+            m.doc = doc_above(text, m.span.start as usize);
+            mod_type(&mut m.ty, text);
+        }
+        Dec::Open(e, _) => mod_exp(e, text),
+        Dec::Local(d, _) => attach_doc(d, text),
+        Dec::Type(_) | Dec::Import(..) => {}
     }
 }
 

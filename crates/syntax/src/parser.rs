@@ -23,6 +23,7 @@ use super::ast::*;
 use super::token::{Keyword, Token};
 use chumsky::input::{Input as _, MappedInput};
 use chumsky::prelude::*;
+use std::rc::Rc;
 use urchin_base::diag::Diagnostic;
 use urchin_base::source::{FileId, Span};
 use urchin_prim::PrimType;
@@ -100,18 +101,23 @@ pub(crate) fn grammar<'a>() -> Grammar<'a> {
         .then(type_param().repeated().collect::<Vec<_>>())
         .then(pat_atom.clone().repeated().collect::<Vec<_>>())
         .map(|((name, tps), ps)| (name, tps, ps));
+    // `#[attr] local def ...`: attributes may come before `local` here.
     let val_dec = attr_block()
         .repeated()
         .collect::<Vec<_>>()
-        .then_ignore(kw(Keyword::Local).or_not())
+        .then(kw(Keyword::Local).map_with(|_, e| e.span()).or_not())
         .then(def_kw)
         .then(choice((infix_head, prefix_head)))
         .then(just(Token::Colon).ignore_then(ty.clone()).or_not())
         .then_ignore(just(Token::Eq))
         .then(expr.clone())
         .map_with(
-            |((((attrs, keyword), ((name, name_span), type_params, params)), ret), body), e| {
-                Dec::Val(Box::new(ValDec {
+            |(
+                ((((attrs, local), keyword), ((name, name_span), type_params, params)), ret),
+                body,
+            ),
+             e| {
+                let d = Dec::Val(Box::new(ValDec {
                     keyword,
                     attrs,
                     name,
@@ -122,12 +128,14 @@ pub(crate) fn grammar<'a>() -> Grammar<'a> {
                     body,
                     doc: None,
                     span: e.span(),
-                }))
+                }));
+                match local {
+                    Some(_) => Dec::Local(Box::new(d), e.span()),
+                    None => d,
+                }
             },
         );
-    let type_dec = kw(Keyword::Local)
-        .or_not()
-        .ignore_then(kw(Keyword::Type))
+    let type_dec = kw(Keyword::Type)
         .ignore_then(select! { Token::Lift(l) => l }.or_not())
         .then(name())
         .then(type_param().repeated().collect::<Vec<_>>())
@@ -142,7 +150,9 @@ pub(crate) fn grammar<'a>() -> Grammar<'a> {
                 span: e.span(),
             })
         });
-    let program = choice((val_dec, type_dec))
+    let modules = module_grammar(ty.clone(), val_dec.boxed(), type_dec.boxed());
+    let program = modules
+        .dec
         .labelled("a declaration")
         .repeated()
         .collect::<Vec<_>>()
@@ -162,6 +172,217 @@ pub(crate) fn grammar<'a>() -> Grammar<'a> {
     }
 }
 
+/// The module language's grammar (declarations included, since a module
+/// body is a list of them).
+struct Modules<'a> {
+    dec: P<'a, Dec>,
+}
+
+fn module_grammar<'a>(
+    ty: P<'a, TypeExp>,
+    val_dec: P<'a, Dec>,
+    type_dec: P<'a, Dec>,
+) -> Modules<'a> {
+    let mut dec = Recursive::declare();
+    let mut mtype = Recursive::declare();
+    let string = select! { Token::Str(t) => Rc::from(super::lexer::literal_text(&t)) }
+        .labelled("a file name in quotes");
+    let mparam = name_sp()
+        .then_ignore(just(Token::Colon))
+        .then(mtype.clone())
+        .delimited_by(just(Token::LParen), just(Token::RParen))
+        .map_with(|((name, name_span), ty), e| ModParam {
+            name,
+            name_span,
+            ty,
+            span: e.span(),
+        })
+        .boxed();
+
+    // Module types.
+    let lift = select! { Token::Lift(l) => l };
+    let val_name = choice((
+        name_sp(),
+        op_symbol()
+            .delimited_by(just(Token::LParen), just(Token::RParen))
+            .map_with(|op, e| (op, e.span())),
+        op_symbol().map_with(|op, e| (op, e.span())),
+    ));
+    let val_spec = attr_block()
+        .repeated()
+        .ignore_then(kw(Keyword::Val))
+        .ignore_then(val_name)
+        .then(type_param().repeated().collect::<Vec<_>>())
+        .then_ignore(just(Token::Colon))
+        .then(ty.clone())
+        .map_with(|(((name, name_span), type_params), ty), e| {
+            Spec::Val(ValSpec {
+                name,
+                name_span,
+                type_params,
+                ty,
+                doc: None,
+                span: e.span(),
+            })
+        });
+    let type_spec = kw(Keyword::Type)
+        .ignore_then(lift.or_not())
+        .then(name_sp())
+        .then(type_param().repeated().collect::<Vec<_>>())
+        .then(just(Token::Eq).ignore_then(ty.clone()).or_not())
+        .map_with(|(((lifted, (name, name_span)), params), def), e| {
+            Spec::Type(TypeSpec {
+                name,
+                name_span,
+                lifted: lifted.unwrap_or(Liftedness::Plain),
+                params,
+                def,
+                span: e.span(),
+            })
+        });
+    let mod_spec = kw(Keyword::Module)
+        .ignore_then(name_sp())
+        .then_ignore(just(Token::Colon))
+        .then(mtype.clone())
+        .map_with(|((n, ns), t), e| Spec::Module(n, ns, t, e.span()));
+    let include = kw(Keyword::Include)
+        .ignore_then(mtype.clone())
+        .map_with(|t, e| Spec::Include(t, e.span()));
+    let spec = choice((val_spec, type_spec, mod_spec, include)).labelled("a specification");
+    let mt_atom = choice((
+        qual_path().map_with(|q, e| ModTypeExp::Var(q, e.span())),
+        spec.repeated()
+            .collect::<Vec<_>>()
+            .delimited_by(just(Token::LBrace), just(Token::RBrace))
+            .map_with(|ss, e| ModTypeExp::Specs(ss, e.span())),
+        mtype
+            .clone()
+            .delimited_by(just(Token::LParen), just(Token::RParen)),
+    ))
+    .boxed();
+    let with_tail = kw(Keyword::With)
+        .ignore_then(qual_path())
+        .then(type_param().repeated().collect::<Vec<_>>())
+        .then_ignore(just(Token::Eq))
+        .then(ty);
+    // Without a top-level arrow (a lambda's result type is followed by one).
+    let mt_with = mt_atom
+        .foldl_with(with_tail.repeated(), |m, ((q, ps), t), e| {
+            ModTypeExp::With(Box::new(m), q, ps, t, e.span())
+        })
+        .boxed();
+    let named_arrow = name_sp()
+        .then_ignore(just(Token::Colon))
+        .then(mtype.clone())
+        .delimited_by(just(Token::LParen), just(Token::RParen))
+        .then_ignore(just(Token::Arrow))
+        .then(mtype.clone())
+        .map_with(|(((n, ns), a), b), e| {
+            ModTypeExp::Arrow(Some((n, ns)), Box::new(a), Box::new(b), e.span())
+        });
+    let plain_arrow = mt_with
+        .clone()
+        .then(just(Token::Arrow).ignore_then(mtype.clone()).or_not())
+        .map_with(|(a, b), e| match b {
+            None => a,
+            Some(b) => ModTypeExp::Arrow(None, Box::new(a), Box::new(b), e.span()),
+        });
+    mtype.define(choice((named_arrow, plain_arrow)).labelled("a module type"));
+
+    // Module expressions.
+    let mexp = recursive(|mexp| {
+        let atom = choice((
+            qual_path().map_with(|q, e| ModExp::Var(q, e.span())),
+            dec.clone()
+                .repeated()
+                .collect::<Vec<_>>()
+                .delimited_by(just(Token::LBrace), just(Token::RBrace))
+                .map_with(|ds, e| ModExp::Struct(ds, e.span())),
+            kw(Keyword::Import)
+                .ignore_then(string)
+                .map_with(|p, e| ModExp::Import(p, e.span())),
+            mexp.clone()
+                .delimited_by(just(Token::LParen), just(Token::RParen)),
+        ))
+        .boxed();
+        let applied = atom.clone().foldl_with(atom.repeated(), |f, a, e| {
+            ModExp::Apply(Box::new(f), Box::new(a), e.span())
+        });
+        let ascribed = applied.foldl_with(
+            just(Token::Colon).ignore_then(mtype.clone()).repeated(),
+            |m, t, e| ModExp::Ascribe(Box::new(m), Box::new(t), e.span()),
+        );
+        let lambda = just(Token::Backslash)
+            .ignore_then(mparam.clone().repeated().at_least(1).collect::<Vec<_>>())
+            .then(just(Token::Colon).ignore_then(mt_with.clone()).or_not())
+            .then_ignore(just(Token::Arrow))
+            .then(mexp)
+            .map_with(|((params, sig), body), e| functor(params, sig, body, e.span()));
+        choice((lambda, ascribed)).labelled("a module expression")
+    })
+    .boxed();
+
+    // Declarations.
+    let module_dec = kw(Keyword::Module)
+        .ignore_then(name_sp())
+        .then(mparam.repeated().collect::<Vec<_>>())
+        .then(just(Token::Colon).ignore_then(mtype.clone()).or_not())
+        .then_ignore(just(Token::Eq))
+        .then(mexp.clone())
+        .map_with(|((((name, name_span), params), sig), body), e| {
+            Dec::Module(Box::new(ModDec {
+                name,
+                name_span,
+                params,
+                sig,
+                body,
+                doc: None,
+                span: e.span(),
+            }))
+        });
+    let modtype_dec = kw(Keyword::Module)
+        .ignore_then(kw(Keyword::Type))
+        .ignore_then(name_sp())
+        .then_ignore(just(Token::Eq))
+        .then(mtype.clone())
+        .map_with(|((name, name_span), ty), e| {
+            Dec::ModType(Box::new(ModTypeDec {
+                name,
+                name_span,
+                ty,
+                doc: None,
+                span: e.span(),
+            }))
+        });
+    let open = kw(Keyword::Open)
+        .ignore_then(mexp)
+        .map_with(|m, e| Dec::Open(m, e.span()));
+    let import = kw(Keyword::Import)
+        .ignore_then(string)
+        .map_with(|p, e| Dec::Import(p, e.span()));
+    let local = kw(Keyword::Local)
+        .ignore_then(dec.clone())
+        .map_with(|d, e| Dec::Local(Box::new(d), e.span()));
+    dec.define(choice((
+        val_dec,
+        type_dec,
+        modtype_dec,
+        module_dec,
+        open,
+        import,
+        local,
+    )));
+    Modules { dec: dec.boxed() }
+}
+
+/// `\(p1: mt1) (p2: mt2) : mt -> e` is `\(p1: mt1) -> \(p2: mt2) : mt -> e`.
+fn functor(params: Vec<ModParam>, sig: Option<ModTypeExp>, body: ModExp, span: Span) -> ModExp {
+    let mut sig = sig.map(Box::new);
+    params.into_iter().rev().fold(body, |body, p| {
+        ModExp::Lambda(Box::new(p), sig.take(), Box::new(body), span)
+    })
+}
+
 fn kw<'a>(k: Keyword) -> impl Parser<'a, In<'a>, (), Ex<'a>> + Clone {
     just(Token::Kw(k)).ignored()
 }
@@ -178,7 +399,7 @@ fn name_sp<'a>() -> impl Parser<'a, In<'a>, (Ident, Span), Ex<'a>> + Clone {
 /// the checker rejects `&&` and `||`) or a new symbol.
 fn op_symbol<'a>() -> impl Parser<'a, In<'a>, Ident, Ex<'a>> + Clone {
     select! {
-        Token::Op(BinOpKind::Symbol(q)) if q.qual.is_none() => q.name,
+        Token::Op(BinOpKind::Symbol(q)) if q.quals.is_empty() => q.name,
         Token::Op(o) if !matches!(o, BinOpKind::Backtick(_) | BinOpKind::Symbol(_)) => {
             Ident::from(o.symbol())
         }
@@ -207,11 +428,26 @@ fn field<'a>() -> impl Parser<'a, In<'a>, Ident, Ex<'a>> + Clone {
     .labelled("a field name")
 }
 
-fn qual_name<'a>() -> impl Parser<'a, In<'a>, QualName, Ex<'a>> + Clone {
-    select! {
-        Token::Ident(x) => QualName::plain(x),
-        Token::Qual(q, x) => QualName::qualified(q, x),
-    }
+/// A name with the modules it is in: `x`, `M.N.x` (written without
+/// spaces, so the lexer has made the dots projection dots).
+fn qual_path<'a>() -> impl Parser<'a, In<'a>, QualName, Ex<'a>> + Clone {
+    name()
+        .then(
+            just(Token::ProjDot)
+                .ignore_then(name())
+                .repeated()
+                .collect::<Vec<_>>(),
+        )
+        .map(|(first, rest)| {
+            let mut quals = vec![first];
+            quals.extend(rest);
+            let name = quals.pop().expect("at least one name");
+            QualName {
+                quals,
+                name,
+                entity: None,
+            }
+        })
 }
 
 /// `[` in positions where indexing is impossible, so either spelling works.
@@ -234,7 +470,7 @@ fn dim<'a>(size: P<'a, Expr>) -> impl Parser<'a, In<'a>, Dim, Ex<'a>> + Clone {
         close.clone().to(Dim::Any),
         size.then_ignore(close).map(|e| match e.kind {
             // `[(n)]` is `[n]`: one spelling per size.
-            ExprKind::Var(QualName { qual: None, name }) => Dim::Named(name),
+            ExprKind::Var(q) if q.is_local() => Dim::Named(q.name),
             _ => Dim::Exp(Box::new(e)),
         }),
     )))
@@ -255,10 +491,12 @@ fn type_param<'a>() -> impl Parser<'a, In<'a>, TypeParam, Ex<'a>> + Clone {
 /// atoms.
 fn type_term<'a>(ty: P<'a, TypeExp>, size: P<'a, Expr>) -> P<'a, TypeExp> {
     let atom = choice((
-        qual_name().map_with(|q, e| match (&q.qual, PrimType::from_name(&q.name)) {
-            (None, Some(p)) => TypeExp::Prim(p, e.span()),
-            _ => TypeExp::Named(q, Vec::new(), e.span()),
-        }),
+        qual_path().map_with(
+            |q, e| match (q.quals.is_empty(), PrimType::from_name(&q.name)) {
+                (true, Some(p)) => TypeExp::Prim(p, e.span()),
+                _ => TypeExp::Named(q, Vec::new(), e.span()),
+            },
+        ),
         ty.clone()
             .separated_by(just(Token::Comma))
             .collect::<Vec<_>>()
@@ -279,10 +517,8 @@ fn type_term<'a>(ty: P<'a, TypeExp>, size: P<'a, Expr>) -> P<'a, TypeExp> {
             .map_with(|fs, e| TypeExp::Record(fs, e.span())),
     ))
     .boxed();
-    let constructor = select! {
-        Token::Ident(x) if PrimType::from_name(&x).is_none() => QualName::plain(x),
-        Token::Qual(q, x) => QualName::qualified(q, x),
-    };
+    let constructor =
+        qual_path().filter(|q| !q.quals.is_empty() || PrimType::from_name(&q.name).is_none());
     let arg = choice((
         dim(size.clone()).map(TypeArg::Size),
         atom.clone().map(TypeArg::Type),
@@ -429,7 +665,7 @@ const OPERATOR: &str = "an operator";
 fn binop<'a>() -> impl Parser<'a, In<'a>, BinOpKind, Ex<'a>> + Clone {
     choice((
         select! { Token::Op(o) => o },
-        qual_name()
+        qual_path()
             .delimited_by(just(Token::Backtick), just(Token::Backtick))
             .map(BinOpKind::Backtick),
     ))
@@ -557,7 +793,7 @@ fn with_path(base: Expr, steps: Vec<Step>, value: Expr, span: Span) -> Expr {
         return update(base, &segs[0], value, span);
     }
     let (name, bind) = match &base.kind {
-        ExprKind::Var(q) if q.qual.is_none() => (q.name.clone(), None),
+        ExprKind::Var(q) if q.is_local() => (q.name.clone(), None),
         _ => (
             fresh_name(&mentioned.iter().collect::<Vec<_>>()),
             Some(base),
@@ -642,15 +878,25 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                 Expr::new(ExprKind::StringLit(text.into()), e.span())
             }};
             let hole = just(Token::Hole).map_with(|_, e| Expr::new(ExprKind::Hole, e.span()));
-            // `f64.(x + y)`: the module opened locally.
-            let open_in = name()
+            // `f64.(x + y)`: the module opened locally; `M.#c` is the
+            // constructor `#c` (constructors belong to no module).
+            let open_in = qual_path()
                 .then_ignore(just(Token::Dot))
-                .then(
+                .then(choice((
                     expr.clone()
-                        .delimited_by(just(Token::LParen), just(Token::RParen)),
-                )
-                .map_with(|(m, x), e| Expr::new(ExprKind::OpenIn(m, boxed(x)), e.span()));
-            let var = qual_name().map_with(|q, e| Expr::new(ExprKind::Var(q), e.span()));
+                        .delimited_by(just(Token::LParen), just(Token::RParen))
+                        .map(Ok),
+                    select! { Token::Constructor(c) => c }.map(Err),
+                )))
+                .map_with(|(m, x), e| {
+                    let kind = match x {
+                        Ok(x) => ExprKind::OpenIn(m, boxed(x)),
+                        Err(c) => ExprKind::Constr(c, Vec::new()),
+                    };
+                    Expr::new(kind, e.span())
+                });
+            let var =
+                name().map_with(|x, e| Expr::new(ExprKind::Var(QualName::plain(x)), e.span()));
 
             let slice_rest = just(Token::Colon)
                 .ignore_then(with_exp.clone().or_not())

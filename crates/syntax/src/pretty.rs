@@ -27,6 +27,12 @@ pub fn expr(e: &Expr) -> String {
     pr.out
 }
 
+pub fn mod_type(t: &ModTypeExp) -> String {
+    let mut pr = Printer::default();
+    pr.mod_type(t, false);
+    pr.out
+}
+
 pub fn type_exp(t: &TypeExp) -> String {
     let mut pr = Printer::default();
     pr.ty(t, TLvl::Arrow);
@@ -210,21 +216,24 @@ impl Printer {
         }
     }
 
+    fn doc(&mut self, doc: &Option<String>) {
+        let Some(doc) = doc else { return };
+        for (i, line) in doc.split('\n').enumerate() {
+            self.w(if i == 0 { "-- |" } else { "--" });
+            // `-- |` would start a new doc comment: a later line
+            // beginning with a bar is written without the blank.
+            if !line.is_empty() && (i == 0 || !line.starts_with('|')) {
+                self.w(" ");
+            }
+            self.w(line);
+            self.nl();
+        }
+    }
+
     fn dec(&mut self, d: &Dec) {
         match d {
             Dec::Val(v) => {
-                if let Some(doc) = &v.doc {
-                    for (i, line) in doc.split('\n').enumerate() {
-                        self.w(if i == 0 { "-- |" } else { "--" });
-                        // `-- |` would start a new doc comment: a later line
-                        // beginning with a bar is written without the blank.
-                        if !line.is_empty() && (i == 0 || !line.starts_with('|')) {
-                            self.w(" ");
-                        }
-                        self.w(line);
-                        self.nl();
-                    }
-                }
+                self.doc(&v.doc);
                 for a in &v.attrs {
                     self.w(&format!("#[{a}]"));
                     self.nl();
@@ -257,6 +266,181 @@ impl Printer {
                 self.type_params(&t.params);
                 self.w(" = ");
                 self.ty(&t.ty, TLvl::Arrow);
+            }
+            Dec::Module(m) => {
+                self.doc(&m.doc);
+                self.w("module ");
+                self.w(&m.name);
+                for p in &m.params {
+                    self.w(" ");
+                    self.mod_param(p);
+                }
+                if let Some(t) = &m.sig {
+                    self.w(" : ");
+                    self.mod_type(t, false);
+                }
+                self.w(" = ");
+                self.mod_exp(&m.body, false);
+            }
+            Dec::ModType(m) => {
+                self.doc(&m.doc);
+                self.w(&format!("module type {} = ", m.name));
+                self.mod_type(&m.ty, false);
+            }
+            Dec::Open(m, _) => {
+                self.w("open ");
+                self.mod_exp(m, true);
+            }
+            Dec::Import(path, _) => self.w(&format!("import {}", string_literal(path))),
+            Dec::Local(d, _) => {
+                self.w("local ");
+                self.dec(d);
+            }
+        }
+    }
+
+    fn mod_param(&mut self, p: &ModParam) {
+        self.w(&format!("({}: ", p.name));
+        self.mod_type(&p.ty, false);
+        self.w(")");
+    }
+
+    /// A module expression; `atom`: where an application's argument goes.
+    fn mod_exp(&mut self, m: &ModExp, atom: bool) {
+        let open = !matches!(m, ModExp::Var(..) | ModExp::Struct(..) | ModExp::Import(..));
+        if atom && open {
+            self.w("(");
+            self.mod_exp(m, false);
+            self.w(")");
+            return;
+        }
+        match m {
+            ModExp::Var(q, _) => self.w(&q.to_string()),
+            ModExp::Import(path, _) => self.w(&format!("import {}", string_literal(path))),
+            ModExp::Struct(ds, _) => {
+                self.w("{");
+                self.indent += 2;
+                for (i, d) in ds.iter().enumerate() {
+                    if i > 0 {
+                        self.nl();
+                    }
+                    self.nl();
+                    self.dec(d);
+                }
+                self.indent -= 2;
+                if !ds.is_empty() {
+                    self.nl();
+                }
+                self.w("}");
+            }
+            ModExp::Ascribe(m, t, _) => {
+                let lambda = matches!(**m, ModExp::Lambda(..));
+                self.mod_exp(m, lambda);
+                self.w(" : ");
+                self.mod_type(t, false);
+            }
+            ModExp::Apply(f, a, _) => {
+                let lambda = matches!(**f, ModExp::Lambda(..) | ModExp::Ascribe(..));
+                self.mod_exp(f, lambda);
+                self.w(" ");
+                self.mod_exp(a, true);
+            }
+            ModExp::Lambda(p, t, body, _) => {
+                self.w("\\");
+                self.mod_param(p);
+                if let Some(t) = t {
+                    self.w(" : ");
+                    self.mod_type(t, true);
+                }
+                self.w(" -> ");
+                self.mod_exp(body, false);
+            }
+        }
+    }
+
+    /// A module type; `inner`: where `->` would be read otherwise (an
+    /// arrow's parameter, a lambda's result type).
+    fn mod_type(&mut self, t: &ModTypeExp, inner: bool) {
+        match t {
+            ModTypeExp::Var(q, _) => self.w(&q.to_string()),
+            ModTypeExp::Specs(specs, _) => {
+                self.w("{");
+                self.indent += 2;
+                for spec in specs {
+                    self.nl();
+                    self.spec(spec);
+                }
+                self.indent -= 2;
+                if !specs.is_empty() {
+                    self.nl();
+                }
+                self.w("}");
+            }
+            ModTypeExp::With(m, q, ps, ty, _) => {
+                let paren = matches!(**m, ModTypeExp::Arrow(..));
+                if paren {
+                    self.w("(");
+                }
+                self.mod_type(m, false);
+                if paren {
+                    self.w(")");
+                }
+                self.w(&format!(" with {q}"));
+                self.type_params(ps);
+                self.w(" = ");
+                self.ty(ty, TLvl::Arrow);
+            }
+            ModTypeExp::Arrow(p, a, b, _) => {
+                if inner {
+                    self.w("(");
+                }
+                match p {
+                    Some((n, _)) => {
+                        self.w(&format!("({n}: "));
+                        self.mod_type(a, false);
+                        self.w(")");
+                    }
+                    None => self.mod_type(a, true),
+                }
+                self.w(" -> ");
+                self.mod_type(b, false);
+                if inner {
+                    self.w(")");
+                }
+            }
+        }
+    }
+
+    fn spec(&mut self, spec: &Spec) {
+        match spec {
+            Spec::Val(v) => {
+                self.doc(&v.doc);
+                self.w("val ");
+                self.w(&name(&v.name, &v.name));
+                self.type_params(&v.type_params);
+                self.w(" : ");
+                self.ty(&v.ty, TLvl::Arrow);
+            }
+            Spec::Type(t) => {
+                self.w(match t.lifted {
+                    Liftedness::Plain => "type ",
+                    Liftedness::SizeLifted => "type~ ",
+                    Liftedness::Lifted => "type^ ",
+                });
+                self.w(&t.name);
+                self.type_params(&t.params);
+                if let Some(def) = &t.def {
+                    self.w(" = ");
+                    self.ty(def, TLvl::Arrow);
+                }
+            }
+            Spec::Module(n, _, t, _) => {
+                self.w(&format!("module {n} : "));
+                self.mod_type(t, false);
+            }
+            Spec::Include(t, _) => {
+                self.w("include ");
+                self.mod_type(t, false);
             }
         }
     }

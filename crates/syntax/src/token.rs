@@ -24,20 +24,16 @@ pub enum Keyword {
     False,
     Match,
     Case,
-    // Reserved for out-of-scope constructs: lexed so that the parser can
-    // say "not supported yet" instead of misreading them as names.
     Module,
     Open,
     Import,
     Local,
     Include,
     Val,
-    Sig,
-    Functor,
 }
 
 impl Keyword {
-    pub const ALL: [Keyword; 25] = [
+    pub const ALL: [Keyword; 23] = [
         Keyword::Def,
         Keyword::Let,
         Keyword::Entry,
@@ -61,8 +57,6 @@ impl Keyword {
         Keyword::Local,
         Keyword::Include,
         Keyword::Val,
-        Keyword::Sig,
-        Keyword::Functor,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -90,8 +84,6 @@ impl Keyword {
             Keyword::Local => "local",
             Keyword::Include => "include",
             Keyword::Val => "val",
-            Keyword::Sig => "sig",
-            Keyword::Functor => "functor",
         }
     }
 
@@ -104,8 +96,6 @@ impl Keyword {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Token {
     Ident(Ident),
-    /// `f32.sqrt`: a member of a built-in numeric module.
-    Qual(Ident, Ident),
     Int(u128, Option<PrimType>),
     /// Value, spelling without suffix, suffix.
     Float(f64, Rc<str>, Option<PrimType>),
@@ -179,7 +169,7 @@ pub enum TokenClass {
 impl Token {
     pub fn class(&self) -> TokenClass {
         match self {
-            Token::Ident(_) | Token::Qual(..) | Token::Constructor(_) => TokenClass::Identifier,
+            Token::Ident(_) | Token::Constructor(_) => TokenClass::Identifier,
             Token::Int(..)
             | Token::Float(..)
             | Token::Char(_)
@@ -220,7 +210,6 @@ impl Token {
     pub fn text(&self) -> String {
         match self {
             Token::Ident(x) => x.to_string(),
-            Token::Qual(q, x) => format!("{q}.{x}"),
             Token::Int(v, s) => format!("{v}{}", s.map(|s| s.name()).unwrap_or("")),
             Token::Float(_, t, s) => format!("{t}{}", s.map(|s| s.name()).unwrap_or("")),
             Token::Kw(k) => k.as_str().to_string(),

@@ -1,11 +1,15 @@
-//! The global environment: top-level definitions (of the prelude, loaded
-//! files and the REPL), type abbreviations, and the intrinsics.
+//! The global environment the checker sees: every module-level value and
+//! type abbreviation, by the [`Entity`] the module phase resolved its
+//! uses to, and the intrinsics, by name. Scopes (which name means which
+//! entity where) are the module phase's (`crate::modules`); here there
+//! are no names to shadow.
 
 use super::intrinsics::{self, Intrinsic};
 use super::scheme::Scheme;
+use super::ty::AbsType;
 use std::collections::HashMap;
 use std::rc::Rc;
-use urchin_syntax::ast::{Dim, Ident, Liftedness, QualName, TypeArg, TypeExp, TypeParam};
+use urchin_syntax::ast::{Dim, Entity, Ident, Liftedness, QualName, TypeArg, TypeExp, TypeParam};
 
 /// Index of a checked top-level definition in the session's table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -21,12 +25,40 @@ pub enum GlobalKind {
     Intrinsic(Intrinsic),
     Def(DefId),
     Value(ValueId),
+    /// A value with a type and no code: a member of a parametric module's
+    /// parameter, or a definition of its body checked on its own (each
+    /// application of the module has code of its own).
+    Param,
 }
 
 #[derive(Clone, Debug)]
 pub struct Global {
+    /// The type its users see: abstract types are abstract.
     pub scheme: Rc<Scheme>,
+    /// The type of its code, where it differs from `scheme` (abstract
+    /// types spelled out; a definition more polymorphic than the module
+    /// type that hides it): what the checking of elaborated code, and so
+    /// lowering, instantiates.
+    pub rep: Option<Rc<Scheme>>,
     pub kind: GlobalKind,
+}
+
+impl Global {
+    pub fn new(scheme: Scheme, kind: GlobalKind) -> Global {
+        Global {
+            scheme: Rc::new(scheme),
+            rep: None,
+            kind,
+        }
+    }
+
+    /// Its type as users see it, or (`transparent`) as its code has it.
+    pub fn view(&self, transparent: bool) -> &Rc<Scheme> {
+        match (&self.rep, transparent) {
+            (Some(r), true) => r,
+            _ => &self.scheme,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -34,7 +66,12 @@ pub struct TypeAbbrev {
     /// `type`, `type~` or `type^`.
     pub lifted: Liftedness,
     pub params: Vec<TypeParam>,
-    pub ty: TypeExp,
+    /// The definition, whose names are resolved. For an abstract type,
+    /// what it hides (`None` for a parametric module's parameter, which
+    /// hides nothing in particular).
+    pub ty: Option<TypeExp>,
+    /// For an abstract type, what its users see instead of `ty`.
+    pub abstract_: Option<AbsType>,
 }
 
 impl TypeAbbrev {
@@ -49,6 +86,15 @@ impl TypeAbbrev {
             }
         }
         (types, sizes)
+    }
+
+    /// What the checker sees: the abstract type, unless `transparent`
+    /// (the checking of elaborated code) and it hides a known type.
+    pub fn opaque(&self, transparent: bool) -> Option<&AbsType> {
+        match (&self.abstract_, &self.ty) {
+            (Some(_), Some(_)) if transparent => None,
+            (a, _) => a.as_ref(),
+        }
     }
 }
 
@@ -65,20 +111,13 @@ pub fn split_args(args: &[TypeArg]) -> (Vec<&TypeExp>, Vec<&Dim>) {
     (types, sizes)
 }
 
-/// Names visible at top level. Later definitions shadow earlier ones (as
-/// at a GHCi prompt); definitions already checked keep referring to what
-/// they saw, by [`DefId`].
+/// Every module-level value and type, by entity. Definitions already
+/// checked refer to others by [`DefId`] (in `CheckedDef::resolved`), so a
+/// later definition never changes what an earlier one means.
 #[derive(Clone, Debug, Default)]
 pub struct Globals {
-    values: HashMap<String, Global>,
-    types: HashMap<String, Rc<TypeAbbrev>>,
-    /// While checking a numeric module's prelude (`f64.sum`, ...), its
-    /// members are visible unqualified.
-    open: Option<urchin_prim::PrimType>,
-}
-
-pub fn key(q: &QualName) -> String {
-    q.to_string()
+    values: HashMap<Entity, Global>,
+    types: HashMap<Entity, Rc<TypeAbbrev>>,
 }
 
 impl Globals {
@@ -86,73 +125,36 @@ impl Globals {
         Globals::default()
     }
 
-    pub fn define(&mut self, name: String, scheme: Scheme, def: DefId) {
-        self.values.insert(
-            name,
-            Global {
-                scheme: Rc::new(scheme),
-                kind: GlobalKind::Def(def),
-            },
-        );
+    pub fn define(&mut self, e: Entity, g: Global) {
+        self.values.insert(e, g);
     }
 
-    pub fn define_value(&mut self, name: String, scheme: Scheme, id: ValueId) {
-        self.values.insert(
-            name,
-            Global {
-                scheme: Rc::new(scheme),
-                kind: GlobalKind::Value(id),
-            },
-        );
+    pub fn define_type(&mut self, e: Entity, abbrev: TypeAbbrev) {
+        self.types.insert(e, Rc::new(abbrev));
     }
 
-    pub fn define_type(&mut self, name: String, abbrev: TypeAbbrev) {
-        self.types.insert(name, Rc::new(abbrev));
+    pub fn value(&self, e: Entity) -> Option<&Global> {
+        self.values.get(&e)
     }
 
-    pub fn remove_type(&mut self, name: &str) {
-        self.types.remove(name);
+    pub fn type_abbrev(&self, e: Entity) -> Option<Rc<TypeAbbrev>> {
+        self.types.get(&e).cloned()
     }
 
-    pub fn lookup_type(&self, name: &str) -> Option<Rc<TypeAbbrev>> {
-        self.types.get(name).cloned()
-    }
-
-    pub fn open_module(&self) -> Option<urchin_prim::PrimType> {
-        self.open
-    }
-
-    pub fn set_open_module(&mut self, m: Option<urchin_prim::PrimType>) {
-        self.open = m;
-    }
-
-    /// A definition or intrinsic by (possibly qualified) name.
+    /// What a name refers to: the entity it was resolved to, or else an
+    /// intrinsic of that name.
     pub fn lookup(&self, q: &QualName) -> Option<Global> {
-        if let (None, Some(m)) = (&q.qual, self.open) {
-            if let Some(g) = self.lookup(&QualName::qualified(m.name(), q.name.clone())) {
-                return Some(g);
-            }
+        if let Some(e) = q.entity {
+            return self.values.get(&e).cloned();
         }
-        if let Some(g) = self.values.get(&key(q)) {
-            return Some(g.clone());
+        if !q.quals.is_empty() {
+            return None;
         }
-        let found = match &q.qual {
-            None => intrinsics::global(&q.name),
-            Some(m) => urchin_prim::PrimType::from_name(m)
-                .and_then(|t| intrinsics::module_member(t, &q.name)),
-        };
-        found.map(|(i, s)| Global {
-            scheme: Rc::new(s),
-            kind: GlobalKind::Intrinsic(i),
-        })
+        intrinsics::global(&q.name).map(|(i, s)| Global::new(s, GlobalKind::Intrinsic(i)))
     }
 
-    /// Every global name with what it is, for `:browse` and completion.
-    pub fn names(&self) -> impl Iterator<Item = (&String, &Global)> {
-        self.values.iter()
-    }
-
-    pub fn type_names(&self) -> impl Iterator<Item = &String> {
-        self.types.keys()
+    /// The type abbreviation a resolved type name refers to.
+    pub fn lookup_type(&self, q: &QualName) -> Option<Rc<TypeAbbrev>> {
+        q.entity.and_then(|e| self.type_abbrev(e))
     }
 }

@@ -1,8 +1,9 @@
 //! Spelling out type abbreviations in the target program: `ints [n]`
 //! becomes `[n]i32`, so that the sizes an abbreviation fixes or names are
-//! bound and checked where it is used, like sizes written out.
+//! bound and checked where it is used, like sizes written out. Abstract
+//! types are spelled out too: the target is checked with what they hide.
 
-use super::env::{Globals, key, split_args};
+use super::env::{Globals, split_args};
 use crate::elab::Abbreviations;
 use urchin_syntax::ast::*;
 
@@ -18,9 +19,9 @@ impl Abbreviations for Globals {
 
 struct Expander<'g> {
     globals: &'g Globals,
-    /// The abbreviations being expanded (a redefinition at the REPL can
-    /// make one refer to itself; such a use stays as it is).
-    open: Vec<String>,
+    /// The abbreviations being expanded (kept as a guard: a definition
+    /// never refers to itself, its name not being in scope in it).
+    open: Vec<Entity>,
 }
 
 impl Expander<'_> {
@@ -46,11 +47,16 @@ impl Expander<'_> {
             })
             .collect();
         let unexpanded = || TypeExp::Named(q.clone(), args.clone(), span);
-        let name = key(q);
-        if (q.qual.is_none() && shadowed.contains(&q.name)) || self.open.contains(&name) {
+        let Some(entity) = q.entity else {
+            return unexpanded();
+        };
+        if (q.is_unqualified() && shadowed.contains(&q.name)) || self.open.contains(&entity) {
             return unexpanded();
         }
-        let Some(abbrev) = self.globals.lookup_type(&name) else {
+        let Some(abbrev) = self.globals.type_abbrev(entity) else {
+            return unexpanded();
+        };
+        let Some(def) = &abbrev.ty else {
             return unexpanded();
         };
         let (types, sizes) = abbrev.param_names();
@@ -61,8 +67,8 @@ impl Expander<'_> {
             return unexpanded();
         }
         // The body in its own scope, where its parameters shadow.
-        self.open.push(name);
-        let body = self.ty(&abbrev.ty, &types);
+        self.open.push(entity);
+        let body = self.ty(def, &types);
         self.open.pop();
         let subst = Subst {
             types: types.into_iter().zip(type_args).collect(),
@@ -81,7 +87,7 @@ struct Subst<'a> {
 impl Subst<'_> {
     fn ty(&self, t: &TypeExp) -> TypeExp {
         match t {
-            TypeExp::Named(q, args, _) if q.qual.is_none() && args.is_empty() => {
+            TypeExp::Named(q, args, _) if q.is_local() && args.is_empty() => {
                 if let Some((_, t)) = self.types.iter().find(|(n, _)| *n == q.name) {
                     return (*t).clone();
                 }

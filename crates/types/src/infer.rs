@@ -52,6 +52,9 @@ pub enum OriginKind {
     },
     /// A function value (of this type) that would end up in an array.
     ArrayOfFunctions(Base),
+    /// A value of a lifted abstract type (named) that would end up in an
+    /// array.
+    ArrayOfLifted(std::rc::Rc<str>),
     /// A plain explanation.
     Note(String),
 }
@@ -174,8 +177,14 @@ pub struct Infer<'g> {
     /// Literal nodes with a `-` written directly before them, and the span
     /// of both.
     negated_literals: HashMap<NodeId, Span>,
-    /// The modules opened by enclosing `m.(e)`, innermost last.
-    opened: Vec<PrimType>,
+    /// Whether abstract types are seen through and globals have the
+    /// types of their code (checking elaborated code; see
+    /// [`super::env::Global::rep`]).
+    pub transparent: bool,
+    /// The source met an abstract type, or a global whose users see
+    /// another type than its code has: the definition's type as users see
+    /// it is then not its code's (see `CheckedDef::users`).
+    pub saw_abstract: bool,
 }
 
 impl RankView for Infer<'_> {
@@ -245,7 +254,8 @@ impl<'g> Infer<'g> {
             resolved: Vec::new(),
             local_ops: HashSet::new(),
             local_insts: Vec::new(),
-            opened: Vec::new(),
+            transparent: false,
+            saw_abstract: false,
         }
     }
 
@@ -356,6 +366,10 @@ impl<'g> Infer<'g> {
             .with_help(
                 "apply the function to all its arguments, or use an explicit `map` over a lambda",
             ),
+            OriginKind::ArrayOfLifted(name) => super::lifted::array_of_lifted(name, origin.span)
+                .with_note(format!(
+                    "`{name}` is declared `type^`: it may be a function type"
+                )),
             OriginKind::Note(msg) => Diagnostic::ty(msg.clone(), origin.span),
         }
     }
@@ -585,6 +599,7 @@ impl<'g> Infer<'g> {
                 .iter()
                 .flat_map(|(_, ts)| ts)
                 .for_each(|t| self.free_vars(t, out)),
+            Base::Abstract(_, ts) => ts.iter().for_each(|t| self.free_vars(t, out)),
         }
     }
 
@@ -644,7 +659,7 @@ impl<'g> Infer<'g> {
         self.type_params.push((name, t));
     }
 
-    fn instantiate(&mut self, s: &Scheme, node: NodeId) -> Type {
+    pub(super) fn instantiate(&mut self, s: &Scheme, node: NodeId) -> Type {
         self.instantiate_ranks(s, node).0
     }
 
@@ -689,24 +704,14 @@ impl<'g> Infer<'g> {
     /// A global name (or, for elaborator-inserted nodes, an intrinsic).
     fn lookup_global(&self, q: &QualName, id: NodeId) -> Option<super::env::Global> {
         if self.forced.contains(&id) {
-            return intrinsics::global(&q.name).map(|(i, s)| super::env::Global {
-                scheme: std::rc::Rc::new(s),
-                kind: GlobalKind::Intrinsic(i),
-            });
-        }
-        if q.qual.is_none() {
-            for m in self.opened.iter().rev() {
-                let member = QualName::qualified(m.name(), q.name.clone());
-                if let Some(g) = self.globals.lookup(&member) {
-                    return Some(g);
-                }
-            }
+            return intrinsics::global(&q.name)
+                .map(|(i, s)| super::env::Global::new(s, GlobalKind::Intrinsic(i)));
         }
         self.globals.lookup(q)
     }
 
     fn unknown_name(&self, q: &QualName, span: Span) -> Diagnostic {
-        if q.qual.is_none() && self.def_name.as_deref() == Some(&*q.name) {
+        if q.is_unqualified() && self.def_name.as_deref() == Some(&*q.name) {
             return Diagnostic::ty(
                 format!("`{}` refers to itself, but only functions can be recursive", q.name),
                 span,
@@ -745,26 +750,23 @@ impl<'g> Infer<'g> {
     /// The names in scope of the kind `q` is (members of its module, or
     /// unqualified names), for suggestions.
     fn names_like(&self, q: &QualName) -> Vec<String> {
-        let globals = self.globals.names().map(|(n, _)| n.clone());
-        match &q.qual {
-            Some(m) => {
+        match q.quals.as_slice() {
+            [m] => {
                 let prefix = format!("{m}.");
-                let mut names: Vec<String> = globals.filter(|n| n.starts_with(&prefix)).collect();
-                if let Some(t) = urchin_prim::PrimType::from_name(m) {
-                    names.extend(
-                        intrinsics::module_member_names(t)
-                            .into_iter()
-                            .map(|n| format!("{prefix}{n}")),
-                    );
-                }
-                names
+                urchin_prim::PrimType::from_name(m)
+                    .map(intrinsics::module_member_names)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|n| format!("{prefix}{n}"))
+                    .collect()
             }
-            None => {
-                let mut names: Vec<String> = globals.filter(|n| !n.contains('.')).collect();
-                names.extend(self.locals.iter().map(|(n, _)| n.to_string()));
+            [] => {
+                let mut names: Vec<String> =
+                    self.locals.iter().map(|(n, _)| n.to_string()).collect();
                 names.extend(intrinsics::global_names());
                 names
             }
+            _ => Vec::new(),
         }
     }
 
@@ -774,7 +776,7 @@ impl<'g> Infer<'g> {
         Ok(match te {
             TypeExp::Prim(p, _) => Type::prim(*p),
             TypeExp::Named(q, args, span) => {
-                if q.qual.is_none() && args.is_empty() {
+                if q.is_local() && args.is_empty() {
                     if let Some((_, t)) =
                         self.type_params.iter().rev().find(|(n, _)| **n == *q.name)
                     {
@@ -784,7 +786,7 @@ impl<'g> Infer<'g> {
                         return Ok(Type::prim(p));
                     }
                 }
-                let Some(abbrev) = self.globals.lookup_type(&super::env::key(q)) else {
+                let Some(abbrev) = self.globals.lookup_type(q) else {
                     return Err(Diagnostic::ty(format!("unknown type `{q}`"), *span)
                         .with_label("not defined"));
                 };
@@ -810,6 +812,16 @@ impl<'g> Infer<'g> {
                         self.size(d, *span)?;
                     }
                 }
+                if let Some(a) = abbrev.opaque(self.transparent) {
+                    self.saw_abstract = true;
+                    return Ok(Type::scalar(Base::Abstract(a.clone(), converted)));
+                }
+                let Some(body) = &abbrev.ty else {
+                    return Err(Diagnostic::internal(
+                        format!("the type `{q}` is abstract and hides nothing"),
+                        *span,
+                    ));
+                };
                 let saved = self.type_params.len();
                 for (n, t) in tparams.into_iter().zip(converted) {
                     self.type_params.push((n.clone(), t));
@@ -819,7 +831,7 @@ impl<'g> Infer<'g> {
                 for n in sizes {
                     self.bind_size(n.clone());
                 }
-                let r = self.convert(&abbrev.ty);
+                let r = self.convert(body);
                 self.locals.truncate(saved_locals);
                 self.type_params.truncate(saved);
                 r?
@@ -1133,7 +1145,7 @@ impl<'g> Infer<'g> {
                 None => self.literal_type(l, false, e.span),
             }),
             ExprKind::Var(q) => {
-                if q.qual.is_none() && !self.forced.contains(&e.id) {
+                if q.is_local() && !self.forced.contains(&e.id) {
                     if let Some(t) = self.instantiate_local(&q.name, e.id) {
                         if self.is_recursive(&q.name) {
                             self.recursive_uses.push(e.id);
@@ -1144,7 +1156,8 @@ impl<'g> Infer<'g> {
                 match self.lookup_global(q, e.id) {
                     Some(g) => {
                         self.resolved.push((e.id, g.kind.clone()));
-                        Ok(self.instantiate(&g.scheme, e.id))
+                        self.saw_abstract |= g.rep.is_some();
+                        Ok(self.instantiate(g.view(self.transparent), e.id))
                     }
                     None => Err(self.unknown_name(q, e.span)),
                 }
@@ -1276,7 +1289,7 @@ impl<'g> Infer<'g> {
                         &rt,
                         &bt,
                         body.span,
-                        "the body does not have the declared return type",
+                        "Function body does not have the declared return type",
                     )?;
                     bt = rt;
                 }
@@ -1363,18 +1376,8 @@ impl<'g> Infer<'g> {
             ExprKind::Range(r) => self.infer_range(r),
             ExprKind::StringLit(_) => Ok(Type::prim(PrimType::U8).array(1)),
             ExprKind::Hole => Ok(self.full_var()),
-            ExprKind::OpenIn(m, x) => {
-                let Some(t) = PrimType::from_name(m).filter(|t| PrimType::NUMERIC.contains(t))
-                else {
-                    return Err(Diagnostic::ty(format!("unknown module `{m}`"), e.span)
-                        .with_label("only the numeric modules can be opened")
-                        .with_help("write, for example, `f64.(x + y)`"));
-                };
-                self.opened.push(t);
-                let r = self.infer(x);
-                self.opened.pop();
-                r
-            }
+            // The module phase has resolved the names inside.
+            ExprKind::OpenIn(_, x) => self.infer(x),
             ExprKind::Constr(c, args) => {
                 let mut payload = Vec::new();
                 for a in args {
@@ -1438,24 +1441,15 @@ impl<'g> Infer<'g> {
         if matches!(op, BinOpKind::Backtick(_) | BinOpKind::Symbol(_)) {
             return Some(q);
         }
-        let local = self.lookup_local(&q.name).is_some();
-        let global = matches!(
-            self.globals.lookup(&q).map(|g| g.kind),
-            Some(GlobalKind::Def(_) | GlobalKind::Value(_))
-        );
-        if local || global {
-            return Some(q);
-        }
-        // In `m.(e)`, the module's own operator (`f64.+`).
-        let opened = self.opened.last()?;
-        let member = QualName::qualified(opened.name(), q.name);
-        self.globals.lookup(&member).map(|_| member)
+        // (A module-level definition of an operator is made a `Symbol` by
+        // the module phase.)
+        self.lookup_local(&q.name).is_some().then_some(q)
     }
 
     /// A name used as a function head (backticks, a user-defined operator):
     /// a local, or else a global, recorded at `node`.
     fn named_head(&mut self, q: &QualName, node: NodeId, span: Span) -> Result<Type> {
-        if q.qual.is_none() {
+        if q.is_local() {
             if let Some(t) = self.instantiate_local(&q.name, node) {
                 self.local_ops.insert(node);
                 return Ok(t);
@@ -1464,7 +1458,8 @@ impl<'g> Infer<'g> {
         match self.lookup_global(q, node) {
             Some(g) => {
                 self.resolved.push((node, g.kind.clone()));
-                Ok(self.instantiate(&g.scheme, node))
+                self.saw_abstract |= g.rep.is_some();
+                Ok(self.instantiate(g.view(self.transparent), node))
             }
             None => Err(self.unknown_name(q, span)),
         }
@@ -1583,7 +1578,7 @@ impl<'g> Infer<'g> {
                 &rt,
                 &bt,
                 f.value.span,
-                "the body does not have the declared return type",
+                "Function body does not have the declared return type",
             )?;
             bt = rt;
         }
@@ -1812,8 +1807,7 @@ impl<'g> Infer<'g> {
         let ExprKind::Var(q) = &e.kind else {
             return None;
         };
-        if q.qual.is_none() && !self.forced.contains(&e.id) && self.lookup_local(&q.name).is_some()
-        {
+        if q.is_local() && !self.forced.contains(&e.id) && self.lookup_local(&q.name).is_some() {
             return None;
         }
         match self.lookup_global(q, e.id)?.kind {
@@ -1831,7 +1825,7 @@ impl<'g> Infer<'g> {
         let ExprKind::Var(q) = &e.kind else {
             return false;
         };
-        if q.qual.is_none() && self.lookup_local(&q.name).is_some() {
+        if q.is_local() && self.lookup_local(&q.name).is_some() {
             return false;
         }
         matches!(
@@ -2132,8 +2126,15 @@ impl<'g> Infer<'g> {
         self.subst.compress();
         let checks = std::mem::take(&mut self.arrow_checks);
         for (b, r, o) in checks {
-            if matches!(self.subst.resolve_ref(&b), Base::Arrow(..)) {
-                self.ranks.equate(&r, &Rank::zero(), o);
+            match self.subst.resolve_ref(&b) {
+                Base::Arrow(..) => self.ranks.equate(&r, &Rank::zero(), o),
+                // What a lifted abstract type hides may be a function.
+                Base::Abstract(a, _) if a.lifted == Liftedness::Lifted => {
+                    let span = self.origins.get(o).map_or(Span::default(), |x| x.span);
+                    let lifted = self.origin(span, OriginKind::ArrayOfLifted(a.name.clone()));
+                    self.ranks.equate(&r, &Rank::zero(), lifted);
+                }
+                _ => {}
             }
         }
         let nf = std::mem::take(&mut self.no_function);
@@ -2202,6 +2203,7 @@ fn rename_vars(t: &Type, map: &[(TyVar, TyVar)]) -> Type {
                 .map(|(c, ts)| (c.clone(), ts.iter().map(r).collect()))
                 .collect(),
         ),
+        Base::Abstract(a, ts) => Base::Abstract(a.clone(), ts.iter().map(r).collect()),
     };
     Type::new(t.rank.clone(), base)
 }

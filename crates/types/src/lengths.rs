@@ -165,8 +165,7 @@ pub fn needed_lengths(d: &ValDec, heads: &Heads) -> Vec<bool> {
                 return false;
             };
             let is_x = |a: &Expr, depth: usize| {
-                depth == 0
-                    && matches!(&a.kind, ExprKind::Var(q) if q.qual.is_none() && q.name == *x)
+                depth == 0 && matches!(&a.kind, ExprKind::Var(q) if q.is_local() && q.name == *x)
             };
             let enter = |e: &Expr| !binds(e, x);
             heads

@@ -20,16 +20,18 @@ pub mod intrinsics;
 mod lengths;
 mod lifted;
 pub mod literals;
+pub mod modules;
 pub mod patterns;
 pub mod rank;
 mod recursion;
 pub mod scheme;
+pub mod signature;
 pub mod ty;
 pub mod unify;
 mod uniqueness;
 
 use crate::elab::Elaborator;
-use env::{DefId, Globals, TypeAbbrev};
+use env::{DefId, Global, GlobalKind, Globals, TypeAbbrev};
 use infer::Infer;
 use rank::{Final, RankError, RankStats};
 use scheme::{Inst, Scheme};
@@ -38,7 +40,6 @@ use std::rc::Rc;
 use ty::{Base, Rank, RankVar, TyVar, Type};
 use unify::{Class, VarState};
 use urchin_base::diag::Diagnostic;
-use urchin_base::source::Span;
 use urchin_prim::PrimType;
 use urchin_syntax::ast::*;
 use urchin_syntax::spine::SpineKey;
@@ -49,6 +50,10 @@ pub struct CheckedDef {
     pub name: Ident,
     pub entry: bool,
     pub scheme: Scheme,
+    /// Its type as its users see it, where that differs from `scheme`
+    /// (which is its code's): abstract types abstract, the types of
+    /// module members as their module types give them.
+    pub users: Option<Scheme>,
     /// As written.
     pub source: ValDec,
     /// With every `map`/`rep` explicit.
@@ -138,35 +143,54 @@ impl TypeEnv {
         &self.defs[id.0 as usize]
     }
 
-    /// Checks one declaration and adds it to the environment.
-    pub fn check_dec(&mut self, d: &Dec, show: Printer) -> Result<Option<DefId>, Diagnostic> {
-        match d {
-            Dec::Type(t) => {
-                self.check_type_dec(t)?;
-                Ok(None)
-            }
-            Dec::Val(v) => {
-                bindings::check_dec(v)?;
-                for t in lifted::type_exps(v) {
-                    let params = &v.type_params;
-                    if let Some(elem) = lifted::lifted_element(t, &self.globals, params) {
-                        return Err(lifted::array_of_lifted(&elem, t.span()));
-                    }
-                }
-                let checked = self.check_val(v, show, true)?;
-                let key = match self.globals.open_module() {
-                    Some(m) => format!("{m}.{}", v.name),
-                    None => v.name.to_string(),
-                };
-                let id = DefId(self.defs.len() as u32);
-                self.globals.define(key, checked.scheme.clone(), id);
-                self.defs.push(Rc::new(checked));
-                Ok(Some(id))
+    /// Checks a definition whose names are resolved and adds it to the
+    /// definitions; returns its id and what users of its name see (the
+    /// module phase binds that to the definition's entity).
+    pub fn check_def(
+        &mut self,
+        d: &ValDec,
+        show: Printer,
+        entry: bool,
+    ) -> Result<(DefId, Global), Diagnostic> {
+        bindings::check_dec(d)?;
+        for t in lifted::type_exps(d) {
+            if let Some(elem) = lifted::lifted_element(t, &self.globals, &d.type_params) {
+                return Err(lifted::array_of_lifted(&elem, t.span()));
             }
         }
+        let checked = self.check_val(d, show, true, entry)?;
+        let id = DefId(self.defs.len() as u32);
+        let global = Global {
+            rep: checked
+                .users
+                .as_ref()
+                .map(|_| Rc::new(checked.scheme.clone())),
+            scheme: Rc::new(
+                checked
+                    .users
+                    .clone()
+                    .unwrap_or_else(|| checked.scheme.clone()),
+            ),
+            kind: GlobalKind::Def(id),
+        };
+        self.defs.push(Rc::new(checked));
+        Ok((id, global))
     }
 
-    fn check_type_dec(&mut self, t: &TypeDec) -> Result<(), Diagnostic> {
+    /// Checks a definition of a parametric module's body, whose
+    /// parameter's types are abstract, for errors and for its type: its
+    /// code is made for each application of the module
+    /// (`crate::modules`), so it is neither elaborated nor kept.
+    pub fn check_def_type(&self, d: &ValDec, show: Printer) -> Result<Scheme, Diagnostic> {
+        let (mut inf, d, ty) = self.infer_source(d, true, !d.params.is_empty())?;
+        Self::solve_source(&mut inf, &d, show)?;
+        Ok(Self::users_scheme(&inf, &ty))
+    }
+
+    /// Checks a type declaration whose names are resolved: its
+    /// abbreviation, for the module phase to bind to its entity.
+    pub fn check_type_dec(&self, t: &TypeDec) -> Result<TypeAbbrev, Diagnostic> {
+        check_distinct_params(&t.params)?;
         let mut inf = Infer::new(&self.globals, false);
         for p in &t.params {
             match p {
@@ -203,15 +227,12 @@ impl TypeEnv {
                 )));
             }
         }
-        self.globals.define_type(
-            t.name.to_string(),
-            TypeAbbrev {
-                lifted: t.lifted,
-                params: t.params.clone(),
-                ty: t.ty.clone(),
-            },
-        );
-        Ok(())
+        Ok(TypeAbbrev {
+            lifted: t.lifted,
+            params: t.params.clone(),
+            ty: Some(t.ty.clone()),
+            abstract_: None,
+        })
     }
 
     /// Type parameters, parameters, body and return annotation of a
@@ -305,7 +326,7 @@ impl TypeEnv {
                     kind: infer::OriginKind::Expect {
                         expected: rt.clone(),
                         found: bt.clone(),
-                        what: "the body does not have the declared return type".into(),
+                        what: "Function body does not have the declared return type".into(),
                     },
                 });
                 if let Err(m) = inf.subst.unify(&mut inf.ranks, &rt, &bt, o) {
@@ -321,61 +342,87 @@ impl TypeEnv {
     /// `take_params`: whether a definition whose result is a function takes
     /// that function's parameters (not for expressions at the prompt, which
     /// are shown as written).
+    /// Infers the types of a definition's source (with AUTOMAP, unless
+    /// switched off); `take_params`: a definition whose result is a
+    /// function (`def main = map f`) takes that function's parameters as
+    /// its own (entry points then have all their parameters, and lowering
+    /// sees first-order bodies), and is the definition returned.
+    fn infer_source<'s>(
+        &'s self,
+        d: &ValDec,
+        take_params: bool,
+        own_scope: bool,
+    ) -> Result<(Infer<'s>, ValDec, Type), Diagnostic> {
+        let mut d = d.clone();
+        loop {
+            let mut inf = Infer::new(&self.globals, self.automap);
+            inf.ranks.ilp_only = !self.local_solving;
+            let (params, ret) = Self::infer_def(&mut inf, &d, own_scope)?;
+            let arity = inf.arrow_arity(&ret);
+            if !inf.recursive_uses.is_empty() && arity > 0 {
+                return Err(recursion::not_first_order(&d.name, d.name_span)
+                    .with_label(format!("its result has type `{}`", inf.subst.apply(&ret))));
+            }
+            if take_params && arity > 0 {
+                d = d.eta_expand(arity);
+                continue;
+            }
+            let def_ty = params
+                .iter()
+                .rev()
+                .fold(ret, |acc, p| Type::arrow(p.clone(), acc));
+            return Ok((inf, d, def_ty));
+        }
+    }
+
+    /// Solves the rank constraints of [`Self::infer_source`].
+    fn solve_source(inf: &mut Infer, d: &ValDec, show: Printer) -> Result<(), Diagnostic> {
+        inf.finish_constraints()?;
+        match inf.ranks.solve() {
+            Ok(()) => Ok(()),
+            Err(RankError::Contradiction(o)) => Err(inf.origin_error(o)),
+            Err(RankError::Ambiguous {
+                solutions,
+                complete,
+            }) => Err(ambiguity_error(d, inf, &solutions, complete, show)),
+            Err(RankError::Interrupted) => {
+                Err(Diagnostic::new(urchin_base::diag::Phase::Other, "interrupted").at(d.span))
+            }
+            Err(RankError::Solver(msg)) => Err(Diagnostic::internal(
+                format!("the rank solver failed: {msg}"),
+                d.span,
+            )),
+        }
+    }
+
+    /// The type of a definition as its users see it: from the source's
+    /// types, in which abstract types are abstract.
+    fn users_scheme(inf: &Infer, def_ty: &Type) -> Scheme {
+        let mut g = Generalizer::new(inf, true);
+        let ty = g.general(def_ty, true);
+        g.scheme(ty)
+    }
+
+    /// `entry`: an entry point (its types must be concrete; overloaded
+    /// ones default).
     fn check_val(
         &self,
         d: &ValDec,
         show: Printer,
         take_params: bool,
+        entry: bool,
     ) -> Result<CheckedDef, Diagnostic> {
-        self.check_val_scoped(d, show, take_params, !d.params.is_empty())
-    }
-
-    /// [`Self::check_val`], with `own_scope` as for [`Self::infer_def`]: a
-    /// constant whose value is a function (`def it = \y -> it y * 2` at
-    /// the REPL) is checked with its parameters taken, but its body still
-    /// refers to the `it` above it, not to itself.
-    fn check_val_scoped(
-        &self,
-        d: &ValDec,
-        show: Printer,
-        take_params: bool,
-        own_scope: bool,
-    ) -> Result<CheckedDef, Diagnostic> {
-        // 1. Infer (with AUTOMAP, unless switched off) and solve the ranks.
-        let mut inf = Infer::new(&self.globals, self.automap);
-        inf.ranks.ilp_only = !self.local_solving;
-        let (_, ret) = Self::infer_def(&mut inf, d, own_scope)?;
-        // A definition whose result is a function (`def main = map f`)
-        // takes that function's parameters as its own: entry points then
-        // have all their parameters, and lowering sees first-order bodies.
-        let arity = inf.arrow_arity(&ret);
-        if !inf.recursive_uses.is_empty() && arity > 0 {
-            return Err(recursion::not_first_order(&d.name, d.name_span)
-                .with_label(format!("its result has type `{}`", inf.subst.apply(&ret))));
-        }
-        if take_params && arity > 0 {
-            return self.check_val_scoped(&d.eta_expand(arity), show, true, own_scope);
-        }
-        inf.finish_constraints()?;
-        match inf.ranks.solve() {
-            Ok(()) => {}
-            Err(RankError::Contradiction(o)) => return Err(inf.origin_error(o)),
-            Err(RankError::Ambiguous {
-                solutions,
-                complete,
-            }) => return Err(ambiguity_error(d, &inf, &solutions, complete, show)),
-            Err(RankError::Interrupted) => {
-                return Err(
-                    Diagnostic::new(urchin_base::diag::Phase::Other, "interrupted").at(d.span),
-                );
-            }
-            Err(RankError::Solver(msg)) => {
-                return Err(Diagnostic::internal(
-                    format!("the rank solver failed: {msg}"),
-                    d.span,
-                ));
-            }
-        }
+        // A constant whose value is a function (`def it = \y -> it y * 2`
+        // at the REPL) is checked with its parameters taken, but its body
+        // still refers to the `it` above it, not to itself.
+        let own_scope = !d.params.is_empty();
+        // 1. Infer and solve the ranks.
+        let (mut inf, d, source_ty) = self.infer_source(d, take_params, own_scope)?;
+        let d = &d;
+        Self::solve_source(&mut inf, d, show)?;
+        let users = inf
+            .saw_abstract
+            .then(|| Self::users_scheme(&inf, &source_ty));
         let assignment = inf.ranks.assignment();
         let solution = spine_solution(&inf, &assignment);
         let stats = inf.ranks.stats.clone();
@@ -386,8 +433,10 @@ impl TypeEnv {
         let target = el.dec(d);
         let insertions = el.insertions;
 
-        // 3. Check the target without AUTOMAP and generalise.
+        // 3. Check the target without AUTOMAP, seeing through abstract
+        // types, and generalise.
         let mut inf = Infer::new(&self.globals, false);
+        inf.transparent = true;
         inf.forced = el.inserted.clone();
         let internal = |e: Diagnostic| {
             Diagnostic::internal(
@@ -417,9 +466,9 @@ impl TypeEnv {
             .iter()
             .rev()
             .fold(ret.clone(), |acc, p| Type::arrow(p.clone(), acc));
-        let mut g = Generalizer::new(&inf, !d.is_entry());
+        let mut g = Generalizer::new(&inf, !entry);
         let scheme_ty = g.general(&def_ty, true);
-        if d.is_entry() {
+        if entry {
             // (A function result is more parameters, as in Futhark.)
             if let Some((t, span)) = params
                 .iter()
@@ -428,7 +477,7 @@ impl TypeEnv {
                 .find(|(t, _)| inf.subst.apply(t).has_function())
             {
                 return Err(Diagnostic::ty(
-                    format!("the entry point `{}` takes a function", d.name),
+                    format!("the entry point `{}` takes a function: entry points may not be higher-order", d.name),
                     span,
                 )
                 .with_label(format!("this has type `{}`", inf.subst.apply(t)))
@@ -542,7 +591,7 @@ impl TypeEnv {
         let local_ops = inf.local_ops.clone();
         let checked = CheckedDef {
             name: d.name.clone(),
-            entry: d.is_entry(),
+            entry,
             scheme,
             source: d.clone(),
             target,
@@ -559,6 +608,7 @@ impl TypeEnv {
             stats,
             poly_literals,
             recursive: !inf.recursive_uses.is_empty(),
+            users,
         };
         if checked.recursive {
             recursion::check(&checked, own)?;
@@ -586,7 +636,7 @@ impl TypeEnv {
             doc: None,
             span: e.span,
         };
-        let checked = self.check_val(&d, show, false)?;
+        let checked = self.check_val(&d, show, false, false)?;
         // The expression is evaluated at its defaults (`10000000000` is an
         // `i32`), so its literals must fit those.
         match checked.literal_error(&checked.scheme.defaults(scheme::Defaulting::Run)) {
@@ -594,35 +644,28 @@ impl TypeEnv {
             None => Ok(checked),
         }
     }
+}
 
-    /// Checks the definitions of a numeric module (`f64.sum`, ...) written
-    /// in urchin, with `t` standing for the module's type.
-    pub fn check_module(
-        &mut self,
-        prim: PrimType,
-        prog: &Program,
-        show: Printer,
-    ) -> Result<(), Diagnostic> {
-        self.globals.define_type(
-            "t".into(),
-            TypeAbbrev {
-                lifted: Liftedness::Plain,
-                params: Vec::new(),
-                ty: TypeExp::Prim(prim, Span::default()),
-            },
-        );
-        self.globals.set_open_module(Some(prim));
-        let mut result = Ok(());
-        for d in &prog.decs {
-            if let Err(e) = self.check_dec(d, show) {
-                result = Err(e);
-                break;
-            }
+/// Type or size parameters of one declaration must differ (as in
+/// Futhark, whose messages say "previously defined").
+pub(crate) fn check_distinct_params(params: &[TypeParam]) -> Result<(), Diagnostic> {
+    for (i, p) in params.iter().enumerate() {
+        let (n, span) = match p {
+            TypeParam::Size(n, s) | TypeParam::Type(n, _, s) => (n, *s),
+        };
+        if let Some(first) = params[..i].iter().find(|q| q.name() == n) {
+            let first_span = match first {
+                TypeParam::Size(_, s) | TypeParam::Type(_, _, s) => *s,
+            };
+            return Err(Diagnostic::ty(
+                format!("the parameter `{n}` is previously defined in this declaration"),
+                span,
+            )
+            .with_secondary(first_span, "first defined here")
+            .with_help("give each type and size parameter its own name"));
         }
-        self.globals.set_open_module(None);
-        self.globals.remove_type("t");
-        result
     }
+    Ok(())
 }
 
 /// Why a type expression has sizes that are not known from the
@@ -640,7 +683,7 @@ fn unknown_size(globals: &env::Globals, params: &[TypeParam], t: &TypeExp) -> Op
         // Functions may take and return arrays of any size.
         TypeExp::Arrow(..) | TypeExp::Prim(..) => None,
         TypeExp::Named(q, args, _) => {
-            let lifted_param = q.qual.is_none()
+            let lifted_param = q.is_local()
                 && args.is_empty()
                 && params.iter().any(|p| {
                     matches!(p, TypeParam::Type(n, l, _) if *n == q.name && *l != Liftedness::Plain)
@@ -648,7 +691,7 @@ fn unknown_size(globals: &env::Globals, params: &[TypeParam], t: &TypeExp) -> Op
             if lifted_param {
                 return Some(format!("the size-lifted parameter `{}`", q.name));
             }
-            let abbrev = globals.lookup_type(&env::key(q));
+            let abbrev = globals.lookup_type(q);
             if abbrev.is_some_and(|a| a.lifted != Liftedness::Plain) {
                 return Some(format!("the size-lifted type `{q}`"));
             }
@@ -719,7 +762,7 @@ pub(crate) fn size_names_in_pat(p: &Pat, in_exps: bool, out: &mut Vec<Ident>) {
     }
 }
 
-fn size_names_in_type(t: &TypeExp, in_exps: bool, out: &mut Vec<Ident>) {
+pub(crate) fn size_names_in_type(t: &TypeExp, in_exps: bool, out: &mut Vec<Ident>) {
     match t {
         TypeExp::Array(Dim::Exp(e), inner, _) if in_exps => {
             for n in e.variables() {
@@ -962,6 +1005,12 @@ impl<'a, 'g> Generalizer<'a, 'g> {
                 Box::new(self.general_applied(b, allow_new)),
             ),
             Base::Sum(cs) => self.sum(cs, allow_new, true),
+            Base::Abstract(a, ts) => Base::Abstract(
+                a.clone(),
+                ts.iter()
+                    .map(|t| self.general_applied(t, allow_new))
+                    .collect(),
+            ),
         };
         Type::new(rank, base)
     }

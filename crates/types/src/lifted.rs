@@ -182,7 +182,7 @@ fn in_pat(p: &Pat, t: &Type, name: &str) -> Option<u32> {
 fn in_type(te: &TypeExp, t: &Type, name: &str) -> Option<u32> {
     match (te, &t.base) {
         (TypeExp::Named(q, args, _), Base::Var(v))
-            if q.qual.is_none() && args.is_empty() && *q.name == *name =>
+            if q.quals.is_empty() && args.is_empty() && *q.name == *name =>
         {
             Some(v.0)
         }
@@ -238,12 +238,12 @@ fn lifted(t: &TypeExp, globals: &Globals, params: &[TypeParam]) -> Option<String
         TypeExp::Unique(t, _) => lifted(t, globals, params),
         TypeExp::Tuple(ts, _) if ts.len() == 1 => lifted(&ts[0], globals, params),
         TypeExp::Named(q, _, _) => {
-            let param = q.qual.is_none()
+            let param = q.quals.is_empty()
                 && params.iter().any(|p| {
                     matches!(p, TypeParam::Type(n, l, _) if *n == q.name && *l != Liftedness::Plain)
                 });
             let abbrev = globals
-                .lookup_type(&super::env::key(q))
+                .lookup_type(q)
                 .is_some_and(|a| a.lifted != Liftedness::Plain);
             (param || abbrev).then(|| q.to_string())
         }

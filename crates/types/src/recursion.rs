@@ -111,7 +111,7 @@ impl<'a> Checker<'a> {
         for (k, name) in &self.funs {
             let unchanged = match (&args[*k].kind, name) {
                 (ExprKind::Var(q), Some(n)) => {
-                    q.qual.is_none()
+                    q.quals.is_empty()
                         && q.name == **n
                         && !self.def.resolved.contains_key(&args[*k].id)
                 }

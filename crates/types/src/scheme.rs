@@ -250,6 +250,9 @@ impl Type {
                     .map(|(c, ts)| (c.clone(), ts.iter().map(|t| t.subst(inst)).collect()))
                     .collect(),
             ),
+            Base::Abstract(a, ts) => {
+                Base::Abstract(a.clone(), ts.iter().map(|t| t.subst(inst)).collect())
+            }
         };
         Type::new(rank, base)
     }

@@ -10,8 +10,10 @@
 //! structurally (ordinary HM unification, which needs no ranks).
 
 use std::fmt;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use urchin_prim::PrimType;
-use urchin_syntax::ast::Ident;
+use urchin_syntax::ast::{Ident, Liftedness};
 
 /// A rank variable: the `M` or `R` of an application, the associated rank
 /// of a type variable, or an auxiliary unknown.
@@ -70,6 +72,37 @@ impl Rank {
     }
 }
 
+/// An abstract type: a type a module type hides (`M.t` outside a module
+/// ascribed `M : {type t ...}`), or a type of a parametric module's
+/// parameter while its body is checked. It equals only itself, and is a
+/// base type (rank 0) whatever it hides, for AUTOMAP as for the rest of
+/// the checker; only the checking of elaborated code sees through it.
+#[derive(Clone, Debug)]
+pub struct AbsType {
+    pub id: u32,
+    /// As users write it (`M.t`).
+    pub name: Rc<str>,
+    pub lifted: Liftedness,
+}
+
+static NEXT_ABSTRACT: AtomicU32 = AtomicU32::new(1);
+
+impl AbsType {
+    pub fn fresh(name: impl Into<Rc<str>>, lifted: Liftedness) -> AbsType {
+        AbsType {
+            id: NEXT_ABSTRACT.fetch_add(1, Ordering::Relaxed),
+            name: name.into(),
+            lifted,
+        }
+    }
+}
+
+impl PartialEq for AbsType {
+    fn eq(&self, other: &AbsType) -> bool {
+        self.id == other.id
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Type {
     pub rank: Rank,
@@ -87,6 +120,8 @@ pub enum Base {
     /// A sum type: constructors sorted by name, with their payload types.
     /// A value is a tag (the constructor's index here) and a payload.
     Sum(Vec<(Ident, Vec<Type>)>),
+    /// An abstract type applied to its type arguments (`M.t`, `M.t i32`).
+    Abstract(AbsType, Vec<Type>),
 }
 
 impl Type {
@@ -151,6 +186,10 @@ impl Type {
             Base::Tuple(ts) => ts.iter().any(Type::has_function),
             Base::Record(fs) => fs.iter().any(|(_, t)| t.has_function()),
             Base::Sum(cs) => cs.iter().any(|(_, ts)| ts.iter().any(Type::has_function)),
+            // What a lifted abstract type hides may be a function.
+            Base::Abstract(a, args) => {
+                a.lifted == Liftedness::Lifted || args.iter().any(Type::has_function)
+            }
             Base::Prim(_) | Base::Var(_) => false,
         }
     }
@@ -285,6 +324,18 @@ impl TypePrinter<'_> {
                     return arrow;
                 }
                 format!("({arrow})")
+            }
+            Base::Abstract(a, args) => {
+                let mut name = a.name.to_string();
+                for t in args {
+                    name.push(' ');
+                    name.push_str(&self.print_atom(t));
+                }
+                if args.is_empty() || s.is_empty() {
+                    name
+                } else {
+                    format!("({name})")
+                }
             }
             Base::Sum(cs) => {
                 let alts: Vec<String> = cs

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use super::rank::RankSystem;
 use super::ty::{Base, Rank, RankVar, TyVar, Type};
 use urchin_prim::PrimType;
-use urchin_syntax::ast::Ident;
+use urchin_syntax::ast::{Ident, Liftedness};
 
 /// What a base variable may stand for.
 #[derive(Clone, Debug, PartialEq)]
@@ -196,6 +196,9 @@ impl Subst {
                     .map(|(c, ts)| (c.clone(), ts.iter().map(|t| self.apply(t)).collect()))
                     .collect(),
             ),
+            Base::Abstract(a, ts) => {
+                Base::Abstract(a.clone(), ts.iter().map(|t| self.apply(t)).collect())
+            }
             other => other.clone(),
         })
     }
@@ -217,6 +220,7 @@ impl Subst {
                 Base::Sum(cs) => {
                     todo.extend(cs.iter().flat_map(|(_, ts)| ts.iter().map(|t| &t.base)))
                 }
+                Base::Abstract(_, ts) => todo.extend(ts.iter().map(|t| &t.base)),
                 Base::Var(_) | Base::Prim(_) => {}
             }
         }
@@ -260,6 +264,7 @@ impl Subst {
             Base::Sum(cs) => cs
                 .iter()
                 .any(|(_, ts)| ts.iter().any(|t| self.occurs(v, &t.base))),
+            Base::Abstract(_, ts) => ts.iter().any(|t| self.occurs(v, &t.base)),
         }
     }
 
@@ -341,6 +346,12 @@ impl Subst {
                     Some((d, _)) => Err(Mismatch::MissingConstr(d.clone())),
                     None => Ok(()),
                 }
+            }
+            (Base::Abstract(a, ts), Base::Abstract(b, us)) if a == b && ts.len() == us.len() => {
+                for (t, u) in ts.iter().zip(us) {
+                    self.unify(ranks, t, u, origin)?;
+                }
+                Ok(())
             }
             _ => Err(Mismatch::Shape),
         }
@@ -502,6 +513,8 @@ impl Subst {
             (Class::Float, Base::Prim(p)) => p.is_float(),
             (Class::Ord, Base::Prim(_)) => true,
             (Class::Eq, Base::Arrow(..)) => false,
+            // A lifted abstract type may hide a function.
+            (Class::Eq, Base::Abstract(a, _)) => a.lifted != Liftedness::Lifted,
             (Class::Eq, _) => true,
             (Class::Fields(fs), Base::Record(gs)) => {
                 for (n, t) in fs {

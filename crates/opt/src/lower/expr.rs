@@ -267,7 +267,7 @@ impl<'t> Lower<'t> {
         span: Span,
     ) -> LResult<Val<'t>> {
         let resolved = ctx.def.resolved.get(&id);
-        if q.qual.is_none() && resolved.is_none() {
+        if q.is_local() && resolved.is_none() {
             if let Some(v) = env.get(&q.name) {
                 return Ok(ctx.local_instance(id, v));
             }
@@ -305,6 +305,12 @@ impl<'t> Lower<'t> {
                 }
             }
             GlobalKind::Value(v) => self.external(v, span),
+            // Definitions are lowered from applications of parametric
+            // modules, which have code; the module's own body has none.
+            GlobalKind::Param => Err(Self::internal(
+                "a parametric module's member has no code",
+                span,
+            )),
         }
     }
 

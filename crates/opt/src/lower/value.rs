@@ -103,7 +103,9 @@ fn collect_leaf_types(t: &Type, outer: u32, out: &mut Vec<ir::Type>) {
                 .flat_map(|(_, ts)| ts)
                 .for_each(|t| collect_leaf_types(t, r, out));
         }
-        Base::Arrow(..) | Base::Var(_) => {}
+        // (Lowering sees elaborated code's types, where abstract types
+        // are spelled out.)
+        Base::Arrow(..) | Base::Var(_) | Base::Abstract(..) => {}
     }
 }
 
@@ -118,7 +120,7 @@ pub fn structure<'t>(t: &Type, leaves: &mut impl Iterator<Item = Atom>) -> Val<'
                 .collect(),
         ),
         Base::Sum(cs) => super::sums::structure(cs, leaves),
-        Base::Arrow(..) | Base::Var(_) => Val::Node(Vec::new()),
+        Base::Arrow(..) | Base::Var(_) | Base::Abstract(..) => Val::Node(Vec::new()),
     }
 }
 
@@ -347,7 +349,7 @@ impl<'t> Lower<'t> {
     fn solve_size(&self, ctx: &Ctx<'t>, env: Env<'t>, e: &Expr, size: Atom) -> Env<'t> {
         match &e.kind {
             ExprKind::Var(q)
-                if q.qual.is_none()
+                if q.is_local()
                     && env.get(&q.name).is_none()
                     && ctx
                         .def
@@ -377,7 +379,7 @@ impl<'t> Lower<'t> {
                     .and_then(|v| self.call_results.get(&v))
                     .filter(|(name, atoms)| {
                         atoms.len() == args.len()
-                            && matches!(&f.kind, ExprKind::Var(q) if q.qual.is_none() && &*q.name == *name)
+                            && matches!(&f.kind, ExprKind::Var(q) if q.is_unqualified() && &*q.name == *name)
                     });
                 match called {
                     Some((_, atoms)) => args

@@ -372,8 +372,51 @@ impl<'a> Parser<'a> {
             Some('-') if self.peek2().is_some_and(|c| c.is_ascii_alphabetic()) => self.word(),
             Some(c) if c == '-' || c.is_ascii_digit() => self.number(),
             Some(c) if c.is_ascii_alphabetic() => self.word(),
+            Some('"') => self.string(),
             _ => Err(self.unexpected("a value")),
         }
+    }
+
+    /// `"abc"`: the array of its UTF-8 bytes (`[]u8`), escapes as in
+    /// program text.
+    fn string(&mut self) -> Result<Node, Diagnostic> {
+        let start = self.pos;
+        self.eat('"');
+        let mut escaped = false;
+        let body_start = self.pos;
+        loop {
+            match self.peek() {
+                None => return Err(self.error("this string is never closed", start, self.pos)),
+                Some('"') if !escaped => break,
+                Some(c) => {
+                    escaped = c == '\\' && !escaped;
+                    self.pos += c.len_utf8();
+                }
+            }
+        }
+        let body = &self.text[body_start..self.pos];
+        self.eat('"');
+        let span = self.span(start, self.pos);
+        let text =
+            urchin_base::escape::unescape(body).map_err(|e| self.error(e, start, self.pos))?;
+        if text.is_empty() {
+            return Ok(Node::Empty(vec![0], PrimType::U8, span));
+        }
+        let bytes = text
+            .bytes()
+            .map(|b| {
+                Node::Lit(Lit {
+                    kind: LitKind::Int {
+                        value: i128::from(b),
+                        suffix: Some(PrimType::U8),
+                        pattern: false,
+                    },
+                    text: format!("{b}u8"),
+                    span,
+                })
+            })
+            .collect();
+        Ok(Node::Array(bytes, span))
     }
 
     fn array(&mut self) -> Result<Node, Diagnostic> {
@@ -994,6 +1037,16 @@ mod tests {
             Err(d) => d,
         };
         assert_eq!(d.span, Some(Span::new(FileId(1), 21, 22)));
+    }
+
+    #[test]
+    fn strings_are_arrays_of_bytes() {
+        assert_eq!(
+            array(r#""a\n""#),
+            (PrimType::U8, vec![2], vec![Scalar::U8(97), Scalar::U8(10)])
+        );
+        assert_eq!(array(r#""""#), (PrimType::U8, vec![0], vec![]));
+        assert!(err(r#""abc"#).message.contains("never closed"));
     }
 
     #[test]

@@ -73,13 +73,21 @@ fn dots_after_expressions_project() {
 
 #[test]
 fn qualified_names() {
-    assert_eq!(toks("f32.sqrt"), [Token::Qual("f32".into(), "sqrt".into())]);
-    assert_eq!(
-        toks("i64.sum xs")[0],
-        Token::Qual("i64".into(), "sum".into())
-    );
+    // A qualified name reads as a projection; the module phase tells them
+    // apart. A qualified operator is one token, at any depth.
+    assert_eq!(toks("f32.sqrt"), [id("f32"), Token::ProjDot, id("sqrt")]);
+    assert_eq!(toks("M.N.x")[2], id("N"));
     assert_eq!(toks("xs.f32"), [id("xs"), Token::ProjDot, id("f32")]);
     assert_eq!(toks("f32 . sqrt")[0], id("f32"));
+    let op = |quals: &[&str], name: &str| {
+        Token::Op(BinOpKind::Symbol(QualName {
+            quals: quals.iter().map(|q| (*q).into()).collect(),
+            name: name.into(),
+            entity: None,
+        }))
+    };
+    assert_eq!(toks("M.N.+"), [op(&["M", "N"], "+")]);
+    assert_eq!(toks("x R.* y")[1], op(&["R"], "*"));
 }
 
 #[test]
@@ -204,13 +212,34 @@ fn lexical_errors_are_reported_and_skipped() {
 fn spans_and_classes() {
     let (ts, _) = lex("let x = 1.5 -- c\n  in f32.pi", FileId(3));
     let spans: Vec<_> = ts.iter().map(|(_, s)| (s.start, s.end)).collect();
-    assert_eq!(spans, [(0, 3), (4, 5), (6, 7), (8, 11), (19, 21), (22, 28)]);
+    assert_eq!(
+        spans,
+        [
+            (0, 3),
+            (4, 5),
+            (6, 7),
+            (8, 11),
+            (19, 21),
+            (22, 25),
+            (25, 26),
+            (26, 28)
+        ]
+    );
     assert!(ts.iter().all(|(_, s)| s.file == FileId(3)));
     let classes: Vec<_> = ts.iter().map(|(t, _)| t.class()).collect();
     use TokenClass::*;
     assert_eq!(
         classes,
-        [Keyword, Identifier, Operator, Literal, Keyword, Identifier]
+        [
+            Keyword,
+            Identifier,
+            Operator,
+            Literal,
+            Keyword,
+            Identifier,
+            Punctuation,
+            Identifier
+        ]
     );
     assert_eq!(Token::Kw(crate::Keyword::True).class(), Literal);
     assert_eq!(Token::LParen.class(), Punctuation);

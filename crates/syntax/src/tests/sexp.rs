@@ -286,5 +286,7 @@ pub fn dec(d: &Dec) -> String {
                 .collect::<String>(),
             ty(&t.ty)
         ),
+        // Module declarations print as written.
+        _ => crate::pretty::dec(d),
     }
 }

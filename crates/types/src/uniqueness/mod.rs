@@ -144,7 +144,7 @@ impl<'a> Checker<'a> {
                 Als::Fun(..) => als,
                 other => Als::Fun(other.vars(), Rc::new(Sig::unknown("a function".into()))),
             },
-            Base::Var(_) | Base::Sum(_) => match als {
+            Base::Var(_) | Base::Sum(_) | Base::Abstract(..) => match als {
                 Als::Scalar => Als::fresh(),
                 other => Als::Leaf(other.vars()),
             },
@@ -481,6 +481,14 @@ impl<'a> Checker<'a> {
                 self.observe(&als, span)?;
                 als
             }
+            // A parametric module's parameter has no code to look into:
+            // its functions may alias anything they are given.
+            GlobalKind::Param => match self.ty(node).map(|t| &t.base) {
+                Some(Base::Arrow(..)) => {
+                    Als::Fun(Vec::new(), Rc::new(Sig::unknown(q.to_string().into())))
+                }
+                _ => Als::fresh(),
+            },
         })
     }
 
