@@ -617,6 +617,9 @@ impl Session {
     /// Checks an expression typed at the prompt.
     pub fn check_expr(&self, e: &Expr) -> Result<CheckedDef, Diagnostic> {
         let e = self.resolve_expr(e)?;
+        self.types
+            .globals
+            .set_in_scope(self.scope.env.vals.keys().cloned());
         self.types.check_expr(&e, show_dec)
     }
 

@@ -118,6 +118,12 @@ pub fn split_args(args: &[TypeArg]) -> (Vec<&TypeExp>, Vec<&Dim>) {
 pub struct Globals {
     values: HashMap<Entity, Global>,
     types: HashMap<Entity, Rc<TypeAbbrev>>,
+    /// The unqualified value names in scope where the definition being
+    /// checked is (set by the module phase, or the session for an
+    /// expression at the prompt), for the suggestions of an unknown name:
+    /// the checker itself sees entities, not names. A hint beside the
+    /// environment, so it is set through a shared reference.
+    in_scope: std::cell::RefCell<Vec<Ident>>,
 }
 
 impl Globals {
@@ -127,6 +133,16 @@ impl Globals {
 
     pub fn define(&mut self, e: Entity, g: Global) {
         self.values.insert(e, g);
+    }
+
+    pub fn set_in_scope(&self, names: impl Iterator<Item = Ident>) {
+        let mut v = self.in_scope.borrow_mut();
+        v.clear();
+        v.extend(names);
+    }
+
+    pub fn in_scope(&self) -> Vec<Ident> {
+        self.in_scope.borrow().clone()
     }
 
     pub fn define_type(&mut self, e: Entity, abbrev: TypeAbbrev) {

@@ -763,6 +763,7 @@ impl<'g> Infer<'g> {
             [] => {
                 let mut names: Vec<String> =
                     self.locals.iter().map(|(n, _)| n.to_string()).collect();
+                names.extend(self.globals.in_scope().iter().map(|n| n.to_string()));
                 names.extend(intrinsics::global_names());
                 names
             }

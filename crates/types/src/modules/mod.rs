@@ -243,6 +243,9 @@ impl<'a> Phase<'a> {
         }
         let resolved = Resolver::new(&scope.env).val_dec(v)?;
         let e = Entity::fresh();
+        self.tenv
+            .globals
+            .set_in_scope(scope.env.vals.keys().cloned());
         let global = if self.generic {
             let scheme = self.tenv.check_def_type(&resolved, self.show)?;
             Global::new(scheme, GlobalKind::Param)
