@@ -24,6 +24,7 @@ pub mod patterns;
 pub mod rank;
 mod recursion;
 pub mod scheme;
+mod scope;
 pub mod ty;
 pub mod unify;
 mod uniqueness;
