@@ -257,7 +257,8 @@ fn deep_types_check_in_polynomial_time() {
     }
     let tuple = nest(400, "1i32", |t| format!("({t}, 1i32)"));
     let record = nest(400, "1i32", |t| format!("{{a = {t}, b = 1i32}}"));
-    let pattern = nest(200, "x", |p| format!("({p}, y)"));
+    // (Each name bound once: a pattern may not bind one twice.)
+    let pattern = (0..200).fold("x".to_string(), |p, i| format!("({p}, y{i})"));
     let arrows = "i32 -> ".repeat(800);
     let params: Vec<String> = (0..900).map(|i| format!("(x{i}: i32)")).collect();
     // Nested lambdas on values of unknown rank (every application open

@@ -47,12 +47,3 @@ entry captured (k: i32) =
 entry higher_order (x: i32) (b: bool) =
   let twice 'a (f: a -> a) (v: a) = f (f v)
   in (twice (+ 1) x, twice (\c -> !c) b)
-
--- Equality at each use's type.
--- ==
--- entry: same
--- input { 1 1 [1, 2] [1, 3] } output { true false }
-
-entry same (a: i32) (b: i32) (xs: []i32) (ys: []i32) =
-  let eq 't (u: t) (v: t) = u == v
-  in (eq a b, eq (xs, 0) (ys, 0))

@@ -1555,13 +1555,21 @@ impl<'g> Infer<'g> {
         super::check_size_params(&f.name, &f.type_params, &f.params)?;
         let saved_locals = self.locals.len();
         let saved_tparams = self.type_params.len();
+        let mut tparams = Vec::new();
         for tp in &f.type_params {
             match tp {
                 TypeParam::Size(n, _) => self.bind_size(n.clone()),
                 // A type parameter is an unknown, generalised with the
                 // others after the body (`generalisable`).
-                TypeParam::Type(n, _, _) => {
+                TypeParam::Type(n, _, span) => {
                     let t = self.full_var();
+                    if let Base::Var(var) = t.base {
+                        tparams.push(super::scope::Param {
+                            name: n.clone(),
+                            span: *span,
+                            var,
+                        });
+                    }
                     self.type_params.push((n.clone(), t));
                 }
             }
@@ -1583,6 +1591,7 @@ impl<'g> Infer<'g> {
             )?;
             bt = rt;
         }
+        super::scope::check(self, &f.name, &tparams)?;
         self.locals.truncate(saved_locals);
         self.type_params.truncate(saved_tparams);
         Ok(pts.into_iter().rev().fold(bt, |acc, p| Type::arrow(p, acc)))

@@ -25,6 +25,7 @@ pub mod patterns;
 pub mod rank;
 mod recursion;
 pub mod scheme;
+mod scope;
 pub mod signature;
 pub mod ty;
 pub mod unify;
