@@ -11,8 +11,8 @@
 //! Each file runs in its own `urchin test --verbose --compiled` process,
 //! so that a panic, abort or stack overflow fails that file's remaining
 //! cases and nothing else, and a process that reports nothing for
-//! [`CASE_LIMIT`]
-//! (a case that hangs) is stopped, its remaining cases failed.
+//! [`CASE_LIMIT`] (a case that hangs) is stopped, its remaining cases
+//! failed.
 
 use crate::test_env::shared_data;
 use std::io::{BufRead, BufReader, Read, Write};
