@@ -721,7 +721,11 @@ fn described(name: &str) -> Option<String> {
     }
     let mut text = text.trim().to_string();
     if text.ends_with(':') {
-        text.truncate(text.rfind("\n\n").unwrap_or(0));
+        // The paragraph, or in a section of one, the sentence.
+        let cut = text
+            .rfind("\n\n")
+            .or_else(|| text.rfind(". ").map(|at| at + 1));
+        text.truncate(cut.unwrap_or(0));
     }
     let prose = unlink(text.trim());
     let out: Vec<String> = prose
