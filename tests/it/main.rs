@@ -38,7 +38,6 @@ mod reference;
 mod repl_cli;
 mod repl_pty;
 mod repl_transcripts;
-mod robust;
 mod smallstep;
 mod smallstep_props;
 mod smallstep_trace;

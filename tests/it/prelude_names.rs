@@ -85,7 +85,7 @@ fn urchin_has_every_name_of_futharks_prelude() {
     let read = |f: &str| std::fs::read_to_string(dir.join(f)).expect("a prelude file");
     let session = crate::support::session();
     let knows = |q: &QualName| {
-        session.types.globals.lookup(q).is_some()
+        session.lookup_value(q).is_some()
             || (q.quals.is_empty() && BinOpKind::builtin(&q.name).is_some())
     };
     let mut all = Vec::new();

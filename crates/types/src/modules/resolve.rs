@@ -148,7 +148,7 @@ impl<'s> Resolver<'s> {
         match env.vals.get(&q.name) {
             Some(e) => Ok(q.resolved(*e)),
             None if env.mods.contains_key(&q.name) => Err(module_as_value(&q.to_string(), span)),
-            None => Err(unknown_member(q, "value", span)),
+            None => Err(unknown_member(q, "value", env.vals.keys(), span)),
         }
     }
 
@@ -183,7 +183,7 @@ impl<'s> Resolver<'s> {
         let env = self.module(&q.quals, span)?;
         match env.types.get(&q.name) {
             Some(e) => Ok(q.resolved(*e)),
-            None => Err(unknown_member(q, "type", span)),
+            None => Err(unknown_member(q, "type", env.types.keys(), span)),
         }
     }
 
@@ -671,9 +671,18 @@ fn module_as_value(path: &str, span: Span) -> Diagnostic {
         .with_help(format!("name one of its members: `{path}.x`"))
 }
 
-fn unknown_member(q: &QualName, what: &str, span: Span) -> Diagnostic {
+/// `members`: the names of that kind the module has, for a suggestion.
+fn unknown_member<'a>(
+    q: &QualName,
+    what: &str,
+    members: impl Iterator<Item = &'a Ident>,
+    span: Span,
+) -> Diagnostic {
     let m = q.quals.join(".");
-    Diagnostic::ty(format!("unknown name `{q}`"), span)
-        .with_label(format!("module `{m}` has no {what} `{}`", q.name))
-        .with_help(format!("`:browse {m}` lists what it has"))
+    let d = Diagnostic::ty(format!("unknown name `{q}`"), span)
+        .with_label(format!("module `{m}` has no {what} `{}`", q.name));
+    match urchin_base::diag::closest(&q.name, members.map(|n| &**n)) {
+        Some(near) => d.with_help(format!("did you mean `{m}.{near}`?")),
+        None => d.with_help(format!("`:browse {m}` lists what it has")),
+    }
 }

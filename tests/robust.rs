@@ -1,6 +1,12 @@
 //! Inputs that used to crash urchin or run away (issue 14): each must end
 //! in a diagnostic or the right value, and a REPL session must go on. One
 //! test per class: panic, abort (memory), stack depth, time, wrong value.
+//!
+//! A test binary of its own, not part of `tests/it`: a child's peak
+//! resident memory as `wait4` reports it starts from the memory of the
+//! process that spawned it (Linux keeps the high-water mark across
+//! `fork` and `exec`), so the budgets below can only be read in a small
+//! test process.
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
