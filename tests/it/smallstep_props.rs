@@ -773,13 +773,21 @@ fn check_with(c: &Case, jvp: bool) -> Result<(), TestCaseError> {
     }
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: crate::test_env::proptest_cases(2000),
+/// The properties' settings: `full` cases at CI's scale, failures kept
+/// in `smallstep_props.regressions`.
+fn config(full: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases: crate::test_env::proptest_cases(full),
         max_shrink_iters: 200,
-        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("regressions"))),
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::WithSource("regressions"),
+        )),
         ..ProptestConfig::default()
-    })]
+    }
+}
+
+proptest! {
+    #![proptest_config(config(2000))]
 
     #[test]
     fn small_step_agrees_with_the_fast_evaluator(c in case()) {
@@ -788,12 +796,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: crate::test_env::proptest_cases(500),
-        max_shrink_iters: 200,
-        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("regressions"))),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(config(500))]
 
     /// Recursive functions: calls of the core IR against the reference's
     /// unfolding of definitions.
@@ -804,12 +807,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: crate::test_env::proptest_cases(1000),
-        max_shrink_iters: 200,
-        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("regressions"))),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(config(1000))]
 
     /// `jvp` by dual numbers in the reference against the AD
     /// transformation of the fast evaluator.
@@ -820,12 +818,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: crate::test_env::proptest_cases(500),
-        max_shrink_iters: 200,
-        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("regressions"))),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(config(500))]
 
     /// Dead user code that fails, beside a `vjp`: the fast evaluator
     /// fails where the reference does.
