@@ -13,7 +13,7 @@ use super::{Failed, Flow, Repl, Sink, duration, show_scheme};
 use crate::driver::Compiled;
 use std::collections::HashSet;
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use web_time::{Duration, Instant};
 use urchin_base::diag::Diagnostic;
 use urchin_base::source::Span;
 use urchin_core::ir::{Program, Var};

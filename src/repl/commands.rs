@@ -345,6 +345,7 @@ fn time(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Fai
     Ok(Flow::Continue)
 }
 
+#[cfg(feature = "opencl")]
 fn device(_: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
     let words: Vec<&str> = inv.arg.split_whitespace().collect();
     match words[..] {
@@ -385,6 +386,13 @@ fn device(_: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, F
     }
     sink.out(&urchin_gpu::report());
     Ok(Flow::Continue)
+}
+
+/// Without OpenCL (the browser's build) the evaluator runs everything.
+#[cfg(not(feature = "opencl"))]
+fn device(_: &mut Repl, _: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    sink.err("this build of urchin has no OpenCL offload: the evaluator runs everything\n");
+    Err(Failed)
 }
 
 fn info(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {

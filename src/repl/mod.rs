@@ -17,11 +17,12 @@ mod ad;
 pub mod breakpoints;
 pub mod commands;
 pub mod complete;
-mod highlight;
+pub mod highlight;
 pub mod plot;
 mod print;
 pub mod query;
 mod style;
+#[cfg(feature = "terminal")]
 mod terminal;
 
 use crate::driver::{Checkpoint, Session, show_dec};
@@ -35,7 +36,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use web_time::{Duration, Instant};
 use style::{Style, paint};
 use urchin_base::diag::{Diagnostic, render_all};
 use urchin_base::source::FileId;
@@ -55,6 +56,7 @@ use urchin_types::ty::{Base, Namer, TyVar, Type};
 use urchin_types::unify::Class;
 
 pub use breakpoints::{Console, Line};
+#[cfg(feature = "terminal")]
 pub use terminal::run;
 
 /// The name the last expression's value is bound to, as in GHCi.
@@ -91,7 +93,7 @@ impl Sink for String {
 
 /// What an input wrote, in order: for front ends that show figures as
 /// pictures (a notebook, a literate document).
-pub(crate) enum Piece {
+pub enum Piece {
     Text(String),
     Figure(Figure),
 }
@@ -99,7 +101,7 @@ pub(crate) enum Piece {
 /// The REPL's output for one input: results and figures in order, errors
 /// and warnings apart.
 #[derive(Default)]
-pub(crate) struct Capture {
+pub struct Capture {
     pub pieces: Vec<Piece>,
     pub errors: String,
 }
@@ -833,7 +835,21 @@ impl Repl {
             sink.err(&format!("cannot read {name}: {e}\n"));
             Failed
         })?;
-        match self.session.load_replacing(&name, &text) {
+        self.load_source(&name, &text, sink)
+    }
+
+    /// Loads a program given as text in place of the current one, as
+    /// `:load` loads a file (a front end without files: the browser's
+    /// editor). A failure counts as a failed input.
+    pub fn load_text(&mut self, name: &str, text: &str, sink: &mut dyn Sink) -> Result<(), Failed> {
+        self.pending = None;
+        self.loaded = None;
+        self.load_source(name, text, sink)
+            .inspect_err(|_| self.failures += 1)
+    }
+
+    fn load_source(&mut self, name: &str, text: &str, sink: &mut dyn Sink) -> Result<(), Failed> {
+        match self.session.load_replacing(name, text) {
             Ok(ids) => {
                 let mut breaks = Vec::new();
                 for id in &ids {

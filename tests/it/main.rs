@@ -42,3 +42,4 @@ mod smallstep_trace;
 mod syntax_corpus;
 mod syntax_props;
 mod trace_cli;
+mod web;
