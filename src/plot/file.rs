@@ -3,12 +3,12 @@
 //! a font compiled into urchin (Hack, from `epaint_default_fonts`), so no
 //! system font library is needed.
 
-use super::bitmap::{FONT_BYTES, Surface};
+use super::bitmap::{Surface, text_size};
 use super::{Chart, Figure, Image, PALETTE, Size, tick};
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
-use std::sync::Once;
 
 /// A file format, chosen by the file's extension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,7 +48,7 @@ pub fn svg(fig: &Figure, size: Size) -> Result<String, String> {
         Figure::Chart(c) => {
             let mut out = String::new();
             {
-                let root = SVGBackend::with_string(&mut out, (size.width, size.height))
+                let root = Surface(SVGBackend::with_string(&mut out, (size.width, size.height)))
                     .into_drawing_area();
                 draw_chart(c, &root)?;
             }
@@ -108,18 +108,7 @@ fn encode_png(img: &Image) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-/// Makes the built-in font the one plotters finds for `sans-serif` (it
-/// measures text with it to lay out the chart).
-fn register_font() {
-    static FONT: Once = Once::new();
-    FONT.call_once(|| {
-        // The font is compiled in and known to parse.
-        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT_BYTES);
-    });
-}
-
 fn draw_chart<DB: DrawingBackend>(c: &Chart, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
-    register_font();
     let failed = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("cannot draw the plot: {e}");
     root.fill(&WHITE).map_err(failed)?;
     let ((x0, x1), (y0, y1)) = c.ranges();
@@ -148,15 +137,10 @@ fn draw_chart<DB: DrawingBackend>(c: &Chart, root: &DrawingArea<DB, Shift>) -> R
         let segments = s.segments();
         // Few points are data rather than a sampled function: mark them.
         let marked = s.points.len() <= 40;
-        for (k, seg) in segments.iter().enumerate() {
-            let drawn = chart
+        for seg in &segments {
+            chart
                 .draw_series(LineSeries::new(seg.iter().copied(), color.stroke_width(2)))
                 .map_err(failed)?;
-            if k == 0 && !s.name.is_empty() {
-                drawn.label(s.name.as_str()).legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                });
-            }
             if marked {
                 chart
                     .draw_series(
@@ -168,17 +152,59 @@ fn draw_chart<DB: DrawingBackend>(c: &Chart, root: &DrawingArea<DB, Shift>) -> R
             }
         }
     }
-    if c.series.iter().any(|s| !s.name.is_empty()) {
-        chart
-            .configure_series_labels()
-            .label_font(("sans-serif", 13))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.3))
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(failed)?;
-    }
+    let named: Vec<(usize, &str)> = (c.series.iter().enumerate())
+        .filter(|(_, s)| !s.name.is_empty())
+        .map(|(i, s)| (i, s.name.as_str()))
+        .collect();
+    legend(&chart.plotting_area().strip_coord_spec(), &named).map_err(failed)?;
     root.present().map_err(failed)
+}
+
+/// The names of the series (by their index in the palette) in a box at
+/// the upper right. (plotters' own legend measures its text with plotters'
+/// fonts, which [`Surface`] replaces.)
+fn legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    named: &[(usize, &str)],
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    const SIZE: f64 = 13.0;
+    const MARGIN: i32 = 6;
+    const SAMPLE: i32 = 20;
+    if named.is_empty() {
+        return Ok(());
+    }
+    let line = text_size("M", SIZE).1 as i32 + 4;
+    let text = named
+        .iter()
+        .map(|(_, n)| text_size(n, SIZE).0 as i32)
+        .max()
+        .unwrap_or(0);
+    let (w, h) = (
+        text + SAMPLE + 3 * MARGIN,
+        line * named.len() as i32 + 2 * MARGIN,
+    );
+    let (x, y) = (area.dim_in_pixel().0 as i32 - w - 5, 5);
+    area.draw(&Rectangle::new(
+        [(x, y), (x + w, y + h)],
+        WHITE.mix(0.85).filled(),
+    ))?;
+    area.draw(&Rectangle::new([(x, y), (x + w, y + h)], BLACK.mix(0.3)))?;
+    let style = ("sans-serif", SIZE)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    for (k, (i, name)) in named.iter().enumerate() {
+        let (r, g, b) = PALETTE[i % PALETTE.len()];
+        let mid = y + MARGIN + line * k as i32 + line / 2;
+        let sample = vec![(x + MARGIN, mid), (x + MARGIN + SAMPLE, mid)];
+        area.draw(&PathElement::new(sample, RGBColor(r, g, b).stroke_width(2)))?;
+        area.draw(&Text::new(
+            *name,
+            (x + 2 * MARGIN + SAMPLE, mid),
+            style.clone(),
+        ))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

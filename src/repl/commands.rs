@@ -163,7 +163,7 @@ pub const COMMANDS: &[Command] = &[
         name: "plot",
         args: "[OPTIONS] EXPR [LO HI]",
         arg: Arg::Expr,
-        help: "draw a float function over [LO, HI], an array, points or an image; OPTIONS: --grad or --vjp (and the derivative), --out FILE",
+        help: "draw a float function over [LO, HI], an array, points or an image; OPTIONS (before or after): --grad or --vjp (and the derivative), --out FILE",
         run: super::plot::plot,
     },
     Command {
@@ -314,10 +314,21 @@ pub(super) fn path_arg(arg: &str) -> PathBuf {
         Some(inner) => inner.to_string(),
         None => arg.replace("\\ ", " "),
     };
-    match (unquoted.strip_prefix("~/"), home::home_dir()) {
+    match (unquoted.strip_prefix("~/"), home_dir()) {
         (Some(rest), Some(home)) => home.join(rest),
         _ => PathBuf::from(unquoted),
     }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn home_dir() -> Option<PathBuf> {
+    home::home_dir()
+}
+
+/// The browser has none.
+#[cfg(target_arch = "wasm32")]
+fn home_dir() -> Option<PathBuf> {
+    None
 }
 
 fn reload(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
@@ -448,7 +459,7 @@ fn edit(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Fai
 /// `:cd DIR`: later relative file names are relative to `DIR`.
 fn cd(_: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
     let dir = if inv.arg.is_empty() {
-        match home::home_dir() {
+        match home_dir() {
             Some(h) => h,
             None => return Err(usage("cd", sink)),
         }
@@ -558,9 +569,12 @@ fn one_line(text: &str) -> String {
 
 /// `:step [N] e`: the reduction sequence of the reference semantics.
 fn step(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
-    // A leading number is the count of steps to show.
+    // A leading number is the count of steps to show, unless an infix
+    // operator follows it (`:step 1 + 2`).
     let (limit, rest) = match inv.arg.split_once(char::is_whitespace) {
-        Some((n, rest)) if n.parse::<u64>().is_ok() => (n.parse().ok(), rest.trim_start()),
+        Some((n, rest)) if n.parse::<u64>().is_ok() && !infix_next(rest.trim_start()) => {
+            (n.parse().ok(), rest.trim_start())
+        }
         _ => (None, inv.arg),
     };
     if rest.is_empty() {
@@ -585,6 +599,16 @@ fn step(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Fai
         Ok(Flow::Continue)
     } else {
         Err(Failed)
+    }
+}
+
+/// Whether `text` starts with an infix operator (not the prefix `!`).
+fn infix_next(text: &str) -> bool {
+    match text.as_bytes() {
+        [b'!', next, ..] => urchin_syntax::ast::is_symbol_start(*next),
+        [b'`', ..] => true,
+        [b, ..] => urchin_syntax::ast::is_symbol_start(*b) && *b != b'!',
+        [] => false,
     }
 }
 
@@ -638,7 +662,7 @@ mod tests {
         assert_eq!(path_arg("a b.fut"), PathBuf::from("a b.fut"));
         assert_eq!(path_arg("\"a b.fut\""), PathBuf::from("a b.fut"));
         assert_eq!(path_arg("a\\ b.fut"), PathBuf::from("a b.fut"));
-        if let Some(home) = home::home_dir() {
+        if let Some(home) = home_dir() {
             assert_eq!(path_arg("~/x.fut"), home.join("x.fut"));
         }
     }

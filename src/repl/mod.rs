@@ -36,7 +36,6 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use web_time::{Duration, Instant};
 use style::{Style, paint};
 use urchin_base::diag::{Diagnostic, render_all};
 use urchin_base::source::FileId;
@@ -54,6 +53,7 @@ use urchin_types::intrinsics;
 use urchin_types::scheme::{Defaulting, Scheme};
 use urchin_types::ty::{Base, Namer, TyVar, Type};
 use urchin_types::unify::Class;
+use web_time::{Duration, Instant};
 
 pub use breakpoints::{Console, Line};
 #[cfg(feature = "terminal")]

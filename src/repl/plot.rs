@@ -16,6 +16,7 @@ use super::commands::{Invocation, path_arg, usage};
 use super::print::leaf_count;
 use super::{Failed, Flow, Repl, Sink};
 use crate::plot::{Chart, Figure, Image, Series, Size, file};
+use std::ops::Range;
 use std::path::PathBuf;
 use std::rc::Rc;
 use urchin_base::diag::Diagnostic;
@@ -68,11 +69,14 @@ fn draw(
     want: Want,
     name: &str,
 ) -> Result<Flow, Failed> {
-    let (opts, rest) = options(inv.arg, want, name, sink)?;
+    let (opts, range) = options(inv.arg, want, name, sink)?;
+    let rest = &inv.arg[range.clone()];
     if rest.is_empty() {
         return Err(usage(name, sink));
     }
-    let padded = inv.blank_before(rest);
+    // The options blanked out, so that spans stay where they were typed.
+    let at = inv.padded.len() - inv.padded.trim_start().len();
+    let padded = blank_after(&inv.blank_before(&inv.arg[range.start..]), at + range.end);
     let inv = inv.with_arg(rest, &padded);
     let fig = figure(r, &inv, &opts, want, sink)?;
     match &opts.out {
@@ -88,48 +92,82 @@ fn draw(
     Ok(Flow::Continue)
 }
 
-/// The leading `--flags`, and the rest of the argument.
-fn options<'a>(
-    arg: &'a str,
+/// The `--flags` before and after the expression, and where in `arg` the
+/// expression is (`:plot f 0 1 --grad` as well as `:plot --grad f 0 1`).
+fn options(
+    arg: &str,
     want: Want,
     name: &str,
     sink: &mut dyn Sink,
-) -> Result<(Options, &'a str), Failed> {
+) -> Result<(Options, Range<usize>), Failed> {
     let mut opts = Options::default();
     let mut rest = arg;
     while rest.starts_with("--") {
         let (flag, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
         let after = after.trim_start();
-        match flag {
-            "--grad" if want == Want::Any => opts.grad = true,
-            "--vjp" if want == Want::Any => opts.vjp = true,
-            "--out" => {
-                let (file, tail) = file_word(after);
-                if file.is_empty() {
-                    sink.err(&format!(
-                        "--out needs a file name: :{name} --out plot.svg ...\n"
-                    ));
-                    return Err(Failed);
-                }
-                opts.out = Some(path_arg(file));
-                rest = tail.trim_start();
-                continue;
+        if flag == "--out" {
+            let (file, tail) = file_word(after);
+            if file.is_empty() {
+                return Err(no_file(name, sink));
             }
-            _ => {
-                let takes = if want == Want::Any {
-                    "--grad, --vjp and --out FILE"
-                } else {
-                    "--out FILE"
-                };
-                sink.err(&format!(
-                    "unknown option {flag} of :{name}; it takes {takes}\n"
-                ));
-                return Err(Failed);
-            }
+            opts.out = Some(path_arg(file));
+            rest = tail.trim_start();
+            continue;
         }
+        flag_set(flag, want, &mut opts, name, sink)?;
         rest = after;
     }
-    Ok((opts, rest))
+    let start = arg.len() - rest.len();
+    // A `--` after the expression would begin a comment in it, so a
+    // trailing word that starts so is an option.
+    while let Some((head, last)) = rest.rsplit_once(char::is_whitespace) {
+        let head = head.trim_end();
+        if let Some((before, "--out")) = head.rsplit_once(char::is_whitespace) {
+            opts.out = Some(path_arg(last));
+            rest = before.trim_end();
+        } else if last == "--out" {
+            return Err(no_file(name, sink));
+        } else if last.starts_with("--") {
+            flag_set(last, want, &mut opts, name, sink)?;
+            rest = head;
+        } else {
+            break;
+        }
+    }
+    Ok((opts, start..start + rest.len()))
+}
+
+fn no_file(name: &str, sink: &mut dyn Sink) -> Failed {
+    sink.err(&format!(
+        "--out needs a file name: :{name} --out plot.svg ...\n"
+    ));
+    Failed
+}
+
+/// Sets the option `flag` (other than `--out`), or says that there is none.
+fn flag_set(
+    flag: &str,
+    want: Want,
+    opts: &mut Options,
+    name: &str,
+    sink: &mut dyn Sink,
+) -> Result<(), Failed> {
+    match flag {
+        "--grad" if want == Want::Any => opts.grad = true,
+        "--vjp" if want == Want::Any => opts.vjp = true,
+        _ => {
+            let takes = if want == Want::Any {
+                "--grad, --vjp and --out FILE"
+            } else {
+                "--out FILE"
+            };
+            sink.err(&format!(
+                "unknown option {flag} of :{name}; it takes {takes}\n"
+            ));
+            return Err(Failed);
+        }
+    }
+    Ok(())
 }
 
 /// A file name at the start of `text` (in double quotes, or up to a space

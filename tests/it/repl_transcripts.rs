@@ -537,6 +537,7 @@ fn step_commands() {
         "step_commands",
         ":step f64.sqrt [1.0, 4.0, 9.0]\n\
          :step 2 1 + 2 * 3 - 4\n\
+         :step 1 + 2 * 3\n\
          :steps i32.sum (map i32.i64 (iota 10))\n\
          :step\n\
          :steps 1 +\n",
@@ -748,6 +749,17 @@ fn plots_of_arrays_points_and_images() {
         ":plot [1.0, 3, 2, 5, 4]\n:plot2d ([1.0, 2, 3, 4], [2.0, 1, 3, 2.5])\n\
          :plot2d {up = ([0.0, 1, 2], [0.0, 1, 2]), down = ([0.0, 1, 2], [2.0, 1, 0])}\n\
          :img [[0.0, 0.5, 1], [1, 0.5, 0]]\n:img [[0xff0000u32, 0x00ff00], [0x0000ff, 0xffffff]]",
+    );
+}
+
+/// Options may follow the expression too (issue 38's
+/// `:plot (\x -> x * x) -1.0 1.0 --grad`).
+#[test]
+fn plot_options_after_the_expression() {
+    check(
+        "plot_trailing_options",
+        ":plot (\\x -> x * x) -1.0 1.0 --grad\n:plot f64.sin 0 1 --frob\n:plot f64.sin --out\n\
+         :plot2d ([1.0, 2], [3.0, 4]) --grad",
     );
 }
 

@@ -49,7 +49,9 @@ fn skip(test: &str, what: &str) {
         !crate::test_env::data_required(),
         "URCHIN_REQUIRE_DATA is set but {test} cannot run: it needs {what}"
     );
-    eprintln!("note: {test} skipped (it needs {what}); set URCHIN_REQUIRE_DATA=1 to make this an error");
+    eprintln!(
+        "note: {test} skipped (it needs {what}); set URCHIN_REQUIRE_DATA=1 to make this an error"
+    );
 }
 
 /// Runs a test script under node; fails with its output unless it passes.
@@ -77,7 +79,10 @@ fn the_playground_in_a_browser() {
     let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("playground.png");
     let out = node("browser.mjs", &[&web().join("dist"), &shot]);
     // Figures for the record (`cargo test -- --nocapture` shows them).
-    for line in out.lines().filter(|l| l.starts_with("time to first") || l.starts_with("screenshot")) {
+    for line in out
+        .lines()
+        .filter(|l| l.starts_with("time to first") || l.starts_with("screenshot"))
+    {
         println!("{line}");
     }
     assert!(shot.is_file(), "no screenshot at {}", shot.display());

@@ -259,7 +259,10 @@ mod tests {
         assert_eq!(r["status"], "more");
         assert_eq!(p.prompt(), urchin::repl::CONTINUATION_PROMPT);
         let r = parsed(&p.feed("  x * x"));
-        assert_eq!((r["failed"].clone(), r["defines"].clone()), (false.into(), true.into()));
+        assert_eq!(
+            (r["failed"].clone(), r["defines"].clone()),
+            (false.into(), true.into())
+        );
         let r = parsed(&p.feed(":type f"));
         assert!(text(&r).contains("f64 -> f64"), "{r}");
         let r = parsed(&p.feed("f true"));
@@ -280,7 +283,10 @@ mod tests {
         let mut p = Playground::new(0.0);
         p.feed("def g = 1");
         let r = parsed(&p.load("editor.fut", "def h (x: i32) = x + 1"));
-        assert_eq!((r["failed"].clone(), r["defines"].clone()), (false.into(), true.into()));
+        assert_eq!(
+            (r["failed"].clone(), r["defines"].clone()),
+            (false.into(), true.into())
+        );
         assert!(text(&r).contains("loaded editor.fut (1 definition)"), "{r}");
         assert_eq!(parsed(&p.feed("h 1"))["pieces"][0]["text"], "2\n");
         assert_eq!(parsed(&p.feed("g"))["failed"], true);
@@ -292,7 +298,8 @@ mod tests {
     #[test]
     fn a_lessons_directives_are_its_steps() {
         let p = Playground::new(0.0);
-        let text = "-- A lesson.\n\ndef f (x: f64) = x\n\n-- > :plot2d (f 1.0,\n--   2.0)\n\n-- > f 2.0\n";
+        let text =
+            "-- A lesson.\n\ndef f (x: f64) = x\n\n-- > :plot2d (f 1.0,\n--   2.0)\n\n-- > f 2.0\n";
         let r = parsed(&p.directives(text));
         assert_eq!(
             r,
@@ -337,6 +344,9 @@ mod tests {
             "t.fut",
             "-- ==\n-- input { 2 }\n-- output { 3 }\nentry main (x: i32) = x + 1\n",
         );
-        assert_eq!(report, "t.fut:2: entry `main` #0: ok\n1 passed, 0 failed, 0 skipped\n");
+        assert_eq!(
+            report,
+            "t.fut:2: entry `main` #0: ok\n1 passed, 0 failed, 0 skipped\n"
+        );
     }
 }

@@ -236,6 +236,7 @@ async function feedLine(line, div) {
   } catch (error) {
     if (error instanceof Crash) restart(error.message);
     failure(div, error);
+    answered();
     return;
   }
   echoed.replaceChildren(echoed.firstChild, ansiToFragment(reply.echo));
@@ -245,6 +246,12 @@ async function feedLine(line, div) {
   pendingLines = [];
   if (reply.defines) restore.push({ type: 'feed', line: whole });
   showReply(div, reply, stepping);
+  answered();
+}
+
+// Counts the answers appended to the log, for tests and course material
+// that drive the page (`window.urchinAnswers`).
+function answered() {
   window.urchinAnswers = (window.urchinAnswers || 0) + 1;
 }
 
@@ -373,6 +380,7 @@ async function loadProgram() {
     if (error instanceof Crash) restart(error.message);
     failure(div, error);
   }
+  answered();
   showDirectives(t);
 }
 

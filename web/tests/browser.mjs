@@ -159,10 +159,12 @@ await check('history recalls the last input', async () => {
 
 await check('a lesson is one click away, and its steps run', async () => {
   const option = await page.locator('#lessons option', { hasText: 'gradient-descent.fut' }).getAttribute('value');
-  const before = await answers();
+  let before = await answers();
   await page.selectOption('#lessons', option);
+  await page.waitForFunction((n) => (window.urchinAnswers || 0) > n, before);
   await expectText(output.locator('.entry').last(), 'loaded gradient-descent.fut');
   const step = page.locator('#directive-list button').first();
+  before = await answers();
   await step.click();
   await page.waitForFunction((n) => (window.urchinAnswers || 0) > n, before);
   if ((await output.locator('.entry').last().locator('svg').count()) !== 1) {
