@@ -211,9 +211,7 @@ pub(crate) fn fill_many<T: Copy + Default + Send>(
 /// computes its own part of a result, so the split does not change it.
 pub(crate) fn each(count: usize, work: usize, grain: usize, f: impl Fn(usize) + Sync) {
     match plan(work, grain) {
-        Some((pool, _)) if count > 1 => {
-            pool.install(|| (0..count).into_par_iter().for_each(&f))
-        }
+        Some((pool, _)) if count > 1 => pool.install(|| (0..count).into_par_iter().for_each(&f)),
         _ => (0..count).for_each(f),
     }
 }
