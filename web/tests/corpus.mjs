@@ -41,7 +41,7 @@ for (const file of programs(corpus)) {
     // A failing case exits 1; its report is still the comparison.
     native = e.stdout;
   }
-  cases += wasm.split('\n').filter((l) => / #\d+: /.test(l)).length;
+  cases += wasm.split('\n').filter((l) => / case \d+: /.test(l)).length;
   if (wasm === native) {
     same++;
     console.log(`same: ${name}`);
