@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn web() -> PathBuf {
-    crate::test_env::repo_root().join("web")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("web")
 }
 
 /// What a test needs that is not there, if anything.

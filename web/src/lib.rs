@@ -238,13 +238,29 @@ mod tests {
         serde_json::from_str(reply).expect("a reply is JSON")
     }
 
+    /// The reply's text, without the colours.
     fn text(reply: &Json) -> String {
-        reply["pieces"]
+        let coloured: String = reply["pieces"]
             .as_array()
             .expect("pieces")
             .iter()
             .filter_map(|p| p["text"].as_str())
-            .collect()
+            .collect();
+        plain(&coloured)
+    }
+
+    fn plain(s: &str) -> String {
+        let mut out = String::new();
+        let mut chars = s.chars();
+        while let Some(c) = chars.next() {
+            if c == '\x1b' {
+                // An escape sequence ends with its letter (`\x1b[1;34m`).
+                chars.by_ref().find(char::is_ascii_alphabetic);
+            } else {
+                out.push(c);
+            }
+        }
+        out
     }
 
     #[test]
@@ -267,7 +283,7 @@ mod tests {
         assert!(text(&r).contains("f64 -> f64"), "{r}");
         let r = parsed(&p.feed("f true"));
         assert_eq!(r["failed"], true);
-        assert!(r["errors"].as_str().unwrap().contains("f64"), "{r}");
+        assert!(plain(r["errors"].as_str().unwrap()).contains("f64"), "{r}");
     }
 
     #[test]
@@ -288,7 +304,7 @@ mod tests {
             (false.into(), true.into())
         );
         assert!(text(&r).contains("loaded editor.fut (1 definition)"), "{r}");
-        assert_eq!(parsed(&p.feed("h 1"))["pieces"][0]["text"], "2\n");
+        assert_eq!(text(&parsed(&p.feed("h 1"))), "2\n");
         assert_eq!(parsed(&p.feed("g"))["failed"], true);
         let r = parsed(&p.load("editor.fut", "def h = +"));
         assert_eq!(r["failed"], true);
@@ -346,7 +362,7 @@ mod tests {
         );
         assert_eq!(
             report,
-            "t.fut:2: entry `main` #0: ok\n1 passed, 0 failed, 0 skipped\n"
+            "t.fut:2: entry `main` case 0: ok\n1 passed, 0 failed, 0 skipped\n"
         );
     }
 }
