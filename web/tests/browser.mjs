@@ -85,6 +85,8 @@ const started = Date.now();
 await page.goto(server.url);
 let firstAnswer;
 await check('[1, 2, 3] + 1 shows [2, 3, 4]', async () => {
+  // The page loads its program first: that is the first answer.
+  await page.waitForFunction(() => (window.urchinAnswers || 0) > 0);
   const e = await ask('[1, 2, 3] + 1');
   firstAnswer = Date.now() - started;
   await expectText(e, '[2, 3, 4]');
@@ -188,6 +190,8 @@ await check('the share link reloads the same program', async () => {
   const program = 'def shared_fn (x: i32) = x + 100\n';
   await page.getByTestId('urchin-editor').fill(program);
   await page.getByRole('button', { name: 'Share link' }).click();
+  // The link is written once the program is compressed.
+  await page.waitForFunction(() => document.querySelector('[data-testid=urchin-share-url]').value !== '');
   const url = await page.getByTestId('urchin-share-url').inputValue();
   const other = await context.newPage();
   other.setDefaultTimeout(TIMEOUT);
@@ -197,9 +201,10 @@ await check('the share link reloads the same program', async () => {
   const text = await other.getByTestId('urchin-editor').inputValue();
   if (text !== program) throw new Error(`the editor holds ${JSON.stringify(text)}`);
   const i = other.getByTestId('urchin-input');
+  const before = await other.evaluate(() => window.urchinAnswers || 0);
   await i.fill('shared_fn 1');
   await i.press('Enter');
-  await other.waitForFunction(() => (window.urchinAnswers || 0) > 0);
+  await other.waitForFunction((n) => (window.urchinAnswers || 0) > n, before);
   const t = await other.getByTestId('urchin-output').locator('.entry').last().innerText();
   if (!t.includes('101')) throw new Error(`shared_fn 1 gave:\n${t}`);
   await other.close();
