@@ -96,6 +96,7 @@ pub fn show_dec(d: &ValDec) -> String {
 /// and the thread count.
 pub fn eval_options() -> EvalOptions {
     EvalOptions {
+        #[cfg(feature = "opencl")]
         device: urchin_gpu::current().map(|g| g as std::sync::Arc<dyn eval::Device>),
         ..EvalOptions::default()
     }

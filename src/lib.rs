@@ -15,8 +15,10 @@
 //! kernel, literate documents and plots.
 
 pub mod driver;
+#[cfg(feature = "jupyter")]
 pub mod jupyter;
 pub mod literate;
+#[cfg(feature = "lsp")]
 pub mod lsp;
 pub mod plot;
 pub mod repl;

@@ -1,28 +1,58 @@
-//! The PNG drawing surface: plotters' bitmap backend, with text drawn on
-//! its baseline. (plotters' own `ab_glyph` text places each glyph by the
-//! top of its outline, so `.` and `-` float at the height of the digits;
-//! this draws the same font at the positions its metrics give.)
+//! The drawing surface of charts: plotters' bitmap or SVG backend, with
+//! text measured by the font compiled into urchin, so that the layout is
+//! the same everywhere (plotters' own measurement needs a font library, or
+//! in WebAssembly the page's DOM, which the playground's worker has not).
+//! The bitmap draws that font's glyphs on their baseline (plotters' own
+//! `ab_glyph` text places each glyph by the top of its outline, so `.` and
+//! `-` float at the height of the digits); SVG names the font family and
+//! leaves drawing to the viewer.
 
 use ab_glyph::{Font, FontRef, ScaleFont, point};
-use plotters::prelude::BitMapBackend;
+use plotters::prelude::{BitMapBackend, SVGBackend};
 use plotters_backend::text_anchor::{HPos, VPos};
 use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind,
 };
 use std::sync::LazyLock;
 
-/// The font of chart text (also registered with plotters for layout).
-pub static FONT_BYTES: &[u8] = epaint_default_fonts::HACK_REGULAR;
+/// The font of chart text.
+static FONT_BYTES: &[u8] = epaint_default_fonts::HACK_REGULAR;
 
 static FONT: LazyLock<FontRef<'static>> =
     LazyLock::new(|| FontRef::try_from_slice(FONT_BYTES).expect("the built-in font parses"));
 
-pub struct Surface<'a>(pub BitMapBackend<'a>);
+pub struct Surface<B>(pub B);
+
+/// A backend a [`Surface`] wraps.
+pub trait Canvas: DrawingBackend {
+    /// Whether the surface draws text itself, glyph by glyph, with
+    /// `draw_pixel`.
+    const GLYPHS: bool;
+}
+
+impl Canvas for BitMapBackend<'_> {
+    const GLYPHS: bool = true;
+}
+
+impl Canvas for SVGBackend<'_> {
+    const GLYPHS: bool = false;
+}
+
+/// The width and height of `text` at `size` pixels, in the built-in font.
+pub fn text_size(text: &str, size: f64) -> (u32, u32) {
+    let font = FONT.as_scaled(size as f32);
+    let glyphs = layout(&font, text);
+    let width = glyphs.last().map_or(0.0, |(x, id)| x + font.h_advance(*id));
+    (
+        width.ceil() as u32,
+        (font.ascent() - font.descent()).ceil() as u32,
+    )
+}
 
 type Drawn<E> = Result<(), DrawingErrorKind<E>>;
 
-impl DrawingBackend for Surface<'_> {
-    type ErrorType = <BitMapBackend<'static> as DrawingBackend>::ErrorType;
+impl<B: Canvas> DrawingBackend for Surface<B> {
+    type ErrorType = B::ErrorType;
 
     fn get_size(&self) -> (u32, u32) {
         self.0.get_size()
@@ -101,6 +131,9 @@ impl DrawingBackend for Surface<'_> {
         pos: BackendCoord,
     ) -> Drawn<Self::ErrorType> {
         let color = style.color();
+        if !B::GLYPHS {
+            return self.0.draw_text(text, style, pos);
+        }
         if color.alpha == 0.0 {
             return Ok(());
         }
@@ -141,6 +174,14 @@ impl DrawingBackend for Surface<'_> {
             });
         }
         result
+    }
+
+    fn estimate_text_size<S: BackendTextStyle>(
+        &self,
+        text: &str,
+        style: &S,
+    ) -> Result<(u32, u32), DrawingErrorKind<Self::ErrorType>> {
+        Ok(text_size(text, style.size()))
     }
 }
 

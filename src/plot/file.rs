@@ -3,12 +3,11 @@
 //! a font compiled into urchin (Hack, from `epaint_default_fonts`), so no
 //! system font library is needed.
 
-use super::bitmap::{FONT_BYTES, Surface};
+use super::bitmap::Surface;
 use super::{Chart, Figure, Image, PALETTE, Size, tick_in};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
-use std::sync::Once;
 
 /// A file format, chosen by the file's extension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,7 +72,7 @@ pub fn svg(fig: &Figure, size: Size) -> Result<String, String> {
         Figure::Chart(c) => {
             let mut out = String::new();
             {
-                let root = SVGBackend::with_string(&mut out, (size.width, size.height))
+                let root = Surface(SVGBackend::with_string(&mut out, (size.width, size.height)))
                     .into_drawing_area();
                 draw_chart(c, &root)?;
             }
@@ -140,18 +139,7 @@ fn encode_png(img: &Image) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-/// Makes the built-in font the one plotters finds for `sans-serif` (it
-/// measures text with it to lay out the chart).
-fn register_font() {
-    static FONT: Once = Once::new();
-    FONT.call_once(|| {
-        // The font is compiled in and known to parse.
-        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT_BYTES);
-    });
-}
-
 fn draw_chart<DB: DrawingBackend>(c: &Chart, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
-    register_font();
     let failed = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("cannot draw the plot: {e}");
     root.fill(&WHITE).map_err(failed)?;
     let ((x0, x1), (y0, y1)) = c.ranges();

@@ -13,7 +13,6 @@ use super::{Failed, Flow, Repl, Sink, duration, show_scheme};
 use crate::driver::Compiled;
 use std::collections::HashSet;
 use std::rc::Rc;
-use std::time::{Duration, Instant};
 use urchin_base::diag::Diagnostic;
 use urchin_base::source::Span;
 use urchin_core::ir::{Program, Var};
@@ -25,6 +24,7 @@ use urchin_syntax::ast::{Expr, ExprKind, Ident, Literal, Pat, QualName};
 use urchin_types::env::GlobalKind;
 use urchin_types::scheme::{Defaulting, Scheme};
 use urchin_types::ty::{Base, Rank, Type};
+use web_time::{Duration, Instant};
 
 /// `:grad [--stats] f x ...`: the gradient of a scalar-valued `f` at the
 /// point, with respect to every argument (`vjp f x 1`). Integer arguments

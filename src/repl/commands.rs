@@ -163,7 +163,7 @@ pub const COMMANDS: &[Command] = &[
         name: "plot",
         args: "[OPTIONS] EXPR [LO HI]",
         arg: Arg::Expr,
-        help: "draw a float function over [LO, HI], an array, points or an image; OPTIONS: --grad or --vjp (and the derivative), --out FILE",
+        help: "draw a float function over [LO, HI], an array, points or an image; OPTIONS (before or after): --grad or --vjp (and the derivative), --out FILE",
         run: super::plot::plot,
     },
     Command {
@@ -324,10 +324,21 @@ pub(super) fn path_arg(arg: &str) -> PathBuf {
         Some(inner) => inner.to_string(),
         None => arg.replace("\\ ", " "),
     };
-    match (unquoted.strip_prefix("~/"), home::home_dir()) {
+    match (unquoted.strip_prefix("~/"), home_dir()) {
         (Some(rest), Some(home)) => home.join(rest),
         _ => PathBuf::from(unquoted),
     }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn home_dir() -> Option<PathBuf> {
+    home::home_dir()
+}
+
+/// The browser has none.
+#[cfg(target_arch = "wasm32")]
+fn home_dir() -> Option<PathBuf> {
+    None
 }
 
 fn reload(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
@@ -355,6 +366,7 @@ fn time(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Fai
     Ok(Flow::Continue)
 }
 
+#[cfg(feature = "opencl")]
 fn device(_: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
     let words: Vec<&str> = inv.arg.split_whitespace().collect();
     match words[..] {
@@ -395,6 +407,13 @@ fn device(_: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, F
     }
     sink.out(&urchin_gpu::report());
     Ok(Flow::Continue)
+}
+
+/// Without OpenCL (the browser's build) the evaluator runs everything.
+#[cfg(not(feature = "opencl"))]
+fn device(_: &mut Repl, _: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    sink.err("this build of urchin has no OpenCL offload: the evaluator runs everything\n");
+    Err(Failed)
 }
 
 fn info(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
@@ -450,7 +469,7 @@ fn edit(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Fai
 /// `:cd DIR`: later relative file names are relative to `DIR`.
 fn cd(_: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
     let dir = if inv.arg.is_empty() {
-        match home::home_dir() {
+        match home_dir() {
             Some(h) => h,
             None => return Err(usage("cd", sink)),
         }
@@ -886,7 +905,7 @@ mod tests {
         assert_eq!(path_arg("a b.fut"), PathBuf::from("a b.fut"));
         assert_eq!(path_arg("\"a b.fut\""), PathBuf::from("a b.fut"));
         assert_eq!(path_arg("a\\ b.fut"), PathBuf::from("a b.fut"));
-        if let Some(home) = home::home_dir() {
+        if let Some(home) = home_dir() {
             assert_eq!(path_arg("~/x.fut"), home.join("x.fut"));
         }
     }

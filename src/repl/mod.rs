@@ -17,12 +17,13 @@ mod ad;
 pub mod breakpoints;
 pub mod commands;
 pub mod complete;
-mod highlight;
+pub mod highlight;
 mod modules;
 pub mod plot;
 mod print;
 pub mod query;
 mod style;
+#[cfg(feature = "terminal")]
 mod terminal;
 
 use crate::driver::{Checkpoint, Session, show_dec};
@@ -32,11 +33,10 @@ use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
 use style::{Style, paint};
 use urchin_base::diag::{Diagnostic, render_all};
 use urchin_base::source::FileId;
@@ -51,8 +51,10 @@ use urchin_types::intrinsics;
 use urchin_types::scheme::{Defaulting, Scheme};
 use urchin_types::ty::{Base, Namer, TyVar, Type};
 use urchin_types::unify::Class;
+use web_time::{Duration, Instant};
 
 pub use breakpoints::{Console, Line};
+#[cfg(feature = "terminal")]
 pub use terminal::run;
 
 /// The name the last expression's value is bound to, as in GHCi.
@@ -89,7 +91,7 @@ impl Sink for String {
 
 /// What an input wrote, in order: for front ends that show figures as
 /// pictures (a notebook, a literate document).
-pub(crate) enum Piece {
+pub enum Piece {
     Text(String),
     Figure(Figure),
 }
@@ -97,7 +99,7 @@ pub(crate) enum Piece {
 /// The REPL's output for one input: results and figures in order, errors
 /// and warnings apart.
 #[derive(Default)]
-pub(crate) struct Capture {
+pub struct Capture {
     pub pieces: Vec<Piece>,
     pub errors: String,
 }
@@ -862,7 +864,22 @@ impl Repl {
             sink.err(&format!("cannot read {name}: {e}\n"));
             Failed
         })?;
-        match self.session.load_replacing(&path, &text) {
+        self.load_source(&path, &text, sink)
+    }
+
+    /// Loads a program given as text in place of the current one, as
+    /// `:load` loads a file (a front end without files: the browser's
+    /// editor). A failure counts as a failed input.
+    pub fn load_text(&mut self, name: &str, text: &str, sink: &mut dyn Sink) -> Result<(), Failed> {
+        self.pending = None;
+        self.loaded = None;
+        self.load_source(Path::new(name), text, sink)
+            .inspect_err(|_| self.failures += 1)
+    }
+
+    fn load_source(&mut self, path: &Path, text: &str, sink: &mut dyn Sink) -> Result<(), Failed> {
+        let name = path.display().to_string();
+        match self.session.load_replacing(path, text) {
             Ok(ids) => {
                 let mut breaks = Vec::new();
                 for id in &ids {

@@ -5,7 +5,6 @@
 use super::complete::{Completion, complete};
 use super::{Repl, single_name};
 use crate::driver::Session;
-use rustyline::completion::FilenameCompleter;
 use urchin_syntax::ast::QualName;
 use urchin_types::env::{Global, GlobalKind};
 
@@ -16,10 +15,18 @@ impl Repl {
     pub fn completions(&self, line: &str, pos: usize) -> (usize, Vec<String>) {
         match complete(line, pos, &self.names()) {
             Completion::Words { start, candidates } => (start, candidates),
-            Completion::Path => match FilenameCompleter::new().complete_path(line, pos) {
-                Ok((start, pairs)) => (start, pairs.into_iter().map(|p| p.replacement).collect()),
-                Err(_) => (pos, Vec::new()),
-            },
+            #[cfg(feature = "terminal")]
+            Completion::Path => {
+                match rustyline::completion::FilenameCompleter::new().complete_path(line, pos) {
+                    Ok((start, pairs)) => {
+                        (start, pairs.into_iter().map(|p| p.replacement).collect())
+                    }
+                    Err(_) => (pos, Vec::new()),
+                }
+            }
+            // No file system to complete from (the browser).
+            #[cfg(not(feature = "terminal"))]
+            Completion::Path => (pos, Vec::new()),
         }
     }
 

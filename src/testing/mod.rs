@@ -3,6 +3,7 @@
 //! programs on the same test blocks ([`bench`]). Values are read, printed
 //! and compared by [`urchin_runtime::values`].
 
+#[cfg(feature = "opencl")]
 pub mod bench;
 pub mod blocks;
 pub mod engine;

@@ -45,3 +45,4 @@ mod syntax_corpus;
 mod syntax_props;
 mod trace_cli;
 mod uniqueness;
+mod web;

@@ -752,6 +752,17 @@ fn plots_of_arrays_points_and_images() {
     );
 }
 
+/// Options may follow the expression too (issue 38's
+/// `:plot (\x -> x * x) -1.0 1.0 --grad`).
+#[test]
+fn plot_options_after_the_expression() {
+    check(
+        "plot_trailing_options",
+        ":plot (\\x -> x * x) -1.0 1.0 --grad\n:plot f64.sin 0 1 --frob\n:plot f64.sin --out\n\
+         :plot2d ([1.0, 2], [3.0, 4]) --grad",
+    );
+}
+
 #[test]
 fn plot_errors() {
     check(

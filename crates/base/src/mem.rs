@@ -113,9 +113,11 @@ fn physical_memory() -> Option<usize> {
     })
 }
 
-/// The default limit: half of physical memory (8 GiB where it is unknown).
+/// The default limit: half of physical memory (8 GiB where it is unknown,
+/// or all of a 32-bit address space: WebAssembly's 4 GiB).
 pub fn default_limit() -> usize {
-    physical_memory().map_or(8 << 30, |p| p / 2)
+    let unknown = usize::try_from(8u64 << 30).unwrap_or(usize::MAX);
+    physical_memory().map_or(unknown, |p| p / 2)
 }
 
 /// The memory limit in bytes.

@@ -20,6 +20,11 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+/// WebAssembly in a browser has no threads: everything runs on the calling
+/// thread, and as this is known when compiling, the parallel paths (and
+/// most of rayon) are left out of the module (web/).
+const NO_THREADS: bool = cfg!(target_arch = "wasm32");
+
 /// `--threads N`; 0 until set.
 static SETTING: AtomicUsize = AtomicUsize::new(0);
 
@@ -135,6 +140,9 @@ impl Drop for Scope {
 /// core from the calling thread. Worker threads have no context, so the
 /// kernels they call stay on them.
 pub(crate) fn chunk_pool() -> Option<(Arc<rayon::ThreadPool>, usize)> {
+    if NO_THREADS {
+        return None;
+    }
     let threads = CONTEXT.with(|c| c.borrow().as_ref().map(|c| c.threads))?;
     Some((pool(threads - 1)?, threads))
 }
@@ -142,6 +150,9 @@ pub(crate) fn chunk_pool() -> Option<(Arc<rayon::ThreadPool>, usize)> {
 /// How to split `len` elements of work whose grain is `grain`: the pool
 /// and the block length, or `None` to stay on this thread.
 fn plan(len: usize, grain: usize) -> Option<(Arc<rayon::ThreadPool>, usize)> {
+    if NO_THREADS {
+        return None;
+    }
     CONTEXT.with(|c| {
         let c = c.borrow();
         let c = c.as_ref()?;

@@ -20,7 +20,7 @@
 
 use super::ty::{Rank, RankVar};
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use web_time::{Duration, Instant};
 
 /// Upper bound on the number of maps or reps at one application.
 const U: i64 = 16;
