@@ -39,9 +39,22 @@ pub fn data_required() -> bool {
     std::env::var("URCHIN_REQUIRE_DATA").is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
-/// The repository's root folder (this crate lives in `crates/test-env`).
+/// The repository's root folder: the workspace around the package whose
+/// tests run (cargo names it at run time), else the one this crate was
+/// built in (`crates/test-env`). A build directory copied to another
+/// checkout keeps this crate's build-time path, which may be gone.
 pub fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+    let built = || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let Some(package) = std::env::var_os("CARGO_MANIFEST_DIR") else {
+        return built();
+    };
+    PathBuf::from(package)
+        .ancestors()
+        .find(|dir| {
+            std::fs::read_to_string(dir.join("Cargo.toml"))
+                .is_ok_and(|toml| toml.lines().any(|l| l.trim() == "[workspace]"))
+        })
+        .map_or_else(built, PathBuf::from)
 }
 
 /// The folder `../shared/{path}` beside the repository, if it is there.
