@@ -256,7 +256,7 @@ mod tests {
         assert_eq!(kinds(&out), ["stream", "error"]);
         match &out[1] {
             JupyterMessageContent::ErrorOutput(err) => {
-                assert!(err.evalue.contains("unknown name"), "{err:?}");
+                assert!(err.evalue.contains("Unknown name"), "{err:?}");
                 assert!(err.traceback.iter().any(|l| l.contains("nope 1")));
             }
             other => panic!("{other:?}"),

@@ -58,7 +58,7 @@ impl Analysis {
                 .iter()
                 .filter_map(|d| match d {
                     Dec::Val(v) if !defs.iter().any(|id| session.def(*id).name == v.name) => {
-                        Some(format!("unknown name `{}`", v.name))
+                        Some(format!("Unknown name \"{}\"", v.name))
                     }
                     _ => None,
                 })

@@ -108,10 +108,13 @@ fn step_takes_its_count_from_a_flag() {
 #[test]
 fn arity_errors_count_and_suggest() {
     let out = repl("map (+) [1, 2] [3, 4]\nunflatten 2 2 [1, 2, 3, 4]\n");
-    assert!(out.contains("`map` takes a function and an array"), "{out}");
+    assert!(
+        out.contains("\"map\" takes a function and an array"),
+        "{out}"
+    );
     assert!(out.contains("write `map2`"), "{out}");
     assert!(
-        out.contains("`unflatten` is applied to 3 arguments"),
+        out.contains("\"unflatten\" is applied to 3 arguments"),
         "{out}"
     );
 }

@@ -165,7 +165,7 @@ fn the_notebook_runs_on_the_kernel_with_nbclient() {
             assert!(
                 o["evalue"]
                     .as_str()
-                    .is_some_and(|e| e.contains("cannot apply `f`")),
+                    .is_some_and(|e| e.contains("Cannot apply \"f\"")),
                 "{o}"
             );
             let traceback = text(&Value::Array(

@@ -201,8 +201,9 @@ impl RankView for Infer<'_> {
     }
 }
 
-/// The head of an application as messages name it: quoted source text
-/// (`` `f` ``, `` `(+)` ``), or words where the text is long.
+/// The head of an application as messages name it: a name in double
+/// quotes, as Futhark's messages have them (`"f"`, `"(+)"`), other source
+/// text in backticks, or words where the text is long.
 fn describe_head(h: &Head<'_>) -> String {
     let short = |e: &Expr, long: &str| {
         let text = urchin_syntax::pretty::expr(e);
@@ -214,15 +215,15 @@ fn describe_head(h: &Head<'_>) -> String {
     };
     match h {
         Head::Expr(e) => match &e.kind {
-            ExprKind::Var(q) => format!("`{q}`"),
-            ExprKind::OpValue(op) => format!("`({})`", op.symbol()),
+            ExprKind::Var(q) => format!("\"{q}\""),
+            ExprKind::OpValue(op) => format!("\"({})\"", op.symbol()),
             ExprKind::Lambda(..) => short(e, "this function"),
             _ => short(e, "this expression"),
         },
-        Head::Op(op) => format!("`({})`", op.symbol()),
-        Head::Backtick(q) => format!("`{q}`"),
+        Head::Op(op) => format!("\"({})\"", op.symbol()),
+        Head::Backtick(q) => format!("\"{q}\""),
         Head::Neg => "negation".into(),
-        Head::Not => "`!`".into(),
+        Head::Not => "\"!\"".into(),
         Head::Proj(f) => format!("`(.{f})`"),
     }
 }
@@ -339,7 +340,7 @@ impl<'g> Infer<'g> {
                 let p = self.show_with(param, &mut namer);
                 let a = self.show_with(arg, &mut namer);
                 let d =
-                    Diagnostic::ty(format!("cannot apply {head} to this argument"), origin.span)
+                    Diagnostic::ty(format!("Cannot apply {head} to this argument"), origin.span)
                         .with_label(format!("this has type `{a}`"))
                         .with_note(format!("{head} expects an argument of type `{p}`"));
                 self.where_classes(d, &namer).with_help(
@@ -403,6 +404,24 @@ impl<'g> Infer<'g> {
                 "the type parameter `{n}` stands for any type, and equality is not defined for every type (not for functions)"
             )),
             Mismatch::Class(c, b) => {
+                // A value known only by its constructors is a sum type.
+                let b = match b {
+                    Base::Var(v) => match self.subst.class_of(v) {
+                        Class::Constrs(cs) => Base::Sum(cs),
+                        _ => b,
+                    },
+                    b => b,
+                };
+                // Futhark's words for a value used as a record (`s.x`).
+                if let Base::Record(fs) = &b {
+                    let names: Vec<String> = fs.iter().map(|(n, _)| format!("`{n}`")).collect();
+                    return base.with_note(format!(
+                        "Cannot unify {} with type that must be a record (one with the field{} {})",
+                        c.describe(),
+                        if names.len() == 1 { "" } else { "s" },
+                        names.join(", ")
+                    ));
+                }
                 let shown = self.show(&Type::scalar(b.clone()));
                 let what = if matches!(b, Base::Sum(_)) { "the sum type " } else { "" };
                 base.with_note(format!("{what}`{shown}` is not {}", c.describe()))
@@ -434,22 +453,32 @@ impl<'g> Infer<'g> {
             },
             _ => None,
         };
+        if let Some(d) = self.tuple_field_detail(a, b) {
+            return Some(d);
+        }
         let (sum, fa): (bool, Vec<(Ident, Vec<Type>)>) = fields(a)?;
         let (sum_b, fb) = fields(b)?;
         if sum != sum_b {
             return None;
         }
         let prefix = if sum { "#" } else { "" };
-        let mut unshared: Vec<String> = fa
-            .iter()
-            .filter(|(n, _)| !fb.iter().any(|(m, _)| m == n))
-            .chain(fb.iter().filter(|(n, _)| !fa.iter().any(|(m, _)| m == n)))
-            .map(|(n, _)| format!("{prefix}{n}"))
-            .collect();
-        unshared.sort();
-        // (A sum type known only by some constructors may have more.)
+        // A sum type known only by some constructors may have more: only
+        // those it has that a known one lacks are certainly unshared.
         let open = |t: &Type| matches!(self.subst.resolve(&t.base), Base::Var(_));
-        if !unshared.is_empty() && !open(a) && !open(b) {
+        let extra = |xs: &[(Ident, Vec<Type>)], ys: &[(Ident, Vec<Type>)]| {
+            xs.iter()
+                .filter(|(n, _)| !ys.iter().any(|(m, _)| m == n))
+                .map(|(n, _)| format!("{prefix}{n}"))
+                .collect::<Vec<_>>()
+        };
+        let mut unshared = match (open(a), open(b)) {
+            (false, false) => [extra(&fa, &fb), extra(&fb, &fa)].concat(),
+            (true, false) => extra(&fa, &fb),
+            (false, true) => extra(&fb, &fa),
+            (true, true) => Vec::new(),
+        };
+        unshared.sort();
+        if !unshared.is_empty() {
             return Some(match sum {
                 true => format!("Unshared constructors: {}.", unshared.join(", ")),
                 false => format!("unshared fields: {}.", unshared.join(", ")),
@@ -461,6 +490,30 @@ impl<'g> Infer<'g> {
         })?;
         Some(format!(
             "the payloads of `#{c}` differ in arity: {x} and {y} values"
+        ))
+    }
+
+    /// The first field of two tuples of one length whose known types
+    /// differ, as `field 0 is \`i32\` here and \`i8\` there`.
+    fn tuple_field_detail(&self, a: &Type, b: &Type) -> Option<String> {
+        let (Base::Tuple(xs), Base::Tuple(ys)) =
+            (self.subst.resolve(&a.base), self.subst.resolve(&b.base))
+        else {
+            return None;
+        };
+        if xs.len() != ys.len() || a.rank != b.rank {
+            return None;
+        }
+        let known = |t: &Type| matches!(self.subst.resolve(&t.base), Base::Prim(_));
+        let (i, (x, y)) = xs
+            .iter()
+            .zip(&ys)
+            .enumerate()
+            .find(|(_, (x, y))| known(x) && known(y) && self.show(x) != self.show(y))?;
+        Some(format!(
+            "field {i} of the tuple differs: `{}` against `{}`",
+            self.show(x),
+            self.show(y)
         ))
     }
 
@@ -721,7 +774,7 @@ impl<'g> Infer<'g> {
         }
         if is_symbol_name(&q.name) {
             let d =
-                Diagnostic::ty(format!("unknown operator `{q}`"), span).with_label("not defined");
+                Diagnostic::ty(format!("Unknown operator \"{q}\""), span).with_label("not defined");
             // `x==-1` reads as `x ==- 1`, as in Futhark.
             let split = (1..q.name.len()).find(|&i| {
                 BinOpKind::builtin(&q.name[..i]).is_some() && q.name[i..].starts_with(['-', '!'])
@@ -737,7 +790,7 @@ impl<'g> Infer<'g> {
                 None => d.with_help("define it before this point: `def (op) x y = ...`"),
             };
         }
-        let d = Diagnostic::ty(format!("unknown name `{q}`"), span).with_label("not defined");
+        let d = Diagnostic::ty(format!("Unknown name \"{q}\""), span).with_label("not defined");
         let known = self.names_like(q);
         match urchin_base::diag::closest(&q.to_string(), known.iter().map(String::as_str)) {
             Some(near) => d.with_help(format!("did you mean `{near}`?")),
@@ -788,7 +841,7 @@ impl<'g> Infer<'g> {
                     }
                 }
                 let Some(abbrev) = self.globals.lookup_type(q) else {
-                    return Err(Diagnostic::ty(format!("unknown type `{q}`"), *span)
+                    return Err(Diagnostic::ty(format!("Unknown type \"{q}\""), *span)
                         .with_label("not defined"));
                 };
                 let (tparams, sizes) = abbrev.param_names();
@@ -1290,7 +1343,7 @@ impl<'g> Infer<'g> {
                         &rt,
                         &bt,
                         body.span,
-                        "Function body does not have the declared return type",
+                        "Function body does not have expected type",
                     )?;
                     bt = rt;
                 }
@@ -1587,7 +1640,7 @@ impl<'g> Infer<'g> {
                 &rt,
                 &bt,
                 f.value.span,
-                "Function body does not have the declared return type",
+                "Function body does not have expected type",
             )?;
             bt = rt;
         }

@@ -327,7 +327,7 @@ impl TypeEnv {
                     kind: infer::OriginKind::Expect {
                         expected: rt.clone(),
                         found: bt.clone(),
-                        what: "Function body does not have the declared return type".into(),
+                        what: "Function body does not have expected type".into(),
                     },
                 });
                 if let Err(m) = inf.subst.unify(&mut inf.ranks, &rt, &bt, o) {

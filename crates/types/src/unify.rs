@@ -33,6 +33,14 @@ pub enum Class {
 }
 
 impl Class {
+    /// Whether only primitive types are in the class.
+    fn is_primitive(&self) -> bool {
+        matches!(
+            self,
+            Class::Num | Class::Int | Class::IntOrBool | Class::Float | Class::Ord
+        )
+    }
+
     pub fn describe(&self) -> String {
         match self {
             Class::Any => "any type".into(),
@@ -467,11 +475,19 @@ impl Subst {
                 }
                 Fields(out)
             }
+            (Fields(fs), c) | (c, Fields(fs)) if c.is_primitive() => {
+                let mut fs = fs.clone();
+                fs.sort_by(|a, b| a.0.cmp(&b.0));
+                return Err(Mismatch::Class(c.clone(), Base::Record(fs)));
+            }
             (Fields(_), _) | (_, Fields(_)) => return Err(Mismatch::Shape),
             (Constrs(cs), Constrs(ds)) => {
                 Constrs(self.unify_constrs(ranks, cs, ds, false, origin)?)
             }
             (Constrs(cs), Eq) | (Eq, Constrs(cs)) => Constrs(cs.clone()),
+            (Constrs(cs), c) | (c, Constrs(cs)) if c.is_primitive() => {
+                return Err(Mismatch::Class(c.clone(), Base::Sum(cs.clone())));
+            }
             (Constrs(_), _) | (_, Constrs(_)) => return Err(Mismatch::Shape),
             (Eq, c) | (c, Eq) => c.clone(),
             (Ord, c) | (c, Ord) => c.clone(),

@@ -426,7 +426,7 @@ impl<'a> Phase<'a> {
             Resolver::new(&scope.env).module(&q.quals, span)?
         };
         env.sigs.get(&q.name).cloned().ok_or_else(|| {
-            Diagnostic::ty(format!("unknown module type `{q}`"), span)
+            Diagnostic::ty(format!("Unknown module type \"{q}\""), span)
                 .with_label("not defined")
                 .with_help("define it before this point: `module type s = { ... }`")
         })
@@ -455,7 +455,7 @@ fn duplicate(what: &str, name: &str, span: Span) -> Diagnostic {
 }
 
 fn unknown_module(name: &str, span: Span) -> Diagnostic {
-    Diagnostic::ty(format!("unknown module `{name}`"), span)
+    Diagnostic::ty(format!("Unknown module \"{name}\""), span)
         .with_label("no module of this name is in scope here")
         .with_help("a module must be defined before it is used")
 }

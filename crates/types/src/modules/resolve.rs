@@ -122,7 +122,7 @@ impl<'s> Resolver<'s> {
                 Some(Module::Struct(e)) => e,
                 Some(Module::Functor(_)) => return Err(parametric(&path, span)),
                 None => {
-                    return Err(Diagnostic::ty(format!("unknown module `{path}`"), span)
+                    return Err(Diagnostic::ty(format!("Unknown module \"{path}\""), span)
                         .with_label("no module of this name is in scope here")
                         .with_help("a module must be defined before it is used"));
                 }
@@ -176,7 +176,7 @@ impl<'s> Resolver<'s> {
             if PrimType::from_name(&q.name).is_some() {
                 return Ok(q.clone());
             }
-            return Err(Diagnostic::ty(format!("unknown type `{q}`"), span)
+            return Err(Diagnostic::ty(format!("Unknown type \"{q}\""), span)
                 .with_label("not defined")
                 .with_help("define it before this point: `type t = ...`"));
         }
@@ -679,7 +679,7 @@ fn unknown_member<'a>(
     span: Span,
 ) -> Diagnostic {
     let m = q.quals.join(".");
-    let d = Diagnostic::ty(format!("unknown name `{q}`"), span)
+    let d = Diagnostic::ty(format!("Unknown name \"{q}\""), span)
         .with_label(format!("module `{m}` has no {what} `{}`", q.name));
     match urchin_base::diag::closest(&q.name, members.map(|n| &**n)) {
         Some(near) => d.with_help(format!("did you mean `{m}.{near}`?")),
