@@ -36,7 +36,7 @@ use env::{DefId, Global, GlobalKind, Globals, TypeAbbrev};
 use infer::Infer;
 use rank::{Final, RankError, RankStats};
 use scheme::{Inst, Scheme};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use ty::{Base, Rank, RankVar, TyVar, Type};
 use unify::{Class, VarState};
@@ -116,6 +116,12 @@ pub struct TypeEnv {
     /// Whether rank equations are solved locally as they arrive (on by
     /// default; off, every application becomes part of the ILP).
     pub local_solving: bool,
+    /// The definitions the parameter of a parametric module being applied
+    /// stands for. Futhark checks aliasing and consumption in a module's
+    /// body once, against its parameter's type; the uniqueness check of
+    /// an application's code likewise sees these only through their types
+    /// (a constant of the argument may be in the result: `V.zero`).
+    pub opaque: HashSet<DefId>,
 }
 
 impl Default for TypeEnv {
@@ -125,6 +131,7 @@ impl Default for TypeEnv {
             defs: Vec::new(),
             automap: true,
             local_solving: true,
+            opaque: HashSet::new(),
         }
     }
 }
@@ -615,7 +622,7 @@ impl TypeEnv {
             recursion::check(&checked, own)?;
         }
         lifted::check(&checked, &self.defs)?;
-        uniqueness::check(&checked, &self.defs)?;
+        uniqueness::check(&checked, &self.defs, &self.opaque)?;
         Ok(checked)
     }
 

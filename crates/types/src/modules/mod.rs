@@ -378,8 +378,18 @@ impl<'a> Phase<'a> {
                 scope,
             } => {
                 let mut inner = (**scope).clone();
+                let mut seen = Vec::new();
+                self.defs_of(&param, &mut seen);
+                let added: Vec<DefId> = seen
+                    .into_iter()
+                    .filter(|d| self.tenv.opaque.insert(*d))
+                    .collect();
                 inner.env.bind_mod(f.param.clone(), param);
-                let value = self.mod_exp(&inner, body, place)?;
+                let value = self.mod_exp(&inner, body, place);
+                for d in &added {
+                    self.tenv.opaque.remove(d);
+                }
+                let value = value?;
                 match result {
                     Some(t) => {
                         let ty = self.mod_type(&inner, t, &place.show(""))?;
@@ -399,6 +409,23 @@ impl<'a> Phase<'a> {
                 let ty = sig::rename_modty(result, &subst);
                 self.ascribe(&value, &ty, true, &place.path, span)
             }
+        }
+    }
+
+    /// The definitions `m`'s values are, in it and its submodules.
+    fn defs_of(&self, m: &Module, out: &mut Vec<DefId>) {
+        let Module::Struct(env) = m else { return };
+        for e in env.vals.values() {
+            if let Some(Global {
+                kind: GlobalKind::Def(d),
+                ..
+            }) = self.tenv.globals.value(*e)
+            {
+                out.push(*d);
+            }
+        }
+        for sub in env.mods.values() {
+            self.defs_of(sub, out);
         }
     }
 

@@ -968,7 +968,10 @@ fn check_size_lifted_value(
     }
     if top(&vs.ty, &size_lifted) {
         return Err(Diagnostic::ty(
-            format!("value `{name}` cannot be of a size-lifted abstract type outside a function"),
+            format!(
+                "Value \"{}\" (`{name}`) cannot be of a size-lifted abstract type outside a function",
+                vs.name
+            ),
             span,
         )
         .with_secondary(vs.span, "specified here")

@@ -26,12 +26,12 @@ mod report;
 mod sig;
 
 use super::CheckedDef;
-use super::env::GlobalKind;
+use super::env::{DefId, GlobalKind};
 use super::ty::{Base, Rank, Type};
 use alias::{Als, Kind, Var, VarId, Vars};
 use report::NotConsumable;
 use sig::{Ret, Sig};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use urchin_base::diag::Diagnostic;
 use urchin_base::source::Span;
@@ -42,12 +42,16 @@ type Result<T> = std::result::Result<T, Diagnostic>;
 
 /// Checks a definition; `defs` are those it may use (a recursive use
 /// names the one being checked, at index `defs.len()`).
-pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>]) -> Result<()> {
+/// `opaque`: definitions seen through the parameter of the parametric
+/// module being applied, checked by their types alone (see
+/// [`crate::TypeEnv::opaque`]).
+pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>], opaque: &HashSet<DefId>) -> Result<()> {
     let d = &def.target;
     let expression = &*d.name == super::EXPRESSION;
     let mut c = Checker {
         def,
         defs,
+        opaque,
         vars: Vars::default(),
         scope: Vec::new(),
         boundaries: vec![Boundary::default()],
@@ -87,6 +91,7 @@ struct Boundary {
 struct Checker<'a> {
     def: &'a CheckedDef,
     defs: &'a [Rc<CheckedDef>],
+    opaque: &'a HashSet<DefId>,
     vars: Vars,
     /// The local names in scope, innermost last.
     scope: Vec<(Ident, Als)>,
@@ -456,7 +461,7 @@ impl<'a> Checker<'a> {
         span: Span,
     ) -> Result<Als> {
         Ok(match kind {
-            GlobalKind::Def(id) => {
+            GlobalKind::Def(id) if !self.opaque.contains(id) => {
                 let d = self.def_checked(id.0);
                 if d.target.params.is_empty() {
                     let v = self.global(GlobalKey::Def(id.0), &d.name);
@@ -483,7 +488,7 @@ impl<'a> Checker<'a> {
             }
             // A parametric module's parameter has no code to look into:
             // its functions may alias anything they are given.
-            GlobalKind::Param => match self.ty(node).map(|t| &t.base) {
+            GlobalKind::Param | GlobalKind::Def(_) => match self.ty(node).map(|t| &t.base) {
                 Some(Base::Arrow(..)) => {
                     Als::Fun(Vec::new(), Rc::new(Sig::unknown(q.to_string().into())))
                 }
