@@ -107,15 +107,19 @@ pub fn range(vs: impl Iterator<Item = f64>) -> (f64, f64) {
 }
 
 impl Chart {
-    /// The ranges of the x and y coordinates of every finite point.
+    /// The range of the x coordinates of every point (a function plotted
+    /// over [0, 1] keeps that axis where it is not finite), and of the y
+    /// coordinates of the finite points.
     pub fn ranges(&self) -> ((f64, f64), (f64, f64)) {
-        let finite = || {
-            self.series
-                .iter()
-                .flat_map(|s| s.points.iter())
-                .filter(|(x, y)| x.is_finite() && y.is_finite())
-        };
-        (range(finite().map(|p| p.0)), range(finite().map(|p| p.1)))
+        let points = || self.series.iter().flat_map(|s| s.points.iter());
+        let finite = || points().filter(|(x, y)| x.is_finite() && y.is_finite());
+        (range(points().map(|p| p.0)), range(finite().map(|p| p.1)))
+    }
+
+    /// Whether no point is finite: there is nothing to draw.
+    pub fn is_blank(&self) -> bool {
+        (self.series.iter().flat_map(|s| s.points.iter()))
+            .all(|(x, y)| !(x.is_finite() && y.is_finite()))
     }
 }
 

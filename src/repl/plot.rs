@@ -84,6 +84,11 @@ fn draw(
     );
     let inv = inv.with_arg(rest, &padded);
     let fig = figure(r, &inv, &opts, want, sink)?;
+    if let Figure::Chart(c) = &fig
+        && c.is_blank()
+    {
+        sink.out("note: no point is finite (every value is NaN or infinite): the plot is empty\n");
+    }
     match &opts.out {
         Some(path) => {
             file::write(&fig, path, Size::FILE).map_err(|e| {

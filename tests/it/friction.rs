@@ -234,6 +234,23 @@ fn plots_over_huge_ranges_draw() {
     );
 }
 
+/// A function plotted over an interval keeps that interval on its x axis
+/// where it is NaN (the axis was -1..1, or where it is finite), and a
+/// plot with no finite point says so.
+#[test]
+fn plots_keep_their_interval_where_not_finite() {
+    let out = repl(":plot (\\x -> f64.nan) 0 1\n");
+    assert!(out.contains("note: no point is finite"), "{out}");
+    let axis = |out: &str| {
+        let line = out.lines().find(|l| l.contains(" x ")).unwrap_or("").to_string();
+        line.split_whitespace().map(String::from).collect::<Vec<_>>()
+    };
+    assert_eq!(axis(&out), ["0", "x", "1"], "{out}");
+    let out = repl(":plot (\\x -> if x < 0.5 then f64.nan else x) 0 1\n");
+    assert!(!out.contains("note:"), "{out}");
+    assert_eq!(axis(&out), ["0", "x", "1"], "{out}");
+}
+
 /// Item 23: an image written with `--out` fills the figure size as far as
 /// a whole enlargement allows (a 2×2 array was 2×2 pixels).
 #[test]

@@ -2060,8 +2060,17 @@ impl<'g> Infer<'g> {
         };
         if argno > 0 {
             let s = if argno == 1 { "" } else { "s" };
-            return Diagnostic::ty(message, span)
-                .with_label(format!("applied to {argno} argument{s}, this {what}"));
+            let d = Diagnostic::ty(message, span).with_label(format!(
+                "after {argno} argument{s} the result {what}: not a function"
+            ));
+            // Futhark's `unflatten` once took the sizes as arguments.
+            return match desc.trim_matches('"') {
+                "unflatten" | "unflatten_3d" => d.with_help(
+                    "it takes only the array, whose size gives the shape: \
+                     `unflatten (xs :> [2 * 3]i32) : [2][3]i32`",
+                ),
+                _ => d,
+            };
         }
         let help = if what.starts_with("has type `[") {
             "to index an array, write `xs[i]`"

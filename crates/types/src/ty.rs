@@ -203,12 +203,11 @@ impl Type {
     }
 }
 
-/// Names for printing: base variables and rank variables get letters in
-/// order of first appearance.
+/// Names for printing: base variables get letters in order of first
+/// appearance.
 #[derive(Default)]
 pub struct Namer {
     tyvars: Vec<TyVar>,
-    rankvars: Vec<RankVar>,
 }
 
 impl Namer {
@@ -226,17 +225,6 @@ impl Namer {
     /// The base variables named so far, in order of naming.
     pub fn tyvars(&self) -> &[TyVar] {
         &self.tyvars
-    }
-
-    pub fn rankvar(&mut self, v: RankVar) -> String {
-        let i = match self.rankvars.iter().position(|x| *x == v) {
-            Some(i) => i,
-            None => {
-                self.rankvars.push(v);
-                self.rankvars.len() - 1
-            }
-        };
-        format!("r{}", i + 1)
     }
 }
 
@@ -278,29 +266,15 @@ pub struct TypePrinter<'a> {
 
 impl TypePrinter<'_> {
     pub fn print(&mut self, t: &Type) -> String {
-        let mut dims = t.rank.konst;
-        let mut unknown = Vec::new();
-        let mut absorbed = false;
-        for v in &t.rank.vars {
-            if let Some(k) = self.ranks.value(*v) {
-                dims += k;
-            } else if !absorbed && matches!(t.base, Base::Var(b) if self.ranks.owner(*v) == Some(b))
-            {
-                absorbed = true;
-            } else {
-                unknown.push(*v);
-            }
-        }
-        // A type variable stands for array types too: dimensions of an
-        // unknown number on one are part of what it stands for, and
-        // `[]^r1 a` would show users a notation of the checker's.
-        if matches!(t.base, Base::Var(_)) {
-            unknown.clear();
-        }
-        let mut s = "[]".repeat(dims as usize);
-        for v in unknown {
-            s.push_str(&format!("[]^{}", self.namer.rankvar(v)));
-        }
+        // A dimension whose number is still unknown (an error met the
+        // checker before it was solved) is not shown: `[]^r1 f64` would
+        // show users a notation of the checker's, and a type variable
+        // stands for array types too.
+        let dims = t.rank.konst
+            + (t.rank.vars.iter())
+                .filter_map(|v| self.ranks.value(*v))
+                .sum::<u32>();
+        let s = "[]".repeat(dims as usize);
         let base = match &t.base {
             Base::Prim(p) => p.name().to_string(),
             Base::Var(v) => self.namer.tyvar(*v),
