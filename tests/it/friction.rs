@@ -242,8 +242,14 @@ fn plots_keep_their_interval_where_not_finite() {
     let out = repl(":plot (\\x -> f64.nan) 0 1\n");
     assert!(out.contains("note: no point is finite"), "{out}");
     let axis = |out: &str| {
-        let line = out.lines().find(|l| l.contains(" x ")).unwrap_or("").to_string();
-        line.split_whitespace().map(String::from).collect::<Vec<_>>()
+        let line = out
+            .lines()
+            .find(|l| l.contains(" x "))
+            .unwrap_or("")
+            .to_string();
+        line.split_whitespace()
+            .map(String::from)
+            .collect::<Vec<_>>()
     };
     assert_eq!(axis(&out), ["0", "x", "1"], "{out}");
     let out = repl(":plot (\\x -> if x < 0.5 then f64.nan else x) 0 1\n");
