@@ -937,7 +937,7 @@ impl Repl {
             lines.push(format!("  -- {site}"));
         }
         if let Some(a) = self.session.lookup_type(&name) {
-            lines.push(modules::type_line(&name.to_string(), &a));
+            lines.push(self.type_line(&name.to_string(), &a));
         }
         let mut path = name.quals.clone();
         path.push(name.name.clone());
@@ -1023,7 +1023,7 @@ impl Repl {
                 Bound::Type(n) => self
                     .session
                     .lookup_type(&QualName::plain(n.as_str()))
-                    .map(|a| vec![modules::type_line(n, &a)])
+                    .map(|a| vec![self.type_line(n, &a)])
                     .unwrap_or_default(),
                 Bound::Module(n) => scope
                     .mods

@@ -4,10 +4,11 @@
 
 use super::{Bound, Repl, complete};
 use std::rc::Rc;
-use urchin_syntax::ast::{Liftedness, TypeParam};
+use urchin_syntax::ast::{Liftedness, QualName, TypeExp, TypeParam};
 use urchin_syntax::pretty;
 use urchin_types::env::TypeAbbrev;
 use urchin_types::modules::env::{Env, FunctorBody, ModTy, Module, SigSpec};
+use urchin_types::modules::resolve::Resolver;
 
 /// The names `now` binds that `before` does not (or binds to something
 /// else), per name space in definition order.
@@ -44,13 +45,48 @@ fn same_module(a: &Module, b: &Module) -> bool {
     }
 }
 
-/// `type t 'a = ...`, or `type t 'a` for an abstract type.
-pub(super) fn type_line(name: &str, a: &TypeAbbrev) -> String {
-    let mut line = type_head(name, a.lifted, &a.params);
-    if let (None, Some(def)) = (&a.abstract_, &a.ty) {
-        line.push_str(&format!(" = {}", pretty::type_exp(def)));
+impl Repl {
+    /// `type t 'a = ...`, or `type t 'a` for an abstract type.
+    pub(super) fn type_line(&self, name: &str, a: &TypeAbbrev) -> String {
+        let mut line = type_head(name, a.lifted, &a.params);
+        if let (None, Some(def)) = (&a.abstract_, &a.ty) {
+            line.push_str(&format!(" = {}", pretty::type_exp(&self.writable(def))));
+        }
+        line
     }
-    line
+
+    /// `t` with the type names that cannot be written at the prompt
+    /// spelled out: in a parametric module's application (`module v64 =
+    /// mk_vec f64`), `F.t` is the parameter's, and shows as `f64`.
+    fn writable(&self, t: &TypeExp) -> TypeExp {
+        let TypeExp::Named(q, args, span) = t else {
+            return t.map_children(|c| self.writable(c));
+        };
+        let Some(e) = q.entity else {
+            return t.clone();
+        };
+        let bare = TypeExp::Named(
+            QualName {
+                entity: None,
+                ..q.clone()
+            },
+            Vec::new(),
+            *span,
+        );
+        let here = Resolver::new(&self.session.scope.env).ty(&bare);
+        if matches!(&here, Ok(TypeExp::Named(p, ..)) if p.entity == Some(e)) {
+            return t.clone();
+        }
+        match self.session.types.globals.type_abbrev(e) {
+            Some(a) if a.abstract_.is_none() && a.params.is_empty() && args.is_empty() => {
+                match &a.ty {
+                    Some(def) => self.writable(def),
+                    None => t.clone(),
+                }
+            }
+            _ => t.clone(),
+        }
+    }
 }
 
 fn type_head(name: &str, lifted: Liftedness, params: &[TypeParam]) -> String {
@@ -182,7 +218,7 @@ impl Repl {
         }
         for (n, e) in &env.types {
             if let Some(a) = globals.type_abbrev(*e) {
-                lines.push(type_line(&q(n), &a));
+                lines.push(self.type_line(&q(n), &a));
             }
         }
         for (n, inner) in &env.mods {

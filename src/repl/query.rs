@@ -44,7 +44,7 @@ impl Repl {
             return Some(text);
         }
         if let Some(a) = self.session.lookup_type(&q) {
-            return Some(super::modules::type_line(&q.to_string(), &a));
+            return Some(self.type_line(&q.to_string(), &a));
         }
         let mut path = q.quals.clone();
         path.push(q.name.clone());
