@@ -54,6 +54,27 @@ fn acceptance_corpus_automap() {
     }
 }
 
+/// The examples' test blocks: every case with an expected result passes;
+/// the skipped ones are the benchmark datasets (`compiled random input`,
+/// no expected output), which `urchin bench` and `bench/run.py` run.
+#[test]
+fn examples_test_blocks() {
+    let mut engine = FastEngine::default();
+    let mut out = Vec::new();
+    let opts = RunnerOptions {
+        verbose: true,
+        ..RunnerOptions::default()
+    };
+    let summary = run_paths(&[root().join("examples")], &mut engine, &opts, &mut out)
+        .expect("writing to a buffer cannot fail");
+    let report = String::from_utf8_lossy(&out);
+    assert_eq!(summary.failed, 0, "{report}");
+    assert!(summary.passed >= 30, "{report}");
+    for line in report.lines().filter(|l| l.contains("skipped (")) {
+        assert!(line.contains("skipped (compiled only)"), "{line}");
+    }
+}
+
 /// Every example says how to run it (`-- Run it:   urchin run
 /// examples/NAME.fut [-e ENTRY] < examples/NAME.in`, which the README
 /// points to), and that command works: the entry exists and reads its
