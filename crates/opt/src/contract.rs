@@ -33,6 +33,13 @@
 //! product has no length to check, and the update comes after the map
 //! that made its operands.
 //!
+//! The adjoint of the vector a matrix–vector product reads is the same
+//! kind of sum, one order lower: each row of the matrix times its own
+//! result's adjoint, `map (\z -> z * ȳ) row`, added per element. The map
+//! gives the rows and the scalars as arrays (a lambda parameter's is the
+//! map's own argument, so `W` is not copied) and one matrix–vector
+//! product after it, `Wᵀ ȳ`, a dot product per column, adds their sum.
+//!
 //! A loop is the other place derivative code sums outer products: the
 //! reversed loop carries the adjoint of a matrix its body reads (a
 //! recurrent network's weights) and adds `ȳⱼ ⊗ xⱼ` to it in iteration
@@ -62,8 +69,11 @@ pub fn contract_body(b: &mut Body, vars: &mut Vars) -> bool {
     }
     let mut i = 0;
     while i < b.stms.len() {
-        if let Some(found) = summed_outer(&b.stms[i]) {
-            found.apply(b, i, vars);
+        if let Some(found) = summed_update(&b.stms[i]) {
+            match found {
+                Summed::Outer(found) => found.apply(b, i, vars),
+                Summed::Scaled(scaled) => scaled.apply(b, i, vars),
+            }
             changed = true;
         } else if b.stms[i].origin.by_ad()
             && let Some(sum) = loop_sum(&b.stms[i])
@@ -74,6 +84,13 @@ pub fn contract_body(b: &mut Body, vars: &mut Vars) -> bool {
         i += 1;
     }
     changed
+}
+
+/// What the lambda of a map adds to an accumulator from outside, summed
+/// over the map's elements.
+enum Summed {
+    Outer(Found),
+    Scaled(Scaled),
 }
 
 /// A map at some statement that adds an outer product to an accumulator.
@@ -94,9 +111,21 @@ struct Found {
     transposed: bool,
 }
 
-/// Whether the statement is a map whose lambda adds an outer product
-/// to an accumulator from outside, in full, and nothing else reads it.
-fn summed_outer(s: &Stm) -> Option<Found> {
+/// A map at some statement that adds a vector times a scalar, both per
+/// element, `map (\z -> z * y) vs`: summed over the map, `Vᵀ Y`, a matrix
+/// times a vector (reverse mode's adjoint of the vector a matrix–vector
+/// product reads, `Wᵀ ȳ`, with `vs` a row of `W`).
+struct Scaled {
+    /// The update's position in the map's lambda.
+    upd: usize,
+    y: Var,
+    vs: Var,
+}
+
+/// Whether the statement is a map whose lambda adds an outer product or a
+/// scaled vector to an accumulator from outside, in full, and nothing else
+/// reads it.
+fn summed_update(s: &Stm) -> Option<Summed> {
     let Exp::Map { lam, .. } = &s.exp else {
         return None;
     };
@@ -124,15 +153,22 @@ fn summed_outer(s: &Stm) -> Option<Found> {
             return None;
         }
         let mut path = Vec::new();
-        let (rows, y, vs, transposed) = outer_in(&lam.body, *o, &mut path)?;
-        Some(Found {
-            upd: u,
-            path,
-            rows,
-            y,
-            vs,
-            transposed,
-        })
+        if let Some((rows, y, vs, transposed)) = outer_in(&lam.body, *o, &mut path) {
+            return Some(Summed::Outer(Found {
+                upd: u,
+                path,
+                rows,
+                y,
+                vs,
+                transposed,
+            }));
+        }
+        let scaled = lam.body.stms.iter().find(|s| s.pat == [*o])?;
+        let Exp::Map { lam: inner, args } = &scaled.exp else {
+            return None;
+        };
+        let (y, vs) = scaling(inner, args)?;
+        Some(Summed::Scaled(Scaled { upd: u, y, vs }))
     })
 }
 
@@ -186,7 +222,19 @@ fn outer_rows(lam: &Lambda, w: Var) -> Option<(Var, Var)> {
     let Exp::Map { lam: inner, args } = &row.exp else {
         return None;
     };
-    let ([z], [vs]) = (inner.params.as_slice(), args.as_slice()) else {
+    let (y, vs) = scaling(inner, args)?;
+    let mut local = HashSet::new();
+    bound_in_body(&lam.body, &mut |v| {
+        local.insert(v);
+    });
+    let invariant = !local.contains(&vs) && !lam.params.contains(&vs);
+    invariant.then_some((y, vs))
+}
+
+/// Whether the map of `inner` over `args` is `map (\z -> z * y) vs`
+/// (either way round), `y` not an element of `vs`: `(y, vs)`.
+fn scaling(inner: &Lambda, args: &[Var]) -> Option<(Var, Var)> {
+    let ([z], [vs]) = (inner.params.as_slice(), args) else {
         return None;
     };
     let ([prod], [Atom::Var(q)]) = (inner.body.stms.as_slice(), inner.body.result.as_slice())
@@ -200,12 +248,7 @@ fn outer_rows(lam: &Lambda, w: Var) -> Option<(Var, Var)> {
         (Atom::Var(a), Atom::Var(y)) | (Atom::Var(y), Atom::Var(a)) if a == z && y != z => *y,
         _ => return None,
     };
-    let mut local = HashSet::new();
-    bound_in_body(&lam.body, &mut |v| {
-        local.insert(v);
-    });
-    let invariant = !local.contains(vs) && !lam.params.contains(vs);
-    (pq == q && invariant).then_some((y, *vs))
+    (pq == q).then_some((y, *vs))
 }
 
 impl Found {
@@ -247,6 +290,67 @@ impl Found {
                 } else {
                     products(rank as usize - 2, (ys_t, vs_t), true, vars)
                 },
+            ),
+            at(
+                vars.copy_of(upd.pat[0]),
+                Exp::UpdAcc {
+                    acc,
+                    indices: Vec::new(),
+                    value: Atom::Var(sum),
+                },
+            ),
+        ];
+        b.stms.splice(i + 1..i + 1, stms);
+    }
+}
+
+impl Scaled {
+    /// Makes the map at `i` of `b` give the vectors and scalars as arrays
+    /// (a parameter's is the map's argument, anything else a result), and
+    /// adds `Vᵀ Y` to the accumulator after it, a dot product per column.
+    fn apply(self, b: &mut Body, i: usize, vars: &mut Vars) {
+        let s = &mut b.stms[i];
+        let Exp::Map { lam, args } = &mut s.exp else {
+            return;
+        };
+        let Exp::UpdAcc { acc, .. } = lam.body.stms[self.upd].exp else {
+            return;
+        };
+        let upd = lam.body.stms.remove(self.upd);
+        let mut stack = |v: Var| match lam.params.iter().position(|p| *p == v) {
+            Some(j) => args[j],
+            None => {
+                lam.body.result.push(Atom::Var(v));
+                let all = stacked(v, vars);
+                s.pat.push(all);
+                all
+            }
+        };
+        let (ys, vs) = (stack(self.y), stack(self.vs));
+        let vs_t = vars.copy_of(vs);
+        let col = vars.fresh("col", vars.ty(vs_t).peel(1));
+        let t = vars.ty(ys).elem();
+        let (dot, sum) = (
+            vars.fresh("dot", Type::Prim(t)),
+            vars.fresh("scaled_sum", Type::Array(t, 1)),
+        );
+        let at = |pat: Var, exp: Exp| Stm {
+            pat: vec![pat],
+            exp,
+            span: upd.span,
+            ctx: upd.ctx,
+            origin: upd.origin,
+        };
+        let stms = [
+            at(vs_t, Exp::Rearrange(vec![1, 0], vs)),
+            at(
+                sum,
+                map_of(
+                    vec![col],
+                    vec![vs_t],
+                    stm(dot, dot_product(col, ys, t, vars)),
+                    dot,
+                ),
             ),
             at(
                 vars.copy_of(upd.pat[0]),
@@ -314,14 +418,20 @@ fn products(l: usize, (ys, vs): (Var, Var), per_k: bool, vars: &mut Vars) -> Exp
     }
     // `map (\y -> map (\v -> reduce (+) 0 (map2 (*) y v)) vs) ys`.
     let v = vars.fresh(vars.name(vs).to_string(), elem);
+    let dot = vars.fresh("dot", Type::Prim(t));
+    let row = map_of(vec![v], vec![vs], stm(dot, dot_product(y, v, t, vars)), dot);
+    map_of(vec![y], vec![ys], stm(r, row), r)
+}
+
+/// `reduce (+) 0 (map2 (*) a b)` for vectors of `t`.
+fn dot_product(a: Var, b: Var, t: PrimType, vars: &mut Vars) -> Exp {
     let scalar = |vars: &mut Vars, name: &str| vars.fresh(name, Type::Prim(t));
-    let (a, c, p) = (scalar(vars, "y"), scalar(vars, "v"), scalar(vars, "t"));
+    let (y, v, p) = (scalar(vars, "y"), scalar(vars, "v"), scalar(vars, "t"));
     let (x1, x2, s) = (scalar(vars, "x"), scalar(vars, "x"), scalar(vars, "t"));
-    let dot = scalar(vars, "dot");
     let mul = Lambda {
-        params: vec![a, c],
+        params: vec![y, v],
         body: one(
-            stm(p, Exp::BinOp(BinOp::Mul, Atom::Var(a), Atom::Var(c))),
+            stm(p, Exp::BinOp(BinOp::Mul, Atom::Var(y), Atom::Var(v))),
             p,
         ),
     };
@@ -332,17 +442,15 @@ fn products(l: usize, (ys, vs): (Var, Var), per_k: bool, vars: &mut Vars) -> Exp
             s,
         ),
     };
-    let sum = Exp::Reduce {
+    Exp::Reduce {
         op: Operator {
             lam: add,
             neutral: vec![Atom::Const(Scalar::zero(t))],
             commutative: false,
         },
         pre: Some(mul),
-        args: vec![y, v],
-    };
-    let row = map_of(vec![v], vec![vs], stm(dot, sum), dot);
-    map_of(vec![y], vec![ys], stm(r, row), r)
+        args: vec![a, b],
+    }
 }
 
 /// `a + b` element by element, for arrays of rank `rank`.
