@@ -285,6 +285,22 @@ mod contract {
     }
 
     #[test]
+    fn rows_added_whole_by_a_map_are_summed_by_columns() {
+        // The adjoint of a bias added to every row: each row's adjoint,
+        // added per row, is one sum per column, and the map that only
+        // passed the rows on is gone.
+        let p = core_of(
+            "entry grad [n][d] (b: [d]f64) (xs: [n][d]f64) =
+               vjp (\\b -> f64.sum (f64.sum (f64.tanh (map (\\x -> x + b) xs)))) b 1",
+            "grad",
+        );
+        assert_eq!(count(&p, "upd "), 1, "{p}");
+        assert!(p.contains("upd p [] scaled_sum"), "{p}");
+        assert!(p.contains("reduce (+) 0.0 col"), "{p}");
+        assert_eq!(count(&p, "= map ("), 2, "{p}");
+    }
+
+    #[test]
     fn a_loop_outside_derivative_code_keeps_its_order_of_sums() {
         // The rewrite changes the order of the additions: a user's loop
         // is left as written.

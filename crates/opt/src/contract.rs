@@ -69,7 +69,7 @@ pub fn contract_body(b: &mut Body, vars: &mut Vars) -> bool {
     }
     let mut i = 0;
     while i < b.stms.len() {
-        if let Some(found) = summed_update(&b.stms[i]) {
+        if let Some(found) = summed_update(&b.stms[i], vars) {
             match found {
                 Summed::Outer(found) => found.apply(b, i, vars),
                 Summed::Scaled(scaled) => scaled.apply(b, i, vars),
@@ -114,18 +114,19 @@ struct Found {
 /// A map at some statement that adds a vector times a scalar, both per
 /// element, `map (\z -> z * y) vs`: summed over the map, `Vᵀ Y`, a matrix
 /// times a vector (reverse mode's adjoint of the vector a matrix–vector
-/// product reads, `Wᵀ ȳ`, with `vs` a row of `W`).
+/// product reads, `Wᵀ ȳ`, with `vs` a row of `W`). Without `y`, `vs` is a
+/// row of the map's argument, added as it is: the sum is `V`'s columns'.
 struct Scaled {
     /// The update's position in the map's lambda.
     upd: usize,
-    y: Var,
+    y: Option<Var>,
     vs: Var,
 }
 
 /// Whether the statement is a map whose lambda adds an outer product or a
 /// scaled vector to an accumulator from outside, in full, and nothing else
 /// reads it.
-fn summed_update(s: &Stm) -> Option<Summed> {
+fn summed_update(s: &Stm, vars: &Vars) -> Option<Summed> {
     let Exp::Map { lam, .. } = &s.exp else {
         return None;
     };
@@ -149,7 +150,19 @@ fn summed_update(s: &Stm) -> Option<Summed> {
             return None;
         };
         let unused = st.pat.iter().all(|p| !counts.contains_key(p));
-        if !indices.is_empty() || bound.contains(acc) || !unused || counts.get(o) != Some(&1) {
+        if !indices.is_empty() || bound.contains(acc) || !unused {
+            return None;
+        }
+        // A row of the map's argument, added whole (a bias's adjoint): the
+        // rows' sum.
+        if lam.params.contains(o) && vars.ty(*o).rank() == 1 {
+            return Some(Summed::Scaled(Scaled {
+                upd: u,
+                y: None,
+                vs: *o,
+            }));
+        }
+        if counts.get(o) != Some(&1) {
             return None;
         }
         let mut path = Vec::new();
@@ -168,7 +181,11 @@ fn summed_update(s: &Stm) -> Option<Summed> {
             return None;
         };
         let (y, vs) = scaling(inner, args)?;
-        Some(Summed::Scaled(Scaled { upd: u, y, vs }))
+        Some(Summed::Scaled(Scaled {
+            upd: u,
+            y: Some(y),
+            vs,
+        }))
     })
 }
 
@@ -264,9 +281,7 @@ impl Found {
         };
         let upd = lam.body.stms.remove(self.upd);
         let (ys, vs) = returned(&mut lam.body, &self, 0, vars);
-        lam.body.result.extend([Atom::Var(ys), Atom::Var(vs)]);
-        let (ys, vs) = (stacked(ys, vars), stacked(vs, vars));
-        s.pat.extend([ys, vs]);
+        let (ys, vs) = (per_element(s, ys, vars), per_element(s, vs, vars));
         // The map's axis goes innermost: each element of the product is a
         // dot product along it.
         let rank = vars.ty(ys).rank();
@@ -310,26 +325,18 @@ impl Scaled {
     /// adds `Vᵀ Y` to the accumulator after it, a dot product per column.
     fn apply(self, b: &mut Body, i: usize, vars: &mut Vars) {
         let s = &mut b.stms[i];
-        let Exp::Map { lam, args } = &mut s.exp else {
+        let Exp::Map { lam, .. } = &mut s.exp else {
             return;
         };
         let Exp::UpdAcc { acc, .. } = lam.body.stms[self.upd].exp else {
             return;
         };
         let upd = lam.body.stms.remove(self.upd);
-        let mut stack = |v: Var| match lam.params.iter().position(|p| *p == v) {
-            Some(j) => args[j],
-            None => {
-                lam.body.result.push(Atom::Var(v));
-                let all = stacked(v, vars);
-                s.pat.push(all);
-                all
-            }
-        };
-        let (ys, vs) = (stack(self.y), stack(self.vs));
+        let ys = self.y.map(|y| per_element(s, y, vars));
+        let vs = per_element(s, self.vs, vars);
         let vs_t = vars.copy_of(vs);
         let col = vars.fresh("col", vars.ty(vs_t).peel(1));
-        let t = vars.ty(ys).elem();
+        let t = vars.ty(vs).elem();
         let (dot, sum) = (
             vars.fresh("dot", Type::Prim(t)),
             vars.fresh("scaled_sum", Type::Array(t, 1)),
@@ -348,7 +355,7 @@ impl Scaled {
                 map_of(
                     vec![col],
                     vec![vs_t],
-                    stm(dot, dot_product(col, ys, t, vars)),
+                    stm(dot, column_sum(col, ys, t, vars)),
                     dot,
                 ),
             ),
@@ -363,6 +370,22 @@ impl Scaled {
         ];
         b.stms.splice(i + 1..i + 1, stms);
     }
+}
+
+/// `v`, a value of the lambda of the map at `s`, for each of its elements:
+/// the map's argument where `v` is a parameter (not copied), else a new
+/// result of the map.
+fn per_element(s: &mut Stm, v: Var, vars: &mut Vars) -> Var {
+    let Exp::Map { lam, args } = &mut s.exp else {
+        return v;
+    };
+    if let Some(j) = lam.params.iter().position(|p| *p == v) {
+        return args[j];
+    }
+    lam.body.result.push(Atom::Var(v));
+    let all = stacked(v, vars);
+    s.pat.push(all);
+    all
 }
 
 /// Makes the maps from `found.path[level..]` in `b` return the outer
@@ -419,22 +442,30 @@ fn products(l: usize, (ys, vs): (Var, Var), per_k: bool, vars: &mut Vars) -> Exp
     // `map (\y -> map (\v -> reduce (+) 0 (map2 (*) y v)) vs) ys`.
     let v = vars.fresh(vars.name(vs).to_string(), elem);
     let dot = vars.fresh("dot", Type::Prim(t));
-    let row = map_of(vec![v], vec![vs], stm(dot, dot_product(y, v, t, vars)), dot);
+    let row = map_of(
+        vec![v],
+        vec![vs],
+        stm(dot, column_sum(y, Some(v), t, vars)),
+        dot,
+    );
     map_of(vec![y], vec![ys], stm(r, row), r)
 }
 
-/// `reduce (+) 0 (map2 (*) a b)` for vectors of `t`.
-fn dot_product(a: Var, b: Var, t: PrimType, vars: &mut Vars) -> Exp {
+/// `reduce (+) 0 (map2 (*) col ys)`, or without `ys` `reduce (+) 0 col`,
+/// for vectors of `t`.
+fn column_sum(col: Var, ys: Option<Var>, t: PrimType, vars: &mut Vars) -> Exp {
     let scalar = |vars: &mut Vars, name: &str| vars.fresh(name, Type::Prim(t));
-    let (y, v, p) = (scalar(vars, "y"), scalar(vars, "v"), scalar(vars, "t"));
+    let mul = ys.map(|_| {
+        let (y, v, p) = (scalar(vars, "y"), scalar(vars, "v"), scalar(vars, "t"));
+        Lambda {
+            params: vec![y, v],
+            body: one(
+                stm(p, Exp::BinOp(BinOp::Mul, Atom::Var(y), Atom::Var(v))),
+                p,
+            ),
+        }
+    });
     let (x1, x2, s) = (scalar(vars, "x"), scalar(vars, "x"), scalar(vars, "t"));
-    let mul = Lambda {
-        params: vec![y, v],
-        body: one(
-            stm(p, Exp::BinOp(BinOp::Mul, Atom::Var(y), Atom::Var(v))),
-            p,
-        ),
-    };
     let add = Lambda {
         params: vec![x1, x2],
         body: one(
@@ -448,8 +479,8 @@ fn dot_product(a: Var, b: Var, t: PrimType, vars: &mut Vars) -> Exp {
             neutral: vec![Atom::Const(Scalar::zero(t))],
             commutative: false,
         },
-        pre: Some(mul),
-        args: vec![a, b],
+        pre: mul,
+        args: std::iter::once(col).chain(ys).collect(),
     }
 }
 
