@@ -273,13 +273,12 @@ impl Found {
     /// and adds their matrix product to the accumulator after it.
     fn apply(self, b: &mut Body, i: usize, vars: &mut Vars) {
         let s = &mut b.stms[i];
+        let Some((upd, acc)) = take_update(s, self.upd) else {
+            return;
+        };
         let Exp::Map { lam, .. } = &mut s.exp else {
             return;
         };
-        let Exp::UpdAcc { acc, .. } = lam.body.stms[self.upd].exp else {
-            return;
-        };
-        let upd = lam.body.stms.remove(self.upd);
         let (ys, vs) = returned(&mut lam.body, &self, 0, vars);
         let (ys, vs) = (per_element(s, ys, vars), per_element(s, vs, vars));
         // The map's axis goes innermost: each element of the product is a
@@ -288,33 +287,17 @@ impl Found {
         let perm: Vec<u32> = (1..rank).chain([0]).collect();
         let (ys_t, vs_t) = (vars.copy_of(ys), vars.copy_of(vs));
         let sum = vars.fresh("outer_sum", vars.ty(ys));
-        let at = |pat: Var, exp: Exp| Stm {
-            pat: vec![pat],
-            exp,
-            span: upd.span,
-            ctx: upd.ctx,
-            origin: upd.origin,
+        let product = if self.transposed {
+            products(0, (vs_t, ys_t), true, vars)
+        } else {
+            products(rank as usize - 2, (ys_t, vs_t), true, vars)
         };
-        let stms = [
-            at(ys_t, Exp::Rearrange(perm.clone(), ys)),
-            at(vs_t, Exp::Rearrange(perm, vs)),
-            at(
-                sum,
-                if self.transposed {
-                    products(0, (vs_t, ys_t), true, vars)
-                } else {
-                    products(rank as usize - 2, (ys_t, vs_t), true, vars)
-                },
-            ),
-            at(
-                vars.copy_of(upd.pat[0]),
-                Exp::UpdAcc {
-                    acc,
-                    indices: Vec::new(),
-                    value: Atom::Var(sum),
-                },
-            ),
+        let made = vec![
+            (ys_t, Exp::Rearrange(perm.clone(), ys)),
+            (vs_t, Exp::Rearrange(perm, vs)),
+            (sum, product),
         ];
+        let stms = placed_after(&upd, acc, made, vars);
         b.stms.splice(i + 1..i + 1, stms);
     }
 }
@@ -325,13 +308,9 @@ impl Scaled {
     /// adds `Vᵀ Y` to the accumulator after it, a dot product per column.
     fn apply(self, b: &mut Body, i: usize, vars: &mut Vars) {
         let s = &mut b.stms[i];
-        let Exp::Map { lam, .. } = &mut s.exp else {
+        let Some((upd, acc)) = take_update(s, self.upd) else {
             return;
         };
-        let Exp::UpdAcc { acc, .. } = lam.body.stms[self.upd].exp else {
-            return;
-        };
-        let upd = lam.body.stms.remove(self.upd);
         let ys = self.y.map(|y| per_element(s, y, vars));
         let vs = per_element(s, self.vs, vars);
         let vs_t = vars.copy_of(vs);
@@ -341,35 +320,48 @@ impl Scaled {
             vars.fresh("dot", Type::Prim(t)),
             vars.fresh("scaled_sum", Type::Array(t, 1)),
         );
-        let at = |pat: Var, exp: Exp| Stm {
+        let column = stm(dot, column_sum(col, ys, t, vars));
+        let made = vec![
+            (vs_t, Exp::Rearrange(vec![1, 0], vs)),
+            (sum, map_of(vec![col], vec![vs_t], column, dot)),
+        ];
+        let stms = placed_after(&upd, acc, made, vars);
+        b.stms.splice(i + 1..i + 1, stms);
+    }
+}
+
+/// Takes the update at `upd` out of the lambda of the map at `s`: the
+/// update and its accumulator.
+fn take_update(s: &mut Stm, upd: usize) -> Option<(Stm, Var)> {
+    let Exp::Map { lam, .. } = &mut s.exp else {
+        return None;
+    };
+    let Exp::UpdAcc { acc, .. } = lam.body.stms.get(upd)?.exp else {
+        return None;
+    };
+    Some((lam.body.stms.remove(upd), acc))
+}
+
+/// The statements that replace `upd` after the map, where it was: those
+/// `made`, then the update of `acc` with the last of them.
+fn placed_after(upd: &Stm, acc: Var, made: Vec<(Var, Exp)>, vars: &mut Vars) -> Vec<Stm> {
+    let sum = made.last().map(|(v, _)| *v);
+    let update = sum.map(|sum| Exp::UpdAcc {
+        acc,
+        indices: Vec::new(),
+        value: Atom::Var(sum),
+    });
+    let done = update.map(|u| (vars.copy_of(upd.pat[0]), u));
+    made.into_iter()
+        .chain(done)
+        .map(|(pat, exp)| Stm {
             pat: vec![pat],
             exp,
             span: upd.span,
             ctx: upd.ctx,
             origin: upd.origin,
-        };
-        let stms = [
-            at(vs_t, Exp::Rearrange(vec![1, 0], vs)),
-            at(
-                sum,
-                map_of(
-                    vec![col],
-                    vec![vs_t],
-                    stm(dot, column_sum(col, ys, t, vars)),
-                    dot,
-                ),
-            ),
-            at(
-                vars.copy_of(upd.pat[0]),
-                Exp::UpdAcc {
-                    acc,
-                    indices: Vec::new(),
-                    value: Atom::Var(sum),
-                },
-            ),
-        ];
-        b.stms.splice(i + 1..i + 1, stms);
-    }
+        })
+        .collect()
 }
 
 /// `v`, a value of the lambda of the map at `s`, for each of its elements:
