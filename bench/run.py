@@ -5,14 +5,16 @@ For every example it runs `urchin bench --threads N --json` on its
 `compiled` dataset (one thread, then N, side by side) and prints:
 
 - each entry's mean time on one thread and on N, and the speed-up;
-- the gradient / primal ratio (on N threads);
+- the gradient / primal ratio (on N threads), or for `tabif` the
+  `tabulate` with an `if` against its `if`-free twin;
 - peak live memory (from the warm-up run);
 - NumPy's MRI-Q on data of the same size, timed beside it (if NumPy is
   installed: `pip install numpy`);
 - JAX's `jit` of each workload's function and of its gradient on data of
   the same sizes (if JAX is installed: `pip install jax`), against
   urchin's best time on one thread: sum of squares, k-means, GMM, the
-  MLP, the RNN, the running sum and the histogram of maxima.
+  MLP, the RNN, the running sum, the histogram of maxima and ADBench's
+  LSTM (its Jacobian: the gradient of its one output).
 
 Times on a shared machine are noisy: compare the ratios measured in one
 invocation, and read them with the load printed at the top.
@@ -31,7 +33,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# example file, primal entry, gradient entry
+# example file, primal entry, gradient entry (for `tabif`: the `if`-free
+# twin, then the `tabulate` with an `if`)
 WORKLOADS = [
     ("sumsq", "main", "grad"),
     ("kmeans", "kmeans_cost", "kmeans_grad"),
@@ -46,6 +49,8 @@ WORKLOADS = [
     ("rnn", "main", "grad"),
     ("cumsum", "main", "grad"),
     ("histmax", "main", "grad"),
+    ("adlstm", "main", "grad"),
+    ("tabif", "twin", "main"),
 ]
 
 
@@ -169,6 +174,29 @@ def jax_workloads():
         h, _ = jax.lax.scan(step, jnp.zeros(w.shape[0]), xs)
         return jnp.sum((h - y) ** 2)
 
+    def adlstm(params, extra, state, seq):
+        def cell(w, bias, hid, c, x):
+            forget = jax.nn.sigmoid(x * w[0] + bias[0])
+            ingate = jax.nn.sigmoid(hid * w[1] + bias[1])
+            outgate = jax.nn.sigmoid(x * w[2] + bias[2])
+            change = jnp.tanh(hid * w[3] + bias[3])
+            c = c * forget + ingate * change
+            return outgate * jnp.tanh(c), c
+
+        def step(state, pair):
+            x, gold = pair
+            x = x * extra[0]
+            layers = []
+            for i in range(params.shape[0]):
+                h, c = cell(params[i, 0], params[i, 1], state[i, 0], state[i, 1], x)
+                layers.append(jnp.stack([h, c]))
+                x = h
+            ypred = x * extra[1] + extra[2]
+            return jnp.stack(layers), jnp.sum(gold * (ypred - logsumexp(ypred)))
+
+        _, totals = jax.lax.scan(step, state, (seq[:-1], seq[1:]))
+        return -jnp.sum(totals) / ((seq.shape[0] - 1) * seq.shape[1])
+
     def cumsum(xs):
         return jnp.sum(jnp.cumsum(xs) ** 2)
 
@@ -186,6 +214,7 @@ def jax_workloads():
         "mlp": (mlp, data((100, 64), (64,), (64, 10), (10,), (1000, 100), (1000, 10)),
                 (0, 1, 2, 3)),
         "rnn": (rnn, data((64, 64), (64, 64), (64,), (50, 64), (64,)), (0, 1, 2)),
+        "adlstm": (adlstm, data((2, 2, 4, 14), (3, 14), (2, 2, 14), (1024, 14)), (0, 1)),
         "cumsum": (cumsum, data((n,)), (0,)),
         "histmax": (histmax, data((n,)), (0,)),
     }
@@ -219,7 +248,7 @@ def main():
     print(f"urchin bench, {args.runs} runs each, 1 thread vs {n}; "
           f"{os.cpu_count()} cores, load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     head = (f"{'workload':<8} {'entry':<12} {'1 thread':>10} {f'{n} threads':>10} "
-            f"{'speed-up':>8} {'grad/primal':>11} {'peak mem':>9}")
+            f"{'speed-up':>8} {'ratio':>11} {'peak mem':>9}")
     print(head)
     print("-" * len(head))
     jax_refs = jax_workloads()

@@ -260,10 +260,44 @@ mod contract {
         for (entry, products) in [("grad", 2), ("gated", 1)] {
             let p = core_of(RNN, entry);
             // Each weight's adjoint is a matrix product after the loop, its
-            // rows folded with the dot products the rewrite makes.
-            assert_eq!(count(&p, "(\\(y"), products, "{entry}: {p}");
+            // rows folded with the dot products the rewrite makes (besides
+            // those of the state's adjoint, `Wᵀ ȳ`, in the loop).
+            let in_loop = count(&p, "let scaled_sum");
+            assert_eq!(count(&p, "(\\(y") - in_loop, products, "{entry}: {p}");
             assert!(p.contains("with [j] ="), "{entry}: {p}");
         }
+    }
+
+    #[test]
+    fn scaled_rows_summed_by_a_map_are_one_matrix_vector_product() {
+        // The adjoint of `x` is `Wᵀ ȳ`: each row of `w` times its own
+        // adjoint, added to `x`'s accumulator per row.
+        let p = core_of(
+            "entry grad [m][d] (w: [m][d]f64) (x: [d]f64) =
+               vjp (\\x -> f64.sum (f64.tanh (map (\\row -> f64.sum (row * x)) w))) x 1",
+            "grad",
+        );
+        assert_eq!(count(&p, "upd "), 1, "{p}");
+        assert!(p.contains("upd p [] scaled_sum"), "{p}");
+        assert!(p.contains("transpose w"), "{p}");
+        // No row is scaled whole: the product's columns are dot products.
+        assert_eq!(count(&p, "reduce"), 2, "{p}");
+    }
+
+    #[test]
+    fn rows_added_whole_by_a_map_are_summed_by_columns() {
+        // The adjoint of a bias added to every row: each row's adjoint,
+        // added per row, is one sum per column, and the map that only
+        // passed the rows on is gone.
+        let p = core_of(
+            "entry grad [n][d] (b: [d]f64) (xs: [n][d]f64) =
+               vjp (\\b -> f64.sum (f64.sum (f64.tanh (map (\\x -> x + b) xs)))) b 1",
+            "grad",
+        );
+        assert_eq!(count(&p, "upd "), 1, "{p}");
+        assert!(p.contains("upd p [] scaled_sum"), "{p}");
+        assert!(p.contains("reduce (+) 0.0 col"), "{p}");
+        assert_eq!(count(&p, "= map ("), 2, "{p}");
     }
 
     #[test]
@@ -419,8 +453,21 @@ entry main (a: [][]f64) (x: []f64) =
         let (fwd, rev) = sweeps(&p);
         assert_eq!(count(fwd, "reduce"), 1, "{p}");
         // The reversed loop reads the products from their checkpoint and
-        // reduces nothing: the adjoint of a sum needs no primal value.
-        assert_eq!(count(rev, "reduce"), 0, "{p}");
+        // reduces nothing but the state's adjoint, `Aᵀ v̄` (a dot product
+        // per column): the adjoint of a sum needs no primal value.
+        assert_eq!(count(rev, "reduce"), count(rev, "let scaled_sum"), "{p}");
+        assert!(rev.contains("map_ckpt_1["), "{p}");
+    }
+
+    #[test]
+    fn products_summed_by_a_second_map_are_stored_too() {
+        // `f64.sum (a * v)` by AUTOMAP: a map of products, then a map of
+        // sums over its rows, which is stored as `map (\\r -> f64.sum (r *
+        // v)) a` is.
+        let p = core_of(&LOOP.replace("matvec a v", "f64.sum (a * v)"), "main");
+        let (fwd, rev) = sweeps(&p);
+        assert_eq!(count(fwd, "reduce"), 1, "{p}");
+        assert_eq!(count(rev, "reduce"), count(rev, "let scaled_sum"), "{p}");
         assert!(rev.contains("map_ckpt_1["), "{p}");
     }
 
@@ -437,13 +484,13 @@ entry main [n] (a: [n][n]f64) (c: [n][n]f64) (x: [n]f64) =
         // primal does.
         assert_eq!(count(fwd, " with ["), 2, "{p}");
         assert_eq!(count(fwd, "= map (") + count(fwd, "= map2 ("), 2, "{p}");
-        assert_eq!(count(rev, "reduce"), 0, "{p}");
+        assert_eq!(count(rev, "reduce"), count(rev, "let scaled_sum"), "{p}");
         // Without sizes, the products' lengths may differ: the sum's
         // adjoint would read them, so they are stored as before.
         let p = core_of(&SUM.replace("[n][n]f64", "[][]f64"), "main");
         let (fwd, rev) = sweeps(&p);
         assert_eq!(count(fwd, " with ["), 3, "{p}");
-        assert_eq!(count(rev, "reduce"), 0, "{p}");
+        assert_eq!(count(rev, "reduce"), count(rev, "let scaled_sum"), "{p}");
     }
 
     #[test]

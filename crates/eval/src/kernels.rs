@@ -407,16 +407,31 @@ pub(crate) fn map3<A: Copy + Sync, B: Copy + Sync, C: Copy + Sync, D: Copy + Def
         out: &mut impl Sink<D>,
     ) {
         m.drive(lo, hi, |[oa, ob, oc], len, [sa, sb, sc]| {
-            if (sa, sb, sc) == (1, 1, 1) {
-                out.put(
-                    da[oa..oa + len]
-                        .iter()
+            let xs = &da[oa..oa + if sa == 1 { len } else { 1 }];
+            // A select with a constant branch (reverse mode's guarded
+            // gathers: `if ok then x else 0`) has one operand of stride 0.
+            match (sa, sb, sc) {
+                (1, 1, 1) => out.put(
+                    xs.iter()
                         .zip(&db[ob..ob + len])
                         .zip(&dc[oc..oc + len])
                         .map(|((&x, &y), &z)| f(x, y, z)),
-                );
-            } else {
-                out.put((0..len).map(|i| f(da[oa + i * sa], db[ob + i * sb], dc[oc + i * sc])));
+                ),
+                (1, 1, 0) => {
+                    let z = dc[oc];
+                    out.put(xs.iter().zip(&db[ob..ob + len]).map(|(&x, &y)| f(x, y, z)));
+                }
+                (1, 0, 1) => {
+                    let y = db[ob];
+                    out.put(xs.iter().zip(&dc[oc..oc + len]).map(|(&x, &z)| f(x, y, z)));
+                }
+                (1, 0, 0) => {
+                    let (y, z) = (db[ob], dc[oc]);
+                    out.put(xs.iter().map(|&x| f(x, y, z)));
+                }
+                _ => {
+                    out.put((0..len).map(|i| f(da[oa + i * sa], db[ob + i * sb], dc[oc + i * sc])))
+                }
             }
         });
     }

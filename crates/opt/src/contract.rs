@@ -33,6 +33,13 @@
 //! product has no length to check, and the update comes after the map
 //! that made its operands.
 //!
+//! The adjoint of the vector a matrix–vector product reads is the same
+//! kind of sum, one order lower: each row of the matrix times its own
+//! result's adjoint, `map (\z -> z * ȳ) row`, added per element. The map
+//! gives the rows and the scalars as arrays (a lambda parameter's is the
+//! map's own argument, so `W` is not copied) and one matrix–vector
+//! product after it, `Wᵀ ȳ`, a dot product per column, adds their sum.
+//!
 //! A loop is the other place derivative code sums outer products: the
 //! reversed loop carries the adjoint of a matrix its body reads (a
 //! recurrent network's weights) and adds `ȳⱼ ⊗ xⱼ` to it in iteration
@@ -62,8 +69,11 @@ pub fn contract_body(b: &mut Body, vars: &mut Vars) -> bool {
     }
     let mut i = 0;
     while i < b.stms.len() {
-        if let Some(found) = summed_outer(&b.stms[i]) {
-            found.apply(b, i, vars);
+        if let Some(found) = summed_update(&b.stms[i], vars) {
+            match found {
+                Summed::Outer(found) => found.apply(b, i, vars),
+                Summed::Scaled(scaled) => scaled.apply(b, i, vars),
+            }
             changed = true;
         } else if b.stms[i].origin.by_ad()
             && let Some(sum) = loop_sum(&b.stms[i])
@@ -74,6 +84,13 @@ pub fn contract_body(b: &mut Body, vars: &mut Vars) -> bool {
         i += 1;
     }
     changed
+}
+
+/// What the lambda of a map adds to an accumulator from outside, summed
+/// over the map's elements.
+enum Summed {
+    Outer(Found),
+    Scaled(Scaled),
 }
 
 /// A map at some statement that adds an outer product to an accumulator.
@@ -94,9 +111,22 @@ struct Found {
     transposed: bool,
 }
 
-/// Whether the statement is a map whose lambda adds an outer product
-/// to an accumulator from outside, in full, and nothing else reads it.
-fn summed_outer(s: &Stm) -> Option<Found> {
+/// A map at some statement that adds a vector times a scalar, both per
+/// element, `map (\z -> z * y) vs`: summed over the map, `Vᵀ Y`, a matrix
+/// times a vector (reverse mode's adjoint of the vector a matrix–vector
+/// product reads, `Wᵀ ȳ`, with `vs` a row of `W`). Without `y`, `vs` is a
+/// row of the map's argument, added as it is: the sum is `V`'s columns'.
+struct Scaled {
+    /// The update's position in the map's lambda.
+    upd: usize,
+    y: Option<Var>,
+    vs: Var,
+}
+
+/// Whether the statement is a map whose lambda adds an outer product or a
+/// scaled vector to an accumulator from outside, in full, and nothing else
+/// reads it.
+fn summed_update(s: &Stm, vars: &Vars) -> Option<Summed> {
     let Exp::Map { lam, .. } = &s.exp else {
         return None;
     };
@@ -120,19 +150,42 @@ fn summed_outer(s: &Stm) -> Option<Found> {
             return None;
         };
         let unused = st.pat.iter().all(|p| !counts.contains_key(p));
-        if !indices.is_empty() || bound.contains(acc) || !unused || counts.get(o) != Some(&1) {
+        if !indices.is_empty() || bound.contains(acc) || !unused {
+            return None;
+        }
+        // A row of the map's argument, added whole (a bias's adjoint): the
+        // rows' sum.
+        if lam.params.contains(o) && vars.ty(*o).rank() == 1 {
+            return Some(Summed::Scaled(Scaled {
+                upd: u,
+                y: None,
+                vs: *o,
+            }));
+        }
+        if counts.get(o) != Some(&1) {
             return None;
         }
         let mut path = Vec::new();
-        let (rows, y, vs, transposed) = outer_in(&lam.body, *o, &mut path)?;
-        Some(Found {
+        if let Some((rows, y, vs, transposed)) = outer_in(&lam.body, *o, &mut path) {
+            return Some(Summed::Outer(Found {
+                upd: u,
+                path,
+                rows,
+                y,
+                vs,
+                transposed,
+            }));
+        }
+        let scaled = lam.body.stms.iter().find(|s| s.pat == [*o])?;
+        let Exp::Map { lam: inner, args } = &scaled.exp else {
+            return None;
+        };
+        let (y, vs) = scaling(inner, args)?;
+        Some(Summed::Scaled(Scaled {
             upd: u,
-            path,
-            rows,
-            y,
+            y: Some(y),
             vs,
-            transposed,
-        })
+        }))
     })
 }
 
@@ -186,7 +239,19 @@ fn outer_rows(lam: &Lambda, w: Var) -> Option<(Var, Var)> {
     let Exp::Map { lam: inner, args } = &row.exp else {
         return None;
     };
-    let ([z], [vs]) = (inner.params.as_slice(), args.as_slice()) else {
+    let (y, vs) = scaling(inner, args)?;
+    let mut local = HashSet::new();
+    bound_in_body(&lam.body, &mut |v| {
+        local.insert(v);
+    });
+    let invariant = !local.contains(&vs) && !lam.params.contains(&vs);
+    invariant.then_some((y, vs))
+}
+
+/// Whether the map of `inner` over `args` is `map (\z -> z * y) vs`
+/// (either way round), `y` not an element of `vs`: `(y, vs)`.
+fn scaling(inner: &Lambda, args: &[Var]) -> Option<(Var, Var)> {
+    let ([z], [vs]) = (inner.params.as_slice(), args) else {
         return None;
     };
     let ([prod], [Atom::Var(q)]) = (inner.body.stms.as_slice(), inner.body.result.as_slice())
@@ -200,12 +265,7 @@ fn outer_rows(lam: &Lambda, w: Var) -> Option<(Var, Var)> {
         (Atom::Var(a), Atom::Var(y)) | (Atom::Var(y), Atom::Var(a)) if a == z && y != z => *y,
         _ => return None,
     };
-    let mut local = HashSet::new();
-    bound_in_body(&lam.body, &mut |v| {
-        local.insert(v);
-    });
-    let invariant = !local.contains(vs) && !lam.params.contains(vs);
-    (pq == q && invariant).then_some((y, *vs))
+    (pq == q).then_some((y, *vs))
 }
 
 impl Found {
@@ -213,52 +273,111 @@ impl Found {
     /// and adds their matrix product to the accumulator after it.
     fn apply(self, b: &mut Body, i: usize, vars: &mut Vars) {
         let s = &mut b.stms[i];
+        let Some((upd, acc)) = take_update(s, self.upd) else {
+            return;
+        };
         let Exp::Map { lam, .. } = &mut s.exp else {
             return;
         };
-        let Exp::UpdAcc { acc, .. } = lam.body.stms[self.upd].exp else {
-            return;
-        };
-        let upd = lam.body.stms.remove(self.upd);
         let (ys, vs) = returned(&mut lam.body, &self, 0, vars);
-        lam.body.result.extend([Atom::Var(ys), Atom::Var(vs)]);
-        let (ys, vs) = (stacked(ys, vars), stacked(vs, vars));
-        s.pat.extend([ys, vs]);
+        let (ys, vs) = (per_element(s, ys, vars), per_element(s, vs, vars));
         // The map's axis goes innermost: each element of the product is a
         // dot product along it.
         let rank = vars.ty(ys).rank();
         let perm: Vec<u32> = (1..rank).chain([0]).collect();
         let (ys_t, vs_t) = (vars.copy_of(ys), vars.copy_of(vs));
         let sum = vars.fresh("outer_sum", vars.ty(ys));
-        let at = |pat: Var, exp: Exp| Stm {
+        let product = if self.transposed {
+            products(0, (vs_t, ys_t), true, vars)
+        } else {
+            products(rank as usize - 2, (ys_t, vs_t), true, vars)
+        };
+        let made = vec![
+            (ys_t, Exp::Rearrange(perm.clone(), ys)),
+            (vs_t, Exp::Rearrange(perm, vs)),
+            (sum, product),
+        ];
+        let stms = placed_after(&upd, acc, made, vars);
+        b.stms.splice(i + 1..i + 1, stms);
+    }
+}
+
+impl Scaled {
+    /// Makes the map at `i` of `b` give the vectors and scalars as arrays
+    /// (a parameter's is the map's argument, anything else a result), and
+    /// adds `Vᵀ Y` to the accumulator after it, a dot product per column.
+    fn apply(self, b: &mut Body, i: usize, vars: &mut Vars) {
+        let s = &mut b.stms[i];
+        let Some((upd, acc)) = take_update(s, self.upd) else {
+            return;
+        };
+        let ys = self.y.map(|y| per_element(s, y, vars));
+        let vs = per_element(s, self.vs, vars);
+        let vs_t = vars.copy_of(vs);
+        let col = vars.fresh("col", vars.ty(vs_t).peel(1));
+        let t = vars.ty(vs).elem();
+        let (dot, sum) = (
+            vars.fresh("dot", Type::Prim(t)),
+            vars.fresh("scaled_sum", Type::Array(t, 1)),
+        );
+        let column = stm(dot, column_sum(col, ys, t, vars));
+        let made = vec![
+            (vs_t, Exp::Rearrange(vec![1, 0], vs)),
+            (sum, map_of(vec![col], vec![vs_t], column, dot)),
+        ];
+        let stms = placed_after(&upd, acc, made, vars);
+        b.stms.splice(i + 1..i + 1, stms);
+    }
+}
+
+/// Takes the update at `upd` out of the lambda of the map at `s`: the
+/// update and its accumulator.
+fn take_update(s: &mut Stm, upd: usize) -> Option<(Stm, Var)> {
+    let Exp::Map { lam, .. } = &mut s.exp else {
+        return None;
+    };
+    let Exp::UpdAcc { acc, .. } = lam.body.stms.get(upd)?.exp else {
+        return None;
+    };
+    Some((lam.body.stms.remove(upd), acc))
+}
+
+/// The statements that replace `upd` after the map, where it was: those
+/// `made`, then the update of `acc` with the last of them.
+fn placed_after(upd: &Stm, acc: Var, made: Vec<(Var, Exp)>, vars: &mut Vars) -> Vec<Stm> {
+    let sum = made.last().map(|(v, _)| *v);
+    let update = sum.map(|sum| Exp::UpdAcc {
+        acc,
+        indices: Vec::new(),
+        value: Atom::Var(sum),
+    });
+    let done = update.map(|u| (vars.copy_of(upd.pat[0]), u));
+    made.into_iter()
+        .chain(done)
+        .map(|(pat, exp)| Stm {
             pat: vec![pat],
             exp,
             span: upd.span,
             ctx: upd.ctx,
             origin: upd.origin,
-        };
-        let stms = [
-            at(ys_t, Exp::Rearrange(perm.clone(), ys)),
-            at(vs_t, Exp::Rearrange(perm, vs)),
-            at(
-                sum,
-                if self.transposed {
-                    products(0, (vs_t, ys_t), true, vars)
-                } else {
-                    products(rank as usize - 2, (ys_t, vs_t), true, vars)
-                },
-            ),
-            at(
-                vars.copy_of(upd.pat[0]),
-                Exp::UpdAcc {
-                    acc,
-                    indices: Vec::new(),
-                    value: Atom::Var(sum),
-                },
-            ),
-        ];
-        b.stms.splice(i + 1..i + 1, stms);
+        })
+        .collect()
+}
+
+/// `v`, a value of the lambda of the map at `s`, for each of its elements:
+/// the map's argument where `v` is a parameter (not copied), else a new
+/// result of the map.
+fn per_element(s: &mut Stm, v: Var, vars: &mut Vars) -> Var {
+    let Exp::Map { lam, args } = &mut s.exp else {
+        return v;
+    };
+    if let Some(j) = lam.params.iter().position(|p| *p == v) {
+        return args[j];
     }
+    lam.body.result.push(Atom::Var(v));
+    let all = stacked(v, vars);
+    s.pat.push(all);
+    all
 }
 
 /// Makes the maps from `found.path[level..]` in `b` return the outer
@@ -314,17 +433,31 @@ fn products(l: usize, (ys, vs): (Var, Var), per_k: bool, vars: &mut Vars) -> Exp
     }
     // `map (\y -> map (\v -> reduce (+) 0 (map2 (*) y v)) vs) ys`.
     let v = vars.fresh(vars.name(vs).to_string(), elem);
+    let dot = vars.fresh("dot", Type::Prim(t));
+    let row = map_of(
+        vec![v],
+        vec![vs],
+        stm(dot, column_sum(y, Some(v), t, vars)),
+        dot,
+    );
+    map_of(vec![y], vec![ys], stm(r, row), r)
+}
+
+/// `reduce (+) 0 (map2 (*) col ys)`, or without `ys` `reduce (+) 0 col`,
+/// for vectors of `t`.
+fn column_sum(col: Var, ys: Option<Var>, t: PrimType, vars: &mut Vars) -> Exp {
     let scalar = |vars: &mut Vars, name: &str| vars.fresh(name, Type::Prim(t));
-    let (a, c, p) = (scalar(vars, "y"), scalar(vars, "v"), scalar(vars, "t"));
+    let mul = ys.map(|_| {
+        let (y, v, p) = (scalar(vars, "y"), scalar(vars, "v"), scalar(vars, "t"));
+        Lambda {
+            params: vec![y, v],
+            body: one(
+                stm(p, Exp::BinOp(BinOp::Mul, Atom::Var(y), Atom::Var(v))),
+                p,
+            ),
+        }
+    });
     let (x1, x2, s) = (scalar(vars, "x"), scalar(vars, "x"), scalar(vars, "t"));
-    let dot = scalar(vars, "dot");
-    let mul = Lambda {
-        params: vec![a, c],
-        body: one(
-            stm(p, Exp::BinOp(BinOp::Mul, Atom::Var(a), Atom::Var(c))),
-            p,
-        ),
-    };
     let add = Lambda {
         params: vec![x1, x2],
         body: one(
@@ -332,17 +465,15 @@ fn products(l: usize, (ys, vs): (Var, Var), per_k: bool, vars: &mut Vars) -> Exp
             s,
         ),
     };
-    let sum = Exp::Reduce {
+    Exp::Reduce {
         op: Operator {
             lam: add,
             neutral: vec![Atom::Const(Scalar::zero(t))],
             commutative: false,
         },
-        pre: Some(mul),
-        args: vec![y, v],
-    };
-    let row = map_of(vec![v], vec![vs], stm(dot, sum), dot);
-    map_of(vec![y], vec![ys], stm(r, row), r)
+        pre: mul,
+        args: std::iter::once(col).chain(ys).collect(),
+    }
 }
 
 /// `a + b` element by element, for arrays of rank `rank`.

@@ -114,31 +114,76 @@ impl Interp<'_> {
             let rest = &own[j..];
             let rs: usize = rest.iter().product();
             let p: usize = udims.iter().product();
-            let mut strides = vec![op.strides[..nu].to_vec()];
-            strides.extend(iops.iter().map(|o| o.strides.to_vec()));
-            let mut cur = LaneCursor::new(udims, strides);
+            // The innermost lane is walked by a plain loop, the others by
+            // the cursor: one advance per row of lanes, not per element
+            // (reverse mode gathers a histogram's bins for 10^6 values).
+            let (outer, inner) = match udims.split_last() {
+                Some((n, outer)) => (outer, *n),
+                None => (&[][..], 1),
+            };
+            let stride = |s: &[usize]| if nu == 0 { 0 } else { s[nu - 1] };
+            let steps: Vec<usize> = std::iter::once(stride(&op.strides))
+                .chain(iops.iter().map(|o| stride(&o.strides)))
+                .collect();
+            let mut strides = vec![op.strides[..nu.saturating_sub(1)].to_vec()];
+            strides.extend(
+                iops.iter()
+                    .map(|o| o.strides[..nu.saturating_sub(1)].to_vec()),
+            );
+            let mut cur = LaneCursor::new(outer, strides);
             let mut out = Vec::with_capacity(p * rs);
-            'lanes: for q in 0..p {
-                let mut off = cur.offs[0];
-                for k in 0..j {
-                    let i = iops[k].data[cur.offs[k + 1]];
-                    match usize::try_from(i) {
-                        Ok(i) if i < own[k] => off += i * op.strides[nu + k],
-                        _ => {
-                            if let Some(f) = faults.as_deref_mut() {
-                                f[q] = true;
-                                out.resize(out.len() + rs, T::default());
-                                cur.advance();
-                                continue 'lanes;
-                            }
-                            let ix: Vec<Ix> = (0..j)
-                                .map(|k| Ix::Fix(iops[k].data[cur.offs[k + 1]]))
-                                .collect();
-                            return Err(Fail::index_out_of_bounds(&ix, own));
+            let rows = p / inner.max(1);
+            if let ([ix], 1) = (iops, rs) {
+                // One index and scalar elements (reverse mode's gathers of a
+                // histogram's bins): a tight loop.
+                let (data, idx, len, sk) = (&op.data[..], &ix.data[..], own[0], op.strides[nu]);
+                for row in 0..rows {
+                    let (b0, b1) = (cur.offs[0], cur.offs[1]);
+                    for t in 0..inner {
+                        let i = idx[b1 + t * steps[1]];
+                        match usize::try_from(i) {
+                            Ok(i) if i < len => out.push(data[b0 + t * steps[0] + i * sk]),
+                            _ => match faults.as_deref_mut() {
+                                Some(f) => {
+                                    f[row * inner + t] = true;
+                                    out.push(T::default());
+                                }
+                                None => {
+                                    return Err(Fail::index_out_of_bounds(&[Ix::Fix(i)], own));
+                                }
+                            },
                         }
                     }
+                    cur.advance();
                 }
-                out.extend_from_slice(&op.data[off..off + rs]);
+                let mut shape = udims.to_vec();
+                shape.extend_from_slice(rest);
+                return Ok(from_vec(&shape, out));
+            }
+            for row in 0..rows {
+                'lanes: for t in 0..inner {
+                    let mut off = cur.offs[0] + t * steps[0];
+                    for k in 0..j {
+                        let i = iops[k].data[cur.offs[k + 1] + t * steps[k + 1]];
+                        match usize::try_from(i) {
+                            Ok(i) if i < own[k] => off += i * op.strides[nu + k],
+                            _ => {
+                                if let Some(f) = faults.as_deref_mut() {
+                                    f[row * inner + t] = true;
+                                    out.resize(out.len() + rs, T::default());
+                                    continue 'lanes;
+                                }
+                                let ix: Vec<Ix> = (0..j)
+                                    .map(|k| {
+                                        Ix::Fix(iops[k].data[cur.offs[k + 1] + t * steps[k + 1]])
+                                    })
+                                    .collect();
+                                return Err(Fail::index_out_of_bounds(&ix, own));
+                            }
+                        }
+                    }
+                    out.extend_from_slice(&op.data[off..off + rs]);
+                }
                 cur.advance();
             }
             let mut shape = udims.to_vec();

@@ -74,11 +74,11 @@ impl Rev {
         let hbar = self.adjoint_var(b, hs);
         let p = b.vars.ty(v).elem();
         let zero = Atom::Const(Scalar::zero(p));
-        // The adjoint of each value's bin (0 for ignored values).
-        let hb = gather_guarded(b, hbar, &[is], v);
         match bop {
             BinOp::Add => {
                 self.add_adj(b, Atom::Var(d), Atom::Var(hbar));
+                // The adjoint of each value's bin (0 for ignored values).
+                let hb = gather_guarded(b, hbar, &[is], v);
                 self.add_adj(b, Atom::Var(v), Atom::Var(hb));
             }
             BinOp::Min | BinOp::Max => {
@@ -90,23 +90,39 @@ impl Rev {
                 self.add_adj(b, Atom::Var(d), Atom::Var(dbar));
                 let n = b.size(v, 0);
                 let iota = b.iota(n);
-                let hv = gather_guarded(b, hs, &[is], v);
-                let cand = b.map_fn(&[iota, v, hv], |b, e| {
-                    let hit = b.bin(BinOp::Eq, e[1], e[2]);
-                    vec![b.select(hit, e[0], n).into()]
-                })[0];
+                // Each value's index where it equals its bin's result, else
+                // `n`. The bin is read clamped into range, unguarded: the
+                // histogram below ignores a value whose bin is out of range,
+                // whatever its candidate.
                 let m = b.size(d, 0);
+                let last = b.bin(BinOp::Sub, m, Atom::i64(1));
+                let some = b.bin(BinOp::Gt, m, Atom::i64(0));
+                let cand = b.if_(
+                    some,
+                    |b| {
+                        let c = b.map_fn(&[iota, v, is], |b, e| {
+                            let lo = b.bin(BinOp::Max, e[2], Atom::i64(0));
+                            let at = b.bin(BinOp::Min, lo, last);
+                            let hv = b.index1(hs, at);
+                            let hit = b.bin(BinOp::Eq, e[1], hv);
+                            vec![b.select(hit, e[0], n).into()]
+                        });
+                        vec![c[0].into()]
+                    },
+                    |b| vec![b.replicate(n, n).into()],
+                )[0];
                 let firsts0 = b.replicate(m, n);
                 let min = b.binop_operator(BinOp::Min, PrimType::I64, Atom::Var(n));
                 let firsts = b.hist(min, &[firsts0], is, &[cand])[0];
-                let fv = gather_guarded(b, firsts, &[is], iota);
-                let dw = gather_guarded(b, dwins, &[is], v);
-                let vbar = b.map_fn(&[iota, fv, dw, hb], |b, e| {
-                    let first = b.bin(BinOp::Eq, e[0], e[1]);
-                    let not_dest = b.un(urchin_prim::UnOp::Not, e[2]);
-                    let wins = b.bin(BinOp::LogAnd, first, not_dest);
-                    vec![b.select(wins, e[3], zero).into()]
+                // Each bin's adjoint goes to its first winning value, written
+                // there by one scatter over the bins rather than found by
+                // every value (a bin no value won has `n`, out of bounds,
+                // which the scatter skips).
+                let wbar = b.map_fn(&[dwins, hbar], |b, e| {
+                    vec![b.select(e[0], zero, e[1]).into()]
                 })[0];
+                let zeros = b.replicate(n, zero);
+                let vbar = b.scatter(&[zeros], &[firsts], &[wbar])[0];
                 self.add_adj(b, Atom::Var(v), Atom::Var(vbar));
             }
             _ => unreachable!("only +, min and max have special rules"),

@@ -382,6 +382,9 @@ fn stored_statements(
         inside.extend(st.pat.iter().copied());
     }
     let mut out = Vec::new();
+    // Arrays the body makes by maps, whose axes are known before the loop
+    // (`f64.sum (w * v)`: the map of products that the map of sums reads).
+    let mut made: HashMap<Var, Axes> = HashMap::new();
     for (k, st) in body.stms.iter().enumerate() {
         let mut free = HashSet::new();
         free_in_exp(&st.exp, &mut free);
@@ -392,15 +395,22 @@ fn stored_statements(
         let Exp::Map { lam, args } = &st.exp else {
             continue;
         };
-        if !plain(vars, st) || !inner_reduction(&lam.body) {
-            continue;
-        }
-        let outside = from_before(args, &inside);
+        let mut known = from_before(args, &inside);
+        known.extend(args.iter().filter_map(|a| Some((*a, *made.get(a)?))));
         let shapes: Option<Vec<Shape>> = (0..st.pat.len())
-            .map(|r| map_shape(vars, lam, args, r, &outside))
+            .map(|r| map_shape(vars, lam, args, r, &known))
             .collect();
-        if let Some(shapes) = shapes {
+        let Some(shapes) = shapes else {
+            continue;
+        };
+        if plain(vars, st) && inner_reduction(&lam.body) {
             out.push((k, shapes));
+        } else {
+            for (p, shape) in st.pat.iter().zip(&shapes) {
+                if let Some(ax) = consecutive(shape) {
+                    made.insert(*p, ax);
+                }
+            }
         }
     }
     store_consumers(vars, sizes, body, &inside, out)
