@@ -53,6 +53,9 @@ pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>]) -> Result<SizedSig> {
         names: Vec::new(),
         why: Vec::new(),
         flex: Vec::new(),
+        params: 0..0,
+        empty: Vec::new(),
+        own: None,
         depth: 0,
     };
     for tp in &d.type_params {
@@ -89,6 +92,7 @@ pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>]) -> Result<SizedSig> {
         }
     }
     let mut params = Vec::new();
+    let first = w.flex.len() as u32;
     for ((p, t), value) in d.params.iter().zip(&def.params).zip(values) {
         let s = match value {
             Some(s) => s,
@@ -96,6 +100,17 @@ pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>]) -> Result<SizedSig> {
         };
         w.bind_pat(p, &s);
         params.push(s);
+    }
+    w.params = first..w.flex.len() as u32;
+    if def.recursive {
+        let ret = match &d.ret {
+            Some(te) => {
+                let r = w.convert(te, Mode::Exist);
+                w.fill(r, &def.ret, Mode::Exist)
+            }
+            None => Shape::Any,
+        };
+        w.own = Some(Rc::new(w.signature(&params, &ret, Vec::new()).0));
     }
     let body = w.expr(&d.body)?;
     let ret = match &d.ret {
@@ -175,7 +190,7 @@ enum Callee<'a> {
     /// A function parameter, of the sized type its annotation gives
     /// (`(n: i64) -> [n]t`), and the sizes of the definition's own that
     /// its sizes are (`None` for those it is polymorphic in).
-    Sig(Rc<SizedSig>, Rc<[Option<Size>]>),
+    Sig(Rc<SizedSig>, Rc<[Option<Size>]>, Rc<str>),
 }
 
 /// A local function or lambda and the scope it was made in: applied, its
@@ -214,6 +229,14 @@ struct Walker<'a> {
     why: Vec<Option<String>>,
     /// What each size parameter of an application stands for, once known.
     flex: Vec<Option<Size>>,
+    /// The definition's parameters' anonymous sizes (numbers of `flex`):
+    /// inferred, but not unknown.
+    params: std::ops::Range<u32>,
+    /// Row sizes of empty array literals, which only context can give.
+    empty: Vec<u32>,
+    /// The definition's own signature as its annotations give it, for its
+    /// recursive uses.
+    own: Option<Rc<SizedSig>>,
     depth: usize,
 }
 
@@ -306,9 +329,23 @@ impl<'a> Walker<'a> {
                 let b = self.unify_size(b1, b2)?;
                 Some(Size::op(*o1, a, b))
             }
-            _ if !x.is_firm() => Some(y),
-            _ if !y.is_firm() => Some(x),
+            // A sum or product of sizes that may still be anything equals
+            // any size; one of the parameters' inferred sizes is what it
+            // is (`n + m` is not `10`).
+            _ if !x.is_firm() && !(self.inferred(&x) && y.is_firm()) => Some(y),
+            _ if !y.is_firm() && !(self.inferred(&y) && x.is_firm()) => Some(x),
             _ => None,
+        }
+    }
+
+    /// Whether `s` is made of constants, named sizes and the parameters'
+    /// inferred sizes only.
+    fn inferred(&self, s: &Size) -> bool {
+        match s {
+            Size::Const(_) | Size::Rigid(_) => true,
+            Size::Flex(i) => self.params.contains(i),
+            Size::Op(_, a, b) => self.inferred(a) && self.inferred(b),
+            Size::Unknown => false,
         }
     }
 
@@ -578,7 +615,7 @@ impl<'a> Walker<'a> {
             .map(|r| (*r < first).then_some(Size::Rigid(*r)))
             .collect();
         self.fun(FunVal {
-            callee: Callee::Sig(Rc::new(sig), fixed.into()),
+            callee: Callee::Sig(Rc::new(sig), fixed.into(), "this function".into()),
             args: Vec::new(),
         })
     }
@@ -879,7 +916,11 @@ impl<'a> Walker<'a> {
                     });
                 }
                 let len = i64::try_from(es.len()).map_or(Size::Unknown, Size::Const);
-                Shape::array(vec![len], elem.unwrap_or(Shape::Any))
+                let elem = match elem {
+                    Some(e) => e,
+                    None => self.empty_rows(e.id),
+                };
+                Shape::array(vec![len], elem)
             }
             ExprKind::Tuple(es) => Shape::Tuple(
                 es.iter()
@@ -956,7 +997,16 @@ impl<'a> Walker<'a> {
                     v.span,
                     "the value does not have the type of its pattern",
                 )?;
-                for ((n, _), f) in ns.iter().zip(&flex) {
+                for ((n, span), f) in ns.iter().zip(&flex) {
+                    if let Size::Flex(j) = self.resolve(f) {
+                        if self.empty.contains(&j) {
+                            return Err(Diagnostic::ty(
+                                format!("Ambiguous size \"{n}\": it is the size of the rows of an empty array"),
+                                *span,
+                            )
+                            .with_help("give the empty array a type with the sizes of its rows (`[] : [0][3]i64`)"));
+                        }
+                    }
                     if let Size::Flex(i) = self.resolve(f) {
                         let r = self.rigid(n.clone(), None);
                         self.flex[i as usize] = Some(Size::Rigid(r));
@@ -1097,6 +1147,28 @@ impl<'a> Walker<'a> {
         Ok(self.typed(s, e.id))
     }
 
+    /// The rows of the empty array literal `id`: sizes only context can
+    /// give.
+    fn empty_rows(&mut self, id: NodeId) -> Shape {
+        let Some(t) = self.def.types.get(&id) else {
+            return Shape::Any;
+        };
+        if !t.rank.vars.is_empty() || t.rank.konst == 0 {
+            return Shape::Any;
+        }
+        let row = Type::new(Rank::konst(t.rank.konst - 1), t.base.clone());
+        Shape::of_type(&row, &mut || Size::Unknown).map_sizes(&mut |s| match s {
+            Size::Unknown => {
+                let f = self.flexible();
+                if let Size::Flex(i) = f {
+                    self.empty.push(i);
+                }
+                f
+            }
+            s => s.clone(),
+        })
+    }
+
     /// For each index, `None` if it is a single index, else the size of
     /// the slice: `Some(None)` for the whole dimension.
     fn indices(&mut self, idxs: &'a [IndexExp]) -> Result<Vec<Option<Option<Size>>>> {
@@ -1174,7 +1246,14 @@ impl<'a> Walker<'a> {
                     callee: Callee::Def(d.clone()),
                     args: Vec::new(),
                 }),
-                None => self.fallback(Some(e.id)),
+                // A recursive use.
+                None => match self.own.clone() {
+                    Some(sig) if id.0 as usize == self.defs.len() => self.fun(FunVal {
+                        callee: Callee::Sig(sig, Rc::from([]), format!("`{}`", q.name).into()),
+                        args: Vec::new(),
+                    }),
+                    _ => self.fallback(Some(e.id)),
+                },
             },
             Some(GlobalKind::Intrinsic(op)) if op.arity() > 0 => self.fun(FunVal {
                 callee: Callee::Intrinsic(op.clone(), q.name.to_string().into()),
@@ -1232,7 +1311,7 @@ impl<'a> Walker<'a> {
             Callee::Def(d) => d.target.params.len(),
             Callee::Intrinsic(op, _) => op.arity(),
             Callee::Closure(c) => c.params.len(),
-            Callee::Sig(sig, _) => sig.params.len(),
+            Callee::Sig(sig, _, _) => sig.params.len(),
         };
         if fv.args.len() < arity || arity == 0 {
             return Ok(self.fun(fv));
@@ -1251,9 +1330,9 @@ impl<'a> Walker<'a> {
                 let c = c.clone();
                 self.apply_closure(&c, &fv.args)?
             }
-            Callee::Sig(sig, fixed) => {
-                let (sig, fixed) = (sig.clone(), fixed.clone());
-                self.apply_sig(&sig, &fixed, "this function", &fv.args, span)?
+            Callee::Sig(sig, fixed, name) => {
+                let (sig, fixed, name) = (sig.clone(), fixed.clone(), name.clone());
+                self.apply_sig(&sig, &fixed, &name, &fv.args, span)?
             }
         };
         if rest.is_empty() {
