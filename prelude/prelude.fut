@@ -158,30 +158,22 @@ def partition2 'a (p1: a -> bool) (p2: a -> bool) (as: []a) : ([]a, []a, []a) =
 -- | `reduce_by_index` into a two-dimensional array; pairs of indices out of
 -- bounds are ignored.
 def reduce_by_index_2d [k] [m] 'a (dest: *[k][m]a) (f: a -> a -> a) (ne: a) (is: [](i64, i64)) (as: []a) : *[k][m]a =
-  let k = length dest
-  let m = if k == 0 then 0 else length dest[0]
   let flat = map (\(i, j) -> if i >= 0 && i < k && j >= 0 && j < m then i * m + j else -1) is
-  in unflatten (reduce_by_index (flatten dest) f ne flat as :> [k * m]a)
+  in unflatten (reduce_by_index (flatten dest) f ne flat as)
 
 -- | `reduce_by_index` into a three-dimensional array.
 def reduce_by_index_3d [k] [m] [l] 'a (dest: *[k][m][l]a) (f: a -> a -> a) (ne: a) (is: [](i64, i64, i64)) (as: []a) : *[k][m][l]a =
-  let k = length dest
-  let m = if k == 0 then 0 else length dest[0]
-  let l = if k == 0 || m == 0 then 0 else length dest[0, 0]
   let flat = map (\(i, j, h) ->
                     if i >= 0 && i < k && j >= 0 && j < m && h >= 0 && h < l
                     then (i * m + j) * l + h else -1) is
-  in unflatten_3d (reduce_by_index (flatten_3d dest) f ne flat as :> [k * m * l]a)
+  in unflatten_3d (reduce_by_index (flatten_3d dest) f ne flat as)
 
 -- | `scatter` into a three-dimensional array.
 def scatter_3d [k] [m] [l] 'a (dest: *[k][m][l]a) (is: [](i64, i64, i64)) (vs: []a) : *[k][m][l]a =
-  let k = length dest
-  let m = if k == 0 then 0 else length dest[0]
-  let l = if k == 0 || m == 0 then 0 else length dest[0, 0]
   let flat = map (\(i, j, h) ->
                     if i >= 0 && i < k && j >= 0 && j < m && h >= 0 && h < l
                     then (i * m + j) * l + h else -1) is
-  in unflatten_3d (scatter (flatten_3d dest) flat vs :> [k * m * l]a)
+  in unflatten_3d (scatter (flatten_3d dest) flat vs)
 
 -- | `f x` and `jmp f x xs`.
 def jmp2 [n] 'a 'b (f: a -> b) (x: a) (xs: [n]a) : (b, [n]b) = (f x, jmp f x xs)

@@ -56,6 +56,7 @@ pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>]) -> Result<SizedSig> {
         params: 0..0,
         empty: Vec::new(),
         own: None,
+        terms: std::collections::HashMap::new(),
         depth: 0,
     };
     for tp in &d.type_params {
@@ -112,7 +113,31 @@ pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>]) -> Result<SizedSig> {
         };
         w.own = Some(Rc::new(w.signature(&params, &ret, Vec::new()).0));
     }
+    let local = w.names.len() as u32;
     let body = w.expr(&d.body)?;
+    // A parameter's inferred size must be one its callers know.
+    for (p, s) in d.params.iter().zip(&params) {
+        let mut sizes = Vec::new();
+        w.resolve_shape(s).sizes(&mut sizes);
+        let mut named = Vec::new();
+        sizes.iter().for_each(|s| s.rigids(&mut named));
+        if let Some(r) = named.into_iter().find(|r| *r >= local) {
+            let name = &w.names[r as usize];
+            let mut diag = Diagnostic::ty(
+                format!(
+                    "Unknown size \"{name}\" in parameter of `{}`: the body makes the parameter's size one that only the body knows",
+                    d.name
+                ),
+                p.span(),
+            );
+            if let Some(Some(why)) = w.why.get(r as usize) {
+                diag = diag.with_note(format!("\"{name}\" is {why}"));
+            }
+            return Err(diag.with_help(
+                "a parameter's size must be known to its callers: name it with a size parameter (`[n]`), or coerce the value in the body with `:>`",
+            ));
+        }
+    }
     let ret = match &d.ret {
         Some(te) => {
             let expected = w.convert(te, Mode::Let);
@@ -237,6 +262,10 @@ struct Walker<'a> {
     /// The definition's own signature as its annotations give it, for its
     /// recursive uses.
     own: Option<Rc<SizedSig>>,
+    /// Integer expressions given as arguments, as sizes: the same
+    /// expression is the same size (`replicate (i64.i32 k) 0` and
+    /// `iota (i64.i32 k)` are equally long).
+    terms: std::collections::HashMap<String, u32>,
     depth: usize,
 }
 
@@ -258,6 +287,20 @@ impl<'a> Walker<'a> {
             format!("k{k}")
         };
         Size::Rigid(self.rigid(name.as_str().into(), Some(why)))
+    }
+
+    /// The integer expression `e` as a size.
+    fn term(&mut self, e: &Expr) -> Size {
+        let text = urchin_syntax::pretty::expr(e);
+        let r = match self.terms.get(&text) {
+            Some(r) => *r,
+            None => {
+                let r = self.rigid(text.as_str().into(), None);
+                self.terms.insert(text, r);
+                r
+            }
+        };
+        Size::Rigid(r)
     }
 
     /// An element of an array a function is mapped over, as a size.
@@ -753,6 +796,12 @@ impl<'a> Walker<'a> {
 
     fn bind_pat(&mut self, p: &Pat, s: &Shape) {
         match p {
+            // An integer variable is a size in its scope (`replicate k x`
+            // has `k` elements).
+            Pat::Id(x, _) if matches!(s, Shape::Leaf(t) if *t == Type::prim(PrimType::I64)) => {
+                let r = self.rigid(x.clone(), None);
+                self.bind(x.clone(), Shape::Size(Size::Rigid(r)))
+            }
             Pat::Id(x, _) => self.bind(x.clone(), s.clone()),
             Pat::Ascribed(p, _, _) => self.bind_pat(p, s),
             Pat::Tuple(ps, _) => match s {
@@ -1291,8 +1340,12 @@ impl<'a> Walker<'a> {
         };
         let mut args = Vec::new();
         for a in &sp.args {
+            let shape = match self.expr(a)? {
+                Shape::Leaf(t) if t == Type::prim(PrimType::I64) => Shape::Size(self.term(a)),
+                s => s,
+            };
             args.push(Arg {
-                shape: self.expr(a)?,
+                shape,
                 span: a.span,
             });
         }
