@@ -16,13 +16,13 @@ def head 'a (xs: []a) : a = xs[0]
 
 def last 'a (xs: []a) : a = xs[length xs - 1]
 
-def tail [n] 'a (xs: [n]a) : [n - 1]a = xs[1:]
+def tail 'a (xs: []a) : []a = xs[1:]
 
-def init [n] 'a (xs: [n]a) : [n - 1]a = xs[:length xs - 1]
+def init 'a (xs: []a) : []a = xs[:length xs - 1]
 
 def take 'a (n: i64) (xs: []a) : [n]a = xs[:n]
 
-def drop [m] 'a (n: i64) (xs: [m]a) : [m - n]a = xs[n:]
+def drop 'a (n: i64) (xs: []a) : []a = xs[n:]
 
 -- | The first `n` and the last `m` elements of an array whose size is the
 -- sum `n + m`, as its construction says (`xs ++ ys`, `iota (n + m)`,
@@ -90,9 +90,9 @@ def iterate_while 'a (p: a -> bool) (f: a -> a) (x: a) : a =
 def tabulate_3d 'a (n: i64) (m: i64) (o: i64) (f: i64 -> i64 -> i64 -> a) : *[n][m][o]a =
   map (\i -> tabulate_2d m o (f i)) (iota n)
 
-def flatten_3d [n] [m] [l] 'a (xs: [n][m][l]a) : [n * m * l]a = flatten (flatten xs)
+def flatten_3d 'a (xs: [][][]a) : []a = flatten (flatten xs)
 
-def flatten_4d [n] [m] [l] [k] 'a (xs: [n][m][l][k]a) : [n * m * l * k]a = flatten (flatten_3d xs)
+def flatten_4d 'a (xs: [][][][]a) : []a = flatten (flatten_3d xs)
 
 -- | Like `unflatten`, but produces three dimensions.
 def unflatten_3d 'a [n] [m] [l] (xs: [n * m * l]a) : [n][m][l]a = unflatten (unflatten xs)
@@ -159,21 +159,21 @@ def partition2 'a (p1: a -> bool) (p2: a -> bool) (as: []a) : ([]a, []a, []a) =
 -- bounds are ignored.
 def reduce_by_index_2d [k] [m] 'a (dest: *[k][m]a) (f: a -> a -> a) (ne: a) (is: [](i64, i64)) (as: []a) : *[k][m]a =
   let flat = map (\(i, j) -> if i >= 0 && i < k && j >= 0 && j < m then i * m + j else -1) is
-  in unflatten (reduce_by_index (flatten dest) f ne flat as)
+  in unflatten (reduce_by_index (flatten dest) f ne flat as :> [k * m]a)
 
 -- | `reduce_by_index` into a three-dimensional array.
 def reduce_by_index_3d [k] [m] [l] 'a (dest: *[k][m][l]a) (f: a -> a -> a) (ne: a) (is: [](i64, i64, i64)) (as: []a) : *[k][m][l]a =
   let flat = map (\(i, j, h) ->
                     if i >= 0 && i < k && j >= 0 && j < m && h >= 0 && h < l
                     then (i * m + j) * l + h else -1) is
-  in unflatten_3d (reduce_by_index (flatten_3d dest) f ne flat as)
+  in unflatten_3d (reduce_by_index (flatten_3d dest) f ne flat as :> [k * m * l]a)
 
 -- | `scatter` into a three-dimensional array.
 def scatter_3d [k] [m] [l] 'a (dest: *[k][m][l]a) (is: [](i64, i64, i64)) (vs: []a) : *[k][m][l]a =
   let flat = map (\(i, j, h) ->
                     if i >= 0 && i < k && j >= 0 && j < m && h >= 0 && h < l
                     then (i * m + j) * l + h else -1) is
-  in unflatten_3d (scatter (flatten_3d dest) flat vs)
+  in unflatten_3d (scatter (flatten_3d dest) flat vs :> [k * m * l]a)
 
 -- | `f x` and `jmp f x xs`.
 def jmp2 [n] 'a 'b (f: a -> b) (x: a) (xs: [n]a) : (b, [n]b) = (f x, jmp f x xs)

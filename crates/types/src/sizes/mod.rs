@@ -24,6 +24,7 @@ pub mod shape;
 use super::CheckedDef;
 use super::env::GlobalKind;
 use super::intrinsics::Intrinsic;
+use super::lengths::simple_name;
 use super::ty::{Base, Rank, Type};
 use shape::SizeOp;
 pub use shape::{Shape, Size, SizedSig};
@@ -180,14 +181,6 @@ fn ambiguous_sizes(d: &ValDec) -> Vec<Rc<str>> {
         .collect()
 }
 
-fn simple_name(p: &Pat) -> Option<&Ident> {
-    match p {
-        Pat::Id(x, _) => Some(x),
-        Pat::Ascribed(p, _, _) => simple_name(p),
-        _ => None,
-    }
-}
-
 /// Where a type is read, which says what its anonymous sizes (`[]`, and
 /// the dimensions of parts without annotation) and the size names it
 /// binds are.
@@ -289,8 +282,18 @@ impl<'a> Walker<'a> {
         Size::Rigid(self.rigid(name.as_str().into(), Some(why)))
     }
 
-    /// The integer expression `e` as a size.
+    /// The integer expression `e` as a size (unknown if it is large).
     fn term(&mut self, e: &Expr) -> Size {
+        fn small(e: &Expr, budget: &mut usize) -> bool {
+            if *budget == 0 {
+                return false;
+            }
+            *budget -= 1;
+            e.children().into_iter().all(|c| small(c, budget))
+        }
+        if !small(e, &mut 16) {
+            return Size::Unknown;
+        }
         let text = urchin_syntax::pretty::expr(e);
         let r = match self.terms.get(&text) {
             Some(r) => *r,
@@ -353,16 +356,15 @@ impl<'a> Walker<'a> {
             (Size::Unknown, _) => Some(y),
             (_, Size::Unknown) => Some(x),
             (Size::Flex(i), Size::Flex(j)) if i == j => Some(x),
+            // (`n` is not `n + m`.)
+            (Size::Flex(i), _) if occurs(*i, &y) => None,
+            (_, Size::Flex(j)) if occurs(*j, &x) => None,
             (Size::Flex(i), _) => {
-                if !occurs(*i, &y) {
-                    self.flex[*i as usize] = Some(y.clone());
-                }
+                self.flex[*i as usize] = Some(y.clone());
                 Some(y)
             }
             (_, Size::Flex(j)) => {
-                if !occurs(*j, &x) {
-                    self.flex[*j as usize] = Some(x.clone());
-                }
+                self.flex[*j as usize] = Some(x.clone());
                 Some(x)
             }
             (Size::Const(a), Size::Const(b)) => (a == b).then_some(x),
@@ -375,9 +377,29 @@ impl<'a> Walker<'a> {
             // A sum or product of sizes that may still be anything equals
             // any size; one of the parameters' inferred sizes is what it
             // is (`n + m` is not `10`).
-            _ if !x.is_firm() && !(self.inferred(&x) && y.is_firm()) => Some(y),
-            _ if !y.is_firm() && !(self.inferred(&y) && x.is_firm()) => Some(x),
+            _ if self.open(&x, &y) => Some(y),
+            _ if self.open(&y, &x) => Some(x),
             _ => None,
+        }
+    }
+
+    /// Whether `s` may still be any size where it meets `other`.
+    fn open(&self, s: &Size, other: &Size) -> bool {
+        if s.is_firm() {
+            return false;
+        }
+        !(self.inferred(s) && other.is_firm())
+    }
+
+    /// Whether two sizes are equal (`None`: not known), binding nothing.
+    fn equal(&self, x: &Size, y: &Size) -> Option<bool> {
+        let (x, y) = (self.resolve(x), self.resolve(y));
+        if x == y {
+            Some(true)
+        } else if self.inferred(&x) && self.inferred(&y) {
+            Some(false)
+        } else {
+            None
         }
     }
 
@@ -479,15 +501,10 @@ impl<'a> Walker<'a> {
                 let dims = da
                     .iter()
                     .zip(db)
-                    .map(|(x, y)| {
-                        let (x, y) = (self.resolve(x), self.resolve(y));
-                        if x == y {
-                            x
-                        } else if x.is_firm() && y.is_firm() {
-                            self.existential(why.into())
-                        } else {
-                            Size::Unknown
-                        }
+                    .map(|(x, y)| match self.equal(x, y) {
+                        Some(true) => self.resolve(x),
+                        Some(false) => self.existential(why.into()),
+                        None => Size::Unknown,
                     })
                     .collect();
                 Shape::array(dims, self.join(ea, eb, why))
@@ -530,10 +547,16 @@ impl<'a> Walker<'a> {
             Shape::Any => self.of_type(t, mode),
             Shape::Array(ds, e) => {
                 let k = ds.len() as u32;
-                if !t.rank.vars.is_empty() || t.rank.konst < k {
+                if t.rank.konst < k {
                     return Shape::Array(ds, e);
                 }
-                let elem = Type::new(Rank::konst(t.rank.konst - k), t.base.clone());
+                // (An array of a type variable's values: the rest of its
+                // rank is the variable's.)
+                let rank = Rank {
+                    konst: t.rank.konst - k,
+                    vars: t.rank.vars.clone(),
+                };
+                let elem = Type::new(rank, t.base.clone());
                 let e = self.fill(*e, &elem, mode);
                 Shape::array(ds, e)
             }
@@ -957,11 +980,16 @@ impl<'a> Walker<'a> {
                 let mut elem: Option<Shape> = None;
                 for x in es {
                     let s = self.expr(x)?;
+                    // The elements have one size (where two are known to
+                    // differ, the literal fails when it runs).
                     elem = Some(match elem {
                         None => s,
-                        Some(prev) => {
-                            self.join(&prev, &s, "the size of an element of an array literal")
-                        }
+                        Some(prev) => match self.unify(&prev, &s) {
+                            Ok(m) => m,
+                            Err(_) => {
+                                self.join(&prev, &s, "the size of an element of an array literal")
+                            }
+                        },
                     });
                 }
                 let len = i64::try_from(es.len()).map_or(Size::Unknown, Size::Const);
@@ -1773,7 +1801,7 @@ impl<'a> Walker<'a> {
                 let mut dims = Vec::new();
                 for ((x, y), a) in dp.iter().zip(db).zip(&da) {
                     let (x, y) = (self.resolve(x), self.resolve(y));
-                    if x == y || !x.is_firm() || !y.is_firm() {
+                    if self.equal(&x, &y) != Some(false) {
                         dims.push(x);
                     } else if self.resolve(a) == Size::Unknown {
                         *changed = true;

@@ -29,6 +29,9 @@ impl SizeOp {
     }
 }
 
+/// How deep a size expression is followed.
+const MAX_DEPTH: usize = 16;
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Size {
     Const(i64),
@@ -43,14 +46,23 @@ pub enum Size {
 }
 
 impl Size {
-    /// `a op b`, constants folded.
+    /// `a op b`, constants folded. A size deeper than [`MAX_DEPTH`] is
+    /// unknown (a long chain of additions would otherwise be as deep).
     pub fn op(op: SizeOp, a: Size, b: Size) -> Size {
         match (op, &a, &b) {
             (_, Size::Unknown, _) | (_, _, Size::Unknown) => Size::Unknown,
+            _ if a.depth() >= MAX_DEPTH || b.depth() >= MAX_DEPTH => Size::Unknown,
             (SizeOp::Add, Size::Const(x), Size::Const(y)) => Size::Const(x.wrapping_add(*y)),
             (SizeOp::Sub, Size::Const(x), Size::Const(y)) => Size::Const(x.wrapping_sub(*y)),
             (SizeOp::Mul, Size::Const(x), Size::Const(y)) => Size::Const(x.wrapping_mul(*y)),
             _ => Size::Op(op, Rc::new(a), Rc::new(b)),
+        }
+    }
+
+    fn depth(&self) -> usize {
+        match self {
+            Size::Op(_, a, b) => 1 + a.depth().max(b.depth()),
+            _ => 0,
         }
     }
 
@@ -364,5 +376,42 @@ impl SizedSig {
         }
         parts.push(ret);
         parts
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use urchin_prim::PrimType;
+
+    #[test]
+    fn constant_sizes_fold_and_unknown_absorbs() {
+        assert_eq!(
+            Size::op(SizeOp::Add, Size::Const(2), Size::Const(3)),
+            Size::Const(5)
+        );
+        assert_eq!(
+            Size::op(SizeOp::Mul, Size::Rigid(0), Size::Unknown),
+            Size::Unknown
+        );
+        let n_plus_1 = Size::op(SizeOp::Add, Size::Rigid(0), Size::Const(1));
+        assert!(n_plus_1.is_firm());
+        assert!(!Size::op(SizeOp::Add, Size::Flex(0), Size::Const(1)).is_firm());
+        assert_eq!(n_plus_1.show(&|_| "n".into()), "n + 1");
+    }
+
+    #[test]
+    fn arrays_of_arrays_are_one_array() {
+        let elem = Shape::Leaf(Type::prim(PrimType::F64));
+        let inner = Shape::array(vec![Size::Const(3)], elem.clone());
+        let s = Shape::array(vec![Size::Rigid(0)], inner);
+        assert!(matches!(&s, Shape::Array(ds, _) if ds.len() == 2));
+        assert!(matches!(Shape::array(Vec::new(), elem), Shape::Leaf(_)));
+        let shown = s.show(&|_| "n".into(), &mut |t| t.to_string());
+        assert_eq!(shown, "[n][3]f64");
+        assert_eq!(
+            s.row().show(&|_| "n".into(), &mut |t| t.to_string()),
+            "[3]f64"
+        );
     }
 }
