@@ -1478,7 +1478,9 @@ impl<'a> Walker<'a> {
             .with_label("nothing here says what it is")
             .with_help(format!("size parameters take their values from the sizes of array arguments: give {name} an array parameter of size `{n}`")));
         }
-        let ret = self.instantiate(sig, fixed, name, args)?;
+        // (Its leaves are in the callee's type variables: the call's own
+        // type gives them.)
+        let ret = forget_leaves(&self.instantiate(sig, fixed, name, args)?);
         // Sizes of the arguments' own that nothing bound stay unknown.
         Ok(ret.map_sizes(&mut |s| match self.resolve(s) {
             s if contains_flex(&s) => Size::Unknown,
@@ -2010,6 +2012,26 @@ fn forget_values(s: &Shape) -> Shape {
         Shape::Record(fs) => Shape::Record(
             fs.iter()
                 .map(|(n, s)| (n.clone(), forget_values(s)))
+                .collect(),
+        ),
+        s => s.clone(),
+    }
+}
+
+/// `s` with its leaves unknown.
+fn forget_leaves(s: &Shape) -> Shape {
+    match s {
+        Shape::Leaf(_) => Shape::Any,
+        Shape::Array(ds, e) => Shape::array(ds.clone(), forget_leaves(e)),
+        Shape::Tuple(ss) => Shape::Tuple(ss.iter().map(forget_leaves).collect()),
+        Shape::Record(fs) => Shape::Record(
+            fs.iter()
+                .map(|(n, s)| (n.clone(), forget_leaves(s)))
+                .collect(),
+        ),
+        Shape::Sum(cs) => Shape::Sum(
+            cs.iter()
+                .map(|(c, ss)| (c.clone(), ss.iter().map(forget_leaves).collect()))
                 .collect(),
         ),
         s => s.clone(),
