@@ -3,13 +3,13 @@
 -- iota, replicate, zip, transpose, ...) are built into the interpreter.
 
 -- | The indices of an array: `[0, 1, ..., n-1]`.
-def indices 'a (xs: []a) : *[]i64 = iota (length xs)
+def indices [n] 'a (xs: [n]a) : *[n]i64 = iota (length xs)
 
 -- | `[f 0, f 1, ..., f (n-1)]`
-def tabulate 'a (n: i64) (f: i64 -> a) : *[]a = map f (iota n)
+def tabulate 'a (n: i64) (f: i64 -> a) : *[n]a = map f (iota n)
 
 -- | `tabulate_2d n m f` is the n×m array with `f i j` at `[i, j]`.
-def tabulate_2d 'a (n: i64) (m: i64) (f: i64 -> i64 -> a) : *[][]a =
+def tabulate_2d 'a (n: i64) (m: i64) (f: i64 -> i64 -> a) : *[n][m]a =
   map (\i -> map (\j -> f i j) (iota m)) (iota n)
 
 def head 'a (xs: []a) : a = xs[0]
@@ -20,7 +20,7 @@ def tail 'a (xs: []a) : []a = xs[1:]
 
 def init 'a (xs: []a) : []a = xs[:length xs - 1]
 
-def take 'a (n: i64) (xs: []a) : []a = xs[:n]
+def take 'a (n: i64) (xs: []a) : [n]a = xs[:n]
 
 def drop 'a (n: i64) (xs: []a) : []a = xs[n:]
 
@@ -49,7 +49,7 @@ def foldr 'a 'b (f: b -> a -> a) (acc: a) (bs: []b) : a =
 
 -- | The elements satisfying `p`, in order: a scan of the flags gives each
 -- kept element its position, and a scatter puts it there.
-def filter 'a (p: a -> bool) (xs: []a) : *[]a =
+def filter 'a (p: a -> bool) (xs: []a) : ?[m].*[m]a =
   let flags = map (\x -> if p x then 1i64 else 0i64) xs
   let offsets = scan (+) 0 flags
   let n = if length xs == 0 then 0 else offsets[length xs - 1]
@@ -87,7 +87,7 @@ def iterate_while 'a (p: a -> bool) (f: a -> a) (x: a) : a =
   loop x while p x do f x
 
 -- | `tabulate_3d n m o f` is the n×m×o array with `f i j k` at `[i, j, k]`.
-def tabulate_3d 'a (n: i64) (m: i64) (o: i64) (f: i64 -> i64 -> i64 -> a) : *[][][]a =
+def tabulate_3d 'a (n: i64) (m: i64) (o: i64) (f: i64 -> i64 -> i64 -> a) : *[n][m][o]a =
   map (\i -> tabulate_2d m o (f i)) (iota n)
 
 def flatten_3d 'a (xs: [][][]a) : []a = flatten (flatten xs)
@@ -103,11 +103,11 @@ def unflatten_4d 'a [n] [m] [l] [k] (xs: [n * m * l * k]a) : [n][m][l][k]a =
 
 -- | An array of `k` elements, `x` except where `vs` are scattered to `is`
 -- (indices out of bounds are ignored).
-def spread 'a (k: i64) (x: a) (is: []i64) (vs: []a) : *[]a =
+def spread 'a (k: i64) (x: a) (is: []i64) (vs: []a) : *[k]a =
   scatter (replicate k x) is vs
 
 -- | The exclusive scan: `[ne, op ne a0, ...]`, without the last total.
-def exscan 'a (op: a -> a -> a) (ne: a) (as: []a) : *[]a =
+def exscan [n] 'a (op: a -> a -> a) (ne: a) (as: [n]a) : *[n]a =
   let n = length as
   in scatter (replicate n ne) (map (+ 1) (iota n)) (scan op ne as)
 
@@ -157,37 +157,29 @@ def partition2 'a (p1: a -> bool) (p2: a -> bool) (as: []a) : ([]a, []a, []a) =
 
 -- | `reduce_by_index` into a two-dimensional array; pairs of indices out of
 -- bounds are ignored.
-def reduce_by_index_2d 'a (dest: *[][]a) (f: a -> a -> a) (ne: a) (is: [](i64, i64)) (as: []a) : *[][]a =
-  let k = length dest
-  let m = if k == 0 then 0 else length dest[0]
+def reduce_by_index_2d [k] [m] 'a (dest: *[k][m]a) (f: a -> a -> a) (ne: a) (is: [](i64, i64)) (as: []a) : *[k][m]a =
   let flat = map (\(i, j) -> if i >= 0 && i < k && j >= 0 && j < m then i * m + j else -1) is
   in unflatten (reduce_by_index (flatten dest) f ne flat as :> [k * m]a)
 
 -- | `reduce_by_index` into a three-dimensional array.
-def reduce_by_index_3d 'a (dest: *[][][]a) (f: a -> a -> a) (ne: a) (is: [](i64, i64, i64)) (as: []a) : *[][][]a =
-  let k = length dest
-  let m = if k == 0 then 0 else length dest[0]
-  let l = if k == 0 || m == 0 then 0 else length dest[0, 0]
+def reduce_by_index_3d [k] [m] [l] 'a (dest: *[k][m][l]a) (f: a -> a -> a) (ne: a) (is: [](i64, i64, i64)) (as: []a) : *[k][m][l]a =
   let flat = map (\(i, j, h) ->
                     if i >= 0 && i < k && j >= 0 && j < m && h >= 0 && h < l
                     then (i * m + j) * l + h else -1) is
   in unflatten_3d (reduce_by_index (flatten_3d dest) f ne flat as :> [k * m * l]a)
 
 -- | `scatter` into a three-dimensional array.
-def scatter_3d 'a (dest: *[][][]a) (is: [](i64, i64, i64)) (vs: []a) : *[][][]a =
-  let k = length dest
-  let m = if k == 0 then 0 else length dest[0]
-  let l = if k == 0 || m == 0 then 0 else length dest[0, 0]
+def scatter_3d [k] [m] [l] 'a (dest: *[k][m][l]a) (is: [](i64, i64, i64)) (vs: []a) : *[k][m][l]a =
   let flat = map (\(i, j, h) ->
                     if i >= 0 && i < k && j >= 0 && j < m && h >= 0 && h < l
                     then (i * m + j) * l + h else -1) is
   in unflatten_3d (scatter (flatten_3d dest) flat vs :> [k * m * l]a)
 
 -- | `f x` and `jmp f x xs`.
-def jmp2 'a 'b (f: a -> b) (x: a) (xs: []a) : (b, []b) = (f x, jmp f x xs)
+def jmp2 [n] 'a 'b (f: a -> b) (x: a) (xs: [n]a) : (b, [n]b) = (f x, jmp f x xs)
 
 -- | `f x` and `mjp f x ys`.
-def mjp2 'a 'b (f: a -> b) (x: a) (ys: []b) : (b, []a) = (f x, mjp f x ys)
+def mjp2 [n] 'a 'b (f: a -> b) (x: a) (ys: [n]b) : (b, [n]a) = (f x, mjp f x ys)
 
 -- | `with_vjp` where `f` returns a tape `c` for the adjoint `f'` besides
 -- its result `b`: `f' (tape, ȳ)` is the adjoint of `x`.

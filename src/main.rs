@@ -591,7 +591,8 @@ fn check(file: &PathBuf, stats: bool, local_solving: bool) -> Result<ExitCode> {
         println!(
             "{} : {}",
             d.name,
-            d.scheme.show_sized_with(&mut namer, &d.source)
+            d.scheme
+                .show_sized_with(&mut namer, &d.source, d.sizes.as_ref())
         );
         if stats {
             let st = &d.stats;

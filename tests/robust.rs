@@ -386,7 +386,7 @@ fn values_that_were_wrong_are_right_or_errors() {
 fn a_failure_in_primal_code_under_jvp_is_an_error() {
     let o = urchin(
         &[],
-        "def f (n: i64) (p: f64) = let _ = map2 (+) (iota 2) (iota n) in p * 2\n\
+        "def f (n: i64) (p: f64) = let _ = map2 (+) (iota 2) (iota (n + 1))[1:] in p * 2\n\
          f 3 1.0\njvp (f 3) 1.0 1.0\njvp (f 2) 1.0 1.0\n",
     );
     let out = clean(&o, "map over arrays of lengths 2 and 3");

@@ -431,7 +431,11 @@ mod tests {
         let h = a.hover(at(text, "xs +")).expect("a hover");
         assert!(h.markdown.contains("xs : []f64"), "{}", h.markdown);
         let h = a.hover(at(text, "f [")).expect("a hover");
-        assert!(h.markdown.contains("f : []f64 -> []f64"), "{}", h.markdown);
+        assert!(
+            h.markdown.contains("f : [n]f64 -> [n]f64"),
+            "{}",
+            h.markdown
+        );
         assert!(h.markdown.contains("Adds one."), "{}", h.markdown);
         assert!(a.hover(0).is_none(), "a comment has no type");
     }

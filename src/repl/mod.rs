@@ -1070,7 +1070,7 @@ impl Repl {
 /// definition or signature declares.
 pub fn global_type(session: &Session, name: &str, g: &urchin_types::env::Global) -> String {
     match g.kind {
-        GlobalKind::Def(id) => show_scheme_of(&g.scheme, Sizes::Def(&session.def(id).source)),
+        GlobalKind::Def(id) => show_scheme_of(&g.scheme, Sizes::Def(session.def(id))),
         GlobalKind::Intrinsic(_) => builtin_type(name, &g.scheme),
         GlobalKind::Value(_) | GlobalKind::Param => show_scheme(&g.scheme),
     }
@@ -1105,8 +1105,8 @@ fn show_scheme(s: &Scheme) -> String {
 /// Where the size names of a type come from.
 enum Sizes<'a> {
     None,
-    /// A definition's source (`[n]f64 -> [n]f64`).
-    Def(&'a ValDec),
+    /// A definition's checked sizes or its source's (`[n]f64 -> [n]f64`).
+    Def(&'a urchin_types::CheckedDef),
     /// A built-in's signature (`(n: i64) -> [n]i64`).
     Builtin(&'a str),
 }
@@ -1119,7 +1119,7 @@ fn show_scheme_of(s: &Scheme, sizes: Sizes) -> String {
     }
     let mut namer = Namer::default();
     let text = match sizes {
-        Sizes::Def(d) => s.show_sized_with(&mut namer, d),
+        Sizes::Def(d) => s.show_sized_with(&mut namer, &d.source, d.sizes.as_ref()),
         Sizes::Builtin(sig) => s.show_signature_with(&mut namer, sig),
         Sizes::None => s.show_with(&s.ty, &mut namer),
     };

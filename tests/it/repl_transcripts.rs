@@ -254,7 +254,35 @@ fn run_time_error_division_by_zero() {
 fn run_time_error_shape_mismatch() {
     check(
         "runtime_shape_mismatch",
-        "[1, 2, 3] + [1, 2]\n[[1, 2], [3]]\nzip [1, 2] [3]\nunflatten ([1, 2, 3] :> [2 * 2]i32)",
+        // (Sizes known when the line is checked differ then: a type error.
+        // Those of slices are checked when it runs.)
+        "[1, 2, 3] + [1, 2]\n[1, 2, 3] + [0, 1, 2][1:]\n[[1, 2], [3]]\nzip [1, 2] [0, 3][1:]\nunflatten ([1, 2, 3] :> [2 * 2]i32)",
+    );
+}
+
+#[test]
+fn sizes_in_types_and_size_errors() {
+    check(
+        "sizes",
+        "def dot [n] (a: [n]f64) (b: [n]f64) = f64.sum (a * b)
+:type dot
+dot [1,2] [1,2,3]
+def f [n] (xs: [n]f64) = xs
+:type f
+:type iota
+:type filter
+:type flatten
+def g (xs: []i32) (ys: []i32) = map2 (+) xs ys
+:type g
+def h (n: i64) = replicate n 0i32
+:type h
+def k [n] (xs: [n]i32) : [n + 1]i32 = xs ++ [0]
+:type k
+def bad [n] (xs: [n]i32) : [n]i32 = xs ++ xs
+def grow (xs: []i32) = loop ys = xs for _i < 3 do ys ++ ys
+:type grow
+def ragged (ns: []i64) = map (\\n -> iota n) ns
+1..2..<3 : [3]i64",
     );
 }
 
@@ -327,7 +355,7 @@ fn browse_all_ends_with_the_user_definitions() {
     let last = out.lines().rev().nth(1).unwrap_or("");
     assert_eq!(last, "mine : i32 -> i32", "{out}");
     assert!(out.contains("\nmap : (a -> b) -> [n]a -> [n]b\n"), "{out}");
-    assert!(out.contains("\nhead : []a -> a\n"), "{out}");
+    assert!(out.contains("\nhead : [n]a -> a\n"), "{out}");
 }
 
 #[test]

@@ -37,13 +37,6 @@
 -- input { [1, 2] [3, 4] }
 -- output { [[1, 2], [3, 4]] }
 
--- ==
--- entry: irregular_map
--- input { [1i64, 2i64] }
--- error: \b[Ss]hape|\b[Ss]izes?\b|\b[Dd]imension|\b[Mm]ismatch|\b[Ii]rregular
--- input { [2i64, 2i64] }
--- output { [[0i64, 1i64], [0i64, 1i64]] }
-
 entry zip_mismatch (xs: []i32) (ys: []i32) = unzip (zip xs ys)
 
 entry map2_mismatch (xs: []i32) (ys: []f64) = map2 (\x y -> f64.i32 x + y) xs ys
@@ -55,5 +48,3 @@ entry sized_param [n] (xs: [n]i32) (ys: [n]i32) = map2 (+) xs ys
 entry inner_mismatch (m: [][]i32) (v: []i32) = map (\row -> map2 (*) row v) m
 
 entry literal_rows (xs: []i32) (ys: []i32) = [xs, ys]
-
-entry irregular_map (ns: []i64) = map (\n -> iota n) ns

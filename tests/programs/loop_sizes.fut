@@ -12,11 +12,6 @@
 -- output { 1i64 }
 
 -- ==
--- entry: fixed_broken
--- input { [1, 2, 3] }
--- error: .
-
--- ==
 -- entry: initial_broken
 -- input { [1, 2] }
 -- error: .
@@ -27,9 +22,6 @@ entry fixed [n] (xs: [n]f32) : [n]f32 =
 entry shrinking (xs: []i32) : i64 =
   let ys = loop (ys: [m]i32) = xs while length ys > 1 do ys[1:]
   in length ys
-
-entry fixed_broken [n] (xs: [n]i32) =
-  loop (ys: [n]i32) = xs for _i < 2 do ys ++ ys
 
 entry initial_broken (xs: []i32) =
   loop (ys: [3]i32) = xs for _i < 2 do ys

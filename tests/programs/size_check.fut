@@ -1,6 +1,6 @@
 -- Shape annotations are checked at run time: a sized parameter `[n]`
 -- shared by two arguments, `[n][n]` (square), a constant size `[3]t` (on
--- an entry point and on a local function) and a sized return type. A
+-- an entry point and on a local function). A
 -- mismatch is an error naming the shapes.
 -- ==
 -- entry: same
@@ -37,13 +37,6 @@
 -- input { [1.0, 2.0, 3.0, 4.0] }
 -- error: \b[Ss]hape|\b[Ss]izes?\b|\b[Dd]imension|\b[Mm]ismatch
 
--- ==
--- entry: ret
--- input { [1, 2] }
--- output { [1, 2] }
--- input { [1, -2] }
--- error: \b[Ss]hape|\b[Ss]izes?\b|\b[Dd]imension|\b[Mm]ismatch
-
 def add_vecs [n] (a: [n]i32) (b: [n]i32) : [n]i32 = map2 (+) a b
 
 entry same [n] (a: [n]i32) (b: [n]i32) = map2 (+) a b
@@ -57,8 +50,3 @@ entry fixed (v: [3]f64) = v[0] + v[1] + v[2]
 entry fixed_local (v: []f64) =
   let third (x: [3]f64) = x[2]
   in third v
-
--- The result of the filter must have the parameter's length n.
-def keep_pos [n] (xs: [n]i32) : [n]i32 = filter (> 0) xs
-
-entry ret (xs: []i32) = keep_pos xs

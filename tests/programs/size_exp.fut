@@ -12,20 +12,11 @@
 -- input { [1, 2] }
 -- output { [1, 2, 0] }
 
--- ==
--- entry: wrong
--- input { [1, 2] }
--- error: \b[Ss]hape|\b[Ss]izes?\b|\b[Dd]imension|\b[Mm]ismatch
-
 entry double (n: i64) (xs: [n * 2]i32) = xs
 
 def append0 [n] (xs: [n]i32) : [n + 1]i32 = xs ++ [0]
 
 entry grow (xs: []i32) = append0 xs
-
-def same [n] (xs: [n]i32) : [n + 1]i32 = xs
-
-entry wrong (xs: []i32) = same xs
 
 -- A size parameter is read off an argument whose size was computed by the
 -- same operation, whatever the operator: `[2 ** k]` from `xs :> [2 ** i]`,

@@ -175,7 +175,8 @@ pub fn needed_lengths(d: &ValDec, heads: &Heads) -> Vec<bool> {
         .collect()
 }
 
-fn simple_name(p: &Pat) -> Option<&Ident> {
+/// The name a parameter binds when it is a name (perhaps annotated).
+pub(crate) fn simple_name(p: &Pat) -> Option<&Ident> {
     match p {
         Pat::Id(x, _) => Some(x),
         Pat::Ascribed(p, _, _) => simple_name(p),

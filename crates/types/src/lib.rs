@@ -27,6 +27,7 @@ mod recursion;
 pub mod scheme;
 mod scope;
 pub mod signature;
+pub mod sizes;
 pub mod ty;
 pub mod unify;
 mod uniqueness;
@@ -90,6 +91,8 @@ pub struct CheckedDef {
     /// naming its own id); lowering makes it a function of the core IR
     /// instead of inlining it.
     pub recursive: bool,
+    /// Its type with sizes (see [`sizes`]), once checked.
+    pub sizes: Option<sizes::SizedSig>,
 }
 
 impl CheckedDef {
@@ -597,7 +600,7 @@ impl TypeEnv {
             insts.insert(*id, scheme.identity());
         }
         let local_ops = inf.local_ops.clone();
-        let checked = CheckedDef {
+        let mut checked = CheckedDef {
             name: d.name.clone(),
             entry,
             scheme,
@@ -617,12 +620,14 @@ impl TypeEnv {
             poly_literals,
             recursive: !inf.recursive_uses.is_empty(),
             users,
+            sizes: None,
         };
         if checked.recursive {
             recursion::check(&checked, own)?;
         }
         lifted::check(&checked, &self.defs)?;
         uniqueness::check(&checked, &self.defs, &self.opaque)?;
+        checked.sizes = Some(sizes::check(&checked, &self.defs)?);
         Ok(checked)
     }
 

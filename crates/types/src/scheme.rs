@@ -61,34 +61,55 @@ impl Scheme {
 }
 
 impl Scheme {
-    /// The scheme's type with the size names its definition declares, as
-    /// Futhark shows it (`[n]f64 -> [n]f64`). A parameter or result
-    /// annotated in the source is shown as annotated, provided that the
-    /// annotation with its sizes erased reads as the inferred type (so a
-    /// type abbreviation or a renamed type parameter falls back to the
-    /// inferred type); the rest as inferred.
-    pub fn show_sized_with(&self, namer: &mut Namer, source: &ValDec) -> String {
-        let mut parts = Vec::new();
+    /// The scheme's type with the sizes of its definition, as Futhark
+    /// shows it (`[n]f64 -> [n]f64`, `[n]a -> ?[k].[k]a`): those the size
+    /// check found (`sizes`), else those its source annotates. Sizes are
+    /// shown only where the sized type with its sizes erased reads as the
+    /// inferred type (so a type abbreviation or a renamed type parameter
+    /// falls back to the inferred type).
+    pub fn show_sized_with(
+        &self,
+        namer: &mut Namer,
+        source: &ValDec,
+        sizes: Option<&crate::sizes::SizedSig>,
+    ) -> String {
+        let mut inferred = Vec::new();
+        let mut open = Vec::new();
         let mut t = self.ty.clone();
-        for p in &source.params {
+        for _ in &source.params {
             let (true, Base::Arrow(a, b)) = (t.rank == Rank::zero(), &t.base) else {
                 break;
             };
-            let inferred = self.show_with(a, namer);
-            let annotated = match p {
-                Pat::Ascribed(_, te, _) => Some(pretty::type_exp(te)),
-                _ => None,
-            };
-            let shown = sized(inferred, annotated);
-            parts.push(if a.is_open() {
-                format!("({shown})")
-            } else {
-                shown
-            });
+            inferred.push(self.show_with(a, namer));
+            open.push(a.is_open());
             t = (**b).clone();
         }
-        let inferred = self.show_with(&t, namer);
-        parts.push(sized(inferred, source.ret.as_ref().map(pretty::type_exp)));
+        inferred.push(self.show_with(&t, namer));
+        open.push(false);
+        let checked = sizes
+            .filter(|s| s.params.len() + 1 == inferred.len())
+            .map(|s| s.show(&mut |t| self.show_with(t, namer)));
+        let annotated: Vec<Option<String>> = source
+            .params
+            .iter()
+            .map(|p| match p {
+                Pat::Ascribed(_, te, _) => Some(pretty::type_exp(te)),
+                _ => None,
+            })
+            .chain([source.ret.as_ref().map(pretty::type_exp)])
+            .collect();
+        let parts: Vec<String> = inferred
+            .into_iter()
+            .enumerate()
+            .map(|(i, inferred)| {
+                let found = checked.as_ref().and_then(|c| c.get(i).cloned());
+                let shown = match found {
+                    Some(f) if fits(&f, &inferred) => f,
+                    _ => sized(inferred, annotated.get(i).cloned().flatten()),
+                };
+                if open[i] { format!("({shown})") } else { shown }
+            })
+            .collect();
         parts.join(" -> ")
     }
 }
@@ -126,9 +147,19 @@ fn erase_parameter_names(t: &str) -> String {
 /// `annotated` if it is `inferred` with sizes named, else `inferred`.
 fn sized(inferred: String, annotated: Option<String>) -> String {
     match annotated {
-        Some(a) if a != inferred && erase_sizes(&a) == inferred => a,
+        Some(a) if fits(&a, &inferred) => a,
         _ => inferred,
     }
+}
+
+/// Whether `sized` is `inferred` with sizes named (and existential sizes
+/// bound: `?[k].[k]a`).
+fn fits(sized: &str, inferred: &str) -> bool {
+    let body = match sized.strip_prefix("?[") {
+        Some(_) => sized.find("].").map_or(sized, |i| &sized[i + 2..]),
+        None => sized,
+    };
+    erase_sizes(&erase_parameter_names(body)) == inferred
 }
 
 /// `[n][3]f64` as `[][]f64`.
