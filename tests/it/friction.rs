@@ -257,6 +257,19 @@ fn plots_keep_their_interval_where_not_finite() {
     assert_eq!(axis(&out), ["0", "x", "1"], "{out}");
 }
 
+/// A value AUTOMAP would replicate into an array whose length nothing
+/// gives (`mjp`'s adjoints as one number) is a type error; it was an
+/// internal error in the simplifier (found by the `check` fuzzer).
+#[test]
+fn sizeless_replication_is_a_type_error() {
+    let out = repl(
+        "mjp (\\(a, b) -> a * b) (2.0, 3.0) 1\nmjp (\\(a, b) -> a * b) (2.0, 3.0) [1.0, 2.0]\n",
+    );
+    assert!(out.contains("Ambiguous size"), "{out}");
+    assert!(!out.contains("internal error"), "{out}");
+    assert!(out.contains("[(3.0, 2.0), (6.0, 4.0)]"), "{out}");
+}
+
 /// Item 23: an image written with `--out` fills the figure size as far as
 /// a whole enlargement allows (a 2×2 array was 2×2 pixels).
 #[test]

@@ -70,6 +70,17 @@ impl<'t> Lower<'t> {
         span: Span,
         body: impl FnOnce(&mut Self) -> LResult<Val<'t>>,
     ) -> LResult<Val<'t>> {
+        // Only an implicit `rep` whose length nothing gives is mapped
+        // over without an array (AUTOMAP's sizeless `rep`).
+        if arrays.is_empty() {
+            return Err(Diagnostic::ty(
+                "Ambiguous size: nothing gives the length of the array this value is replicated into",
+                span,
+            )
+            .with_help(
+                "pass an array where one is expected (`replicate n x`), or write the `map` you mean",
+            ));
+        }
         let (body, template) = self.body(|l| {
             let v = body(l)?;
             Ok((l.leaves(&v, span)?, v))
