@@ -59,20 +59,7 @@ fn acceptance_corpus_automap() {
 /// no expected output), which `urchin bench` and `bench/run.py` run.
 #[test]
 fn examples_test_blocks() {
-    let mut engine = FastEngine::default();
-    let mut out = Vec::new();
-    let opts = RunnerOptions {
-        verbose: true,
-        ..RunnerOptions::default()
-    };
-    let summary = run_paths(&[root().join("examples")], &mut engine, &opts, &mut out)
-        .expect("writing to a buffer cannot fail");
-    let report = String::from_utf8_lossy(&out);
-    assert_eq!(summary.failed, 0, "{report}");
-    assert!(summary.passed >= 30, "{report}");
-    for line in report.lines().filter(|l| l.contains("skipped (")) {
-        assert!(line.contains("skipped (compiled only)"), "{line}");
-    }
+    crate::support::examples_pass(&mut FastEngine::default(), 30, &["compiled only)"]);
 }
 
 /// Every example says how to run it (`-- Run it:   urchin run

@@ -108,22 +108,9 @@ fn ad_cases_are_skipped() {
 /// alone; docs/SEMANTICS.md) and the benchmark datasets.
 #[test]
 fn examples() {
-    let mut engine = SmallStepEngine::default();
-    let mut out = Vec::new();
-    let opts = RunnerOptions {
-        verbose: true,
-        ..RunnerOptions::default()
-    };
-    let summary = run_paths(&[root().join("examples")], &mut engine, &opts, &mut out)
-        .expect("writing to a buffer cannot fail");
-    let report = String::from_utf8_lossy(&out);
-    assert_eq!(summary.failed, 0, "{report}");
-    assert!(summary.passed >= 15, "{report}");
-    for line in report.lines().filter(|l| l.contains("skipped (")) {
-        assert!(
-            line.contains("skipped (compiled only)")
-                || line.contains("skipped (`vjp` (reverse-mode AD) is not supported"),
-            "{line}"
-        );
-    }
+    crate::support::examples_pass(
+        &mut SmallStepEngine::default(),
+        15,
+        &["compiled only)", "`vjp` (reverse-mode AD) is not supported"],
+    );
 }

@@ -52,3 +52,33 @@ pub fn python_missing(modules: &[&str]) -> Option<String> {
         Err(e) => Some(format!("cannot run python3: {e}")),
     }
 }
+
+/// Runs the test blocks of `examples/` with `engine`, and checks that no
+/// case fails, that at least `min_passed` pass, and that every skipped
+/// case says one of the reasons in `skips` (`skipped (REASON`).
+pub fn examples_pass(
+    engine: &mut impl urchin::testing::runner::Engine,
+    min_passed: usize,
+    skips: &[&str],
+) {
+    use urchin::testing::runner::{RunnerOptions, run_paths};
+    let opts = RunnerOptions {
+        verbose: true,
+        ..RunnerOptions::default()
+    };
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut out = Vec::new();
+    let summary =
+        run_paths(&[dir], engine, &opts, &mut out).expect("writing to a buffer cannot fail");
+    let report = String::from_utf8_lossy(&out);
+    assert_eq!(summary.failed, 0, "{report}");
+    assert!(summary.passed >= min_passed, "{report}");
+    for line in report.lines().filter(|l| l.contains("skipped (")) {
+        assert!(
+            skips
+                .iter()
+                .any(|s| line.contains(&format!("skipped ({s}"))),
+            "{line}"
+        );
+    }
+}
