@@ -6,13 +6,15 @@
 //! to its memory, the kernels written for GPUs), so that a CPU driver also
 //! tests the paths a GPU takes.
 //!
-//! Without an OpenCL platform these tests print that they skipped; with
-//! `URCHIN_REQUIRE_OPENCL=1` (CI) they fail instead.
+//! Without an OpenCL platform these tests are ignored (a harness of their
+//! own, `urchin_test_env::harness`); with `URCHIN_REQUIRE_OPENCL=1` (CI)
+//! they fail instead.
 
 // Not a module of tests/it: `gpu::configure` sets the device of the whole
 // process, which every other test's evaluations would then use.
 use urchin_test_env as test_env;
 
+use libtest_mimic::Trial;
 use proptest::prelude::*;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
@@ -21,39 +23,35 @@ use urchin_eval::EvalOptions;
 use urchin_gpu::{self as gpu, Choice, Gpu};
 use urchin_prim::{PrimType, Scalar};
 use urchin_runtime::value::{Array, Value};
+use urchin_test_env::harness::{Need, case, shared_path};
 
-/// The device, with the threshold at 0; `None` (after saying so) where
-/// there is no OpenCL platform.
-fn device() -> Option<Arc<Gpu>> {
-    static DEVICE: OnceLock<Option<Arc<Gpu>>> = OnceLock::new();
-    DEVICE
-        .get_or_init(|| match gpu::open(&Choice::Auto) {
-            Ok(g) => {
-                g.set_threshold(Some(0.0));
-                gpu::configure(Choice::Auto);
-                Some(g)
-            }
-            Err(why) => {
-                assert!(
-                    std::env::var("URCHIN_REQUIRE_OPENCL").as_deref() != Ok("1"),
-                    "URCHIN_REQUIRE_OPENCL=1 but there is no OpenCL device: {why}"
-                );
-                eprintln!("skipping the OpenCL tests: {why}");
-                None
-            }
-        })
+/// The device, with the threshold at 0, or why there is none.
+fn opened() -> &'static Result<Arc<Gpu>, String> {
+    static DEVICE: OnceLock<Result<Arc<Gpu>, String>> = OnceLock::new();
+    DEVICE.get_or_init(|| {
+        let g = gpu::open(&Choice::Auto)?;
+        g.set_threshold(Some(0.0));
+        gpu::configure(Choice::Auto);
+        Ok(g)
+    })
+}
+
+/// The device; the cases run only where it opened.
+fn device() -> Arc<Gpu> {
+    opened()
         .clone()
+        .expect("the harness runs these cases only with a device")
 }
 
 /// The device again, run as a discrete GPU ([`gpu::open_as_gpu`]).
-fn as_gpu() -> Option<Arc<Gpu>> {
-    static DEVICE: OnceLock<Option<Arc<Gpu>>> = OnceLock::new();
+fn as_gpu() -> Arc<Gpu> {
+    static DEVICE: OnceLock<Arc<Gpu>> = OnceLock::new();
     DEVICE
         .get_or_init(|| {
-            device()?;
+            device();
             let g = gpu::open_as_gpu(&Choice::Auto).expect("the device opened once already");
             g.set_threshold(Some(0.0));
-            Some(g)
+            g
         })
         .clone()
 }
@@ -62,25 +60,26 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-#[test]
 fn programs_examples_and_corpus_pass_on_the_device() {
-    let Some(g) = device() else { return };
+    let g = device();
     let engine = urchin::testing::engine::FastEngine::default();
     assert!(engine.options.device.is_some());
     programs_pass(g, engine);
 }
 
-#[test]
 fn programs_examples_and_corpus_pass_run_as_a_gpu() {
-    let Some(g) = as_gpu() else { return };
+    let g = as_gpu();
     let mut engine = urchin::testing::engine::FastEngine::default();
     engine.options.device = Some(g.clone());
     programs_pass(g, engine);
 }
 
 fn programs_pass(g: Arc<Gpu>, mut engine: urchin::testing::engine::FastEngine) {
-    let mut paths = vec![root().join("tests/programs"), root().join("examples")];
-    paths.extend(test_env::shared_data("corpus"));
+    let paths = vec![
+        root().join("tests/programs"),
+        root().join("examples"),
+        shared_path("corpus"),
+    ];
     let mut out = Vec::new();
     let summary = urchin::testing::runner::run_paths(
         &paths,
@@ -147,12 +146,9 @@ fn agree(x: &Value, y: &Value) -> bool {
 /// Runs `entry` on the evaluator and on the device; both must agree
 /// (both failing counts as agreeing: the device hands errors back).
 fn check(entry: &str, args: Vec<Value>) -> Result<(), TestCaseError> {
-    let (Some(g), Some(as_gpu)) = (device(), as_gpu()) else {
-        return Ok(());
-    };
     SOACS.with(|s| {
-        check_in(s, g, entry, args.clone())?;
-        check_in(s, as_gpu, entry, args)
+        check_in(s, device(), entry, args.clone())?;
+        check_in(s, as_gpu(), entry, args)
     })
 }
 
@@ -207,11 +203,17 @@ fn len() -> impl Strategy<Value = usize> {
     prop_oneof![0usize..40, 900usize..5000]
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(test_env::proptest_cases(12)))]
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        // No source file to record failing seeds beside: the cases run
+        // outside `#[test]`; a failure prints its seed.
+        failure_persistence: None,
+        ..ProptestConfig::with_cases(test_env::proptest_cases(12))
+    }
+}
 
-    #[test]
-    fn maps_and_reductions_agree(n in len(), seed in any::<u64>()) {
+fn maps_and_reductions_agree() {
+    proptest!(config(), |(n in len(), seed in any::<u64>())| {
         let mut r = seed;
         let mut next = move || { r ^= r << 13; r ^= r >> 7; r ^= r << 17; r };
         let xs: Vec<i64> = (0..n).map(|_| (next() % 2001) as i64 - 1000).collect();
@@ -232,10 +234,11 @@ proptest! {
         }
         check("red_affine", vec![i64s(ys.clone()), i64s(xs.clone())])?;
         check("scan_affine", vec![i64s(ys), i64s(xs)])?;
-    }
+    });
+}
 
-    #[test]
-    fn scatters_and_histograms_agree(n in len(), m in 1usize..300, seed in any::<u64>()) {
+fn scatters_and_histograms_agree() {
+    proptest!(config(), |(n in len(), m in 1usize..300, seed in any::<u64>())| {
         let mut r = seed;
         let mut next = move || { r ^= r << 13; r ^= r >> 7; r ^= r << 17; r };
         // Indices out of range on both sides, and many duplicates.
@@ -257,10 +260,11 @@ proptest! {
         let wide: Vec<f64> = (0..70_000 + m).map(|j| (j % 7) as f64).collect();
         let spread: Vec<i64> = inside.iter().map(|&i| i * 233).collect();
         check("grad_gather", vec![f64s(wide), i64s(spread)])?;
-    }
+    });
+}
 
-    #[test]
-    fn nests_and_gradients_agree(rows in prop_oneof![0usize..300, 2000usize..3000], cols in 1usize..20, k in 1usize..6, seed in any::<u64>()) {
+fn nests_and_gradients_agree() {
+    proptest!(config(), |(rows in prop_oneof![0usize..300, 2000usize..3000], cols in 1usize..20, k in 1usize..6, seed in any::<u64>())| {
         let mut r = seed;
         let mut next = move || { r ^= r << 13; r ^= r >> 7; r ^= r << 17; r };
         let v: Vec<f64> = (0..rows * cols).map(|_| (next() % 10_000) as f64 / 101.0 - 40.0).collect();
@@ -274,17 +278,14 @@ proptest! {
         check("spread_f", vec![matrix(rows, v.clone()), matrix(k, cs.clone())])?;
         check("several_results", vec![matrix(rows, v.clone()), matrix(k, cs.clone())])?;
         check("grad_kmeans", vec![matrix(rows, v), matrix(k, cs)])?;
-    }
+    });
 }
 
 /// On a device with its own memory, an array something still holds stays
 /// there between evaluations (a second call copies nothing), and one that
 /// nothing holds any more is let go.
-#[test]
 fn arrays_stay_on_a_gpu_while_held() {
-    if device().is_none() {
-        return;
-    }
+    device();
     // Its own device: the other tests' evaluations would move the figures.
     let g = gpu::open_as_gpu(&Choice::Auto).expect("the device opened once already");
     g.set_threshold(Some(0.0));
@@ -315,4 +316,38 @@ fn arrays_stay_on_a_gpu_while_held() {
         assert_eq!(sum(&ys), 2000.0);
         assert_eq!(g.resident(), (1, 2000 * 8), "the first array is let go");
     });
+}
+
+fn main() {
+    let opencl = || {
+        Need::other(
+            "an OpenCL platform",
+            opened().as_ref().err().cloned(),
+            "URCHIN_REQUIRE_OPENCL",
+        )
+    };
+    let on_device = |name: &str, test: fn()| case(name, vec![opencl()], test);
+    let trials: Vec<Trial> = vec![
+        case(
+            "programs_examples_and_corpus_pass_on_the_device",
+            vec![opencl(), Need::shared("corpus")],
+            programs_examples_and_corpus_pass_on_the_device,
+        ),
+        case(
+            "programs_examples_and_corpus_pass_run_as_a_gpu",
+            vec![opencl(), Need::shared("corpus")],
+            programs_examples_and_corpus_pass_run_as_a_gpu,
+        ),
+        on_device("maps_and_reductions_agree", maps_and_reductions_agree),
+        on_device(
+            "scatters_and_histograms_agree",
+            scatters_and_histograms_agree,
+        ),
+        on_device("nests_and_gradients_agree", nests_and_gradients_agree),
+        on_device(
+            "arrays_stay_on_a_gpu_while_held",
+            arrays_stay_on_a_gpu_while_held,
+        ),
+    ];
+    test_env::harness::run(trials)
 }

@@ -753,14 +753,11 @@ fn zero_insertions(dir: &std::path::Path) -> usize {
     checked
 }
 
+/// The project's programs, and the shared corpus's where it is there.
 #[test]
-fn project_programs_need_no_insertions() {
+fn real_programs_need_no_insertions() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
     assert!(zero_insertions(&dir) > 100);
-}
-
-#[test]
-fn corpus_programs_need_no_insertions() {
     if let Some(dir) = shared_data("corpus/lang") {
         assert!(zero_insertions(&dir) > 0);
     }

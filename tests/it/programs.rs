@@ -1,8 +1,7 @@
-//! Runs the test blocks of `tests/programs/` and of the shared acceptance
-//! corpus (`crate::test_env::shared_data`) with the fast evaluator; every
-//! case must pass.
+//! Runs the test blocks of `tests/programs/` and of the examples with the
+//! fast evaluator; every case must pass. The shared acceptance corpus is
+//! run by `tests/external/corpus.rs`.
 
-use crate::test_env::shared_data;
 use std::path::{Path, PathBuf};
 use urchin::testing::engine::FastEngine;
 use urchin::testing::runner::{RunnerOptions, run_paths};
@@ -38,20 +37,6 @@ fn root() -> PathBuf {
 #[test]
 fn project_programs() {
     run(&root().join("tests/programs"));
-}
-
-#[test]
-fn acceptance_corpus_lang() {
-    if let Some(dir) = shared_data("corpus/lang") {
-        run(&dir);
-    }
-}
-
-#[test]
-fn acceptance_corpus_automap() {
-    if let Some(dir) = shared_data("corpus/automap") {
-        run(&dir);
-    }
 }
 
 /// The examples' test blocks: every case with an expected result passes;

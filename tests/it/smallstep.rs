@@ -1,7 +1,7 @@
-//! `urchin test --engine small-step`: the acceptance corpus and the
-//! project's programs under the reference semantics.
+//! `urchin test --engine small-step`: the project's programs and the
+//! examples under the reference semantics (the acceptance corpus:
+//! `tests/external/corpus.rs`).
 
-use crate::test_env::shared_data;
 use std::path::{Path, PathBuf};
 use urchin::testing::engine::SmallStepEngine;
 use urchin::testing::runner::{RunnerOptions, Summary, run_paths};
@@ -21,40 +21,6 @@ fn run(dir: &Path) -> (Summary, String) {
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn corpus(name: &str) {
-    let Some(dir) = shared_data(&format!("corpus/{name}")) else {
-        return;
-    };
-    let (summary, report) = run(&dir);
-    assert_eq!(
-        summary.failed,
-        0,
-        "failures in {}:\n{report}",
-        dir.display()
-    );
-    assert_eq!(
-        summary.skipped,
-        0,
-        "skipped in {}:\n{report}",
-        dir.display()
-    );
-    assert!(
-        summary.passed > 0,
-        "no test cases found in {}",
-        dir.display()
-    );
-}
-
-#[test]
-fn acceptance_corpus_lang() {
-    corpus("lang");
-}
-
-#[test]
-fn acceptance_corpus_automap() {
-    corpus("automap");
 }
 
 /// The project's own programs. One case differs from the fast evaluator
@@ -77,30 +43,6 @@ fn project_programs() {
     }
     assert_eq!(summary.failed, failures.len(), "{report}");
     assert!(summary.passed > 600, "{report}");
-}
-
-/// AD is not defined by the reference semantics: those cases are
-/// reported as skipped, with the reason, not as failures.
-#[test]
-fn ad_cases_are_skipped() {
-    let Some(dir) = shared_data("corpus/ad") else {
-        return;
-    };
-    let mut engine = SmallStepEngine::default();
-    let mut out = Vec::new();
-    let opts = RunnerOptions {
-        verbose: true,
-        ..RunnerOptions::default()
-    };
-    let summary = run_paths(std::slice::from_ref(&dir), &mut engine, &opts, &mut out)
-        .expect("writing to a buffer cannot fail");
-    let report = String::from_utf8_lossy(&out);
-    assert_eq!(summary.failed, 0, "{report}");
-    assert!(summary.skipped > 0, "{report}");
-    assert!(
-        report.contains("is not supported by the reference semantics"),
-        "{report}"
-    );
 }
 
 /// The examples under the reference semantics: every case it can run

@@ -41,18 +41,6 @@ impl<T: fmt::Debug> Strategy for Lazy<T> {
     }
 }
 
-/// Why `python3` cannot import the given modules, or `None` if it can.
-pub fn python_missing(modules: &[&str]) -> Option<String> {
-    match std::process::Command::new("python3")
-        .args(["-c", &format!("import {}", modules.join(", "))])
-        .output()
-    {
-        Ok(o) if o.status.success() => None,
-        Ok(o) => Some(String::from_utf8_lossy(&o.stderr).trim().to_string()),
-        Err(e) => Some(format!("cannot run python3: {e}")),
-    }
-}
-
 /// Runs the test blocks of `examples/` with `engine`, and checks that no
 /// case fails, that at least `min_passed` pass, and that every skipped
 /// case says one of the reasons in `skips` (`skipped (REASON`).

@@ -7,8 +7,12 @@
 //!   full counts with 1).
 //! - `URCHIN_REQUIRE_DATA`: when set (to anything but `0` or the empty
 //!   string), a test whose data under `../shared/` is missing fails;
-//!   unset, it says it skipped the data and passes, so a clone without
+//!   unset, a case of the `harness` that needs it is ignored, and a test
+//!   that adds shared programs to the repository's own ([`shared_data`])
+//!   runs on its own and says what it left out, so a clone without
 //!   `../shared` can still run the suite.
+
+pub mod harness;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -63,7 +67,7 @@ pub fn repo_root() -> PathBuf {
 /// (past the test harness's capture, so that a skip is seen) and the
 /// answer is `None`.
 pub fn shared_data(path: &str) -> Option<PathBuf> {
-    let dir = repo_root().join("../shared").join(path);
+    let dir = harness::shared_path(path);
     if dir.is_dir() {
         return Some(dir);
     }

@@ -3,9 +3,10 @@
 //! members of each numeric module (`f64.sqrt`, `i32.(+)`, `bool.i8`), read
 //! from the module types the modules implement (issue 43, item 29).
 
-use crate::test_env::shared_data;
+use libtest_mimic::Trial;
 use std::collections::BTreeMap;
 use urchin_syntax::ast::{BinOpKind, QualName};
+use urchin_test_env::harness::{Need, case, shared_path};
 
 /// The names a prelude file declares at its top level (`def`, `val`), but
 /// its `local` ones, with operators as their symbols (`++`).
@@ -77,13 +78,10 @@ fn modules(math: &str) -> BTreeMap<String, Vec<String>> {
     out
 }
 
-#[test]
 fn urchin_has_every_name_of_futharks_prelude() {
-    let Some(dir) = shared_data("futhark-docs/prelude") else {
-        return;
-    };
+    let dir = shared_path("futhark-docs/prelude");
     let read = |f: &str| std::fs::read_to_string(dir.join(f)).expect("a prelude file");
-    let session = crate::support::session();
+    let session = urchin::driver::Session::new();
     let knows = |q: &QualName| {
         session.lookup_value(q).is_some()
             || (q.quals.is_empty() && BinOpKind::builtin(&q.name).is_some())
@@ -114,4 +112,12 @@ fn urchin_has_every_name_of_futharks_prelude() {
         all.len(),
         missing.join(" ")
     );
+}
+
+pub fn trials() -> Vec<Trial> {
+    vec![case(
+        "prelude_names::urchin_has_every_name_of_futharks_prelude",
+        vec![Need::shared("futhark-docs/prelude")],
+        urchin_has_every_name_of_futharks_prelude,
+    )]
 }

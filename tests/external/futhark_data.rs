@@ -5,15 +5,17 @@
 //! futhark-data writes back reads in urchin as the original values.
 //!
 //! Needs `python3` with `futhark_data` (`pip install futhark-data`). When
-//! they are missing the test says so and passes, unless
-//! `URCHIN_REQUIRE_DATA` is set (as CI does), when it fails.
+//! they are missing the test is ignored, unless `URCHIN_REQUIRE_DATA` is
+//! set (as CI does), when it fails.
 
+use libtest_mimic::Trial;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use urchin_base::source::FileId;
 use urchin_prim::{PrimType, Scalar};
 use urchin_runtime::value::{Array, Value};
 use urchin_runtime::values::{ValueType, read_values, write_binary};
+use urchin_test_env::harness::{Need, case};
 
 /// Reads the values written by urchin, prints each as a line
 /// `TYPE SHAPE ELEMENTS` (shape `d,d`, elements in row-major order: ints
@@ -171,20 +173,7 @@ fn run_python(dir: &Path) -> (String, Vec<u8>) {
     (text, data)
 }
 
-#[test]
 fn binary_values_agree_with_futhark_data() {
-    if let Some(why) = crate::support::python_missing(&["futhark_data", "numpy"]) {
-        assert!(
-            !crate::test_env::data_required(),
-            "URCHIN_REQUIRE_DATA is set but python3 with futhark-data is missing \
-             (pip install futhark-data): {why}"
-        );
-        eprintln!(
-            "note: skipped the futhark-data cross-check: python3 with futhark-data is missing \
-             (pip install futhark-data; set URCHIN_REQUIRE_DATA=1 to make this an error): {why}"
-        );
-        return;
-    }
     let dir =
         TempDir(std::env::temp_dir().join(format!("urchin-futhark-data-{}", std::process::id())));
     std::fs::create_dir_all(&dir.0).expect("temp dir");
@@ -231,4 +220,12 @@ fn binary_values_agree_with_futhark_data() {
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(same_value(&got, v), "wrote {v:?}, read back {got:?}");
     }
+}
+
+pub fn trials() -> Vec<Trial> {
+    vec![case(
+        "futhark_data::binary_values_agree_with_futhark_data",
+        vec![Need::python(&["futhark_data", "numpy"], "futhark-data")],
+        binary_values_agree_with_futhark_data,
+    )]
 }

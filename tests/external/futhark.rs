@@ -14,7 +14,7 @@
 //! [`CASE_LIMIT`] (a case that hangs) is stopped, its remaining cases
 //! failed.
 
-use crate::test_env::shared_data;
+use libtest_mimic::Trial;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -24,6 +24,7 @@ use std::time::Duration;
 use urchin::testing::blocks::parse_test_spec;
 use urchin::testing::runner::test_count;
 use urchin_base::source::FileId;
+use urchin_test_env::harness::{Need, case, shared_path};
 
 /// The recorded figures, relative to the repository.
 const RATES: &str = "tests/futhark_rates.txt";
@@ -269,10 +270,9 @@ fn passed_of(figure: &str) -> usize {
         .unwrap_or_else(|| panic!("`{figure}` in {RATES} is not PASSED/COUNTED SKIPPED"))
 }
 
-/// Runs `folder` and holds its figure to the recorded one; its tally, or
-/// `None` where `../shared` is missing (the test is then skipped).
-fn ratchet(folder: &str) -> Option<Tally> {
-    let dir = shared_data(&format!("futhark-tests/{folder}"))?;
+/// Runs `folder` and holds its figure to the recorded one; its tally.
+fn ratchet(folder: &str) -> Tally {
+    let dir = shared_path(&format!("futhark-tests/{folder}"));
     let (t, troubles) = run_folder(&dir);
     let counted = t.passed + t.failed;
     let rate = 100.0 * t.passed as f64 / counted.max(1) as f64;
@@ -287,7 +287,7 @@ fn ratchet(folder: &str) -> Option<Tally> {
     // output.
     let _ = writeln!(std::io::stderr(), "{report}");
     hold(folder, t.passed, &t.figure(), &report);
-    Some(t)
+    t
 }
 
 /// Fails unless `now` (`passed` of some count) is the figure recorded for
@@ -307,23 +307,10 @@ fn hold(key: &str, passed: usize, now: &str, report: &str) {
     );
 }
 
-#[test]
-fn futhark_tests_lang() {
-    ratchet("lang");
-}
-
-#[test]
-fn futhark_tests_ad() {
-    ratchet("ad");
-}
-
 /// Programs Futhark rejects: those whose message matches Futhark's, and
 /// those rejected at all.
-#[test]
 fn futhark_tests_errors() {
-    let Some(t) = ratchet("errors") else {
-        return;
-    };
+    let t = ratchet("errors");
     let rate = 100.0 * t.rejected as f64 / t.expected_errors.max(1) as f64;
     let report = format!(
         "futhark-tests/errors: {} of {} programs rejected ({rate:.1}%)",
@@ -334,12 +321,6 @@ fn futhark_tests_errors() {
     hold("errors-rejected", t.rejected, &now, &report);
 }
 
-#[test]
-fn futhark_tests_modules() {
-    ratchet("modules");
-}
-
-#[test]
 fn a_summary_line_is_read() {
     assert_eq!(
         summary("448 passed, 547 failed, 50 skipped"),
@@ -357,4 +338,31 @@ fn a_summary_line_is_read() {
     assert_eq!(rejections("134 of 169 rejected"), None);
     assert_eq!(summary("448 passed, 547 failed"), None);
     assert_eq!(summary("ok: 1 passed, 2 failed, 3 skipped"), None);
+}
+
+pub fn trials() -> Vec<Trial> {
+    let folder = |f: &'static str| {
+        case(
+            &format!("futhark::futhark_tests_{f}"),
+            vec![Need::shared(&format!("futhark-tests/{f}"))],
+            move || {
+                ratchet(f);
+            },
+        )
+    };
+    vec![
+        folder("lang"),
+        folder("ad"),
+        folder("modules"),
+        case(
+            "futhark::futhark_tests_errors",
+            vec![Need::shared("futhark-tests/errors")],
+            futhark_tests_errors,
+        ),
+        case(
+            "futhark::a_summary_line_is_read",
+            vec![],
+            a_summary_line_is_read,
+        ),
+    ]
 }

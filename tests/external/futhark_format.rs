@@ -6,7 +6,7 @@
 //! results are the expected values exactly, the output must be the
 //! block's values byte for byte, one per line.
 
-use crate::test_env::shared_data;
+use libtest_mimic::Trial;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -14,6 +14,7 @@ use urchin::testing::blocks::{CaseInput, Expect, parse_test_spec};
 use urchin_base::source::FileId;
 use urchin_runtime::value::Value;
 use urchin_runtime::values::{ValueType, format_value_futhark, parse_values};
+use urchin_test_env::harness::{Need, case, shared_path};
 
 /// The text of each value of an `output` block, if every one is written
 /// as Futhark prints it.
@@ -84,11 +85,8 @@ fn run(file: &Path, entry: &str, input: &str) -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-#[test]
 fn urchin_run_prints_values_as_futhark_does() {
-    let Some(dir) = shared_data("futhark-tests/lang") else {
-        return;
-    };
+    let dir = shared_path("futhark-tests/lang");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .expect("the folder reads")
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -153,4 +151,12 @@ fn urchin_run_prints_values_as_futhark_does() {
         "note: {equal} cases printed byte for byte as their output blocks \
          ({other_values} computed other values)"
     );
+}
+
+pub fn trials() -> Vec<Trial> {
+    vec![case(
+        "futhark_format::urchin_run_prints_values_as_futhark_does",
+        vec![Need::shared("futhark-tests/lang")],
+        urchin_run_prints_values_as_futhark_does,
+    )]
 }

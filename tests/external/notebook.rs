@@ -8,12 +8,14 @@
 //!
 //! Needs `python3` with `jupyter_client`, `nbclient` and `nbformat`
 //! (`pip install jupyter_client nbclient nbformat`, as `.ci/run` does).
-//! Without them the test says so and passes, unless
-//! `URCHIN_REQUIRE_DATA` is set (as CI does), when it fails.
+//! Without them the test is ignored, unless `URCHIN_REQUIRE_DATA` is set
+//! (as CI does), when it fails.
 
+use libtest_mimic::Trial;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use urchin_test_env::harness::{Need, case};
 
 /// Executes the notebook `argv[1]` into `argv[2]`, then talks to a fresh
 /// kernel and writes what it answered to `argv[3]` as JSON.
@@ -89,20 +91,7 @@ fn result(nb: &Value, source: &str) -> String {
     }
 }
 
-#[test]
 fn the_notebook_runs_on_the_kernel_with_nbclient() {
-    if let Some(why) = crate::support::python_missing(&["jupyter_client", "nbclient", "nbformat"]) {
-        assert!(
-            !crate::test_env::data_required(),
-            "URCHIN_REQUIRE_DATA is set but the notebook test cannot run: {why}\n\
-             install the client: pip install jupyter_client nbclient nbformat"
-        );
-        eprintln!(
-            "note: the notebook test skipped (python3 with jupyter_client, nbclient, nbformat: {why}); \
-             set URCHIN_REQUIRE_DATA=1 to make this an error"
-        );
-        return;
-    }
     let dir = scratch();
     let urchin = env!("CARGO_BIN_EXE_urchin");
     let prefix = dir.join("prefix");
@@ -202,4 +191,15 @@ fn the_notebook_runs_on_the_kernel_with_nbclient() {
         "a restart starts afresh: {a}"
     );
     assert_eq!(a["alive_after_shutdown"], false);
+}
+
+pub fn trials() -> Vec<Trial> {
+    vec![case(
+        "notebook::the_notebook_runs_on_the_kernel_with_nbclient",
+        vec![Need::python(
+            &["jupyter_client", "nbclient", "nbformat"],
+            "jupyter_client nbclient nbformat",
+        )],
+        the_notebook_runs_on_the_kernel_with_nbclient,
+    )]
 }

@@ -6,13 +6,14 @@
 //! They need what `.ci/run` installs and builds: `node`, the playground
 //! built by `web/build.sh` into `web/dist`, and for the browser test
 //! chromium (`apt-get install chromium`; `CHROMIUM` names another) and
-//! Playwright (`npm ci` in `web/`). Without them a test says which it
-//! lacks and passes, unless `URCHIN_REQUIRE_DATA` is set (as CI does),
-//! when it fails. `web/dist` is tested as it is: build it again after
+//! Playwright (`npm ci` in `web/`). Without them a test is ignored,
+//! unless `URCHIN_REQUIRE_DATA` is set (as CI does), when it fails. `web/dist` is tested as it is: build it again after
 //! changing urchin.
 
+use libtest_mimic::Trial;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use urchin_test_env::harness::{Need, case, shared_path};
 
 fn web() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("web")
@@ -42,18 +43,6 @@ fn chromium() -> String {
     std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into())
 }
 
-/// Skips (or, where URCHIN_REQUIRE_DATA is set, fails) a test that lacks
-/// `what`.
-fn skip(test: &str, what: &str) {
-    assert!(
-        !crate::test_env::data_required(),
-        "URCHIN_REQUIRE_DATA is set but {test} cannot run: it needs {what}"
-    );
-    eprintln!(
-        "note: {test} skipped (it needs {what}); set URCHIN_REQUIRE_DATA=1 to make this an error"
-    );
-}
-
 /// Runs a test script under node; fails with its output unless it passes.
 fn node(script: &str, args: &[&Path]) -> String {
     let out = Command::new("node")
@@ -71,11 +60,7 @@ fn node(script: &str, args: &[&Path]) -> String {
     text
 }
 
-#[test]
 fn the_playground_in_a_browser() {
-    if let Some(what) = missing(true) {
-        return skip("the playground's browser test", &what);
-    }
     let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("playground.png");
     let out = node("browser.mjs", &[&web().join("dist"), &shot]);
     // Figures for the record (`cargo test -- --nocapture` shows them).
@@ -88,14 +73,8 @@ fn the_playground_in_a_browser() {
     assert!(shot.is_file(), "no screenshot at {}", shot.display());
 }
 
-#[test]
 fn the_playground_answers_as_the_native_binary_on_the_corpus() {
-    if let Some(what) = missing(false) {
-        return skip("the playground's corpus test", &what);
-    }
-    let Some(corpus) = crate::test_env::shared_data("corpus") else {
-        return;
-    };
+    let corpus = shared_path("corpus");
     let out = node(
         "corpus.mjs",
         &[
@@ -105,4 +84,30 @@ fn the_playground_answers_as_the_native_binary_on_the_corpus() {
         ],
     );
     assert!(out.contains(" 0 failed"), "{out}");
+}
+
+/// What the playground's tests need: node and the built page, and for the
+/// browser test chromium and Playwright.
+fn playground(browser: bool) -> Need {
+    let what = if browser {
+        "node, web/dist, chromium and playwright-core"
+    } else {
+        "node and web/dist"
+    };
+    Need::other(what, missing(browser), "URCHIN_REQUIRE_DATA")
+}
+
+pub fn trials() -> Vec<Trial> {
+    vec![
+        case(
+            "web::the_playground_in_a_browser",
+            vec![playground(true)],
+            the_playground_in_a_browser,
+        ),
+        case(
+            "web::the_playground_answers_as_the_native_binary_on_the_corpus",
+            vec![playground(false), Need::shared("corpus")],
+            the_playground_answers_as_the_native_binary_on_the_corpus,
+        ),
+    ]
 }
