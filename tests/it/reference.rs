@@ -405,7 +405,7 @@ fn the_budget_stops_long_runs() {
     let c = checked(&mut s, "loop x = 0 for i < 1000 do x + i");
     let opts = Options {
         max_steps: 100,
-        interrupt: None,
+        ..Options::default()
     };
     assert!(matches!(eval_expr(&s, &c, &opts), Err(Stop::Budget(100))));
 }

@@ -24,7 +24,7 @@ pub mod trace;
 use convert::Converter;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 pub use step::{Machine, Rule, Stop};
 pub use term::{Term, TermKind, Value};
 pub use trace::TraceOptions;
@@ -44,6 +44,11 @@ pub struct Options {
     pub max_steps: u64,
     /// Set asynchronously (Ctrl-C) to stop; polled at every step.
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// Counts the `map`s over no elements, whose result's rows the
+    /// reference does not know (docs/SEMANTICS.md, "Empty arrays"): where
+    /// an array's shape may legitimately differ from the fast evaluator's,
+    /// which the differential tests need to know, run or stuck.
+    pub empty_maps: Option<Arc<AtomicU64>>,
 }
 
 impl Default for Options {
@@ -51,6 +56,7 @@ impl Default for Options {
         Options {
             max_steps: DEFAULT_MAX_STEPS,
             interrupt: None,
+            empty_maps: None,
         }
     }
 }
@@ -80,7 +86,13 @@ pub fn evaluate(m: &Machine, mut t: Term, opts: &Options) -> Result<Evaluation, 
                 if steps >= opts.max_steps {
                     return Err(Stop::Budget(steps));
                 }
-                m.contract(&mut t, &path)?;
+                let rule = m.contract(&mut t, &path)?;
+                if let Some(count) = &opts.empty_maps
+                    && rule.name == "MAP"
+                    && step::is_empty_array(&t, &path)
+                {
+                    count.fetch_add(1, Ordering::Relaxed);
+                }
                 steps += 1;
             }
         }

@@ -180,6 +180,12 @@ pub fn at<'t>(t: &'t Term, path: &[usize]) -> Option<&'t Term> {
     path.iter().try_fold(t, |t, &i| t.context(i))
 }
 
+/// Whether the term at `path` is an array of no elements (what a `map`
+/// over empty arrays contracts to).
+pub(crate) fn is_empty_array(t: &Term, path: &[usize]) -> bool {
+    at(t, path).is_some_and(|n| matches!(&n.kind, TermKind::Array(es, _, _) if es.is_empty()))
+}
+
 fn at_mut<'t>(t: &'t mut Term, path: &[usize]) -> Option<&'t mut Term> {
     path.iter().try_fold(t, |t, &i| t.context_mut(i))
 }

@@ -6,6 +6,8 @@
 
 pub mod ast;
 pub mod depth;
+mod erase;
+mod failure;
 pub mod lexer;
 mod parser;
 pub mod pretty;
@@ -19,7 +21,8 @@ pub use lexer::lex;
 pub use token::{Keyword, Token, TokenClass};
 
 use ast::{Dec, Expr, Pat, Program, TypeExp};
-use parser::{Failure, grammar, run};
+use failure::{Failure, run};
+use parser::grammar;
 use token::Keyword as K;
 use urchin_base::diag::Diagnostic;
 use urchin_base::source::{FileId, Span};
@@ -70,7 +73,7 @@ pub fn is_incomplete(text: &str) -> bool {
     if !diags.is_empty() {
         return false;
     }
-    if !parser::unbalanced(&tokens).0.is_empty() {
+    if !failure::unbalanced(&tokens).0.is_empty() {
         return true;
     }
     matches!(parse_repl_inner(text, file), Err(f) if f.at_eof)
