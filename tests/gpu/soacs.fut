@@ -1,6 +1,14 @@
 -- SOACs for the OpenCL property test (tests/gpu.rs): each entry runs on the
 -- evaluator and on the device with generated inputs, and the results must agree.
 entry map_i (xs: []i64) (ys: []i64) = map2 (\x y -> x * 3 + y / 7 - x % 5 + (x << 2) ^ y) xs ys
+entry map_i32 (xs: []i32) (ys: []i32) = map2 (\x y -> x * 3 + y / 7 - x % 5 + (x << 2) ^ y) xs ys
+entry red_add_i32 (xs: []i32) = reduce (+) 0 xs
+entry scan_add_i32 (xs: []i32) (ys: []i32) = scan (+) 0 (map2 (*) xs ys)
+entry map_f32 (xs: []f32) = map (\x -> f32.sqrt (f32.abs x) + f32.sin x * 2 - x / 3) xs
+entry red_add_f32 (xs: []f32) = reduce (+) 0 xs
+entry scan_add_f32 (xs: []f32) = scan (+) 0 xs
+entry hist_add_i32 (dest: []i32) (is: []i64) (vs: []i32) = reduce_by_index (copy dest) (+) 0 is vs
+entry hist_add_f32 (dest: []f32) (is: []i64) (vs: []f32) = reduce_by_index (copy dest) (+) 0 is vs
 entry map_f (xs: []f64) = map (\x -> f64.sqrt (f64.abs x) + f64.sin x * 2.0 - x / 3.0) xs
 entry red_add_i (xs: []i64) = reduce (+) 0 xs
 entry red_mul_i (xs: []i64) = reduce (*) 1 xs
