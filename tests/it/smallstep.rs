@@ -9,19 +9,30 @@ use urchin::testing::runner::{RunnerOptions, Summary, run_paths};
 fn run(dir: &Path) -> (Summary, String) {
     let mut engine = SmallStepEngine::default();
     let mut out = Vec::new();
-    let summary = run_paths(
-        &[dir.to_path_buf()],
-        &mut engine,
-        &RunnerOptions::default(),
-        &mut out,
-    )
-    .expect("writing to a buffer cannot fail");
+    let opts = RunnerOptions {
+        verbose: true,
+        ..RunnerOptions::default()
+    };
+    let summary = run_paths(&[dir.to_path_buf()], &mut engine, &opts, &mut out)
+        .expect("writing to a buffer cannot fail");
     (summary, String::from_utf8_lossy(&out).into_owned())
 }
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
+
+/// The cases of `tests/programs/` that the reference runs: raise it when
+/// more pass, never lower it.
+const PROGRAMS_PASSED: usize = 1122;
+
+/// What the reference semantics does not define, and so may skip: every
+/// other skip (a step budget run out, say) fails the test.
+const UNDEFINED: [&str; 3] = [
+    "(reverse-mode AD) is not supported by the reference semantics",
+    "a size expression in a type (",
+    "(its sizes come from its argument's type) is not supported",
+];
 
 /// The project's own programs. One case differs from the fast evaluator
 /// by design: the reference does not know the shape of the rows of an
@@ -31,9 +42,9 @@ fn root() -> PathBuf {
 fn project_programs() {
     let (summary, report) = run(&root().join("tests/programs"));
     let known = ["soac_nested.fut:8: entry `rows_cols` case 1: value #2: shape mismatch"];
-    let failures: Vec<&str> = report
-        .lines()
-        .filter(|l| l.contains(".fut:") && !l.contains(": ok"))
+    let cases = || report.lines().filter(|l| l.contains(".fut:"));
+    let failures: Vec<&str> = cases()
+        .filter(|l| !l.contains(": ok") && !l.contains(": skipped ("))
         .collect();
     for f in &failures {
         assert!(
@@ -41,8 +52,18 @@ fn project_programs() {
             "unexpected failure: {f}\n{report}"
         );
     }
+    for skip in cases().filter(|l| l.contains(": skipped (")) {
+        assert!(
+            UNDEFINED.iter().any(|u| skip.contains(u)),
+            "a skip for a reason other than what the reference does not define: {skip}"
+        );
+    }
     assert_eq!(summary.failed, failures.len(), "{report}");
-    assert!(summary.passed > 600, "{report}");
+    assert!(
+        summary.passed >= PROGRAMS_PASSED,
+        "{} cases passed, fewer than the {PROGRAMS_PASSED} recorded",
+        summary.passed
+    );
 }
 
 /// The examples under the reference semantics: every case it can run
