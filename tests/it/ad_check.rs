@@ -10,6 +10,7 @@
 use crate::ad_support::{Function, Rng};
 use std::path::PathBuf;
 use urchin::testing::blocks::{CaseInput, Expect, parse_test_spec};
+use urchin_prim::{BinOp, PrimType, UnOp};
 use urchin_runtime::values::{ValueType, parse_values};
 
 fn programs() -> Vec<PathBuf> {
@@ -127,5 +128,254 @@ fn a_jump_is_caught() {
     assert!(
         r.as_ref().is_err_and(|e| e.contains("finite differences")),
         "{r:?}"
+    );
+}
+
+/// How the test programs check the derivative rule of an operation.
+enum Covered {
+    /// Used in an `f_` function of `tests/programs/ad_*.fut`, which
+    /// [`derivatives_of_test_programs`] checks against finite differences
+    /// and by the dot-product test (any of these spellings).
+    Fd(&'static [&'static str]),
+    /// Integer and boolean tangents are the formula in the type's own
+    /// arithmetic, which finite differences cannot check:
+    /// `tests/programs/ad_integer.fut` checks them against exact values.
+    Exact(&'static str),
+    /// A rule that only derivatives reach (ψ from the derivative of
+    /// `lgamma`): the entry point named checks it against known values.
+    Entry(&'static str),
+    /// No derivative (piecewise constant, or not differentiable here).
+    NoDerivative,
+}
+
+const UNOPS: [UnOp; 43] = [
+    UnOp::Neg,
+    UnOp::Not,
+    UnOp::Abs,
+    UnOp::Sgn,
+    UnOp::Sqrt,
+    UnOp::Exp,
+    UnOp::Log,
+    UnOp::Log2,
+    UnOp::Log10,
+    UnOp::Sin,
+    UnOp::Cos,
+    UnOp::Tan,
+    UnOp::Asin,
+    UnOp::Acos,
+    UnOp::Atan,
+    UnOp::Sinh,
+    UnOp::Cosh,
+    UnOp::Tanh,
+    UnOp::Floor,
+    UnOp::Ceil,
+    UnOp::Round,
+    UnOp::Trunc,
+    UnOp::IsNan,
+    UnOp::IsInf,
+    UnOp::Cbrt,
+    UnOp::Log1p,
+    UnOp::Asinh,
+    UnOp::Acosh,
+    UnOp::Atanh,
+    UnOp::Gamma,
+    UnOp::Lgamma,
+    UnOp::Erf,
+    UnOp::Erfc,
+    UnOp::SinPi,
+    UnOp::CosPi,
+    UnOp::TanPi,
+    UnOp::Digamma,
+    UnOp::Trigamma,
+    UnOp::Popc,
+    UnOp::Clz,
+    UnOp::Ctz,
+    UnOp::ToBits,
+    UnOp::FromBits,
+];
+
+/// The check of each unary rule. The match has no wildcard: a new
+/// operation does not compile until it says how its rule is checked.
+fn unary(op: UnOp) -> Covered {
+    use Covered::*;
+    match op {
+        UnOp::Neg => Fd(&["-x", "-("]),
+        UnOp::Not => Exact("!"),
+        UnOp::Abs => Fd(&["f64.abs"]),
+        UnOp::Sqrt => Fd(&["f64.sqrt"]),
+        UnOp::Exp => Fd(&["f64.exp"]),
+        UnOp::Log => Fd(&["f64.log "]),
+        UnOp::Log2 => Fd(&["f64.log2"]),
+        UnOp::Log10 => Fd(&["f64.log10"]),
+        UnOp::Sin => Fd(&["f64.sin "]),
+        UnOp::Cos => Fd(&["f64.cos "]),
+        UnOp::Tan => Fd(&["f64.tan "]),
+        UnOp::Asin => Fd(&["f64.asin "]),
+        UnOp::Acos => Fd(&["f64.acos "]),
+        UnOp::Atan => Fd(&["f64.atan "]),
+        UnOp::Sinh => Fd(&["f64.sinh"]),
+        UnOp::Cosh => Fd(&["f64.cosh"]),
+        UnOp::Tanh => Fd(&["f64.tanh"]),
+        UnOp::Cbrt => Fd(&["f64.cbrt"]),
+        UnOp::Log1p => Fd(&["f64.log1p"]),
+        UnOp::Asinh => Fd(&["f64.asinh"]),
+        UnOp::Acosh => Fd(&["f64.acosh"]),
+        UnOp::Atanh => Fd(&["f64.atanh"]),
+        UnOp::Gamma => Fd(&["f64.gamma"]),
+        UnOp::Lgamma => Fd(&["f64.lgamma"]),
+        UnOp::Erf => Fd(&["f64.erf "]),
+        UnOp::Erfc => Fd(&["f64.erfc"]),
+        UnOp::SinPi => Fd(&["f64.sinpi"]),
+        UnOp::CosPi => Fd(&["f64.cospi"]),
+        UnOp::TanPi => Fd(&["f64.tanpi"]),
+        UnOp::Digamma => Entry("lgamma_second"),
+        UnOp::ToBits | UnOp::FromBits => Exact("from_bits"),
+        UnOp::Sgn
+        | UnOp::Floor
+        | UnOp::Ceil
+        | UnOp::Round
+        | UnOp::Trunc
+        | UnOp::IsNan
+        | UnOp::IsInf
+        | UnOp::Trigamma
+        | UnOp::Popc
+        | UnOp::Clz
+        | UnOp::Ctz => NoDerivative,
+    }
+}
+
+const BINOPS: [BinOp; 29] = [
+    BinOp::Add,
+    BinOp::Sub,
+    BinOp::Mul,
+    BinOp::Div,
+    BinOp::Mod,
+    BinOp::Quot,
+    BinOp::Rem,
+    BinOp::Pow,
+    BinOp::Min,
+    BinOp::Max,
+    BinOp::Eq,
+    BinOp::Neq,
+    BinOp::Lt,
+    BinOp::Le,
+    BinOp::Gt,
+    BinOp::Ge,
+    BinOp::LogAnd,
+    BinOp::LogOr,
+    BinOp::BitAnd,
+    BinOp::BitOr,
+    BinOp::BitXor,
+    BinOp::Shl,
+    BinOp::Shr,
+    BinOp::UShr,
+    BinOp::Atan2,
+    BinOp::Hypot,
+    BinOp::NextAfter,
+    BinOp::CopySign,
+    BinOp::MulHi,
+];
+
+/// The check of each binary rule on floats and on integers (and
+/// booleans, whose operations the integer column covers).
+fn binary(op: BinOp) -> (Covered, Covered) {
+    use Covered::*;
+    match op {
+        BinOp::Add => (Fd(&[" + "]), Exact(" + ")),
+        BinOp::Sub => (Fd(&[" - "]), Exact(" - ")),
+        BinOp::Mul => (Fd(&[" * "]), Exact(" * ")),
+        BinOp::Div => (Fd(&[" / "]), Exact(" / ")),
+        BinOp::Mod => (Fd(&[" % "]), Exact(" % ")),
+        BinOp::Rem => (Fd(&[" %% "]), Exact(" %% ")),
+        BinOp::Quot => (NoDerivative, Exact(" // ")),
+        BinOp::Pow => (Fd(&[" ** "]), Exact(" ** ")),
+        BinOp::Min => (Fd(&["f64.min", "min "]), Exact("min")),
+        BinOp::Max => (Fd(&["f64.max", "max "]), Exact("max")),
+        BinOp::LogAnd => (Exact("&&"), Exact("&&")),
+        BinOp::LogOr => (Exact("||"), Exact("||")),
+        BinOp::Shl => (Exact("<<"), Exact("<<")),
+        BinOp::Shr => (Exact(">>"), Exact(">>")),
+        BinOp::UShr => (Exact(">>>"), Exact(">>>")),
+        BinOp::Atan2 => (Fd(&["f64.atan2"]), NoDerivative),
+        BinOp::Hypot => (Fd(&["f64.hypot"]), NoDerivative),
+        BinOp::CopySign => (Fd(&["f64.copysign"]), NoDerivative),
+        BinOp::NextAfter => (Fd(&["f64.nextafter"]), NoDerivative),
+        BinOp::Eq
+        | BinOp::Neq
+        | BinOp::Lt
+        | BinOp::Le
+        | BinOp::Gt
+        | BinOp::Ge
+        | BinOp::BitAnd
+        | BinOp::BitOr
+        | BinOp::BitXor
+        | BinOp::MulHi => (NoDerivative, NoDerivative),
+    }
+}
+
+/// Every rule of the derivative table (`urchin_opt::ad::deriv`) is
+/// checked by a test program, and the table and this list agree on which
+/// operations have a derivative.
+#[test]
+fn every_derivative_rule_is_checked() {
+    use urchin_opt::ad::deriv::{binop_depends, unop_depends};
+    let texts: Vec<String> = programs()
+        .iter()
+        .map(|p| std::fs::read_to_string(p).expect("a test program"))
+        .collect();
+    // The text of each `f_` entry point, up to the next declaration.
+    let fd: Vec<&str> = texts
+        .iter()
+        .flat_map(|t| {
+            t.match_indices("\nentry f_").map(move |(i, _)| {
+                let rest = &t[i + 1..];
+                let end = ["\nentry ", "\ndef ", "\n-- =="]
+                    .iter()
+                    .filter_map(|d| rest[1..].find(d))
+                    .min()
+                    .map_or(rest.len(), |e| e + 1);
+                &rest[..end]
+            })
+        })
+        .collect();
+    let exact = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/programs/ad_integer.fut"),
+    )
+    .expect("ad_integer.fut");
+    let mut missing = Vec::new();
+    let mut check = |rule: String, covered: Covered, depends: bool| {
+        let ok = match covered {
+            Covered::Fd(spellings) => {
+                depends && fd.iter().any(|f| spellings.iter().any(|s| f.contains(s)))
+            }
+            Covered::Exact(s) => depends && exact.contains(s),
+            Covered::Entry(e) => {
+                depends && texts.iter().any(|t| t.contains(&format!("entry {e} ")))
+            }
+            Covered::NoDerivative => !depends,
+        };
+        if !ok {
+            missing.push(format!(
+                "{rule} (the table says it has a derivative: {depends})"
+            ));
+        }
+    };
+    for op in UNOPS {
+        check(
+            format!("{op:?}"),
+            unary(op),
+            unop_depends(op, PrimType::F64),
+        );
+    }
+    for op in BINOPS {
+        let (float, int) = binary(op);
+        let depends = |p| binop_depends(op, p) != (false, false);
+        check(format!("{op:?} on f64"), float, depends(PrimType::F64));
+        check(format!("{op:?} on i32"), int, depends(PrimType::I32));
+    }
+    assert!(
+        missing.is_empty(),
+        "derivative rules no test program checks:\n{}",
+        missing.join("\n")
     );
 }

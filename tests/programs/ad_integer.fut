@@ -160,3 +160,24 @@ entry argmax_vjp (xs: []f64) =
                              (f64.lowest, -1) (zip xs (indices xs))
          in v * 2)
       xs 1
+
+-- `>>>` is a division by a power of two, as `>>`: ∂(x >>> y)/∂x is
+-- 1 >>> y in i32 (the shift amount is a count).
+-- ==
+-- entry: ushr
+-- input { -8 0 } output { 3 3 }
+-- input { -8 1 } output { 0 0 }
+
+entry ushr (x: i32) (y: i32) = (jvp (\x -> x >>> y) x 3, vjp (\x -> x >>> y) x 3)
+
+-- `to_bits` and `from_bits` reinterpret the tangent along, and the
+-- adjoint back, as Futhark's conversions do.
+-- ==
+-- entry: bits
+-- input { 2.5 1.0 } output { 4607182418800017408u64 1.0 1.0 }
+
+entry bits (x: f64) (dx: f64) =
+  ( jvp f64.to_bits x dx
+  , jvp (\x -> f64.from_bits (f64.to_bits x)) x dx
+  , vjp (\x -> f64.from_bits (f64.to_bits x)) x dx
+  )

@@ -29,3 +29,11 @@ entry f_composed (x: f64) (y: f64) : f64 =
 entry lgamma_second (x: f64) (y: f64) : (f64, f64, f64) =
   let d f z = jvp f z 1
   in (d (d f64.lgamma) x, d (d f64.lgamma) y, d f64.gamma x)
+
+-- `nextafter` moves with x, a step in y: ∂/∂x = 1, ∂/∂y = 0.
+-- ==
+-- entry: f_nextafter
+-- input { 0.7 1.3 }
+-- output { 1.6099999999999999 }
+
+entry f_nextafter (x: f64) (y: f64) : f64 = f64.nextafter x y + x * y
