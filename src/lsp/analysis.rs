@@ -369,12 +369,6 @@ fn bound_for(parent: &Expr, child: &Expr) -> Vec<(Ident, Span)> {
         }
         ExprKind::LetFun(f) if is(&f.value) => pats(&f.params),
         ExprKind::LetFun(f) if is(&f.body) => vec![(f.name.clone(), f.name_span)],
-        ExprKind::LetUpdate {
-            name,
-            name_span,
-            body,
-            ..
-        } if is(body) => vec![(name.clone(), *name_span)],
         ExprKind::Loop(l) => {
             let mut bound = Vec::new();
             match &l.form {

@@ -413,15 +413,6 @@ pub fn expr() -> S<Expr> {
                             body,
                         })))
                     }),
-                (ident(), indices(), b(), b()).prop_map(|(name, indices, value, body)| {
-                    mk(ExprKind::LetUpdate {
-                        name,
-                        name_span: sp(),
-                        indices,
-                        value,
-                        body,
-                    })
-                }),
             ];
         let form = prop_oneof![
             (ident(), b()).prop_map(|(i, n)| LoopForm::For(i, sp(), n)),

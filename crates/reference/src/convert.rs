@@ -206,21 +206,6 @@ impl Converter<'_> {
                 };
                 TermKind::LetFun(f.name.clone(), Rc::new(lam), b(&f.body)?)
             }
-            ExprKind::LetUpdate {
-                name,
-                name_span,
-                indices,
-                value,
-                body,
-            } => {
-                // `let a[i] = v in b` means `let a = a with [i] = v in b`.
-                let arr = Term::new(TermKind::Var(name.clone()), *name_span);
-                let upd = Term::new(
-                    TermKind::Update(Box::new(arr), self.slices(indices)?, b(value)?),
-                    span,
-                );
-                TermKind::Let(Pat::Id(name.clone(), *name_span), Box::new(upd), b(body)?)
-            }
             ExprKind::If(c, t, f) => TermKind::If(b(c)?, b(t)?, b(f)?),
             ExprKind::Loop(l) => TermKind::Loop(Box::new(self.loop_(l)?)),
             ExprKind::Index(a, ix) => TermKind::Index(b(a)?, self.slices(ix)?),

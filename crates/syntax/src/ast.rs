@@ -913,14 +913,6 @@ pub enum ExprKind {
     Let(Pat, Box<Expr>, Box<Expr>),
     /// A local (monomorphic) function: `let f x y = e in body`.
     LetFun(Box<LetFun>),
-    /// `let a[i, j] = v in body`
-    LetUpdate {
-        name: Ident,
-        name_span: Span,
-        indices: Vec<IndexExp>,
-        value: Box<Expr>,
-        body: Box<Expr>,
-    },
     If(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `loop p = init for ... do body`.
     Loop(Box<LoopExp>),
@@ -1100,16 +1092,6 @@ impl Expr {
                 v.push(&f.value);
                 v.push(&f.body);
             }
-            ExprKind::LetUpdate {
-                value,
-                body,
-                indices: is,
-                ..
-            } => {
-                indices(is, &mut v);
-                v.push(value);
-                v.push(body);
-            }
             ExprKind::If(a, b, c) => {
                 v.push(a);
                 v.push(b);
@@ -1198,9 +1180,6 @@ impl Expr {
             ExprKind::LetFun(f) => {
                 out.insert(f.name.clone());
                 f.params.iter().for_each(|p| pat(p, out));
-            }
-            ExprKind::LetUpdate { name, .. } => {
-                out.insert(name.clone());
             }
             ExprKind::Loop(l) => {
                 pat(&l.pat, out);

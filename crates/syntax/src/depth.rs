@@ -279,9 +279,7 @@ impl<'a> Walk<'a> {
 /// recursively, some computing free variables at every level.)
 fn continues(e: &Expr, c: &Expr) -> bool {
     match &e.kind {
-        ExprKind::Let(_, _, body)
-        | ExprKind::LetSizes(_, _, _, body)
-        | ExprKind::LetUpdate { body, .. } => std::ptr::eq(&**body, c),
+        ExprKind::Let(_, _, body) | ExprKind::LetSizes(_, _, _, body) => std::ptr::eq(&**body, c),
         ExprKind::LetFun(f) => std::ptr::eq(&f.body, c),
         ExprKind::BinOp(..) => matches!(c.kind, ExprKind::BinOp(..)),
         _ => false,

@@ -291,19 +291,6 @@ impl Erase for Expr {
                     value: f.value.erase(),
                     body: f.body.erase(),
                 })),
-                ExprKind::LetUpdate {
-                    name,
-                    indices,
-                    value,
-                    body,
-                    ..
-                } => ExprKind::LetUpdate {
-                    name: name.clone(),
-                    name_span: z(),
-                    indices: indices.iter().map(Erase::erase).collect(),
-                    value: b(value),
-                    body: b(body),
-                },
                 ExprKind::If(c, t, e) => ExprKind::If(b(c), b(t), b(e)),
                 ExprKind::Loop(l) => ExprKind::Loop(Box::new(LoopExp {
                     pat: l.pat.erase(),

@@ -1177,25 +1177,16 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                     .then_ignore(just(Token::Eq))
                     .then(expr.clone())
                     .then(body.clone())
-                    .map_with(
-                        |((((name, name_span), (first, mut rest)), value), body), e| {
-                            if let (Step::Index(indices), true) = (&first, rest.is_empty()) {
-                                return ExprKind::LetUpdate {
-                                    name,
-                                    name_span,
-                                    indices: indices.clone(),
-                                    value: boxed(value),
-                                    body: boxed(body),
-                                };
-                            }
-                            // `let r.f[i] = v in body` is
-                            // `let r = r with f[i] = v in body`.
-                            rest.insert(0, first);
-                            let base = var_expr(&name, name_span);
-                            let updated = with_path(base, rest, value, e.span());
-                            ExprKind::Let(Pat::Id(name, name_span), boxed(updated), boxed(body))
-                        },
-                    );
+                    .map(|((((name, name_span), (first, mut rest)), value), body)| {
+                        // `let a[i] = v in body` is `let a = a with [i] = v
+                        // in body`, and `let r.f[i] = v in body` is
+                        // `let r = r with f[i] = v in body`.
+                        rest.insert(0, first);
+                        let base = var_expr(&name, name_span);
+                        let at = name_span.join(value.span);
+                        let updated = with_path(base, rest, value, at);
+                        ExprKind::Let(Pat::Id(name, name_span), boxed(updated), boxed(body))
+                    });
                 let fun = binder()
                     .then(type_param().repeated().collect::<Vec<_>>())
                     .then(pat_atom.clone().repeated().at_least(1).collect::<Vec<_>>())

@@ -78,7 +78,6 @@ fn level(e: &Expr) -> Lvl {
         | ExprKind::Let(..)
         | ExprKind::LetSizes(..)
         | ExprKind::LetFun(_)
-        | ExprKind::LetUpdate { .. }
         | ExprKind::Loop(_)
         | ExprKind::Lambda(..)
         | ExprKind::Attr(..) => Lvl::Operand,
@@ -128,13 +127,23 @@ fn ends_in_match(mut e: &Expr) -> bool {
             | ExprKind::If(_, _, x)
             | ExprKind::Let(_, _, x)
             | ExprKind::LetSizes(_, _, _, x)
-            | ExprKind::LetUpdate { body: x, .. }
             | ExprKind::Lambda(_, _, x)
             | ExprKind::Attr(_, x) => x,
             ExprKind::LetFun(f) => &f.body,
             ExprKind::Loop(l) => &l.body,
             _ => return false,
         }
+    }
+}
+
+/// The indices and value of `a with [is] = v` whose array is the variable
+/// `a` itself: what `let a[is] = v` means.
+fn in_place<'e>(a: &Ident, e: &'e Expr) -> Option<(&'e [IndexExp], &'e Expr)> {
+    match &e.kind {
+        ExprKind::Update(arr, is, v) if matches!(&arr.kind, ExprKind::Var(q) if q.is_local() && q.name == *a) => {
+            Some((is, v))
+        }
+        _ => None,
     }
 }
 
@@ -574,9 +583,7 @@ impl Printer {
                 self.w(" ->");
                 self.block(body);
             }
-            ExprKind::Let(..) | ExprKind::LetFun(_) | ExprKind::LetUpdate { .. } => {
-                self.let_chain(e)
-            }
+            ExprKind::Let(..) | ExprKind::LetFun(_) => self.let_chain(e),
             ExprKind::If(c, t, f) => {
                 if !self.fits(e, 0) {
                     self.w("if ");
@@ -835,6 +842,16 @@ impl Printer {
         let mut cur = e;
         loop {
             match &cur.kind {
+                // `let a = a with [i] = v`, as its sugar `let a[i] = v`.
+                ExprKind::Let(Pat::Id(a, _), v, body) if in_place(a, v).is_some() => {
+                    let (indices, value) = in_place(a, v).expect("just matched");
+                    self.w("let ");
+                    self.w(a);
+                    self.indices(indices);
+                    self.w(" =");
+                    self.block(value);
+                    cur = body;
+                }
                 ExprKind::Let(p, v, body) => {
                     self.w("let ");
                     self.pat_full(p);
@@ -868,20 +885,6 @@ impl Printer {
                     self.w(" =");
                     self.block(&f.value);
                     cur = &f.body;
-                }
-                ExprKind::LetUpdate {
-                    name,
-                    indices,
-                    value,
-                    body,
-                    ..
-                } => {
-                    self.w("let ");
-                    self.w(name);
-                    self.indices(indices);
-                    self.w(" =");
-                    self.block(value);
-                    cur = body;
                 }
                 _ => break,
             }

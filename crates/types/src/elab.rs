@@ -212,19 +212,6 @@ impl<'s> Elaborator<'s> {
                     ..(**f).clone()
                 }))
             }
-            ExprKind::LetUpdate {
-                name,
-                name_span,
-                indices,
-                value,
-                body,
-            } => ExprKind::LetUpdate {
-                name: name.clone(),
-                name_span: *name_span,
-                indices: indices.iter().map(|i| self.index(i)).collect(),
-                value: self.boxed(value),
-                body: self.boxed(body),
-            },
             ExprKind::If(c, t, f) => ExprKind::If(self.boxed(c), self.boxed(t), self.boxed(f)),
             ExprKind::Loop(l) => ExprKind::Loop(Box::new(LoopExp {
                 pat: self.pat(&l.pat),

@@ -1376,19 +1376,6 @@ impl<'g> Infer<'g> {
                 self.locals.truncate(saved);
                 Ok(bt)
             }
-            ExprKind::LetUpdate {
-                name,
-                name_span,
-                indices,
-                value,
-                body,
-            } => {
-                let Some(at) = self.lookup_local(name) else {
-                    return Err(self.unknown_name(&QualName::plain(name.clone()), *name_span));
-                };
-                self.infer_update(&at, indices, value, *name_span)?;
-                self.infer(body)
-            }
             ExprKind::If(c, t, f) => {
                 let ct = self.infer(c)?;
                 self.expect(

@@ -193,7 +193,6 @@ fn binds(e: &Expr, x: &str) -> bool {
         ExprKind::Let(p, _, _) => pat(p),
         ExprKind::LetSizes(ns, p, _, _) => ns.iter().any(|(n, _)| &**n == x) || pat(p),
         ExprKind::LetFun(f) => &*f.name == x || f.params.iter().any(pat),
-        ExprKind::LetUpdate { name, .. } => &**name == x,
         ExprKind::Match(_, cases) => cases.iter().any(|c| pat(&c.pat)),
         ExprKind::Loop(l) => {
             pat(&l.pat)

@@ -138,21 +138,6 @@ impl<'t> Lower<'t> {
                 let env = env.bind(f.name.clone(), c);
                 self.expr(ctx, &env, &f.body)
             }
-            ExprKind::LetUpdate {
-                name,
-                name_span,
-                indices,
-                value,
-                body,
-            } => {
-                let arr = env
-                    .get(name)
-                    .cloned()
-                    .ok_or_else(|| Self::internal(format!("unbound {name}"), *name_span))?;
-                let new = self.update(ctx, env, arr, indices, value, e.span)?;
-                let env = env.bind(name.clone(), new);
-                self.expr(ctx, &env, body)
-            }
             ExprKind::If(c, t, f) => self.if_(ctx, env, c, t, f, e.span),
             ExprKind::Loop(l) => self.loop_(ctx, env, l, None, e.span),
             ExprKind::Index(a, idxs) => {

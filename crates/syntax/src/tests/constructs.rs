@@ -258,8 +258,8 @@ fn lets() {
             "let f [n] (xs: [n]i32) = xs in f",
             "(letfun f [n] ((: xs ([n] i32))) xs f)",
         ),
-        ("let a[i] = v in a", "(let-update a [i] v a)"),
-        ("let a[i, j:] = v in a", "(let-update a [i j:] v a)"),
+        ("let a[i] = v in a", "(let a (with a [i] v) a)"),
+        ("let a[i, j:] = v in a", "(let a (with a [i j:] v) a)"),
         ("let x = let y = 1 in y in x", "(let x (let y 1 y) x)"),
         ("let x = 1 in x : i32", "(let x 1 (: x i32))"),
     ]);
@@ -333,7 +333,7 @@ fn updates() {
 #[test]
 fn let_updates() {
     check(&[
-        ("let a[i] = v in a", "(let-update a [i] v a)"),
+        ("let a[i] = v in a", "(let a (with a [i] v) a)"),
         ("let a[i][j] = v in a", "(let a (with a [i j] v) a)"),
         ("let r.a.b = v in r", "(let r (with r a.b v) r)"),
         (

@@ -176,18 +176,6 @@ pub fn expr(e: &Expr) -> String {
             expr(&f.value),
             expr(&f.body)
         ),
-        ExprKind::LetUpdate {
-            name,
-            indices,
-            value,
-            body,
-            ..
-        } => format!(
-            "(let-update {name} [{}] {} {})",
-            join(indices, index),
-            expr(value),
-            expr(body)
-        ),
         ExprKind::If(c, t, f) => format!("(if {} {} {})", expr(c), expr(t), expr(f)),
         ExprKind::Loop(l) => format!(
             "(loop {}{} {} {})",

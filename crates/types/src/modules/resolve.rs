@@ -557,19 +557,6 @@ impl<'s> Resolver<'s> {
                     body,
                 }))
             }
-            ExprKind::LetUpdate {
-                name,
-                name_span,
-                indices,
-                value,
-                body,
-            } => ExprKind::LetUpdate {
-                name: name.clone(),
-                name_span: *name_span,
-                indices: self.indices(indices)?,
-                value: self.boxed(value)?,
-                body: Box::new(self.under(std::slice::from_ref(name), body)?),
-            },
             ExprKind::Loop(l) => {
                 // The initial value, the bound and the array are outside
                 // the loop parameters' scope; the condition and the body

@@ -1119,16 +1119,6 @@ impl<'a> Walker<'a> {
                 self.env.truncate(mark);
                 r
             }
-            ExprKind::LetUpdate {
-                indices,
-                value,
-                body,
-                ..
-            } => {
-                self.indices(indices)?;
-                self.expr(value)?;
-                self.expr(body)?
-            }
             ExprKind::If(c, t, f) => {
                 self.expr(c)?;
                 let a = self.expr(t)?;

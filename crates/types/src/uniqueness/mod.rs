@@ -712,22 +712,6 @@ impl<'a> Checker<'a> {
                 self.scope.truncate(saved);
                 r
             }
-            ExprKind::LetUpdate {
-                name,
-                name_span,
-                indices,
-                value,
-                body,
-            } => {
-                let a = self.local(name, *name_span)?;
-                self.update(&a, *name_span, indices, value)?;
-                let saved = self.scope.len();
-                let bound = self.new_vars(name, Als::fresh(), &Kind::Local, true);
-                self.scope.push((name.clone(), bound));
-                let r = self.expr(body)?;
-                self.scope.truncate(saved);
-                r
-            }
             ExprKind::Update(a, idxs, v) => {
                 let av = self.expr(a)?;
                 self.update(&av, a.span, idxs, v)?;
