@@ -9,7 +9,44 @@ impl<'a> Walker<'a> {
     }
 
     pub(super) fn expr(&mut self, e: &'a Expr) -> Result<Shape> {
-        urchin_base::stack::deep(|| self.expr_inner(e))
+        let s = urchin_base::stack::deep(|| self.expr_inner(e))?;
+        self.causality(e)?;
+        Ok(s)
+    }
+
+    /// Futhark's causality restriction: an empty array literal's rows have
+    /// the size they are given when it is made, so that size may not be
+    /// an existential size computed after it (by an expression `e` made
+    /// the two equal).
+    fn causality(&self, e: &Expr) -> Result<()> {
+        for rows in &self.empty {
+            let mut named = Vec::new();
+            self.resolve(&Size::Flex(rows.flex)).rigids(&mut named);
+            let later = named
+                .into_iter()
+                .find(|r| *r >= rows.born && matches!(self.why.get(*r as usize), Some(Some(_))));
+            let Some(r) = later else { continue };
+            let name = &self.names[r as usize];
+            let mut d = Diagnostic::ty(
+                format!("Causality check: size \"{name}\" is needed before it is computed"),
+                e.span,
+            )
+            .with_label(format!(
+                "this makes the rows of the empty array have size \"{name}\""
+            ))
+            .with_secondary(
+                rows.span,
+                "the empty array is made here, before that size is known",
+            );
+            if let Some(Some(why)) = self.why.get(r as usize) {
+                d = d.with_note(format!("\"{name}\" is {why}"));
+            }
+            let d = d.with_help(
+                "bind what computes the size in a `let` before the empty array is made, or give the empty array's rows a size (`[] : [0][n]t`)",
+            );
+            return Err(d);
+        }
+        Ok(())
     }
 
     pub(super) fn expr_inner(&mut self, e: &'a Expr) -> Result<Shape> {
@@ -60,7 +97,7 @@ impl<'a> Walker<'a> {
                 let len = i64::try_from(es.len()).map_or(Size::Unknown, Size::Const);
                 let elem = match elem {
                     Some(e) => e,
-                    None => self.empty_rows(e.id),
+                    None => self.empty_rows(e.id, e.span),
                 };
                 Shape::array(vec![len], elem)
             }
@@ -141,7 +178,7 @@ impl<'a> Walker<'a> {
                 )?;
                 for ((n, span), f) in ns.iter().zip(&flex) {
                     if let Size::Flex(j) = self.resolve(f) {
-                        if self.empty.contains(&j) {
+                        if self.empty.iter().any(|rows| rows.flex == j) {
                             return Err(Diagnostic::ty(
                                 format!("Ambiguous size \"{n}\": it is the size of the rows of an empty array"),
                                 *span,
@@ -291,7 +328,7 @@ impl<'a> Walker<'a> {
 
     /// The rows of the empty array literal `id`: sizes only context can
     /// give.
-    pub(super) fn empty_rows(&mut self, id: NodeId) -> Shape {
+    pub(super) fn empty_rows(&mut self, id: NodeId, span: Span) -> Shape {
         let Some(t) = self.def.types.get(&id) else {
             return Shape::Any;
         };
@@ -302,8 +339,9 @@ impl<'a> Walker<'a> {
         Shape::of_type(&row, &mut || Size::Unknown).map_sizes(&mut |s| match s {
             Size::Unknown => {
                 let f = self.flexible();
-                if let Size::Flex(i) = f {
-                    self.empty.push(i);
+                if let Size::Flex(flex) = f {
+                    let born = self.names.len() as u32;
+                    self.empty.push(EmptyRows { flex, born, span });
                 }
                 f
             }

@@ -243,6 +243,16 @@ struct FunVal<'a> {
     args: Vec<Arg>,
 }
 
+/// A row size of an empty array literal: it must be known when the
+/// literal is made (Futhark's causality restriction), so it may not be a
+/// size computed later.
+struct EmptyRows {
+    flex: u32,
+    /// The named sizes that existed when the literal was made.
+    born: u32,
+    span: Span,
+}
+
 struct Walker<'a> {
     def: &'a CheckedDef,
     defs: &'a [Rc<CheckedDef>],
@@ -259,8 +269,10 @@ struct Walker<'a> {
     /// The definition's parameters' anonymous sizes (numbers of `flex`):
     /// inferred, but not unknown.
     params: std::ops::Range<u32>,
-    /// Row sizes of empty array literals, which only context can give.
-    empty: Vec<u32>,
+    /// Row sizes of empty array literals, which only context can give
+    /// (numbers of `flex`), with where each literal is and how many
+    /// named sizes there were when it was made.
+    empty: Vec<EmptyRows>,
     /// The definition's own signature as its annotations give it, for its
     /// recursive uses.
     own: Option<Rc<SizedSig>>,
