@@ -13,7 +13,7 @@ impl<'a> Walker<'a> {
         let mut fv = self.funs[id as usize].clone();
         fv.args.extend(args);
         let arity = match &fv.callee {
-            Callee::Def(d) => d.target.params.len(),
+            Callee::Def(d, _) => d.target.params.len(),
             Callee::Intrinsic(op, _) => op.arity(),
             Callee::Closure(c) => c.params.len(),
             Callee::Sig(sig, _, _) => sig.params.len(),
@@ -23,9 +23,9 @@ impl<'a> Walker<'a> {
         }
         let rest = fv.args.split_off(arity);
         let r = match &fv.callee {
-            Callee::Def(d) => {
-                let d = d.clone();
-                self.apply_def(&d, &fv.args, span)?
+            Callee::Def(d, site) => {
+                let (d, site) = (d.clone(), *site);
+                self.apply_def(&d, site, &fv.args, span)?
             }
             Callee::Intrinsic(op, name) => {
                 let (op, name) = (op.clone(), name.clone());
@@ -37,7 +37,7 @@ impl<'a> Walker<'a> {
             }
             Callee::Sig(sig, fixed, name) => {
                 let (sig, fixed, name) = (sig.clone(), fixed.clone(), name.clone());
-                self.apply_sig(&sig, &fixed, &name, &fv.args, span)?
+                self.apply_sig(&sig, &fixed, &name, &fv.args, span, None)?
             }
         };
         if rest.is_empty() {
@@ -49,13 +49,15 @@ impl<'a> Walker<'a> {
 
     /// A definition's signature instantiated: its size parameters
     /// flexible, its existential sizes fresh; then its parameters unified
-    /// with `args`.
+    /// with `args`. A size parameter no parameter has is the context's to
+    /// give: at a use `site` of a definition, it is recorded (`implicit`).
     pub(super) fn instantiate(
         &mut self,
         sig: &SizedSig,
         fixed: &[Option<Size>],
         name: &str,
         args: &[Arg],
+        site: Option<(Site, &Ident)>,
     ) -> Result<Shape> {
         let mut map = Vec::new();
         for (i, n) in sig.names.iter().enumerate() {
@@ -65,7 +67,16 @@ impl<'a> Walker<'a> {
                 let why = format!("the size of the result of {name} (known only once it runs)");
                 Size::Rigid(self.rigid(n.to_string().into(), Some(why)))
             } else {
-                self.flexible()
+                let f = self.flexible();
+                if let Some((site, callee)) = site.filter(|_| sig.from_context.contains(n)) {
+                    self.implicit.push(ImplicitSize {
+                        site,
+                        name: n.clone(),
+                        callee: callee.clone(),
+                        size: f.clone(),
+                    });
+                }
+                f
             });
         }
         let subst = |s: &Shape| s.map_sizes(&mut |x| x.map_rigid(&|r| map[r as usize].clone()));
@@ -79,9 +90,18 @@ impl<'a> Walker<'a> {
         Ok(self.resolve_shape(&subst(&sig.ret)))
     }
 
-    pub(super) fn apply_def(&mut self, d: &CheckedDef, args: &[Arg], span: Span) -> Result<Shape> {
+    pub(super) fn apply_def(
+        &mut self,
+        d: &CheckedDef,
+        site: Site,
+        args: &[Arg],
+        span: Span,
+    ) -> Result<Shape> {
         match &d.sizes {
-            Some(sig) => self.apply_sig(sig, &[], &format!("\"{}\"", d.name), args, span),
+            Some(sig) => {
+                let name = format!("\"{}\"", d.name);
+                self.apply_sig(sig, &[], &name, args, span, Some((site, &d.name)))
+            }
             None => Ok(Shape::Any),
         }
     }
@@ -93,6 +113,7 @@ impl<'a> Walker<'a> {
         name: &str,
         args: &[Arg],
         span: Span,
+        site: Option<(Site, &Ident)>,
     ) -> Result<Shape> {
         if let Some(n) = sig.ambiguous.first() {
             return Err(Diagnostic::ty(
@@ -104,9 +125,16 @@ impl<'a> Walker<'a> {
         }
         // (Its leaves are in the callee's type variables: the call's own
         // type gives them.)
-        let ret = forget_leaves(&self.instantiate(sig, fixed, name, args)?);
-        // Sizes of the arguments' own that nothing bound stay unknown.
+        let mark = self.implicit.len();
+        let ret = forget_leaves(&self.instantiate(sig, fixed, name, args, site)?);
+        let implicit: Vec<Size> = self.implicit[mark..]
+            .iter()
+            .map(|s| s.size.clone())
+            .collect();
+        // Sizes of the arguments' own that nothing bound stay unknown;
+        // those the context gives stay to be found.
         Ok(ret.map_sizes(&mut |s| match self.resolve(s) {
+            s if implicit.contains(&s) => s,
             s if contains_flex(&s) => Size::Unknown,
             s => s,
         }))

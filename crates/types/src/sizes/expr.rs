@@ -417,13 +417,26 @@ impl<'a> Walker<'a> {
                             .iter()
                             .map(|e| e.then_some(Size::Unknown))
                             .collect();
-                        self.instantiate(sig, &unknown, &format!("\"{}\"", d.name), &[])
+                        let site = Some((
+                            Site {
+                                id: e.id,
+                                span: e.span,
+                            },
+                            &d.name,
+                        ));
+                        self.instantiate(sig, &unknown, &format!("\"{}\"", d.name), &[], site)
                             .unwrap_or(Shape::Any)
                     }
                     None => Shape::Any,
                 },
                 Some(d) => self.fun(FunVal {
-                    callee: Callee::Def(d.clone()),
+                    callee: Callee::Def(
+                        d.clone(),
+                        Site {
+                            id: e.id,
+                            span: e.span,
+                        },
+                    ),
                     args: Vec::new(),
                 }),
                 // A recursive use.
@@ -454,7 +467,13 @@ impl<'a> Walker<'a> {
                 let s = match self.def.resolved.get(&e.id) {
                     Some(GlobalKind::Def(id)) => self.defs.get(id.0 as usize).map(|d| {
                         self.fun(FunVal {
-                            callee: Callee::Def(d.clone()),
+                            callee: Callee::Def(
+                                d.clone(),
+                                Site {
+                                    id: e.id,
+                                    span: e.span,
+                                },
+                            ),
                             args: Vec::new(),
                         })
                     }),

@@ -35,8 +35,8 @@ use super::env::GlobalKind;
 use super::intrinsics::Intrinsic;
 use super::lengths::simple_name;
 use super::ty::{Base, Rank, Type};
-use shape::SizeOp;
-pub use shape::{Shape, Size, SizedSig};
+pub use shape::{Shape, Size, SizeExp, SizeOp, SizedSig};
+use std::collections::HashMap;
 use std::rc::Rc;
 use urchin_base::diag::Diagnostic;
 use urchin_base::source::Span;
@@ -50,10 +50,15 @@ type Result<T> = std::result::Result<T, Diagnostic>;
 /// anew with its arguments' sizes); deeper, a result is unknown.
 const MAX_DEPTH: usize = 48;
 
+/// What the size parameters that uses of definitions take from their
+/// context are, at each use (see [`CheckedDef::implicit_sizes`]).
+pub type Implicit = HashMap<NodeId, Vec<(Ident, SizeExp)>>;
+
 /// Checks the sizes of a definition; `defs` are those it may use (a
 /// recursive use names the one being checked, at index `defs.len()`).
-/// Returns its sized signature.
-pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>]) -> Result<SizedSig> {
+/// Returns its sized signature, and the sizes its uses of definitions
+/// take from their context.
+pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>]) -> Result<(SizedSig, Implicit)> {
     let d = &def.target;
     let mut w = Walker {
         def,
@@ -66,12 +71,15 @@ pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>]) -> Result<SizedSig> {
         params: 0..0,
         empty: Vec::new(),
         own: None,
-        terms: std::collections::HashMap::new(),
+        terms: HashMap::new(),
         depth: 0,
+        implicit: Vec::new(),
+        declared: Vec::new(),
     };
     for tp in &d.type_params {
         if let TypeParam::Size(n, _) = tp {
             let r = w.rigid(n.clone(), None);
+            w.declared.push(r);
             w.bind(n.clone(), Shape::Size(Size::Rigid(r)));
         }
     }
@@ -121,7 +129,9 @@ pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>]) -> Result<SizedSig> {
             }
             None => Shape::Any,
         };
-        w.own = Some(Rc::new(w.signature(&params, &ret, Vec::new()).0));
+        w.own = Some(Rc::new(
+            w.signature(&params, &ret, Vec::new(), Vec::new()).0,
+        ));
     }
     let local = w.names.len() as u32;
     let body = w.expr(&d.body)?;
@@ -161,7 +171,11 @@ pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>]) -> Result<SizedSig> {
             // As written: an anonymous size an abbreviation is given
             // (`square []`) stands for one size wherever it is used.
             let written = match &def.source.ret {
-                Some(r) if def.source.params.len() == d.params.len() => r,
+                Some(r)
+                    if def.source.params.len() == d.params.len() && anonymous_size_argument(r) =>
+                {
+                    r
+                }
                 _ => te,
             };
             let declared = w.convert(written, Mode::Exist);
@@ -169,25 +183,59 @@ pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>]) -> Result<SizedSig> {
         }
         None => body,
     };
-    Ok(w.signature(&params, &ret, ambiguous_sizes(d)).0)
+    let implicit = w.implicit_sizes(local)?;
+    let (ambiguous, from_context) = unfixed_sizes(d);
+    let sig = w.signature(&params, &ret, ambiguous, from_context).0;
+    Ok((sig, implicit))
 }
 
-/// The size parameters of `d` that no parameter's array has, only a
-/// function parameter's: what they are can never be found.
-fn ambiguous_sizes(d: &ValDec) -> Vec<Rc<str>> {
+/// Whether an abbreviation in `t` is given an anonymous size (`square
+/// []`), which the abbreviation spelled out would make several.
+fn anonymous_size_argument(t: &TypeExp) -> bool {
+    match t {
+        TypeExp::Named(_, args, _) => args.iter().any(|a| match a {
+            TypeArg::Size(d) => matches!(d, Dim::Any),
+            TypeArg::Type(t) => anonymous_size_argument(t),
+        }),
+        TypeExp::Array(_, t, _) | TypeExp::Unique(t, _) | TypeExp::Exists(_, t, _) => {
+            anonymous_size_argument(t)
+        }
+        TypeExp::Tuple(ts, _) => ts.iter().any(anonymous_size_argument),
+        TypeExp::Record(fs, _) => fs.iter().any(|(_, t)| anonymous_size_argument(t)),
+        TypeExp::Sum(cs, _) => cs
+            .iter()
+            .flat_map(|(_, ts)| ts)
+            .any(anonymous_size_argument),
+        TypeExp::Arrow(_, a, b, _) => anonymous_size_argument(a) || anonymous_size_argument(b),
+        TypeExp::Prim(..) => false,
+    }
+}
+
+/// The size parameters of `d` that no parameter's array has (only a
+/// function parameter's, or none): those the declared result names, which
+/// each use takes from its context, and the others, which are ambiguous:
+/// what they are can never be found.
+fn unfixed_sizes(d: &ValDec) -> (Vec<Rc<str>>, Vec<Rc<str>>) {
     let mut used = Vec::new();
     for p in &d.params {
         if !matches!(p, Pat::Ascribed(_, t, _) if matches!(**t, TypeExp::Arrow(..))) {
             super::size_names_in_pat(p, true, &mut used);
         }
     }
-    d.type_params
-        .iter()
-        .filter_map(|tp| match tp {
-            TypeParam::Size(n, _) if !used.contains(n) => Some(n.to_string().into()),
-            _ => None,
-        })
-        .collect()
+    let mut in_ret = Vec::new();
+    if let Some(t) = &d.ret {
+        super::size_names_in_type(t, true, &mut in_ret);
+    }
+    let (mut ambiguous, mut from_context) = (Vec::new(), Vec::new());
+    for tp in &d.type_params {
+        match tp {
+            TypeParam::Size(n, _) if used.contains(n) => {}
+            TypeParam::Size(n, _) if in_ret.contains(n) => from_context.push(n.to_string().into()),
+            TypeParam::Size(n, _) => ambiguous.push(n.to_string().into()),
+            TypeParam::Type(..) => {}
+        }
+    }
+    (ambiguous, from_context)
 }
 
 /// Where a type is read, which says what its anonymous sizes (`[]`, and
@@ -211,7 +259,8 @@ enum Mode {
 /// What a function value is.
 #[derive(Clone)]
 enum Callee<'a> {
-    Def(Rc<CheckedDef>),
+    /// A definition, and the use that names it.
+    Def(Rc<CheckedDef>, Site),
     Intrinsic(Intrinsic, Rc<str>),
     Closure(Rc<Closure<'a>>),
     /// A function parameter, of the sized type its annotation gives
@@ -228,6 +277,22 @@ struct Closure<'a> {
     ret: Option<&'a TypeExp>,
     body: &'a Expr,
     env: Vec<(Ident, Shape)>,
+}
+
+/// A use of a definition: its name's node.
+#[derive(Clone, Copy)]
+struct Site {
+    id: NodeId,
+    span: Span,
+}
+
+/// A size parameter of a definition that a use takes from its context:
+/// what it is once the walk is done.
+struct ImplicitSize {
+    site: Site,
+    name: Rc<str>,
+    callee: Ident,
+    size: Size,
 }
 
 #[derive(Clone)]
@@ -279,8 +344,12 @@ struct Walker<'a> {
     /// Integer expressions given as arguments, as sizes: the same
     /// expression is the same size (`replicate (i64.i32 k) 0` and
     /// `iota (i64.i32 k)` are equally long).
-    terms: std::collections::HashMap<String, u32>,
+    terms: HashMap<String, u32>,
     depth: usize,
+    /// The size parameters that uses of definitions take from context.
+    implicit: Vec<ImplicitSize>,
+    /// The definition's own size parameters (named sizes).
+    declared: Vec<u32>,
 }
 
 impl<'a> Walker<'a> {
@@ -548,6 +617,55 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// What each size a use took from its context is, in the names of
+    /// the definition's own sizes (those numbered below `local`, which
+    /// are in scope in its body): one that is no expression of them is
+    /// an error.
+    fn implicit_sizes(&self, local: u32) -> Result<Implicit> {
+        let mut out: Implicit = HashMap::new();
+        for s in &self.implicit {
+            let exp = self.size_exp_of(&s.size, local);
+            let uses = out.entry(s.site.id).or_default();
+            let earlier = uses.iter().find(|(n, _)| **n == *s.name).map(|(_, e)| e);
+            match (exp, earlier) {
+                (Some(e), None) => uses.push((s.name.to_string().into(), e)),
+                (Some(e), Some(prev)) if e == *prev => {}
+                _ => {
+                    return Err(Diagnostic::ty(
+                        format!(
+                            "Ambiguous size \"{}\": the size parameter of \"{}\" is not known where it is used",
+                            s.name, s.callee
+                        ),
+                        s.site.span,
+                    )
+                    .with_label(format!("nothing here says what \"{}\" is", s.name))
+                    .with_help(format!(
+                        "\"{}\" is named only by the result's type: use the result where its type is known (`{} : [n]t`), with a size that is a size parameter or `i64` parameter here",
+                        s.name, s.callee
+                    )))
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// `s` as an expression of the names of sizes numbered below `local`.
+    fn size_exp_of(&self, s: &Size, local: u32) -> Option<SizeExp> {
+        match self.resolve(s) {
+            Size::Const(k) => Some(SizeExp::Const(k)),
+            Size::Rigid(r) if r < local && self.why[r as usize].is_none() => {
+                let name = &self.names[r as usize];
+                (!name.is_empty()).then(|| SizeExp::Var(name.to_string().into()))
+            }
+            Size::Op(op, a, b) => Some(SizeExp::Op(
+                op,
+                Box::new(self.size_exp_of(&a, local)?),
+                Box::new(self.size_exp_of(&b, local)?),
+            )),
+            _ => None,
+        }
+    }
+
     // ---- the signature ----------------------------------------------------
 
     /// The definition's sized signature: its sizes numbered in order of
@@ -559,6 +677,7 @@ impl<'a> Walker<'a> {
         params: &[Shape],
         ret: &Shape,
         ambiguous: Vec<Rc<str>>,
+        from_context: Vec<Rc<str>>,
     ) -> (SizedSig, Vec<u32>) {
         // A parameter's anonymous size that nothing fixed is a size
         // parameter of its own.
@@ -645,12 +764,18 @@ impl<'a> Walker<'a> {
                 })
             })
         };
+        // A size parameter only the result names is each use's to give.
         let sig = SizedSig {
-            existential: (0..order.len()).map(|i| i >= in_params).collect(),
+            existential: order
+                .iter()
+                .enumerate()
+                .map(|(i, r)| i >= in_params && !self.declared.contains(r))
+                .collect(),
             names,
             params: params.iter().map(number).collect(),
             ret: number(&ret),
             ambiguous,
+            from_context,
         };
         (sig, order)
     }

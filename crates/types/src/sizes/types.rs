@@ -150,7 +150,7 @@ impl<'a> Walker<'a> {
         }
         let ret = self.convert(t, Mode::Exist);
         self.env.truncate(mark);
-        let (sig, order) = self.signature(&params, &ret, Vec::new());
+        let (sig, order) = self.signature(&params, &ret, Vec::new(), Vec::new());
         // Sizes of the scope it is written in are not its own.
         let fixed: Vec<Option<Size>> = order
             .iter()
