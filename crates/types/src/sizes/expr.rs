@@ -8,6 +8,14 @@ impl<'a> Walker<'a> {
         Shape::Fun((self.funs.len() - 1) as u32)
     }
 
+    /// The function value of definition `d`, named at `e`.
+    fn def_fun(&mut self, d: Rc<CheckedDef>, e: &Expr) -> Shape {
+        self.fun(FunVal {
+            callee: Callee::Def(d, Site::of(e)),
+            args: Vec::new(),
+        })
+    }
+
     pub(super) fn expr(&mut self, e: &'a Expr) -> Result<Shape> {
         let s = urchin_base::stack::deep(|| self.expr_inner(e))?;
         self.causality(e)?;
@@ -417,28 +425,13 @@ impl<'a> Walker<'a> {
                             .iter()
                             .map(|e| e.then_some(Size::Unknown))
                             .collect();
-                        let site = Some((
-                            Site {
-                                id: e.id,
-                                span: e.span,
-                            },
-                            &d.name,
-                        ));
+                        let site = Some((Site::of(e), &d.name));
                         self.instantiate(sig, &unknown, &format!("\"{}\"", d.name), &[], site)
                             .unwrap_or(Shape::Any)
                     }
                     None => Shape::Any,
                 },
-                Some(d) => self.fun(FunVal {
-                    callee: Callee::Def(
-                        d.clone(),
-                        Site {
-                            id: e.id,
-                            span: e.span,
-                        },
-                    ),
-                    args: Vec::new(),
-                }),
+                Some(d) => self.def_fun(d.clone(), e),
                 // A recursive use.
                 None => match self.own.clone() {
                     Some(sig) if id.0 as usize == self.defs.len() => self.fun(FunVal {
@@ -465,18 +458,10 @@ impl<'a> Walker<'a> {
             }),
             Head::Backtick(q) => {
                 let s = match self.def.resolved.get(&e.id) {
-                    Some(GlobalKind::Def(id)) => self.defs.get(id.0 as usize).map(|d| {
-                        self.fun(FunVal {
-                            callee: Callee::Def(
-                                d.clone(),
-                                Site {
-                                    id: e.id,
-                                    span: e.span,
-                                },
-                            ),
-                            args: Vec::new(),
-                        })
-                    }),
+                    Some(GlobalKind::Def(id)) => self
+                        .defs
+                        .get(id.0 as usize)
+                        .map(|d| self.def_fun(d.clone(), e)),
                     _ if q.is_local() => self.lookup(&q.name),
                     _ => None,
                 };

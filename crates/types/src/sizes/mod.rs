@@ -286,6 +286,15 @@ struct Site {
     span: Span,
 }
 
+impl Site {
+    fn of(e: &Expr) -> Site {
+        Site {
+            id: e.id,
+            span: e.span,
+        }
+    }
+}
+
 /// A size parameter of a definition that a use takes from its context:
 /// what it is once the walk is done.
 struct ImplicitSize {
