@@ -35,6 +35,14 @@ pub fn unfold(
     values: ReplValues,
 ) -> Result<Term, Fail> {
     let def = types.def(id);
+    // Each use gives these (lowering binds them); the reference semantics
+    // does not model sizes taken from a use's context.
+    if let Some(n) = def.sizes.as_ref().and_then(|s| s.from_context.first()) {
+        return Err(Fail::unsupported(format!(
+            "the size `{n}` of `{}`, which only its result's type names",
+            def.name
+        )));
+    }
     let c = Converter {
         types,
         def,

@@ -1592,7 +1592,7 @@ impl<'g> Infer<'g> {
     }
 
     fn infer_local_function(&mut self, f: &LetFun) -> Result<Type> {
-        super::check_size_params(&f.name, &f.type_params, &f.params)?;
+        super::check_size_params(&f.name, &f.type_params, &f.params, None)?;
         let saved_locals = self.locals.len();
         let saved_tparams = self.type_params.len();
         let mut tparams = Vec::new();

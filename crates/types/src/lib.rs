@@ -93,6 +93,11 @@ pub struct CheckedDef {
     pub recursive: bool,
     /// Its type with sizes (see [`sizes`]), once checked.
     pub sizes: Option<sizes::SizedSig>,
+    /// The size parameters that uses of definitions in the target take
+    /// from their context, not their arguments (those only a declared
+    /// result names): at each use (the name's node), what each is, in the
+    /// names of this definition's own sizes.
+    pub implicit_sizes: HashMap<NodeId, Vec<(Ident, sizes::SizeExp)>>,
 }
 
 impl CheckedDef {
@@ -260,7 +265,7 @@ impl TypeEnv {
         // Where the definition itself goes in scope (its parameters, sizes
         // included, shadow it).
         let mark = inf.locals_mark();
-        check_size_params(&d.name, &d.type_params, &d.params)?;
+        check_size_params(&d.name, &d.type_params, &d.params, d.ret.as_ref())?;
         let mut declared: Vec<Ident> = Vec::new();
         for tp in &d.type_params {
             match tp {
@@ -621,13 +626,16 @@ impl TypeEnv {
             recursive: !inf.recursive_uses.is_empty(),
             users,
             sizes: None,
+            implicit_sizes: HashMap::new(),
         };
         if checked.recursive {
             recursion::check(&checked, own)?;
         }
         lifted::check(&checked, &self.defs)?;
         uniqueness::check(&checked, &self.defs, &self.opaque)?;
-        checked.sizes = Some(sizes::check(&checked, &self.defs)?);
+        let (sig, implicit) = sizes::check(&checked, &self.defs)?;
+        checked.sizes = Some(sig);
+        checked.implicit_sizes = implicit;
         Ok(checked)
     }
 
@@ -719,11 +727,14 @@ fn unknown_size(globals: &env::Globals, params: &[TypeParam], t: &TypeExp) -> Op
 
 /// Futhark's causality restriction: a size parameter takes its value from
 /// the sizes of the arguments, so it must be the size of some parameter
-/// (possibly inside a function parameter's type).
+/// (possibly inside a function parameter's type), or one the declared
+/// result `ret` names, which each use then gives it (`def iota [n] :
+/// [n]i64` used as `iota : [x]i64`; see the size check's `implicit`).
 pub(crate) fn check_size_params(
     name: &str,
     type_params: &[TypeParam],
     params: &[Pat],
+    ret: Option<&TypeExp>,
 ) -> Result<(), Diagnostic> {
     // Futhark also infers a size from a size expression (`[n * m]`): see
     // lowering's `bind_params`.
@@ -731,8 +742,14 @@ pub(crate) fn check_size_params(
     for p in params {
         size_names_in_pat(p, true, &mut used);
     }
+    if let Some(t) = ret {
+        size_names_in_type(t, true, &mut used);
+    }
     for tp in type_params {
         if let TypeParam::Size(n, s) = tp {
+            if used.contains(n) {
+                continue;
+            }
             if params.is_empty() {
                 return Err(Diagnostic::ty(
                     format!("`{name}` is a size-polymorphic value binding: its size parameter `{n}` is the size of no parameter"),
@@ -741,16 +758,14 @@ pub(crate) fn check_size_params(
                 .with_label("only a function's arguments can give a size parameter a value")
                 .with_help("give the definition a parameter that the size comes from, or compute the size in the body"));
             }
-            if !used.contains(n) {
-                return Err(Diagnostic::ty(
-                    format!("the size parameter `{n}` of `{name}` is not the size of any parameter"),
-                    *s,
-                )
-                .with_label("only its arguments' sizes can give it a value")
-                .with_help(format!(
-                    "use it in a parameter's type (`(xs: [{n}]t)`), or compute the size in the body and return an existential size (`?[{n}].[{n}]t`)"
-                )));
-            }
+            return Err(Diagnostic::ty(
+                format!("the size parameter `{n}` of `{name}` is not the size of any parameter"),
+                *s,
+            )
+            .with_label("only its arguments' sizes, or the type its result is used at, can give it a value")
+            .with_help(format!(
+                "use it in a parameter's type (`(xs: [{n}]t)`) or the declared result type, or compute the size in the body and return an existential size (`?[{n}].[{n}]t`)"
+            )));
         }
     }
     Ok(())
@@ -821,6 +836,13 @@ pub(crate) fn size_names_in_type(t: &TypeExp, in_exps: bool, out: &mut Vec<Ident
                 match a {
                     TypeArg::Type(t) => size_names_in_type(t, in_exps, out),
                     TypeArg::Size(Dim::Named(n)) if !out.contains(n) => out.push(n.clone()),
+                    TypeArg::Size(Dim::Exp(e)) if in_exps => {
+                        for n in e.variables() {
+                            if !out.contains(&n) {
+                                out.push(n);
+                            }
+                        }
+                    }
                     TypeArg::Size(_) => {}
                 }
             }

@@ -226,6 +226,40 @@ impl Scheme {
     }
 }
 
+impl Scheme {
+    /// The scheme Futhark gives the definition: it resolves the type of
+    /// an overloaded literal or operator at the definition, to its default
+    /// (`i32`, `f64` for float literals), where urchin generalises over it.
+    /// An integer class is left open: urchin indexes with any integer type
+    /// where Futhark's indices are `i64`, so what Futhark fixes it to is not
+    /// known. `None` where there is nothing to fix.
+    pub fn fixed_overloads(&self) -> Option<Scheme> {
+        let fixed = |c: &Class| {
+            c.default_prim()
+                .filter(|_| matches!(c, Class::Num | Class::Float | Class::Ord))
+        };
+        if !self.tyvars.iter().any(|(c, _)| fixed(c).is_some()) {
+            return None;
+        }
+        let inst = Inst {
+            tys: self
+                .tyvars
+                .iter()
+                .enumerate()
+                .map(|(i, (c, _))| fixed(c).map_or(Base::Var(TyVar(i as u32)), Base::Prim))
+                .collect(),
+            ranks: (0..self.n_rankvars)
+                .map(|j| Rank::var(RankVar(j)))
+                .collect(),
+        };
+        Some(Scheme {
+            tyvars: self.tyvars.clone(),
+            n_rankvars: self.n_rankvars,
+            ty: self.ty.subst(&inst),
+        })
+    }
+}
+
 impl RankView for Scheme {
     fn value(&self, _: RankVar) -> Option<u32> {
         None

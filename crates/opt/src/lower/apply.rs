@@ -32,6 +32,9 @@ pub enum Closure<'t> {
         inst: Rc<Inst>,
         /// A recursive use, inside the definition's own body.
         own: bool,
+        /// The size parameters this use gives it from its context (see
+        /// `CheckedDef::implicit_sizes`).
+        given: Env<'t>,
     },
     Intrinsic(Intrinsic),
     /// `(x ⊕)` or `(⊕ y)`, with `op` the operator's function.
@@ -84,6 +87,7 @@ impl<'t> Lower<'t> {
         &mut self,
         def: &'t CheckedDef,
         inst: Rc<Inst>,
+        given: Env<'t>,
         args: Vec<Val<'t>>,
         span: Span,
     ) -> LResult<Val<'t>> {
@@ -94,34 +98,42 @@ impl<'t> Lower<'t> {
                 _ => None,
             })
             .collect();
-        let r = self.in_call(&def.name, span, |l| l.apply_def(def, inst, args, span))?;
+        let r = self.in_call(&def.name, span, |l| {
+            l.apply_def(def, inst, given, args, span)
+        })?;
         if let (Some(scalars), Val::Leaf(Atom::Var(v))) = (scalars, &r) {
             self.call_results.insert(*v, (&def.name, scalars));
         }
         Ok(r)
     }
 
-    /// A definition applied to all its parameters: a call if it is
-    /// recursive, else its body inlined.
+    /// A definition applied to all its parameters (and the size
+    /// parameters `given` by the use): a call if it is recursive, else its
+    /// body inlined.
     pub(super) fn apply_def(
         &mut self,
         def: &'t CheckedDef,
         inst: Rc<Inst>,
+        given: Env<'t>,
         args: Vec<Val<'t>>,
         span: Span,
     ) -> LResult<Val<'t>> {
         if def.recursive {
+            // (A recursive definition is a function of the core IR, whose
+            // sizes come from its arguments.)
             self.call_recursive(def, inst, args, false, span)
         } else {
-            self.inline_def(def, inst, args, span)
+            self.inline_def(def, inst, given, args, span)
         }
     }
 
-    /// The body of a definition, with its parameters bound to `args`.
+    /// The body of a definition, with its parameters bound to `args` and
+    /// the size parameters `given` by the use.
     pub(super) fn inline_def(
         &mut self,
         def: &'t CheckedDef,
         inst: Rc<Inst>,
+        given: Env<'t>,
         args: Vec<Val<'t>>,
         span: Span,
     ) -> LResult<Val<'t>> {
@@ -140,7 +152,7 @@ impl<'t> Lower<'t> {
             ));
         }
         let ctx = Ctx { def, inst };
-        let env = self.bind_params(&ctx, def.target.params.iter().zip(args), span)?;
+        let env = self.bind_params(&ctx, given, def.target.params.iter().zip(args), span)?;
         let r = self.expr(&ctx, &env, &def.target.body)?;
         match &def.target.ret {
             Some(ret) => self.ascribe(
@@ -306,6 +318,7 @@ impl<'t> Lower<'t> {
                 def,
                 inst,
                 own: true,
+                ..
             } => self.in_call(&def.name, span, |l| {
                 l.call_recursive(def, inst.clone(), args, true, span)
             }),
@@ -313,7 +326,8 @@ impl<'t> Lower<'t> {
                 def,
                 inst,
                 own: false,
-            } => self.call_def(def, inst.clone(), args, span),
+                given,
+            } => self.call_def(def, inst.clone(), given.clone(), args, span),
             Closure::Intrinsic(i) => self.intrinsic(i, args, span),
             Closure::Section { op, left, right } => {
                 let x = args.into_iter().next().expect("arity 1");
@@ -386,7 +400,7 @@ impl<'t> Lower<'t> {
         span: Span,
     ) -> LResult<Val<'t>> {
         match ctx.def.resolved.get(&id) {
-            Some(k) => self.global(ctx, id, k.clone(), span),
+            Some(k) => self.global(ctx, env, id, k.clone(), span),
             None => env
                 .get(&q.name)
                 .map(|v| ctx.local_instance(id, v))

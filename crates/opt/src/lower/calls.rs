@@ -17,7 +17,7 @@
 //! parameters (renamed inside the body), which every call passes.
 
 use super::apply::Closure;
-use super::value::{Val, leaf_types, structure};
+use super::value::{Env, Val, leaf_types, structure};
 use super::{LResult, Lower};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -262,7 +262,9 @@ impl<'t> Lower<'t> {
         // calls start from it, and each call adds its caller's at run time.
         let caller = std::mem::replace(&mut self.b.ctx, CallCtx::TOP);
         let built = self.body(|l| {
-            let r = urchin_base::stack::deep(|| l.inline_def(def, inst.clone(), body_args, span))?;
+            let r = urchin_base::stack::deep(|| {
+                l.inline_def(def, inst.clone(), Env::default(), body_args, span)
+            })?;
             Ok((l.leaves(&r, span)?, ()))
         });
         self.b.ctx = caller;

@@ -7,13 +7,14 @@ use super::{Ctx, LResult, Lower};
 use urchin_base::diag::{Diagnostic, Phase};
 use urchin_base::source::Span;
 use urchin_core::ir::{self, Atom, DimIndex, LoopForm, Var};
-use urchin_prim::{PrimType, Scalar};
+use urchin_prim::{BinOp, PrimType, Scalar};
 use urchin_syntax::ast::LoopForm as LoopForm_;
 use urchin_syntax::ast::*;
 use urchin_syntax::spine;
 use urchin_types::CheckedDef;
 use urchin_types::env::{GlobalKind, ValueId};
 use urchin_types::intrinsics::{self, Intrinsic};
+use urchin_types::sizes::{SizeExp, SizeOp};
 use urchin_types::ty::{Base, Type};
 
 impl<'t> Lower<'t> {
@@ -264,12 +265,15 @@ impl<'t> Lower<'t> {
                 None => return Err(Self::internal(format!("unresolved name {q}"), span)),
             },
         };
-        self.global(ctx, id, kind, span)
+        self.global(ctx, env, id, kind, span)
     }
 
+    /// A global name used at node `id`, in the scope `env` (which gives
+    /// the size parameters the use takes from its context).
     pub(super) fn global(
         &mut self,
         ctx: &Ctx<'t>,
+        env: &Env<'t>,
         id: NodeId,
         kind: GlobalKind,
         span: Span,
@@ -280,13 +284,23 @@ impl<'t> Lower<'t> {
             GlobalKind::Def(d) => {
                 let def: &'t CheckedDef = self.tenv.def(d);
                 let inst = ctx.inst_of(id);
+                let mut given = Env::default();
+                for (n, e) in ctx.def.implicit_sizes.get(&id).into_iter().flatten() {
+                    let size = self.size_exp(env, e, span)?;
+                    given = given.bind(n.clone(), Val::Leaf(size));
+                }
                 if def.target.params.is_empty() {
                     // A constant: inlined at each use.
-                    self.apply_def(def, inst, Vec::new(), span)
+                    self.apply_def(def, inst, given, Vec::new(), span)
                 } else {
                     // A definition naming itself is a recursive use.
                     let own = std::ptr::eq(def, ctx.def);
-                    Ok(Self::fun(Closure::Def { def, inst, own }))
+                    Ok(Self::fun(Closure::Def {
+                        def,
+                        inst,
+                        own,
+                        given,
+                    }))
                 }
             }
             GlobalKind::Value(v) => self.external(v, span),
@@ -297,6 +311,33 @@ impl<'t> Lower<'t> {
                 span,
             )),
         }
+    }
+
+    /// A size the checker found for a use, computed from the sizes in
+    /// scope there.
+    fn size_exp(&mut self, env: &Env<'t>, e: &SizeExp, span: Span) -> LResult<Atom> {
+        Ok(match e {
+            SizeExp::Const(k) => Atom::Const(Scalar::I64(*k)),
+            SizeExp::Var(x) => match env.get(x) {
+                Some(v) => self.scalar(v, span)?,
+                None => {
+                    return Err(Self::internal(
+                        format!("the size {x} is not in scope"),
+                        span,
+                    ));
+                }
+            },
+            SizeExp::Op(op, a, b) => {
+                let a = self.size_exp(env, a, span)?;
+                let b = self.size_exp(env, b, span)?;
+                let op = match op {
+                    SizeOp::Add => BinOp::Add,
+                    SizeOp::Sub => BinOp::Sub,
+                    SizeOp::Mul => BinOp::Mul,
+                };
+                self.b.at(span, "_size").bin(op, a, b).into()
+            }
+        })
     }
 
     fn external(&mut self, id: ValueId, span: Span) -> LResult<Val<'t>> {

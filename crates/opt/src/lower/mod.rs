@@ -254,7 +254,7 @@ impl<'t> Lower<'t> {
         let (body, ()) = self.body(|l| {
             let more = args.split_off(declared);
             // The entry point is not called from anywhere in the program.
-            let mut v = l.apply_def(def, inst.clone(), args, def.source.span)?;
+            let mut v = l.apply_def(def, inst.clone(), Env::default(), args, def.source.span)?;
             if !more.is_empty() {
                 v = l.apply(&v, more, def.target.body.span)?;
             }

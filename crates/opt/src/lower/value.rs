@@ -275,7 +275,8 @@ impl<'t> Lower<'t> {
     }
 
     /// Binds a definition's parameters to its arguments (of the call at
-    /// `span`), in a fresh environment: sizes are bound by whichever
+    /// `span`), in an environment of the size parameters the use `given`
+    /// (those only the result's type names): other sizes are bound by whichever
     /// parameter has them as a dimension, or solved from a size expression
     /// that the argument's size is known to match, and a size computed
     /// from them is checked after. A size parameter left unbound is an
@@ -283,11 +284,12 @@ impl<'t> Lower<'t> {
     pub(super) fn bind_params(
         &mut self,
         ctx: &Ctx<'t>,
+        given: Env<'t>,
         params: impl Iterator<Item = (&'t Pat, Val<'t>)>,
         span: Span,
     ) -> LResult<Env<'t>> {
         let outer = self.deferred.replace(Vec::new());
-        let mut bound = Ok(Env::default());
+        let mut bound = Ok(given);
         for (p, v) in params {
             let what = match p.binders().first() {
                 Some((n, _)) => format!("parameter `{n}` of `{}`", ctx.def.name),

@@ -480,6 +480,29 @@ impl Phase<'_> {
                         .with_note(format!("the module has `{}`", m.found))
                         .into());
                     }
+                    // Futhark fixes an overloaded type at the definition,
+                    // before the module meets its module type.
+                    if let Some(fixed) = g.scheme.fixed_overloads() {
+                        if let Err(m) = self.tenv.fits_spec(&fixed, &spec) {
+                            return Err(Diagnostic::ty(
+                                format!(
+                                    "value `{name}` does not match its specification `{shown_spec}`: Defaulted to `{}`",
+                                    m.found
+                                ),
+                                span,
+                            )
+                            .with_secondary(vs.span, "specified here")
+                            .with_note(format!(
+                                "`{}` is overloaded (`{}`); as in Futhark, its numeric types are fixed where it is defined, to their defaults (`i32`, `f64` for float literals), before the module type is matched",
+                                vs.name, g.scheme
+                            ))
+                            .with_help(format!(
+                                "annotate the definition with the types its specification asks for (`{}`)",
+                                m.expected
+                            ))
+                            .into());
+                        }
+                    }
                     if let GlobalKind::Def(id) = g.kind {
                         let def = self.tenv.def(id);
                         if let Some(i) = consumes_unasked(&def.source.params, &spec_ty) {

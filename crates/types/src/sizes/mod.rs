@@ -18,16 +18,25 @@
 //! check rejects only what certainly breaks Futhark's rules, and `:>`
 //! stays a run-time check. What it computes of a definition, its
 //! [`SizedSig`], is what its callers instantiate and what `:type` shows.
+//!
+//! The walk is split by concern: `types` reads types and patterns as
+//! shapes, `expr` walks expressions, `apply` applications, `loops`
+//! loops; this module holds the walker, its size algebra and the
+//! signature it computes.
 
+mod apply;
+mod expr;
+mod loops;
 pub mod shape;
+mod types;
 
 use super::CheckedDef;
 use super::env::GlobalKind;
 use super::intrinsics::Intrinsic;
 use super::lengths::simple_name;
 use super::ty::{Base, Rank, Type};
-use shape::SizeOp;
-pub use shape::{Shape, Size, SizedSig};
+pub use shape::{Shape, Size, SizeExp, SizeOp, SizedSig};
+use std::collections::HashMap;
 use std::rc::Rc;
 use urchin_base::diag::Diagnostic;
 use urchin_base::source::Span;
@@ -41,10 +50,15 @@ type Result<T> = std::result::Result<T, Diagnostic>;
 /// anew with its arguments' sizes); deeper, a result is unknown.
 const MAX_DEPTH: usize = 48;
 
+/// What the size parameters that uses of definitions take from their
+/// context are, at each use (see [`CheckedDef::implicit_sizes`]).
+pub type Implicit = HashMap<NodeId, Vec<(Ident, SizeExp)>>;
+
 /// Checks the sizes of a definition; `defs` are those it may use (a
 /// recursive use names the one being checked, at index `defs.len()`).
-/// Returns its sized signature.
-pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>]) -> Result<SizedSig> {
+/// Returns its sized signature, and the sizes its uses of definitions
+/// take from their context.
+pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>]) -> Result<(SizedSig, Implicit)> {
     let d = &def.target;
     let mut w = Walker {
         def,
@@ -57,12 +71,15 @@ pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>]) -> Result<SizedSig> {
         params: 0..0,
         empty: Vec::new(),
         own: None,
-        terms: std::collections::HashMap::new(),
+        terms: HashMap::new(),
         depth: 0,
+        implicit: Vec::new(),
+        declared: Vec::new(),
     };
     for tp in &d.type_params {
         if let TypeParam::Size(n, _) = tp {
             let r = w.rigid(n.clone(), None);
+            w.declared.push(r);
             w.bind(n.clone(), Shape::Size(Size::Rigid(r)));
         }
     }
@@ -112,7 +129,9 @@ pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>]) -> Result<SizedSig> {
             }
             None => Shape::Any,
         };
-        w.own = Some(Rc::new(w.signature(&params, &ret, Vec::new()).0));
+        w.own = Some(Rc::new(
+            w.signature(&params, &ret, Vec::new(), Vec::new()).0,
+        ));
     }
     let local = w.names.len() as u32;
     let body = w.expr(&d.body)?;
@@ -152,7 +171,11 @@ pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>]) -> Result<SizedSig> {
             // As written: an anonymous size an abbreviation is given
             // (`square []`) stands for one size wherever it is used.
             let written = match &def.source.ret {
-                Some(r) if def.source.params.len() == d.params.len() => r,
+                Some(r)
+                    if def.source.params.len() == d.params.len() && anonymous_size_argument(r) =>
+                {
+                    r
+                }
                 _ => te,
             };
             let declared = w.convert(written, Mode::Exist);
@@ -160,25 +183,59 @@ pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>]) -> Result<SizedSig> {
         }
         None => body,
     };
-    Ok(w.signature(&params, &ret, ambiguous_sizes(d)).0)
+    let implicit = w.implicit_sizes(local)?;
+    let (ambiguous, from_context) = unfixed_sizes(d);
+    let sig = w.signature(&params, &ret, ambiguous, from_context).0;
+    Ok((sig, implicit))
 }
 
-/// The size parameters of `d` that no parameter's array has, only a
-/// function parameter's: what they are can never be found.
-fn ambiguous_sizes(d: &ValDec) -> Vec<Rc<str>> {
+/// Whether an abbreviation in `t` is given an anonymous size (`square
+/// []`), which the abbreviation spelled out would make several.
+fn anonymous_size_argument(t: &TypeExp) -> bool {
+    match t {
+        TypeExp::Named(_, args, _) => args.iter().any(|a| match a {
+            TypeArg::Size(d) => matches!(d, Dim::Any),
+            TypeArg::Type(t) => anonymous_size_argument(t),
+        }),
+        TypeExp::Array(_, t, _) | TypeExp::Unique(t, _) | TypeExp::Exists(_, t, _) => {
+            anonymous_size_argument(t)
+        }
+        TypeExp::Tuple(ts, _) => ts.iter().any(anonymous_size_argument),
+        TypeExp::Record(fs, _) => fs.iter().any(|(_, t)| anonymous_size_argument(t)),
+        TypeExp::Sum(cs, _) => cs
+            .iter()
+            .flat_map(|(_, ts)| ts)
+            .any(anonymous_size_argument),
+        TypeExp::Arrow(_, a, b, _) => anonymous_size_argument(a) || anonymous_size_argument(b),
+        TypeExp::Prim(..) => false,
+    }
+}
+
+/// The size parameters of `d` that no parameter's array has (only a
+/// function parameter's, or none): those the declared result names, which
+/// each use takes from its context, and the others, which are ambiguous:
+/// what they are can never be found.
+fn unfixed_sizes(d: &ValDec) -> (Vec<Rc<str>>, Vec<Rc<str>>) {
     let mut used = Vec::new();
     for p in &d.params {
         if !matches!(p, Pat::Ascribed(_, t, _) if matches!(**t, TypeExp::Arrow(..))) {
             super::size_names_in_pat(p, true, &mut used);
         }
     }
-    d.type_params
-        .iter()
-        .filter_map(|tp| match tp {
-            TypeParam::Size(n, _) if !used.contains(n) => Some(n.to_string().into()),
-            _ => None,
-        })
-        .collect()
+    let mut in_ret = Vec::new();
+    if let Some(t) = &d.ret {
+        super::size_names_in_type(t, true, &mut in_ret);
+    }
+    let (mut ambiguous, mut from_context) = (Vec::new(), Vec::new());
+    for tp in &d.type_params {
+        match tp {
+            TypeParam::Size(n, _) if used.contains(n) => {}
+            TypeParam::Size(n, _) if in_ret.contains(n) => from_context.push(n.to_string().into()),
+            TypeParam::Size(n, _) => ambiguous.push(n.to_string().into()),
+            TypeParam::Type(..) => {}
+        }
+    }
+    (ambiguous, from_context)
 }
 
 /// Where a type is read, which says what its anonymous sizes (`[]`, and
@@ -202,7 +259,8 @@ enum Mode {
 /// What a function value is.
 #[derive(Clone)]
 enum Callee<'a> {
-    Def(Rc<CheckedDef>),
+    /// A definition, and the use that names it.
+    Def(Rc<CheckedDef>, Site),
     Intrinsic(Intrinsic, Rc<str>),
     Closure(Rc<Closure<'a>>),
     /// A function parameter, of the sized type its annotation gives
@@ -221,6 +279,31 @@ struct Closure<'a> {
     env: Vec<(Ident, Shape)>,
 }
 
+/// A use of a definition: its name's node.
+#[derive(Clone, Copy)]
+struct Site {
+    id: NodeId,
+    span: Span,
+}
+
+impl Site {
+    fn of(e: &Expr) -> Site {
+        Site {
+            id: e.id,
+            span: e.span,
+        }
+    }
+}
+
+/// A size parameter of a definition that a use takes from its context:
+/// what it is once the walk is done.
+struct ImplicitSize {
+    site: Site,
+    name: Rc<str>,
+    callee: Ident,
+    size: Size,
+}
+
 #[derive(Clone)]
 struct Arg {
     shape: Shape,
@@ -232,6 +315,16 @@ struct Arg {
 struct FunVal<'a> {
     callee: Callee<'a>,
     args: Vec<Arg>,
+}
+
+/// A row size of an empty array literal: it must be known when the
+/// literal is made (Futhark's causality restriction), so it may not be a
+/// size computed later.
+struct EmptyRows {
+    flex: u32,
+    /// The named sizes that existed when the literal was made.
+    born: u32,
+    span: Span,
 }
 
 struct Walker<'a> {
@@ -250,16 +343,22 @@ struct Walker<'a> {
     /// The definition's parameters' anonymous sizes (numbers of `flex`):
     /// inferred, but not unknown.
     params: std::ops::Range<u32>,
-    /// Row sizes of empty array literals, which only context can give.
-    empty: Vec<u32>,
+    /// Row sizes of empty array literals, which only context can give
+    /// (numbers of `flex`), with where each literal is and how many
+    /// named sizes there were when it was made.
+    empty: Vec<EmptyRows>,
     /// The definition's own signature as its annotations give it, for its
     /// recursive uses.
     own: Option<Rc<SizedSig>>,
     /// Integer expressions given as arguments, as sizes: the same
     /// expression is the same size (`replicate (i64.i32 k) 0` and
     /// `iota (i64.i32 k)` are equally long).
-    terms: std::collections::HashMap<String, u32>,
+    terms: HashMap<String, u32>,
     depth: usize,
+    /// The size parameters that uses of definitions take from context.
+    implicit: Vec<ImplicitSize>,
+    /// The definition's own size parameters (named sizes).
+    declared: Vec<u32>,
 }
 
 impl<'a> Walker<'a> {
@@ -527,1317 +626,53 @@ impl<'a> Walker<'a> {
         }
     }
 
-    // ---- types ------------------------------------------------------------
-
-    fn of_type(&mut self, t: &Type, mode: Mode) -> Shape {
-        let shape = Shape::of_type(t, &mut || Size::Unknown);
-        if mode != Mode::Param {
-            return shape;
-        }
-        // Each anonymous dimension of a parameter is inferred.
-        shape.map_sizes(&mut |s| match s {
-            Size::Unknown => self.flexible(),
-            s => s.clone(),
-        })
-    }
-
-    /// `shape` with its unknown parts read from the type `t`.
-    fn fill(&mut self, shape: Shape, t: &Type, mode: Mode) -> Shape {
-        match shape {
-            Shape::Any => self.of_type(t, mode),
-            Shape::Array(ds, e) => {
-                let k = ds.len() as u32;
-                if t.rank.konst < k {
-                    return Shape::Array(ds, e);
-                }
-                // (An array of a type variable's values: the rest of its
-                // rank is the variable's.)
-                let rank = Rank {
-                    konst: t.rank.konst - k,
-                    vars: t.rank.vars.clone(),
-                };
-                let elem = Type::new(rank, t.base.clone());
-                let e = self.fill(*e, &elem, mode);
-                Shape::array(ds, e)
-            }
-            Shape::Tuple(ss) => match (&t.base, t.rank == Rank::zero()) {
-                (Base::Tuple(ts), true) if ts.len() == ss.len() => Shape::Tuple(
-                    ss.into_iter()
-                        .zip(ts)
-                        .map(|(s, t)| self.fill(s, t, mode))
-                        .collect(),
-                ),
-                _ => Shape::Tuple(ss),
-            },
-            Shape::Record(fs) => match (&t.base, t.rank == Rank::zero()) {
-                (Base::Record(ts), true) if ts.len() == fs.len() => Shape::Record(
-                    fs.into_iter()
-                        .zip(ts)
-                        .map(|((n, s), (_, t))| (n, self.fill(s, t, mode)))
-                        .collect(),
-                ),
-                _ => Shape::Record(fs),
-            },
-            s => s,
-        }
-    }
-
-    /// The shape of node `id`'s type, its sizes unknown.
-    fn fallback(&mut self, id: Option<NodeId>) -> Shape {
-        match id.and_then(|id| self.def.types.get(&id)) {
-            Some(t) => Shape::of_type(t, &mut || Size::Unknown),
-            None => Shape::Any,
-        }
-    }
-
-    /// `shape` with the unknown parts of node `id`'s type filled in.
-    fn typed(&mut self, shape: Shape, id: NodeId) -> Shape {
-        match self.def.types.get(&id) {
-            Some(t) => {
-                let t = t.clone();
-                self.fill(shape, &t, Mode::Let)
-            }
-            None => shape,
-        }
-    }
-
-    /// A type expression's shape; names of sizes not in scope are bound.
-    fn convert(&mut self, te: &TypeExp, mode: Mode) -> Shape {
-        match te {
-            TypeExp::Prim(p, _) => Shape::Leaf(Type::prim(*p)),
-            TypeExp::Array(d, t, _) => {
-                let s = self.dim(d, mode);
-                let elem = self.convert(t, mode);
-                Shape::array(vec![s], elem)
-            }
-            TypeExp::Tuple(ts, _) => {
-                Shape::Tuple(ts.iter().map(|t| self.convert(t, mode)).collect())
-            }
-            TypeExp::Record(fs, _) => {
-                let mut fs: Vec<(Ident, Shape)> = fs
-                    .iter()
-                    .map(|(n, t)| (n.clone(), self.convert(t, mode)))
-                    .collect();
-                fs.sort_by(|a, b| a.0.cmp(&b.0));
-                Shape::Record(fs)
-            }
-            TypeExp::Sum(cs, _) => {
-                let mut cs: Vec<(Ident, Vec<Shape>)> = cs
-                    .iter()
-                    .map(|(c, ts)| {
-                        (
-                            c.clone(),
-                            ts.iter().map(|t| self.convert(t, mode)).collect(),
-                        )
-                    })
-                    .collect();
-                cs.sort_by(|a, b| a.0.cmp(&b.0));
-                Shape::Sum(cs)
-            }
-            TypeExp::Unique(t, _) => self.convert(t, mode),
-            TypeExp::Exists(ns, t, _) => {
-                let mark = self.env.len();
-                for n in ns {
-                    let s = match mode {
-                        Mode::Exist => Size::Rigid(self.rigid(n.clone(), Some(String::new()))),
-                        _ => Size::Unknown,
-                    };
-                    self.bind(n.clone(), Shape::Size(s));
-                }
-                let s = self.convert(t, mode);
-                self.env.truncate(mark);
-                s
-            }
-            TypeExp::Arrow(..) => self.arrow(te),
-            TypeExp::Named(..) => Shape::Any,
-        }
-    }
-
-    /// A function of the type `te`: its sizes are instantiated at each
-    /// application, and its named parameters are sizes.
-    fn arrow(&mut self, te: &TypeExp) -> Shape {
-        let mark = self.env.len();
-        let first = self.names.len() as u32;
-        let mut params = Vec::new();
-        let mut t = te;
-        while let TypeExp::Arrow(name, a, b, _) = t {
-            let s = match (name, &**a) {
-                (Some(n), TypeExp::Prim(PrimType::I64, _)) => {
-                    let s = Shape::Size(Size::Rigid(self.rigid(n.clone(), None)));
-                    self.bind(n.clone(), s.clone());
-                    s
-                }
-                _ => self.convert(a, Mode::Param),
-            };
-            params.push(s);
-            t = b;
-        }
-        let ret = self.convert(t, Mode::Exist);
-        self.env.truncate(mark);
-        let (sig, order) = self.signature(&params, &ret, Vec::new());
-        // Sizes of the scope it is written in are not its own.
-        let fixed: Vec<Option<Size>> = order
-            .iter()
-            .map(|r| (*r < first).then_some(Size::Rigid(*r)))
-            .collect();
-        self.fun(FunVal {
-            callee: Callee::Sig(Rc::new(sig), fixed.into(), "this function".into()),
-            args: Vec::new(),
-        })
-    }
-
-    fn dim(&mut self, d: &Dim, mode: Mode) -> Size {
-        match d {
-            Dim::Any => match mode {
-                Mode::Param => self.flexible(),
-                Mode::Exist | Mode::Let => Size::Unknown,
-            },
-            Dim::Const(k) => i64::try_from(*k).map_or(Size::Unknown, Size::Const),
-            Dim::Named(n) => match self.lookup(n) {
-                Some(Shape::Size(s)) => s,
-                Some(_) => Size::Unknown,
-                None => {
-                    let s = match mode {
-                        Mode::Param | Mode::Exist => Size::Rigid(self.rigid(n.clone(), None)),
-                        Mode::Let => self.flexible(),
-                    };
-                    self.bind(n.clone(), Shape::Size(s.clone()));
-                    s
-                }
-            },
-            Dim::Exp(e) => self.size_exp(e),
-        }
-    }
-
-    /// The size an expression in a type stands for.
-    fn size_exp(&mut self, e: &Expr) -> Size {
-        match &e.kind {
-            ExprKind::Literal(Literal::Int { value, .. }) => {
-                i64::try_from(*value).map_or(Size::Unknown, Size::Const)
-            }
-            ExprKind::Var(q) if q.is_local() => match self.lookup(&q.name) {
-                Some(Shape::Size(s)) => s,
-                _ => Size::Unknown,
-            },
-            ExprKind::BinOp(op, _, a, b) => {
-                let op = match op {
-                    BinOpKind::Add => SizeOp::Add,
-                    BinOpKind::Sub => SizeOp::Sub,
-                    BinOpKind::Mul => SizeOp::Mul,
-                    _ => return Size::Unknown,
-                };
-                let (a, b) = (self.size_exp(a), self.size_exp(b));
-                Size::op(op, a, b)
-            }
-            ExprKind::Attr(_, e) => self.size_exp(e),
-            _ => Size::Unknown,
-        }
-    }
-
-    // ---- patterns and names -----------------------------------------------
-
-    fn bind(&mut self, x: Ident, s: Shape) {
-        self.env.push((x, s));
-    }
-
-    fn lookup(&self, x: &str) -> Option<Shape> {
-        self.env
-            .iter()
-            .rev()
-            .find(|(n, _)| &**n == x)
-            .map(|(_, s)| s.clone())
-    }
-
-    /// The shape a pattern's annotations give (its type `t`, if known,
-    /// filling in the rest).
-    fn pat_shape(&mut self, p: &Pat, t: Option<&Type>, mode: Mode) -> Shape {
-        let component = |i: usize| match t {
-            Some(t) if t.rank == Rank::zero() => match &t.base {
-                Base::Tuple(ts) => ts.get(i).cloned(),
-                _ => None,
-            },
-            _ => None,
-        };
-        match p {
-            Pat::Ascribed(_, te, _) => {
-                let s = self.convert(te, mode);
-                match t {
-                    Some(t) => self.fill(s, t, mode),
-                    None => s,
-                }
-            }
-            Pat::Tuple(ps, _) => Shape::Tuple(
-                ps.iter()
-                    .enumerate()
-                    .map(|(i, p)| {
-                        let t = component(i);
-                        self.pat_shape(p, t.as_ref(), mode)
-                    })
-                    .collect(),
-            ),
-            Pat::Record(fs, _) => {
-                let field = |n: &Ident| match t {
-                    Some(t) if t.rank == Rank::zero() => match &t.base {
-                        Base::Record(ts) => ts.iter().find(|(m, _)| m == n).map(|(_, t)| t.clone()),
-                        _ => None,
-                    },
-                    _ => None,
-                };
-                let mut shapes: Vec<(Ident, Shape)> = fs
-                    .iter()
-                    .map(|(n, p)| {
-                        let t = field(n);
-                        let s = match p {
-                            Some(p) => self.pat_shape(p, t.as_ref(), mode),
-                            None => match &t {
-                                Some(t) => self.of_type(t, mode),
-                                None => Shape::Any,
-                            },
-                        };
-                        (n.clone(), s)
-                    })
-                    .collect();
-                shapes.sort_by(|a, b| a.0.cmp(&b.0));
-                Shape::Record(shapes)
-            }
-            _ => match t {
-                Some(t) => self.of_type(t, mode),
-                None => Shape::Any,
-            },
-        }
-    }
-
-    /// The value of the variables a pattern names (`loop (xs, ys) for`).
-    fn pat_value(&self, p: &Pat) -> Shape {
-        match p {
-            Pat::Id(x, _) => self.lookup(x).unwrap_or(Shape::Any),
-            Pat::Ascribed(p, _, _) => self.pat_value(p),
-            Pat::Tuple(ps, _) => Shape::Tuple(ps.iter().map(|p| self.pat_value(p)).collect()),
-            _ => Shape::Any,
-        }
-    }
-
-    fn bind_pat(&mut self, p: &Pat, s: &Shape) {
-        match p {
-            // An integer variable is a size in its scope (`replicate k x`
-            // has `k` elements).
-            Pat::Id(x, _) if matches!(s, Shape::Leaf(t) if *t == Type::prim(PrimType::I64)) => {
-                let r = self.rigid(x.clone(), None);
-                self.bind(x.clone(), Shape::Size(Size::Rigid(r)))
-            }
-            Pat::Id(x, _) => self.bind(x.clone(), s.clone()),
-            Pat::Ascribed(p, _, _) => self.bind_pat(p, s),
-            Pat::Tuple(ps, _) => match s {
-                Shape::Tuple(ss) if ss.len() == ps.len() => {
-                    ps.iter().zip(ss).for_each(|(p, s)| self.bind_pat(p, s))
-                }
-                _ => ps.iter().for_each(|p| self.bind_pat(p, &Shape::Any)),
-            },
-            Pat::Record(fs, _) => {
-                for (n, p) in fs {
-                    let f = match s {
-                        Shape::Record(ss) => ss
-                            .iter()
-                            .find(|(m, _)| m == n)
-                            .map_or(Shape::Any, |(_, s)| s.clone()),
-                        _ => Shape::Any,
-                    };
-                    match p {
-                        Some(p) => self.bind_pat(p, &f),
-                        None => self.bind(n.clone(), f),
-                    }
-                }
-            }
-            Pat::Constr(c, ps, _) => {
-                let payload = match s {
-                    Shape::Sum(cs) => cs.iter().find(|(d, _)| d == c).map(|(_, ss)| ss.clone()),
-                    _ => None,
-                };
-                for (i, p) in ps.iter().enumerate() {
-                    let s = payload
-                        .as_ref()
-                        .and_then(|ss| ss.get(i).cloned())
-                        .unwrap_or(Shape::Any);
-                    self.bind_pat(p, &s);
-                }
-            }
-            Pat::Wildcard(_) | Pat::Literal(..) => {}
-        }
-    }
-
-    /// Binds `p` to a value of shape `value`: its annotations must agree.
-    fn bind_checked(&mut self, p: &Pat, value: &Shape, span: Span, what: &str) -> Result<()> {
-        let annotated = self.pat_shape(p, None, Mode::Let);
-        let s = self.expect(&annotated, value, span, what)?;
-        let s = self.resolve_shape(&s);
-        self.bind_pat(p, &s);
-        Ok(())
-    }
-
-    // ---- errors -----------------------------------------------------------
-
-    fn show(&self, s: &Shape) -> String {
-        let s = self.resolve_shape(s);
-        s.show(&|r| self.names[r as usize].to_string(), &mut |t| {
-            t.to_string()
-        })
-    }
-
-    fn show_size(&self, s: &Size) -> String {
-        let text = s.show(&|r| self.names[r as usize].to_string());
-        if text.is_empty() { "?".into() } else { text }
-    }
-
-    /// `actual` where `expected` is wanted: the two unified, or a type
-    /// error at `span`.
-    fn expect(
-        &mut self,
-        expected: &Shape,
-        actual: &Shape,
-        span: Span,
-        what: &str,
-    ) -> Result<Shape> {
-        match self.unify(expected, actual) {
-            Ok(s) => Ok(s),
-            Err((x, y)) => Err(self.mismatch(what.into(), expected, actual, (x, y), span)),
-        }
-    }
-
-    fn mismatch(
-        &self,
-        what: String,
-        expected: &Shape,
-        actual: &Shape,
-        (x, y): (Size, Size),
-        span: Span,
-    ) -> Diagnostic {
-        let mut d = Diagnostic::ty(what, span)
-            .with_label(format!("this has type `{}`", self.show(actual)))
-            .with_note(format!(
-                "expected `{}`: Sizes \"{}\" and \"{}\" do not match",
-                self.show(expected),
-                self.show_size(&x),
-                self.show_size(&y)
-            ));
-        let mut rigid = Vec::new();
-        x.rigids(&mut rigid);
-        y.rigids(&mut rigid);
-        for r in rigid {
-            if let Some(Some(why)) = self
-                .why
-                .get(r as usize)
-                .filter(|w| !matches!(w, Some(w) if w.is_empty()))
-            {
-                d = d.with_note(format!("\"{}\" is {why}", self.names[r as usize]));
-            }
-        }
-        d.with_help(
-            "sizes are checked when the program is checked: make the sizes agree, or coerce the value with `:>` (a check at run time)",
-        )
-    }
-
-    // ---- expressions ------------------------------------------------------
-
-    fn fun(&mut self, f: FunVal<'a>) -> Shape {
-        self.funs.push(f);
-        Shape::Fun((self.funs.len() - 1) as u32)
-    }
-
-    fn expr(&mut self, e: &'a Expr) -> Result<Shape> {
-        urchin_base::stack::deep(|| self.expr_inner(e))
-    }
-
-    fn expr_inner(&mut self, e: &'a Expr) -> Result<Shape> {
-        if let Some(sp) = spine::spine_of(e) {
-            return self.spine(e, sp);
-        }
-        let s = match &e.kind {
-            ExprKind::Literal(Literal::Int { value, .. })
-                if self.def.types.get(&e.id) == Some(&Type::prim(PrimType::I64)) =>
-            {
-                Shape::Size(i64::try_from(*value).map_or(Size::Unknown, Size::Const))
-            }
-            ExprKind::Literal(_) | ExprKind::Hole | ExprKind::ProjSection(_) => {
-                self.fallback(Some(e.id))
-            }
-            ExprKind::StringLit(s) => {
-                let len = i64::try_from(s.len()).map_or(Size::Unknown, Size::Const);
-                Shape::array(vec![len], Shape::Leaf(Type::prim(PrimType::U8)))
-            }
-            ExprKind::Var(q) => self.var(e, q),
-            ExprKind::OpValue(op) if !self.def.local_ops.contains(&e.id) => self.fun(FunVal {
-                callee: Callee::Intrinsic(Intrinsic::Operator(op.clone()), op.symbol().into()),
-                args: Vec::new(),
-            }),
-            ExprKind::OpValue(_) => self.fallback(Some(e.id)),
-            ExprKind::OpSection { left, right, .. } => {
-                for x in left.iter().chain(right) {
-                    self.expr(x)?;
-                }
-                self.fallback(Some(e.id))
-            }
-            ExprKind::ArrayLit(es) => {
-                let mut elem: Option<Shape> = None;
-                for x in es {
-                    let s = self.expr(x)?;
-                    // The elements have one size (where two are known to
-                    // differ, the literal fails when it runs).
-                    elem = Some(match elem {
-                        None => s,
-                        Some(prev) => match self.unify(&prev, &s) {
-                            Ok(m) => m,
-                            Err(_) => {
-                                self.join(&prev, &s, "the size of an element of an array literal")
-                            }
-                        },
-                    });
-                }
-                let len = i64::try_from(es.len()).map_or(Size::Unknown, Size::Const);
-                let elem = match elem {
-                    Some(e) => e,
-                    None => self.empty_rows(e.id),
-                };
-                Shape::array(vec![len], elem)
-            }
-            ExprKind::Tuple(es) => Shape::Tuple(
-                es.iter()
-                    .map(|x| self.expr(x))
-                    .collect::<Result<Vec<_>>>()?,
-            ),
-            ExprKind::Record(fields) => {
-                let mut fs = Vec::new();
-                for f in fields {
-                    match f {
-                        RecordField::Field(n, x) => fs.push((n.clone(), self.expr(x)?)),
-                        RecordField::Pun(n, _) => {
-                            fs.push((n.clone(), self.lookup(n).unwrap_or(Shape::Any)))
-                        }
-                    }
-                }
-                fs.sort_by(|a, b| a.0.cmp(&b.0));
-                Shape::Record(fs)
-            }
-            ExprKind::Project(x, f) => {
-                let s = self.expr(x)?;
-                project(&s, f)
-            }
-            ExprKind::RecordUpdate(r, _, v) => {
-                self.expr(v)?;
-                self.expr(r)?
-            }
-            ExprKind::UnOp(_, x) => {
-                self.expr(x)?;
-                self.fallback(Some(e.id))
-            }
-            ExprKind::BinOp(_, _, a, b) => {
-                self.expr(a)?;
-                self.expr(b)?;
-                self.fallback(Some(e.id))
-            }
-            ExprKind::Lambda(ps, ret, body) => {
-                let c = Closure {
-                    name: "this function".into(),
-                    params: ps,
-                    ret: ret.as_deref(),
-                    body,
-                    env: self.env.clone(),
-                };
-                self.fun(FunVal {
-                    callee: Callee::Closure(Rc::new(c)),
-                    args: Vec::new(),
-                })
-            }
-            ExprKind::Let(p, v, body) => {
-                let s = self.expr(v)?;
-                let mark = self.env.len();
-                self.bind_checked(
-                    p,
-                    &s,
-                    v.span,
-                    "the value does not have the type of its pattern",
-                )?;
-                let r = self.expr(body)?;
-                self.env.truncate(mark);
-                r
-            }
-            ExprKind::LetSizes(ns, p, v, body) => {
-                let s = self.expr(v)?;
-                let mark = self.env.len();
-                let flex: Vec<Size> = ns.iter().map(|_| self.flexible()).collect();
-                for ((n, _), f) in ns.iter().zip(&flex) {
-                    self.bind(n.clone(), Shape::Size(f.clone()));
-                }
-                let annotated = self.pat_shape(p, None, Mode::Let);
-                let merged = self.expect(
-                    &annotated,
-                    &s,
-                    v.span,
-                    "the value does not have the type of its pattern",
-                )?;
-                for ((n, span), f) in ns.iter().zip(&flex) {
-                    if let Size::Flex(j) = self.resolve(f) {
-                        if self.empty.contains(&j) {
-                            return Err(Diagnostic::ty(
-                                format!("Ambiguous size \"{n}\": it is the size of the rows of an empty array"),
-                                *span,
-                            )
-                            .with_help("give the empty array a type with the sizes of its rows (`[] : [0][3]i64`)"));
-                        }
-                    }
-                    if let Size::Flex(i) = self.resolve(f) {
-                        let r = self.rigid(n.clone(), None);
-                        self.flex[i as usize] = Some(Size::Rigid(r));
-                    }
-                }
-                let merged = self.resolve_shape(&merged);
-                let resolved: Vec<(Ident, Shape)> = self.env[mark..]
-                    .iter()
-                    .map(|(n, s)| (n.clone(), self.resolve_shape(s)))
-                    .collect();
-                self.env.truncate(mark);
-                self.env.extend(resolved);
-                self.bind_pat(p, &merged);
-                let r = self.expr(body)?;
-                self.env.truncate(mark);
-                r
-            }
-            ExprKind::LetFun(f) => {
-                let c = Closure {
-                    name: format!("\"{}\"", f.name).into(),
-                    params: &f.params,
-                    ret: f.ret.as_ref(),
-                    body: &f.value,
-                    env: self.env.clone(),
-                };
-                let s = self.fun(FunVal {
-                    callee: Callee::Closure(Rc::new(c)),
-                    args: Vec::new(),
-                });
-                let mark = self.env.len();
-                self.bind(f.name.clone(), s);
-                let r = self.expr(&f.body)?;
-                self.env.truncate(mark);
-                r
-            }
-            ExprKind::If(c, t, f) => {
-                self.expr(c)?;
-                let a = self.expr(t)?;
-                let b = self.expr(f)?;
-                self.join(
-                    &a,
-                    &b,
-                    "a size that differs between the branches of an `if`",
-                )
-            }
-            ExprKind::Match(x, cases) => {
-                let s = self.expr(x)?;
-                let mut out: Option<Shape> = None;
-                for c in cases {
-                    let mark = self.env.len();
-                    let annotated = self.pat_shape(&c.pat, None, Mode::Let);
-                    let merged = self.unify(&annotated, &s).unwrap_or_else(|_| s.clone());
-                    self.bind_pat(&c.pat, &merged);
-                    let r = self.expr(&c.body)?;
-                    self.env.truncate(mark);
-                    out = Some(match out {
-                        None => r,
-                        Some(prev) => self.join(
-                            &prev,
-                            &r,
-                            "a size that differs between the cases of a `match`",
+    /// What each size a use took from its context is, in the names of
+    /// the definition's own sizes (those numbered below `local`, which
+    /// are in scope in its body): one that is no expression of them is
+    /// an error.
+    fn implicit_sizes(&self, local: u32) -> Result<Implicit> {
+        let mut out: Implicit = HashMap::new();
+        for s in &self.implicit {
+            let exp = self.size_exp_of(&s.size, local);
+            let uses = out.entry(s.site.id).or_default();
+            let earlier = uses.iter().find(|(n, _)| **n == *s.name).map(|(_, e)| e);
+            match (exp, earlier) {
+                (Some(e), None) => uses.push((s.name.to_string().into(), e)),
+                (Some(e), Some(prev)) if e == *prev => {}
+                _ => {
+                    return Err(Diagnostic::ty(
+                        format!(
+                            "Ambiguous size \"{}\": the size parameter of \"{}\" is not known where it is used",
+                            s.name, s.callee
                         ),
-                    });
-                }
-                out.unwrap_or(Shape::Any)
-            }
-            ExprKind::Loop(l) => self.loop_(l)?,
-            ExprKind::Index(x, idxs) => {
-                let s = self.expr(x)?;
-                let slices = self.indices(idxs)?;
-                match s {
-                    Shape::Array(ds, elem) if ds.len() >= idxs.len() => {
-                        let mut dims = Vec::new();
-                        for (d, sl) in ds.iter().zip(&slices) {
-                            match sl {
-                                None => {}
-                                Some(Some(n)) => dims.push(n.clone()),
-                                Some(None) => dims.push(d.clone()),
-                            }
-                        }
-                        dims.extend(ds[idxs.len()..].iter().cloned());
-                        Shape::array(dims, *elem)
-                    }
-                    _ => self.fallback(Some(e.id)),
-                }
-            }
-            ExprKind::Update(x, idxs, v) => {
-                let s = self.expr(x)?;
-                self.indices(idxs)?;
-                self.expr(v)?;
-                s
-            }
-            ExprKind::Ascript(x, te) => {
-                let s = self.expr(x)?;
-                let annotated = self.convert(te, Mode::Let);
-                self.expect(
-                    &annotated,
-                    &s,
-                    x.span,
-                    "the expression does not have the type of its annotation",
-                )?
-            }
-            ExprKind::Coerce(x, te) => {
-                self.expr(x)?;
-                self.convert(te, Mode::Let)
-            }
-            ExprKind::Attr(_, x) | ExprKind::OpenIn(_, x) => self.expr(x)?,
-            ExprKind::Range(r) => self.range(r, e.span)?,
-            ExprKind::Constr(c, es) => {
-                let shapes = es
-                    .iter()
-                    .map(|x| self.expr(x))
-                    .collect::<Result<Vec<_>>>()?;
-                match self.fallback(Some(e.id)) {
-                    Shape::Sum(mut cs) => {
-                        if let Some((_, ss)) = cs.iter_mut().find(|(d, _)| d == c) {
-                            if ss.len() == shapes.len() {
-                                *ss = shapes;
-                            }
-                        }
-                        Shape::Sum(cs)
-                    }
-                    s => s,
-                }
-            }
-            ExprKind::Apply(..) => self.fallback(Some(e.id)),
-        };
-        Ok(self.typed(s, e.id))
-    }
-
-    /// The rows of the empty array literal `id`: sizes only context can
-    /// give.
-    fn empty_rows(&mut self, id: NodeId) -> Shape {
-        let Some(t) = self.def.types.get(&id) else {
-            return Shape::Any;
-        };
-        if !t.rank.vars.is_empty() || t.rank.konst == 0 {
-            return Shape::Any;
-        }
-        let row = Type::new(Rank::konst(t.rank.konst - 1), t.base.clone());
-        Shape::of_type(&row, &mut || Size::Unknown).map_sizes(&mut |s| match s {
-            Size::Unknown => {
-                let f = self.flexible();
-                if let Size::Flex(i) = f {
-                    self.empty.push(i);
-                }
-                f
-            }
-            s => s.clone(),
-        })
-    }
-
-    /// For each index, `None` if it is a single index, else the size of
-    /// the slice: `Some(None)` for the whole dimension.
-    fn indices(&mut self, idxs: &'a [IndexExp]) -> Result<Vec<Option<Option<Size>>>> {
-        let mut out = Vec::new();
-        for i in idxs {
-            match i {
-                IndexExp::Single(x) => {
-                    self.expr(x)?;
-                    out.push(None);
-                }
-                IndexExp::Slice { start, end, stride } => {
-                    for x in [start, end, stride].into_iter().flatten() {
-                        self.expr(x)?;
-                    }
-                    let from_zero = start.as_deref().is_none_or(|s| is_int(s, 0));
-                    let unit = stride.as_deref().is_none_or(|s| is_int(s, 1));
-                    let size = match (start, end, stride) {
-                        (None, None, None) => None,
-                        (_, Some(end), _) if from_zero && unit => Some(self.size_exp(end)),
-                        _ => Some(Size::Unknown),
-                    };
-                    out.push(Some(size));
+                        s.site.span,
+                    )
+                    .with_label(format!("nothing here says what \"{}\" is", s.name))
+                    .with_help(format!(
+                        "\"{}\" is named only by the result's type: use the result where its type is known (`{} : [n]t`), with a size that is a size parameter or `i64` parameter here",
+                        s.name, s.callee
+                    )))
                 }
             }
         }
         Ok(out)
     }
 
-    fn range(&mut self, r: &'a Range, span: Span) -> Result<Shape> {
-        self.expr(&r.start)?;
-        if let Some(s) = &r.second {
-            self.expr(s)?;
+    /// `s` as an expression of the names of sizes numbered below `local`.
+    fn size_exp_of(&self, s: &Size, local: u32) -> Option<SizeExp> {
+        match self.resolve(s) {
+            Size::Const(k) => Some(SizeExp::Const(k)),
+            Size::Rigid(r) if r < local && self.why[r as usize].is_none() => {
+                let name = &self.names[r as usize];
+                (!name.is_empty()).then(|| SizeExp::Var(name.to_string().into()))
+            }
+            Size::Op(op, a, b) => Some(SizeExp::Op(
+                op,
+                Box::new(self.size_exp_of(&a, local)?),
+                Box::new(self.size_exp_of(&b, local)?),
+            )),
+            _ => None,
         }
-        self.expr(&r.end)?;
-        // The ranges whose length is their end (language reference).
-        let known = match (r.kind, &r.second) {
-            (RangeKind::UpTo, None) => is_int(&r.start, 0),
-            (RangeKind::UpTo, Some(s)) => is_int(&r.start, 0) && is_int(s, 1),
-            (RangeKind::Inclusive, Some(s)) => is_int(&r.start, 1) && is_int(s, 2),
-            _ => false,
-        };
-        let size = if known {
-            self.size_exp(&r.end)
-        } else {
-            let text =
-                urchin_syntax::pretty::expr(&Expr::new(ExprKind::Range(Box::new(r.clone())), span));
-            self.existential(format!("the unknown length of range `{text}`"))
-        };
-        Ok(Shape::array(vec![size], Shape::Any))
-    }
-
-    fn var(&mut self, e: &Expr, q: &QualName) -> Shape {
-        if q.is_local() {
-            if let Some(s) = self.lookup(&q.name) {
-                return s;
-            }
-        }
-        match self.def.resolved.get(&e.id) {
-            Some(GlobalKind::Def(id)) => match self.defs.get(id.0 as usize) {
-                // A constant's sizes are those of its one value, which
-                // are not known statically when existential.
-                Some(d) if d.target.params.is_empty() => match &d.sizes {
-                    Some(sig) => {
-                        let unknown: Vec<Option<Size>> = sig
-                            .existential
-                            .iter()
-                            .map(|e| e.then_some(Size::Unknown))
-                            .collect();
-                        self.instantiate(sig, &unknown, &format!("\"{}\"", d.name), &[])
-                            .unwrap_or(Shape::Any)
-                    }
-                    None => Shape::Any,
-                },
-                Some(d) => self.fun(FunVal {
-                    callee: Callee::Def(d.clone()),
-                    args: Vec::new(),
-                }),
-                // A recursive use.
-                None => match self.own.clone() {
-                    Some(sig) if id.0 as usize == self.defs.len() => self.fun(FunVal {
-                        callee: Callee::Sig(sig, Rc::from([]), format!("\"{}\"", q.name).into()),
-                        args: Vec::new(),
-                    }),
-                    _ => self.fallback(Some(e.id)),
-                },
-            },
-            Some(GlobalKind::Intrinsic(op)) if op.arity() > 0 => self.fun(FunVal {
-                callee: Callee::Intrinsic(op.clone(), q.name.to_string().into()),
-                args: Vec::new(),
-            }),
-            _ => self.fallback(Some(e.id)),
-        }
-    }
-
-    fn spine(&mut self, e: &'a Expr, sp: spine::Spine<'a>) -> Result<Shape> {
-        let f = match sp.head {
-            Head::Expr(h) => self.expr(h)?,
-            Head::Op(op) if !self.def.local_ops.contains(&e.id) => self.fun(FunVal {
-                callee: Callee::Intrinsic(Intrinsic::Operator(op.clone()), op.symbol().into()),
-                args: Vec::new(),
-            }),
-            Head::Backtick(q) => {
-                let s = match self.def.resolved.get(&e.id) {
-                    Some(GlobalKind::Def(id)) => self.defs.get(id.0 as usize).map(|d| {
-                        self.fun(FunVal {
-                            callee: Callee::Def(d.clone()),
-                            args: Vec::new(),
-                        })
-                    }),
-                    _ if q.is_local() => self.lookup(&q.name),
-                    _ => None,
-                };
-                s.unwrap_or(Shape::Any)
-            }
-            Head::Proj(f) => {
-                let s = self.expr(sp.args[0])?;
-                return Ok(self.typed(project(&s, f), e.id));
-            }
-            Head::Op(_) | Head::Neg | Head::Not => Shape::Any,
-        };
-        let mut args = Vec::new();
-        for a in &sp.args {
-            let shape = match self.expr(a)? {
-                Shape::Leaf(t) if t == Type::prim(PrimType::I64) => Shape::Size(self.term(a)),
-                s => s,
-            };
-            args.push(Arg {
-                shape,
-                span: a.span,
-            });
-        }
-        let r = self.call(f, args, e.span)?;
-        Ok(self.typed(r, e.id))
-    }
-
-    /// `f` applied to `args`.
-    fn call(&mut self, f: Shape, args: Vec<Arg>, span: Span) -> Result<Shape> {
-        let Shape::Fun(id) = f else {
-            return Ok(Shape::Any);
-        };
-        let mut fv = self.funs[id as usize].clone();
-        fv.args.extend(args);
-        let arity = match &fv.callee {
-            Callee::Def(d) => d.target.params.len(),
-            Callee::Intrinsic(op, _) => op.arity(),
-            Callee::Closure(c) => c.params.len(),
-            Callee::Sig(sig, _, _) => sig.params.len(),
-        };
-        if fv.args.len() < arity || arity == 0 {
-            return Ok(self.fun(fv));
-        }
-        let rest = fv.args.split_off(arity);
-        let r = match &fv.callee {
-            Callee::Def(d) => {
-                let d = d.clone();
-                self.apply_def(&d, &fv.args, span)?
-            }
-            Callee::Intrinsic(op, name) => {
-                let (op, name) = (op.clone(), name.clone());
-                self.apply_intrinsic(&op, &name, &fv.args, span)?
-            }
-            Callee::Closure(c) => {
-                let c = c.clone();
-                self.apply_closure(&c, &fv.args)?
-            }
-            Callee::Sig(sig, fixed, name) => {
-                let (sig, fixed, name) = (sig.clone(), fixed.clone(), name.clone());
-                self.apply_sig(&sig, &fixed, &name, &fv.args, span)?
-            }
-        };
-        if rest.is_empty() {
-            Ok(r)
-        } else {
-            self.call(r, rest, span)
-        }
-    }
-
-    /// A definition's signature instantiated: its size parameters
-    /// flexible, its existential sizes fresh; then its parameters unified
-    /// with `args`.
-    fn instantiate(
-        &mut self,
-        sig: &SizedSig,
-        fixed: &[Option<Size>],
-        name: &str,
-        args: &[Arg],
-    ) -> Result<Shape> {
-        let mut map = Vec::new();
-        for (i, n) in sig.names.iter().enumerate() {
-            map.push(if let Some(Some(s)) = fixed.get(i) {
-                s.clone()
-            } else if sig.existential[i] {
-                let why = format!("the size of the result of {name} (known only once it runs)");
-                Size::Rigid(self.rigid(n.to_string().into(), Some(why)))
-            } else {
-                self.flexible()
-            });
-        }
-        let subst = |s: &Shape| s.map_sizes(&mut |x| x.map_rigid(&|r| map[r as usize].clone()));
-        let params: Vec<Shape> = sig.params.iter().map(subst).collect();
-        for (p, a) in params.iter().zip(args) {
-            if let Err(sizes) = self.unify(p, &a.shape) {
-                let what = format!("Cannot apply {name} to this argument");
-                return Err(self.mismatch(what, p, &a.shape, sizes, a.span));
-            }
-        }
-        Ok(self.resolve_shape(&subst(&sig.ret)))
-    }
-
-    fn apply_def(&mut self, d: &CheckedDef, args: &[Arg], span: Span) -> Result<Shape> {
-        match &d.sizes {
-            Some(sig) => self.apply_sig(sig, &[], &format!("\"{}\"", d.name), args, span),
-            None => Ok(Shape::Any),
-        }
-    }
-
-    fn apply_sig(
-        &mut self,
-        sig: &SizedSig,
-        fixed: &[Option<Size>],
-        name: &str,
-        args: &[Arg],
-        span: Span,
-    ) -> Result<Shape> {
-        if let Some(n) = sig.ambiguous.first() {
-            return Err(Diagnostic::ty(
-                format!("Ambiguous size \"{n}\": the instantiated size parameter of \"{}\" is the size of no argument", name.trim_matches('"')),
-                span,
-            )
-            .with_label("nothing here says what it is")
-            .with_help(format!("size parameters take their values from the sizes of array arguments: give {name} an array parameter of size `{n}`")));
-        }
-        // (Its leaves are in the callee's type variables: the call's own
-        // type gives them.)
-        let ret = forget_leaves(&self.instantiate(sig, fixed, name, args)?);
-        // Sizes of the arguments' own that nothing bound stay unknown.
-        Ok(ret.map_sizes(&mut |s| match self.resolve(s) {
-            s if contains_flex(&s) => Size::Unknown,
-            s => s,
-        }))
-    }
-
-    fn apply_closure(&mut self, c: &Closure<'a>, args: &[Arg]) -> Result<Shape> {
-        if self.depth >= MAX_DEPTH {
-            return Ok(Shape::Any);
-        }
-        self.depth += 1;
-        let saved = std::mem::replace(&mut self.env, c.env.clone());
-        for (p, a) in c.params.iter().zip(args) {
-            let annotated = self.pat_shape(p, None, Mode::Let);
-            let merged = match self.unify(&annotated, &a.shape) {
-                Ok(s) => s,
-                Err(sizes) => {
-                    let what = format!("Cannot apply {} to this argument", c.name);
-                    return Err(self.mismatch(what, &annotated, &a.shape, sizes, a.span));
-                }
-            };
-            let merged = self.resolve_shape(&merged);
-            self.bind_pat(p, &merged);
-        }
-        let mut r = self.expr(c.body)?;
-        if let Some(te) = c.ret {
-            let expected = self.convert(te, Mode::Let);
-            r = self.expect(
-                &expected,
-                &r,
-                c.body.span,
-                "Function body does not have expected type",
-            )?;
-        }
-        self.env = saved;
-        self.depth -= 1;
-        Ok(r)
-    }
-
-    /// The outer sizes of `arrays`, which must be equal (as `map2`'s).
-    fn same_outer(&mut self, name: &str, arrays: &[Arg]) -> Result<Size> {
-        let mut size = Size::Unknown;
-        let mut first: Option<&Arg> = None;
-        for a in arrays {
-            let Some(d) = a.shape.outer() else { continue };
-            match self.unify_size(&size, d) {
-                Some(s) => size = s,
-                None => {
-                    let what = format!(
-                        "Cannot apply \"{name}\" to this argument: its length differs from an earlier argument's"
-                    );
-                    let expected = match first {
-                        Some(f) => f.shape.clone(),
-                        None => Shape::Any,
-                    };
-                    let d = d.clone();
-                    let mut diag =
-                        self.mismatch(what, &expected, &a.shape, (size.clone(), d), a.span);
-                    if let Some(f) = first {
-                        diag = diag.with_secondary(
-                            f.span,
-                            format!("this has type `{}`", self.show(&f.shape)),
-                        );
-                    }
-                    return Err(diag);
-                }
-            }
-            first.get_or_insert(a);
-        }
-        Ok(size)
-    }
-
-    fn apply_intrinsic(
-        &mut self,
-        op: &Intrinsic,
-        name: &str,
-        args: &[Arg],
-        span: Span,
-    ) -> Result<Shape> {
-        let arg = |i: usize| args.get(i).map_or(Shape::Any, |a| a.shape.clone());
-        let size = |i: usize| match args.get(i).map(|a| &a.shape) {
-            Some(Shape::Size(s)) => s.clone(),
-            _ => Size::Unknown,
-        };
-        Ok(match op {
-            Intrinsic::Map(n) => {
-                let arrays = &args[1..=*n];
-                let d = self.same_outer(name, arrays)?;
-                // An element that is an integer may be a size inside the
-                // function; a result whose size it is would be irregular.
-                let first = self.names.len() as u32;
-                let rows: Vec<Arg> = arrays
-                    .iter()
-                    .map(|a| Arg {
-                        shape: match a.shape.row() {
-                            Shape::Size(_) => Shape::Size(self.element()),
-                            Shape::Leaf(t) if t == Type::prim(PrimType::I64) => {
-                                Shape::Size(self.element())
-                            }
-                            row => row,
-                        },
-                        span: a.span,
-                    })
-                    .collect();
-                let elements = first..self.names.len() as u32;
-                let r = self.call(arg(0), rows, span)?;
-                let mut dims = Vec::new();
-                array_dims(&self.resolve_shape(&r), &mut dims);
-                let mut named = Vec::new();
-                dims.iter().for_each(|d| d.rigids(&mut named));
-                if named.iter().any(|r| elements.contains(r)) {
-                    let r = self.resolve_shape(&r);
-                    return Err(Diagnostic::ty(
-                        format!("Cannot apply \"{name}\" to this function: the size of its result depends on the element it is given"),
-                        args[0].span,
-                    )
-                    .with_label(format!("for an element `e`, this returns `{}`", self.show(&r)))
-                    .with_help(format!("`{name}` makes a regular array, whose rows all have one size: pad the results to a common size, or compute the size outside the function")));
-                }
-                Shape::array(vec![d], r)
-            }
-            Intrinsic::Zip(_) => {
-                let d = self.same_outer(name, args)?;
-                Shape::array(
-                    vec![d],
-                    Shape::Tuple(args.iter().map(|a| a.shape.row()).collect()),
-                )
-            }
-            Intrinsic::Unzip(_) => match arg(0) {
-                Shape::Array(ds, e) => match *e {
-                    Shape::Tuple(es) => Shape::Tuple(
-                        es.into_iter()
-                            .map(|e| Shape::array(ds.clone(), e))
-                            .collect(),
-                    ),
-                    _ => Shape::Any,
-                },
-                _ => Shape::Any,
-            },
-            Intrinsic::Rep => Shape::array(vec![Size::Unknown], arg(0)),
-            Intrinsic::Iota => Shape::array(vec![size(0)], Shape::Size(Size::Unknown)),
-            Intrinsic::Replicate => Shape::array(vec![size(0)], arg(1)),
-            Intrinsic::Length => Shape::Size(arg(0).outer().cloned().unwrap_or(Size::Unknown)),
-            Intrinsic::Scan => Shape::array(
-                vec![arg(2).outer().cloned().unwrap_or(Size::Unknown)],
-                arg(1),
-            ),
-            Intrinsic::Reduce { .. } => arg(1),
-            Intrinsic::Hist => Shape::array(vec![size(2)], arg(1)),
-            Intrinsic::ReduceByIndex | Intrinsic::Scatter | Intrinsic::Scatter2d => arg(0),
-            Intrinsic::Transpose => match arg(0) {
-                Shape::Array(mut ds, e) if ds.len() >= 2 => {
-                    ds.swap(0, 1);
-                    Shape::Array(ds, e)
-                }
-                _ => Shape::Any,
-            },
-            Intrinsic::Flatten => match arg(0) {
-                Shape::Array(ds, e) if ds.len() >= 2 => {
-                    let mut dims = vec![Size::op(SizeOp::Mul, ds[0].clone(), ds[1].clone())];
-                    dims.extend(ds[2..].iter().cloned());
-                    Shape::array(dims, *e)
-                }
-                _ => Shape::Any,
-            },
-            Intrinsic::Unflatten => match arg(0) {
-                Shape::Array(ds, e) => match &ds[0] {
-                    Size::Op(SizeOp::Mul, a, b) => {
-                        let mut dims = vec![(**a).clone(), (**b).clone()];
-                        dims.extend(ds[1..].iter().cloned());
-                        Shape::array(dims, *e)
-                    }
-                    _ => Shape::Any,
-                },
-                _ => Shape::Any,
-            },
-            Intrinsic::Concat | Intrinsic::Operator(BinOpKind::Concat) => {
-                match (arg(0), arg(1)) {
-                    (Shape::Array(da, ea), Shape::Array(db, eb)) if da.len() == db.len() => {
-                        let mut dims = vec![Size::op(SizeOp::Add, da[0].clone(), db[0].clone())];
-                        // The rows must agree.
-                        let rows_a = Shape::array(da[1..].to_vec(), (*ea).clone());
-                        let rows_b = Shape::array(db[1..].to_vec(), (*eb).clone());
-                        let rows = self.expect(
-                            &rows_a,
-                            &rows_b,
-                            args[1].span,
-                            "cannot concatenate arrays whose rows differ in size",
-                        )?;
-                        match rows {
-                            Shape::Array(rd, re) => {
-                                dims.extend(rd);
-                                Shape::Array(dims, re)
-                            }
-                            r => Shape::array(dims, r),
-                        }
-                    }
-                    _ => Shape::Any,
-                }
-            }
-            Intrinsic::Operator(op @ (BinOpKind::Add | BinOpKind::Sub | BinOpKind::Mul)) => {
-                match (arg(0), arg(1)) {
-                    (Shape::Size(a), Shape::Size(b)) => {
-                        let op = match op {
-                            BinOpKind::Add => SizeOp::Add,
-                            BinOpKind::Sub => SizeOp::Sub,
-                            _ => SizeOp::Mul,
-                        };
-                        Shape::Size(Size::op(op, a, b))
-                    }
-                    _ => Shape::Any,
-                }
-            }
-            Intrinsic::Rotate | Intrinsic::Assert => arg(1),
-            Intrinsic::Reverse
-            | Intrinsic::Copy
-            | Intrinsic::Opaque
-            | Intrinsic::Manifest
-            | Intrinsic::Trace => arg(0),
-            _ => Shape::Any,
-        })
-    }
-
-    // ---- loops ------------------------------------------------------------
-
-    fn loop_(&mut self, l: &'a LoopExp) -> Result<Shape> {
-        let init = match &l.init {
-            Some(x) => self.expr(x)?,
-            None => self.pat_value(&l.pat),
-        };
-        let span = l.init.as_ref().map_or(l.pat.span(), |x| x.span);
-        // A loop parameter's value changes: a size it held at first says
-        // nothing of the later ones.
-        let init = forget_values(&init);
-        if let LoopForm::For(_, _, bound) = &l.form {
-            self.expr(bound)?;
-        }
-        let mark = self.env.len();
-        let annotated = self.pat_shape(&l.pat, None, Mode::Let);
-        let first = self.expect(
-            &annotated,
-            &init,
-            span,
-            "Initial loop values do not have expected type",
-        )?;
-        let first = self.resolve_shape(&first);
-        let body = self.loop_body(l, &first)?;
-        let mut changed = false;
-        let next = match self.generalize(&annotated, &first, &body, &mut changed) {
-            Ok(s) => s,
-            Err(sizes) => {
-                return Err(self.mismatch(
-                    "Loop body does not have expected type".into(),
-                    &first,
-                    &body,
-                    sizes,
-                    l.body.span,
-                ));
-            }
-        };
-        // Sizes that change become the loop's own, and the body is checked
-        // again with them.
-        let result = if changed {
-            let body = self.loop_body(l, &next)?;
-            let mut again = false;
-            match self.generalize(&annotated, &next, &body, &mut again) {
-                Ok(s) => s,
-                Err(sizes) => {
-                    return Err(self.mismatch(
-                        "Loop body does not have expected type".into(),
-                        &next,
-                        &body,
-                        sizes,
-                        l.body.span,
-                    ));
-                }
-            }
-        } else {
-            first
-        };
-        self.env.truncate(mark);
-        Ok(result)
-    }
-
-    fn loop_body(&mut self, l: &'a LoopExp, params: &Shape) -> Result<Shape> {
-        let mark = self.env.len();
-        self.bind_pat(&l.pat, params);
-        match &l.form {
-            LoopForm::For(i, _, _) => self.bind(i.clone(), Shape::Any),
-            LoopForm::ForIn(p, xs) => {
-                let s = self.expr(xs)?;
-                self.bind_pat(p, &s.row());
-            }
-            LoopForm::While(c) => {
-                self.expr(c)?;
-            }
-        }
-        let r = self.expr(&l.body)?;
-        self.env.truncate(mark);
-        Ok(r)
-    }
-
-    /// The loop parameters' shapes `p` where the body returns `b`: a size
-    /// that differs becomes a fresh one where no annotation names it (an
-    /// annotated one must be kept).
-    fn generalize(
-        &mut self,
-        ann: &Shape,
-        p: &Shape,
-        b: &Shape,
-        changed: &mut bool,
-    ) -> std::result::Result<Shape, (Size, Size)> {
-        Ok(match (p, b) {
-            (Shape::Array(dp, ep), Shape::Array(db, eb)) if dp.len() == db.len() => {
-                let (da, ea) = match ann {
-                    Shape::Array(d, e) if d.len() == dp.len() => (d.clone(), (**e).clone()),
-                    _ => (vec![Size::Unknown; dp.len()], Shape::Any),
-                };
-                let mut dims = Vec::new();
-                for ((x, y), a) in dp.iter().zip(db).zip(&da) {
-                    let (x, y) = (self.resolve(x), self.resolve(y));
-                    if self.equal(&x, &y) != Some(false) {
-                        dims.push(x);
-                    } else if self.resolve(a) == Size::Unknown {
-                        *changed = true;
-                        dims.push(self.existential(
-                            "the size of a loop parameter that changes in the loop".into(),
-                        ));
-                    } else {
-                        return Err((x, y));
-                    }
-                }
-                Shape::array(dims, self.generalize(&ea, ep, eb, changed)?)
-            }
-            (Shape::Tuple(ps), Shape::Tuple(bs)) if ps.len() == bs.len() => {
-                let anns = match ann {
-                    Shape::Tuple(a) if a.len() == ps.len() => a.clone(),
-                    _ => vec![Shape::Any; ps.len()],
-                };
-                Shape::Tuple(
-                    ps.iter()
-                        .zip(bs)
-                        .zip(&anns)
-                        .map(|((p, b), a)| self.generalize(a, p, b, changed))
-                        .collect::<std::result::Result<_, _>>()?,
-                )
-            }
-            (Shape::Record(ps), Shape::Record(bs)) if ps.len() == bs.len() => {
-                let anns = match ann {
-                    Shape::Record(a) if a.len() == ps.len() => {
-                        a.iter().map(|(_, s)| s.clone()).collect()
-                    }
-                    _ => vec![Shape::Any; ps.len()],
-                };
-                Shape::Record(
-                    ps.iter()
-                        .zip(bs)
-                        .zip(&anns)
-                        .map(|(((n, p), (_, b)), a)| {
-                            Ok::<_, (Size, Size)>((n.clone(), self.generalize(a, p, b, changed)?))
-                        })
-                        .collect::<std::result::Result<_, _>>()?,
-                )
-            }
-            _ => p.clone(),
-        })
     }
 
     // ---- the signature ----------------------------------------------------
@@ -1851,6 +686,7 @@ impl<'a> Walker<'a> {
         params: &[Shape],
         ret: &Shape,
         ambiguous: Vec<Rc<str>>,
+        from_context: Vec<Rc<str>>,
     ) -> (SizedSig, Vec<u32>) {
         // A parameter's anonymous size that nothing fixed is a size
         // parameter of its own.
@@ -1937,12 +773,18 @@ impl<'a> Walker<'a> {
                 })
             })
         };
+        // A size parameter only the result names is each use's to give.
         let sig = SizedSig {
-            existential: (0..order.len()).map(|i| i >= in_params).collect(),
+            existential: order
+                .iter()
+                .enumerate()
+                .map(|(i, r)| i >= in_params && !self.declared.contains(r))
+                .collect(),
             names,
             params: params.iter().map(number).collect(),
             ret: number(&ret),
             ambiguous,
+            from_context,
         };
         (sig, order)
     }

@@ -29,6 +29,15 @@ impl SizeOp {
     }
 }
 
+/// A size as an expression of names in scope where it is needed (a size
+/// parameter that a use of a definition takes from its context).
+#[derive(Clone, Debug, PartialEq)]
+pub enum SizeExp {
+    Const(i64),
+    Var(Ident),
+    Op(SizeOp, Box<SizeExp>, Box<SizeExp>),
+}
+
 /// How deep a size expression is followed.
 const MAX_DEPTH: usize = 16;
 
@@ -301,6 +310,9 @@ pub struct SizedSig {
     /// array (only of a function parameter's): no application can tell
     /// what they are.
     pub ambiguous: Vec<Rc<str>>,
+    /// Declared size parameters that only the declared result names:
+    /// each use takes them from its context.
+    pub from_context: Vec<Rc<str>>,
 }
 
 impl SizedSig {

@@ -1,0 +1,480 @@
+//! The shape of each kind of expression.
+
+use super::*;
+
+impl<'a> Walker<'a> {
+    pub(super) fn fun(&mut self, f: FunVal<'a>) -> Shape {
+        self.funs.push(f);
+        Shape::Fun((self.funs.len() - 1) as u32)
+    }
+
+    /// The function value of definition `d`, named at `e`.
+    fn def_fun(&mut self, d: Rc<CheckedDef>, e: &Expr) -> Shape {
+        self.fun(FunVal {
+            callee: Callee::Def(d, Site::of(e)),
+            args: Vec::new(),
+        })
+    }
+
+    pub(super) fn expr(&mut self, e: &'a Expr) -> Result<Shape> {
+        let s = urchin_base::stack::deep(|| self.expr_inner(e))?;
+        self.causality(e)?;
+        Ok(s)
+    }
+
+    /// Futhark's causality restriction: an empty array literal's rows have
+    /// the size they are given when it is made, so that size may not be
+    /// an existential size computed after it (by an expression `e` made
+    /// the two equal).
+    fn causality(&self, e: &Expr) -> Result<()> {
+        for rows in &self.empty {
+            let mut named = Vec::new();
+            self.resolve(&Size::Flex(rows.flex)).rigids(&mut named);
+            let later = named
+                .into_iter()
+                .find(|r| *r >= rows.born && matches!(self.why.get(*r as usize), Some(Some(_))));
+            let Some(r) = later else { continue };
+            let name = &self.names[r as usize];
+            let mut d = Diagnostic::ty(
+                format!("Causality check: size \"{name}\" is needed before it is computed"),
+                e.span,
+            )
+            .with_label(format!(
+                "this makes the rows of the empty array have size \"{name}\""
+            ))
+            .with_secondary(
+                rows.span,
+                "the empty array is made here, before that size is known",
+            );
+            if let Some(Some(why)) = self.why.get(r as usize) {
+                d = d.with_note(format!("\"{name}\" is {why}"));
+            }
+            let d = d.with_help(
+                "bind what computes the size in a `let` before the empty array is made, or give the empty array's rows a size (`[] : [0][n]t`)",
+            );
+            return Err(d);
+        }
+        Ok(())
+    }
+
+    pub(super) fn expr_inner(&mut self, e: &'a Expr) -> Result<Shape> {
+        if let Some(sp) = spine::spine_of(e) {
+            return self.spine(e, sp);
+        }
+        let s = match &e.kind {
+            ExprKind::Literal(Literal::Int { value, .. })
+                if self.def.types.get(&e.id) == Some(&Type::prim(PrimType::I64)) =>
+            {
+                Shape::Size(i64::try_from(*value).map_or(Size::Unknown, Size::Const))
+            }
+            ExprKind::Literal(_) | ExprKind::Hole | ExprKind::ProjSection(_) => {
+                self.fallback(Some(e.id))
+            }
+            ExprKind::StringLit(s) => {
+                let len = i64::try_from(s.len()).map_or(Size::Unknown, Size::Const);
+                Shape::array(vec![len], Shape::Leaf(Type::prim(PrimType::U8)))
+            }
+            ExprKind::Var(q) => self.var(e, q),
+            ExprKind::OpValue(op) if !self.def.local_ops.contains(&e.id) => self.fun(FunVal {
+                callee: Callee::Intrinsic(Intrinsic::Operator(op.clone()), op.symbol().into()),
+                args: Vec::new(),
+            }),
+            ExprKind::OpValue(_) => self.fallback(Some(e.id)),
+            ExprKind::OpSection { left, right, .. } => {
+                for x in left.iter().chain(right) {
+                    self.expr(x)?;
+                }
+                self.fallback(Some(e.id))
+            }
+            ExprKind::ArrayLit(es) => {
+                let mut elem: Option<Shape> = None;
+                for x in es {
+                    let s = self.expr(x)?;
+                    // The elements have one size (where two are known to
+                    // differ, the literal fails when it runs).
+                    elem = Some(match elem {
+                        None => s,
+                        Some(prev) => match self.unify(&prev, &s) {
+                            Ok(m) => m,
+                            Err(_) => {
+                                self.join(&prev, &s, "the size of an element of an array literal")
+                            }
+                        },
+                    });
+                }
+                let len = i64::try_from(es.len()).map_or(Size::Unknown, Size::Const);
+                let elem = match elem {
+                    Some(e) => e,
+                    None => self.empty_rows(e.id, e.span),
+                };
+                Shape::array(vec![len], elem)
+            }
+            ExprKind::Tuple(es) => Shape::Tuple(
+                es.iter()
+                    .map(|x| self.expr(x))
+                    .collect::<Result<Vec<_>>>()?,
+            ),
+            ExprKind::Record(fields) => {
+                let mut fs = Vec::new();
+                for f in fields {
+                    match f {
+                        RecordField::Field(n, x) => fs.push((n.clone(), self.expr(x)?)),
+                        RecordField::Pun(n, _) => {
+                            fs.push((n.clone(), self.lookup(n).unwrap_or(Shape::Any)))
+                        }
+                    }
+                }
+                fs.sort_by(|a, b| a.0.cmp(&b.0));
+                Shape::Record(fs)
+            }
+            ExprKind::Project(x, f) => {
+                let s = self.expr(x)?;
+                project(&s, f)
+            }
+            ExprKind::RecordUpdate(r, _, v) => {
+                self.expr(v)?;
+                self.expr(r)?
+            }
+            ExprKind::UnOp(_, x) => {
+                self.expr(x)?;
+                self.fallback(Some(e.id))
+            }
+            ExprKind::BinOp(_, _, a, b) => {
+                self.expr(a)?;
+                self.expr(b)?;
+                self.fallback(Some(e.id))
+            }
+            ExprKind::Lambda(ps, ret, body) => {
+                let c = Closure {
+                    name: "this function".into(),
+                    params: ps,
+                    ret: ret.as_deref(),
+                    body,
+                    env: self.env.clone(),
+                };
+                self.fun(FunVal {
+                    callee: Callee::Closure(Rc::new(c)),
+                    args: Vec::new(),
+                })
+            }
+            ExprKind::Let(p, v, body) => {
+                let s = self.expr(v)?;
+                let mark = self.env.len();
+                self.bind_checked(
+                    p,
+                    &s,
+                    v.span,
+                    "the value does not have the type of its pattern",
+                )?;
+                let r = self.expr(body)?;
+                self.env.truncate(mark);
+                r
+            }
+            ExprKind::LetSizes(ns, p, v, body) => {
+                let s = self.expr(v)?;
+                let mark = self.env.len();
+                let flex: Vec<Size> = ns.iter().map(|_| self.flexible()).collect();
+                for ((n, _), f) in ns.iter().zip(&flex) {
+                    self.bind(n.clone(), Shape::Size(f.clone()));
+                }
+                let annotated = self.pat_shape(p, None, Mode::Let);
+                let merged = self.expect(
+                    &annotated,
+                    &s,
+                    v.span,
+                    "the value does not have the type of its pattern",
+                )?;
+                for ((n, span), f) in ns.iter().zip(&flex) {
+                    if let Size::Flex(j) = self.resolve(f) {
+                        if self.empty.iter().any(|rows| rows.flex == j) {
+                            return Err(Diagnostic::ty(
+                                format!("Ambiguous size \"{n}\": it is the size of the rows of an empty array"),
+                                *span,
+                            )
+                            .with_help("give the empty array a type with the sizes of its rows (`[] : [0][3]i64`)"));
+                        }
+                    }
+                    if let Size::Flex(i) = self.resolve(f) {
+                        let r = self.rigid(n.clone(), None);
+                        self.flex[i as usize] = Some(Size::Rigid(r));
+                    }
+                }
+                let merged = self.resolve_shape(&merged);
+                let resolved: Vec<(Ident, Shape)> = self.env[mark..]
+                    .iter()
+                    .map(|(n, s)| (n.clone(), self.resolve_shape(s)))
+                    .collect();
+                self.env.truncate(mark);
+                self.env.extend(resolved);
+                self.bind_pat(p, &merged);
+                let r = self.expr(body)?;
+                self.env.truncate(mark);
+                r
+            }
+            ExprKind::LetFun(f) => {
+                let c = Closure {
+                    name: format!("\"{}\"", f.name).into(),
+                    params: &f.params,
+                    ret: f.ret.as_ref(),
+                    body: &f.value,
+                    env: self.env.clone(),
+                };
+                let s = self.fun(FunVal {
+                    callee: Callee::Closure(Rc::new(c)),
+                    args: Vec::new(),
+                });
+                let mark = self.env.len();
+                self.bind(f.name.clone(), s);
+                let r = self.expr(&f.body)?;
+                self.env.truncate(mark);
+                r
+            }
+            ExprKind::If(c, t, f) => {
+                self.expr(c)?;
+                let a = self.expr(t)?;
+                let b = self.expr(f)?;
+                self.join(
+                    &a,
+                    &b,
+                    "a size that differs between the branches of an `if`",
+                )
+            }
+            ExprKind::Match(x, cases) => {
+                let s = self.expr(x)?;
+                let mut out: Option<Shape> = None;
+                for c in cases {
+                    let mark = self.env.len();
+                    let annotated = self.pat_shape(&c.pat, None, Mode::Let);
+                    let merged = self.unify(&annotated, &s).unwrap_or_else(|_| s.clone());
+                    self.bind_pat(&c.pat, &merged);
+                    let r = self.expr(&c.body)?;
+                    self.env.truncate(mark);
+                    out = Some(match out {
+                        None => r,
+                        Some(prev) => self.join(
+                            &prev,
+                            &r,
+                            "a size that differs between the cases of a `match`",
+                        ),
+                    });
+                }
+                out.unwrap_or(Shape::Any)
+            }
+            ExprKind::Loop(l) => self.loop_(l)?,
+            ExprKind::Index(x, idxs) => {
+                let s = self.expr(x)?;
+                let slices = self.indices(idxs)?;
+                match s {
+                    Shape::Array(ds, elem) if ds.len() >= idxs.len() => {
+                        let mut dims = Vec::new();
+                        for (d, sl) in ds.iter().zip(&slices) {
+                            match sl {
+                                None => {}
+                                Some(Some(n)) => dims.push(n.clone()),
+                                Some(None) => dims.push(d.clone()),
+                            }
+                        }
+                        dims.extend(ds[idxs.len()..].iter().cloned());
+                        Shape::array(dims, *elem)
+                    }
+                    _ => self.fallback(Some(e.id)),
+                }
+            }
+            ExprKind::Update(x, idxs, v) => {
+                let s = self.expr(x)?;
+                self.indices(idxs)?;
+                self.expr(v)?;
+                s
+            }
+            ExprKind::Ascript(x, te) => {
+                let s = self.expr(x)?;
+                let annotated = self.convert(te, Mode::Let);
+                self.expect(
+                    &annotated,
+                    &s,
+                    x.span,
+                    "the expression does not have the type of its annotation",
+                )?
+            }
+            ExprKind::Coerce(x, te) => {
+                self.expr(x)?;
+                self.convert(te, Mode::Let)
+            }
+            ExprKind::Attr(_, x) | ExprKind::OpenIn(_, x) => self.expr(x)?,
+            ExprKind::Range(r) => self.range(r, e.span)?,
+            ExprKind::Constr(c, es) => {
+                let shapes = es
+                    .iter()
+                    .map(|x| self.expr(x))
+                    .collect::<Result<Vec<_>>>()?;
+                match self.fallback(Some(e.id)) {
+                    Shape::Sum(mut cs) => {
+                        if let Some((_, ss)) = cs.iter_mut().find(|(d, _)| d == c) {
+                            if ss.len() == shapes.len() {
+                                *ss = shapes;
+                            }
+                        }
+                        Shape::Sum(cs)
+                    }
+                    s => s,
+                }
+            }
+            ExprKind::Apply(..) => self.fallback(Some(e.id)),
+        };
+        Ok(self.typed(s, e.id))
+    }
+
+    /// The rows of the empty array literal `id`: sizes only context can
+    /// give.
+    pub(super) fn empty_rows(&mut self, id: NodeId, span: Span) -> Shape {
+        let Some(t) = self.def.types.get(&id) else {
+            return Shape::Any;
+        };
+        if !t.rank.vars.is_empty() || t.rank.konst == 0 {
+            return Shape::Any;
+        }
+        let row = Type::new(Rank::konst(t.rank.konst - 1), t.base.clone());
+        Shape::of_type(&row, &mut || Size::Unknown).map_sizes(&mut |s| match s {
+            Size::Unknown => {
+                let f = self.flexible();
+                if let Size::Flex(flex) = f {
+                    let born = self.names.len() as u32;
+                    self.empty.push(EmptyRows { flex, born, span });
+                }
+                f
+            }
+            s => s.clone(),
+        })
+    }
+
+    /// For each index, `None` if it is a single index, else the size of
+    /// the slice: `Some(None)` for the whole dimension.
+    pub(super) fn indices(&mut self, idxs: &'a [IndexExp]) -> Result<Vec<Option<Option<Size>>>> {
+        let mut out = Vec::new();
+        for i in idxs {
+            match i {
+                IndexExp::Single(x) => {
+                    self.expr(x)?;
+                    out.push(None);
+                }
+                IndexExp::Slice { start, end, stride } => {
+                    for x in [start, end, stride].into_iter().flatten() {
+                        self.expr(x)?;
+                    }
+                    let from_zero = start.as_deref().is_none_or(|s| is_int(s, 0));
+                    let unit = stride.as_deref().is_none_or(|s| is_int(s, 1));
+                    let size = match (start, end, stride) {
+                        (None, None, None) => None,
+                        (_, Some(end), _) if from_zero && unit => Some(self.size_exp(end)),
+                        _ => Some(Size::Unknown),
+                    };
+                    out.push(Some(size));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    pub(super) fn range(&mut self, r: &'a Range, span: Span) -> Result<Shape> {
+        self.expr(&r.start)?;
+        if let Some(s) = &r.second {
+            self.expr(s)?;
+        }
+        self.expr(&r.end)?;
+        // The ranges whose length is their end (language reference).
+        let known = match (r.kind, &r.second) {
+            (RangeKind::UpTo, None) => is_int(&r.start, 0),
+            (RangeKind::UpTo, Some(s)) => is_int(&r.start, 0) && is_int(s, 1),
+            (RangeKind::Inclusive, Some(s)) => is_int(&r.start, 1) && is_int(s, 2),
+            _ => false,
+        };
+        let size = if known {
+            self.size_exp(&r.end)
+        } else {
+            let text =
+                urchin_syntax::pretty::expr(&Expr::new(ExprKind::Range(Box::new(r.clone())), span));
+            self.existential(format!("the unknown length of range `{text}`"))
+        };
+        Ok(Shape::array(vec![size], Shape::Any))
+    }
+
+    pub(super) fn var(&mut self, e: &Expr, q: &QualName) -> Shape {
+        if q.is_local() {
+            if let Some(s) = self.lookup(&q.name) {
+                return s;
+            }
+        }
+        match self.def.resolved.get(&e.id) {
+            Some(GlobalKind::Def(id)) => match self.defs.get(id.0 as usize) {
+                // A constant's sizes are those of its one value, which
+                // are not known statically when existential.
+                Some(d) if d.target.params.is_empty() => match &d.sizes {
+                    Some(sig) => {
+                        let unknown: Vec<Option<Size>> = sig
+                            .existential
+                            .iter()
+                            .map(|e| e.then_some(Size::Unknown))
+                            .collect();
+                        let site = Some((Site::of(e), &d.name));
+                        self.instantiate(sig, &unknown, &format!("\"{}\"", d.name), &[], site)
+                            .unwrap_or(Shape::Any)
+                    }
+                    None => Shape::Any,
+                },
+                Some(d) => self.def_fun(d.clone(), e),
+                // A recursive use.
+                None => match self.own.clone() {
+                    Some(sig) if id.0 as usize == self.defs.len() => self.fun(FunVal {
+                        callee: Callee::Sig(sig, Rc::from([]), format!("\"{}\"", q.name).into()),
+                        args: Vec::new(),
+                    }),
+                    _ => self.fallback(Some(e.id)),
+                },
+            },
+            Some(GlobalKind::Intrinsic(op)) if op.arity() > 0 => self.fun(FunVal {
+                callee: Callee::Intrinsic(op.clone(), q.name.to_string().into()),
+                args: Vec::new(),
+            }),
+            _ => self.fallback(Some(e.id)),
+        }
+    }
+
+    pub(super) fn spine(&mut self, e: &'a Expr, sp: spine::Spine<'a>) -> Result<Shape> {
+        let f = match sp.head {
+            Head::Expr(h) => self.expr(h)?,
+            Head::Op(op) if !self.def.local_ops.contains(&e.id) => self.fun(FunVal {
+                callee: Callee::Intrinsic(Intrinsic::Operator(op.clone()), op.symbol().into()),
+                args: Vec::new(),
+            }),
+            Head::Backtick(q) => {
+                let s = match self.def.resolved.get(&e.id) {
+                    Some(GlobalKind::Def(id)) => self
+                        .defs
+                        .get(id.0 as usize)
+                        .map(|d| self.def_fun(d.clone(), e)),
+                    _ if q.is_local() => self.lookup(&q.name),
+                    _ => None,
+                };
+                s.unwrap_or(Shape::Any)
+            }
+            Head::Proj(f) => {
+                let s = self.expr(sp.args[0])?;
+                return Ok(self.typed(project(&s, f), e.id));
+            }
+            Head::Op(_) | Head::Neg | Head::Not => Shape::Any,
+        };
+        let mut args = Vec::new();
+        for a in &sp.args {
+            let shape = match self.expr(a)? {
+                Shape::Leaf(t) if t == Type::prim(PrimType::I64) => Shape::Size(self.term(a)),
+                s => s,
+            };
+            args.push(Arg {
+                shape,
+                span: a.span,
+            });
+        }
+        let r = self.call(f, args, e.span)?;
+        Ok(self.typed(r, e.id))
+    }
+}
