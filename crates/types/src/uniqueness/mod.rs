@@ -891,19 +891,24 @@ impl<'a> Checker<'a> {
                 self.bind_param(p, t, &name, sig::pat_is_unique(p))?;
             }
             let result = self.expr(body)?;
-            self.check_result(&name, ret, &result, body.span, !params.is_empty())
+            self.check_result(&name, ret, &result, body.span, !params.is_empty())?;
+            Ok(result)
         })();
         self.scope.truncate(saved);
         let b = self.boundaries.pop().unwrap_or_default();
-        r?;
+        let result = r?;
         let mut closure: Vec<VarId> = b.observed.iter().map(|(v, _)| *v).collect();
         closure.sort_unstable();
         closure.dedup();
         self.forward(b.observed);
-        Ok(Als::Fun(
-            closure,
-            Rc::new(Sig::of_params(name, params, ret)),
-        ))
+        let mut sig = Sig::of_params(name, params, ret);
+        if ret.is_none() {
+            // Without a declared result type, the uniqueness of the result
+            // is inferred from the body, as Futhark does: a fresh array
+            // (a `map`'s, say) aliases no argument.
+            sig.ret = Ret::of_result(&result);
+        }
+        Ok(Als::Fun(closure, Rc::new(sig)))
     }
 
     /// What a finished body read from outside, as read by the enclosing

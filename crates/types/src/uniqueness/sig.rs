@@ -3,6 +3,7 @@
 //! Read from the annotations of a definition, a local function or a
 //! lambda (`(xs: *[]i32) : *[]i32`), or known for an intrinsic.
 
+use super::alias::Als;
 use crate::intrinsics::Intrinsic;
 use std::rc::Rc;
 use urchin_syntax::ast::{Ident, Pat, TypeExp, ValDec};
@@ -39,6 +40,15 @@ impl Ret {
             Ret::Unique => true,
             Ret::Aliased => false,
             Ret::Tuple(rs) => rs.iter().any(Ret::is_unique_anywhere),
+        }
+    }
+
+    /// The uniqueness of a body's result: fresh where it aliases nothing.
+    pub(super) fn of_result(a: &Als) -> Ret {
+        match a {
+            Als::Leaf(vs) if vs.is_empty() => Ret::Unique,
+            Als::Tuple(fields) => Ret::Tuple(fields.iter().map(Ret::of_result).collect()),
+            Als::Scalar | Als::Leaf(_) | Als::Fun(..) => Ret::Aliased,
         }
     }
 
