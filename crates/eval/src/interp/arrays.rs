@@ -2,6 +2,7 @@
 //! and scatters, over lanes.
 
 use super::*;
+use smallvec::SmallVec;
 
 impl Interp<'_> {
     pub(super) fn replicate(&mut self, n: usize, x: &LVal) -> R<LVal> {
@@ -45,6 +46,31 @@ impl Interp<'_> {
             .collect()
     }
 
+    /// The indices of an access, if every operand is an invariant
+    /// integer: the common case in loops (`params[i, 0]`), read without
+    /// building the operands' values.
+    fn invariant_ix(&self, ix: &[DimIndex]) -> Option<SmallVec<[Ix; 4]>> {
+        let int = |a: &Atom| {
+            self.scalar_ref(a)
+                .filter(|s| s.ty().is_int())
+                .map(|s| s.as_i64())
+        };
+        let opt = |x: &Option<Atom>| match x {
+            None => Some(None),
+            Some(a) => int(a).map(Some),
+        };
+        ix.iter()
+            .map(|d| match d {
+                DimIndex::Fix(a) => Some(Ix::Fix(int(a)?)),
+                DimIndex::Slice { start, end, stride } => Some(Ix::Slice {
+                    start: opt(start)?,
+                    end: opt(end)?,
+                    stride: opt(stride)?,
+                }),
+            })
+            .collect()
+    }
+
     pub(super) fn eval_index(
         &mut self,
         stm: &Stm,
@@ -52,6 +78,12 @@ impl Interp<'_> {
         v: Var,
         ix: &[DimIndex],
     ) -> R<Vec<LVal>> {
+        if let Some(ixs) = self.invariant_ix(ix)
+            && let Ok(arr) = self.get(v)
+            && !matches!(arr.v, Value::Rep(_))
+        {
+            return Ok(vec![index_static(arr, &ixs)?]);
+        }
         let args = self.ix_args(ix)?;
         let mut arr = self.get(v)?.clone();
         let mut args = &args[..];
@@ -260,7 +292,7 @@ impl Interp<'_> {
     /// `arr with [ixs] = x` with indices that do not vary.
     fn update_static(&mut self, arr: LVal, ixs: &[Ix], x: &LVal) -> R<LVal> {
         let u = arr.mask | x.mask;
-        let own = arr.own_shape().to_vec();
+        let own: SmallVec<[usize; 4]> = SmallVec::from_slice(arr.own_shape());
         let steps = ops::check_index(&own, ixs)?;
         let mut dst = if arr.mask == u {
             match arr.v {
@@ -279,7 +311,7 @@ impl Interp<'_> {
                     Step::Fix(i) => Some(*i),
                     Step::Slice { .. } => None,
                 })
-                .collect::<Option<Vec<usize>>>()
+                .collect::<Option<SmallVec<[usize; 4]>>>()
         {
             ops::set_element(&mut dst, &idx, s)?;
             return Ok(LVal::inv(Value::Array(dst)));

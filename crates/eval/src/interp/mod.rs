@@ -1094,7 +1094,7 @@ fn index_static(arr: &LVal, ixs: &[Ix]) -> R<LVal> {
     let nl = count(arr.mask);
     let own = &a.shape()[nl..];
     if nl == 0 && ixs.len() == own.len() {
-        let idx: Option<Vec<usize>> = ixs
+        let idx: Option<smallvec::SmallVec<[usize; 4]>> = ixs
             .iter()
             .zip(own)
             .map(|(i, &n)| match *i {
