@@ -77,12 +77,12 @@ impl Interp<'_> {
         si: &StmInfo,
         v: Var,
         ix: &[DimIndex],
-    ) -> R<Vec<LVal>> {
+    ) -> R<Vals> {
         if let Some(ixs) = self.invariant_ix(ix)
             && let Ok(arr) = self.get(v)
             && !matches!(arr.v, Value::Rep(_))
         {
-            return Ok(vec![index_static(arr, &ixs)?]);
+            return Ok(smallvec::smallvec![index_static(arr, &ixs)?]);
         }
         let args = self.ix_args(ix)?;
         let mut arr = self.get(v)?.clone();
@@ -90,7 +90,7 @@ impl Interp<'_> {
         // Any index of a rep is its value.
         while let Value::Rep(inner) = &arr.v {
             match args.split_first() {
-                None => return Ok(vec![arr]),
+                None => return Ok(smallvec::smallvec![arr]),
                 Some((IxArg::Fix(_), rest)) => {
                     arr = LVal {
                         mask: arr.mask,
@@ -104,7 +104,7 @@ impl Interp<'_> {
         let im = args.iter().fold(0, |m, a| m | a.mask());
         if im == 0 {
             let ixs = static_ix(args)?;
-            return Ok(vec![index_static(&arr, &ixs)?]);
+            return Ok(smallvec::smallvec![index_static(&arr, &ixs)?]);
         }
         if args.iter().all(|a| matches!(a, IxArg::Fix(_))) {
             let idx: Vec<LVal> = args
@@ -114,9 +114,9 @@ impl Interp<'_> {
                     IxArg::Slice(_) => None,
                 })
                 .collect();
-            return Ok(vec![self.gather(&arr, &idx)?]);
+            return Ok(smallvec::smallvec![self.gather(&arr, &idx)?]);
         }
-        self.per_lane(stm, si)
+        self.per_lane(stm, si).map(Vals::from_vec)
     }
 
     /// `arr[idx]` where some of the (fixed) indices vary over lanes. While
@@ -242,12 +242,12 @@ impl Interp<'_> {
         v: Var,
         ix: &[DimIndex],
         val: &Atom,
-    ) -> R<Vec<LVal>> {
+    ) -> R<Vals> {
         let args = self.ix_args(ix)?;
         let all_fix = args.iter().all(|a| matches!(a, IxArg::Fix(_)));
         let im = args.iter().fold(0, |m, a| m | a.mask());
         if im != 0 && !all_fix {
-            return self.per_lane(stm, si);
+            return self.per_lane(stm, si).map(Vals::from_vec);
         }
         let mut x = self.atom(val)?;
         let arr = self.take_var(v, &si.moves)?;
@@ -277,7 +277,7 @@ impl Interp<'_> {
         }
         if im == 0 {
             let ixs = static_ix(&args)?;
-            return Ok(vec![self.update_static(arr, &ixs, &x)?]);
+            return Ok(smallvec::smallvec![self.update_static(arr, &ixs, &x)?]);
         }
         let idx: Vec<LVal> = args
             .into_iter()
@@ -286,7 +286,7 @@ impl Interp<'_> {
                 IxArg::Slice(_) => None,
             })
             .collect();
-        Ok(vec![self.scatter_lanes(arr, &idx, &x)?])
+        Ok(smallvec::smallvec![self.scatter_lanes(arr, &idx, &x)?])
     }
 
     /// `arr with [ixs] = x` with indices that do not vary.
