@@ -759,12 +759,12 @@ impl Interp<'_> {
         Ok(self.run_chunked(ChunkOp::Reduce(op, pre), &vals, n, ne)?.1)
     }
 
-    /// An outermost reduction of less than a block (`blocks::BLOCK`) of numbers
-    /// with a native operator, of an array or of a map run as register
-    /// code (`map_straight`): its left fold from the neutral element, the
-    /// order `blocks.rs` gives one block, without the chunk driver (a
-    /// `logsumexp` over 14 features spent 9,000 instructions in it per
-    /// reduction). `None` where it does not apply.
+    /// An outermost reduction of less than a block (`blocks::BLOCK`) of
+    /// numbers with a native operator, of an array or of a map run as
+    /// register code (`map_straight`): its left fold from the neutral
+    /// element, the order `blocks.rs` gives one block, without the chunk
+    /// driver (a `logsumexp` over 14 features spent 9,000 instructions in
+    /// it per reduction). `None` where it does not apply.
     fn reduce_block(
         &self,
         op: &Operator,
