@@ -19,6 +19,7 @@
 use super::lanes::LVal;
 use super::threads::{self, COSTLY_GRAIN};
 use ndarray::{ArcArray, IxDyn};
+use smallvec::SmallVec;
 use std::sync::atomic::{AtomicBool, Ordering};
 use urchin_core::ir::{Atom, Body, Exp, Type, Var, Vars};
 use urchin_prim::{BinOp, Native, PrimType, Scalar, UnOp};
@@ -53,6 +54,29 @@ pub(crate) struct Straight {
 enum Instr {
     Bin(BinOp, usize, usize, usize),
     Un(UnOp, usize, usize),
+}
+
+impl Instr {
+    fn sources(&self) -> Vec<usize> {
+        match *self {
+            Instr::Bin(_, a, b, _) => vec![a, b],
+            Instr::Un(_, a, _) => vec![a],
+        }
+    }
+
+    fn dest(&self) -> usize {
+        match *self {
+            Instr::Bin(.., d) | Instr::Un(_, _, d) => d,
+        }
+    }
+
+    /// Every register `r` it names becomes `to[r]`.
+    fn rename(&mut self, to: &[usize]) {
+        match self {
+            Instr::Bin(_, a, b, d) => (*a, *b, *d) = (to[*a], to[*b], to[*d]),
+            Instr::Un(_, a, d) => (*a, *d) = (to[*a], to[*d]),
+        }
+    }
 }
 
 /// What an input is, for one run.
@@ -119,7 +143,67 @@ impl Straight {
             c.s.results.push(r);
         }
         c.s.regs = c.next();
+        c.s.reuse_registers();
         Some(c.s)
+    }
+
+    /// Gives each instruction's result a register that an earlier result
+    /// no longer needs, so that a block's registers stay few: zeroing them
+    /// and walking them costs in proportion, and a gradient's body of a
+    /// hundred values over 256 lanes would not stay in the first-level
+    /// cache. Inputs and constants keep their registers (they are loaded
+    /// once per block, constants once per run), and so do results.
+    fn reuse_registers(&mut self) {
+        let mut last = vec![None; self.regs];
+        for (k, i) in self.code.iter().enumerate() {
+            for r in i.sources() {
+                last[r] = Some(k);
+            }
+        }
+        let mut kept = vec![false; self.regs];
+        for &r in &self.results {
+            kept[r] = true;
+        }
+        // Inputs, then constants, numbered first; instructions' results
+        // after them, from the registers freed so far where there are any.
+        let mut phys = vec![usize::MAX; self.regs];
+        let mut next = 0;
+        for (r, p) in phys.iter_mut().enumerate().take(self.inputs.len()) {
+            *p = r;
+            next += 1;
+        }
+        for (r, _) in &mut self.consts {
+            kept[*r] = true;
+            phys[*r] = next;
+            *r = next;
+            next += 1;
+        }
+        let mut free = Vec::new();
+        for (k, i) in self.code.iter_mut().enumerate() {
+            let srcs = i.sources();
+            let d = i.dest();
+            // Taken before the sources are freed: a destination is never
+            // one of its own sources (see `operands`).
+            let p = free.pop().unwrap_or_else(|| {
+                next += 1;
+                next - 1
+            });
+            phys[d] = p;
+            i.rename(&phys);
+            for (j, &r) in srcs.iter().enumerate() {
+                let dead = last[r] == Some(k) && !kept[r] && r >= self.inputs.len();
+                if dead && !srcs[..j].contains(&r) {
+                    free.push(phys[r]);
+                }
+            }
+            if last[d].is_none() && !kept[d] {
+                free.push(p);
+            }
+        }
+        for r in &mut self.results {
+            *r = phys[*r];
+        }
+        self.regs = next;
     }
 
     pub fn inputs(&self) -> &[Var] {
@@ -146,7 +230,8 @@ impl Straight {
         if self.results.is_empty() {
             return None;
         }
-        let mut columns: Vec<Result<std::borrow::Cow<[T]>, T>> = Vec::with_capacity(inputs.len());
+        let mut columns: SmallVec<[Result<std::borrow::Cow<[T]>, T>; 16]> =
+            SmallVec::with_capacity(inputs.len());
         for i in inputs {
             columns.push(match i {
                 Input::Column(a) => {
@@ -159,14 +244,9 @@ impl Straight {
                 Input::Splat(s) => Err(T::unwrap(*s)?),
             });
         }
-        let consts: Vec<(usize, T)> = self
-            .consts
-            .iter()
-            .map(|(r, s)| Some((*r, T::unwrap(*s)?)))
-            .collect::<Option<_>>()?;
         let grain = (COSTLY_GRAIN / self.code.len().max(1)).max(BLOCK);
         let outs = threads::fill_many(self.results.len(), n, grain, |lo, dsts| {
-            self.lanes(&columns, &consts, lo, dsts, stop)
+            self.lanes(&columns, lo, dsts, stop)
         })?;
         outs.into_iter()
             .map(|v| {
@@ -182,7 +262,6 @@ impl Straight {
     fn lanes<T: Element>(
         &self,
         columns: &[Result<std::borrow::Cow<[T]>, T>],
-        consts: &[(usize, T)],
         lo: usize,
         dsts: &mut [&mut [T]],
         stop: Option<&AtomicBool>,
@@ -195,8 +274,9 @@ impl Straight {
                 regs[k * blk..(k + 1) * blk].fill(*x);
             }
         }
-        for (r, x) in consts {
-            regs[r * blk..(r + 1) * blk].fill(*x);
+        for (r, x) in &self.consts {
+            let Some(x) = T::unwrap(*x) else { return false };
+            regs[r * blk..(r + 1) * blk].fill(x);
         }
         let mut start = 0;
         while start < n {
@@ -267,6 +347,15 @@ impl Compiler<'_> {
         match a {
             Atom::Var(v) => self.reg(*v),
             Atom::Const(s) if s.ty() == self.ty => {
+                // One register per constant, however often it is used.
+                let same = |c: &Scalar| match (c, s) {
+                    (Scalar::F64(x), Scalar::F64(y)) => x.to_bits() == y.to_bits(),
+                    (Scalar::F32(x), Scalar::F32(y)) => x.to_bits() == y.to_bits(),
+                    _ => false,
+                };
+                if let Some(&(r, _)) = self.s.consts.iter().find(|(_, c)| same(c)) {
+                    return Some(r);
+                }
                 let r = self.next();
                 self.s.consts.push((r, *s));
                 Some(r)
@@ -310,8 +399,46 @@ fn supported_un(op: UnOp) -> bool {
     }
 }
 
-/// `d = f a b` over the first `len` lanes of a block (`d` was allocated
-/// after `a` and `b`, so it lies above them).
+/// The registers below `d` and above it, and the first `len` lanes of `d`
+/// to write (an instruction's destination is never one of its sources:
+/// `Straight::reuse_registers`).
+fn operands<T>(regs: &mut [T], blk: usize, len: usize, d: usize) -> (Regs<'_, T>, &mut [T]) {
+    let (below, rest) = regs.split_at_mut(d * blk);
+    let (dst, above) = rest.split_at_mut(blk);
+    (
+        Regs {
+            below,
+            above,
+            d,
+            blk,
+            len,
+        },
+        &mut dst[..len],
+    )
+}
+
+/// The registers other than an instruction's destination `d`.
+struct Regs<'a, T> {
+    below: &'a [T],
+    above: &'a [T],
+    d: usize,
+    blk: usize,
+    len: usize,
+}
+
+impl<T> Regs<'_, T> {
+    /// The first `len` lanes of register `r` (not `d`).
+    fn get(&self, r: usize) -> &[T] {
+        let (regs, at) = if r < self.d {
+            (self.below, r * self.blk)
+        } else {
+            (self.above, (r - self.d - 1) * self.blk)
+        };
+        &regs[at..at + self.len]
+    }
+}
+
+/// `d = f a b` over the first `len` lanes of a block.
 fn lanes2<T: Copy>(
     regs: &mut [T],
     blk: usize,
@@ -319,9 +446,9 @@ fn lanes2<T: Copy>(
     (a, b, d): (usize, usize, usize),
     f: impl Fn(T, T) -> T,
 ) {
-    let (src, dst) = regs.split_at_mut(d * blk);
-    let (xs, ys) = (&src[a * blk..a * blk + len], &src[b * blk..b * blk + len]);
-    for ((o, x), y) in dst[..len].iter_mut().zip(xs).zip(ys) {
+    let (src, dst) = operands(regs, blk, len, d);
+    let (xs, ys) = (src.get(a), src.get(b));
+    for ((o, x), y) in dst.iter_mut().zip(xs).zip(ys) {
         *o = f(*x, *y);
     }
 }
@@ -364,9 +491,8 @@ fn un<T: Element>(
     a: usize,
     d: usize,
 ) -> Option<()> {
-    let (src, dst) = regs.split_at_mut(d * blk);
-    let xs = &src[a * blk..a * blk + len];
-    let out = &mut dst[..len];
+    let (src, out) = operands(regs, blk, len, d);
+    let xs = src.get(a);
     match op {
         UnOp::Neg => out.iter_mut().zip(xs).for_each(|(o, x)| *o = x.neg()),
         UnOp::Abs => out.iter_mut().zip(xs).for_each(|(o, x)| *o = x.abs()),
@@ -450,16 +576,35 @@ mod tests {
         })
     }
 
-    fn compiled(p: &(Program, Function)) -> bool {
-        p.1.body.stms.iter().any(|s| match &s.exp {
+    fn straight(p: &(Program, Function)) -> Option<Straight> {
+        p.1.body.stms.iter().find_map(|s| match &s.exp {
             Exp::Map { lam, .. } => {
                 let mut free = std::collections::HashSet::new();
                 urchin_core::visit::free_in_body(&lam.body, &mut free);
                 let free: Vec<_> = free.into_iter().collect();
-                Straight::compile(&p.0.vars, &lam.body, &free).is_some()
+                Straight::compile(&p.0.vars, &lam.body, &free)
             }
-            _ => false,
+            _ => None,
         })
+    }
+
+    fn compiled(p: &(Program, Function)) -> bool {
+        straight(p).is_some()
+    }
+
+    #[test]
+    fn a_chain_of_operations_reuses_its_registers() {
+        // `x - 0.0 - 0.0 ...`, each step reading the one before (`x` is
+        // the pool's first value, the constant 0.0 its fourth).
+        let chain: Vec<_> = (0..20)
+            .map(|k| (2, if k == 0 { 0 } else { 4 + k }, 3))
+            .collect();
+        let s = straight(&program(&chain, 1)).expect("float arithmetic compiles");
+        assert_eq!(s.code.len(), 20);
+        // The input `x`, one register for the constant, and two for the
+        // chain (the one read and the one written).
+        assert_eq!((s.inputs.len(), s.consts.len()), (1, 1));
+        assert_eq!(s.regs, 4);
     }
 
     fn values(seed: u64, n: usize) -> Vec<f64> {

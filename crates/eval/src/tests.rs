@@ -1697,6 +1697,31 @@ fn accumulator_updates_happen_once_per_lane() {
 }
 
 #[test]
+fn short_reductions_fold_as_long_ones_do() {
+    // An outermost reduction of less than a block of floats, of an array or
+    // of a map run as register code, is one left fold
+    // (`soac::reduce_block`); from a block on, the chunk driver folds it.
+    // Either way the bits are per-element evaluation's.
+    let p = build(&[("xs", arr(F64, 1)), ("c", ty_f64())], |b, ps| {
+        let c = ps[1];
+        let pre = b.lambda(&[ty_f64()], |b, v| {
+            let t = b.bin(BinOp::Mul, v[0], c);
+            vec![b.un(UnOp::Exp, t).into()]
+        });
+        let add = b.binop_operator(BinOp::Add, F64, Atom::Const(Scalar::F64(0.0)));
+        let max = b.binop_operator(BinOp::Max, F64, Atom::Const(Scalar::F64(f64::NEG_INFINITY)));
+        let s = b.reduce(add, Some(pre), &[ps[0]])[0];
+        let m = b.reduce(max, None, &[ps[0]])[0];
+        vec![s.into(), m.into()]
+    });
+    let block = super::blocks::BLOCK;
+    for n in [1, 14, block - 1, block, block + 3] {
+        let xs: Vec<f64> = (0..n).map(|k| (k as f64 * 0.37).sin() * 3.0).collect();
+        ok(&p, vec![f64s(&xs), Value::Scalar(Scalar::F64(0.7))]);
+    }
+}
+
+#[test]
 fn sums_of_element_wise_operations_over_lanes_are_fused_bit_for_bit() {
     // map (\xs -> map (\ys -> reduce (+) 0 (map2 op xs ys)) yss) xss: the
     // fused fold (`kernels::fold_map2_rows`) must take the steps of the

@@ -2,6 +2,7 @@
 //! and scatters, over lanes.
 
 use super::*;
+use smallvec::SmallVec;
 
 impl Interp<'_> {
     pub(super) fn replicate(&mut self, n: usize, x: &LVal) -> R<LVal> {
@@ -45,20 +46,51 @@ impl Interp<'_> {
             .collect()
     }
 
+    /// The indices of an access, if every operand is an invariant
+    /// integer: the common case in loops (`params[i, 0]`), read without
+    /// building the operands' values.
+    fn invariant_ix(&self, ix: &[DimIndex]) -> Option<SmallVec<[Ix; 4]>> {
+        let int = |a: &Atom| {
+            self.scalar_ref(a)
+                .filter(|s| s.ty().is_int())
+                .map(|s| s.as_i64())
+        };
+        let opt = |x: &Option<Atom>| match x {
+            None => Some(None),
+            Some(a) => int(a).map(Some),
+        };
+        ix.iter()
+            .map(|d| match d {
+                DimIndex::Fix(a) => Some(Ix::Fix(int(a)?)),
+                DimIndex::Slice { start, end, stride } => Some(Ix::Slice {
+                    start: opt(start)?,
+                    end: opt(end)?,
+                    stride: opt(stride)?,
+                }),
+            })
+            .collect()
+    }
+
     pub(super) fn eval_index(
         &mut self,
         stm: &Stm,
         si: &StmInfo,
         v: Var,
         ix: &[DimIndex],
-    ) -> R<Vec<LVal>> {
+    ) -> R<Vals> {
+        if let Some(ixs) = self.invariant_ix(ix)
+            && let Ok(arr) = self.get(v)
+            && !matches!(arr.v, Value::Rep(_))
+        {
+            return Ok(smallvec::smallvec![index_static(arr, &ixs)?]);
+        }
         let args = self.ix_args(ix)?;
         let mut arr = self.get(v)?.clone();
         let mut args = &args[..];
         // Any index of a rep is its value.
         while let Value::Rep(inner) = &arr.v {
             match args.split_first() {
-                None => return Ok(vec![arr]),
+                None => return Ok(smallvec::smallvec![arr]),
                 Some((IxArg::Fix(_), rest)) => {
                     arr = LVal {
                         mask: arr.mask,
@@ -72,7 +104,7 @@ impl Interp<'_> {
         let im = args.iter().fold(0, |m, a| m | a.mask());
         if im == 0 {
             let ixs = static_ix(args)?;
-            return Ok(vec![index_static(&arr, &ixs)?]);
+            return Ok(smallvec::smallvec![index_static(&arr, &ixs)?]);
         }
         if args.iter().all(|a| matches!(a, IxArg::Fix(_))) {
             let idx: Vec<LVal> = args
@@ -82,9 +114,9 @@ impl Interp<'_> {
                     IxArg::Slice(_) => None,
                 })
                 .collect();
-            return Ok(vec![self.gather(&arr, &idx)?]);
+            return Ok(smallvec::smallvec![self.gather(&arr, &idx)?]);
         }
-        self.per_lane(stm, si)
+        self.per_lane(stm, si).map(Vals::from_vec)
     }
 
     /// `arr[idx]` where some of the (fixed) indices vary over lanes. While
@@ -210,12 +242,12 @@ impl Interp<'_> {
         v: Var,
         ix: &[DimIndex],
         val: &Atom,
-    ) -> R<Vec<LVal>> {
+    ) -> R<Vals> {
         let args = self.ix_args(ix)?;
         let all_fix = args.iter().all(|a| matches!(a, IxArg::Fix(_)));
         let im = args.iter().fold(0, |m, a| m | a.mask());
         if im != 0 && !all_fix {
-            return self.per_lane(stm, si);
+            return self.per_lane(stm, si).map(Vals::from_vec);
         }
         let mut x = self.atom(val)?;
         let arr = self.take_var(v, &si.moves)?;
@@ -245,7 +277,7 @@ impl Interp<'_> {
         }
         if im == 0 {
             let ixs = static_ix(&args)?;
-            return Ok(vec![self.update_static(arr, &ixs, &x)?]);
+            return Ok(smallvec::smallvec![self.update_static(arr, &ixs, &x)?]);
         }
         let idx: Vec<LVal> = args
             .into_iter()
@@ -254,13 +286,13 @@ impl Interp<'_> {
                 IxArg::Slice(_) => None,
             })
             .collect();
-        Ok(vec![self.scatter_lanes(arr, &idx, &x)?])
+        Ok(smallvec::smallvec![self.scatter_lanes(arr, &idx, &x)?])
     }
 
     /// `arr with [ixs] = x` with indices that do not vary.
     fn update_static(&mut self, arr: LVal, ixs: &[Ix], x: &LVal) -> R<LVal> {
         let u = arr.mask | x.mask;
-        let own = arr.own_shape().to_vec();
+        let own: SmallVec<[usize; 4]> = SmallVec::from_slice(arr.own_shape());
         let steps = ops::check_index(&own, ixs)?;
         let mut dst = if arr.mask == u {
             match arr.v {
@@ -279,7 +311,7 @@ impl Interp<'_> {
                     Step::Fix(i) => Some(*i),
                     Step::Slice { .. } => None,
                 })
-                .collect::<Option<Vec<usize>>>()
+                .collect::<Option<SmallVec<[usize; 4]>>>()
         {
             ops::set_element(&mut dst, &idx, s)?;
             return Ok(LVal::inv(Value::Array(dst)));

@@ -84,6 +84,9 @@ pub(crate) struct Interp<'p> {
     faults: Option<Vec<LVal>>,
 }
 
+/// A statement's values.
+pub(crate) type Vals = smallvec::SmallVec<[LVal; 1]>;
+
 /// One index of an access, with its operands evaluated.
 #[derive(Clone)]
 pub(crate) enum IxArg {
@@ -548,8 +551,11 @@ impl<'p> Interp<'p> {
         Ok(())
     }
 
-    pub(crate) fn eval_exp(&mut self, stm: &Stm, si: &StmInfo) -> R<Vec<LVal>> {
-        let one = |x: R<LVal>| x.map(|x| vec![x]);
+    /// The values of a statement's expression (one, most often: kept
+    /// inline, so that a statement allocates nothing for them).
+    pub(crate) fn eval_exp(&mut self, stm: &Stm, si: &StmInfo) -> R<Vals> {
+        let one = |x: R<LVal>| x.map(|x| smallvec::smallvec![x]);
+        let many = |x: R<Vec<LVal>>| x.map(Vals::from_vec);
         match &stm.exp {
             Exp::Atom(Atom::Var(v)) => one(self.take_var(*v, &si.moves)),
             Exp::Atom(a) => one(self.atom(a)),
@@ -580,14 +586,14 @@ impl<'p> Interp<'p> {
             Exp::Iota(n) => {
                 let n = self.atom(n)?;
                 if n.mask != 0 {
-                    return self.per_lane(stm, si);
+                    return many(self.per_lane(stm, si));
                 }
                 one(ops::iota(int_of(&n)?).map(|a| LVal::inv(Value::Array(a))))
             }
             Exp::Replicate(n, a) => {
                 let n = self.atom(n)?;
                 if n.mask != 0 {
-                    return self.per_lane(stm, si);
+                    return many(self.per_lane(stm, si));
                 }
                 let n = ops::size(int_of(&n)?, "replicate")?;
                 let x = self.atom(a)?;
@@ -606,7 +612,7 @@ impl<'p> Interp<'p> {
             Exp::Reshape(dims, v) => {
                 let dims: Vec<LVal> = dims.iter().map(|d| self.atom(d)).collect::<R<_>>()?;
                 if dims.iter().any(|d| d.mask != 0) {
-                    return self.per_lane(stm, si);
+                    return many(self.per_lane(stm, si));
                 }
                 let dims: Vec<i64> = dims.iter().map(int_of).collect::<R<_>>()?;
                 let x = self.take_var(*v, &si.moves)?;
@@ -633,7 +639,7 @@ impl<'p> Interp<'p> {
             Exp::Rotate(r, v) => {
                 let r = self.atom(r)?;
                 if r.mask != 0 {
-                    return self.per_lane(stm, si);
+                    return many(self.per_lane(stm, si));
                 }
                 let r = int_of(&r)?;
                 let x = self.take_var(*v, &si.moves)?;
@@ -658,24 +664,24 @@ impl<'p> Interp<'p> {
                 cond,
                 then_body,
                 else_body,
-            } => self.eval_if(cond, then_body, else_body),
+            } => many(self.eval_if(cond, then_body, else_body)),
             Exp::Loop {
                 params, form, body, ..
-            } => self.eval_loop(si, params, form, body),
-            Exp::Map { lam, args } => self.eval_map(stm, lam, args),
-            Exp::Reduce { op, pre, args } => self.eval_reduce(op, pre.as_ref(), args),
-            Exp::Scan { op, pre, args } => self.eval_scan(stm, op, pre.as_ref(), args),
+            } => many(self.eval_loop(si, params, form, body)),
+            Exp::Map { lam, args } => many(self.eval_map(stm, lam, args)),
+            Exp::Reduce { op, pre, args } => many(self.eval_reduce(op, pre.as_ref(), args)),
+            Exp::Scan { op, pre, args } => many(self.eval_scan(stm, op, pre.as_ref(), args)),
             Exp::Hist {
                 op,
                 dest,
                 indices,
                 values,
-            } => self.eval_hist(stm, si, op, dest, *indices, values),
+            } => many(self.eval_hist(stm, si, op, dest, *indices, values)),
             Exp::Scatter {
                 dest,
                 indices,
                 values,
-            } => self.eval_scatter(stm, si, dest, indices, values),
+            } => many(self.eval_scatter(stm, si, dest, indices, values)),
             Exp::Assert {
                 cond,
                 message,
@@ -714,9 +720,9 @@ impl<'p> Interp<'p> {
                     text = text.replacen("{}", &urchin_runtime::values::format_value(&v.v), 1);
                 }
                 eprintln!("{text}");
-                Ok(Vec::new())
+                Ok(Vals::new())
             }
-            Exp::Break { locals, args } => self.eval_break(stm, si, locals, args),
+            Exp::Break { locals, args } => many(self.eval_break(stm, si, locals, args)),
             Exp::CheckShape {
                 array,
                 expected,
@@ -727,7 +733,7 @@ impl<'p> Interp<'p> {
                     .map(|e| e.as_ref().map(|a| self.atom(a)).transpose())
                     .collect::<R<_>>()?;
                 if exp.iter().flatten().any(|e| e.mask != 0) {
-                    return self.per_lane(stm, si);
+                    return many(self.per_lane(stm, si));
                 }
                 let x = self.get(*array)?.clone();
                 check_shape(&x, &exp, what)?;
@@ -736,7 +742,7 @@ impl<'p> Interp<'p> {
             Exp::Jvp { .. } | Exp::Vjp { .. } | Exp::WithVjp { .. } => Err(Fail::internal(
                 "jvp/vjp/with_vjp reached the evaluator: automatic differentiation should have removed it",
             )),
-            Exp::WithAcc { arrays, lam } => self.eval_with_acc(stm, si, arrays, lam),
+            Exp::WithAcc { arrays, lam } => many(self.eval_with_acc(stm, si, arrays, lam)),
             Exp::UpdAcc {
                 acc,
                 indices,
@@ -760,11 +766,13 @@ impl<'p> Interp<'p> {
                             self.env[v.0 as usize] = Some(x);
                         }
                     }
-                    return self.per_lane(stm, si);
+                    return many(self.per_lane(stm, si));
                 }
                 let prog = self.prog;
-                self.call(*func, name, vals)
-                    .map_err(|e| e.out_of_call(|| call_frames(prog, stm.ctx)))
+                many(
+                    self.call(*func, name, vals)
+                        .map_err(|e| e.out_of_call(|| call_frames(prog, stm.ctx))),
+                )
             }
         }
     }
@@ -1094,7 +1102,7 @@ fn index_static(arr: &LVal, ixs: &[Ix]) -> R<LVal> {
     let nl = count(arr.mask);
     let own = &a.shape()[nl..];
     if nl == 0 && ixs.len() == own.len() {
-        let idx: Option<Vec<usize>> = ixs
+        let idx: Option<smallvec::SmallVec<[usize; 4]>> = ixs
             .iter()
             .zip(own)
             .map(|(i, &n)| match *i {
