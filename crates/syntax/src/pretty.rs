@@ -842,21 +842,26 @@ impl Printer {
         let mut cur = e;
         loop {
             match &cur.kind {
-                // `let a = a with [i] = v`, as its sugar `let a[i] = v`.
-                ExprKind::Let(Pat::Id(a, _), v, body) if in_place(a, v).is_some() => {
-                    let (indices, value) = in_place(a, v).expect("just matched");
-                    self.w("let ");
-                    self.w(a);
-                    self.indices(indices);
-                    self.w(" =");
-                    self.block(value);
-                    cur = body;
-                }
                 ExprKind::Let(p, v, body) => {
                     self.w("let ");
-                    self.pat_full(p);
-                    self.w(" =");
-                    self.block(v);
+                    // `let a = a with [i] = v`, as its sugar `let a[i] = v`.
+                    let sugar = match p {
+                        Pat::Id(a, _) => in_place(a, v).map(|u| (a, u)),
+                        _ => None,
+                    };
+                    match sugar {
+                        Some((a, (indices, value))) => {
+                            self.w(a);
+                            self.indices(indices);
+                            self.w(" =");
+                            self.block(value);
+                        }
+                        None => {
+                            self.pat_full(p);
+                            self.w(" =");
+                            self.block(v);
+                        }
+                    }
                     cur = body;
                 }
                 ExprKind::LetSizes(ns, p, v, body) => {
