@@ -267,3 +267,41 @@ fn same_text_as_the_command_line() {
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stdout), elaborate(&src));
 }
+
+/// A reading that replicates a value into an array whose length nothing
+/// determines is no reading: the cheapest reading of `(keep xs 1).1`
+/// (`(keep xs (rep 1)).1`, one `rep`) would make a value without a
+/// length, so the mapped one (two insertions) is taken.
+#[test]
+fn sizeless_rep_takes_the_mapped_reading() {
+    let out = snapshot(
+        "sizeless_rep_mapped",
+        "def keep 'a (x: a) (y: a) : (a, a) = (x, y)\ndef second (xs: []i32) = (keep xs 1).1\n",
+    );
+    assert!(out.contains("map (.1) (map2 keep xs (rep 1))"), "{out}");
+}
+
+/// Where every reading needs such a `rep`, the program is a type error
+/// at the argument (these ran, giving `rep([2, 3, 4])`, `rep 5` and an
+/// element past the end of an array without a length).
+#[test]
+fn sizeless_rep_is_a_type_error() {
+    for src in [
+        "def main (y: []i32) : [][]i32 = (+ 1) y\n",
+        "def main (y: []i32) = let z : [][]i32 = (+ 1) y in z[1000000][0]\n",
+    ] {
+        let out = elaborate(src);
+        assert!(out.contains("length nothing determines"), "{src}: {out}");
+    }
+    snapshot("sizeless_rep_error", "def b = (\\(x: []i32) -> x) 5\n");
+}
+
+/// A `rep` whose length a size gives is kept: `add`'s parameters have one
+/// size, so `rep 1` takes `xs`'s length.
+#[test]
+fn rep_with_a_size_is_kept() {
+    let out = elaborate(
+        "def add [n] (a: [n]i32) (b: [n]i32) : [n]i32 = map2 (+) a b\ndef f (xs: []i32) = add xs 1\n",
+    );
+    assert!(out.contains("add xs (rep 1)"), "{out}");
+}

@@ -265,7 +265,7 @@ fn sizeless_replication_is_a_type_error() {
     let out = repl(
         "mjp (\\(a, b) -> a * b) (2.0, 3.0) 1\nmjp (\\(a, b) -> a * b) (2.0, 3.0) [1.0, 2.0]\n",
     );
-    assert!(out.contains("Ambiguous size"), "{out}");
+    assert!(out.contains("length nothing determines"), "{out}");
     assert!(!out.contains("internal error"), "{out}");
     assert!(out.contains("[(3.0, 2.0), (6.0, 4.0)]"), "{out}");
 }

@@ -12,7 +12,7 @@
 //! 4.8.2) applies: the evaluator never materialises them, and they do not
 //! count towards the ILP's objective.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use urchin_syntax::ast::*;
 use urchin_syntax::spine::{self, Form, Head, SpineKey};
 
@@ -42,6 +42,10 @@ pub struct Elaborator<'s> {
     tparams: Vec<Ident>,
     /// `Var` nodes this elaboration created for `mapN` and `rep`.
     pub inserted: HashSet<NodeId>,
+    /// The `rep`s that are not along a dimension their application maps
+    /// over (their length is not the mapped arrays'): by `Var` node, the
+    /// spine and the argument they replicate.
+    pub free_reps: HashMap<NodeId, (SpineKey, usize)>,
     /// How many `map`s and `rep`s were inserted.
     pub insertions: usize,
 }
@@ -65,6 +69,7 @@ impl<'s> Elaborator<'s> {
             abbrevs: None,
             tparams: Vec::new(),
             inserted: HashSet::new(),
+            free_reps: HashMap::new(),
             insertions: 0,
         }
     }
@@ -75,10 +80,15 @@ impl<'s> Elaborator<'s> {
         e
     }
 
-    fn rep(&mut self, e: Expr, k: u32) -> Expr {
-        (0..k).fold(e, |acc, _| {
+    /// `e` replicated `k` times; the innermost `free` of them are free
+    /// reps of argument `arg` (see [`Self::free_reps`]).
+    fn rep(&mut self, e: Expr, k: u32, free: u32, arg: (SpineKey, usize)) -> Expr {
+        (0..k).fold(e, |acc, i| {
             let span = acc.span;
             let r = self.intrinsic("rep", span);
+            if i < free {
+                self.free_reps.insert(r.id, arg);
+            }
             Expr::new(ExprKind::Apply(Box::new(r), vec![acc]), span)
         })
     }
@@ -291,16 +301,21 @@ impl<'s> Elaborator<'s> {
 
     /// Elaborates the arguments and wraps each in its reps; returns them
     /// with the nest depth `D`.
-    fn spine_args(&mut self, args: &[&Expr], sol: &[(u32, u32)]) -> (Vec<Expr>, u32) {
+    fn spine_args(
+        &mut self,
+        key: SpineKey,
+        args: &[&Expr],
+        sol: &[(u32, u32)],
+    ) -> (Vec<Expr>, u32) {
         let d: u32 = sol.iter().map(|(m, _)| m).sum();
         let mut dj = 0;
         let mut out = Vec::new();
-        for (a, (m, r)) in args.iter().zip(sol) {
+        for (i, (a, (m, r))) in args.iter().zip(sol).enumerate() {
             dj += m;
             let k = (d - dj) + r;
             let x = self.expr(a);
             self.insertions += *m as usize + (*r as usize).saturating_sub((dj - m) as usize);
-            out.push(self.rep(x, k));
+            out.push(self.rep(x, k, r.saturating_sub(dj), (key, i)));
         }
         (out, d)
     }
@@ -312,7 +327,7 @@ impl<'s> Elaborator<'s> {
             }
             _ => return self.rebuild(e, &sp, None),
         };
-        let (args, d) = self.spine_args(&sp.args, &sol);
+        let (args, d) = self.spine_args((e.id, 0), &sp.args, &sol);
         if d == 0 {
             return self.rebuild(e, &sp, Some(args));
         }
@@ -440,7 +455,7 @@ impl<'s> Elaborator<'s> {
             e.span,
         );
         let sp = spine::spine_of(&body_src).expect("a binary operator is a spine");
-        let (args, d) = self.spine_args(&sp.args, &sol);
+        let (args, d) = self.spine_args((e.id, 0), &sp.args, &sol);
         let body = if d == 0 {
             let mut args = args;
             let r = args.pop().expect("two operands");
@@ -504,8 +519,8 @@ impl<'s> Elaborator<'s> {
         };
         let name = fresh_name(&[first, second]);
         let x = var(&name, e.span);
-        let inner = self.apply_spine(first, x, s0.as_deref(), e.span);
-        let outer = self.apply_spine(second, inner, s1.as_deref(), e.span);
+        let inner = self.apply_spine(first, x, (e.id, 0), s0.as_deref(), e.span);
+        let outer = self.apply_spine(second, inner, (e.id, 1), s1.as_deref(), e.span);
         Expr {
             id: e.id,
             span: e.span,
@@ -519,6 +534,7 @@ impl<'s> Elaborator<'s> {
         &mut self,
         f: &Expr,
         a: Expr,
+        key: SpineKey,
         sol: Option<&[(u32, u32)]>,
         span: urchin_base::source::Span,
     ) -> Expr {
@@ -540,7 +556,7 @@ impl<'s> Elaborator<'s> {
                 a.clone()
             };
             self.insertions += *m as usize + (*r as usize).saturating_sub((dj - m) as usize);
-            args.push(self.rep(x, k));
+            args.push(self.rep(x, k, r.saturating_sub(dj), (key, i)));
         }
         if d == 0 {
             let fv = self.head_value(&head, span);

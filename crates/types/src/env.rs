@@ -6,6 +6,7 @@
 
 use super::intrinsics::{self, Intrinsic};
 use super::scheme::Scheme;
+use super::sizes::SizedSig;
 use super::ty::AbsType;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -41,6 +42,10 @@ pub struct Global {
     /// lowering, instantiates.
     pub rep: Option<Rc<Scheme>>,
     pub kind: GlobalKind,
+    /// The sizes its users see, where a module type gives them (a value
+    /// seen through a module type: `val f [n] : t [n] -> i64`); else its
+    /// definition's own.
+    pub sizes: Option<Rc<SizedSig>>,
 }
 
 impl Global {
@@ -49,6 +54,7 @@ impl Global {
             scheme: Rc::new(scheme),
             rep: None,
             kind,
+            sizes: None,
         }
     }
 

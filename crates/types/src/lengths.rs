@@ -208,17 +208,29 @@ fn binds(e: &Expr, x: &str) -> bool {
 
 /// The first `rep` that AUTOMAP inserted (a `Var` in `inserted`) where
 /// the function it is given to needs its length, as a type error at the
-/// replicated argument.
+/// replicated argument, with the `Var` nodes of the reps of the
+/// arguments that lack a length.
 pub fn check_reps(
     body: &Expr,
     heads: &Heads,
     inserted: &HashSet<NodeId>,
     inf: &Infer,
-) -> Result<(), Diagnostic> {
+) -> Result<(), (Diagnostic, Vec<NodeId>)> {
     let sizeless = |a: &Expr, depth: usize| peel_reps(a, inserted).1 > depth;
     let error = heads.find(body, &|_| true, &sizeless, &mut |head, args, depth| {
         let (inner, k) = peel_reps(args[0], inserted);
-        Some(rep_error(head, inner, k - depth, inf))
+        let mut reps = Vec::new();
+        for a in args {
+            let mut x = *a;
+            while let ExprKind::Apply(f, inner) = &x.kind
+                && inner.len() == 1
+                && inserted.contains(&f.id)
+            {
+                reps.push(f.id);
+                x = &inner[0];
+            }
+        }
+        Some((rep_error(head, inner, k - depth, inf), reps))
     });
     error.map_or(Ok(()), Err)
 }
@@ -281,4 +293,50 @@ fn rep_error(head: &Head, arg: &Expr, reps: usize, inf: &Infer) -> Diagnostic {
         .with_help(
             "AUTOMAP could only make it an array by replicating it, and nothing says how long that array is: pass an array, or build one of the length you mean with `replicate n x`",
         )
+}
+
+/// The error for a free `rep` AUTOMAP would insert (its `Var` node
+/// `node` in `body`, the target) whose length nothing determines: the
+/// value it makes would be an array without a length.
+pub fn sizeless_rep(body: &Expr, node: NodeId) -> Diagnostic {
+    let mut stack = vec![body];
+    let mut arg = None;
+    while let Some(e) = stack.pop() {
+        if let ExprKind::Apply(f, args) = &e.kind
+            && f.id == node
+            && args.len() == 1
+        {
+            arg = Some(&args[0]);
+            break;
+        }
+        stack.extend(e.children());
+    }
+    let Some(arg) = arg else {
+        return Diagnostic::internal(
+            "a replicated argument that is not in the program",
+            body.span,
+        );
+    };
+    // (The argument as written: inner reps are AUTOMAP's too.)
+    let mut inner = arg;
+    while let ExprKind::Apply(f, args) = &inner.kind
+        && args.len() == 1
+        && matches!(&f.kind, ExprKind::Var(q) if q.is_local() && &*q.name == "rep")
+    {
+        inner = &args[0];
+    }
+    let text = urchin_syntax::pretty::expr(inner);
+    let what = if text.chars().count() <= 30 && !text.contains('\n') {
+        format!("`{text}`")
+    } else {
+        "this argument".into()
+    };
+    Diagnostic::ty(
+        format!("{what} has too few dimensions here, and replicating it would make an array whose length nothing determines"),
+        arg.span,
+    )
+    .with_label("AUTOMAP could only pass this by replicating it (`rep`), into an array of no known length")
+    .with_help(
+        "pass an array of the length you mean (`replicate n x`), or annotate types so that AUTOMAP maps the application instead",
+    )
 }

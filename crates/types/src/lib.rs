@@ -188,6 +188,7 @@ impl TypeEnv {
                     .unwrap_or_else(|| checked.scheme.clone()),
             ),
             kind: GlobalKind::Def(id),
+            sizes: None,
         };
         self.defs.push(Rc::new(checked));
         Ok((id, global))
@@ -421,6 +422,11 @@ impl TypeEnv {
 
     /// `entry`: an entry point (its types must be concrete; overloaded
     /// ones default).
+    ///
+    /// A reading of AUTOMAP's with a free `rep` whose length nothing
+    /// determines is no reading: the ranks are solved again without
+    /// that `rep` (its application may map instead), until a reading has
+    /// none; where none is left, the first such `rep` is the error.
     fn check_val(
         &self,
         d: &ValDec,
@@ -428,6 +434,38 @@ impl TypeEnv {
         take_params: bool,
         entry: bool,
     ) -> Result<CheckedDef, Diagnostic> {
+        let mut forbidden: Vec<(SpineKey, usize)> = Vec::new();
+        let mut first: Option<Diagnostic> = None;
+        loop {
+            match self.check_reading(d, show, take_params, entry, &forbidden) {
+                Ok(Reading::Checked(c)) => return Ok(*c),
+                Ok(Reading::Sizeless(found, diag)) => {
+                    let before = forbidden.len();
+                    for f in found {
+                        if !forbidden.contains(&f) {
+                            forbidden.push(f);
+                        }
+                    }
+                    let first = first.get_or_insert(diag);
+                    if forbidden.len() == before || forbidden.len() > MAX_SIZELESS {
+                        return Err(first.clone());
+                    }
+                }
+                Err(e) => return Err(first.unwrap_or(e)),
+            }
+        }
+    }
+
+    /// One reading of [`Self::check_val`], with the free `rep`s of the
+    /// arguments `forbidden` not allowed.
+    fn check_reading(
+        &self,
+        d: &ValDec,
+        show: Printer,
+        take_params: bool,
+        entry: bool,
+        forbidden: &[(SpineKey, usize)],
+    ) -> Result<Reading, Diagnostic> {
         // A constant whose value is a function (`def it = \y -> it y * 2`
         // at the REPL) is checked with its parameters taken, but its body
         // still refers to the `it` above it, not to itself.
@@ -435,6 +473,7 @@ impl TypeEnv {
         // 1. Infer and solve the ranks.
         let (mut inf, d, source_ty) = self.infer_source(d, take_params, own_scope)?;
         let d = &d;
+        forbid_free_reps(&mut inf, forbidden);
         Self::solve_source(&mut inf, d, show)?;
         let users = inf
             .saw_abstract
@@ -448,6 +487,8 @@ impl TypeEnv {
         let mut el = Elaborator::new(&solution).expanding(&self.globals);
         let target = el.dec(d);
         let insertions = el.insertions;
+        let free_reps = std::mem::take(&mut el.free_reps);
+        let inserted = el.inserted.clone();
 
         // 3. Check the target without AUTOMAP, seeing through abstract
         // types, and generalise.
@@ -475,7 +516,13 @@ impl TypeEnv {
             local_ops: &inf.local_ops,
             defs: &self.defs,
         };
-        lengths::check_reps(&target.body, &heads, &el.inserted, &inf)?;
+        if let Err((diag, reps)) = lengths::check_reps(&target.body, &heads, &el.inserted, &inf) {
+            let args = reps
+                .iter()
+                .filter_map(|n| free_reps.get(n).copied())
+                .collect();
+            return Ok(Reading::Sizeless(args, diag));
+        }
         let needs_length = lengths::needed_lengths(&target, &heads);
         drop(heads);
         let def_ty = params
@@ -633,10 +680,17 @@ impl TypeEnv {
         }
         lifted::check(&checked, &self.defs)?;
         uniqueness::check(&checked, &self.defs, &self.opaque)?;
-        let (sig, implicit) = sizes::check(&checked, &self.defs)?;
-        checked.sizes = Some(sig);
-        checked.implicit_sizes = implicit;
-        Ok(checked)
+        let found = sizes::check(&checked, &self.defs, &self.globals, &inserted)?;
+        if let Some(node) = found.sizeless.first() {
+            let diag = lengths::sizeless_rep(&checked.target.body, *node);
+            let args = (found.sizeless.iter())
+                .filter_map(|n| free_reps.get(n).copied())
+                .collect();
+            return Ok(Reading::Sizeless(args, diag));
+        }
+        checked.sizes = Some(found.sig);
+        checked.implicit_sizes = found.implicit;
+        Ok(Reading::Checked(Box::new(checked)))
     }
 
     /// Checks an expression as if it were the body of a definition without
@@ -848,6 +902,37 @@ pub(crate) fn size_names_in_type(t: &TypeExp, in_exps: bool, out: &mut Vec<Ident
             }
         }
         TypeExp::Prim(..) => {}
+    }
+}
+
+/// How many free `rep`s one definition's readings may forbid before the
+/// first is reported (each forbidden one costs a solve).
+const MAX_SIZELESS: usize = 16;
+
+/// What a reading of AUTOMAP's gives (see `TypeEnv::check_val`).
+enum Reading {
+    Checked(Box<CheckedDef>),
+    /// Free `rep`s whose length nothing determines, by the argument they
+    /// replicate, and the error for the first.
+    Sizeless(Vec<(SpineKey, usize)>, Diagnostic),
+}
+
+/// Allows no free `rep` of the arguments `forbidden`: each may have only
+/// the reps its application maps along (`R ≤ M + Σ frame`, with a slack
+/// variable).
+fn forbid_free_reps(inf: &mut Infer, forbidden: &[(SpineKey, usize)]) {
+    for (key, i) in forbidden {
+        let Some(app) = (inf.spines.iter())
+            .find(|(k, _)| k == key)
+            .and_then(|(_, apps)| apps.get(*i).copied())
+        else {
+            continue;
+        };
+        let rec = inf.ranks.apps[app.0 as usize].clone();
+        let slack = inf.ranks.fresh(rank::RankKind::Aux);
+        let reps = Rank::var(rec.r).plus(&Rank::var(slack));
+        let maps = (rec.frame.iter()).fold(Rank::var(rec.m), |acc, f| acc.plus(&Rank::var(*f)));
+        inf.ranks.equate(&reps, &maps, rec.origin);
     }
 }
 

@@ -7,6 +7,7 @@ use super::env::{
 };
 use super::resolve::Resolver;
 use super::{Phase, R};
+use crate::elab::Abbreviations;
 use crate::env::{Global, GlobalKind, TypeAbbrev};
 use crate::ty::AbsType;
 use std::collections::HashMap;
@@ -389,6 +390,9 @@ impl Phase<'_> {
             p
         };
         let mut view = Env::default();
+        // The values specified so far, which sizes in later
+        // specifications may name.
+        let mut values: Vec<(Ident, Entity)> = Vec::new();
         for spec in &sig.specs {
             match spec {
                 SigSpec::Type(ts) => {
@@ -503,6 +507,21 @@ impl Phase<'_> {
                             .into());
                         }
                     }
+                    subst.check.insert(vs.entity, actual);
+                    values.push((vs.name.clone(), vs.entity));
+                    let sizes = match g.kind {
+                        GlobalKind::Def(id) => Some(Rc::new(self.spec_sizes(
+                            id,
+                            vs,
+                            &values,
+                            &spec_ty,
+                            &subst.check,
+                            &name,
+                            &shown_spec,
+                            span,
+                        )?)),
+                        _ => None,
+                    };
                     if let GlobalKind::Def(id) = g.kind {
                         let def = self.tenv.def(id);
                         if let Some(i) = consumes_unasked(&def.source.params, &spec_ty) {
@@ -525,8 +544,10 @@ impl Phase<'_> {
                             scheme: Rc::new(seen),
                             rep: Some(g.view(true).clone()),
                             kind: g.kind.clone(),
+                            sizes,
                         },
                     );
+                    subst.view.insert(vs.entity, e);
                     view.bind_val(vs.name.clone(), e);
                 }
                 SigSpec::Module(ms) => {
@@ -541,6 +562,57 @@ impl Phase<'_> {
             }
         }
         Ok(view)
+    }
+
+    /// The sizes the specification `vs` (its types `spec_ty` the
+    /// module's) gives the definition `id`, which must fit them.
+    #[allow(clippy::too_many_arguments)]
+    fn spec_sizes(
+        &self,
+        id: crate::env::DefId,
+        vs: &ValSpec,
+        values: &[(Ident, Entity)],
+        spec_ty: &TypeExp,
+        rename: &Subst,
+        name: &str,
+        shown_spec: &str,
+        span: Span,
+    ) -> R<crate::sizes::SizedSig> {
+        let shadowed: Vec<Ident> = vs
+            .type_params
+            .iter()
+            .filter_map(|p| match p {
+                TypeParam::Type(n, _, _) => Some(n.clone()),
+                TypeParam::Size(..) => None,
+            })
+            .collect();
+        let spelled = self.tenv.globals.expand(spec_ty, &shadowed);
+        let def = self.tenv.def(id);
+        let (sig, fits) = crate::sizes::spec(
+            def,
+            &self.tenv.defs,
+            &self.tenv.globals,
+            rename,
+            &crate::sizes::ValSpecType {
+                values,
+                type_params: &vs.type_params,
+                ty: &spelled,
+            },
+        );
+        match fits {
+            Ok(()) => Ok(sig),
+            Err(m) => Err(Diagnostic::ty(
+                format!("value `{name}` does not match its specification `{shown_spec}`"),
+                span,
+            )
+            .with_secondary(vs.span, "specified here")
+            .with_note(format!(
+                "the module type asks for `{}`, the module has `{}`: Sizes \"{}\" and \"{}\" do not match",
+                m.expected, m.found, m.sizes.0, m.sizes.1
+            ))
+            .with_help("make the definition's sizes those of its specification, or coerce its result with `:>`")
+            .into()),
+        }
     }
 
     /// A module of type `ty` with nothing known about it: its abstract

@@ -17,6 +17,7 @@ impl<'a> Walker<'a> {
             Callee::Intrinsic(op, _) => op.arity(),
             Callee::Closure(c) => c.params.len(),
             Callee::Sig(sig, _, _) => sig.params.len(),
+            Callee::InsertedRep(_) => 1,
         };
         if fv.args.len() < arity || arity == 0 {
             return Ok(self.fun(fv));
@@ -39,6 +40,10 @@ impl<'a> Walker<'a> {
                 let (sig, fixed, name) = (sig.clone(), fixed.clone(), name.clone());
                 self.apply_sig(&sig, &fixed, &name, &fv.args, span, None)?
             }
+            Callee::InsertedRep(node) => {
+                let n = self.rep_length(*node);
+                Shape::array(vec![n], fv.args[0].shape.clone())
+            }
         };
         if rest.is_empty() {
             Ok(r)
@@ -59,10 +64,31 @@ impl<'a> Walker<'a> {
         args: &[Arg],
         site: Option<(Site, &Ident)>,
     ) -> Result<Shape> {
+        let (params, ret) = self.instance(sig, fixed, name, site);
+        for (p, a) in params.iter().zip(args) {
+            if let Err(sizes) = self.annotate(p, &a.shape) {
+                let what = format!("Cannot apply {name} to this argument");
+                return Err(self.mismatch(what, p, &a.shape, sizes, a.span));
+            }
+        }
+        Ok(self.resolve_shape(&ret))
+    }
+
+    /// An instance of a signature: its parameters' shapes and its
+    /// result's (see [`Self::instantiate`]).
+    pub(super) fn instance(
+        &mut self,
+        sig: &SizedSig,
+        fixed: &[Option<Size>],
+        name: &str,
+        site: Option<(Site, &Ident)>,
+    ) -> (Vec<Shape>, Shape) {
         let mut map = Vec::new();
         for (i, n) in sig.names.iter().enumerate() {
             map.push(if let Some(Some(s)) = fixed.get(i) {
                 s.clone()
+            } else if let Some(Some(g)) = sig.global.get(i) {
+                Size::Rigid(self.global_rigid(*g, n))
             } else if sig.existential[i] {
                 let why = format!("the size of the result of {name} (known only once it runs)");
                 Size::Rigid(self.rigid(n.to_string().into(), Some(why)))
@@ -81,13 +107,7 @@ impl<'a> Walker<'a> {
         }
         let subst = |s: &Shape| s.map_sizes(&mut |x| x.map_rigid(&|r| map[r as usize].clone()));
         let params: Vec<Shape> = sig.params.iter().map(subst).collect();
-        for (p, a) in params.iter().zip(args) {
-            if let Err(sizes) = self.unify(p, &a.shape) {
-                let what = format!("Cannot apply {name} to this argument");
-                return Err(self.mismatch(what, p, &a.shape, sizes, a.span));
-            }
-        }
-        Ok(self.resolve_shape(&subst(&sig.ret)))
+        (params, subst(&sig.ret))
     }
 
     pub(super) fn apply_def(
@@ -148,7 +168,7 @@ impl<'a> Walker<'a> {
         let saved = std::mem::replace(&mut self.env, c.env.clone());
         for (p, a) in c.params.iter().zip(args) {
             let annotated = self.pat_shape(p, None, Mode::Let);
-            let merged = match self.unify(&annotated, &a.shape) {
+            let merged = match self.annotate(&annotated, &a.shape) {
                 Ok(s) => s,
                 Err(sizes) => {
                     let what = format!("Cannot apply {} to this argument", c.name);
@@ -179,6 +199,11 @@ impl<'a> Walker<'a> {
         let mut first: Option<&Arg> = None;
         for a in arrays {
             let Some(d) = a.shape.outer() else { continue };
+            if first.is_none() {
+                size = d.clone();
+                first = Some(a);
+                continue;
+            }
             match self.unify_size(&size, d) {
                 Some(s) => size = s,
                 None => {
@@ -277,11 +302,13 @@ impl<'a> Walker<'a> {
             Intrinsic::Iota => Shape::array(vec![size(0)], Shape::Size(Size::Unknown)),
             Intrinsic::Replicate => Shape::array(vec![size(0)], arg(1)),
             Intrinsic::Length => Shape::Size(arg(0).outer().cloned().unwrap_or(Size::Unknown)),
+            // (The elements are not the neutral element: an integer one
+            // is no size of theirs.)
             Intrinsic::Scan => Shape::array(
                 vec![arg(2).outer().cloned().unwrap_or(Size::Unknown)],
-                arg(1),
+                forget_values(&arg(1)),
             ),
-            Intrinsic::Reduce { .. } => arg(1),
+            Intrinsic::Reduce { .. } => forget_values(&arg(1)),
             Intrinsic::Hist => Shape::array(vec![size(2)], arg(1)),
             Intrinsic::ReduceByIndex | Intrinsic::Scatter | Intrinsic::Scatter2d => arg(0),
             Intrinsic::Transpose => match arg(0) {

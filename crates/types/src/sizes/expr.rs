@@ -245,7 +245,7 @@ impl<'a> Walker<'a> {
                 for c in cases {
                     let mark = self.env.len();
                     let annotated = self.pat_shape(&c.pat, None, Mode::Let);
-                    let merged = self.unify(&annotated, &s).unwrap_or_else(|_| s.clone());
+                    let merged = self.annotate(&annotated, &s).unwrap_or_else(|_| s.clone());
                     self.bind_pat(&c.pat, &merged);
                     let r = self.expr(&c.body)?;
                     self.env.truncate(mark);
@@ -399,25 +399,51 @@ impl<'a> Walker<'a> {
     }
 
     pub(super) fn var(&mut self, e: &Expr, q: &QualName) -> Shape {
+        if self.inserted.contains(&e.id) && &*q.name == "rep" {
+            return self.fun(FunVal {
+                callee: Callee::InsertedRep(e.id),
+                args: Vec::new(),
+            });
+        }
         if q.is_local() {
             if let Some(s) = self.lookup(&q.name) {
                 return s;
             }
         }
+        // A module-level value that is a size is that size by its name
+        // (as in Futhark, not by its value).
+        let s = self.global_var(e, q);
+        match (s, q.entity) {
+            (Shape::Size(_), Some(ent)) => Shape::Size(self.global_size(ent, &q.to_string())),
+            (s, _) => s,
+        }
+    }
+
+    fn global_var(&mut self, e: &Expr, q: &QualName) -> Shape {
+        // A value seen through a module type has the sizes it gives.
+        // (Not where a use must give a size parameter: lowering binds
+        // those in the definition, by its own names.)
+        let viewed = q
+            .entity
+            .and_then(|ent| self.globals.value(ent)?.sizes.clone())
+            .filter(|sig| sig.from_context.is_empty());
+        if let Some(sig) = viewed {
+            let name = format!("\"{q}\"");
+            return if sig.params.is_empty() {
+                self.constant(&sig, &name, None)
+            } else {
+                self.fun(FunVal {
+                    callee: Callee::Sig(sig, Rc::from([]), name.into()),
+                    args: Vec::new(),
+                })
+            };
+        }
         match self.def.resolved.get(&e.id) {
             Some(GlobalKind::Def(id)) => match self.defs.get(id.0 as usize) {
-                // A constant's sizes are those of its one value, which
-                // are not known statically when existential.
                 Some(d) if d.target.params.is_empty() => match &d.sizes {
                     Some(sig) => {
-                        let unknown: Vec<Option<Size>> = sig
-                            .existential
-                            .iter()
-                            .map(|e| e.then_some(Size::Unknown))
-                            .collect();
-                        let site = Some((Site::of(e), &d.name));
-                        self.instantiate(sig, &unknown, &format!("\"{}\"", d.name), &[], site)
-                            .unwrap_or(Shape::Any)
+                        let name = format!("\"{}\"", d.name);
+                        self.constant(sig, &name, Some((Site::of(e), &d.name)))
                     }
                     None => Shape::Any,
                 },
@@ -437,6 +463,18 @@ impl<'a> Walker<'a> {
             }),
             _ => self.fallback(Some(e.id)),
         }
+    }
+
+    /// A constant's shape: its sizes are those of its one value, which
+    /// are not known statically when existential.
+    fn constant(&mut self, sig: &SizedSig, name: &str, site: Option<(Site, &Ident)>) -> Shape {
+        let unknown: Vec<Option<Size>> = sig
+            .existential
+            .iter()
+            .map(|e| e.then_some(Size::Unknown))
+            .collect();
+        self.instantiate(sig, &unknown, name, &[], site)
+            .unwrap_or(Shape::Any)
     }
 
     pub(super) fn spine(&mut self, e: &'a Expr, sp: spine::Spine<'a>) -> Result<Shape> {

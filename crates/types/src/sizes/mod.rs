@@ -28,15 +28,17 @@ mod apply;
 mod expr;
 mod loops;
 pub mod shape;
+mod spec;
 mod types;
 
 use super::CheckedDef;
-use super::env::GlobalKind;
+use super::env::{GlobalKind, Globals};
 use super::intrinsics::Intrinsic;
 use super::lengths::simple_name;
 use super::ty::{Base, Rank, Type};
-pub use shape::{Shape, Size, SizeExp, SizeOp, SizedSig};
-use std::collections::HashMap;
+pub use shape::{GlobalSize, Shape, Size, SizeExp, SizeOp, SizedSig};
+pub use spec::{Misfit, ValSpecType, spec};
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use urchin_base::diag::Diagnostic;
 use urchin_base::source::Span;
@@ -54,28 +56,31 @@ const MAX_DEPTH: usize = 48;
 /// context are, at each use (see [`CheckedDef::implicit_sizes`]).
 pub type Implicit = HashMap<NodeId, Vec<(Ident, SizeExp)>>;
 
+/// What the size check finds of a definition.
+pub struct Checked {
+    /// Its sized signature.
+    pub sig: SizedSig,
+    /// The sizes its uses of definitions take from their context.
+    pub implicit: Implicit,
+    /// The `rep`s AUTOMAP inserted (by `Var` node) whose length nothing
+    /// determines: the replicated value would reach a value, or a
+    /// function, as an array without a length.
+    pub sizeless: Vec<NodeId>,
+}
+
 /// Checks the sizes of a definition; `defs` are those it may use (a
-/// recursive use names the one being checked, at index `defs.len()`).
-/// Returns its sized signature, and the sizes its uses of definitions
-/// take from their context.
-pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>]) -> Result<(SizedSig, Implicit)> {
+/// recursive use names the one being checked, at index `defs.len()`);
+/// `inserted` are the `Var` nodes of the `mapN`s and `rep`s AUTOMAP
+/// inserted (`crate::elab::Elaborator::inserted`).
+pub fn check(
+    def: &CheckedDef,
+    defs: &[Rc<CheckedDef>],
+    globals: &Globals,
+    inserted: &HashSet<NodeId>,
+) -> Result<Checked> {
     let d = &def.target;
-    let mut w = Walker {
-        def,
-        defs,
-        env: Vec::new(),
-        funs: Vec::new(),
-        names: Vec::new(),
-        why: Vec::new(),
-        flex: Vec::new(),
-        params: 0..0,
-        empty: Vec::new(),
-        own: None,
-        terms: HashMap::new(),
-        depth: 0,
-        implicit: Vec::new(),
-        declared: Vec::new(),
-    };
+    let mut w = Walker::new(def, defs, globals);
+    w.inserted = inserted;
     for tp in &d.type_params {
         if let TypeParam::Size(n, _) = tp {
             let r = w.rigid(n.clone(), None);
@@ -124,8 +129,8 @@ pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>]) -> Result<(SizedSig, Imp
     if def.recursive {
         let ret = match &d.ret {
             Some(te) => {
-                let r = w.convert(te, Mode::Exist);
-                w.fill(r, &def.ret, Mode::Exist)
+                let r = w.convert(te, Mode::Result);
+                w.fill(r, &def.ret, Mode::Result)
             }
             None => Shape::Any,
         };
@@ -178,15 +183,29 @@ pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>]) -> Result<(SizedSig, Imp
                 }
                 _ => te,
             };
-            let declared = w.convert(written, Mode::Exist);
-            w.fill(declared, &def.ret, Mode::Exist)
+            // A constant's anonymous sizes are existential; a function's
+            // are its body's (language reference, "Value declarations").
+            let mode = if d.params.is_empty() {
+                Mode::Exist
+            } else {
+                Mode::Result
+            };
+            let declared = w.convert(written, mode);
+            let declared = w.fill(declared, &def.ret, mode);
+            w.adopt(&declared, &body);
+            declared
         }
         None => body,
     };
     let implicit = w.implicit_sizes(local)?;
     let (ambiguous, from_context) = unfixed_sizes(d);
+    let sizeless = w.sizeless();
     let sig = w.signature(&params, &ret, ambiguous, from_context).0;
-    Ok((sig, implicit))
+    Ok(Checked {
+        sig,
+        implicit,
+        sizeless,
+    })
 }
 
 /// Whether an abbreviation in `t` is given an anonymous size (`square
@@ -249,11 +268,15 @@ enum Mode {
     /// A local function's or lambda's parameters, a `let` pattern, an
     /// annotation: anonymous sizes are whatever the value has.
     Let,
-    /// A declared result: sizes bound by `?[k].` are existential.
-    /// (Futhark reads an anonymous size `[]` there as existential too;
-    /// here it is unknown, so that programs written for urchin that
-    /// return `[]t` and use the results as equally long still check.)
+    /// A declared result of a constant or a function type: sizes bound
+    /// by `?[k].` and anonymous sizes `[]` are existential (language
+    /// reference, "Size types": fresh at each application, equal to no
+    /// other size).
     Exist,
+    /// A function definition's declared result: as `Exist`, but its
+    /// anonymous sizes are the body's (inferred, as Futhark does), and
+    /// existential only where the body's are.
+    Result,
 }
 
 /// What a function value is.
@@ -267,6 +290,10 @@ enum Callee<'a> {
     /// (`(n: i64) -> [n]t`), and the sizes of the definition's own that
     /// its sizes are (`None` for those it is polymorphic in).
     Sig(Rc<SizedSig>, Rc<[Option<Size>]>, Rc<str>),
+    /// A `rep` AUTOMAP inserted, by its `Var` node: its length is to be
+    /// found (the arrays' it is mapped with, or the parameter's it is
+    /// given to).
+    InsertedRep(NodeId),
 }
 
 /// A local function or lambda and the scope it was made in: applied, its
@@ -330,6 +357,25 @@ struct EmptyRows {
 struct Walker<'a> {
     def: &'a CheckedDef,
     defs: &'a [Rc<CheckedDef>],
+    globals: &'a Globals,
+    /// Entities read as others (a module type's values as the module's,
+    /// while the two are matched).
+    rename: HashMap<Entity, Entity>,
+    /// The module-level values that sizes name, and their named sizes.
+    global_sizes: Vec<(GlobalSize, u32)>,
+    /// The `mapN`s and `rep`s AUTOMAP inserted (see [`check`]).
+    inserted: &'a HashSet<NodeId>,
+    /// The length of each inserted `rep` applied (a number of `flex`),
+    /// and its node.
+    reps: Vec<(u32, NodeId)>,
+    /// For each size parameter of an application (a number of `flex`):
+    /// whether it met an unknown size of a value (the length of a slice,
+    /// say), which is then what it is, when the program runs.
+    touched: Vec<bool>,
+    /// Unifying an annotation or a parameter's type (the first of the
+    /// two shapes) with a value: its unknown sizes are anonymous (`[]`),
+    /// no value's size.
+    annotation: bool,
     /// The local names in scope, innermost last.
     env: Vec<(Ident, Shape)>,
     /// The function values, by `Shape::Fun` number.
@@ -361,8 +407,63 @@ struct Walker<'a> {
     declared: Vec<u32>,
 }
 
+/// (No inserted reps: what a walker starts with.)
+static NO_REPS: std::sync::LazyLock<HashSet<NodeId>> = std::sync::LazyLock::new(HashSet::new);
+
 impl<'a> Walker<'a> {
+    fn new(def: &'a CheckedDef, defs: &'a [Rc<CheckedDef>], globals: &'a Globals) -> Walker<'a> {
+        Walker {
+            def,
+            defs,
+            globals,
+            rename: HashMap::new(),
+            global_sizes: Vec::new(),
+            inserted: &NO_REPS,
+            reps: Vec::new(),
+            touched: Vec::new(),
+            annotation: false,
+            env: Vec::new(),
+            funs: Vec::new(),
+            names: Vec::new(),
+            why: Vec::new(),
+            flex: Vec::new(),
+            params: 0..0,
+            empty: Vec::new(),
+            own: None,
+            terms: HashMap::new(),
+            depth: 0,
+            implicit: Vec::new(),
+            declared: Vec::new(),
+        }
+    }
+
     // ---- sizes ------------------------------------------------------------
+
+    /// The size that the module-level value `e` is.
+    fn global_size(&mut self, e: Entity, name: &str) -> Size {
+        let e = self.rename.get(&e).copied().unwrap_or(e);
+        let key = match self.globals.value(e).map(|g| &g.kind) {
+            Some(GlobalKind::Def(id)) => GlobalSize::Def(*id),
+            _ => GlobalSize::Entity(e),
+        };
+        Size::Rigid(self.global_rigid(key, name))
+    }
+
+    fn global_rigid(&mut self, key: GlobalSize, name: &str) -> u32 {
+        if let Some((_, r)) = self.global_sizes.iter().find(|(k, _)| *k == key) {
+            return *r;
+        }
+        let r = self.rigid(name.into(), None);
+        self.global_sizes.push((key, r));
+        r
+    }
+
+    fn global_of(&self, r: u32) -> Option<GlobalSize> {
+        self.global_sizes
+            .iter()
+            .find(|(_, s)| *s == r)
+            .map(|(k, _)| *k)
+    }
 
     fn rigid(&mut self, name: Ident, why: Option<String>) -> u32 {
         self.names.push(name.to_string().into());
@@ -393,6 +494,9 @@ impl<'a> Walker<'a> {
         if !small(e, &mut 16) {
             return Size::Unknown;
         }
+        if let Some(s) = self.global_term(e) {
+            return s;
+        }
         let text = urchin_syntax::pretty::expr(e);
         let r = match self.terms.get(&text) {
             Some(r) => *r,
@@ -405,6 +509,34 @@ impl<'a> Walker<'a> {
         Size::Rigid(r)
     }
 
+    /// `e` as a size if it is made of module-level values and constants
+    /// only (`n`, `n + 1` after `def n = 3`): the same size wherever it
+    /// is written.
+    fn global_term(&mut self, e: &Expr) -> Option<Size> {
+        match &e.kind {
+            ExprKind::Var(q) if !q.is_local() => {
+                let ent = q.entity?;
+                Some(self.global_size(ent, &q.to_string()))
+            }
+            ExprKind::Literal(Literal::Int { value, .. }) => {
+                i64::try_from(*value).ok().map(Size::Const)
+            }
+            ExprKind::BinOp(op, _, a, b) => {
+                let op = match op {
+                    BinOpKind::Add => SizeOp::Add,
+                    BinOpKind::Sub => SizeOp::Sub,
+                    BinOpKind::Mul => SizeOp::Mul,
+                    _ => return None,
+                };
+                let a = self.global_term(a)?;
+                let b = self.global_term(b)?;
+                Some(Size::op(op, a, b))
+            }
+            ExprKind::Attr(_, e) => self.global_term(e),
+            _ => None,
+        }
+    }
+
     /// An element of an array a function is mapped over, as a size.
     fn element(&mut self) -> Size {
         Size::Rigid(self.rigid(
@@ -415,7 +547,47 @@ impl<'a> Walker<'a> {
 
     fn flexible(&mut self) -> Size {
         self.flex.push(None);
+        self.touched.push(false);
         Size::Flex((self.flex.len() - 1) as u32)
+    }
+
+    /// The length of an inserted `rep` (at `node`): to be found.
+    fn rep_length(&mut self, node: NodeId) -> Size {
+        let f = self.flexible();
+        if let Size::Flex(i) = f {
+            self.reps.push((i, node));
+        }
+        f
+    }
+
+    /// The inserted `rep`s whose length nothing determined: it is a size
+    /// still to be found, neither a parameter's nor one that met a
+    /// value's unknown size.
+    fn sizeless(&self) -> Vec<NodeId> {
+        // (A parameter's size may have been made the rep's length.)
+        let params: Vec<Size> = (self.params.clone())
+            .map(|p| self.resolve(&Size::Flex(p)))
+            .collect();
+        let mut out = Vec::new();
+        for (i, node) in &self.reps {
+            let root = self.resolve(&Size::Flex(*i));
+            if let Size::Flex(j) = root
+                && !params.contains(&root)
+                && !self.touched[j as usize]
+                && !out.contains(node)
+            {
+                out.push(*node);
+            }
+        }
+        out
+    }
+
+    /// Records that `s`, if a size still to be found, met a value's
+    /// unknown size.
+    fn touch(&mut self, s: &Size) {
+        if let Size::Flex(j) = self.resolve(s) {
+            self.touched[j as usize] = true;
+        }
     }
 
     fn resolve(&self, s: &Size) -> Size {
@@ -452,18 +624,43 @@ impl<'a> Walker<'a> {
             found
         };
         match (&x, &y) {
-            (Size::Unknown, _) => Some(y),
-            (_, Size::Unknown) => Some(x),
+            (Size::Unknown, _) => {
+                if !self.annotation {
+                    self.touch(&y);
+                }
+                Some(y)
+            }
+            (_, Size::Unknown) => {
+                self.touch(&x);
+                Some(x)
+            }
             (Size::Flex(i), Size::Flex(j)) if i == j => Some(x),
             // (`n` is not `n + m`.)
             (Size::Flex(i), _) if occurs(*i, &y) => None,
             (_, Size::Flex(j)) if occurs(*j, &x) => None,
+            // (A parameter's inferred size stays what the other is: it is
+            // known where a size to be found is not.)
+            (Size::Flex(i), Size::Flex(j))
+                if self.params.contains(i) && !self.params.contains(j) =>
+            {
+                self.flex[*j as usize] = Some(x.clone());
+                if self.touched[*j as usize] {
+                    self.touch(&x);
+                }
+                Some(x)
+            }
             (Size::Flex(i), _) => {
                 self.flex[*i as usize] = Some(y.clone());
+                if self.touched[*i as usize] {
+                    self.touch(&y);
+                }
                 Some(y)
             }
             (_, Size::Flex(j)) => {
                 self.flex[*j as usize] = Some(x.clone());
+                if self.touched[*j as usize] {
+                    self.touch(&x);
+                }
                 Some(x)
             }
             (Size::Const(a), Size::Const(b)) => (a == b).then_some(x),
@@ -511,6 +708,19 @@ impl<'a> Walker<'a> {
             Size::Op(_, a, b) => self.inferred(a) && self.inferred(b),
             Size::Unknown => false,
         }
+    }
+
+    /// `value` where the annotation or parameter type `annotated` is
+    /// (see [`Self::annotation`]): the two unified.
+    fn annotate(
+        &mut self,
+        annotated: &Shape,
+        value: &Shape,
+    ) -> std::result::Result<Shape, (Size, Size)> {
+        let outer = std::mem::replace(&mut self.annotation, true);
+        let r = self.unify(annotated, value);
+        self.annotation = outer;
+        r
     }
 
     /// The two shapes made equal (unknown sizes taking the other's), or
@@ -589,6 +799,31 @@ impl<'a> Walker<'a> {
             (_, Shape::Size(_) | Shape::Fun(_)) => b.clone(),
             _ => a.clone(),
         })
+    }
+
+    /// The anonymous sizes of a declared result (`Mode::Result`) given
+    /// the body's sizes where the two shapes agree in structure.
+    fn adopt(&mut self, declared: &Shape, body: &Shape) {
+        match (declared, body) {
+            (Shape::Array(da, ea), Shape::Array(db, eb)) => {
+                for (x, y) in da.iter().zip(db) {
+                    if matches!(self.resolve(x), Size::Flex(_)) {
+                        self.unify_size(x, y);
+                    }
+                }
+                if da.len() == db.len() {
+                    self.adopt(ea, eb);
+                }
+            }
+            (Shape::Tuple(xs), Shape::Tuple(ys)) if xs.len() == ys.len() => {
+                xs.iter().zip(ys).for_each(|(x, y)| self.adopt(x, y))
+            }
+            (Shape::Record(xs), Shape::Record(ys)) if xs.len() == ys.len() => xs
+                .iter()
+                .zip(ys)
+                .for_each(|((_, x), (_, y))| self.adopt(x, y)),
+            _ => {}
+        }
     }
 
     /// The shape of a value that is either `a` or `b` (branches): sizes
@@ -778,8 +1013,11 @@ impl<'a> Walker<'a> {
             existential: order
                 .iter()
                 .enumerate()
-                .map(|(i, r)| i >= in_params && !self.declared.contains(r))
+                .map(|(i, r)| {
+                    i >= in_params && !self.declared.contains(r) && self.global_of(*r).is_none()
+                })
                 .collect(),
+            global: order.iter().map(|r| self.global_of(*r)).collect(),
             names,
             params: params.iter().map(number).collect(),
             ret: number(&ret),

@@ -7,10 +7,11 @@
 //! size, which equals any other: where a size cannot be decided, the
 //! check accepts rather than refuses.
 
+use crate::env::DefId;
 use crate::ty::{Base, Type};
 use std::fmt::Write;
 use std::rc::Rc;
-use urchin_syntax::ast::Ident;
+use urchin_syntax::ast::{Entity, Ident};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SizeOp {
@@ -296,11 +297,24 @@ impl Shape {
     }
 }
 
+/// A module-level value that sizes name (`[n]` after `def n = 3`): one
+/// size wherever it is named, by its definition (a value seen through a
+/// module type is its definition), or by its entity where it has none
+/// (a parametric module's parameter's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GlobalSize {
+    Def(DefId),
+    Entity(Entity),
+}
+
 /// A definition's type with sizes: what an application instantiates.
 #[derive(Clone, Debug)]
 pub struct SizedSig {
     /// The names of its sizes (`Rigid(i)` in its shapes is `names[i]`).
     pub names: Vec<Rc<str>>,
+    /// Which of them are module-level values (the same in every
+    /// instance).
+    pub global: Vec<Option<GlobalSize>>,
     /// Which of them are existential (sizes of the result that no
     /// parameter fixes: fresh at each application).
     pub existential: Vec<bool>,

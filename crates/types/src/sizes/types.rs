@@ -115,7 +115,9 @@ impl<'a> Walker<'a> {
                 let mark = self.env.len();
                 for n in ns {
                     let s = match mode {
-                        Mode::Exist => Size::Rigid(self.rigid(n.clone(), Some(String::new()))),
+                        Mode::Exist | Mode::Result => {
+                            Size::Rigid(self.rigid(n.clone(), Some(String::new())))
+                        }
                         _ => Size::Unknown,
                     };
                     self.bind(n.clone(), Shape::Size(s));
@@ -165,8 +167,9 @@ impl<'a> Walker<'a> {
     pub(super) fn dim(&mut self, d: &Dim, mode: Mode) -> Size {
         match d {
             Dim::Any => match mode {
-                Mode::Param => self.flexible(),
-                Mode::Exist | Mode::Let => Size::Unknown,
+                Mode::Param | Mode::Result => self.flexible(),
+                Mode::Exist => self.existential("an anonymous size of a declared result".into()),
+                Mode::Let => Size::Unknown,
             },
             Dim::Const(k) => i64::try_from(*k).map_or(Size::Unknown, Size::Const),
             Dim::Named(n) => match self.lookup(n) {
@@ -174,7 +177,9 @@ impl<'a> Walker<'a> {
                 Some(_) => Size::Unknown,
                 None => {
                     let s = match mode {
-                        Mode::Param | Mode::Exist => Size::Rigid(self.rigid(n.clone(), None)),
+                        Mode::Param | Mode::Exist | Mode::Result => {
+                            Size::Rigid(self.rigid(n.clone(), None))
+                        }
                         Mode::Let => self.flexible(),
                     };
                     self.bind(n.clone(), Shape::Size(s.clone()));
@@ -194,6 +199,10 @@ impl<'a> Walker<'a> {
             ExprKind::Var(q) if q.is_local() => match self.lookup(&q.name) {
                 Some(Shape::Size(s)) => s,
                 _ => Size::Unknown,
+            },
+            ExprKind::Var(q) => match q.entity {
+                Some(ent) => self.global_size(ent, &q.to_string()),
+                None => Size::Unknown,
             },
             ExprKind::BinOp(op, _, a, b) => {
                 let op = match op {
@@ -379,7 +388,7 @@ impl<'a> Walker<'a> {
         span: Span,
         what: &str,
     ) -> Result<Shape> {
-        match self.unify(expected, actual) {
+        match self.annotate(expected, actual) {
             Ok(s) => Ok(s),
             Err((x, y)) => Err(self.mismatch(what.into(), expected, actual, (x, y), span)),
         }
