@@ -48,21 +48,7 @@ pub fn spec(
             w.bind(n.clone(), Shape::Size(Size::Rigid(r)));
         }
     }
-    let mut params = Vec::new();
-    let mut t = te;
-    while let TypeExp::Arrow(name, a, b, _) = t {
-        let s = match (name, &**a) {
-            (Some(n), TypeExp::Prim(PrimType::I64, _)) => {
-                let s = Shape::Size(Size::Rigid(w.rigid(n.clone(), None)));
-                w.bind(n.clone(), s.clone());
-                s
-            }
-            _ => w.convert(a, Mode::Exist),
-        };
-        params.push(s);
-        t = b;
-    }
-    let ret = w.convert(t, Mode::Exist);
+    let (params, ret) = w.arrows(te, Mode::Exist);
     let fits = w.fits(def, &params, &ret);
     // Size parameters that no parameter has are each use's to give.
     let mut in_params = Vec::new();

@@ -136,21 +136,7 @@ impl<'a> Walker<'a> {
     pub(super) fn arrow(&mut self, te: &TypeExp) -> Shape {
         let mark = self.env.len();
         let first = self.names.len() as u32;
-        let mut params = Vec::new();
-        let mut t = te;
-        while let TypeExp::Arrow(name, a, b, _) = t {
-            let s = match (name, &**a) {
-                (Some(n), TypeExp::Prim(PrimType::I64, _)) => {
-                    let s = Shape::Size(Size::Rigid(self.rigid(n.clone(), None)));
-                    self.bind(n.clone(), s.clone());
-                    s
-                }
-                _ => self.convert(a, Mode::Param),
-            };
-            params.push(s);
-            t = b;
-        }
-        let ret = self.convert(t, Mode::Exist);
+        let (params, ret) = self.arrows(te, Mode::Param);
         self.env.truncate(mark);
         let (sig, order) = self.signature(&params, &ret, Vec::new(), Vec::new());
         // Sizes of the scope it is written in are not its own.
@@ -162,6 +148,26 @@ impl<'a> Walker<'a> {
             callee: Callee::Sig(Rc::new(sig), fixed.into(), "this function".into()),
             args: Vec::new(),
         })
+    }
+
+    /// The shapes of a function type's parameters (read in `mode`) and
+    /// result; a named parameter `(n: i64)` is a size, bound for the rest.
+    pub(super) fn arrows(&mut self, te: &TypeExp, mode: Mode) -> (Vec<Shape>, Shape) {
+        let mut params = Vec::new();
+        let mut t = te;
+        while let TypeExp::Arrow(name, a, b, _) = t {
+            let s = match (name, &**a) {
+                (Some(n), TypeExp::Prim(PrimType::I64, _)) => {
+                    let s = Shape::Size(Size::Rigid(self.rigid(n.clone(), None)));
+                    self.bind(n.clone(), s.clone());
+                    s
+                }
+                _ => self.convert(a, mode),
+            };
+            params.push(s);
+            t = b;
+        }
+        (params, self.convert(t, Mode::Exist))
     }
 
     pub(super) fn dim(&mut self, d: &Dim, mode: Mode) -> Size {
