@@ -800,6 +800,16 @@ mod tests {
         run_with(&dir, &[p], RunnerOptions::default())
     }
 
+    /// Runs the program `text` as `name.fut`: its summary is `expected` and
+    /// its output contains each of `lines`.
+    fn expect_run(name: &str, text: &str, expected: Summary, lines: &[&str]) {
+        let (s, out) = run_one(name, text);
+        assert_eq!(s, expected, "{out}");
+        for l in lines {
+            assert!(out.contains(l), "{l:?} not in:\n{out}");
+        }
+    }
+
     fn summary(passed: usize, failed: usize, skipped: usize) -> Summary {
         Summary {
             passed,
@@ -830,41 +840,30 @@ mod tests {
 
     #[test]
     fn output_mismatches() {
-        let (s, out) = run_one(
+        expect_run(
             "mismatch",
             "-- ==\n-- entry: sum\n-- input { [1, 2] }\n-- output { 4 }\n-- input { [1.5, 1] }\n-- output { 2.5 }\n-- input { [1] }\n-- output { 1 2 }\n-- input { [1] }\n-- output { [1] }\nentry sum []f64\n",
-        );
-        assert_eq!(s, summary(1, 3, 0), "{out}");
-        assert!(
-            out.contains("mismatch.fut:3: entry `sum` case 0: expected 4.0, got 3.0\n"),
-            "{out}"
-        );
-        assert!(
-            out.contains("mismatch.fut:7: entry `sum` case 2: expected 2 values, got 1\n"),
-            "{out}"
-        );
-        assert!(
-            out.contains("case 3: type mismatch: expected []i32 got f64\n"),
-            "{out}"
+            summary(1, 3, 0),
+            &[
+                "mismatch.fut:3: entry `sum` case 0: expected 4.0, got 3.0\n",
+                "mismatch.fut:7: entry `sum` case 2: expected 2 values, got 1\n",
+                "case 3: type mismatch: expected []i32 got f64\n",
+            ],
         );
     }
 
     #[test]
     fn run_time_errors() {
-        let (s, out) = run_one(
+        expect_run(
             "errors",
             "-- ==\n-- entry: boom\n-- input { 1 }\n-- error: out of bounds\n-- input { 1 }\n-- error: division\n-- input { 1 }\n-- output { 1 }\n\n-- ==\n-- entry: id\n-- input { 1 }\n-- error: .\nentry boom i32\nentry id i32\n",
+            summary(1, 3, 0),
+            &[
+                "case 1: error did not match \"division\": index 3 out of bounds for an array of 3 elements\n",
+                "case 2: run-time error: index 3 out of bounds for an array of 3 elements\n",
+                "errors.fut:12: entry `id` case 0: expected an error matching \".\", got success\n",
+            ],
         );
-        assert_eq!(s, summary(1, 3, 0), "{out}");
-        assert!(out.contains(
-            "case 1: error did not match \"division\": index 3 out of bounds for an array of 3 elements\n"
-        ));
-        assert!(out.contains(
-            "case 2: run-time error: index 3 out of bounds for an array of 3 elements\n"
-        ));
-        assert!(out.contains(
-            "errors.fut:12: entry `id` case 0: expected an error matching \".\", got success\n"
-        ));
     }
 
     #[test]
@@ -878,12 +877,11 @@ mod tests {
         let (s, out) = run_one("unmatched", "-- ==\n-- error: ambiguous\nbad\n");
         assert_eq!(s, rejecting(summary(0, 1, 0), 1, 1), "{out}");
         assert!(out.starts_with("unmatched.fut:2: compile error: compile error did not match \"ambiguous\": Error: parse error: unexpected `bad`\n"), "{out}");
-        let (s, out) = run_one("compiles", "-- ==\n-- error: ambiguous\nentry main\n");
-        assert_eq!(s, rejecting(summary(0, 1, 0), 1, 0), "{out}");
-        assert!(
-            out.contains(
-                "expected a compile error matching \"ambiguous\", but the program compiled"
-            )
+        expect_run(
+            "compiles",
+            "-- ==\n-- error: ambiguous\nentry main\n",
+            rejecting(summary(0, 1, 0), 1, 0),
+            &["expected a compile error matching \"ambiguous\", but the program compiled"],
         );
         let (s, out) = run_one("broken", "-- ==\n-- input { 1 }\n-- input { 2 }\nbad\n");
         assert_eq!(s, summary(0, 2, 0), "{out}");
@@ -1016,48 +1014,40 @@ mod tests {
             out,
             "disabled.fut: skipped: disabled by a `disable` tag\n0 passed, 0 failed, 1 skipped\n"
         );
-        let (s, out) = run_one(
+        expect_run(
             "props",
             "-- ==\n-- property: p q\n-- \"one\" input { 1 }\n-- output { 2 }\nentry main i32\n",
-        );
-        assert_eq!(s, summary(0, 1, 2), "{out}");
-        assert!(
-            out.contains("props.fut:3: entry `main` case 0 \"one\": expected 2, got 1"),
-            "{out}"
+            summary(0, 1, 2),
+            &["props.fut:3: entry `main` case 0 \"one\": expected 2, got 1"],
         );
     }
 
     #[test]
     fn bad_specs_and_paths() {
-        let (s, out) = run_one(
-            "bad",
-            "-- ==\n-- input { [1, 2 }\n-- output { 1 }\nentry main []i32\n",
-        );
-        assert_eq!(s, summary(0, 1, 0), "{out}");
-        assert!(
-            out.contains("bad.fut:2: entry `main` case 0: invalid input: expected `,` or `]`"),
-            "{out}"
-        );
-        let (s, out) = run_one(
-            "spec",
-            "-- ==\n-- input { 1 }\n-- outptu { 1 }\nentry main i32\n",
-        );
-        assert_eq!(s, summary(0, 1, 0), "{out}");
-        assert!(
-            out.starts_with(
-                "spec.fut:3: invalid test block: unknown test-block directive `outptu`"
+        for (name, text, line) in [
+            (
+                "bad",
+                "-- ==\n-- input { [1, 2 }\n-- output { 1 }\nentry main []i32\n",
+                "bad.fut:2: entry `main` case 0: invalid input: expected `,` or `]`",
             ),
-            "{out}"
-        );
-        let (s, out) = run_one("noentry", "-- ==\n-- input { 1 }\nentry other i32\n");
-        assert_eq!(s, summary(0, 1, 0), "{out}");
-        assert!(out.contains("case 0: no entry point `main`"), "{out}");
-        let (s, out) = run_one("arity", "-- ==\n-- input { 1 }\nentry main i32 i32\n");
-        assert_eq!(s, summary(0, 1, 0), "{out}");
-        assert!(
-            out.contains("the entry point takes 2 values, the input has 1"),
-            "{out}"
-        );
+            (
+                "spec",
+                "-- ==\n-- input { 1 }\n-- outptu { 1 }\nentry main i32\n",
+                "spec.fut:3: invalid test block: unknown test-block directive `outptu`",
+            ),
+            (
+                "noentry",
+                "-- ==\n-- input { 1 }\nentry other i32\n",
+                "case 0: no entry point `main`",
+            ),
+            (
+                "arity",
+                "-- ==\n-- input { 1 }\nentry main i32 i32\n",
+                "the entry point takes 2 values, the input has 1",
+            ),
+        ] {
+            expect_run(name, text, summary(0, 1, 0), &[line]);
+        }
         let dir = Dir::new("missing");
         let (s, _) = run_with(&dir, &[dir.0.join("nope.fut")], RunnerOptions::default());
         assert_eq!(s, summary(0, 1, 0));

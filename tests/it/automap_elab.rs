@@ -251,6 +251,22 @@ fn applied_lambda_takes_its_argument_types() {
     assert!(out.contains("(\\x y -> map2 (+) x (rep y)) xs y"), "{out}");
 }
 
+/// A function given where an array parameter is expected is an error the
+/// user can act on, not a reading that maps the array over more arguments
+/// than the function takes (found by the REPL fuzzer).
+#[test]
+fn no_reading_makes_an_array_of_functions() {
+    let out = snapshot(
+        "array_of_functions",
+        "def sizes [n] 'a 'b (f: a -> ?[k].[k]b) (as: [n]a) : [n]i64 =\n  flatten (\\a -> length (f a)) as\n",
+    );
+    assert!(out.contains("array of functions"), "{out}");
+    assert!(!out.contains("internal error"), "{out}");
+    let out = elaborate("def g (as: []i64) = flatten (\\a -> a + 1) as\n");
+    assert!(out.contains("array of functions"), "{out}");
+    assert!(!out.contains("ambiguous"), "{out}");
+}
+
 /// The snapshots show what `urchin elab` prints.
 #[test]
 fn same_text_as_the_command_line() {

@@ -127,31 +127,11 @@ impl<'p> Printer<'p> {
     }
 
     fn tuple(&self, xs: &[Atom]) -> String {
-        if xs.len() == 1 {
-            self.atom(&xs[0])
-        } else {
-            format!(
-                "({})",
-                xs.iter()
-                    .map(|a| self.atom(a))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        }
+        parenthesised(xs.iter().map(|a| self.atom(a)))
     }
 
     fn pattern(&self, vs: &[Var]) -> String {
-        if vs.len() == 1 {
-            self.var(vs[0])
-        } else {
-            format!(
-                "({})",
-                vs.iter()
-                    .map(|v| self.var(*v))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        }
+        parenthesised(vs.iter().map(|v| self.var(*v)))
     }
 
     fn line(&mut self, indent: usize, s: &str) {
@@ -571,5 +551,14 @@ impl<'p> Printer<'p> {
             Exp::Call { name, args, .. } if args.is_empty() => format!("{name} ()"),
             Exp::Call { name, args, .. } => format!("{name} {}", self.atoms(args)),
         }
+    }
+}
+
+/// One item as itself, several as a parenthesised tuple.
+fn parenthesised(items: impl ExactSizeIterator<Item = String>) -> String {
+    if items.len() == 1 {
+        items.collect()
+    } else {
+        format!("({})", items.collect::<Vec<_>>().join(", "))
     }
 }

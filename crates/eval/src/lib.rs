@@ -12,7 +12,7 @@
 //!   loops with lane-varying trip counts run with a mask of active lanes.
 //!   An outermost map runs chunk by chunk, and a chunk that meets anything
 //!   irregular (or an error) is evaluated again one element at a time. See
-//!   `lanes.rs`, `interp/` and `soac.rs`.
+//!   `lanes.rs`, `interp/` and `soac/`.
 //! - **In-place updates.** A liveness analysis (`analysis.rs`) lets a
 //!   statement take ownership of an array at its last use, so `a with [i] =
 //!   v`, `scatter`, `hist` and loop parameters update unshared arrays

@@ -50,19 +50,16 @@ impl PrimType {
         PrimType::F64,
     ];
 
-    pub const NUMERIC: [PrimType; 11] = [
-        PrimType::I8,
-        PrimType::I16,
-        PrimType::I32,
-        PrimType::I64,
-        PrimType::U8,
-        PrimType::U16,
-        PrimType::U32,
-        PrimType::U64,
-        PrimType::F16,
-        PrimType::F32,
-        PrimType::F64,
-    ];
+    /// Every type but `bool`, which comes first in [`PrimType::ALL`].
+    pub const NUMERIC: [PrimType; 11] = {
+        let mut ts = [PrimType::I8; 11];
+        let mut i = 0;
+        while i < ts.len() {
+            ts[i] = PrimType::ALL[i + 1];
+            i += 1;
+        }
+        ts
+    };
 
     pub fn name(self) -> &'static str {
         match self {

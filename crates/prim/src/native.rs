@@ -85,25 +85,32 @@ macro_rules! native_casts {
     };
 }
 
+/// The members of [`Native`] that tie a type to its [`Scalar`] variant.
+macro_rules! scalar_variant {
+    ($var:ident) => {
+        const TY: PrimType = PrimType::$var;
+        fn wrap(self) -> Scalar {
+            Scalar::$var(self)
+        }
+        fn unwrap(s: Scalar) -> Option<Self> {
+            match s {
+                Scalar::$var(x) => Some(x),
+                _ => None,
+            }
+        }
+        fn unwrap_ref(s: &Scalar) -> Option<&Self> {
+            match s {
+                Scalar::$var(x) => Some(x),
+                _ => None,
+            }
+        }
+    };
+}
+
 macro_rules! int_native {
     ($t:ty, $var:ident, $signed:expr) => {
         impl Native for $t {
-            const TY: PrimType = PrimType::$var;
-            fn wrap(self) -> Scalar {
-                Scalar::$var(self)
-            }
-            fn unwrap(s: Scalar) -> Option<Self> {
-                match s {
-                    Scalar::$var(x) => Some(x),
-                    _ => None,
-                }
-            }
-            fn unwrap_ref(s: &Scalar) -> Option<&Self> {
-                match s {
-                    Scalar::$var(x) => Some(x),
-                    _ => None,
-                }
-            }
+            scalar_variant!($var);
             fn add(self, o: Self) -> Self {
                 self.wrapping_add(o)
             }
@@ -256,22 +263,7 @@ int_native!(u64, U64, false);
 macro_rules! float_native {
     ($t:ty, $var:ident) => {
         impl Native for $t {
-            const TY: PrimType = PrimType::$var;
-            fn wrap(self) -> Scalar {
-                Scalar::$var(self)
-            }
-            fn unwrap(s: Scalar) -> Option<Self> {
-                match s {
-                    Scalar::$var(x) => Some(x),
-                    _ => None,
-                }
-            }
-            fn unwrap_ref(s: &Scalar) -> Option<&Self> {
-                match s {
-                    Scalar::$var(x) => Some(x),
-                    _ => None,
-                }
-            }
+            scalar_variant!($var);
             fn add(self, o: Self) -> Self {
                 self + o
             }

@@ -43,43 +43,24 @@ pub(crate) struct Grammar<'a> {
 
 pub(crate) fn grammar<'a>() -> Grammar<'a> {
     // Types contain expressions (sizes `[n * 2]`) and expressions contain
-    // types (ascriptions): the expression grammar is declared here and
-    // defined once it is built.
-    let mut expr_decl = Recursive::declare();
-    let size: P<'a, Expr> = expr_decl.clone().boxed();
-    let ty = recursive(|ty| {
-        let named_arrow = name()
-            .then_ignore(just(Token::Colon))
-            .then(ty.clone())
-            .delimited_by(just(Token::LParen), just(Token::RParen))
-            .then_ignore(just(Token::Arrow))
-            .then(ty.clone())
-            .map_with(|((x, a), b), e| TypeExp::Arrow(Some(x), Box::new(a), Box::new(b), e.span()));
-        let exists = just(Token::Question)
-            .ignore_then(
-                name()
-                    .delimited_by(lbracket(), just(Token::RBracket))
-                    .repeated()
-                    .at_least(1)
-                    .collect::<Vec<_>>(),
-            )
-            .then_ignore(select! { Token::Dot => (), Token::ProjDot => () })
-            .then(ty.clone())
-            .map_with(|(ns, t), e| TypeExp::Exists(ns, Box::new(t), e.span()));
-        let plain = type_term(ty.clone().boxed(), size.clone())
-            .then(just(Token::Arrow).ignore_then(ty).or_not())
-            .map_with(|(a, b), e| match b {
-                None => a,
-                Some(b) => TypeExp::Arrow(None, Box::new(a), Box::new(b), e.span()),
-            });
-        choice((exists, named_arrow, plain)).labelled("a type")
+    // types (ascriptions). Every recursion goes through `recursive`, whose
+    // parser refers to itself weakly: one made by `Recursive::declare` and
+    // used in its own definition is a reference cycle, which leaked on
+    // every parse. So the expressions build their own types over
+    // themselves, and the types outside are built over the expressions.
+    let expr = recursive(|expr| {
+        let size: P<'a, Expr> = expr.boxed();
+        let ty = types(size.clone());
+        let ty_term = type_term(ty.clone(), size);
+        let pats = patterns(ty.clone(), ty_term.clone());
+        expression(ty, ty_term, pats)
     })
     .boxed();
+    let size = expr.clone();
+    let ty = types(size.clone());
     let ty_term = type_term(ty.clone(), size);
     let pats = patterns(ty.clone(), ty_term.clone());
     let (pat_atom, pat_full) = (pats.atom.clone(), pats.full.clone());
-    let expr = expression(ty.clone(), ty_term, pats);
-    expr_decl.define(expr.clone());
 
     let def_kw = select! {
         Token::Kw(Keyword::Def) => DefKeyword::Def,
@@ -177,15 +158,47 @@ struct Modules<'a> {
     dec: P<'a, Dec>,
 }
 
+/// Types, whose sizes are the expressions `size`.
+fn types<'a>(size: P<'a, Expr>) -> P<'a, TypeExp> {
+    recursive(|ty| {
+        let named_arrow = name()
+            .then_ignore(just(Token::Colon))
+            .then(ty.clone())
+            .delimited_by(just(Token::LParen), just(Token::RParen))
+            .then_ignore(just(Token::Arrow))
+            .then(ty.clone())
+            .map_with(|((x, a), b), e| TypeExp::Arrow(Some(x), Box::new(a), Box::new(b), e.span()));
+        let exists = just(Token::Question)
+            .ignore_then(
+                name()
+                    .delimited_by(lbracket(), just(Token::RBracket))
+                    .repeated()
+                    .at_least(1)
+                    .collect::<Vec<_>>(),
+            )
+            .then_ignore(select! { Token::Dot => (), Token::ProjDot => () })
+            .then(ty.clone())
+            .map_with(|(ns, t), e| TypeExp::Exists(ns, Box::new(t), e.span()));
+        let plain = type_term(ty.clone().boxed(), size.clone())
+            .then(just(Token::Arrow).ignore_then(ty).or_not())
+            .map_with(|(a, b), e| match b {
+                None => a,
+                Some(b) => TypeExp::Arrow(None, Box::new(a), Box::new(b), e.span()),
+            });
+        choice((exists, named_arrow, plain)).labelled("a type")
+    })
+    .boxed()
+}
+
 fn module_grammar<'a>(
     ty: P<'a, TypeExp>,
     val_dec: P<'a, Dec>,
     type_dec: P<'a, Dec>,
 ) -> Modules<'a> {
-    let mut dec = Recursive::declare();
-    let mut mtype = Recursive::declare();
     let string = select! { Token::Str(t) => Rc::from(super::lexer::literal_text(&t)) }
         .labelled("a file name in quotes");
+    let mtype = recursive(|mtype| module_types(ty.clone(), mtype.boxed()).1).boxed();
+    let mt_with = module_types(ty, mtype.clone()).0;
     let mparam = name_sp()
         .then_ignore(just(Token::Colon))
         .then(mtype.clone())
@@ -198,7 +211,100 @@ fn module_grammar<'a>(
         })
         .boxed();
 
-    // Module types.
+    let dec = recursive(|dec| {
+        // Module expressions.
+        let mexp = recursive(|mexp| {
+            let atom = choice((
+                qual_path().map_with(|q, e| ModExp::Var(q, e.span())),
+                dec.clone()
+                    .repeated()
+                    .collect::<Vec<_>>()
+                    .delimited_by(just(Token::LBrace), just(Token::RBrace))
+                    .map_with(|ds, e| ModExp::Struct(ds, e.span())),
+                kw(Keyword::Import)
+                    .ignore_then(string)
+                    .map_with(|p, e| ModExp::Import(p, e.span())),
+                mexp.clone()
+                    .delimited_by(just(Token::LParen), just(Token::RParen)),
+            ))
+            .boxed();
+            let applied = atom.clone().foldl_with(atom.repeated(), |f, a, e| {
+                ModExp::Apply(Box::new(f), Box::new(a), e.span())
+            });
+            let ascribed = applied.foldl_with(
+                just(Token::Colon).ignore_then(mtype.clone()).repeated(),
+                |m, t, e| ModExp::Ascribe(Box::new(m), Box::new(t), e.span()),
+            );
+            let lambda = just(Token::Backslash)
+                .ignore_then(mparam.clone().repeated().at_least(1).collect::<Vec<_>>())
+                .then(just(Token::Colon).ignore_then(mt_with.clone()).or_not())
+                .then_ignore(just(Token::Arrow))
+                .then(mexp)
+                .map_with(|((params, sig), body), e| functor(params, sig, body, e.span()));
+            choice((lambda, ascribed)).labelled("a module expression")
+        })
+        .boxed();
+
+        // Declarations.
+        let module_dec = kw(Keyword::Module)
+            .ignore_then(name_sp())
+            .then(mparam.repeated().collect::<Vec<_>>())
+            .then(just(Token::Colon).ignore_then(mtype.clone()).or_not())
+            .then_ignore(just(Token::Eq))
+            .then(mexp.clone())
+            .map_with(|((((name, name_span), params), sig), body), e| {
+                Dec::Module(Box::new(ModDec {
+                    name,
+                    name_span,
+                    params,
+                    sig,
+                    body,
+                    doc: None,
+                    span: e.span(),
+                }))
+            });
+        let modtype_dec = kw(Keyword::Module)
+            .ignore_then(kw(Keyword::Type))
+            .ignore_then(name_sp())
+            .then_ignore(just(Token::Eq))
+            .then(mtype.clone())
+            .map_with(|((name, name_span), ty), e| {
+                Dec::ModType(Box::new(ModTypeDec {
+                    name,
+                    name_span,
+                    ty,
+                    doc: None,
+                    span: e.span(),
+                }))
+            });
+        let open = kw(Keyword::Open)
+            .ignore_then(mexp)
+            .map_with(|m, e| Dec::Open(m, e.span()));
+        let import = kw(Keyword::Import)
+            .ignore_then(string)
+            .map_with(|p, e| Dec::Import(p, e.span()));
+        let local = kw(Keyword::Local)
+            .ignore_then(dec)
+            .map_with(|d, e| Dec::Local(Box::new(d), e.span()));
+        choice((
+            val_dec,
+            type_dec,
+            modtype_dec,
+            module_dec,
+            open,
+            import,
+            local,
+        ))
+    });
+    Modules { dec: dec.boxed() }
+}
+
+/// Module types over the module types `mtype`: those without a top-level
+/// arrow, and all.
+fn module_types<'a>(
+    ty: P<'a, TypeExp>,
+    mtype: P<'a, ModTypeExp>,
+) -> (P<'a, ModTypeExp>, P<'a, ModTypeExp>) {
     let lift = select! { Token::Lift(l) => l };
     let val_name = choice((
         name_sp(),
@@ -286,92 +392,10 @@ fn module_grammar<'a>(
             None => a,
             Some(b) => ModTypeExp::Arrow(None, Box::new(a), Box::new(b), e.span()),
         });
-    mtype.define(choice((named_arrow, plain_arrow)).labelled("a module type"));
-
-    // Module expressions.
-    let mexp = recursive(|mexp| {
-        let atom = choice((
-            qual_path().map_with(|q, e| ModExp::Var(q, e.span())),
-            dec.clone()
-                .repeated()
-                .collect::<Vec<_>>()
-                .delimited_by(just(Token::LBrace), just(Token::RBrace))
-                .map_with(|ds, e| ModExp::Struct(ds, e.span())),
-            kw(Keyword::Import)
-                .ignore_then(string)
-                .map_with(|p, e| ModExp::Import(p, e.span())),
-            mexp.clone()
-                .delimited_by(just(Token::LParen), just(Token::RParen)),
-        ))
+    let full = choice((named_arrow, plain_arrow))
+        .labelled("a module type")
         .boxed();
-        let applied = atom.clone().foldl_with(atom.repeated(), |f, a, e| {
-            ModExp::Apply(Box::new(f), Box::new(a), e.span())
-        });
-        let ascribed = applied.foldl_with(
-            just(Token::Colon).ignore_then(mtype.clone()).repeated(),
-            |m, t, e| ModExp::Ascribe(Box::new(m), Box::new(t), e.span()),
-        );
-        let lambda = just(Token::Backslash)
-            .ignore_then(mparam.clone().repeated().at_least(1).collect::<Vec<_>>())
-            .then(just(Token::Colon).ignore_then(mt_with.clone()).or_not())
-            .then_ignore(just(Token::Arrow))
-            .then(mexp)
-            .map_with(|((params, sig), body), e| functor(params, sig, body, e.span()));
-        choice((lambda, ascribed)).labelled("a module expression")
-    })
-    .boxed();
-
-    // Declarations.
-    let module_dec = kw(Keyword::Module)
-        .ignore_then(name_sp())
-        .then(mparam.repeated().collect::<Vec<_>>())
-        .then(just(Token::Colon).ignore_then(mtype.clone()).or_not())
-        .then_ignore(just(Token::Eq))
-        .then(mexp.clone())
-        .map_with(|((((name, name_span), params), sig), body), e| {
-            Dec::Module(Box::new(ModDec {
-                name,
-                name_span,
-                params,
-                sig,
-                body,
-                doc: None,
-                span: e.span(),
-            }))
-        });
-    let modtype_dec = kw(Keyword::Module)
-        .ignore_then(kw(Keyword::Type))
-        .ignore_then(name_sp())
-        .then_ignore(just(Token::Eq))
-        .then(mtype.clone())
-        .map_with(|((name, name_span), ty), e| {
-            Dec::ModType(Box::new(ModTypeDec {
-                name,
-                name_span,
-                ty,
-                doc: None,
-                span: e.span(),
-            }))
-        });
-    let open = kw(Keyword::Open)
-        .ignore_then(mexp)
-        .map_with(|m, e| Dec::Open(m, e.span()));
-    let import = kw(Keyword::Import)
-        .ignore_then(string)
-        .map_with(|p, e| Dec::Import(p, e.span()));
-    let local = kw(Keyword::Local)
-        .ignore_then(dec.clone())
-        .map_with(|d, e| Dec::Local(Box::new(d), e.span()));
-    dec.define(choice((
-        val_dec,
-        type_dec,
-        modtype_dec,
-        module_dec,
-        open,
-        import,
-        local,
-    )));
-    Modules { dec: dec.boxed() }
+    (mt_with, full)
 }
 
 /// `\(p1: mt1) (p2: mt2) : mt -> e` is `\(p1: mt1) -> \(p2: mt2) : mt -> e`.

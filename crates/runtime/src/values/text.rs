@@ -1084,26 +1084,20 @@ mod tests {
             at("2.5", PrimType::F32, 0).ok().and_then(|v| v.scalar()),
             Some(Scalar::F32(2.5))
         );
-        assert_eq!(
-            at("1.5", PrimType::I64, 0).err().as_deref(),
-            Some("expected i64, got f64")
-        );
-        assert_eq!(
-            at("[1.5f32]", PrimType::F64, 1).err().as_deref(),
-            Some("expected []f64, got []f32")
-        );
-        assert_eq!(
-            at("[1]", PrimType::I32, 2).err().as_deref(),
-            Some("expected [][]i32, got []i32")
-        );
-        assert_eq!(
-            at("empty([0]i32)", PrimType::I64, 1).err().as_deref(),
-            Some("expected []i64, got []i32")
-        );
-        assert_eq!(
-            at("1", PrimType::Bool, 0).err().as_deref(),
-            Some("expected bool, got i32")
-        );
+        for (text, t, rank, error) in [
+            ("1.5", PrimType::I64, 0, "expected i64, got f64"),
+            ("[1.5f32]", PrimType::F64, 1, "expected []f64, got []f32"),
+            ("[1]", PrimType::I32, 2, "expected [][]i32, got []i32"),
+            (
+                "empty([0]i32)",
+                PrimType::I64,
+                1,
+                "expected []i64, got []i32",
+            ),
+            ("1", PrimType::Bool, 0, "expected bool, got i32"),
+        ] {
+            assert_eq!(at(text, t, rank).err().as_deref(), Some(error), "{text}");
+        }
         assert!(
             at("300", PrimType::U8, 0)
                 .err()

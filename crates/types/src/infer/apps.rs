@@ -141,6 +141,9 @@ impl Infer<'_> {
                 // never build an array of functions.
                 let ao = self.origin(aspan, OriginKind::ArrayOfFunctions(p.base.clone()));
                 self.arrow_checks.push((p.base.clone(), Rank::var(m), ao));
+                // Nor can a parameter's array type take a function as its
+                // element (`flatten f`): no reading builds an array of them.
+                self.arrow_checks.push((p.base.clone(), p.rank.clone(), ao));
                 frame.push(m);
                 apps.push(app);
             } else {
