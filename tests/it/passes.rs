@@ -504,3 +504,24 @@ entry main [n] (a: [n][n]f64) (c: [n][n]f64) (x: [n]f64) =
         assert!(!p.contains("map_ckpt"), "{p}");
     }
 }
+
+/// Where reverse mode has a cheaper rule than the general one
+/// (docs/AD.md), the construct takes it. The values are checked by
+/// `tests/programs/ad_*.fut`, which cannot tell the rules apart.
+mod ad_rules {
+    use super::core_of;
+
+    /// Rows combined into bins by `map2 (+)` follow the `+` rule row by
+    /// row: the adjoint of the values is a gather from the bins' adjoints,
+    /// without the general rule's sort by bin (a loop over the bits of
+    /// the bin index) and scans of the contexts.
+    #[test]
+    fn rows_added_into_bins_take_the_addition_rule() {
+        let p = core_of(
+            "entry main [n][m] (is: [n]i64) (vs: [n][m]f64) =
+               vjp (\\vs -> hist (map2 (+)) (replicate m 0) 3 is vs) vs (replicate 3 (replicate m 1))",
+            "main",
+        );
+        assert!(!p.contains("scan") && !p.contains("loop"), "{p}");
+    }
+}

@@ -39,3 +39,27 @@ def agrees [n] (f: [n][n]f64 -> f64) (a: [n][n]f64) =
 entry agrees_for [n] (a: [n][n]f64) (x: [n]f64) = agrees (f_for x) a
 
 entry agrees_while [n] (a: [n][n]f64) (x: [n]f64) = agrees (f_while x) a
+
+-- A rank-2 checkpoint that is not square: each step multiplies the state
+-- by k matrices (a [k][m] result, with k ≠ m), which the loop stores.
+-- ==
+-- entry: agrees_batched
+-- input { [[[0.5, -0.25, 0.125], [0.75, 0.5, -0.5], [-0.3, 0.2, 0.9]],
+--          [[0.1, 0.4, -0.2], [-0.6, 0.3, 0.25], [0.2, -0.1, 0.5]]]
+--         [1.0, -2.0, 0.5] }
+-- output { true }
+
+def batched_step [k][m] (bs: [k][m][m]f64) (v: [m]f64) =
+  let t = map (\b -> map (\r -> f64.sum (r * v)) b) bs
+  in map (\c -> c * c) (map f64.sum (transpose t))
+
+def f_batched [k][m] (x: [m]f64) (bs: [k][m][m]f64) =
+  f64.sum (loop v = x for _i < 2 do batched_step bs v)
+
+entry agrees_batched [k][m] (bs: [k][m][m]f64) (x: [m]f64) =
+  let g = vjp (f_batched x) bs 1
+  let fwd =
+    tabulate_3d k m m (\i j l ->
+      jvp (f_batched x) bs
+          (tabulate_3d k m m (\a c d -> if a == i && c == j && d == l then 1 else 0)))
+  in and (map2 (\x y -> f64.abs (x - y) <= 1e-12 * (1 + f64.abs y)) (flatten_3d g) (flatten_3d fwd))

@@ -1,6 +1,7 @@
 -- AD of `scan` by the general rule: operators over tuples (a linear
 -- recurrence, a component-wise pair, integer components that are
--- constants, a segmented scan with boolean flags), and `scan`/`reduce`
+-- constants, a segmented scan with boolean flags, dual numbers and 2×2
+-- matrices, whose components depend on each other), and `scan`/`reduce`
 -- whose operator reads a differentiated variable, also inside a `map`;
 -- scans of arrays with an operator on whole arrays (matrix products),
 -- whose recurrence is solved by a sequential loop.
@@ -91,6 +92,21 @@
 -- entry: f_reduce_matmul_free
 -- input { 0.5 [[[1.0, 2.0], [3.0, 4.0]], [[0.5, 0.0], [1.0, 1.0]], [[0.0, 1.0], [-1.0, 0.5]]] }
 
+-- ==
+-- entry: f_dual
+-- input { [0.5, 2.0, -0.75, 1.5] [1.0, -0.5, 0.25, 2.0] }
+-- output { [0.5, 1.0, -0.75, -1.125] [1.0, 1.75, -1.0625, -3.09375] }
+
+-- ==
+-- entry: vjp_dual
+-- input { [0.5, 2.0, -0.75, 1.5] [1.0, -0.5, 0.25, 2.0] }
+-- output { [-2.0625, -1.75, 8.875, -1.8125] [-0.75, -0.4375, 2.5, -0.75] }
+
+-- ==
+-- entry: vjp_mat4
+-- input { [1.0, 0.5, 0.0] [2.0, 0.0, 1.0] [3.0, 1.0, -1.0] [4.0, 1.0, 0.5] }
+-- output { [2.5, 24.0, 19.0] [7.0, 11.0, 27.0] [6.5, 34.0, 14.0] [14.0, 16.0, 20.0] }
+
 -- ys₀ = b₀, ysᵢ = ysᵢ₋₁·aᵢ + bᵢ: the second component of the scan of
 -- (a₁, b₁) ⊙ (a₂, b₂) = (a₁a₂, b₁a₂ + b₂).
 entry f_linrec (as: []f64) (bs: []f64) : []f64 =
@@ -156,3 +172,25 @@ entry f_scan_matmul_free (c: f64) (ms: [][2][2]f64) : [][2][2]f64 =
 
 entry f_reduce_matmul_free (c: f64) (ms: [][2][2]f64) : [2][2]f64 =
   reduce (\a b -> matmul (matmul a [[1, c], [0, 1]]) b) [[1, -c], [0, 1]] ms
+
+-- Dual numbers multiply associatively, (a₁, b₁)·(a₂, b₂) = (a₁a₂, a₁b₂ +
+-- b₁a₂): the scan is a running product with its derivative. Unlike the
+-- operators above, its transposed Jacobians are not diagonal (b depends
+-- on a), so the adjoint recurrence couples the components.
+entry f_dual (as: []f64) (bs: []f64) : ([]f64, []f64) =
+  unzip (scan (\(a1, b1) (a2, b2) -> (a1 * a2, a1 * b2 + b1 * a2)) (1, 0) (zip as bs))
+
+entry vjp_dual [n] (as: [n]f64) (bs: [n]f64) =
+  vjp (\(as, bs) -> let (a, b) = f_dual as bs in f64.sum a + f64.sum b) (as, bs) 1
+
+-- 2×2 matrix products as a scan over 4-tuples of scalars: every entry of
+-- the product depends on two of each operand's, a dense 4×4 Jacobian.
+def f_mat4 (as: []f64) (bs: []f64) (cs: []f64) (ds: []f64) =
+  unzip4 (scan (\(a, b, c, d) (e, f, g, h) -> (a * e + b * g, a * f + b * h, c * e + d * g, c * f + d * h))
+               (1, 0, 0, 1) (zip4 as bs cs ds))
+
+entry vjp_mat4 [n] (as: [n]f64) (bs: [n]f64) (cs: [n]f64) (ds: [n]f64) =
+  vjp (\(as, bs, cs, ds) ->
+         let (w, x, y, z) = f_mat4 as bs cs ds
+         in f64.sum w + 2 * f64.sum x + 3 * f64.sum y + 4 * f64.sum z)
+      (as, bs, cs, ds) 1
