@@ -679,7 +679,11 @@ fn check_int(c: &IntCase) -> Result<(), TestCaseError> {
             "⟨vjp f x ȳ, ẋ⟩ = {lhs} but ⟨ȳ, jvp f x ẋ⟩ = {rhs} (jvp {tangent:?}, vjp {gradient:?})"
         )));
     }
-    if !c.division && tangent.iter().chain(&gradient).all(|d| d.abs() < 1 << 40) {
+    // The f64 program computes the same derivatives only where it is exact
+    // throughout: a primal that wraps around in i64 (a value squared past
+    // 2^63 on the way to a small result) is not, whatever its result.
+    let exact = || run("f64", "f", &[], 0).is_ok_and(|y| y == primal);
+    if !c.division && tangent.iter().chain(&gradient).all(|d| d.abs() < 1 << 40) && exact() {
         let ftangent = run("f64", "jvp", &c.tangent, 2).map_err(fail)?;
         let fgradient = run(
             "f64",
