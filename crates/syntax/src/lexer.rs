@@ -370,7 +370,9 @@ impl Lexer<'_> {
             .fold(0f64, |acc, d| {
                 acc * 16.0 + d.to_digit(16).unwrap_or(0) as f64
             });
-        let scale = exponent - 4 * frac_digits.len() as i32;
+        // In i64: `p-2147483648` less the fraction's digits is past i32.
+        let scale = i64::from(exponent) - 4 * frac_digits.len() as i64;
+        let scale = i32::try_from(scale).unwrap_or(if scale < 0 { i32::MIN } else { i32::MAX });
         let value = mantissa * 2f64.powi(scale);
         let text: std::rc::Rc<str> = self.text[start..text_end].into();
         match self.suffix() {

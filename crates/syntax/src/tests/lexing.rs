@@ -106,6 +106,9 @@ fn numbers() {
     assert_eq!(toks("0x1.8p3"), [f(12.0, "0x1.8p3", None)]);
     assert_eq!(toks("0x10p-2f32"), [f(4.0, "0x10p-2", Some(PrimType::F32))]);
     assert_eq!(toks("0xA.Cp0"), [f(10.75, "0xA.Cp0", None)]);
+    // An exponent at i32's end, less the fraction's digits (fuzzer find).
+    let tiny = "0x.fffffffap-2147483648";
+    assert_eq!(toks(tiny), [f(0.0, tiny, None)]);
 }
 
 #[test]
