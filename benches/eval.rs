@@ -3,7 +3,7 @@
 //! several runs of each.
 
 use std::time::{Duration, Instant};
-use urchin_core::build::{Builder, function};
+use urchin_core::build::{Builder, main_program};
 use urchin_core::ir::{Atom, Function, Lambda, Program, Type};
 use urchin_eval::{EvalOptions, EvalStats, run_function};
 use urchin_prim::{BinOp, PrimType, Scalar};
@@ -42,36 +42,28 @@ fn square(b: &mut Builder) -> Lambda {
 /// `reduce (+) 0 (map (\x -> x * x) xs)`, the map fused into the reduction
 /// (`fused`) or not.
 fn sum_of_squares(fused: bool) -> (Program, Function) {
-    let mut prog = Program::default();
-    let fun = function(
-        &mut prog,
-        "main",
-        &[("xs", Type::Array(F64, 1))],
-        |b, ps| {
-            let add = b.binop_operator(BinOp::Add, F64, f(0.0));
-            let sq = square(b);
-            let r = if fused {
-                b.reduce(add, Some(sq), &[ps[0]])
-            } else {
-                let ys = b.map(sq, &[ps[0]]);
-                b.reduce(add, None, &ys)
-            };
-            vec![r[0].into()]
-        },
-    );
-    (prog, fun)
+    main_program(&[("xs", Type::Array(F64, 1))], |b, ps| {
+        let add = b.binop_operator(BinOp::Add, F64, f(0.0));
+        let sq = square(b);
+        let r = if fused {
+            b.reduce(add, Some(sq), &[ps[0]])
+        } else {
+            let ys = b.map(sq, &[ps[0]]);
+            b.reduce(add, None, &ys)
+        };
+        vec![r[0].into()]
+    })
 }
 
 /// The k-means cost:
 /// `reduce (+) 0 (map (\p -> reduce min inf (map (\c -> reduce (+) 0
 /// (map2 (\a b -> let d = a - b in d * d) p c)) centers)) points)`.
 fn kmeans_cost() -> (Program, Function) {
-    let mut prog = Program::default();
     let params = [
         ("points", Type::Array(F64, 2)),
         ("centers", Type::Array(F64, 2)),
     ];
-    let fun = function(&mut prog, "main", &params, |b, ps| {
+    main_program(&params, |b, ps| {
         let centers = ps[1];
         let row = Type::Array(F64, 1);
         let per_point = b.lambda(&[row], |b, p| {
@@ -89,49 +81,34 @@ fn kmeans_cost() -> (Program, Function) {
         });
         let add = b.binop_operator(BinOp::Add, F64, f(0.0));
         vec![b.reduce(add, Some(per_point), &[ps[0]])[0].into()]
-    });
-    (prog, fun)
+    })
 }
 
 /// `loop acc = 0 for i < n do acc + i * i`: the scalar path.
 fn scalar_loop() -> (Program, Function) {
-    let mut prog = Program::default();
-    let fun = function(
-        &mut prog,
-        "main",
-        &[("n", Type::Prim(PrimType::I64))],
-        |b, ps| {
-            let r = b.loop_for(vec![Atom::i64(0)], ps[0], |b, i, acc| {
-                let sq = b.bin(BinOp::Mul, i, i);
-                vec![b.bin(BinOp::Add, acc[0], sq).into()]
-            });
-            vec![b.convert(F64, r[0]).into()]
-        },
-    );
-    (prog, fun)
+    main_program(&[("n", Type::Prim(PrimType::I64))], |b, ps| {
+        let r = b.loop_for(vec![Atom::i64(0)], ps[0], |b, i, acc| {
+            let sq = b.bin(BinOp::Mul, i, i);
+            vec![b.bin(BinOp::Add, acc[0], sq).into()]
+        });
+        vec![b.convert(F64, r[0]).into()]
+    })
 }
 
 /// `reduce (+) 0 (map (\x -> loop a = x for i < 100 do a * 0.99 + 1) xs)`:
 /// a loop in lifted code.
 fn map_of_loops() -> (Program, Function) {
-    let mut prog = Program::default();
-    let fun = function(
-        &mut prog,
-        "main",
-        &[("xs", Type::Array(F64, 1))],
-        |b, ps| {
-            let body = b.lambda(&[Type::Prim(F64)], |b, x| {
-                let r = b.loop_for(vec![x[0].into()], Atom::i64(100), |b, _, a| {
-                    let m = b.bin(BinOp::Mul, a[0], f(0.99));
-                    vec![b.bin(BinOp::Add, m, f(1.0)).into()]
-                });
-                vec![r[0].into()]
+    main_program(&[("xs", Type::Array(F64, 1))], |b, ps| {
+        let body = b.lambda(&[Type::Prim(F64)], |b, x| {
+            let r = b.loop_for(vec![x[0].into()], Atom::i64(100), |b, _, a| {
+                let m = b.bin(BinOp::Mul, a[0], f(0.99));
+                vec![b.bin(BinOp::Add, m, f(1.0)).into()]
             });
-            let add = b.binop_operator(BinOp::Add, F64, f(0.0));
-            vec![b.reduce(add, Some(body), &[ps[0]])[0].into()]
-        },
-    );
-    (prog, fun)
+            vec![r[0].into()]
+        });
+        let add = b.binop_operator(BinOp::Add, F64, f(0.0));
+        vec![b.reduce(add, Some(body), &[ps[0]])[0].into()]
+    })
 }
 
 /// The median of `reps` runs, and the result of the last.

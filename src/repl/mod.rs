@@ -707,18 +707,7 @@ impl Repl {
     /// e` would make. When that fails (`e` uses the previous `it`, which a
     /// definition cannot refer to by its own name), `it` keeps its value.
     fn bind_it_function(&mut self, e: &Expr) {
-        let d = Dec::Val(Box::new(ValDec {
-            keyword: DefKeyword::Def,
-            attrs: Vec::new(),
-            name: IT.into(),
-            name_span: e.span,
-            type_params: Vec::new(),
-            params: Vec::new(),
-            ret: None,
-            body: e.clone(),
-            doc: None,
-            span: e.span,
-        }));
+        let d = Dec::Val(Box::new(ValDec::constant(IT.into(), e.clone())));
         let program = Program { decs: vec![d] };
         let saved = self.session.checkpoint();
         if self.session.load_ast(&program).is_err() {

@@ -910,28 +910,13 @@ mod tests {
         }
     }
 
-    fn fut_files(dir: &Path, out: &mut Vec<PathBuf>) {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-            .expect("corpus is readable")
-            .map(|e| e.expect("corpus entry").path())
-            .collect();
-        entries.sort();
-        for p in entries {
-            if p.is_dir() {
-                fut_files(&p, out);
-            } else if p.extension().is_some_and(|e| e == "fut") {
-                out.push(p);
-            }
-        }
-    }
 
     #[test]
     fn every_corpus_file_parses() {
         let Some(dir) = urchin_test_env::shared_data("corpus") else {
             return;
         };
-        let mut files = Vec::new();
-        fut_files(&dir, &mut files);
+        let files = crate::testing::runner::fut_files(&dir).expect("corpus is readable");
         assert!(!files.is_empty());
         for f in &files {
             let text = std::fs::read_to_string(f).expect("corpus file is readable");

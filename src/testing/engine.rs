@@ -10,6 +10,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use urchin_eval::EvalOptions;
+use urchin_runtime::RuntimeErrorKind;
 use urchin_runtime::value::Value;
 use urchin_runtime::values::ValueType;
 
@@ -172,7 +173,9 @@ impl Engine for SmallStepEngine {
         options.interrupt = interrupt.or(options.interrupt);
         match urchin_reference::run_entry(prog, id, args, &options) {
             Ok((values, _)) => Ok(values),
-            Err(Stop::Error(e)) => Err(failure(&e.to_diagnostic(), &prog.sources)),
+            Err(Stop::Error(e)) if e.kind != RuntimeErrorKind::Unsupported => {
+                Err(failure(&e.to_diagnostic(), &prog.sources))
+            }
             Err(stop) => {
                 let msg = stop.to_string();
                 self.skip = Some(match stop {

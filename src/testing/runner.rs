@@ -77,6 +77,27 @@ pub struct Rejections {
     pub rejected: usize,
 }
 
+/// Runs the tests of `dir` as a test suite expects them to go: no case
+/// fails and some case passes. Returns the summary and the report, or
+/// what went wrong with the report.
+pub fn run_suite<E: Engine>(
+    dir: &Path,
+    engine: &mut E,
+    opts: &RunnerOptions,
+) -> Result<(Summary, String), String> {
+    let mut out = Vec::new();
+    let summary = run_paths(&[dir.to_path_buf()], engine, opts, &mut out)
+        .map_err(|e| format!("writing the report: {e}"))?;
+    let report = String::from_utf8_lossy(&out).into_owned();
+    if summary.failed > 0 {
+        Err(format!("failures in {}:\n{report}", dir.display()))
+    } else if summary.passed == 0 {
+        Err(format!("no test cases found in {}", dir.display()))
+    } else {
+        Ok((summary, report))
+    }
+}
+
 /// Runs the tests of every file in `paths` (directories are searched
 /// recursively for `*.fut`, in sorted order) and writes the report to
 /// `out`, ending with `N passed, M failed, K skipped`. Only errors writing
@@ -87,11 +108,7 @@ pub fn run_paths<E: Engine>(
     opts: &RunnerOptions,
     out: &mut dyn Write,
 ) -> io::Result<Summary> {
-    let mut r = Report {
-        out,
-        opts,
-        summary: Summary::default(),
-    };
+    let mut r = Report::new(out, opts);
     let mut seen = HashSet::new();
     for path in paths {
         let mut files = Vec::new();
@@ -112,6 +129,14 @@ pub fn run_paths<E: Engine>(
         }
     }
     r.finish()
+}
+
+/// The `.fut` files under `dir`, recursively, in the order `urchin test`
+/// runs them.
+pub fn fut_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    collect_files(dir, &mut files, &mut HashSet::new())?;
+    Ok(files)
 }
 
 /// A path given explicitly is taken whatever its extension; a directory
@@ -149,7 +174,15 @@ struct Report<'a> {
     summary: Summary,
 }
 
-impl Report<'_> {
+impl<'a> Report<'a> {
+    fn new(out: &'a mut dyn Write, opts: &'a RunnerOptions) -> Report<'a> {
+        Report {
+            out,
+            opts,
+            summary: Summary::default(),
+        }
+    }
+
     /// The summary line (after one for expected compile errors, if any),
     /// and the summary.
     fn finish(self) -> io::Result<Summary> {
@@ -254,11 +287,7 @@ pub fn run_text<E: Engine>(
     opts: &RunnerOptions,
     out: &mut dyn Write,
 ) -> io::Result<Summary> {
-    let mut r = Report {
-        out,
-        opts,
-        summary: Summary::default(),
-    };
+    let mut r = Report::new(out, opts);
     run_source(Path::new(name), text, None, engine, &mut r)?;
     r.finish()
 }

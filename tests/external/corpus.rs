@@ -5,28 +5,13 @@
 
 use libtest_mimic::Trial;
 use urchin::testing::engine::{FastEngine, SmallStepEngine};
-use urchin::testing::runner::{Engine, RunnerOptions, Summary, run_paths};
+use urchin::testing::runner::{Engine, RunnerOptions, Summary, run_suite};
 use urchin_test_env::harness::{Need, case, shared_path};
 
 /// Runs `corpus/{folder}` with `engine`: no case fails, some pass.
 fn run(folder: &str, engine: &mut impl Engine, opts: &RunnerOptions) -> (Summary, String) {
-    let dir = shared_path(&format!("corpus/{folder}"));
-    let mut out = Vec::new();
-    let summary = run_paths(std::slice::from_ref(&dir), engine, opts, &mut out)
-        .expect("writing to a buffer cannot fail");
-    let report = String::from_utf8_lossy(&out).into_owned();
-    assert_eq!(
-        summary.failed,
-        0,
-        "failures in {}:\n{report}",
-        dir.display()
-    );
-    assert!(
-        summary.passed > 0,
-        "no test cases found in {}",
-        dir.display()
-    );
-    (summary, report)
+    run_suite(&shared_path(&format!("corpus/{folder}")), engine, opts)
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn fast(folder: &str) {

@@ -16,13 +16,13 @@
 
 use libtest_mimic::Trial;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 use urchin::testing::blocks::parse_test_spec;
-use urchin::testing::runner::test_count;
+use urchin::testing::runner::{fut_files, test_count};
 use urchin_base::source::FileId;
 use urchin_test_env::harness::{Need, case, shared_path};
 
@@ -198,27 +198,11 @@ fn run_file(path: &Path) -> FileResult {
     }
 }
 
-/// The `.fut` files under `dir`, sorted (as `urchin test` orders them).
-fn fut_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("a readable folder")
-        .map(|e| e.expect("a readable folder entry").path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            fut_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "fut") {
-            out.push(p);
-        }
-    }
-}
 
 /// Runs every file of `dir`, a process per file, as many at a time as
 /// there are cores.
 fn run_folder(dir: &Path) -> (Tally, Vec<String>) {
-    let mut files = Vec::new();
-    fut_files(dir, &mut files);
+    let files = fut_files(dir).expect("a readable folder");
     assert!(!files.is_empty(), "no .fut files in {}", dir.display());
     let queue = Mutex::new(files.into_iter());
     let results = Mutex::new(Vec::new());

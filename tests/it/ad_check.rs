@@ -149,51 +149,6 @@ enum Covered {
     NoDerivative,
 }
 
-const UNOPS: [UnOp; 43] = [
-    UnOp::Neg,
-    UnOp::Not,
-    UnOp::Abs,
-    UnOp::Sgn,
-    UnOp::Sqrt,
-    UnOp::Exp,
-    UnOp::Log,
-    UnOp::Log2,
-    UnOp::Log10,
-    UnOp::Sin,
-    UnOp::Cos,
-    UnOp::Tan,
-    UnOp::Asin,
-    UnOp::Acos,
-    UnOp::Atan,
-    UnOp::Sinh,
-    UnOp::Cosh,
-    UnOp::Tanh,
-    UnOp::Floor,
-    UnOp::Ceil,
-    UnOp::Round,
-    UnOp::Trunc,
-    UnOp::IsNan,
-    UnOp::IsInf,
-    UnOp::Cbrt,
-    UnOp::Log1p,
-    UnOp::Asinh,
-    UnOp::Acosh,
-    UnOp::Atanh,
-    UnOp::Gamma,
-    UnOp::Lgamma,
-    UnOp::Erf,
-    UnOp::Erfc,
-    UnOp::SinPi,
-    UnOp::CosPi,
-    UnOp::TanPi,
-    UnOp::Digamma,
-    UnOp::Trigamma,
-    UnOp::Popc,
-    UnOp::Clz,
-    UnOp::Ctz,
-    UnOp::ToBits,
-    UnOp::FromBits,
-];
 
 /// The check of each unary rule. The match has no wildcard: a new
 /// operation does not compile until it says how its rule is checked.
@@ -245,37 +200,6 @@ fn unary(op: UnOp) -> Covered {
     }
 }
 
-const BINOPS: [BinOp; 29] = [
-    BinOp::Add,
-    BinOp::Sub,
-    BinOp::Mul,
-    BinOp::Div,
-    BinOp::Mod,
-    BinOp::Quot,
-    BinOp::Rem,
-    BinOp::Pow,
-    BinOp::Min,
-    BinOp::Max,
-    BinOp::Eq,
-    BinOp::Neq,
-    BinOp::Lt,
-    BinOp::Le,
-    BinOp::Gt,
-    BinOp::Ge,
-    BinOp::LogAnd,
-    BinOp::LogOr,
-    BinOp::BitAnd,
-    BinOp::BitOr,
-    BinOp::BitXor,
-    BinOp::Shl,
-    BinOp::Shr,
-    BinOp::UShr,
-    BinOp::Atan2,
-    BinOp::Hypot,
-    BinOp::NextAfter,
-    BinOp::CopySign,
-    BinOp::MulHi,
-];
 
 /// The check of each binary rule on floats and on integers (and
 /// booleans, whose operations the integer column covers).
@@ -361,14 +285,14 @@ fn every_derivative_rule_is_checked() {
             ));
         }
     };
-    for op in UNOPS {
+    for op in UnOp::ALL {
         check(
             format!("{op:?}"),
             unary(op),
             unop_depends(op, PrimType::F64),
         );
     }
-    for op in BINOPS {
+    for op in BinOp::ALL {
         let (float, int) = binary(op);
         let depends = |p| binop_depends(op, p) != (false, false);
         check(format!("{op:?} on f64"), float, depends(PrimType::F64));

@@ -133,6 +133,18 @@ fn misspellings_get_a_suggestion() {
     }
 }
 
+/// `f64.sqrt -1` is a subtraction, as in Futhark: the error says how to
+/// pass a negative number instead.
+#[test]
+fn a_function_minus_a_number_suggests_parentheses() {
+    let out = repl("f64.sqrt -1\n1.0 - true\n");
+    assert!(
+        out.contains("put the number in parentheses: `f (-1)`"),
+        "{out}"
+    );
+    assert_eq!(out.matches("put the number in parentheses").count(), 1, "{out}");
+}
+
 /// Item 16: a `match` typed line by line goes on while its cases do (it
 /// ended at its first `case`), and the next input is read on its own.
 #[test]

@@ -4,30 +4,12 @@
 
 use std::path::{Path, PathBuf};
 use urchin::testing::engine::FastEngine;
-use urchin::testing::runner::{RunnerOptions, run_paths};
+use urchin::testing::runner::{RunnerOptions, run_suite};
 
 fn run(dir: &Path) {
-    let mut engine = FastEngine::default();
-    let mut out = Vec::new();
-    let summary = run_paths(
-        &[dir.to_path_buf()],
-        &mut engine,
-        &RunnerOptions::default(),
-        &mut out,
-    )
-    .expect("writing to a buffer cannot fail");
-    let report = String::from_utf8_lossy(&out);
-    assert_eq!(
-        summary.failed,
-        0,
-        "failures in {}:\n{report}",
-        dir.display()
-    );
-    assert!(
-        summary.passed > 0,
-        "no test cases found in {}",
-        dir.display()
-    );
+    if let Err(e) = run_suite(dir, &mut FastEngine::default(), &RunnerOptions::default()) {
+        panic!("{e}");
+    }
 }
 
 fn root() -> PathBuf {

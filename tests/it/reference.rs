@@ -2,7 +2,7 @@
 
 use urchin::driver::Session;
 use urchin_reference::*;
-use urchin_runtime::RuntimeErrorKind;
+use urchin_runtime::{RuntimeError, RuntimeErrorKind};
 use urchin_syntax as syntax;
 use urchin_types::CheckedDef;
 
@@ -314,7 +314,11 @@ fn reverse_mode_is_reported_unsupported() {
     let mut s = Session::new();
     let c = checked(&mut s, "vjp (\\x -> x * x) 3.0 1.0");
     match eval_expr(&s, &c, &Options::default()) {
-        Err(Stop::Unsupported { message, .. }) => {
+        Err(Stop::Error(RuntimeError {
+            kind: RuntimeErrorKind::Unsupported,
+            message,
+            ..
+        })) => {
             assert!(
                 message.starts_with(
                     "`vjp` (reverse-mode AD) is not supported by the reference semantics"
@@ -382,7 +386,11 @@ fn unflatten_is_reported_unsupported() {
     let mut s = Session::new();
     let c = checked(&mut s, "unflatten [1, 2, 3, 4]");
     match eval_expr(&s, &c, &Options::default()) {
-        Err(Stop::Unsupported { message, .. }) => assert_eq!(
+        Err(Stop::Error(RuntimeError {
+            kind: RuntimeErrorKind::Unsupported,
+            message,
+            ..
+        })) => assert_eq!(
             message,
             "`unflatten` (its sizes come from its argument's type) is not supported by the reference semantics"
         ),

@@ -691,7 +691,7 @@ fn reference(s: &Session, inputs: Vec<Value>) -> Result<Run, String> {
     };
     let outcome = match semantics::run_entry(s, id, inputs, &opts) {
         Ok((vs, _)) => Ok(vs),
-        Err(Stop::Error(e)) => Err((e.kind, e.message)),
+        Err(Stop::Error(e)) if e.kind != RuntimeErrorKind::Unsupported => Err((e.kind, e.message)),
         Err(other) => return Err(format!("the reference stopped: {other}")),
     };
     Ok(Run {

@@ -6,6 +6,7 @@ use proptest::test_runner::TestRunner;
 use std::fmt;
 use std::rc::Rc;
 use urchin::driver::Session;
+use urchin_base::diag::Diagnostic;
 
 /// A session with the prelude loaded ([`Session::new`] copies one checked
 /// once per thread).
@@ -69,4 +70,16 @@ pub fn examples_pass(
             "{line}"
         );
     }
+}
+
+/// Whether every span of `ds` (their own and their labels') lies inside a
+/// text of `len` bytes.
+pub fn spans_in_range(ds: &[Diagnostic], len: usize) -> bool {
+    ds.iter().all(|d| {
+        d.span
+            .is_some_and(|s| s.start <= s.end && s.end as usize <= len)
+            && d.labels
+                .iter()
+                .all(|l| l.span.start <= l.span.end && l.span.end as usize <= len)
+    })
 }

@@ -1,27 +1,15 @@
 //! Whole programs: the shared corpus (and this repository's own programs)
 //! parse, print back to themselves, and survive truncation anywhere.
 
-use std::path::{Path, PathBuf};
+use crate::support::spans_in_range;
+use std::path::PathBuf;
 use urchin::driver::Session;
+use urchin::testing::runner::fut_files;
 use urchin_base::diag::Diagnostic;
 use urchin_base::source::{FileId, SourceMap};
 use urchin_syntax::ast::{Dec, Erase, Program};
 use urchin_syntax::{is_incomplete, parse_program, parse_repl, pretty};
 
-fn fut_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    for p in paths {
-        if p.is_dir() {
-            fut_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "fut") {
-            out.push(p);
-        }
-    }
-}
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -29,17 +17,16 @@ fn root() -> PathBuf {
 
 fn corpus() -> Option<Vec<PathBuf>> {
     let dir = urchin_test_env::shared_data("corpus")?;
-    let mut files = Vec::new();
-    fut_files(&dir, &mut files);
-    Some(files)
+    fut_files(&dir).ok()
 }
 
 /// Programs that must parse: the shared corpus, and this repository's
 /// own test programs and prelude where they exist.
 fn all_programs() -> Vec<PathBuf> {
     let mut files = corpus().unwrap_or_default();
-    fut_files(&root().join("tests/programs"), &mut files);
-    fut_files(&root().join("prelude"), &mut files);
+    for dir in ["tests/programs", "prelude"] {
+        files.extend(fut_files(&root().join(dir)).unwrap_or_default());
+    }
     files
 }
 
@@ -80,16 +67,6 @@ fn corpus_parses_and_round_trips() {
             "printing {name} is not stable"
         );
     }
-}
-
-fn spans_in_range(ds: &[Diagnostic], len: usize) -> bool {
-    ds.iter().all(|d| {
-        d.span
-            .is_some_and(|s| s.start <= s.end && s.end as usize <= len)
-            && d.labels
-                .iter()
-                .all(|l| l.span.start <= l.span.end && l.span.end as usize <= len)
-    })
 }
 
 /// Loads a prefix of a program, `parsed`, as `Session::load` would into

@@ -1,6 +1,7 @@
 //! Property tests: random well-formed ASTs survive print∘parse, and random
 //! token soups never make the front end panic.
 
+use crate::support::spans_in_range;
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -91,36 +92,7 @@ fn float(text: &str, suffix: Option<PrimType>) -> Literal {
 /// The built-in operators (the only ones that are values of their own:
 /// `(+^)` is the name `+^`).
 fn builtin_op() -> S<BinOpKind> {
-    use BinOpKind::*;
-    select(vec![
-        Add,
-        Sub,
-        Mul,
-        Div,
-        Mod,
-        Quot,
-        Rem,
-        Pow,
-        Eq,
-        Neq,
-        Lt,
-        Le,
-        Gt,
-        Ge,
-        And,
-        Or,
-        BitAnd,
-        BitOr,
-        BitXor,
-        Shl,
-        Shr,
-        UShr,
-        Concat,
-        PipeRight,
-        PipeLeft,
-        ComposeRight,
-        ComposeLeft,
-    ])
+    select(BinOpKind::BUILTIN_SYMBOLS.to_vec())
     .boxed()
 }
 
@@ -611,16 +583,6 @@ const SOUP: &[&str] = &[
     "[n*2]",
 ];
 
-fn in_range(ds: &[urchin_base::diag::Diagnostic], len: usize) -> bool {
-    ds.iter().all(|d| {
-        d.span
-            .is_some_and(|s| s.start <= s.end && s.end as usize <= len)
-            && d.labels
-                .iter()
-                .all(|l| l.span.start <= l.span.end && l.span.end as usize <= len)
-    })
-}
-
 /// Cases the properties below once found, kept as fixed checks.
 #[test]
 fn found_cases_print_and_parse_back() {
@@ -677,9 +639,9 @@ proptest! {
         let text: String = parts.iter().flat_map(|(a, b)| [*a, *b]).collect();
         let len = text.len();
         let (_, ds) = lex(&text, FileId(0));
-        prop_assert!(in_range(&ds, len));
+        prop_assert!(spans_in_range(&ds, len));
         match parse_program(&text, FileId(0)) {
-            Err(ds) => prop_assert!(!ds.is_empty() && in_range(&ds, len), "{text:?}: {ds:?}"),
+            Err(ds) => prop_assert!(!ds.is_empty() && spans_in_range(&ds, len), "{text:?}: {ds:?}"),
             // What parses goes on to the checker, which must not panic.
             Ok(_) => SOUP_SESSION.with(|s| {
                 let mut s = s.borrow_mut();
@@ -689,13 +651,13 @@ proptest! {
             }),
         }
         if let Err(ds) = parse_expr(&text, FileId(0)) {
-            prop_assert!(!ds.is_empty() && in_range(&ds, len), "{text:?}: {ds:?}");
+            prop_assert!(!ds.is_empty() && spans_in_range(&ds, len), "{text:?}: {ds:?}");
         }
         if let Err(ds) = parse_type(&text, FileId(0)) {
-            prop_assert!(!ds.is_empty() && in_range(&ds, len), "{text:?}: {ds:?}");
+            prop_assert!(!ds.is_empty() && spans_in_range(&ds, len), "{text:?}: {ds:?}");
         }
         if let Err(ds) = parse_repl(&text, FileId(0)) {
-            prop_assert!(!ds.is_empty() && in_range(&ds, len), "{text:?}: {ds:?}");
+            prop_assert!(!ds.is_empty() && spans_in_range(&ds, len), "{text:?}: {ds:?}");
         }
         is_incomplete(&text);
     }
@@ -703,7 +665,7 @@ proptest! {
     #[test]
     fn random_text_never_panics(text in "[ -~\n]{0,60}") {
         if let Err(ds) = parse_program(&text, FileId(0)) {
-            prop_assert!(in_range(&ds, text.len()), "{text:?}: {ds:?}");
+            prop_assert!(spans_in_range(&ds, text.len()), "{text:?}: {ds:?}");
         }
         is_incomplete(&text);
     }

@@ -297,6 +297,17 @@ pub type Place = (Span, CallCtx, Origin);
 #[must_use = "the enclosing body's statements are lost unless given to `close_body`"]
 pub struct Outer(Vec<Stm>);
 
+/// A program of one function, `main`, built by `f` over `params`, and
+/// that function (for tests and benchmarks).
+pub fn main_program(
+    params: &[(&str, Type)],
+    f: impl FnOnce(&mut Builder, &[Var]) -> Vec<Atom>,
+) -> (Program, Function) {
+    let mut prog = Program::default();
+    let main = function(&mut prog, "main", params, f);
+    (prog, main)
+}
+
 /// Builds a function with parameters of the given names and types and adds
 /// its variables to `prog` (the caller adds the function itself).
 pub fn function(

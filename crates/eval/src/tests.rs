@@ -3,8 +3,8 @@
 use super::{EvalOptions, EvalStats, run_function};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use urchin_core::build::{Builder, function};
-use urchin_core::ir::{Atom, DimIndex, Exp, Function, Program, Type, Var};
+use urchin_core::build::Builder;
+use urchin_core::ir::{Atom, DimIndex, Exp, Function, Program, Type};
 use urchin_prim::{BinOp, PrimType, Scalar, UnOp};
 use urchin_runtime::value::{Array, Value};
 use urchin_runtime::{RuntimeError, RuntimeErrorKind};
@@ -69,31 +69,12 @@ fn sf(x: f64) -> Value {
     Value::Scalar(Scalar::F64(x))
 }
 
+
+pub(super) use urchin_core::build::main_program as build;
+
 /// Bitwise equality (NaN equals NaN).
 pub(super) fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Scalar(x), Value::Scalar(y)) => x.same(*y),
-        (Value::Array(x), Value::Array(y)) => {
-            x.elem() == y.elem()
-                && x.shape() == y.shape()
-                && x.to_scalars()
-                    .iter()
-                    .zip(y.to_scalars())
-                    .all(|(p, q)| p.same(q))
-        }
-        (Value::Rep(x), Value::Rep(y)) => same(x, y),
-        (Value::Acc(x), Value::Acc(y)) => std::rc::Rc::ptr_eq(x, y),
-        _ => false,
-    }
-}
-
-pub(super) fn build(
-    params: &[(&str, Type)],
-    body: impl FnOnce(&mut Builder, &[Var]) -> Vec<Atom>,
-) -> (Program, Function) {
-    let mut prog = Program::default();
-    let f = function(&mut prog, "main", params, body);
-    (prog, f)
+    a.same(b)
 }
 
 pub(super) fn run_opts(
@@ -1358,8 +1339,7 @@ fn memory_is_tracked() {
 
 #[test]
 fn spans_point_at_the_failing_statement() {
-    let mut prog = Program::default();
-    let fun = function(&mut prog, "main", &[("a", arr(I64, 1))], |b, ps| {
+    let (prog, fun) = build(&[("a", arr(I64, 1))], |b, ps| {
         b.span = urchin_base::source::Span::new(urchin_base::source::FileId(0), 10, 20);
         vec![b.index1(ps[0], i(7)).into()]
     });

@@ -384,6 +384,39 @@ pub enum BinOp {
 }
 
 impl BinOp {
+    /// Every operation, for tables that must cover them all.
+    pub const ALL: [BinOp; 29] = [
+        BinOp::Add,
+        BinOp::Sub,
+        BinOp::Mul,
+        BinOp::Div,
+        BinOp::Mod,
+        BinOp::Quot,
+        BinOp::Rem,
+        BinOp::Pow,
+        BinOp::Min,
+        BinOp::Max,
+        BinOp::Eq,
+        BinOp::Neq,
+        BinOp::Lt,
+        BinOp::Le,
+        BinOp::Gt,
+        BinOp::Ge,
+        BinOp::LogAnd,
+        BinOp::LogOr,
+        BinOp::BitAnd,
+        BinOp::BitOr,
+        BinOp::BitXor,
+        BinOp::Shl,
+        BinOp::Shr,
+        BinOp::UShr,
+        BinOp::Atan2,
+        BinOp::Hypot,
+        BinOp::NextAfter,
+        BinOp::CopySign,
+        BinOp::MulHi,
+    ];
+
     pub fn is_comparison(self) -> bool {
         matches!(
             self,
@@ -503,6 +536,53 @@ pub enum UnOp {
 }
 
 impl UnOp {
+    /// Every operation, for tables that must cover them all.
+    pub const ALL: [UnOp; 43] = [
+        UnOp::Neg,
+        UnOp::Not,
+        UnOp::Abs,
+        UnOp::Sgn,
+        UnOp::Sqrt,
+        UnOp::Exp,
+        UnOp::Log,
+        UnOp::Log2,
+        UnOp::Log10,
+        UnOp::Sin,
+        UnOp::Cos,
+        UnOp::Tan,
+        UnOp::Asin,
+        UnOp::Acos,
+        UnOp::Atan,
+        UnOp::Sinh,
+        UnOp::Cosh,
+        UnOp::Tanh,
+        UnOp::Floor,
+        UnOp::Ceil,
+        UnOp::Round,
+        UnOp::Trunc,
+        UnOp::IsNan,
+        UnOp::IsInf,
+        UnOp::Cbrt,
+        UnOp::Log1p,
+        UnOp::Asinh,
+        UnOp::Acosh,
+        UnOp::Atanh,
+        UnOp::Gamma,
+        UnOp::Lgamma,
+        UnOp::Erf,
+        UnOp::Erfc,
+        UnOp::SinPi,
+        UnOp::CosPi,
+        UnOp::TanPi,
+        UnOp::Digamma,
+        UnOp::Trigamma,
+        UnOp::Popc,
+        UnOp::Clz,
+        UnOp::Ctz,
+        UnOp::ToBits,
+        UnOp::FromBits,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             UnOp::Neg => "neg",

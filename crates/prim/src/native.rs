@@ -387,22 +387,7 @@ float_native!(f64, F64);
 /// (`f32` has more than twice `f16`'s precision plus two bits); the other
 /// functions are as accurate as their `f32` versions, rounded.
 impl Native for f16 {
-    const TY: PrimType = PrimType::F16;
-    fn wrap(self) -> Scalar {
-        Scalar::F16(self)
-    }
-    fn unwrap(s: Scalar) -> Option<Self> {
-        match s {
-            Scalar::F16(x) => Some(x),
-            _ => None,
-        }
-    }
-    fn unwrap_ref(s: &Scalar) -> Option<&Self> {
-        match s {
-            Scalar::F16(x) => Some(x),
-            _ => None,
-        }
-    }
+    scalar_variant!(F16);
     fn add(self, o: Self) -> Self {
         f16::from_f32(self.to_f32() + o.to_f32())
     }
@@ -494,22 +479,7 @@ impl Native for f16 {
 }
 
 impl Native for bool {
-    const TY: PrimType = PrimType::Bool;
-    fn wrap(self) -> Scalar {
-        Scalar::Bool(self)
-    }
-    fn unwrap(s: Scalar) -> Option<Self> {
-        match s {
-            Scalar::Bool(b) => Some(b),
-            _ => None,
-        }
-    }
-    fn unwrap_ref(s: &Scalar) -> Option<&Self> {
-        match s {
-            Scalar::Bool(b) => Some(b),
-            _ => None,
-        }
-    }
+    scalar_variant!(Bool);
     // Arithmetic on bool is rejected by the type checker; these are total
     // only so that `bool` fits the trait.
     fn add(self, o: Self) -> Self {

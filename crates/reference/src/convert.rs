@@ -1,7 +1,8 @@
 //! From the elaborated AST to terms, and between the fast evaluator's
 //! values (what entry points take and return) and term values.
 
-use super::step::Fail;
+use super::step::not_defined;
+use urchin_runtime::Error;
 use super::term::*;
 use std::rc::Rc;
 use urchin_prim::{PrimType, Scalar};
@@ -33,12 +34,12 @@ pub fn unfold(
     id: DefId,
     inst: Rc<Inst>,
     values: ReplValues,
-) -> Result<Term, Fail> {
+) -> Result<Term, Error> {
     let def = types.def(id);
     // Each use gives these (lowering binds them); the reference semantics
     // does not model sizes taken from a use's context.
     if let Some(n) = def.sizes.as_ref().and_then(|s| s.from_context.first()) {
-        return Err(Fail::unsupported(format!(
+        return Err(not_defined(format!(
             "the size `{n}` of `{}`, which only its result's type names",
             def.name
         )));
@@ -131,11 +132,11 @@ impl Converter<'_> {
         Term::new(kind, span)
     }
 
-    pub fn expr(&self, e: &Expr) -> Result<Term, Fail> {
+    pub fn expr(&self, e: &Expr) -> Result<Term, Error> {
         urchin_base::stack::deep(|| self.expr_inner(e))
     }
 
-    pub fn expr_inner(&self, e: &Expr) -> Result<Term, Fail> {
+    pub fn expr_inner(&self, e: &Expr) -> Result<Term, Error> {
         let b = |x: &Expr| self.expr(x).map(Box::new);
         let span = e.span;
         let kind = match &e.kind {
@@ -176,7 +177,7 @@ impl Converter<'_> {
                             Ok((n.clone(), Term::new(TermKind::Var(n.clone()), *s)))
                         }
                     })
-                    .collect::<Result<_, Fail>>()?,
+                    .collect::<Result<_, Error>>()?,
             ),
             ExprKind::Project(x, f) => TermKind::Project(b(x)?, f.clone()),
             ExprKind::RecordUpdate(r, path, v) => {
@@ -258,7 +259,7 @@ impl Converter<'_> {
                 cases
                     .iter()
                     .map(|c| Ok((c.pat.clone(), self.expr(&c.body)?)))
-                    .collect::<Result<_, Fail>>()?,
+                    .collect::<Result<_, Error>>()?,
             ),
             ExprKind::Coerce(x, t) => {
                 return Ok(ascribe(
@@ -302,7 +303,7 @@ impl Converter<'_> {
         left: Option<&Expr>,
         right: Option<&Expr>,
         span: urchin_base::source::Span,
-    ) -> Result<Term, Fail> {
+    ) -> Result<Term, Error> {
         match (left, right) {
             (Some(l), _) => Ok(Term::app(f, self.expr(l)?, span)),
             (None, Some(r)) => {
@@ -319,15 +320,15 @@ impl Converter<'_> {
                     span,
                 ))
             }
-            (None, None) => Err(Fail::internal("a section without an operand")),
+            (None, None) => Err(Error::internal("a section without an operand")),
         }
     }
 
-    fn exprs(&self, es: &[Expr]) -> Result<Vec<Term>, Fail> {
+    fn exprs(&self, es: &[Expr]) -> Result<Vec<Term>, Error> {
         es.iter().map(|e| self.expr(e)).collect()
     }
 
-    fn slices(&self, ix: &[IndexExp]) -> Result<Vec<Slice>, Fail> {
+    fn slices(&self, ix: &[IndexExp]) -> Result<Vec<Slice>, Error> {
         let opt =
             |x: &Option<Box<Expr>>| x.as_deref().map(|e| self.expr(e).map(Box::new)).transpose();
         ix.iter()
@@ -344,7 +345,7 @@ impl Converter<'_> {
             .collect()
     }
 
-    fn loop_(&self, l: &LoopExp) -> Result<Loop, Fail> {
+    fn loop_(&self, l: &LoopExp) -> Result<Loop, Error> {
         let init = match &l.init {
             Some(i) => self.expr(i)?,
             // `loop p for ...` starts from the variables the pattern names.
@@ -395,7 +396,7 @@ fn pattern_term(p: &Pat) -> Term {
 }
 
 /// A built-in (`...` of a range, `???`) as a function value.
-fn prim_term(op: Intrinsic, name: &str, span: urchin_base::source::Span) -> Term {
+pub(crate) fn prim_term(op: Intrinsic, name: &str, span: urchin_base::source::Span) -> Term {
     Term::val(
         Value::fun(Fun::Prim {
             name: name.into(),
@@ -544,7 +545,7 @@ fn filled(shape: &[usize], x: Scalar) -> Value {
 
 /// The fast evaluator's representation of a value of type `t`: its
 /// primitive leaves, in order.
-pub fn to_leaves(t: &Type, v: &Value, out: &mut Vec<EvalValue>) -> Result<(), Fail> {
+pub fn to_leaves(t: &Type, v: &Value, out: &mut Vec<EvalValue>) -> Result<(), Error> {
     let rank = t.rank.konst as usize;
     match &t.base {
         Base::Prim(p) => out.push(to_eval(v, *p, rank)?),
@@ -608,9 +609,9 @@ fn component(
     v: &Value,
     depth: usize,
     get: &dyn Fn(&Value) -> Option<Value>,
-) -> Result<Value, Fail> {
+) -> Result<Value, Error> {
     match (depth, v) {
-        (0, _) => get(v).ok_or_else(|| Fail::internal("a result of the wrong type")),
+        (0, _) => get(v).ok_or_else(|| Error::internal("a result of the wrong type")),
         (_, Value::Array(es)) => {
             let row = es.row().and_then(|r| component(r, depth - 1, get).ok());
             Ok(Value::array_of(
@@ -621,12 +622,12 @@ fn component(
             ))
         }
         (_, Value::Rep(x)) => Ok(Value::rep(component(x, depth - 1, get)?)),
-        _ => Err(Fail::internal("a result of the wrong type")),
+        _ => Err(Error::internal("a result of the wrong type")),
     }
 }
 
 /// An array of `rank` dimensions of `elem` (or a rep of one).
-fn to_eval(v: &Value, elem: PrimType, rank: usize) -> Result<EvalValue, Fail> {
+fn to_eval(v: &Value, elem: PrimType, rank: usize) -> Result<EvalValue, Error> {
     match v {
         Value::Scalar(s) if rank == 0 => Ok(EvalValue::Scalar(*s)),
         Value::Rep(x) if rank > 0 => Ok(EvalValue::Rep(Rc::new(to_eval(x, elem, rank - 1)?))),
@@ -652,14 +653,14 @@ fn to_eval(v: &Value, elem: PrimType, rank: usize) -> Result<EvalValue, Fail> {
             let mut data = Vec::new();
             scalars(v, &mut data)?;
             if data.len() != shape.iter().product::<usize>() {
-                return Err(Fail::rep_length());
+                return Err(Error::rep_length());
             }
             Ok(EvalValue::Array(Array::from_scalars(elem, shape, &data)))
         }
     }
 }
 
-fn scalars(v: &Value, out: &mut Vec<Scalar>) -> Result<(), Fail> {
+fn scalars(v: &Value, out: &mut Vec<Scalar>) -> Result<(), Error> {
     match v {
         Value::Scalar(s) => out.push(*s),
         Value::Array(es) => {
@@ -672,9 +673,9 @@ fn scalars(v: &Value, out: &mut Vec<Scalar>) -> Result<(), Fail> {
     Ok(())
 }
 
-fn rep_or_internal(v: &Value) -> Fail {
+fn rep_or_internal(v: &Value) -> Error {
     match v {
-        Value::Rep(_) => Fail::rep_length(),
-        _ => Fail::internal("a result of the wrong type"),
+        Value::Rep(_) => Error::rep_length(),
+        _ => Error::internal("a result of the wrong type"),
     }
 }

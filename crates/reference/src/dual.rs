@@ -16,7 +16,8 @@
 //! perturbations: a dual number's parts may be dual numbers of a smaller
 //! `ε`, and an operation splits its operands on the largest `ε` they have.
 
-use super::step::{Fail, R};
+use super::step::{R, not_defined};
+use urchin_runtime::Error;
 use super::term::{Dual, Value};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -50,7 +51,7 @@ pub fn make(tag: u32, x: &Value, dx: &Value) -> R<Value> {
         }
         (Value::Array(xs), Value::Array(ds)) => {
             if xs.len() != ds.len() {
-                return Err(Fail::lengths_differ(
+                return Err(Error::lengths_differ(
                     "`jvp` of a point and a tangent",
                     xs.len(),
                     ds.len(),
@@ -63,7 +64,7 @@ pub fn make(tag: u32, x: &Value, dx: &Value) -> R<Value> {
             xs.row(),
         ),
         (Value::Rep(x), Value::Rep(d)) => Value::rep(make(tag, x, d)?),
-        (Value::Rep(_), Value::Array(_)) => return Err(Fail::rep_length()),
+        (Value::Rep(_), Value::Array(_)) => return Err(Error::rep_length()),
         (Value::Tuple(xs), Value::Tuple(ds)) => Value::tuple(each(xs, ds)?),
         (Value::Record(xs), Value::Record(ds)) => Value::Record(
             xs.iter()
@@ -73,7 +74,7 @@ pub fn make(tag: u32, x: &Value, dx: &Value) -> R<Value> {
                 .into(),
         ),
         (Value::Sum(c, xs), Value::Sum(_, ds)) => Value::Sum(c.clone(), each(xs, ds)?.into()),
-        _ => return Err(Fail::unsupported("`jvp` at a function")),
+        _ => return Err(not_defined("`jvp` at a function")),
     })
 }
 
@@ -120,7 +121,7 @@ fn part(tag: u32, v: &Value, primal: bool) -> R<Value> {
                 .into(),
         ),
         Value::Sum(c, es) => Value::Sum(c.clone(), each(es)?.into()),
-        Value::Fun(_) => return Err(Fail::unsupported("a function as the result of `jvp`")),
+        Value::Fun(_) => return Err(not_defined("a function as the result of `jvp`")),
     })
 }
 
@@ -170,7 +171,7 @@ pub fn binop(op: BinOp, x: &Value, y: &Value) -> R<Value> {
     let ((x0, x1), (y0, y1)) = (split(tag, x), split(tag, y));
     let r0 = binop(op, &x0, &y0)?;
     let p = base(&x0)
-        .ok_or_else(|| Fail::internal("expected a scalar"))?
+        .ok_or_else(|| Error::internal("expected a scalar"))?
         .ty();
     let (dx, dy) = partials(p, &[&x0, &y0, &r0], |b, a| {
         deriv::binop(b, op, a[0], a[1], a[2])
@@ -190,11 +191,11 @@ pub fn unop(op: UnOp, x: &Value) -> R<Value> {
         return Ok(Value::Scalar(prim::unop(op, plain(x)?)?));
     };
     let (x0, Some(x1)) = split(tag, x) else {
-        return Err(Fail::internal("a dual number without its tangent"));
+        return Err(Error::internal("a dual number without its tangent"));
     };
     let r0 = unop(op, &x0)?;
     let p = base(&x0)
-        .ok_or_else(|| Fail::internal("expected a scalar"))?
+        .ok_or_else(|| Error::internal("expected a scalar"))?
         .ty();
     // A reinterpretation of the bits takes the tangent along.
     if deriv::bit_cast_inverse(op).is_some() {
@@ -238,8 +239,8 @@ fn with_tangent(tag: u32, r0: Value, p: PrimType, terms: Vec<Value>) -> R<Value>
 fn plain(v: &Value) -> R<Scalar> {
     match v {
         Value::Scalar(s) => Ok(*s),
-        Value::Rep(_) => Err(Fail::rep_length()),
-        _ => Err(Fail::internal("expected a scalar")),
+        Value::Rep(_) => Err(Error::rep_length()),
+        _ => Err(Error::internal("expected a scalar")),
     }
 }
 
@@ -271,7 +272,7 @@ fn partials(
             Atom::Var(v) => env
                 .get(v)
                 .cloned()
-                .ok_or_else(|| Fail::internal("a derivative reads an unbound variable")),
+                .ok_or_else(|| Error::internal("a derivative reads an unbound variable")),
         }
     };
     for s in std::mem::take(&mut b.stms) {
@@ -284,10 +285,10 @@ fn partials(
                 let c = base(&atom(&env, c)?).is_some_and(|c| c == Scalar::Bool(true));
                 atom(&env, if c { x } else { y })?
             }
-            _ => return Err(Fail::internal("a derivative that is not scalar arithmetic")),
+            _ => return Err(Error::internal("a derivative that is not scalar arithmetic")),
         };
         let [var] = s.pat[..] else {
-            return Err(Fail::internal(
+            return Err(Error::internal(
                 "a derivative statement with several results",
             ));
         };

@@ -147,7 +147,7 @@ pub fn expr_term(scope: &dyn Scope, checked: &CheckedDef) -> Result<Term, Stop> 
         values: &values,
     };
     let body = &checked.target.body;
-    c.expr(body).map_err(|f| f.at(body.span))
+    c.expr(body).map_err(|f| f.at(body.span).into())
 }
 
 /// `entry v1 ... vn`: an entry point applied to arguments given in the

@@ -9,7 +9,8 @@
 //! program that produced it.
 
 use super::dual;
-use super::step::{Fail, R, Rule, beta, scalar, truth};
+use super::step::{R, Rule, beta, not_defined, scalar, truth};
+use urchin_runtime::Error;
 use super::term::*;
 use urchin_base::source::Span;
 use urchin_prim::{self as prim, BinOp};
@@ -21,16 +22,7 @@ use urchin_types::intrinsics::Intrinsic;
 /// A primitive applied to all its arguments.
 pub fn delta(name: &Ident, op: &Intrinsic, args: Vec<Value>, span: Span) -> R<(Term, Rule)> {
     let val = |v: Value, rule: &'static str| Ok((Term::val(v, span), Rule::new(rule)));
-    let prim = |op: Intrinsic, name: &str| {
-        Term::val(
-            Value::fun(Fun::Prim {
-                name: name.into(),
-                op,
-                args: Vec::new(),
-            }),
-            span,
-        )
-    };
+    let prim = |op: Intrinsic, name: &str| super::convert::prim_term(op, name, span);
     let call = |f: Term, args: Vec<Term>| args.into_iter().fold(f, |f, a| Term::app(f, a, span));
     let v = |x: &Value| Term::val(x.clone(), span);
     match op {
@@ -136,7 +128,7 @@ pub fn delta(name: &Ident, op: &Intrinsic, args: Vec<Value>, span: Span) -> R<(T
         }
         Intrinsic::Iota => {
             let n = scalar(&args[0])?.as_i64();
-            let n = usize::try_from(n).map_err(|_| Fail::iota_negative(n))?;
+            let n = usize::try_from(n).map_err(|_| Error::iota_negative(n))?;
             let mut elems = room(n)?;
             elems.extend((0..n as i64).map(Value::i64));
             val(Value::array_of(elems, Some(&Value::i64(0))), "IOTA")
@@ -162,7 +154,7 @@ pub fn delta(name: &Ident, op: &Intrinsic, args: Vec<Value>, span: Span) -> R<(T
         }
         // Its sizes come from the argument's type, which this semantics
         // does not track.
-        Intrinsic::Unflatten => Err(Fail::unsupported(
+        Intrinsic::Unflatten => Err(not_defined(
             "`unflatten` (its sizes come from its argument's type)",
         )),
         Intrinsic::Concat => val(concat(&args[0], &args[1])?, "CONCAT"),
@@ -192,7 +184,7 @@ pub fn delta(name: &Ident, op: &Intrinsic, args: Vec<Value>, span: Span) -> R<(T
             } else {
                 // The fast evaluator's message for an `assert` of the
                 // source, whose condition it does not have as text.
-                Err(Fail::assertion_failed("assert"))
+                Err(Error::assertion_failed("assert"))
             }
         }
         // JMP: a `jvp` per tangent.
@@ -206,8 +198,8 @@ pub fn delta(name: &Ident, op: &Intrinsic, args: Vec<Value>, span: Span) -> R<(T
             Ok((call(map, vec![v(&jvp), v(&args[2])]), Rule::new("JMP")))
         }
         // `jvp` needs the number of its `ε`: `step` contracts it (JVP).
-        Intrinsic::Jvp | Intrinsic::Jvp2 => Err(Fail::internal("`jvp` reached δ")),
-        Intrinsic::Vjp | Intrinsic::Vjp2 | Intrinsic::Mjp => Err(Fail::Unsupported(format!(
+        Intrinsic::Jvp | Intrinsic::Jvp2 => Err(Error::internal("`jvp` reached δ")),
+        Intrinsic::Vjp | Intrinsic::Vjp2 | Intrinsic::Mjp => Err(Error::unsupported(format!(
             "`{name}` (reverse-mode AD) is not supported by the reference semantics, which defines `jvp` only: the fast evaluator runs it (evaluate without `:step`, or leave out `--engine small-step`)"
         ))),
         // Without differentiation, only the primal matters.
@@ -218,7 +210,7 @@ pub fn delta(name: &Ident, op: &Intrinsic, args: Vec<Value>, span: Span) -> R<(T
         Intrinsic::Operator(op) => {
             let mut it = args.into_iter();
             let (Some(l), Some(r)) = (it.next(), it.next()) else {
-                return Err(Fail::internal("an operator without two operands"));
+                return Err(Error::internal("an operator without two operands"));
             };
             binary(op, l, r, span)
         }
@@ -246,7 +238,7 @@ pub fn delta(name: &Ident, op: &Intrinsic, args: Vec<Value>, span: Span) -> R<(T
             let zero = prim::convert(prim::Scalar::I64(0), xs[0].ty());
             val(Value::array_of(elems, Some(&Value::Scalar(zero))), "RANGE")
         }
-        Intrinsic::Hole => Err(Fail::assertion_failed(urchin_opt::lower::HOLE_MESSAGE)),
+        Intrinsic::Hole => Err(Error::assertion_failed(urchin_opt::lower::HOLE_MESSAGE)),
     }
 }
 
@@ -269,7 +261,7 @@ fn range(kind: RangeKind, stepped: bool, xs: &[prim::Scalar]) -> R<Vec<Value>> {
     if !ok {
         let plain = |s: &prim::Scalar| s.plain();
         let second = stepped.then(|| plain(&xs[1]));
-        return Err(Fail::check_failed(kind.invalid_message(
+        return Err(Error::check_failed(kind.invalid_message(
             plain(&xs[0]),
             second,
             plain(&xs[xs.len() - 1]),
@@ -386,8 +378,8 @@ pub fn binary(op: &BinOpKind, l: Value, r: Value, span: Span) -> R<(Term, Rule)>
             });
             Ok((Term::val(f, span), Rule::new("COMPOSE")))
         }
-        BinOpKind::Backtick(q) => Err(Fail::unsupported(format!("`{q}` as an operator value"))),
-        _ => Err(Fail::internal(format!("the operator {}", op.symbol()))),
+        BinOpKind::Backtick(q) => Err(not_defined(format!("`{q}` as an operator value"))),
+        _ => Err(Error::internal(format!("the operator {}", op.symbol()))),
     }
 }
 
@@ -417,15 +409,15 @@ fn equal(a: &Value, b: &Value) -> R<bool> {
             };
             all(&values(xs), &values(ys))
         }
-        (Value::Rep(_), _) | (_, Value::Rep(_)) => Err(Fail::rep_length()),
-        _ => Err(Fail::internal("comparing values of different kinds")),
+        (Value::Rep(_), _) | (_, Value::Rep(_)) => Err(Error::rep_length()),
+        _ => Err(Error::internal("comparing values of different kinds")),
     }
 }
 
-fn not_array(v: &Value) -> Fail {
+fn not_array(v: &Value) -> Error {
     match v {
-        Value::Rep(_) => Fail::rep_length(),
-        _ => Fail::internal("an array operation on a non-array"),
+        Value::Rep(_) => Error::rep_length(),
+        _ => Error::internal("an array operation on a non-array"),
     }
 }
 
@@ -462,20 +454,20 @@ fn soac_len(vals: &[&Value], what: &str) -> R<usize> {
         let len = match v {
             Value::Array(es) => es.len(),
             Value::Rep(_) => continue,
-            _ => return Err(Fail::internal(format!("{what} over a non-array"))),
+            _ => return Err(Error::internal(format!("{what} over a non-array"))),
         };
         match n {
             Some(m) if m != len => {
-                return Err(Fail::lengths_differ(what, m, len));
+                return Err(Error::lengths_differ(what, m, len));
             }
             _ => n = Some(len),
         }
     }
-    n.ok_or_else(Fail::rep_length)
+    n.ok_or_else(Error::rep_length)
 }
 
 pub(super) fn size(n: i64, what: &str) -> R<usize> {
-    usize::try_from(n).map_err(|_| Fail::negative_size(n, what))
+    usize::try_from(n).map_err(|_| Error::negative_size(n, what))
 }
 
 /// The `n` terms a SOAC step unfolds into (`[f x1, ..., f xn]`), built
@@ -485,12 +477,12 @@ pub(super) fn size(n: i64, what: &str) -> R<usize> {
 /// what the rest would need at the size of those so far.
 fn terms(n: usize, mut f: impl FnMut(usize) -> R<Term>) -> R<Vec<Term>> {
     const CHECK_EVERY: usize = 4096;
-    let mut out = urchin_base::mem::vec_with_capacity::<Term>(n).map_err(Fail::too_large)?;
+    let mut out = urchin_base::mem::vec_with_capacity::<Term>(n).map_err(Error::too_large)?;
     let before = urchin_base::mem::live_bytes();
     for i in 0..n {
         if i > 0 && i % CHECK_EVERY == 0 {
             let each = urchin_base::mem::live_bytes().saturating_sub(before) / i;
-            urchin_base::mem::check(&[n - i], each).map_err(Fail::too_large)?;
+            urchin_base::mem::check(&[n - i], each).map_err(Error::too_large)?;
         }
         out.push(f(i)?);
     }
@@ -499,7 +491,7 @@ fn terms(n: usize, mut f: impl FnMut(usize) -> R<Term>) -> R<Vec<Term>> {
 
 /// Room for `n` elements, through the resource model (`urchin_base::mem`).
 pub(super) fn room(n: usize) -> R<Vec<Value>> {
-    urchin_base::mem::vec_with_capacity(n).map_err(Fail::too_large)
+    urchin_base::mem::vec_with_capacity(n).map_err(Error::too_large)
 }
 
 fn in_range(dest: &Value, at: &[i64]) -> bool {
@@ -530,7 +522,7 @@ fn zip(args: &[Value]) -> R<Value> {
                 if let Some(outer) = exp.first_mut() {
                     *outer = Some(n);
                 }
-                return Err(Fail::cannot_match(
+                return Err(Error::cannot_match(
                     &format!("argument {} of zip", k + 1),
                     &own,
                     &exp,
@@ -560,7 +552,7 @@ fn unzip(v: &Value, k: usize) -> R<Value> {
     let comp = |x: &Value, i: usize| -> R<Value> {
         x.field(&i.to_string())
             .cloned()
-            .ok_or_else(|| Fail::internal("unzip of a non-tuple"))
+            .ok_or_else(|| Error::internal("unzip of a non-tuple"))
     };
     match v {
         Value::Array(es) => Ok(Value::tuple(
@@ -579,7 +571,7 @@ fn unzip(v: &Value, k: usize) -> R<Value> {
                 .map(|i| Ok(Value::rep(comp(x, i)?)))
                 .collect::<R<_>>()?,
         )),
-        _ => Err(Fail::internal("unzip of a non-array")),
+        _ => Err(Error::internal("unzip of a non-array")),
     }
 }
 
@@ -603,7 +595,7 @@ fn concat(a: &Value, b: &Value) -> R<Value> {
         leaf_shape(b).unwrap_or_default(),
     );
     if !xs.row().zip(ys.row()).is_none_or(|(x, y)| same_shape(x, y)) {
-        return Err(Fail::cannot_concat(&sa, &sb));
+        return Err(Error::cannot_concat(&sa, &sb));
     }
     Ok(Value::array_of(
         xs.iter().chain(ys.iter()).cloned().collect(),
@@ -622,8 +614,8 @@ pub fn check_regular(vs: &[Value], origin: ArrayOrigin) -> R<()> {
             leaf_shape(other).unwrap_or_default(),
         );
         return Err(match origin {
-            ArrayOrigin::Literal => Fail::irregular_literal(&a, &b),
-            ArrayOrigin::Map => Fail::irregular_map(&a, &b),
+            ArrayOrigin::Literal => Error::irregular_literal(&a, &b),
+            ArrayOrigin::Map => Error::irregular_map(&a, &b),
         });
     }
     Ok(())
@@ -700,7 +692,7 @@ fn check_index(v: &Value, ix: &[Ix]) -> R<()> {
     let own = leaf_shape(v).unwrap_or_default();
     for (i, d) in ix.iter().zip(&own) {
         if d.is_some_and(|n| i.resolve(n).is_none()) {
-            return Err(Fail::index_out_of_bounds(ix, &own));
+            return Err(Error::index_out_of_bounds(ix, &own));
         }
     }
     Ok(())
@@ -720,7 +712,7 @@ pub fn index(v: &Value, ix: &[Ix]) -> R<Value> {
             check_index(v, ix)?;
             select(v, ix)
         }
-        _ => Err(Fail::internal("indexing a non-array")),
+        _ => Err(Error::internal("indexing a non-array")),
     }
 }
 
@@ -748,14 +740,14 @@ fn select(v: &Value, ix: &[Ix]) -> R<Value> {
                 row.as_ref(),
             ))
         }
-        _ => Err(Fail::internal("indexing a non-array")),
+        _ => Err(Error::internal("indexing a non-array")),
     }
 }
 
 /// An index the shape of the first leaf did not catch (below an empty
 /// array, where the fast evaluator knows sizes the reference does not).
-fn out_of_bounds(v: &Value, ix: &[Ix]) -> Fail {
-    Fail::index_out_of_bounds(ix, &leaf_shape(v).unwrap_or_default())
+fn out_of_bounds(v: &Value, ix: &[Ix]) -> Error {
+    Error::index_out_of_bounds(ix, &leaf_shape(v).unwrap_or_default())
 }
 
 /// `v with [ix] = x`. A `rep` written to a slice takes the slice's length.
@@ -775,7 +767,7 @@ pub fn update(v: &Value, ix: &[Ix], x: Value) -> R<Value> {
         leaf_shape(&x).unwrap_or_default(),
     );
     if !same_shape(&target, &x) {
-        return Err(Fail::cannot_write(&got, &want));
+        return Err(Error::cannot_write(&got, &want));
     }
     write(v, ix, x)
 }
@@ -810,7 +802,7 @@ pub fn project(v: &Value, f: &str) -> R<Value> {
         Value::Tuple(_) | Value::Record(_) => v
             .field(f)
             .cloned()
-            .ok_or_else(|| Fail::internal(format!("no field {f}"))),
+            .ok_or_else(|| Error::internal(format!("no field {f}"))),
         Value::Array(es) => {
             let row = es.row().and_then(|r| project(r, f).ok());
             Ok(Value::array_of(
@@ -819,7 +811,7 @@ pub fn project(v: &Value, f: &str) -> R<Value> {
             ))
         }
         Value::Rep(x) => Ok(Value::rep(project(x, f)?)),
-        _ => Err(Fail::internal(format!("the field {f} of a non-record"))),
+        _ => Err(Error::internal(format!("the field {f} of a non-record"))),
     }
 }
 
@@ -830,7 +822,7 @@ pub fn update_field(r: &Value, path: &[Ident], x: Value) -> R<Value> {
     };
     let old = r
         .field(f)
-        .ok_or_else(|| Fail::internal(format!("no field {f}")))?;
+        .ok_or_else(|| Error::internal(format!("no field {f}")))?;
     let new = update_field(old, rest, x)?;
     match r {
         Value::Tuple(cs) => {
@@ -845,6 +837,6 @@ pub fn update_field(r: &Value, path: &[Ident], x: Value) -> R<Value> {
                 .map(|(n, c)| (n.clone(), if n == f { new.clone() } else { c.clone() }))
                 .collect(),
         )),
-        _ => Err(Fail::internal("a field update of a non-record")),
+        _ => Err(Error::internal("a field update of a non-record")),
     }
 }

@@ -17,7 +17,7 @@ use super::term::*;
 use std::fmt;
 use std::rc::Rc;
 use urchin_base::source::Span;
-use urchin_prim::{self as prim, BinOp, PrimError, Scalar};
+use urchin_prim::{self as prim, BinOp, Scalar};
 use urchin_runtime::index::Ix;
 use urchin_runtime::{CallFrame, Error, Raise, RuntimeError};
 use urchin_syntax::ast::{BinOpKind, Ident, Pat, TypeExp, UnOpKind};
@@ -25,64 +25,36 @@ use urchin_syntax::pretty;
 use urchin_types::TypeEnv;
 use urchin_types::intrinsics::Intrinsic;
 
-/// Why a redex cannot be contracted (a stuck state).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Fail {
-    /// A run-time error, in the vocabulary both evaluators share.
-    Error(Error),
-    /// Something the reference semantics does not define (AD).
-    Unsupported(String),
-}
-
-impl From<Error> for Fail {
-    fn from(e: Error) -> Fail {
-        Fail::Error(e)
-    }
-}
-
-impl Raise for Fail {}
-
-impl From<PrimError> for Fail {
-    fn from(e: PrimError) -> Fail {
-        Error::from(e).into()
-    }
-}
-
-impl Fail {
-    pub fn unsupported(what: impl fmt::Display) -> Fail {
-        Fail::Unsupported(format!(
-            "{what} is not supported by the reference semantics"
-        ))
-    }
-
-    /// The stuck state of a redex at `span`.
-    pub fn at(self, span: Span) -> Stop {
-        match self {
-            Fail::Error(e) => Stop::Error(e.at(span)),
-            Fail::Unsupported(message) => Stop::Unsupported { message, span },
-        }
-    }
+/// What a redex that cannot be contracted raises (a stuck state): the
+/// run-time error vocabulary both evaluators share.
+pub(crate) fn not_defined(what: impl fmt::Display) -> Error {
+    Error::unsupported(format!(
+        "{what} is not supported by the reference semantics"
+    ))
 }
 
 /// Why evaluation stopped before reaching a value.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stop {
-    /// A stuck state: a run-time error at the span of the redex.
+    /// A stuck state: a run-time error at the span of the redex (of kind
+    /// `Unsupported` where the program is valid but the reference does
+    /// not define what it does).
     Error(RuntimeError),
-    Unsupported {
-        message: String,
-        span: Span,
-    },
     /// The step budget ran out after this many steps.
     Budget(u64),
     Interrupted,
+}
+
+impl From<RuntimeError> for Stop {
+    fn from(e: RuntimeError) -> Stop {
+        Stop::Error(e)
+    }
 }
 
 impl fmt::Display for Stop {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Stop::Error(e) => write!(f, "{}", e.message),
-            Stop::Unsupported { message, .. } => f.write_str(message),
             Stop::Budget(n) => write!(f, "gave up after {n} steps (the step budget)"),
             Stop::Interrupted => f.write_str("interrupted"),
         }
@@ -122,7 +94,7 @@ impl fmt::Display for Rule {
     }
 }
 
-pub type R<T> = Result<T, Fail>;
+pub type R<T> = Result<T, Error>;
 
 /// The reduction relation of one session: definitions to unfold, values
 /// bound at the REPL.
@@ -208,14 +180,14 @@ impl Machine<'_> {
     pub fn contract(&self, t: &mut Term, path: &[usize]) -> Result<Rule, Stop> {
         let span = t.span;
         let jvps = count_tangents(t, path);
-        let r = at_mut(t, path).ok_or_else(|| Fail::internal("no redex at the path").at(span))?;
+        let r = at_mut(t, path).ok_or_else(|| Error::internal("no redex at the path").at(span))?;
         match self.reduce(r, jvps) {
             Ok((new, rule)) => {
                 *r = new;
                 Ok(rule)
             }
             Err(f) => {
-                let stop = f.at(r.span);
+                let stop = f.at(r.span).into();
                 Err(in_calls(stop, t, path))
             }
         }
@@ -237,7 +209,7 @@ impl Machine<'_> {
         let v = |x: &Term| {
             x.value()
                 .cloned()
-                .ok_or_else(|| Fail::internal("a context that is not a value"))
+                .ok_or_else(|| Error::internal("a context that is not a value"))
         };
         let out = |kind: TermKind| Term::new(kind, span);
         match &t.kind {
@@ -331,7 +303,7 @@ impl Machine<'_> {
                         return Ok((body.subst(&s), Rule::on("MATCH", pretty::pat(p))));
                     }
                 }
-                Err(Fail::internal("no case of a `match` matches"))
+                Err(Error::internal("no case of a `match` matches"))
             }
             TermKind::LetFun(f, lam, body) => {
                 let mut s = Subst::new();
@@ -361,7 +333,7 @@ impl Machine<'_> {
                 let x = adopt_shape(ty, x, &sizes)?;
                 Ok((Term::val(x, span), Rule::new("ASCRIBE")))
             }
-            TermKind::Var(x) => Err(Fail::internal(format!("the variable `{x}` is not bound"))),
+            TermKind::Var(x) => Err(Error::internal(format!("the variable `{x}` is not bound"))),
             TermKind::Val(_)
             | TermKind::Call(..)
             | TermKind::Lambda(_)
@@ -369,7 +341,7 @@ impl Machine<'_> {
             | TermKind::Array(..)
             | TermKind::Tuple(_)
             | TermKind::Constr(..)
-            | TermKind::Record(_) => Err(Fail::internal("a value taken for a redex")),
+            | TermKind::Record(_) => Err(Error::internal("a value taken for a redex")),
         }
     }
 
@@ -378,7 +350,7 @@ impl Machine<'_> {
             .init
             .value()
             .cloned()
-            .ok_or_else(|| Fail::internal("a loop whose initial value is not a value"))?;
+            .ok_or_else(|| Error::internal("a loop whose initial value is not a value"))?;
         let again = |init: Term, form: Form| {
             Term::new(
                 TermKind::Loop(Box::new(Loop {
@@ -396,7 +368,7 @@ impl Machine<'_> {
                 let n = scalar(
                     bound
                         .value()
-                        .ok_or_else(|| Fail::internal("a loop bound that is not a value"))?,
+                        .ok_or_else(|| Error::internal("a loop bound that is not a value"))?,
                 )?;
                 let k = from.unwrap_or(Scalar::zero(n.ty()));
                 if !truth(&Value::Scalar(prim::binop(BinOp::Lt, k, n)?))? {
@@ -414,11 +386,11 @@ impl Machine<'_> {
             Form::ForIn(p, xs) => {
                 let xs = xs
                     .value()
-                    .ok_or_else(|| Fail::internal("a loop array that is not a value"))?;
+                    .ok_or_else(|| Error::internal("a loop array that is not a value"))?;
                 let es = match xs {
                     Value::Array(es) => es,
-                    Value::Rep(_) => return Err(Fail::rep_length()),
-                    _ => return Err(Fail::internal("a for-in loop over a non-array")),
+                    Value::Rep(_) => return Err(Error::rep_length()),
+                    _ => return Err(Error::internal("a for-in loop over a non-array")),
                 };
                 let Some(first) = es.first() else {
                     return Ok((Term::val(init, span), Rule::new("LOOP-END")));
@@ -462,7 +434,7 @@ fn find(t: &mut Term, path: &mut Vec<usize>) -> Result<bool, Stop> {
         return Ok(true);
     }
     if path.len() >= MAX_TERM_DEPTH {
-        return Err(Fail::term_too_deep(MAX_TERM_DEPTH).at(t.span));
+        return Err(Error::term_too_deep(MAX_TERM_DEPTH).at(t.span).into());
     }
     if let TermKind::Array(es, _, done) = &mut t.kind {
         while let Some(c) = es.get_mut(*done) {
@@ -561,7 +533,7 @@ fn as_value(t: &Term) -> R<Option<Value>> {
 /// `f v ⇝ ...`: β for lambdas, the defining equation for primitives.
 pub fn apply(f: &Value, x: Value, span: Span) -> R<(Term, Rule)> {
     let Value::Fun(fun) = f else {
-        return Err(Fail::internal("applying a value that is not a function"));
+        return Err(Error::internal("applying a value that is not a function"));
     };
     match &**fun {
         Fun::Lambda(l) => Ok((beta(l, &x, span)?, Rule::new("β"))),
@@ -574,7 +546,7 @@ pub fn apply(f: &Value, x: Value, span: Span) -> R<(Term, Rule)> {
             let (l, r) = match (left, right) {
                 (Some(l), _) => (l.clone(), x),
                 (None, Some(r)) => (x, r.clone()),
-                (None, None) => return Err(Fail::internal("a section without an operand")),
+                (None, None) => return Err(Error::internal("a section without an operand")),
             };
             let t = TermKind::BinOp(
                 op.clone(),
@@ -604,7 +576,7 @@ pub fn apply(f: &Value, x: Value, span: Span) -> R<(Term, Rule)> {
 /// parameter (with the return type's sizes checked, when it has some).
 pub fn beta(l: &Lambda, x: &Value, span: Span) -> R<Term> {
     let Some((p, rest)) = l.params.split_first() else {
-        return Err(Fail::internal("a lambda without parameters"));
+        return Err(Error::internal("a lambda without parameters"));
     };
     let mut s = Subst::new();
     match_pat(p, x, &l.origin.param_what(p), &mut s)?;
@@ -638,7 +610,7 @@ pub fn match_pat(p: &Pat, v: &Value, what: &str, s: &mut Subst) -> R<()> {
     if try_match(p, v, what, s)? {
         Ok(())
     } else {
-        Err(Fail::internal("a binding's pattern does not match"))
+        Err(Error::internal("a binding's pattern does not match"))
     }
 }
 
@@ -650,7 +622,7 @@ fn try_match(p: &Pat, v: &Value, what: &str, s: &mut Subst) -> R<bool> {
         Pat::Wildcard(_) => {}
         Pat::Tuple(ps, _) => {
             let Value::Tuple(vs) = v else {
-                return Err(Fail::internal("a tuple pattern against a non-tuple"));
+                return Err(Error::internal("a tuple pattern against a non-tuple"));
             };
             for (p, v) in ps.iter().zip(vs.iter()) {
                 if !try_match(p, v, what, s)? {
@@ -662,7 +634,7 @@ fn try_match(p: &Pat, v: &Value, what: &str, s: &mut Subst) -> R<bool> {
             for (n, p) in fs {
                 let c = v
                     .field(n)
-                    .ok_or_else(|| Fail::internal(format!("a record without field {n}")))?;
+                    .ok_or_else(|| Error::internal(format!("a record without field {n}")))?;
                 match p {
                     Some(p) => {
                         if !try_match(p, c, what, s)? {
@@ -684,7 +656,7 @@ fn try_match(p: &Pat, v: &Value, what: &str, s: &mut Subst) -> R<bool> {
         }
         Pat::Constr(c, ps, _) => {
             let Value::Sum(d, vs) = v else {
-                return Err(Fail::internal("a constructor pattern against a non-sum"));
+                return Err(Error::internal("a constructor pattern against a non-sum"));
             };
             if c != d {
                 return Ok(false);
@@ -804,7 +776,7 @@ fn bind_sizes(t: &TypeExp, v: &Value, depth: usize, what: &str, s: &mut Subst) -
                 let expected = match dim {
                     Dim::Any => None,
                     Dim::Exp(e) => {
-                        return Err(Fail::unsupported(format!(
+                        return Err(not_defined(format!(
                             "a size expression in a type (`[{}]`)",
                             urchin_syntax::pretty::expr(e)
                         )));
@@ -815,7 +787,7 @@ fn bind_sizes(t: &TypeExp, v: &Value, depth: usize, what: &str, s: &mut Subst) -
                         None => {
                             let n_val = match len {
                                 Some(Some(l)) => l as i64,
-                                Some(None) => return Err(Fail::rep_length()),
+                                Some(None) => return Err(Error::rep_length()),
                                 // Below an empty array: no element to measure.
                                 None => 0,
                             };
@@ -832,7 +804,7 @@ fn bind_sizes(t: &TypeExp, v: &Value, depth: usize, what: &str, s: &mut Subst) -
                         let mut exp: Vec<Option<i64>> =
                             own.iter().map(|d| d.map(|d| d as i64)).collect();
                         exp[depth] = Some(e);
-                        return Err(Fail::cannot_match(what, &own, &exp));
+                        return Err(Error::cannot_match(what, &own, &exp));
                     }
                 }
             }
@@ -869,7 +841,7 @@ fn index_values(ix: &[Slice]) -> R<Vec<Ix>> {
     let int = |t: &Term| -> R<i64> {
         Ok(scalar(
             t.value()
-                .ok_or_else(|| Fail::internal("an index that is not a value"))?,
+                .ok_or_else(|| Error::internal("an index that is not a value"))?,
         )?
         .as_i64())
     };
@@ -893,15 +865,15 @@ fn index_values(ix: &[Slice]) -> R<Vec<Ix>> {
 pub fn scalar(v: &Value) -> R<Scalar> {
     match v {
         Value::Scalar(s) => Ok(*s),
-        Value::Dual(_) => dual::base(v).ok_or_else(|| Fail::internal("expected a scalar")),
-        Value::Rep(_) => Err(Fail::rep_length()),
-        _ => Err(Fail::internal("expected a scalar")),
+        Value::Dual(_) => dual::base(v).ok_or_else(|| Error::internal("expected a scalar")),
+        Value::Rep(_) => Err(Error::rep_length()),
+        _ => Err(Error::internal("expected a scalar")),
     }
 }
 
 pub fn truth(v: &Value) -> R<bool> {
     match scalar(v)? {
         Scalar::Bool(b) => Ok(b),
-        _ => Err(Fail::internal("expected a bool")),
+        _ => Err(Error::internal("expected a bool")),
     }
 }

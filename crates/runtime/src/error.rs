@@ -36,6 +36,10 @@ pub enum RuntimeErrorKind {
     OutOfMemory,
     /// Calls nested deeper than the evaluator allows (a stack overflow).
     RecursionDepth,
+    /// Something this engine does not define although the program is
+    /// valid (reverse-mode AD in the reference semantics): another engine
+    /// runs it, so a test runner counts it as skipped, not failed.
+    Unsupported,
     /// A bug in a transformation or in an evaluator (ill-typed IR, an AD
     /// operator that was not eliminated, ...).
     Internal,
@@ -91,6 +95,7 @@ impl RuntimeError {
             K::Interrupted => d.with_label("evaluation was here"),
             K::OutOfMemory => d.with_label("this allocation did not fit"),
             K::RecursionDepth => d.with_label("calls nested too deeply here"),
+            K::Unsupported => d.with_label("this engine stops here"),
             K::Internal => d.with_label("urchin failed here (a bug in urchin, not in the program)"),
         }
     }
@@ -148,7 +153,8 @@ fn mismatch(message: fmt::Arguments) -> Error {
 
 /// The vocabulary: one constructor per run-time error. Every type that can
 /// carry an [`Error`] (each evaluator's own failure type, and `Error`
-/// itself) speaks it, so `Fail::rep_length()` in either evaluator builds
+/// itself) speaks it, so `Fail::rep_length()` in the evaluator and
+/// `Error::rep_length()` in the reference build
 /// the same error.
 pub trait Raise: From<Error> {
     /// A bug in urchin, not in the program.
@@ -158,6 +164,12 @@ pub trait Raise: From<Error> {
             format!("internal error: {message}"),
         )
         .into()
+    }
+
+    /// Valid, but not defined by the engine running it; `message` says
+    /// what, and which engine to use instead.
+    fn unsupported(message: impl fmt::Display) -> Self {
+        raise(RuntimeErrorKind::Unsupported, message.to_string()).into()
     }
 
     /// Stopped by the user (Ctrl-C).

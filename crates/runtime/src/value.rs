@@ -216,6 +216,24 @@ pub enum Value {
 }
 
 impl Value {
+    /// The same value bit for bit (NaN is NaN; `-0.0` is not `0.0`), of
+    /// the same type; accumulators by identity.
+    pub fn same(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Scalar(x), Value::Scalar(y)) => x.same(*y) && x.ty() == y.ty(),
+            (Value::Array(x), Value::Array(y)) => {
+                x.elem() == y.elem()
+                    && x.shape() == y.shape()
+                    && (x.to_scalars().iter())
+                        .zip(y.to_scalars())
+                        .all(|(p, q)| p.same(q))
+            }
+            (Value::Rep(x), Value::Rep(y)) => x.same(y),
+            (Value::Acc(x), Value::Acc(y)) => Rc::ptr_eq(x, y),
+            _ => false,
+        }
+    }
+
     pub fn scalar(&self) -> Option<Scalar> {
         match self {
             Value::Scalar(s) => Some(*s),

@@ -301,6 +301,22 @@ pub struct ValDec {
 }
 
 impl ValDec {
+    /// `def name = body`: no parameters, no declared type, no doc.
+    pub fn constant(name: Ident, body: Expr) -> ValDec {
+        ValDec {
+            keyword: DefKeyword::Def,
+            attrs: Vec::new(),
+            name,
+            name_span: body.span,
+            type_params: Vec::new(),
+            params: Vec::new(),
+            ret: None,
+            span: body.span,
+            body,
+            doc: None,
+        }
+    }
+
     /// Declared with `entry`, or named `main` (which Futhark treats as an
     /// entry point however it is declared).
     pub fn is_entry(&self) -> bool {

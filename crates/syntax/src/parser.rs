@@ -512,6 +512,31 @@ fn type_param<'a>() -> impl Parser<'a, In<'a>, TypeParam, Ex<'a>> + Clone {
 
 /// Types without a top-level arrow: arrays, uniqueness, application, sums,
 /// atoms.
+/// `(x)` is `x` itself; `()` and `(x, y, ...)` are what `tuple` makes
+/// (of types and of patterns).
+fn parenthesised<'a, T: 'a>(item: P<'a, T>, tuple: fn(Vec<T>, Span) -> T) -> P<'a, T> {
+    item.separated_by(just(Token::Comma))
+        .collect::<Vec<_>>()
+        .delimited_by(just(Token::LParen), just(Token::RParen))
+        .map_with(move |mut xs, e| {
+            if xs.len() == 1 {
+                xs.swap_remove(0)
+            } else {
+                tuple(xs, e.span())
+            }
+        })
+        .boxed()
+}
+
+/// `{f, g, ...}`: the fields of a record type or pattern.
+fn braced<'a, T: 'a>(field: P<'a, T>) -> P<'a, Vec<T>> {
+    field
+        .separated_by(just(Token::Comma))
+        .collect::<Vec<_>>()
+        .delimited_by(just(Token::LBrace), just(Token::RBrace))
+        .boxed()
+}
+
 fn type_term<'a>(ty: P<'a, TypeExp>, size: P<'a, Expr>) -> P<'a, TypeExp> {
     let atom = choice((
         qual_path().map_with(
@@ -520,23 +545,8 @@ fn type_term<'a>(ty: P<'a, TypeExp>, size: P<'a, Expr>) -> P<'a, TypeExp> {
                 _ => TypeExp::Named(q, Vec::new(), e.span()),
             },
         ),
-        ty.clone()
-            .separated_by(just(Token::Comma))
-            .collect::<Vec<_>>()
-            .delimited_by(just(Token::LParen), just(Token::RParen))
-            .map_with(|mut ts, e| {
-                if ts.len() == 1 {
-                    ts.swap_remove(0)
-                } else {
-                    TypeExp::Tuple(ts, e.span())
-                }
-            }),
-        field()
-            .then_ignore(just(Token::Colon))
-            .then(ty)
-            .separated_by(just(Token::Comma))
-            .collect::<Vec<_>>()
-            .delimited_by(just(Token::LBrace), just(Token::RBrace))
+        parenthesised(ty.clone(), TypeExp::Tuple),
+        braced(field().then_ignore(just(Token::Colon)).then(ty).boxed())
             .map_with(|fs, e| TypeExp::Record(fs, e.span())),
     ))
     .boxed();
@@ -629,22 +639,8 @@ fn patterns<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>) -> Patterns<'a> {
             just(Token::Underscore).map_with(|_, e| Pat::Wildcard(e.span())),
             literal,
             constructor.map_with(|c, e| Pat::Constr(c, Vec::new(), e.span())),
-            full.clone()
-                .separated_by(just(Token::Comma))
-                .collect::<Vec<_>>()
-                .delimited_by(just(Token::LParen), just(Token::RParen))
-                .map_with(|mut ps, e| {
-                    if ps.len() == 1 {
-                        ps.swap_remove(0)
-                    } else {
-                        Pat::Tuple(ps, e.span())
-                    }
-                }),
-            field()
-                .then(just(Token::Eq).ignore_then(full).or_not())
-                .separated_by(just(Token::Comma))
-                .collect::<Vec<_>>()
-                .delimited_by(just(Token::LBrace), just(Token::RBrace))
+            parenthesised(full.clone(), Pat::Tuple),
+            braced(field().then(just(Token::Eq).ignore_then(full).or_not()).boxed())
                 .map_with(|fs, e| Pat::Record(fs, e.span())),
         ))
         .labelled("a pattern")

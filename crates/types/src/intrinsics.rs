@@ -439,39 +439,27 @@ fn build_module_member(t: PrimType, name: &str) -> Option<(Intrinsic, Scheme)> {
     }
     // The unsigned type of a float's width, for `to_bits`/`from_bits`.
     let bits = UnOp::ToBits.result_type(t).name();
-    let unary = [
-        UnOp::Sqrt,
-        UnOp::Exp,
-        UnOp::Log,
-        UnOp::Log2,
-        UnOp::Log10,
-        UnOp::Sin,
-        UnOp::Cos,
-        UnOp::Tan,
-        UnOp::Asin,
-        UnOp::Acos,
-        UnOp::Atan,
-        UnOp::Sinh,
-        UnOp::Cosh,
-        UnOp::Tanh,
-        UnOp::Floor,
-        UnOp::Ceil,
-        UnOp::Round,
-        UnOp::Trunc,
-        UnOp::Cbrt,
-        UnOp::Log1p,
-        UnOp::Asinh,
-        UnOp::Acosh,
-        UnOp::Atanh,
-        UnOp::Gamma,
-        UnOp::Lgamma,
-        UnOp::Erf,
-        UnOp::Erfc,
-        UnOp::SinPi,
-        UnOp::CosPi,
-        UnOp::TanPi,
-    ];
-    if let Some(op) = unary.into_iter().find(|op| op.name() == name) {
+    // The float modules' `t -> t` functions: all but those with another
+    // signature, those of the integer modules, and AD's own (`digamma`).
+    let unary = |op: &UnOp| {
+        !matches!(
+            op,
+            UnOp::IsNan
+                | UnOp::IsInf
+                | UnOp::ToBits
+                | UnOp::FromBits
+                | UnOp::Not
+                | UnOp::Popc
+                | UnOp::Clz
+                | UnOp::Ctz
+                | UnOp::Digamma
+                | UnOp::Trigamma
+        )
+    };
+    if let Some(op) = UnOp::ALL
+        .into_iter()
+        .find(|op| unary(op) && op.name() == name)
+    {
         return un(op);
     }
     match name {

@@ -12,6 +12,7 @@ use crate::kernels::{
 use crate::lanes::{LVal, Mask, lane_dims, operand, operand_in_place};
 use urchin_core::ir::{Lambda, Operator};
 use urchin_prim::{BinOp, Scalar};
+use ndarray::{ArcArray, IxDyn};
 use urchin_runtime::value::{Array, Element, Value};
 
 /// The sums of products of `x`'s and `y`'s rows over lanes `u` as matrix
@@ -31,6 +32,18 @@ pub(super) fn gemm_lanes<T: Gemm>(
     Ok(gemm::sum_products(rows, n, &a, &b).map(|v| from_vec(rows, v)))
 }
 
+/// `a`'s elements and `init` as `T`s, where `f` runs natively on `T`.
+fn native<T: Element>(
+    f: FastOp,
+    a: &Array,
+    init: Scalar,
+) -> Option<(&ArcArray<T, IxDyn>, T)> {
+    if !fast_supported::<T>(f) {
+        return None;
+    }
+    Some((T::unwrap_array(a)?, T::unwrap(init)?))
+}
+
 /// `x` (own shape `[n]`) folded along its axis with a recognised operator,
 /// for each lane; `None` if the operator does not apply to its type.
 pub(super) fn fold_lanes(f: FastOp, x: &LVal, init: Scalar, lanes: &[usize]) -> Option<LVal> {
@@ -41,11 +54,7 @@ pub(super) fn fold_lanes(f: FastOp, x: &LVal, init: Scalar, lanes: &[usize]) -> 
         init: Scalar,
         lanes: &[usize],
     ) -> Option<Array> {
-        let x = T::unwrap_array(a)?;
-        let init = T::unwrap(init)?;
-        if !fast_supported::<T>(f) {
-            return None;
-        }
+        let (x, init) = native::<T>(f, a, init)?;
         let data = row_major(x);
         let n = *x.shape().last()?;
         let dims = lane_dims(lanes, m);
@@ -61,11 +70,7 @@ pub(super) fn fold_lanes(f: FastOp, x: &LVal, init: Scalar, lanes: &[usize]) -> 
 /// Inclusive scan of `x` (own shape `[n]`) with a recognised operator.
 pub(super) fn scan_lanes_fast(f: FastOp, x: &LVal, init: Scalar) -> Option<LVal> {
     fn go<T: Element>(f: FastOp, a: &Array, init: Scalar) -> Option<Array> {
-        let x = T::unwrap_array(a)?;
-        let init = T::unwrap(init)?;
-        if !fast_supported::<T>(f) {
-            return None;
-        }
+        let (x, init) = native::<T>(f, a, init)?;
         let data = row_major(x);
         let n = *x.shape().last()?;
         let out = fast_call!(f, T, scan_rows(&data, n, init));
@@ -79,11 +84,7 @@ pub(super) fn scan_lanes_fast(f: FastOp, x: &LVal, init: Scalar) -> Option<LVal>
 /// Folds an invariant one-dimensional array into `acc`.
 pub(crate) fn fold_all(f: FastOp, x: &LVal, acc: Scalar) -> Option<Scalar> {
     fn go<T: Element>(f: FastOp, a: &Array, acc: Scalar) -> Option<Scalar> {
-        let x = T::unwrap_array(a)?;
-        let mut acc = T::unwrap(acc)?;
-        if !fast_supported::<T>(f) {
-            return None;
-        }
+        let (x, mut acc) = native::<T>(f, a, acc)?;
         // Element by element, a view (a `reverse`) would cost an index
         // increment over dynamic dimensions per element: copied instead.
         let s = row_major(x);
@@ -101,11 +102,7 @@ pub(crate) fn fold_all(f: FastOp, x: &LVal, acc: Scalar) -> Option<Scalar> {
 /// each block.
 pub(crate) fn fold_blocks(op: &Operator, xs: &[LVal], ne: &[LVal]) -> Option<LVal> {
     fn go<T: Element>(f: FastOp, a: &Array, init: Scalar) -> Option<Array> {
-        let x = T::unwrap_array(a)?;
-        let init = T::unwrap(init)?;
-        if !fast_supported::<T>(f) {
-            return None;
-        }
+        let (x, init) = native::<T>(f, a, init)?;
         // The whole blocks are rows of `BLOCK`, folded side by side.
         let x = x.as_slice()?;
         let whole = x.len() / BLOCK;
@@ -217,11 +214,7 @@ pub(crate) fn combine_native(op: &Operator, a: &[LVal], x: &[LVal]) -> Option<LV
 /// Scans an invariant one-dimensional array continuing from `acc`.
 pub(super) fn scan_all(f: FastOp, x: &LVal, acc: Scalar) -> Option<(Array, Scalar)> {
     fn go<T: Element>(f: FastOp, a: &Array, acc: Scalar) -> Option<(Array, Scalar)> {
-        let x = T::unwrap_array(a)?;
-        let mut acc = T::unwrap(acc)?;
-        if !fast_supported::<T>(f) {
-            return None;
-        }
+        let (x, mut acc) = native::<T>(f, a, acc)?;
         let mut out = Vec::with_capacity(x.len());
         // As `fold_all` reads a view.
         let s = row_major(x);

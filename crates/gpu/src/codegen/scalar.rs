@@ -12,15 +12,10 @@ impl Gen<'_> {
         let cmp = |s: &str| Ok((format!("(uchar)({x} {s} {y})"), PrimType::Bool));
         let same = |e: String| Ok((e, t));
         if t == PrimType::Bool
+            && !op.is_comparison()
             && !matches!(
                 op,
-                BinOp::Eq
-                    | BinOp::Neq
-                    | BinOp::Lt
-                    | BinOp::Le
-                    | BinOp::Gt
-                    | BinOp::Ge
-                    | BinOp::LogAnd
+                BinOp::LogAnd
                     | BinOp::LogOr
                     | BinOp::BitAnd
                     | BinOp::BitOr
@@ -150,26 +145,27 @@ impl Gen<'_> {
             UnOp::IsInf if float => Ok((format!("(uchar)isinf({x})"), PrimType::Bool)),
             UnOp::IsNan | UnOp::IsInf => Ok(("(uchar)0".into(), PrimType::Bool)),
             _ if float => {
+                // OpenCL's functions go by the prelude's names, but for
+                // rounding: ties to even, as Rust's `round_ties_even`.
                 let f = match op {
-                    UnOp::Sqrt => "sqrt",
-                    UnOp::Exp => "exp",
-                    UnOp::Log => "log",
-                    UnOp::Log2 => "log2",
-                    UnOp::Log10 => "log10",
-                    UnOp::Sin => "sin",
-                    UnOp::Cos => "cos",
-                    UnOp::Tan => "tan",
-                    UnOp::Asin => "asin",
-                    UnOp::Acos => "acos",
-                    UnOp::Atan => "atan",
-                    UnOp::Sinh => "sinh",
-                    UnOp::Cosh => "cosh",
-                    UnOp::Tanh => "tanh",
-                    UnOp::Floor => "floor",
-                    UnOp::Ceil => "ceil",
-                    // Ties to even, as Rust's `round_ties_even`.
                     UnOp::Round => "rint",
-                    UnOp::Trunc => "trunc",
+                    UnOp::Sqrt
+                    | UnOp::Exp
+                    | UnOp::Log
+                    | UnOp::Log2
+                    | UnOp::Log10
+                    | UnOp::Sin
+                    | UnOp::Cos
+                    | UnOp::Tan
+                    | UnOp::Asin
+                    | UnOp::Acos
+                    | UnOp::Atan
+                    | UnOp::Sinh
+                    | UnOp::Cosh
+                    | UnOp::Tanh
+                    | UnOp::Floor
+                    | UnOp::Ceil
+                    | UnOp::Trunc => op.name(),
                     _ => return no(format!("{} on {t}", op.name())),
                 };
                 same(format!("{f}({x})"))

@@ -297,19 +297,24 @@ impl<'t> Lower<'t> {
     }
 }
 
+/// The program of the functions lowering made, with their variables.
+fn assemble(vars: Vars, (functions, calls): (Vec<Function>, CallSites)) -> Program {
+    Program {
+        vars,
+        functions,
+        calls,
+    }
+}
+
 /// Lowers an entry point of the environment into a program of one
 /// function.
 pub fn lower_entry(tenv: &TypeEnv, id: DefId) -> LResult<(Program, Signature)> {
     let mut vars = Vars::new();
     let mut l = Lower::new(tenv, &mut vars);
     let (f, sig) = l.entry(id)?;
-    let (functions, calls) = l.program(f)?;
+    let parts = l.program(f)?;
     Ok((
-        Program {
-            vars,
-            functions,
-            calls,
-        },
+        assemble(vars, parts),
         sig,
     ))
 }
@@ -329,13 +334,9 @@ pub fn lower_expression(
     l.breakpoints = breakpoints;
     let (f, t) = l.expression(def, inst)?;
     let ids = l.externals.iter().map(|(id, _)| *id).collect();
-    let (functions, calls) = l.program(f)?;
+    let parts = l.program(f)?;
     Ok((
-        Program {
-            vars,
-            functions,
-            calls,
-        },
+        assemble(vars, parts),
         t,
         ids,
     ))

@@ -912,21 +912,6 @@ mod tests {
         }
     }
 
-    fn same_value(a: &Value, b: &Value) -> bool {
-        match (a, b) {
-            (Value::Scalar(x), Value::Scalar(y)) => x.same(*y) && x.ty() == y.ty(),
-            (Value::Array(x), Value::Array(y)) => {
-                x.elem() == y.elem()
-                    && x.shape() == y.shape()
-                    && x.to_scalars()
-                        .iter()
-                        .zip(y.to_scalars())
-                        .all(|(p, q)| p.same(q))
-            }
-            _ => false,
-        }
-    }
-
     #[test]
     fn scalars_and_suffixes() {
         assert_eq!(scalar("1"), Scalar::I32(1));
@@ -1239,7 +1224,7 @@ mod tests {
                 let parsed = parse_values(&text, FileId(0), 0).map_err(|d| TestCaseError::fail(format!("{text}: {d}")))?;
                 prop_assert_eq!(parsed.len(), 1);
                 let back = parsed[0].to_value(None).map_err(|e| TestCaseError::fail(format!("{text}: {e}")))?;
-                prop_assert!(same_value(&v, &back), "{} read back as {:?}", text, back);
+                prop_assert!(v.same(&back), "{} read back as {:?}", text, back);
                 prop_assert_eq!(compare(&v, &back, Tolerance { abs: 0.0, rel: 0.0 }), Ok(()));
             }
         }

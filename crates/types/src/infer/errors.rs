@@ -87,12 +87,17 @@ impl Infer<'_> {
         }
         // Implicit `map`s and `rep`s change ranks, not what elements are:
         // for types that differ in that, they are beside the point.
-        if let OriginKind::App { param, arg, .. } = &self.origins[o].kind {
+        if let OriginKind::App { head, param, arg } = &self.origins[o].kind {
             let prim = |t: &Type| match self.subst.apply(t).base {
                 Base::Prim(p) if p != PrimType::Bool => Some(p),
                 _ => None,
             };
+            // `f64.sqrt -1` subtracts, in Futhark as here: a function
+            // on the left of `-` is almost always that.
+            let subtracted_function = head == "\"(-)\""
+                && matches!(self.subst.apply(arg).base, Base::Arrow(..));
             base.help = Some(match (prim(param), prim(arg)) {
+                _ if subtracted_function => "`f -1` subtracts 1 from the function `f`, as in Futhark; to apply a function to a negative number, put the number in parentheses: `f (-1)`".into(),
                 (Some(p), Some(a)) => format!(
                     "convert the argument to `{p}`: `{p}.{a} (...)`, or check the function it is passed to"
                 ),
