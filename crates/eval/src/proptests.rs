@@ -15,7 +15,7 @@ use super::EvalOptions;
 use super::tests::{build, f64s, i64s, run, run_opts, same};
 use proptest::prelude::*;
 use urchin_core::build::Builder;
-use urchin_core::ir::{Atom, DimIndex, Operator, Type, Var};
+use urchin_core::ir::{Atom, DimIndex, Lambda, Operator, Type, Var};
 use urchin_prim::{BinOp, PrimType, Scalar, UnOp};
 use urchin_runtime::value::Value;
 
@@ -110,6 +110,36 @@ fn gen_body(r: &mut Rng, b: &mut Builder, pool: &Pool, cx: &Ctx, depth: usize) -
     vec![r.pick(&p.f), r.pick(&p.i)]
 }
 
+/// `\y -> ..`: a generated body over the pool and a float `y` (`float`)
+/// or an integer one, giving its result of `y`'s type.
+fn element_lambda(
+    r: &mut Rng,
+    b: &mut Builder,
+    pool: &Pool,
+    cx: &Ctx,
+    depth: usize,
+    float: bool,
+) -> Lambda {
+    let mut p = pool.clone();
+    let mut r1 = Rng(r.next() | 1);
+    let t = if float { f_ty() } else { i_ty() };
+    b.lambda(&[t], |b, y| {
+        if float {
+            p.f.push(y[0].into())
+        } else {
+            p.i.push(y[0].into())
+        }
+        vec![gen_body(&mut r1, b, &p, cx, depth - 1)[usize::from(!float)]]
+    })
+}
+
+/// `x op y`, with `op` drawn from `ops` and the operands from `from`.
+fn bin_of(r: &mut Rng, b: &mut Builder, ops: &[BinOp], from: &[Atom]) -> Var {
+    let op = ops[r.below(ops.len())];
+    let (x, y) = (r.pick(from), r.pick(from));
+    b.bin(op, x, y)
+}
+
 fn gen_stm(r: &mut Rng, b: &mut Builder, pool: &mut Pool, cx: &Ctx, depth: usize) {
     let kinds = if depth > 0 { 19 } else { 9 };
     match r.below(kinds) {
@@ -122,45 +152,20 @@ fn gen_stm(r: &mut Rng, b: &mut Builder, pool: &mut Pool, cx: &Ctx, depth: usize
             }
         }
         0 | 1 => {
-            let ops = [
-                BinOp::Add,
-                BinOp::Sub,
-                BinOp::Mul,
-                BinOp::Div,
-                BinOp::Min,
-                BinOp::Max,
-            ];
-            let op = ops[r.below(ops.len())];
-            let (x, y) = (r.pick(&pool.f), r.pick(&pool.f));
-            pool.f.push(b.bin(op, x, y).into());
+            use BinOp::*;
+            let v = bin_of(r, b, &[Add, Sub, Mul, Div, Min, Max], &pool.f);
+            pool.f.push(v.into());
         }
         2 => {
-            let ops = [
-                BinOp::Add,
-                BinOp::Sub,
-                BinOp::Mul,
-                BinOp::Min,
-                BinOp::Max,
-                BinOp::BitXor,
-                BinOp::Div,
-                BinOp::Mod,
-                BinOp::Quot,
-                BinOp::Rem,
-            ];
-            let op = ops[r.below(ops.len())];
-            let (x, y) = (r.pick(&pool.i), r.pick(&pool.i));
-            pool.i.push(b.bin(op, x, y).into());
+            use BinOp::*;
+            let ops = [Add, Sub, Mul, Min, Max, BitXor, Div, Mod, Quot, Rem];
+            let v = bin_of(r, b, &ops, &pool.i);
+            pool.i.push(v.into());
         }
         3 => {
-            let ops = [BinOp::Lt, BinOp::Le, BinOp::Eq, BinOp::Neq];
-            let op = ops[r.below(ops.len())];
-            let v = if r.below(2) == 0 {
-                let (x, y) = (r.pick(&pool.f), r.pick(&pool.f));
-                b.bin(op, x, y)
-            } else {
-                let (x, y) = (r.pick(&pool.i), r.pick(&pool.i));
-                b.bin(op, x, y)
-            };
+            use BinOp::*;
+            let from = if r.below(2) == 0 { &pool.f } else { &pool.i };
+            let v = bin_of(r, b, &[Lt, Le, Eq, Neq], from);
             pool.b.push(v.into());
         }
         4 => {
@@ -261,26 +266,14 @@ fn gen_stm(r: &mut Rng, b: &mut Builder, pool: &mut Pool, cx: &Ctx, depth: usize
         }
         11 => {
             // reduce (+) 0 (map (\y -> ..) small_f)
-            let p = pool.clone();
-            let mut r1 = Rng(r.next() | 1);
-            let pre = b.lambda(&[f_ty()], |b, y| {
-                let mut p = p;
-                p.f.push(y[0].into());
-                vec![gen_body(&mut r1, b, &p, cx, depth - 1)[0]]
-            });
+            let pre = element_lambda(r, b, pool, cx, depth, true);
             let op = b.binop_operator(BinOp::Add, PrimType::F64, Atom::Const(Scalar::F64(0.0)));
             pool.f
                 .push(b.reduce(op, Some(pre), &[cx.small_f])[0].into());
         }
         12 => {
             // reduce slow_add 0 (map (\y -> ..) small_i)
-            let p = pool.clone();
-            let mut r1 = Rng(r.next() | 1);
-            let pre = b.lambda(&[i_ty()], |b, y| {
-                let mut p = p;
-                p.i.push(y[0].into());
-                vec![gen_body(&mut r1, b, &p, cx, depth - 1)[1]]
-            });
+            let pre = element_lambda(r, b, pool, cx, depth, false);
             let op = slow_add(b);
             pool.i
                 .push(b.reduce(op, Some(pre), &[cx.small_i])[0].into());
@@ -314,13 +307,7 @@ fn gen_stm(r: &mut Rng, b: &mut Builder, pool: &mut Pool, cx: &Ctx, depth: usize
         }
         15 => {
             // (scan (+) 0 (map (\y -> ..) small_i))[k % len]
-            let p = pool.clone();
-            let mut r1 = Rng(r.next() | 1);
-            let pre = b.lambda(&[i_ty()], |b, y| {
-                let mut p = p;
-                p.i.push(y[0].into());
-                vec![gen_body(&mut r1, b, &p, cx, depth - 1)[1]]
-            });
+            let pre = element_lambda(r, b, pool, cx, depth, false);
             let op = if r.below(2) == 0 {
                 slow_add(b)
             } else {

@@ -41,16 +41,25 @@ pub trait Native: Copy + PartialOrd + 'static {
     fn bits(op: BinOp, a: Self, b: Self) -> Option<Self>;
     fn not(self) -> Option<Self>;
     /// Float-only unary operations (`None` for integers and bool).
-    fn float_op(op: UnOp, a: Self) -> Option<Self>;
+    fn float_op(_op: UnOp, _a: Self) -> Option<Self> {
+        None
+    }
     /// Float-only binary operations (`atan2`, `hypot`, ...).
-    fn float_bin(op: BinOp, a: Self, b: Self) -> Option<Self>;
+    fn float_bin(_op: BinOp, _a: Self, _b: Self) -> Option<Self> {
+        None
+    }
     /// The unary operations whose result has another type
     /// ([`UnOp::changes_type`]); `None` where the type has none.
     fn other_unop(_op: UnOp, _a: Self) -> Option<Scalar> {
         None
     }
-    fn is_nan(self) -> bool;
-    fn is_inf(self) -> bool;
+    /// Only a float can be NaN or infinite.
+    fn is_nan(self) -> bool {
+        false
+    }
+    fn is_inf(self) -> bool {
+        false
+    }
     fn to_f64(self) -> f64;
     fn to_i64(self) -> i64;
     fn to_u64(self) -> u64;
@@ -220,12 +229,6 @@ macro_rules! int_native {
             fn not(self) -> Option<Self> {
                 Some(!self)
             }
-            fn float_op(_op: UnOp, _a: Self) -> Option<Self> {
-                None
-            }
-            fn float_bin(_op: BinOp, _a: Self, _b: Self) -> Option<Self> {
-                None
-            }
             fn other_unop(op: UnOp, a: Self) -> Option<Scalar> {
                 Some(match op {
                     UnOp::Popc => Scalar::I32(a.count_ones() as i32),
@@ -239,12 +242,6 @@ macro_rules! int_native {
                     },
                     _ => return None,
                 })
-            }
-            fn is_nan(self) -> bool {
-                false
-            }
-            fn is_inf(self) -> bool {
-                false
             }
             native_casts!($t);
         }
@@ -531,18 +528,6 @@ impl Native for bool {
     }
     fn not(self) -> Option<Self> {
         Some(!self)
-    }
-    fn float_op(_op: UnOp, _a: Self) -> Option<Self> {
-        None
-    }
-    fn float_bin(_op: BinOp, _a: Self, _b: Self) -> Option<Self> {
-        None
-    }
-    fn is_nan(self) -> bool {
-        false
-    }
-    fn is_inf(self) -> bool {
-        false
     }
     fn to_f64(self) -> f64 {
         self as u8 as f64

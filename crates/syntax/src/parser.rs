@@ -640,8 +640,12 @@ fn patterns<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>) -> Patterns<'a> {
             literal,
             constructor.map_with(|c, e| Pat::Constr(c, Vec::new(), e.span())),
             parenthesised(full.clone(), Pat::Tuple),
-            braced(field().then(just(Token::Eq).ignore_then(full).or_not()).boxed())
-                .map_with(|fs, e| Pat::Record(fs, e.span())),
+            braced(
+                field()
+                    .then(just(Token::Eq).ignore_then(full).or_not())
+                    .boxed(),
+            )
+            .map_with(|fs, e| Pat::Record(fs, e.span())),
         ))
         .labelled("a pattern")
     })
@@ -731,6 +735,20 @@ fn path_steps<'a>(indices: P<'a, Vec<IndexExp>>) -> P<'a, Vec<Step>> {
     ))
     .repeated()
     .collect::<Vec<_>>()
+    .boxed()
+}
+
+/// A path after `.` or `with`, whose first step may stand apart:
+/// `[i]` (not only `[` touching what it indexes) or a field, then steps.
+fn loose_path<'a>(indices: P<'a, Vec<IndexExp>>) -> P<'a, (Step, Vec<Step>)> {
+    choice((
+        indices
+            .clone()
+            .delimited_by(just(Token::LBracket), just(Token::RBracket))
+            .map(Step::Index),
+        field().map(Step::Field),
+    ))
+    .then(path_steps(indices))
     .boxed()
 }
 
@@ -953,20 +971,10 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                     just(Token::RParen).to(Paren::Unit),
                     binop().then_ignore(just(Token::RParen)).map(Paren::OpValue),
                     just(Token::Dot)
-                        .ignore_then(
-                            choice((
-                                indices
-                                    .clone()
-                                    .delimited_by(just(Token::LBracket), just(Token::RBracket))
-                                    .map(Step::Index),
-                                field().map(Step::Field),
-                            ))
-                            .then(path_steps(indices.clone()))
-                            .map(|(first, mut rest)| {
-                                rest.insert(0, first);
-                                rest
-                            }),
-                        )
+                        .ignore_then(loose_path(indices.clone()).map(|(first, mut rest)| {
+                            rest.insert(0, first);
+                            rest
+                        }))
                         .then_ignore(just(Token::RParen))
                         .map(Paren::Path),
                     // `(-x)` is negation, not a section.
@@ -1294,16 +1302,7 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                 .boxed();
 
             let with_tail = kw(Keyword::With)
-                .ignore_then(
-                    choice((
-                        indices
-                            .clone()
-                            .delimited_by(just(Token::LBracket), just(Token::RBracket))
-                            .map(Step::Index),
-                        field().map(Step::Field),
-                    ))
-                    .then(path_steps(indices.clone())),
-                )
+                .ignore_then(loose_path(indices.clone()))
                 .then_ignore(just(Token::Eq))
                 .then(range_exp.clone());
             range_exp.foldl_with(with_tail.repeated(), |x, ((first, mut rest), v), e| {
