@@ -297,28 +297,6 @@ fn sizeless_rep_takes_the_mapped_reading() {
     assert!(out.contains("map (.1) (map2 keep xs (rep 1))"), "{out}");
 }
 
-/// The minimal reading compares whole arrays (`a == b : bool`) and
-/// replicates the conjunction for `and`, with no length. Forbidding that
-/// `rep` left a `map` of `&&` over two replicated `bool`s, again without a
-/// length, which was reported as if no reading existed; forbidding that
-/// too leaves the readings that replicate one comparison along the other
-/// (MRI-Q's `and (qr == qr_am && qi == qi_am)`): every reading listed has
-/// its lengths.
-#[test]
-fn sizeless_reps_along_a_map_leave_the_sized_readings() {
-    let out = elaborate(
-        "def f (qr: []f32) (qi: []f32) (qr_am: []f32) (qi_am: []f32) = and (qr == qr_am && qi == qi_am)\n",
-    );
-    assert!(!out.contains("nothing says how long"), "{out}");
-    assert!(out.contains("ambiguous"), "{out}");
-    for reading in [
-        "and (map2 (&&) (rep (qr == qr_am)) (map2 (==) qi qi_am))",
-        "and (map2 (&&) (map2 (==) qr qr_am) (rep (qi == qi_am)))",
-    ] {
-        assert!(out.contains(reading), "{reading} in\n{out}");
-    }
-}
-
 /// Where every reading needs such a `rep`, the program is a type error
 /// at the argument (these ran, giving `rep([2, 3, 4])`, `rep 5` and an
 /// element past the end of an array without a length).

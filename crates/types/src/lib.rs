@@ -200,9 +200,7 @@ impl TypeEnv {
     /// (`crate::modules`), so it is neither elaborated nor kept.
     pub fn check_def_type(&self, d: &ValDec, show: Printer) -> Result<Scheme, Diagnostic> {
         let (mut inf, d, ty) = self.infer_source(d, true, !d.params.is_empty())?;
-        if let Some(tie) = Self::solve_source(&mut inf, &d, show)? {
-            return Err(tie.error);
-        }
+        Self::solve_source(&mut inf, &d, show)?;
         Ok(Self::users_scheme(&inf, &ty))
     }
 
@@ -395,19 +393,15 @@ impl TypeEnv {
     }
 
     /// Solves the rank constraints of [`Self::infer_source`].
-    /// Solves the ranks; `Some` where minimal readings tie.
-    fn solve_source(inf: &mut Infer, d: &ValDec, show: Printer) -> Result<Option<Tie>, Diagnostic> {
+    fn solve_source(inf: &mut Infer, d: &ValDec, show: Printer) -> Result<(), Diagnostic> {
         inf.finish_constraints()?;
         match inf.ranks.solve() {
-            Ok(()) => Ok(None),
+            Ok(()) => Ok(()),
             Err(RankError::Contradiction(o)) => Err(inf.origin_error(o)),
             Err(RankError::Ambiguous {
                 solutions,
                 complete,
-            }) => Ok(Some(Tie {
-                error: ambiguity_error(d, inf, &solutions, complete, show),
-                solutions: if complete { solutions } else { Vec::new() },
-            })),
+            }) => Err(ambiguity_error(d, inf, &solutions, complete, show)),
             Err(RankError::Interrupted) => {
                 Err(Diagnostic::new(urchin_base::diag::Phase::Other, "interrupted").at(d.span))
             }
@@ -440,55 +434,22 @@ impl TypeEnv {
         take_params: bool,
         entry: bool,
     ) -> Result<CheckedDef, Diagnostic> {
-        let mut forbidden: Vec<Forbidden> = Vec::new();
+        let mut forbidden: Vec<(SpineKey, usize)> = Vec::new();
         let mut first: Option<Diagnostic> = None;
         loop {
-            match self.check_reading(d, show, take_params, entry, &forbidden, None) {
+            match self.check_reading(d, show, take_params, entry, &forbidden) {
                 Ok(Reading::Checked(c)) => return Ok(*c),
                 Ok(Reading::Sizeless(found, diag)) => {
-                    // A `rep` found again after it was forbidden went
-                    // along its own application's `map`, which had no
-                    // array either (`a == b && c == d` read as `bool`s
-                    // that `&&` maps over): now it may not do that.
-                    let mut progress = false;
-                    for arg in found {
-                        match forbidden.iter_mut().find(|f| f.arg == arg) {
-                            None => {
-                                forbidden.push(Forbidden { arg, strict: false });
-                                progress = true;
-                            }
-                            Some(f) if !f.strict => {
-                                f.strict = true;
-                                progress = true;
-                            }
-                            Some(_) => {}
+                    let before = forbidden.len();
+                    for f in found {
+                        if !forbidden.contains(&f) {
+                            forbidden.push(f);
                         }
                     }
                     let first = first.get_or_insert(diag);
-                    if !progress || forbidden.len() > MAX_SIZELESS {
+                    if forbidden.len() == before || forbidden.len() > MAX_SIZELESS {
                         return Err(first.clone());
                     }
-                }
-                // Tied readings that leave a `rep` without a length are
-                // no readings: if one reading is left, it is the one.
-                Ok(Reading::Tied(tie)) => {
-                    if tie.solutions.len() > MAX_TIED {
-                        return Err(tie.error);
-                    }
-                    let mut sized = Vec::new();
-                    for sol in &tie.solutions {
-                        let pinned = Some(sol.as_slice());
-                        if let Ok(Reading::Checked(c)) =
-                            self.check_reading(d, show, take_params, entry, &forbidden, pinned)
-                        {
-                            sized.push(c);
-                        }
-                    }
-                    return match (sized.pop(), sized.is_empty()) {
-                        (Some(c), true) => Ok(*c),
-                        (None, _) => Err(first.unwrap_or(tie.error)),
-                        (Some(_), false) => Err(tie.error),
-                    };
                 }
                 Err(e) => return Err(first.unwrap_or(e)),
             }
@@ -496,16 +457,14 @@ impl TypeEnv {
     }
 
     /// One reading of [`Self::check_val`], with the free `rep`s of the
-    /// arguments `forbidden` not allowed, and the maps and reps of every
-    /// application `pinned` to a solution if given.
+    /// arguments `forbidden` not allowed.
     fn check_reading(
         &self,
         d: &ValDec,
         show: Printer,
         take_params: bool,
         entry: bool,
-        forbidden: &[Forbidden],
-        pinned: Option<&[(u32, u32)]>,
+        forbidden: &[(SpineKey, usize)],
     ) -> Result<Reading, Diagnostic> {
         // A constant whose value is a function (`def it = \y -> it y * 2`
         // at the REPL) is checked with its parameters taken, but its body
@@ -515,12 +474,7 @@ impl TypeEnv {
         let (mut inf, d, source_ty) = self.infer_source(d, take_params, own_scope)?;
         let d = &d;
         forbid_free_reps(&mut inf, forbidden);
-        if let Some(solution) = pinned {
-            inf.ranks.pin(solution);
-        }
-        if let Some(tie) = Self::solve_source(&mut inf, d, show)? {
-            return Ok(Reading::Tied(tie));
-        }
+        Self::solve_source(&mut inf, d, show)?;
         let users = inf
             .saw_abstract
             .then(|| Self::users_scheme(&inf, &source_ty));
@@ -944,43 +898,19 @@ pub(crate) fn size_names_in_type(t: &TypeExp, in_exps: bool, out: &mut Vec<Ident
 /// first is reported (each forbidden one costs a solve).
 const MAX_SIZELESS: usize = 16;
 
-/// How many tied readings are checked one by one for `rep`s without a
-/// length before the tie is reported as it is.
-const MAX_TIED: usize = 8;
-
-/// Minimal readings that tie: all of them (none if there were too many
-/// to list), and the ambiguity error.
-struct Tie {
-    solutions: Vec<Vec<(u32, u32)>>,
-    error: Diagnostic,
-}
-
 /// What a reading of AUTOMAP's gives (see `TypeEnv::check_val`).
 enum Reading {
-    Tied(Tie),
     Checked(Box<CheckedDef>),
     /// Free `rep`s whose length nothing determines, by the argument they
     /// replicate, and the error for the first.
     Sizeless(Vec<(SpineKey, usize)>, Diagnostic),
 }
 
-/// An argument whose `rep` had no length in an earlier reading.
-struct Forbidden {
-    arg: (SpineKey, usize),
-    /// Whether its `rep`s may not go along its own application's `map`s
-    /// either, only along enclosing ones.
-    strict: bool,
-}
-
 /// Allows no free `rep` of the arguments `forbidden`: each may have only
 /// the reps its application maps along (`R ≤ M + Σ frame`, with a slack
-/// variable), or, if strict, those of the enclosing maps (`R ≤ Σ frame`).
-fn forbid_free_reps(inf: &mut Infer, forbidden: &[Forbidden]) {
-    for Forbidden {
-        arg: (key, i),
-        strict,
-    } in forbidden
-    {
+/// variable).
+fn forbid_free_reps(inf: &mut Infer, forbidden: &[(SpineKey, usize)]) {
+    for (key, i) in forbidden {
         let Some(app) = (inf.spines.iter())
             .find(|(k, _)| k == key)
             .and_then(|(_, apps)| apps.get(*i).copied())
@@ -990,8 +920,7 @@ fn forbid_free_reps(inf: &mut Infer, forbidden: &[Forbidden]) {
         let rec = inf.ranks.apps[app.0 as usize].clone();
         let slack = inf.ranks.fresh(rank::RankKind::Aux);
         let reps = Rank::var(rec.r).plus(&Rank::var(slack));
-        let own = if *strict { Rank::zero() } else { Rank::var(rec.m) };
-        let maps = (rec.frame.iter()).fold(own, |acc, f| acc.plus(&Rank::var(*f)));
+        let maps = (rec.frame.iter()).fold(Rank::var(rec.m), |acc, f| acc.plus(&Rank::var(*f)));
         inf.ranks.equate(&reps, &maps, rec.origin);
     }
 }

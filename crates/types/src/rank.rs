@@ -438,18 +438,6 @@ impl RankSystem {
             .collect()
     }
 
-    /// Fixes every application's maps and reps to `solution` (one of
-    /// the tied solutions an earlier solve of the same system listed).
-    pub fn pin(&mut self, solution: &[(u32, u32)]) {
-        for (i, &(m, r)) in solution.iter().enumerate() {
-            let Some(rec) = self.apps.get(i).cloned() else {
-                return;
-            };
-            self.equate(&Rank::var(rec.m), &Rank::konst(m), rec.origin);
-            self.equate(&Rank::var(rec.r), &Rank::konst(r), rec.origin);
-        }
-    }
-
     /// The (M, R) solution of every application (after a successful solve).
     pub fn assignment(&self) -> Vec<(u32, u32)> {
         self.full_assignment(&[], &[])
