@@ -130,6 +130,9 @@ pub struct TypeEnv {
     /// an application's code likewise sees these only through their types
     /// (a constant of the argument may be in the result: `V.zero`).
     pub opaque: HashSet<DefId>,
+    /// Ctrl-C: polled at every declaration, expression and ILP solve (the
+    /// session's, `driver::Host`).
+    pub interrupt: urchin_base::interrupt::Interrupt,
 }
 
 impl Default for TypeEnv {
@@ -140,6 +143,7 @@ impl Default for TypeEnv {
             automap: true,
             local_solving: true,
             opaque: HashSet::new(),
+            interrupt: Default::default(),
         }
     }
 }
@@ -374,6 +378,7 @@ impl TypeEnv {
         loop {
             let mut inf = Infer::new(&self.globals, self.automap);
             inf.ranks.ilp_only = !self.local_solving;
+            inf.ranks.interrupt = self.interrupt.clone();
             let (params, ret) = Self::infer_def(&mut inf, &d, own_scope)?;
             let arity = inf.arrow_arity(&ret);
             if !inf.recursive_uses.is_empty() && arity > 0 {

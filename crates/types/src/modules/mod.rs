@@ -160,7 +160,7 @@ impl<'a> Phase<'a> {
     ) -> R<()> {
         let mut types: HashSet<Ident> = HashSet::new();
         for d in decs {
-            if urchin_base::interrupt::requested() {
+            if self.tenv.interrupt.requested() {
                 return Err(
                     Diagnostic::new(urchin_base::diag::Phase::Other, "interrupted")
                         .at(d.span())
