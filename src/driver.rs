@@ -18,7 +18,7 @@ use urchin_runtime::RuntimeError;
 use urchin_runtime::breaks::Handler;
 use urchin_runtime::value::Value;
 use urchin_syntax::ast::{
-    BinOpKind, Dec, Entity, Expr, Liftedness, Program as Ast, QualName, TypeExp, ValDec,
+    BinOpKind, Dec, Expr, Liftedness, Program as Ast, QualName, TypeExp, ValDec,
 };
 use urchin_syntax::{self as syntax, pretty};
 use urchin_types::env::{DefId, Global, GlobalKind, TypeAbbrev, ValueId};
@@ -305,7 +305,7 @@ impl Session {
             .chain(ops);
         for (name, op) in names {
             if let Some((i, scheme)) = intrinsics::module_member(t, &name) {
-                let e = Entity::fresh();
+                let e = self.types.fresh_entity();
                 self.types
                     .globals
                     .define(e, Global::new(scheme, GlobalKind::Intrinsic(i)));
@@ -314,7 +314,7 @@ impl Session {
             }
         }
         let mut bind_type = |name: &str, p: PrimType| {
-            let e = Entity::fresh();
+            let e = self.types.fresh_entity();
             self.types.globals.define_type(
                 e,
                 TypeAbbrev {
@@ -728,7 +728,7 @@ impl Session {
     /// Binds a value at the prompt under `name`.
     pub fn bind_value(&mut self, name: &str, ty: Type, leaves: Vec<Value>) {
         let id = ValueId(self.values.len() as u32);
-        let e = Entity::fresh();
+        let e = self.types.fresh_entity();
         self.types.globals.define(
             e,
             Global::new(Scheme::mono(ty.clone()), GlobalKind::Value(id)),
