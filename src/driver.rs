@@ -4,6 +4,7 @@
 //! prompt. Loading is transactional: a program with errors leaves the
 //! session as it was.
 
+use crate::host::Host;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use urchin_base::diag::Diagnostic;
@@ -14,9 +15,10 @@ use urchin_opt::lower::{self, Signature};
 use urchin_opt::passes::Pipeline;
 use urchin_prim::PrimType;
 use urchin_runtime::RuntimeError;
+use urchin_runtime::breaks::Handler;
 use urchin_runtime::value::Value;
 use urchin_syntax::ast::{
-    BinOpKind, Dec, Entity, Expr, Liftedness, Program as Ast, QualName, TypeExp, ValDec,
+    BinOpKind, Dec, Expr, Liftedness, Program as Ast, QualName, TypeExp, ValDec,
 };
 use urchin_syntax::{self as syntax, pretty};
 use urchin_types::env::{DefId, Global, GlobalKind, TypeAbbrev, ValueId};
@@ -89,17 +91,6 @@ fn collect_names(env: &Env, prefix: &str, depth: usize, out: &mut Vec<String>) {
 /// How elaborated definitions are printed in diagnostics.
 pub fn show_dec(d: &ValDec) -> String {
     pretty::dec(&Dec::Val(Box::new(d.clone())))
-}
-
-/// The evaluation options of this process's settings: the device that
-/// `--device`, `URCHIN_DEVICE` or `:device` chose (OpenCL, `urchin_gpu`),
-/// and the thread count.
-pub fn eval_options() -> EvalOptions {
-    EvalOptions {
-        #[cfg(feature = "opencl")]
-        device: urchin_gpu::current().map(|g| g as std::sync::Arc<dyn eval::Device>),
-        ..EvalOptions::default()
-    }
 }
 
 /// A loaded program with every implicit `map` and `rep` explicit (what
@@ -184,6 +175,8 @@ pub struct Session {
     /// Whether expressions compile their `#[break]`s to breakpoints (a
     /// REPL that can stop at them); otherwise they are ignored.
     pub breakpoints: bool,
+    /// What the session runs with (memory, threads, device, Ctrl-C).
+    host: Host,
 }
 
 /// A state of a session to go back to with [`Session::rollback`].
@@ -201,9 +194,33 @@ thread_local! {
 }
 
 impl Session {
-    /// A session with the prelude loaded.
+    /// A session with the prelude loaded, and the environment's settings
+    /// (`Host::default`).
     pub fn new() -> Session {
-        PRELUDE_SESSION.with(Session::clone)
+        Session::with_host(Host::default())
+    }
+
+    /// A session with the prelude loaded that runs with `host`.
+    pub fn with_host(host: Host) -> Session {
+        let mut s = PRELUDE_SESSION.with(Session::clone);
+        s.types.interrupt = host.interrupt();
+        s.host = host;
+        s
+    }
+
+    /// What the session runs with.
+    pub fn host(&self) -> &Host {
+        &self.host
+    }
+
+    /// Its settings, to change (`:set max-memory`, `:device`).
+    pub fn host_mut(&mut self) -> &mut Host {
+        &mut self.host
+    }
+
+    /// The evaluator's options of the session's host.
+    pub fn eval_options(&self) -> EvalOptions {
+        self.host.eval_options()
     }
 
     fn checking_prelude() -> Session {
@@ -215,6 +232,7 @@ impl Session {
             prelude: Rc::default(),
             values: Vec::new(),
             breakpoints: false,
+            host: Host::default(),
         };
         s.load_prelude().unwrap_or_else(|d| {
             panic!(
@@ -287,7 +305,7 @@ impl Session {
             .chain(ops);
         for (name, op) in names {
             if let Some((i, scheme)) = intrinsics::module_member(t, &name) {
-                let e = Entity::fresh();
+                let e = self.types.fresh_entity();
                 self.types
                     .globals
                     .define(e, Global::new(scheme, GlobalKind::Intrinsic(i)));
@@ -296,7 +314,7 @@ impl Session {
             }
         }
         let mut bind_type = |name: &str, p: PrimType| {
-            let e = Entity::fresh();
+            let e = self.types.fresh_entity();
             self.types.globals.define_type(
                 e,
                 TypeAbbrev {
@@ -575,7 +593,13 @@ impl Session {
         }
         let (mut program, signature) = lower::lower_entry(&self.types, id)?;
         locate_traces(&mut program, &self.sources);
-        let ad = finish(&mut program, simplify, def.source.span, seen)?;
+        let ad = finish(
+            &mut program,
+            simplify,
+            def.source.span,
+            self.host.check_ir,
+            seen,
+        )?;
         Ok(Compiled {
             program,
             signature,
@@ -599,7 +623,7 @@ impl Session {
         };
         let mut stats = EvalStats::default();
         let f = &c.program.functions[0];
-        let r = eval::run_prepared(&c.program, f, &c.prepared, args, &opts, &mut stats);
+        let r = eval::run_prepared(&c.program, f, &c.prepared, args, &opts, &mut stats, None);
         (r, stats)
     }
 
@@ -612,7 +636,7 @@ impl Session {
     ) -> Result<Vec<Value>, RuntimeError> {
         let mut stats = EvalStats::default();
         let f = &c.program.functions[0];
-        eval::run_prepared(&c.program, f, &c.prepared, args, opts, &mut stats)
+        eval::run_prepared(&c.program, f, &c.prepared, args, opts, &mut stats, None)
     }
 
     /// Checks an expression typed at the prompt.
@@ -635,7 +659,8 @@ impl Session {
         let (mut program, ty, externals) =
             lower::lower_expression(&self.types, checked, inst, &lookup, self.breakpoints)?;
         locate_traces(&mut program, &self.sources);
-        let ad = finish(&mut program, true, checked.target.body.span, &mut |_, _| {})?;
+        let span = checked.target.body.span;
+        let ad = finish(&mut program, true, span, self.host.check_ir, &mut |_, _| {})?;
         Ok((
             Compiled {
                 program,
@@ -660,6 +685,29 @@ impl Session {
         self.run(c, self.external_args(externals), opts)
     }
 
+    /// [`Session::run_expr`] stopping at breakpoints: `breaks` decides
+    /// at each (the REPL's).
+    pub fn run_expr_stopping(
+        &self,
+        c: &Compiled,
+        externals: &[ValueId],
+        opts: &EvalOptions,
+        breaks: &mut Handler<'_>,
+    ) -> Result<Vec<Value>, RuntimeError> {
+        let mut stats = EvalStats::default();
+        let f = &c.program.functions[0];
+        let args = self.external_args(externals);
+        eval::run_prepared(
+            &c.program,
+            f,
+            &c.prepared,
+            args,
+            opts,
+            &mut stats,
+            Some(breaks),
+        )
+    }
+
     /// [`Session::run_expr`] measuring memory, as [`Session::run_with_stats`].
     pub fn run_expr_with_stats(
         &self,
@@ -680,7 +728,7 @@ impl Session {
     /// Binds a value at the prompt under `name`.
     pub fn bind_value(&mut self, name: &str, ty: Type, leaves: Vec<Value>) {
         let id = ValueId(self.values.len() as u32);
-        let e = Entity::fresh();
+        let e = self.types.fresh_entity();
         self.types.globals.define(
             e,
             Global::new(Scheme::mono(ty.clone()), GlobalKind::Value(id)),
@@ -700,6 +748,10 @@ impl urchin_reference::Scope for Session {
             .get(id.0 as usize)
             .map(|s| (&s.ty, s.leaves.as_slice()))
     }
+
+    fn memory(&self) -> urchin_base::mem::Budget {
+        self.host.memory
+    }
 }
 
 impl Default for Session {
@@ -709,7 +761,7 @@ impl Default for Session {
 }
 
 /// The passes after lowering (`urchin_opt::passes`): AD, then (if asked)
-/// the simplifier's. Where [`checking_ir`], the IR is checked after
+/// the simplifier's. Where `check` (`Host::check_ir`), the IR is checked after
 /// lowering and after each pass; a violation is a bug of urchin's,
 /// reported as an internal error at `span` (what was being compiled)
 /// naming the pass that broke it. `seen` sees the program after each.
@@ -717,9 +769,10 @@ fn finish(
     p: &mut Program,
     simplify: bool,
     span: Span,
+    check: bool,
     seen: &mut dyn FnMut(&str, &Program),
 ) -> Result<urchin_opt::ad::AdOutput, Diagnostic> {
-    run_passes(&Pipeline::default(), p, simplify, span, checking_ir(), seen)
+    run_passes(&Pipeline::default(), p, simplify, span, check, seen)
 }
 
 /// [`finish`] with a given pipeline (tests insert passes into it),
@@ -739,16 +792,6 @@ pub fn run_passes(
         seen(pass, p);
         Ok(())
     })
-}
-
-/// Whether compilation checks the core IR between passes: in debug builds
-/// (the fuzz targets' too), and wherever `URCHIN_CHECK_IR=1` (for tests,
-/// which run release builds). Not by default in a release build: the check
-/// walks the whole program once per pass.
-pub fn checking_ir() -> bool {
-    static FROM_ENV: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    cfg!(debug_assertions)
-        || *FROM_ENV.get_or_init(|| std::env::var_os("URCHIN_CHECK_IR").is_some_and(|v| v == "1"))
 }
 
 /// A violation of the IR's invariants as an internal error.

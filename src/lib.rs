@@ -15,6 +15,7 @@
 //! kernel, literate documents and plots.
 
 pub mod driver;
+pub mod host;
 #[cfg(feature = "jupyter")]
 pub mod jupyter;
 pub mod literate;

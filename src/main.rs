@@ -6,6 +6,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use urchin::driver::Session;
+use urchin::host::Host;
 use urchin_base::diag::{Diagnostic, Phase};
 use urchin_runtime::values::{format_value, format_value_futhark, read_values};
 use urchin_types::env::DefId;
@@ -195,8 +196,8 @@ fn fail(message: impl Into<String>) -> Box<Diagnostic> {
     Box::new(Diagnostic::new(Phase::Other, message))
 }
 
-fn read(path: &PathBuf) -> Result<String> {
-    urchin_base::source::read_source(path)
+fn read(path: &PathBuf, host: &Host) -> Result<String> {
+    urchin_base::source::read_source(path, host.memory)
         .map_err(|e| fail(format!("cannot read {}: {e}", path.display())))
 }
 
@@ -223,13 +224,13 @@ fn no_entry(s: &Session, ids: &[DefId], file: &std::path::Path, name: &str) -> D
 }
 
 /// Loads a file into a fresh session, printing diagnostics on failure.
-fn load(path: &PathBuf) -> Result<Option<(Session, Vec<DefId>)>> {
-    load_with(path, Session::new())
+fn load(path: &PathBuf, host: &Host) -> Result<Option<(Session, Vec<DefId>)>> {
+    load_with(path, Session::with_host(host.clone()))
 }
 
 /// Loads a file into the given session (a fresh one, possibly configured).
 fn load_with(path: &PathBuf, mut s: Session) -> Result<Option<(Session, Vec<DefId>)>> {
-    let text = read(path)?;
+    let text = read(path, s.host())?;
     match s.load_path(path, &text) {
         Ok(ids) => Ok(Some((s, ids))),
         Err(diags) => {
@@ -287,6 +288,7 @@ fn negative_values_as_values(
 }
 
 fn command(mut cli: Cli) -> Result<ExitCode> {
+    let mut host = Host::default();
     if let Some(n) = cli.threads {
         let max = urchin_eval::threads::max_threads();
         if n as usize > max {
@@ -298,10 +300,10 @@ fn command(mut cli: Cli) -> Result<ExitCode> {
             );
             cli.threads = Some(max as u32);
         }
-        urchin_eval::threads::configure(n.min(max as u32) as usize);
+        host.set_threads(n.min(max as u32) as usize);
     }
     if let Some(bytes) = cli.max_memory {
-        urchin_base::mem::set_limit(bytes);
+        host.memory = urchin_base::mem::Budget::new(bytes);
     }
     if !matches!(
         cli.command,
@@ -310,54 +312,54 @@ fn command(mut cli: Cli) -> Result<ExitCode> {
         end_quietly_on_broken_pipe();
     }
     match &cli.device {
-        Some(d) => urchin_gpu::configure(urchin_gpu::Choice::parse(d)),
+        Some(d) => host.devices.configure(urchin_gpu::Choice::parse(d)),
         None if std::env::var_os("URCHIN_DEVICE").is_none() => {
-            urchin_gpu::configure(urchin_gpu::Choice::Auto)
+            host.devices.configure(urchin_gpu::Choice::Auto)
         }
         None => {}
     }
     match cli.command {
-        None => Ok(urchin::repl::run(None)),
+        None => Ok(urchin::repl::run(None, host)),
         Some(Command::Repl { file }) => {
             // A file that cannot be read ends the session before it starts
             // (a file with errors is reported at the prompt, which goes on).
             if let Some(f) = &file {
-                read(f)?;
+                read(f, &host)?;
             }
-            Ok(urchin::repl::run(file))
+            Ok(urchin::repl::run(file, host))
         }
         Some(Command::Run {
             file,
             entry,
             binary_output,
             values,
-        }) => run(&file, &entry, binary_output, values),
+        }) => run(&file, &entry, binary_output, values, &host),
         Some(Command::Check {
             file,
             stats,
             no_local_solving,
-        }) => check(&file, stats, !no_local_solving),
-        Some(Command::Elab { file }) => elab(&file),
+        }) => check(&file, stats, !no_local_solving, &host),
+        Some(Command::Elab { file }) => elab(&file, &host),
         Some(Command::Core {
             file,
             entry,
             no_simplify,
             after,
-        }) => core(&file, entry, !no_simplify, after.as_deref()),
+        }) => core(&file, entry, !no_simplify, after.as_deref(), &host),
         Some(Command::Step {
             file,
             entry,
             limit,
             count,
             values,
-        }) => step(&file, &entry, limit, count, values),
+        }) => step(&file, &entry, limit, count, values, &host),
         Some(Command::Test {
             paths,
             engine,
             compiled,
             verbose,
             timeout,
-        }) => test(&paths, &engine, compiled, verbose, timeout),
+        }) => test(&paths, &engine, compiled, verbose, timeout, host),
         Some(Command::Literate {
             program,
             output,
@@ -368,10 +370,11 @@ fn command(mut cli: Cli) -> Result<ExitCode> {
             output,
             stop_on_error,
             verbose,
+            host,
         })),
-        Some(Command::Jupyter { action }) => Ok(jupyter(action)),
+        Some(Command::Jupyter { action }) => Ok(jupyter(action, host)),
         Some(Command::Server { program }) => {
-            urchin::server::run(&program, color()).map_err(fail)?;
+            urchin::server::run(&program, color(), host).map_err(fail)?;
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Lsp) => {
@@ -390,6 +393,7 @@ fn command(mut cli: Cli) -> Result<ExitCode> {
             json,
             cli.device.as_deref(),
             cli.threads.map(|n| n as usize),
+            host,
         ),
     }
 }
@@ -425,12 +429,12 @@ fn literate(opts: urchin::literate::Options) -> ExitCode {
     }
 }
 
-fn jupyter(action: Jupyter) -> ExitCode {
+fn jupyter(action: Jupyter, host: Host) -> ExitCode {
     let result = match action {
         Jupyter::Install { prefix } => urchin::jupyter::install(prefix.as_deref()).map(|dir| {
             println!("installed the urchin kernel in {}", dir.display());
         }),
-        Jupyter::Kernel { connection_file } => urchin::jupyter::kernel(&connection_file),
+        Jupyter::Kernel { connection_file } => urchin::jupyter::kernel(&connection_file, host),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -451,8 +455,14 @@ fn arguments(
 ) -> Result<Option<Vec<urchin_runtime::value::Value>>> {
     let data = if values.is_empty() && !types.is_empty() {
         // Data may be as large as memory allows (the limit), no larger.
-        urchin_base::mem::read_bounded(std::io::stdin().lock(), usize::MAX, "standard input")
-            .map_err(|e| fail(format!("cannot read standard input: {e}")))?
+        let budget = s.host().memory;
+        urchin_base::mem::read_bounded(
+            std::io::stdin().lock(),
+            usize::MAX,
+            budget,
+            "standard input",
+        )
+        .map_err(|e| fail(format!("cannot read standard input: {e}")))?
     } else {
         values.join(" ").into_bytes()
     };
@@ -484,8 +494,14 @@ fn arguments(
     Ok(Some(args))
 }
 
-fn run(file: &PathBuf, entry: &str, binary: bool, values: Vec<String>) -> Result<ExitCode> {
-    let Some((mut s, ids)) = load(file)? else {
+fn run(
+    file: &PathBuf,
+    entry: &str,
+    binary: bool,
+    values: Vec<String>,
+    host: &Host,
+) -> Result<ExitCode> {
+    let Some((mut s, ids)) = load(file, host)? else {
         return Ok(ExitCode::FAILURE);
     };
     let Some(id) = s.lookup_def(entry) else {
@@ -501,7 +517,7 @@ fn run(file: &PathBuf, entry: &str, binary: bool, values: Vec<String>) -> Result
     let Some(args) = arguments(&mut s, entry, &compiled.param_types(), values)? else {
         return Ok(ExitCode::FAILURE);
     };
-    match s.run(&compiled, args, &urchin::driver::eval_options()) {
+    match s.run(&compiled, args, &s.eval_options()) {
         Ok(results) if binary => {
             let data =
                 urchin_runtime::values::write_binary(&results).map_err(|e| fail(e.to_string()))?;
@@ -530,9 +546,10 @@ fn step(
     limit: u64,
     count: bool,
     values: Vec<String>,
+    host: &Host,
 ) -> Result<ExitCode> {
     use urchin_reference as semantics;
-    let Some((mut s, ids)) = load(file)? else {
+    let Some((mut s, ids)) = load(file, host)? else {
         return Ok(ExitCode::FAILURE);
     };
     let Some(id) = s.lookup_def(entry) else {
@@ -579,8 +596,8 @@ fn step(
     })
 }
 
-fn check(file: &PathBuf, stats: bool, local_solving: bool) -> Result<ExitCode> {
-    let mut s = Session::new();
+fn check(file: &PathBuf, stats: bool, local_solving: bool, host: &Host) -> Result<ExitCode> {
+    let mut s = Session::with_host(host.clone());
     s.types.local_solving = local_solving;
     let Some((s, ids)) = load_with(file, s)? else {
         return Ok(ExitCode::FAILURE);
@@ -611,13 +628,13 @@ fn check(file: &PathBuf, stats: bool, local_solving: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn elab(file: &PathBuf) -> Result<ExitCode> {
-    let Some((mut s, ids)) = load(file)? else {
+fn elab(file: &PathBuf, host: &Host) -> Result<ExitCode> {
+    let Some((mut s, ids)) = load(file, host)? else {
         return Ok(ExitCode::FAILURE);
     };
     // Type declarations print as written, in their places, so that the
     // output is a program that checks again.
-    let text = read(file)?;
+    let text = read(file, host)?;
     let file_id = s.sources.add(file.display().to_string(), text.clone());
     let decs = urchin_syntax::parse_program(&text, file_id)
         .map(|p| p.decs)
@@ -631,8 +648,9 @@ fn core(
     entry: Option<String>,
     simplify: bool,
     after: Option<&str>,
+    host: &Host,
 ) -> Result<ExitCode> {
-    let Some((s, ids)) = load(file)? else {
+    let Some((s, ids)) = load(file, host)? else {
         return Ok(ExitCode::FAILURE);
     };
     let targets: Vec<_> = match &entry {
@@ -684,6 +702,7 @@ fn test(
     compiled: bool,
     verbose: bool,
     timeout: Option<f64>,
+    host: Host,
 ) -> Result<ExitCode> {
     if paths.is_empty() {
         return Err(fail("give at least one file or directory to test"));
@@ -704,16 +723,17 @@ fn test(
         compiled,
         verbose,
         timeout,
+        memory: host.memory,
         ..Default::default()
     };
     let mut out = std::io::stdout();
     let summary = match engine {
         "fast" => {
-            let mut e = urchin::testing::engine::FastEngine::default();
+            let mut e = urchin::testing::engine::FastEngine::with_host(host);
             urchin::testing::runner::run_paths(paths, &mut e, &opts, &mut out).map_err(io_failed)?
         }
         "small-step" => {
-            let mut e = urchin::testing::engine::SmallStepEngine::default();
+            let mut e = urchin::testing::engine::SmallStepEngine::with_host(host);
             urchin::testing::runner::run_paths(paths, &mut e, &opts, &mut out).map_err(io_failed)?
         }
         other => {
@@ -737,6 +757,7 @@ fn bench(
     json: bool,
     device: Option<&str>,
     threads: Option<usize>,
+    host: Host,
 ) -> Result<ExitCode> {
     use urchin::testing::bench::Backend;
     use urchin_gpu::Choice;
@@ -747,7 +768,9 @@ fn bench(
     let backends = match device.map(Choice::parse) {
         None | Some(Choice::None) => Vec::new(),
         Some(choice) => {
-            let g = urchin_gpu::open(&choice)
+            let g = host
+                .devices
+                .open(&choice)
                 .map_err(|why| fail(format!("--device {choice}: {why}")))?;
             let name = g.info().name;
             match threads {
@@ -781,6 +804,7 @@ fn bench(
         entry,
         json,
         backends,
+        host,
     };
     let (summary, _, entries) = urchin::testing::bench::bench_paths(
         paths,

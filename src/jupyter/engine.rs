@@ -6,6 +6,7 @@
 //! It knows nothing of sockets, so tests drive it directly.
 
 use super::cells;
+use crate::host::Host;
 use crate::plot::terminal::{Cells, render};
 use crate::plot::{Figure, Size, file};
 use crate::repl::{Capture, Flow, Piece, Repl};
@@ -38,14 +39,15 @@ impl Interrupter {
 
 impl Default for Engine {
     fn default() -> Self {
-        Engine::new()
+        Engine::new(Host::default())
     }
 }
 
 impl Engine {
-    pub fn new() -> Engine {
+    /// A kernel's engine: a REPL whose session runs with `host`.
+    pub fn new(host: Host) -> Engine {
         Engine {
-            repl: Repl::new(false),
+            repl: Repl::with_host(false, host),
             abort: Arc::new(AtomicBool::new(false)),
         }
     }
@@ -241,7 +243,7 @@ mod tests {
 
     #[test]
     fn values_streams_figures_and_errors() {
-        let mut e = Engine::new();
+        let mut e = Engine::default();
         let (out, ok) = run(&mut e, "def f (x: f64) = x * x\n1 + 1\n:plot f 0 1\nf 3");
         assert!(ok);
         assert_eq!(kinds(&out), ["stream", "display_data", "execute_result"]);
@@ -265,7 +267,7 @@ mod tests {
 
     #[test]
     fn an_interrupted_cell_keeps_the_session() {
-        let mut e = Engine::new();
+        let mut e = Engine::default();
         run(&mut e, "def k = 7");
         // Interrupts keep coming until the endless loop stops.
         let stop = e.interrupter();
@@ -294,7 +296,7 @@ mod tests {
 
     #[test]
     fn an_interrupt_stops_a_shell_command() {
-        let mut e = Engine::new();
+        let mut e = Engine::default();
         let stop = e.interrupter();
         let t = std::thread::spawn(move || {
             std::thread::sleep(std::time::Duration::from_millis(300));
@@ -311,7 +313,7 @@ mod tests {
 
     #[test]
     fn completion_inspection_and_completeness() {
-        let mut e = Engine::new();
+        let mut e = Engine::default();
         run(&mut e, "-- | Squares.\ndef sq (x: f64) = x * x");
         let c = e.complete("1 +\nf64.sq", 10);
         assert!(c.matches.contains(&"f64.sqrt".to_string()));

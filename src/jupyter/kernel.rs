@@ -5,6 +5,7 @@
 //! engine produces them.
 
 use super::engine::{Engine, Interrupter};
+use crate::host::Host;
 use jupyter_protocol::{
     CodeMirrorMode, CommInfoReply, CompleteReply, ConnectionInfo, ExecuteInput, ExecuteReply,
     ExecutionCount, HistoryReply, InspectReply, InterruptReply, IsCompleteReply, JupyterMessage,
@@ -53,7 +54,7 @@ enum Event {
 type IoPub = Arc<Mutex<KernelIoPubConnection>>;
 
 /// Runs the kernel described by a connection file until it is shut down.
-pub fn run(connection_file: &Path) -> Result<(), String> {
+pub fn run(connection_file: &Path, host: Host) -> Result<(), String> {
     let text = std::fs::read_to_string(connection_file)
         .map_err(|e| format!("cannot read {}: {e}", connection_file.display()))?;
     let info: ConnectionInfo = serde_json::from_str(&text).map_err(|e| {
@@ -69,7 +70,7 @@ pub fn run(connection_file: &Path) -> Result<(), String> {
     std::thread::Builder::new()
         .name("urchin-engine".into())
         .stack_size(64 << 20)
-        .spawn(move || serve_jobs(queue, ready))
+        .spawn(move || serve_jobs(queue, ready, host))
         .map_err(|e| format!("cannot start the engine: {e}"))?;
     let interrupter = interrupter
         .recv()
@@ -81,8 +82,8 @@ pub fn run(connection_file: &Path) -> Result<(), String> {
     runtime.block_on(serve(info, jobs, interrupter))
 }
 
-fn serve_jobs(queue: mpsc::Receiver<Job>, ready: mpsc::Sender<Interrupter>) {
-    let mut engine = Engine::new();
+fn serve_jobs(queue: mpsc::Receiver<Job>, ready: mpsc::Sender<Interrupter>, host: Host) {
+    let mut engine = Engine::new(host);
     if ready.send(engine.interrupter()).is_err() {
         return;
     }

@@ -27,6 +27,8 @@ pub struct Options {
     pub stop_on_error: bool,
     /// Report each directive on standard error as it runs.
     pub verbose: bool,
+    /// What the document's session runs with.
+    pub host: crate::host::Host,
 }
 
 /// How a run went.
@@ -55,7 +57,7 @@ pub fn run(opts: &Options) -> Outcome {
         .unwrap_or_else(|| "literate".into());
     let img_name = format!("{stem}-img");
     let img_dir = md.with_file_name(&img_name);
-    let source = match urchin_base::source::read_source(&opts.program) {
+    let source = match urchin_base::source::read_source(&opts.program, opts.host.memory) {
         Ok(s) => s,
         Err(e) => return Outcome::Failed(format!("cannot read {}: {e}", opts.program.display())),
     };
@@ -66,7 +68,7 @@ pub fn run(opts: &Options) -> Outcome {
         return Outcome::Failed(format!("cannot remove {}: {e}", img_dir.display()));
     }
     let mut doc = Document {
-        repl: Repl::new(false),
+        repl: Repl::with_host(false, opts.host.clone()),
         program: opts.program.clone(),
         img_dir,
         img_name,

@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use urchin_base::diag::{Diagnostic, Phase};
 use urchin_base::source::Span;
 use urchin_core::ir::{Body, Exp, Program, Shape};
-use urchin_runtime::breaks::{Handler, Resume, Stop};
+use urchin_runtime::breaks::{Resume, Stop};
 use urchin_runtime::value::Value;
 use urchin_syntax::ast::{Attr, Expr, ExprKind};
 use urchin_types::ty::{Base, Type};
@@ -121,15 +121,13 @@ pub(super) struct Stopper {
 }
 
 impl Stopper {
-    pub fn handler(mut self) -> Handler {
-        Box::new(move |stop| self.stop(stop))
-    }
-
     fn err(&self, text: &str) {
         self.console.borrow_mut().err(text);
     }
 
-    fn stop(&mut self, stop: &Stop) -> Resume {
+    /// Stops at a breakpoint: reads and runs inputs until `:continue`
+    /// or `:abort` (the evaluation's breakpoint handler).
+    pub fn stop(&mut self, stop: &Stop) -> Resume {
         if self.skipped.contains(&stop.span) {
             return Resume::Continue;
         }
@@ -238,7 +236,7 @@ impl Stopper {
             session.bind_value(name, ty, leaves);
             order.push(Bound::Value(name.to_string()));
         }
-        let mut r = Repl::with_session(session, self.color, self.interrupt.clone());
+        let mut r = Repl::with_session(session, self.color);
         r.show = self.show;
         r.at_break = true;
         r.order = order;

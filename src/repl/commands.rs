@@ -367,12 +367,13 @@ fn time(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Fai
 }
 
 #[cfg(feature = "opencl")]
-fn device(_: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+fn device(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, Failed> {
+    let devices = r.session.host().devices.clone();
     let words: Vec<&str> = inv.arg.split_whitespace().collect();
     match words[..] {
         [] => {}
         ["threshold", "measure"] => {
-            let measured = match urchin_gpu::current() {
+            let measured = match devices.current() {
                 Some(g) => g.measure_threshold(),
                 None => {
                     Err("no device is in use; choose one with :device auto or :device NAME".into())
@@ -394,7 +395,7 @@ fn device(_: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, F
                     }
                 },
             };
-            match urchin_gpu::current() {
+            match devices.current() {
                 Some(g) => g.set_threshold(t),
                 None => {
                     sink.err("no device is in use; choose one with :device auto or :device NAME\n");
@@ -402,10 +403,10 @@ fn device(_: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Result<Flow, F
                 }
             }
         }
-        [name] => urchin_gpu::configure(urchin_gpu::Choice::parse(name)),
+        [name] => devices.configure(urchin_gpu::Choice::parse(name)),
         _ => return Err(usage("device", sink)),
     }
-    sink.out(&urchin_gpu::report());
+    sink.out(&urchin_gpu::report(&devices));
     Ok(Flow::Continue)
 }
 

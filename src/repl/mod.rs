@@ -27,6 +27,7 @@ mod style;
 mod terminal;
 
 use crate::driver::{Checkpoint, Session, show_dec};
+use crate::host::Host;
 use crate::plot::Figure;
 use commands::Invocation;
 use std::cell::{Cell, RefCell};
@@ -211,6 +212,7 @@ fn duration(d: Duration) -> String {
 pub struct Repl {
     session: Session,
     color: bool,
+    /// The session's Ctrl-C flag (`Host::interrupt_flag`).
     interrupt: Arc<AtomicBool>,
     pending: Option<Pending>,
     /// Lines fed so far.
@@ -238,15 +240,22 @@ impl Repl {
     /// A REPL with the prelude loaded; `color` switches ANSI colours in
     /// everything it writes.
     pub fn new(color: bool) -> Repl {
-        Repl::with_session(Session::new(), color, Arc::new(AtomicBool::new(false)))
+        Repl::with_host(color, Host::default())
     }
 
-    /// A REPL over a session (the prelude loaded), stopped by `interrupt`.
-    fn with_session(session: Session, color: bool, interrupt: Arc<AtomicBool>) -> Repl {
+    /// A REPL whose session runs with `host` (`--max-memory`, `--threads`,
+    /// `--device`).
+    pub fn with_host(color: bool, host: Host) -> Repl {
+        Repl::with_session(Session::with_host(host), color)
+    }
+
+    /// A REPL over a session (the prelude loaded), stopped by its
+    /// interrupt flag.
+    fn with_session(session: Session, color: bool) -> Repl {
         Repl {
+            interrupt: session.host().interrupt_flag(),
             session,
             color,
-            interrupt,
             pending: None,
             line: 0,
             loaded: None,
@@ -448,12 +457,8 @@ impl Repl {
         self.interrupt.store(false, Ordering::SeqCst);
         let saved = self.checkpoint();
         let file = self.session.add_source(origin, text);
-        // Ctrl-C also stops checking (the evaluators get the flag in their
-        // options).
-        let flag = self.interrupt.clone();
-        let result = catch_unwind(AssertUnwindSafe(|| {
-            urchin_base::interrupt::while_handling(flag, || self.dispatch(text, file, sink))
-        }));
+        // Ctrl-C stops checking too: the checker has the session's flag.
+        let result = catch_unwind(AssertUnwindSafe(|| self.dispatch(text, file, sink)));
         match result {
             Ok(Ok(Flow::Continue)) => Status::Ready,
             Ok(Ok(Flow::Quit)) => Status::Quit,
@@ -578,7 +583,7 @@ impl Repl {
         };
         match &self.console {
             Some(console) if breakpoints::has_break(&compiled.program) => {
-                let stopper = breakpoints::Stopper {
+                let mut stopper = breakpoints::Stopper {
                     session: self.session.clone(),
                     color: self.color,
                     show: self.show,
@@ -587,17 +592,19 @@ impl Repl {
                     aborted: self.aborted.clone(),
                     skipped: HashSet::new(),
                 };
-                urchin_runtime::breaks::with_handler(stopper.handler(), run)
+                self.session.run_expr_stopping(
+                    compiled,
+                    externals,
+                    &self.eval_options(),
+                    &mut |stop| stopper.stop(stop),
+                )
             }
             _ => run(),
         }
     }
 
     fn eval_options(&self) -> EvalOptions {
-        EvalOptions {
-            interrupt: Some(self.interrupt.clone()),
-            ..crate::driver::eval_options()
-        }
+        self.session.eval_options()
     }
 
     fn note(&mut self, b: Bound) {
@@ -849,10 +856,11 @@ impl Repl {
     fn load_file(&mut self, path: PathBuf, sink: &mut dyn Sink) -> Result<(), Failed> {
         let name = path.display().to_string();
         self.loaded = Some(path.clone());
-        let text = urchin_base::source::read_source(&path).map_err(|e| {
-            sink.err(&format!("cannot read {name}: {e}\n"));
-            Failed
-        })?;
+        let text =
+            urchin_base::source::read_source(&path, self.session.host().memory).map_err(|e| {
+                sink.err(&format!("cannot read {name}: {e}\n"));
+                Failed
+            })?;
         self.load_source(&path, &text, sink)
     }
 

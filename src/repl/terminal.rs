@@ -7,6 +7,7 @@ use super::complete::{self, Completion};
 use super::highlight::highlight;
 use super::style::{Style, paint};
 use super::{Console, Line, Repl, Sink, Status};
+use crate::host::Host;
 use rustyline::completion::{Completer, FilenameCompleter, Pair};
 use rustyline::config::{ColorMode, CompletionType, Config};
 use rustyline::error::ReadlineError;
@@ -22,12 +23,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::rc::Rc;
 
-/// Starts the REPL, loading `file` first if given.
-pub fn run(file: Option<PathBuf>) -> ExitCode {
+/// Starts the REPL, loading `file` first if given; its session runs with
+/// `host`.
+pub fn run(file: Option<PathBuf>, host: Host) -> ExitCode {
     if std::io::stdin().is_terminal() {
-        interactive(file)
+        interactive(file, host)
     } else {
-        piped(file)
+        piped(file, host)
     }
 }
 
@@ -114,8 +116,8 @@ impl Console for Piped {
     }
 }
 
-fn piped(file: Option<PathBuf>) -> ExitCode {
-    let mut repl = Repl::new(false);
+fn piped(file: Option<PathBuf>, host: Host) -> ExitCode {
+    let mut repl = Repl::with_host(false, host);
     if let Some(f) = file {
         // A file with errors is reported (and counts as a failure), but the
         // input still runs, as it would at a prompt.
@@ -192,9 +194,9 @@ impl Console for Terminal {
     }
 }
 
-fn interactive(file: Option<PathBuf>) -> ExitCode {
+fn interactive(file: Option<PathBuf>, host: Host) -> ExitCode {
     let color = std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
-    let mut repl = Repl::new(color);
+    let mut repl = Repl::with_host(color, host);
     Std.out(&format!(
         "{} {} — type {} for help\n",
         paint("urchin", Style::Keyword, color),

@@ -18,6 +18,7 @@
 pub mod vars;
 
 use crate::driver::{Compiled, Session};
+use crate::host::Host;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, Write};
 use std::time::Instant;
@@ -63,8 +64,9 @@ impl Server {
     pub fn new(
         name: &str,
         text: &str,
+        host: Host,
     ) -> std::result::Result<Server, (Session, Vec<urchin_base::diag::Diagnostic>)> {
-        let mut session = Session::new();
+        let mut session = Session::with_host(host);
         let ids = match session.load(name, text) {
             Ok(ids) => ids,
             Err(d) => return Err((session, d)),
@@ -216,7 +218,7 @@ impl Server {
                     })
                     .collect::<Result<Vec<usize>>>()?;
                 let elems = self.named(&rest[r..])?;
-                let v = vars::new_array(&t, &shape, &elems)?;
+                let v = vars::new_array(&t, &shape, &elems, self.session.host().memory)?;
                 self.vars.insert(v0.to_string(), v);
             }
             ("set", [v0, v1, is @ ..]) => {
@@ -386,7 +388,7 @@ impl Server {
         let start = Instant::now();
         let result = self
             .session
-            .run(&compiled, args, &crate::driver::eval_options());
+            .run(&compiled, args, &self.session.eval_options());
         let end = Instant::now();
         if let Some(e) = self.entries.get_mut(name) {
             e.compiled = Some(compiled);
@@ -578,10 +580,10 @@ fn words(line: &str) -> Result<Vec<String>> {
 /// `urchin server PROGRAM`: loads the program and serves standard input;
 /// a program that does not check is reported on standard error, and the
 /// server does not start.
-pub fn run(path: &std::path::Path, color: bool) -> std::result::Result<(), String> {
-    let text = std::fs::read_to_string(path)
+pub fn run(path: &std::path::Path, color: bool, host: Host) -> std::result::Result<(), String> {
+    let text = urchin_base::source::read_source(path, host.memory)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let mut server = Server::new(&path.display().to_string(), &text).map_err(|(s, d)| {
+    let mut server = Server::new(&path.display().to_string(), &text, host).map_err(|(s, d)| {
         eprint!("{}", urchin_base::diag::render_all(&d, &s.sources, color));
         format!(
             "{} does not check, so the server did not start",

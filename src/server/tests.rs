@@ -15,7 +15,7 @@ def helper (x: i32) = x
 "#;
 
 fn server() -> Server {
-    Server::new("t.fut", PROGRAM)
+    Server::new("t.fut", PROGRAM, Default::default())
         .unwrap_or_else(|(s, d)| panic!("{}", urchin_base::diag::render_all(&d, &s.sources, false)))
 }
 
@@ -241,5 +241,5 @@ fn words_and_quotes() {
 
 #[test]
 fn a_program_with_errors_does_not_start() {
-    assert!(Server::new("bad.fut", "entry f (x: i32) = x + true").is_err());
+    assert!(Server::new("bad.fut", "entry f (x: i32) = x + true", Default::default()).is_err());
 }

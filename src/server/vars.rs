@@ -370,7 +370,12 @@ fn set_leaf<T: Element>(a: &mut Array, ix: &[usize], new: &Value) -> Result<()> 
 
 /// An array of type `t` of the given shape from its elements in row-major
 /// order (`new_array`).
-pub fn new_array(t: &Type, shape: &[usize], elems: &[(&str, &Var)]) -> Result<Var> {
+pub fn new_array(
+    t: &Type,
+    shape: &[usize],
+    elems: &[(&str, &Var)],
+    memory: urchin_base::mem::Budget,
+) -> Result<Var> {
     let r = t.rank.konst as usize;
     if r == 0 || shape.len() != r {
         return Err(format!(
@@ -395,7 +400,10 @@ pub fn new_array(t: &Type, shape: &[usize], elems: &[(&str, &Var)]) -> Result<Va
     let leaves = leaf_types(t)
         .iter()
         .enumerate()
-        .map(|(j, lt)| stack(lt.elem(), shape, elems.iter().map(|(_, v)| &v.leaves[j])))
+        .map(|(j, lt)| {
+            let parts = elems.iter().map(|(_, v)| &v.leaves[j]);
+            stack(lt.elem(), shape, parts, memory)
+        })
         .collect::<Result<Vec<Value>>>()?;
     Ok(Var {
         ty: t.clone(),
@@ -408,6 +416,7 @@ fn stack<'v>(
     elem: PrimType,
     shape: &[usize],
     parts: impl Iterator<Item = &'v Value>,
+    memory: urchin_base::mem::Budget,
 ) -> Result<Value> {
     let mut inner: Option<Vec<usize>> = None;
     let mut data = Vec::new();
@@ -421,7 +430,9 @@ fn stack<'v>(
             Some(i) if *i != s => return Err("the elements differ in shape (irregular)".into()),
             _ => inner = Some(s),
         }
-        urchin_base::mem::check_len::<Scalar>(data.len() + xs.len()).map_err(|e| e.to_string())?;
+        memory
+            .check_len::<Scalar>(data.len() + xs.len())
+            .map_err(|e| e.to_string())?;
         data.extend(xs);
     }
     let mut full = shape.to_vec();

@@ -14,7 +14,7 @@
 use super::blocks::{CaseInput, Expect, parse_test_spec};
 use super::engine::Loaded;
 use super::runner::{Engine, RunnerOptions, Summary, line_of, run_paths};
-use crate::driver::{self, Compiled};
+use crate::driver::{Compiled, Session};
 use std::cell::RefCell;
 use std::collections::{BTreeSet, VecDeque};
 use std::io::{self, Write};
@@ -41,6 +41,8 @@ pub struct BenchOptions {
     /// NAME`: the evaluator and the device; `--threads N`: one thread and
     /// N); empty: the session's setting only, without a backend column.
     pub backends: Vec<Backend>,
+    /// What the benchmarked sessions run with.
+    pub host: crate::host::Host,
 }
 
 /// Where a benchmark runs: the evaluator alone or with a device, on some
@@ -94,6 +96,7 @@ impl Default for BenchOptions {
             entry: None,
             json: false,
             backends: Vec::new(),
+            host: Default::default(),
         }
     }
 }
@@ -172,6 +175,7 @@ pub fn bench_paths(
     // out; they are what benchmarks are for.
     let ropts = RunnerOptions {
         compiled: true,
+        memory: opts.host.memory,
         ..RunnerOptions::default()
     };
     let summary = run_paths(paths, &mut engine, &ropts, diag)?;
@@ -339,13 +343,17 @@ impl BenchEngine<'_> {
         // One row per backend; the default is the session's setting alone.
         let backends: Vec<(Option<String>, EvalOptions, Option<Arc<Gpu>>)> =
             if self.opts.backends.is_empty() {
-                vec![(None, driver::eval_options(), urchin_gpu::current())]
+                vec![(
+                    None,
+                    self.opts.host.eval_options(),
+                    self.opts.host.devices.current(),
+                )]
             } else {
                 self.opts
                     .backends
                     .iter()
                     .map(|b| {
-                        let d = EvalOptions::default();
+                        let d = self.opts.host.eval_options();
                         let o = EvalOptions {
                             device: b.device.clone().map(|g| g as Arc<dyn Device>),
                             threads: b.threads.unwrap_or(d.threads),
@@ -472,7 +480,7 @@ impl Engine for BenchEngine<'_> {
             (ew.max(p.entry.len()), dw.max(p.dataset.chars().count()))
         });
         *self.plan.borrow_mut() = plan;
-        Loaded::load(path, text)
+        Loaded::load_in(Session::with_host(self.opts.host.clone()), path, text)
     }
 
     fn entry_params(&self, prog: &Loaded, entry: &str) -> Result<Vec<ValueType>, String> {
@@ -498,14 +506,14 @@ impl Engine for BenchEngine<'_> {
         let Some(case) = case else {
             // Not reached unless the runner's order changes: still check
             // the case, without a measurement.
-            return prog.run(&c, args, &driver::eval_options());
+            return prog.run(&c, args, &prog.session.eval_options());
         };
         if self.opts.entry.as_ref().is_some_and(|e| e != entry) {
             self.skip = Some("not the entry point benchmarked".to_string());
             return Err(String::new());
         }
         if case.untimed {
-            return prog.run(&c, args, &driver::eval_options());
+            return prog.run(&c, args, &prog.session.eval_options());
         }
         self.measure(prog, &c, case, args)
     }

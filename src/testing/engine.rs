@@ -3,6 +3,7 @@
 
 use super::runner::Engine;
 use crate::driver::{Compiled, Session};
+use crate::host::Host;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
@@ -22,11 +23,6 @@ pub struct Loaded {
 }
 
 impl Loaded {
-    /// Checks a program in a fresh session; errors rendered without colour.
-    pub fn load(path: &Path, text: &str) -> Result<Loaded, String> {
-        Loaded::load_in(Session::new(), path, text)
-    }
-
     /// Checks a program in `session` (a fresh one, configured: AUTOMAP
     /// off, say).
     pub fn load_in(mut session: Session, path: &Path, text: &str) -> Result<Loaded, String> {
@@ -86,14 +82,26 @@ impl Loaded {
 
 /// Runs test programs with the fast evaluator.
 pub struct FastEngine {
+    /// What each file's session runs with.
+    pub host: Host,
+    /// How entry points are evaluated: the host's options, by default.
     pub options: EvalOptions,
 }
 
 impl Default for FastEngine {
-    /// The process's settings: its device, its thread count.
+    /// The environment's settings (`Host::default`).
     fn default() -> FastEngine {
+        FastEngine::with_host(Host::default())
+    }
+}
+
+impl FastEngine {
+    /// An engine whose sessions run with `host`: its device, threads and
+    /// memory limit.
+    pub fn with_host(host: Host) -> FastEngine {
         FastEngine {
-            options: crate::driver::eval_options(),
+            options: host.eval_options(),
+            host,
         }
     }
 }
@@ -102,7 +110,7 @@ impl Engine for FastEngine {
     type Program = Loaded;
 
     fn compile(&mut self, path: &Path, text: &str) -> Result<Loaded, String> {
-        Loaded::load(path, text)
+        Loaded::load_in(Session::with_host(self.host.clone()), path, text)
     }
 
     fn entry_params(&self, prog: &Loaded, entry: &str) -> Result<Vec<ValueType>, String> {
@@ -128,15 +136,28 @@ impl Engine for FastEngine {
 /// or that runs out of steps is skipped, with the reason.
 #[derive(Default)]
 pub struct SmallStepEngine {
+    /// What each file's session runs with (the reference reads its
+    /// memory limit).
+    pub host: Host,
     pub options: urchin_reference::Options,
     skip: Option<String>,
+}
+
+impl SmallStepEngine {
+    /// An engine whose sessions run with `host`.
+    pub fn with_host(host: Host) -> SmallStepEngine {
+        SmallStepEngine {
+            host,
+            ..SmallStepEngine::default()
+        }
+    }
 }
 
 impl Engine for SmallStepEngine {
     type Program = Session;
 
     fn compile(&mut self, path: &Path, text: &str) -> Result<Session, String> {
-        let mut session = Session::new();
+        let mut session = Session::with_host(self.host.clone());
         match session.load_path(path, text) {
             Ok(_) => Ok(session),
             Err(diags) => Err(urchin_base::diag::render_all(

@@ -57,6 +57,9 @@ pub struct RunnerOptions {
     /// The longest a case may run (`--timeout`); past it the case fails
     /// and the run goes on.
     pub timeout: Option<Duration>,
+    /// The memory limit programs and data files are read within (the
+    /// session's, `--max-memory`).
+    pub memory: urchin_base::mem::Budget,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -293,7 +296,7 @@ pub fn run_text<E: Engine>(
 }
 
 fn run_file<E: Engine>(path: &Path, engine: &mut E, r: &mut Report) -> io::Result<()> {
-    match urchin_base::source::read_source(path) {
+    match urchin_base::source::read_source(path, r.opts.memory) {
         Ok(text) => run_source(
             path,
             &text,
@@ -442,7 +445,7 @@ fn run_case<E: Engine>(
         Ok(p) => p,
         Err(e) => return Outcome::Fail(e),
     };
-    let args = match inputs(case, &params, dir) {
+    let args = match inputs(case, &params, dir, opts.memory) {
         Ok(a) => a,
         Err(e) => return Outcome::Fail(e),
     };
@@ -475,7 +478,7 @@ fn run_case<E: Engine>(
             .map_err(|d| format!("invalid expected output: {}", d.message))
             .and_then(|expected| check_output(&expected, &got, opts.tolerance)),
         (Expect::OutputFile(file), Ok(got)) => data_file(dir, file)
-            .and_then(|path| read_values(&path))
+            .and_then(|path| read_values(&path, opts.memory))
             .map_err(|e| format!("expected output: {e}"))
             .and_then(|expected| check_output(&expected, &got, opts.tolerance)),
     };
@@ -567,8 +570,8 @@ fn data_file(dir: Option<&Path>, file: &Path) -> Result<PathBuf, String> {
 
 /// Values from a data file (an `input @` or `output @` file): text or
 /// binary values, gzipped if the name ends in `.gz`.
-fn read_values(path: &Path) -> Result<Vec<LitValue>, String> {
-    let data = urchin_runtime::values::read_data_file(path)
+fn read_values(path: &Path, memory: urchin_base::mem::Budget) -> Result<Vec<LitValue>, String> {
+    let data = urchin_runtime::values::read_data_file(path, memory)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     urchin_runtime::values::read_values(&data, FileId(0)).map_err(|d| {
         let text = urchin_runtime::values::display_text(&data);
@@ -578,12 +581,17 @@ fn read_values(path: &Path) -> Result<Vec<LitValue>, String> {
 }
 
 /// The arguments of a case, at the entry point's parameter types.
-fn inputs(case: &TestCase, params: &[ValueType], dir: Option<&Path>) -> Result<Vec<Value>, String> {
+fn inputs(
+    case: &TestCase,
+    params: &[ValueType],
+    dir: Option<&Path>,
+    memory: urchin_base::mem::Budget,
+) -> Result<Vec<Value>, String> {
     let lits = match &case.input {
         CaseInput::Values(text, span) => parse_values(text, span.file, span.start as usize)
             .map_err(|d| format!("invalid input: {}", d.message))?,
         CaseInput::File(file) => data_file(dir, file)
-            .and_then(|path| read_values(&path))
+            .and_then(|path| read_values(&path, memory))
             .map_err(|e| format!("input: {e}"))?,
         CaseInput::Random(specs, span) => return random_inputs(specs, *span, params),
         CaseInput::Script => return Err("script inputs are not supported".to_string()),

@@ -22,6 +22,7 @@ mod core_laws;
 mod dense;
 mod docs_transcripts;
 mod friction;
+mod host;
 mod interrupt;
 mod literate;
 mod modules_speed;

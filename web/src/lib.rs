@@ -58,12 +58,13 @@ impl Playground {
         }));
         // The page shows colours itself; there is no terminal to ask.
         colored::control::set_override(true);
-        urchin_eval::threads::configure(1);
+        let mut host = urchin::host::Host::default();
+        host.set_threads(1);
         if max_memory >= 1.0 {
-            urchin_base::mem::set_limit(max_memory as usize);
+            host.memory = urchin_base::mem::Budget::new(max_memory as usize);
         }
         Playground {
-            repl: Repl::new(true),
+            repl: Repl::with_host(true, host),
             input: String::new(),
         }
     }

@@ -1,38 +1,29 @@
-//! Ctrl-C for the compile-time phases. The evaluators take the interrupt
-//! flag in their options; the checker is reached from too many places for
-//! that, so the REPL installs its flag for the thread while it handles an
-//! input ([`while_handling`]) and the checker polls it ([`requested`]) at
-//! every expression it visits.
+//! Ctrl-C: the flag a front end sets (a SIGINT handler, a notebook's
+//! interrupt request) and every phase polls. The session owns it and
+//! passes it down: the checker takes it in its environment
+//! (`types::TypeEnv::interrupt`) and polls it at every declaration,
+//! expression and solve of the rank ILP; the evaluators take it in their
+//! options. Each session has its own, so interrupting one kernel or REPL
+//! leaves another in the same process alone.
 
-use std::cell::RefCell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-thread_local! {
-    static FLAG: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
-}
+/// A flag to poll, or none (nothing can interrupt: the default, for
+/// batch commands).
+#[derive(Clone, Debug, Default)]
+pub struct Interrupt(Option<Arc<AtomicBool>>);
 
-/// Runs `f` with `flag` as this thread's interrupt flag.
-pub fn while_handling<R>(flag: Arc<AtomicBool>, f: impl FnOnce() -> R) -> R {
-    /// Puts the previous flag back, also when `f` unwinds.
-    struct Restore(Option<Arc<AtomicBool>>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            let old = self.0.take();
-            FLAG.with(|c| *c.borrow_mut() = old);
-        }
+impl Interrupt {
+    /// Interrupted when `flag` is set.
+    pub fn new(flag: Arc<AtomicBool>) -> Interrupt {
+        Interrupt(Some(flag))
     }
-    let _restore = Restore(FLAG.with(|c| c.replace(Some(flag))));
-    f()
-}
 
-/// Whether the user asked to stop what this thread is doing.
-pub fn requested() -> bool {
-    FLAG.with(|c| {
-        c.borrow()
-            .as_ref()
-            .is_some_and(|f| f.load(Ordering::Relaxed))
-    })
+    /// Whether the user asked to stop.
+    pub fn requested(&self) -> bool {
+        self.0.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
+    }
 }
 
 #[cfg(test)]
@@ -40,12 +31,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_flag_is_seen_only_while_handling() {
-        let flag = Arc::new(AtomicBool::new(true));
-        assert!(!requested());
-        assert!(while_handling(flag.clone(), requested));
-        assert!(!requested());
-        flag.store(false, Ordering::Relaxed);
-        assert!(!while_handling(flag, requested));
+    fn only_its_own_flag_interrupts() {
+        let (a, b) = (
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(AtomicBool::new(false)),
+        );
+        let (ia, ib) = (Interrupt::new(a.clone()), Interrupt::new(b));
+        assert!(!ia.requested() && !ib.requested());
+        a.store(true, Ordering::Relaxed);
+        assert!(ia.requested());
+        assert!(!ib.requested());
+        assert!(!Interrupt::default().requested());
     }
 }

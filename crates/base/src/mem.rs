@@ -2,16 +2,21 @@
 //! array built by `iota`, `replicate`, a broadcast, a value read from input,
 //! random test input, the reference semantics' arrays) asks `check` first.
 //! Sizes are computed with checked arithmetic, compared with the memory
-//! limit (`--max-memory`; by default half of physical memory) less what the
-//! process already holds, and refused with a `TooLarge` that the caller
-//! turns into a run-time error at its span. Element vectors are then
-//! reserved with `try_reserve_exact` (`vec_with_capacity`), so that even an
-//! allocation the limit allowed but the system refuses is an error, not an
-//! abort. The REPL survives either.
+//! limit of the session's [`Budget`] (`--max-memory`; by default half of
+//! physical memory) less what the process already holds, and refused with
+//! a `TooLarge` that the caller turns into a run-time error at its span.
+//! Element vectors are then reserved with `try_reserve_exact`
+//! (`Budget::vec_with_capacity`), so that even an allocation the limit
+//! allowed but the system refuses is an error, not an abort. The REPL
+//! survives either.
 //!
-//! What the process holds is counted by `Counting`, the global allocator
-//! of the `urchin` binary; where it is not installed (library users, unit
-//! tests) the limit applies to each allocation alone.
+//! The budget is a value the session owns and passes down (the evaluators
+//! take it in their options), so two sessions in one process (two kernels,
+//! tests on parallel threads) each have their own limit. What the process
+//! holds is counted by `Counting`, the global allocator of the `urchin`
+//! binary (the one static: an allocator is global by nature); where it is
+//! not installed (library users, unit tests) the limit applies to each
+//! allocation alone.
 
 use crate::shape::fmt_shape;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -19,8 +24,6 @@ use std::fmt;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// The limit in bytes; 0 until set or first read (then the default).
-static LIMIT: AtomicUsize = AtomicUsize::new(0);
 /// Bytes currently allocated through `Counting`.
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 
@@ -120,17 +123,71 @@ pub fn default_limit() -> usize {
     physical_memory().map_or(unknown, |p| p / 2)
 }
 
-/// The memory limit in bytes.
-pub fn limit() -> usize {
-    match LIMIT.load(Ordering::Relaxed) {
-        0 => default_limit(),
-        n => n,
+/// A memory limit: what the allocations a session makes for user-sized
+/// data are checked against (with what the process already holds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    limit: usize,
+}
+
+impl Default for Budget {
+    /// Half of physical memory ([`default_limit`]).
+    fn default() -> Budget {
+        Budget {
+            limit: default_limit(),
+        }
     }
 }
 
-/// Sets the memory limit (`--max-memory`, `:set max-memory`).
-pub fn set_limit(bytes: usize) {
-    LIMIT.store(bytes.max(1), Ordering::Relaxed);
+impl Budget {
+    /// A limit of `bytes` (`--max-memory`, `:set max-memory`).
+    pub fn new(bytes: usize) -> Budget {
+        Budget {
+            limit: bytes.max(1),
+        }
+    }
+
+    /// The limit in bytes.
+    pub fn limit(self) -> usize {
+        self.limit
+    }
+
+    /// Checks that an array of `shape` with elements of `elem_bytes` bytes
+    /// may be allocated; returns its number of elements. An empty array is
+    /// always allowed, but its other dimensions must still be addressable
+    /// (as `ndarray` requires).
+    pub fn check(self, shape: &[usize], elem_bytes: usize) -> Result<usize, TooLarge> {
+        addressable(shape, elem_bytes)?;
+        let elems: usize = shape.iter().product();
+        let bytes = elems * elem_bytes;
+        let (live, limit) = (live_bytes(), self.limit);
+        if bytes > limit.saturating_sub(live) {
+            return Err(TooLarge {
+                shape: fmt_shape(shape),
+                why: Refusal::OverLimit { bytes, live, limit },
+            });
+        }
+        Ok(elems)
+    }
+
+    /// `check` for `n` elements of type `T`.
+    pub fn check_len<T>(self, n: usize) -> Result<usize, TooLarge> {
+        self.check(&[n], std::mem::size_of::<T>())
+    }
+
+    /// An empty vector with room for `n` elements of `T`, checked against
+    /// the limit and reserved fallibly.
+    pub fn vec_with_capacity<T>(self, n: usize) -> Result<Vec<T>, TooLarge> {
+        self.check_len::<T>(n)?;
+        let mut v = Vec::new();
+        v.try_reserve_exact(n).map_err(|_| TooLarge {
+            shape: fmt_shape(&[n]),
+            why: Refusal::Refused {
+                bytes: n * std::mem::size_of::<T>(),
+            },
+        })?;
+        Ok(v)
+    }
 }
 
 /// Parses a size such as `4G`, `512MiB`, `1000000` or `50%` (of physical
@@ -247,48 +304,22 @@ impl fmt::Display for TooLarge {
 
 impl std::error::Error for TooLarge {}
 
-/// Checks that an array of `shape` with elements of `elem_bytes` bytes may
-/// be allocated; returns its number of elements. An empty array is always
-/// allowed, but its other dimensions must still be addressable (as
-/// `ndarray` requires).
-pub fn check(shape: &[usize], elem_bytes: usize) -> Result<usize, TooLarge> {
-    let refuse = |why| TooLarge {
-        shape: fmt_shape(shape),
-        why,
-    };
-    let addressable = shape
+/// Fails unless an array of `shape` with elements of `elem_bytes` bytes
+/// can be addressed at all, whatever the limit (an empty array's other
+/// dimensions too, as `ndarray` requires).
+pub fn addressable(shape: &[usize], elem_bytes: usize) -> Result<(), TooLarge> {
+    let fits = shape
         .iter()
         .try_fold(elem_bytes.max(1), |acc, &d| acc.checked_mul(d.max(1)))
-        .filter(|&b| b <= isize::MAX as usize);
-    if addressable.is_none() {
-        return Err(refuse(Refusal::Unaddressable));
+        .is_some_and(|b| b <= isize::MAX as usize);
+    if fits {
+        Ok(())
+    } else {
+        Err(TooLarge {
+            shape: fmt_shape(shape),
+            why: Refusal::Unaddressable,
+        })
     }
-    let elems: usize = shape.iter().product();
-    let bytes = elems * elem_bytes;
-    let (live, limit) = (live_bytes(), limit());
-    if bytes > limit.saturating_sub(live) {
-        return Err(refuse(Refusal::OverLimit { bytes, live, limit }));
-    }
-    Ok(elems)
-}
-
-/// `check` for `n` elements of type `T`.
-pub fn check_len<T>(n: usize) -> Result<usize, TooLarge> {
-    check(&[n], std::mem::size_of::<T>())
-}
-
-/// An empty vector with room for `n` elements of `T`, checked against the
-/// limit and reserved fallibly.
-pub fn vec_with_capacity<T>(n: usize) -> Result<Vec<T>, TooLarge> {
-    check_len::<T>(n)?;
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| TooLarge {
-        shape: fmt_shape(&[n]),
-        why: Refusal::Refused {
-            bytes: n * std::mem::size_of::<T>(),
-        },
-    })?;
-    Ok(v)
 }
 
 /// The most bytes of program text read from one file (a program, a
@@ -302,12 +333,17 @@ pub const MAX_SOURCE: usize = 64 << 20;
 const READ_START: usize = 1 << 16;
 
 /// Reads `r` to its end into memory, taking at most `cap` bytes and never
-/// more than the memory limit allows: the buffer grows by half at a time,
+/// more than `budget` allows: the buffer grows by half at a time,
 /// each step checked (`check`) and reserved fallibly, so that an endless
 /// or huge input (`/dev/zero`, a gzip bomb) is an error after at most
 /// `cap` bytes rather than an abort after gigabytes. `what` names the
 /// input in the error.
-pub fn read_bounded(mut r: impl std::io::Read, cap: usize, what: &str) -> std::io::Result<Vec<u8>> {
+pub fn read_bounded(
+    mut r: impl std::io::Read,
+    cap: usize,
+    budget: Budget,
+    what: &str,
+) -> std::io::Result<Vec<u8>> {
     use std::io::{Error, ErrorKind};
     let mut data: Vec<u8> = Vec::new();
     loop {
@@ -325,14 +361,14 @@ pub fn read_bounded(mut r: impl std::io::Read, cap: usize, what: &str) -> std::i
                 )));
             }
             let want = want.min(cap);
-            if check(&[want - data.len()], 1).is_err() {
+            if budget.check(&[want - data.len()], 1).is_err() {
                 return Err(Error::new(
                     ErrorKind::OutOfMemory,
                     format!(
                         "{what} did not fit in memory: {} read, within a memory limit of {} \
                          (raise it with --max-memory)",
                         human(data.len()),
-                        human(limit())
+                        human(budget.limit())
                     ),
                 ));
             }
@@ -366,11 +402,16 @@ mod tests {
     #[test]
     fn reading_stops_at_the_cap() {
         let zeros = std::io::repeat(0).take(10 << 20);
-        let e = read_bounded(zeros, 3 << 20, "the input").unwrap_err();
+        let e = read_bounded(zeros, 3 << 20, Budget::default(), "the input").unwrap_err();
         assert!(e.to_string().contains("larger than 3.0 MiB"), "{e}");
         let exact = std::io::repeat(7).take(3 << 20);
-        assert_eq!(read_bounded(exact, 3 << 20, "x").unwrap().len(), 3 << 20);
-        let small = read_bounded(&b"abc"[..], 3 << 20, "x").unwrap();
+        assert_eq!(
+            read_bounded(exact, 3 << 20, Budget::default(), "x")
+                .unwrap()
+                .len(),
+            3 << 20
+        );
+        let small = read_bounded(&b"abc"[..], 3 << 20, Budget::default(), "x").unwrap();
         assert_eq!(small, b"abc");
     }
 
@@ -387,14 +428,23 @@ mod tests {
 
     #[test]
     fn overflowing_and_huge_shapes_are_refused() {
-        let e = check(&[1 << 32, 1 << 32, 1 << 32], 4).unwrap_err();
+        let b = Budget::default();
+        let e = b.check(&[1 << 32, 1 << 32, 1 << 32], 4).unwrap_err();
         assert_eq!(e.why, Refusal::Unaddressable);
         // Empty, but the other dimensions overflow an address.
-        assert!(check(&[0, 1 << 32, 1 << 32], 4).is_err());
-        assert_eq!(check(&[0, 1 << 20], 8), Ok(0));
-        let e = check(&[1 << 50], 8).unwrap_err();
+        assert!(b.check(&[0, 1 << 32, 1 << 32], 4).is_err());
+        assert!(addressable(&[0, 1 << 32, 1 << 32], 4).is_err());
+        assert_eq!(b.check(&[0, 1 << 20], 8), Ok(0));
+        let e = b.check(&[1 << 50], 8).unwrap_err();
         assert!(e.to_string().contains("--max-memory"), "{e}");
-        assert!(vec_with_capacity::<u64>(1 << 60).is_err());
-        assert_eq!(vec_with_capacity::<u8>(10).unwrap().capacity(), 10);
+        assert!(b.vec_with_capacity::<u64>(1 << 60).is_err());
+        assert_eq!(b.vec_with_capacity::<u8>(10).unwrap().capacity(), 10);
+    }
+
+    #[test]
+    fn each_budget_has_its_own_limit() {
+        let (small, large) = (Budget::new(1 << 20), Budget::new(1 << 30));
+        assert!(small.check(&[1 << 18], 8).is_err());
+        assert_eq!(large.check(&[1 << 18], 8), Ok(1 << 18));
     }
 }

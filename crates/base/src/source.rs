@@ -157,13 +157,16 @@ impl chumsky::span::Span for Span {
 /// A program's text from a file, through [`crate::mem::read_bounded`]
 /// with the program text cap (`mem::MAX_SOURCE`), so that a huge or
 /// endless file (`/dev/zero`) is an error, not gigabytes read. The text
-/// must be UTF-8.
-pub fn read_source(path: impl AsRef<std::path::Path>) -> std::io::Result<String> {
+/// must be UTF-8. `budget` is the session's memory limit.
+pub fn read_source(
+    path: impl AsRef<std::path::Path>,
+    budget: crate::mem::Budget,
+) -> std::io::Result<String> {
     let file = std::fs::File::open(path)?;
     if file.metadata()?.is_dir() {
         return Err(std::io::Error::other("it is a directory"));
     }
-    let data = crate::mem::read_bounded(file, crate::mem::MAX_SOURCE, "the file")?;
+    let data = crate::mem::read_bounded(file, crate::mem::MAX_SOURCE, budget, "the file")?;
     String::from_utf8(data)
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error()))
 }

@@ -61,6 +61,7 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Rc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, mpsc};
+use urchin_base::mem::Budget;
 use urchin_core::ir::{Atom, Lambda, Operator, Program, Type, Var};
 use urchin_prim::Scalar;
 use urchin_runtime::Raise;
@@ -299,7 +300,7 @@ impl<'p> Interp<'p> {
                 op.elements(self, &chunk, c, carry)?
             };
             for (r, v) in rows.iter_mut().zip(out.rows) {
-                r.push(v)?;
+                r.push(v, self.mem())?;
             }
             carry = out.carry;
             start += c;
@@ -404,7 +405,7 @@ impl<'p> Interp<'p> {
         let work = (n - start).saturating_mul(self.chunk_budget() / len.max(1));
         // Breakpoints stop on the thread the REPL listens on.
         if self.options().track_memory
-            || urchin_runtime::breaks::installed()
+            || self.breaks.is_some()
             || n - start < 2 * len
             || work < PARALLEL_WORK * self.options().grain_scale
         {
@@ -513,7 +514,7 @@ impl<'p> Interp<'p> {
             }
             self.flush_acc_log(None)?;
             for (r, v) in rows.iter_mut().zip(out.rows) {
-                r.push(v)?;
+                r.push(v, self.mem())?;
             }
             *carry = out.carry;
             workers.gate.combined(k + 1);
@@ -568,6 +569,7 @@ impl<'p> Interp<'p> {
             prog: self.prog(),
             analysis: self.analysis().clone(),
             opts: EvalOptions {
+                memory: self.options().memory,
                 interrupt: self.options().interrupt.clone(),
                 track_memory: false,
                 checkpoint_vars: HashSet::new(),
@@ -972,7 +974,7 @@ impl Rows {
         Rows::Empty(n)
     }
 
-    fn push(&mut self, v: Value) -> R<()> {
+    fn push(&mut self, v: Value, mem: Budget) -> R<()> {
         match (&mut *self, v) {
             (Rows::Empty(_), v @ Value::Acc(_)) => *self = Rows::Acc(v),
             (Rows::Acc(_), _) => {}
@@ -982,19 +984,19 @@ impl Rows {
             (Rows::Empty(n), Value::Array(a)) => {
                 // The whole result is allocated here, before the chunks
                 // after the first are computed: checked against the limit.
-                fn sink<T: Element>(n: usize, own: &[usize]) -> R<Box<dyn RowSink>> {
+                fn sink<T: Element>(n: usize, own: &[usize], mem: Budget) -> R<Box<dyn RowSink>> {
                     let mut shape = vec![n];
                     shape.extend_from_slice(own);
-                    let elems = urchin_base::mem::check(&shape, std::mem::size_of::<T>())
+                    let elems = mem
+                        .check(&shape, std::mem::size_of::<T>())
                         .map_err(Fail::too_large)?;
                     Ok(Box::new(TypedRows::<T> {
                         own: own.to_vec(),
-                        data: urchin_base::mem::vec_with_capacity(elems)
-                            .map_err(Fail::too_large)?,
+                        data: mem.vec_with_capacity(elems).map_err(Fail::too_large)?,
                         rows: 0,
                     }))
                 }
-                let mut s = urchin_prim::dispatch_prim!(a.elem(), sink(*n, &a.shape()[1..]))?;
+                let mut s = urchin_prim::dispatch_prim!(a.elem(), sink(*n, &a.shape()[1..], mem))?;
                 s.push(&a)?;
                 *self = Rows::Sink(s);
             }

@@ -17,6 +17,7 @@ use ndarray::{ArcArray, Axis, IxDyn};
 use smallvec::SmallVec;
 use std::borrow::Cow;
 use std::rc::Rc;
+use urchin_base::mem::Budget;
 use urchin_prim::dispatch_prim;
 use urchin_prim::{PrimType, Scalar};
 use urchin_runtime::Raise;
@@ -226,19 +227,19 @@ pub(crate) fn index_operand(lv: &LVal, u: Mask) -> R<Operand<'_, i64>> {
 
 /// `lv` as an array over exactly the lanes `u ⊇ lv.mask` (copied when it
 /// must be broadcast).
-pub(crate) fn materialize(lv: &LVal, u: Mask, lanes: &[usize]) -> R<Array> {
+pub(crate) fn materialize(lv: &LVal, u: Mask, lanes: &[usize], mem: Budget) -> R<Array> {
     match &lv.v {
         Value::Array(a) if lv.mask == u => Ok(a.clone()),
         Value::Scalar(s) => {
             let shape = lane_dims(lanes, u);
-            ops::check_size(&shape, s.ty())?;
+            ops::check_size(mem, &shape, s.ty())?;
             Ok(Array::filled(shape.to_vec(), *s))
         }
         Value::Array(a) => {
             let own = lv.own_shape();
             let mut shape = lane_dims(lanes, u);
             shape.extend_from_slice(own);
-            ops::check_size(&shape, a.elem())?;
+            ops::check_size(mem, &shape, a.elem())?;
             let axes = axes_for(lv.mask, u, own.len(), own.len());
             Ok(with_array!(a, x => kernels::copy(&shape, &Operand::new(x, &axes))))
         }
@@ -249,10 +250,10 @@ pub(crate) fn materialize(lv: &LVal, u: Mask, lanes: &[usize]) -> R<Array> {
 
 /// Inserts a new axis of length `n` at `axis` (broadcasting, so copied;
 /// the size is checked first).
-pub(crate) fn insert_axis(a: &Array, axis: usize, n: usize) -> R<Array> {
+pub(crate) fn insert_axis(a: &Array, axis: usize, n: usize, mem: Budget) -> R<Array> {
     let mut shape = a.shape().to_vec();
     shape.insert(axis, n);
-    ops::check_size(&shape, a.elem())?;
+    ops::check_size(mem, &shape, a.elem())?;
     let axes: Vec<Option<usize>> = (0..shape.len())
         .map(|d| match d.cmp(&axis) {
             std::cmp::Ordering::Less => Some(d),
@@ -445,18 +446,18 @@ impl Part {
     }
 
     /// Replaces a rep by an array of `n` copies of its value.
-    fn unrep(self, n: usize) -> R<Part> {
+    fn unrep(self, n: usize, mem: Budget) -> R<Part> {
         Ok(match self {
             Part::Rows(Value::Rep(i)) => match &*i {
-                Value::Array(a) => Part::Rows(Value::Array(insert_axis(a, 1, n)?)),
+                Value::Array(a) => Part::Rows(Value::Array(insert_axis(a, 1, n, mem)?)),
                 _ => return Err(Fail::internal("rows of scalars in a rep")),
             },
             Part::Same(Value::Rep(i)) => Part::Same(Value::Array(match &*i {
                 Value::Scalar(s) => {
-                    ops::check_size(&[n], s.ty())?;
+                    ops::check_size(mem, &[n], s.ty())?;
                     Array::filled(vec![n], *s)
                 }
-                Value::Array(a) => insert_axis(a, 0, n)?,
+                Value::Array(a) => insert_axis(a, 0, n, mem)?,
                 _ => return Err(Fail::rep_length()),
             })),
             other => other,
@@ -467,13 +468,13 @@ impl Part {
 /// Combines the results of the two sides of a partition (lanes `idx` of a
 /// flat space of `p` lanes each) into one value of `p` rows. Fails with
 /// `Irregular` when the two sides produced values of different shapes.
-pub(crate) fn merge_parts(sides: Vec<(Part, &[usize])>, p: usize) -> R<Value> {
+pub(crate) fn merge_parts(sides: Vec<(Part, &[usize])>, p: usize, mem: Budget) -> R<Value> {
     if let Some((Part::Same(Value::Acc(c)), _)) = sides.first() {
         return Ok(Value::Acc(c.clone()));
     }
     if sides.iter().all(|(s, _)| s.is_rep()) {
         let inner = sides.into_iter().map(|(s, i)| (s.rep_inner(), i)).collect();
-        return Ok(Value::Rep(Rc::new(merge_parts(inner, p)?)));
+        return Ok(Value::Rep(Rc::new(merge_parts(inner, p, mem)?)));
     }
     let len = sides
         .iter()
@@ -482,7 +483,7 @@ pub(crate) fn merge_parts(sides: Vec<(Part, &[usize])>, p: usize) -> R<Value> {
         .unwrap_or(0);
     let sides: Vec<(Part, &[usize])> = sides
         .into_iter()
-        .map(|(s, i)| Ok((s.unrep(len)?, i)))
+        .map(|(s, i)| Ok((s.unrep(len, mem)?, i)))
         .collect::<R<_>>()?;
     let own = sides
         .first()

@@ -72,11 +72,15 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use urchin_core::ir::{Function, Program, Var};
+use urchin_runtime::breaks::Handler;
 use urchin_runtime::value::Value;
 use urchin_runtime::{Raise, RuntimeError};
 
 #[derive(Clone, Debug)]
 pub struct EvalOptions {
+    /// The memory limit arrays are checked against (the session's,
+    /// `--max-memory`).
+    pub memory: urchin_base::mem::Budget,
     /// Set asynchronously (by a Ctrl-C handler) to stop the evaluation with
     /// `RuntimeErrorKind::Interrupted`; polled at every loop iteration and
     /// every chunk of bulk work.
@@ -93,8 +97,8 @@ pub struct EvalOptions {
     /// chose).
     pub device: Option<Arc<dyn Device>>,
     /// Threads for chunks of outermost SOACs and element-wise work (by
-    /// default the process's setting: `--threads`, `URCHIN_THREADS`, else
-    /// every core). Results do not depend on it.
+    /// default `URCHIN_THREADS`, else every core; a session passes its
+    /// own, `--threads`). Results do not depend on it.
     pub threads: usize,
     /// Multiplies the sizes below which element-wise work stays on one
     /// thread: 1 is the tuned sizes; 0 splits even the smallest arrays
@@ -105,12 +109,13 @@ pub struct EvalOptions {
 impl Default for EvalOptions {
     fn default() -> EvalOptions {
         EvalOptions {
+            memory: urchin_base::mem::Budget::default(),
             interrupt: None,
             track_memory: false,
             checkpoint_vars: HashSet::new(),
             bulk: true,
             device: None,
-            threads: threads::current(),
+            threads: threads::default_count(),
             grain_scale: 1,
         }
     }
@@ -173,11 +178,12 @@ pub fn run_function(
     opts: &EvalOptions,
     stats: &mut EvalStats,
 ) -> Result<Vec<Value>, RuntimeError> {
-    run_prepared(prog, f, &Prepared::default(), args, opts, stats)
+    run_prepared(prog, f, &Prepared::default(), args, opts, stats, None)
 }
 
 /// [`run_function`] reusing what `prepared` kept from earlier runs of the
-/// same program (the program must not have changed since).
+/// same program (the program must not have changed since), stopping at
+/// breakpoints with `breaks` where there is one.
 pub fn run_prepared(
     prog: &Program,
     f: &Function,
@@ -185,6 +191,7 @@ pub fn run_prepared(
     args: Vec<Value>,
     opts: &EvalOptions,
     stats: &mut EvalStats,
+    breaks: Option<&mut Handler<'_>>,
 ) -> Result<Vec<Value>, RuntimeError> {
     if args.len() != f.params.len() {
         return Err(Fail::internal(format!(
@@ -199,6 +206,8 @@ pub fn run_prepared(
     urchin_base::mem::retain_freed_memory();
     let _threads = threads::Scope::enter(opts.threads, opts.grain_scale);
     let mut it = Interp::with_analysis(prog, opts, prepared.analysis(prog, f));
+    // The handler's own lifetime shortened to the evaluation's.
+    it.breaks = breaks.map(|h| -> &mut Handler<'_> { h });
     for (p, a) in f.params.iter().zip(args) {
         it.bind(*p, LVal::inv(a));
     }

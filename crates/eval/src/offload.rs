@@ -14,12 +14,14 @@ use urchin_runtime::value::Value;
 /// A device that runs SOAC statements for the evaluator.
 pub trait Device: Send + Sync + std::fmt::Debug {
     /// What to do with the statements of `body` from `start` on; `lookup`
-    /// gives the values of the variables they read.
+    /// gives the values of the variables they read, and results must fit
+    /// in `mem`.
     fn offload(
         &self,
         vars: &Vars,
         body: &Body,
         start: usize,
+        mem: urchin_base::mem::Budget,
         lookup: &dyn Fn(Var) -> Option<Value>,
     ) -> Offload;
 
@@ -70,7 +72,7 @@ impl Interp<'_> {
                 .filter(|x| x.mask == 0)
                 .map(|x| x.v.clone())
         };
-        match gpu.offload(&self.prog().vars, body, k, &lookup) {
+        match gpu.offload(&self.prog().vars, body, k, self.mem(), &lookup) {
             Offload::Host(n) => Ok(Err(n)),
             Offload::Probe { count, site } => {
                 let t = std::time::Instant::now();

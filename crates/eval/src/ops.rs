@@ -8,6 +8,7 @@ use super::error::{Fail, R};
 use super::kernels::from_vec;
 use ndarray::{ArcArray, ArrayBase, Axis, IxDyn, RawData, Slice};
 use smallvec::SmallVec;
+use urchin_base::mem::Budget;
 use urchin_prim::{Native, PrimType, Scalar};
 use urchin_runtime::Raise;
 use urchin_runtime::index::{Ix, Step};
@@ -111,30 +112,31 @@ pub(crate) fn size(n: i64, what: &str) -> R<usize> {
 }
 
 /// Fails unless an array of this shape and element type may be allocated
-/// (before anything tries to): the evaluator's gate into `urchin_base::mem`.
-pub(crate) fn check_size(shape: &[usize], elem: PrimType) -> R<()> {
-    urchin_base::mem::check(shape, elem.bytes())
+/// within `mem` (before anything tries to): the evaluator's gate into
+/// `urchin_base::mem`.
+pub(crate) fn check_size(mem: Budget, shape: &[usize], elem: PrimType) -> R<()> {
+    mem.check(shape, elem.bytes())
         .map(drop)
         .map_err(Fail::too_large)
 }
 
-pub(crate) fn iota(n: i64) -> R<Array> {
+pub(crate) fn iota(n: i64, mem: Budget) -> R<Array> {
     let n = usize::try_from(n).map_err(|_| Fail::iota_negative(n))?;
-    let mut v = urchin_base::mem::vec_with_capacity::<i64>(n).map_err(Fail::too_large)?;
+    let mut v = mem.vec_with_capacity::<i64>(n).map_err(Fail::too_large)?;
     v.extend(0..n as i64);
     Ok(from_vec(&[n], v))
 }
 
 /// `n` copies of an invariant value.
-pub(crate) fn replicate(n: usize, v: &Value) -> R<Array> {
+pub(crate) fn replicate(n: usize, v: &Value, mem: Budget) -> R<Array> {
     let mut shape = vec![n];
     if let Value::Array(a) = v {
         shape.extend_from_slice(a.shape());
     }
-    check_size(&shape, super::lanes::value_elem(v))?;
+    check_size(mem, &shape, super::lanes::value_elem(v))?;
     match v {
         Value::Scalar(s) => Ok(Array::filled(vec![n], *s)),
-        Value::Array(a) => super::lanes::insert_axis(a, 0, n),
+        Value::Array(a) => super::lanes::insert_axis(a, 0, n, mem),
         Value::Rep(_) => Err(Fail::rep_length()),
         Value::Acc(_) => Err(Fail::internal("replicate of an accumulator")),
     }
@@ -168,9 +170,9 @@ pub(crate) fn with_shape(a: &Array, shape: &[usize]) -> Array {
     with_array!(a, x => go(x, shape))
 }
 
-pub(crate) fn reshape(a: &Array, nl: usize, dims: &[i64]) -> R<Array> {
+pub(crate) fn reshape(a: &Array, nl: usize, dims: &[i64], mem: Budget) -> R<Array> {
     let dims: Vec<usize> = dims.iter().map(|&d| size(d, "reshape")).collect::<R<_>>()?;
-    check_size(&dims, a.elem())?;
+    check_size(mem, &dims, a.elem())?;
     let own = &a.shape()[nl..];
     if dims.iter().product::<usize>() != own.iter().product::<usize>() {
         return Err(Fail::cannot_reshape(own, &dims));
@@ -242,7 +244,7 @@ pub(crate) fn rotate(a: &Array, nl: usize, r: i64) -> R<Array> {
 }
 
 /// Concatenation along the first own axis; all arrays have the same lanes.
-pub(crate) fn concat(arrs: &[Array], nl: usize) -> R<Array> {
+pub(crate) fn concat(arrs: &[Array], nl: usize, mem: Budget) -> R<Array> {
     fn go<T: Element>(arrs: &[Array], ax: Axis) -> R<Array> {
         let views: Vec<_> = arrs
             .iter()
@@ -272,7 +274,7 @@ pub(crate) fn concat(arrs: &[Array], nl: usize) -> R<Array> {
         .iter()
         .try_fold(0usize, |n, a| n.checked_add(a.shape()[ax]))
         .unwrap_or(usize::MAX);
-    check_size(&shape, first.elem())?;
+    check_size(mem, &shape, first.elem())?;
     urchin_prim::dispatch_prim!(first.elem(), go(arrs, Axis(ax)))
 }
 

@@ -1,8 +1,9 @@
 //! How many threads the evaluator uses, and how it splits element-wise
 //! work across them.
 //!
-//! The count is a process setting (`--threads`, else `URCHIN_THREADS`,
-//! else every core) that each evaluation copies into its `EvalOptions`.
+//! The count is a session's setting (`--threads`, else `URCHIN_THREADS`,
+//! else every core: `driver::Host`) that it passes to each evaluation in
+//! its `EvalOptions`.
 //! Work is split only where every element is computed on its own (the
 //! maps of chunks of outermost SOACs, in `chunks.rs`; the element-wise
 //! kernels; folds of independent rows), so each element is computed by
@@ -17,16 +18,12 @@
 
 use rayon::prelude::*;
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// WebAssembly in a browser has no threads: everything runs on the calling
 /// thread, and as this is known when compiling, the parallel paths (and
 /// most of rayon) are left out of the module (web/).
 const NO_THREADS: bool = cfg!(target_arch = "wasm32");
-
-/// `--threads N`; 0 until set.
-static SETTING: AtomicUsize = AtomicUsize::new(0);
 
 /// Elements below which element-wise work stays on the calling thread,
 /// for cheap operations (one arithmetic instruction per element) and for
@@ -48,24 +45,14 @@ pub fn max_threads() -> usize {
     cores() * MAX_PER_CORE
 }
 
-/// Sets the thread count of later evaluations in this process (`0`: back
-/// to the default), clamped to [`max_threads`].
-pub fn configure(threads: usize) {
-    SETTING.store(threads.min(max_threads()), Ordering::Relaxed);
-}
-
-/// The thread count evaluations use by default: the setting, else
-/// `URCHIN_THREADS` (clamped to [`max_threads`]), else the machine's
-/// cores.
-pub fn current() -> usize {
-    match SETTING.load(Ordering::Relaxed) {
-        0 => std::env::var("URCHIN_THREADS")
-            .ok()
-            .and_then(|s| s.trim().parse::<usize>().ok())
-            .filter(|&n| n > 0)
-            .map_or_else(cores, |n| n.min(max_threads())),
-        n => n,
-    }
+/// The thread count of a session that set none: `URCHIN_THREADS`
+/// (clamped to [`max_threads`]), else the machine's cores.
+pub fn default_count() -> usize {
+    std::env::var("URCHIN_THREADS")
+        .ok()
+        .and_then(|s| s.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .map_or_else(cores, |n| n.min(max_threads()))
 }
 
 /// The machine's cores (1 if unknown).

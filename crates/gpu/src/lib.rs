@@ -261,6 +261,7 @@ impl urchin_eval::Device for Gpu {
         vars: &Vars,
         body: &Body,
         start: usize,
+        mem: urchin_base::mem::Budget,
         lookup: &dyn Fn(Var) -> Option<Value>,
     ) -> Offload {
         let mut end = start;
@@ -379,7 +380,7 @@ impl urchin_eval::Device for Gpu {
                 }
                 side
             };
-            match region::run(&mut dev, vars, body, start, end, &mut decide, lookup) {
+            match region::run(&mut dev, vars, body, (start, end), mem, &mut decide, lookup) {
                 Ok(Ran::Done {
                     values,
                     key,
@@ -553,41 +554,69 @@ fn large_enough(stms: &[urchin_core::ir::Stm], lookup: &dyn Fn(Var) -> Option<Va
     seen
 }
 
-// ----- the process-wide setting -----
+// ----- a session's setting -----
 
-static SETTING: Mutex<Option<Choice>> = Mutex::new(None);
-#[allow(clippy::type_complexity)]
-static OPENED: Mutex<Vec<(Choice, Result<Arc<Gpu>, String>)>> = Mutex::new(Vec::new());
-
-/// Sets the device for this process (`--device`, `:device NAME`).
-pub fn configure(choice: Choice) {
-    *SETTING.lock().unwrap_or_else(|e| e.into_inner()) = Some(choice);
+/// The device a session offloads to: what `--device`, `URCHIN_DEVICE` or
+/// `:device` chose, and the devices it opened (each once: opening one
+/// builds an OpenCL context and measures it). A session owns its own
+/// (`driver::Host`), so two sessions in a process choose devices apart;
+/// clones share it (a REPL at a breakpoint uses its session's).
+#[derive(Clone, Debug, Default)]
+pub struct Devices {
+    inner: Arc<Mutex<DevicesInner>>,
 }
 
-/// The setting: as configured, else `URCHIN_DEVICE`, else none (the
-/// `urchin` command configures `auto` when neither is given).
-pub fn setting() -> Choice {
-    if let Some(c) = SETTING.lock().unwrap_or_else(|e| e.into_inner()).clone() {
-        return c;
-    }
-    match std::env::var("URCHIN_DEVICE") {
-        Ok(s) => Choice::parse(&s),
-        Err(_) => Choice::None,
-    }
+#[derive(Debug, Default)]
+struct DevicesInner {
+    /// As configured; `None`: `URCHIN_DEVICE`, else none.
+    choice: Option<Choice>,
+    #[allow(clippy::type_complexity)]
+    opened: Vec<(Choice, Result<Arc<Gpu>, String>)>,
 }
 
-/// The device `choice` selects, opened once per process.
-pub fn open(choice: &Choice) -> Result<Arc<Gpu>, String> {
-    let mut opened = OPENED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, r)) = opened.iter().find(|(c, _)| c == choice) {
-        return r.clone();
+impl Devices {
+    fn lock(&self) -> std::sync::MutexGuard<'_, DevicesInner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
-    let r = Gpu::open(choice, std::env::var_os("URCHIN_GPU_AS_GPU").is_some()).map(Arc::new);
-    if let (Err(why), Choice::Named(_)) = (&r, choice) {
-        eprintln!("warning: device: {why}; running on the evaluator");
+
+    /// Sets the device (`--device`, `:device NAME`).
+    pub fn configure(&self, choice: Choice) {
+        self.lock().choice = Some(choice);
     }
-    opened.push((choice.clone(), r.clone()));
-    r
+
+    /// The setting: as configured, else `URCHIN_DEVICE`, else none (the
+    /// `urchin` command configures `auto` when neither is given).
+    pub fn setting(&self) -> Choice {
+        if let Some(c) = self.lock().choice.clone() {
+            return c;
+        }
+        match std::env::var("URCHIN_DEVICE") {
+            Ok(s) => Choice::parse(&s),
+            Err(_) => Choice::None,
+        }
+    }
+
+    /// The device `choice` selects, opened once per session.
+    pub fn open(&self, choice: &Choice) -> Result<Arc<Gpu>, String> {
+        let mut inner = self.lock();
+        if let Some((_, r)) = inner.opened.iter().find(|(c, _)| c == choice) {
+            return r.clone();
+        }
+        let r = Gpu::open(choice, std::env::var_os("URCHIN_GPU_AS_GPU").is_some()).map(Arc::new);
+        if let (Err(why), Choice::Named(_)) = (&r, choice) {
+            eprintln!("warning: device: {why}; running on the evaluator");
+        }
+        inner.opened.push((choice.clone(), r.clone()));
+        r
+    }
+
+    /// The device to offload to now, if any.
+    pub fn current(&self) -> Option<Arc<Gpu>> {
+        match self.setting() {
+            Choice::None => None,
+            c => self.open(&c).ok(),
+        }
+    }
 }
 
 /// The device `choice` selects, opened anew and treated as a discrete GPU:
@@ -598,19 +627,11 @@ pub fn open_as_gpu(choice: &Choice) -> Result<Arc<Gpu>, String> {
     Gpu::open(choice, true).map(Arc::new)
 }
 
-/// The device to offload to now, if any.
-pub fn current() -> Option<Arc<Gpu>> {
-    match setting() {
-        Choice::None => None,
-        c => open(&c).ok(),
-    }
-}
-
 /// The `:device` report: the platforms and devices, the one in use, and
 /// what it did.
-pub fn report() -> String {
+pub fn report(devices: &Devices) -> String {
     let mut out = String::new();
-    let choice = setting();
+    let choice = devices.setting();
     let _ = writeln!(out, "setting: {choice}");
     match cl::list_devices() {
         Ok(ds) if ds.is_empty() => {
@@ -646,7 +667,7 @@ pub fn report() -> String {
         Choice::None => {
             let _ = writeln!(out, "in use: none (everything runs on the evaluator)");
         }
-        c => match open(&c) {
+        c => match devices.open(&c) {
             Ok(g) => g.report(&mut out),
             Err(why) => {
                 let _ = writeln!(out, "in use: none ({why})");

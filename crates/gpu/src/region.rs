@@ -214,8 +214,8 @@ pub fn run(
     dev: &mut Device,
     vars: &Vars,
     body: &Body,
-    start: usize,
-    end: usize,
+    (start, end): (usize, usize),
+    mem: urchin_base::mem::Budget,
     decide: &mut dyn FnMut(&mut Device, u64, &str, f64) -> Side,
     lookup: &dyn Fn(Var) -> Option<Value>,
 ) -> Result<Ran, Failure> {
@@ -328,7 +328,7 @@ pub fn run(
     let fits = compiled
         .iter()
         .flat_map(|(c, _)| &c.outputs)
-        .all(|o| o.scalar || urchin_base::mem::check(&o.shape, o.elem.bytes()).is_ok());
+        .all(|o| o.scalar || mem.check(&o.shape, o.elem.bytes()).is_ok());
     if !fits {
         return Ok(Ran::Evaluate);
     }

@@ -119,6 +119,8 @@ pub trait Scope {
     fn types(&self) -> &TypeEnv;
     /// A value bound at the prompt: its type and its leaves.
     fn bound_value(&self, id: ValueId) -> Option<(&Type, &[EvalValue])>;
+    /// The memory limit unfolded terms are checked against.
+    fn memory(&self) -> urchin_base::mem::Budget;
 }
 
 /// The values bound at the prompt, as term values.
@@ -132,6 +134,7 @@ pub fn with_machine<T>(scope: &dyn Scope, f: impl FnOnce(&Machine) -> T) -> T {
     let values = |id| repl_value(scope, id);
     f(&Machine {
         types: scope.types(),
+        memory: scope.memory(),
         values: &values,
     })
 }

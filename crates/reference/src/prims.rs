@@ -12,6 +12,7 @@ use super::dual;
 use super::step::{R, Rule, beta, not_defined, scalar, truth};
 use urchin_runtime::Error;
 use super::term::*;
+use urchin_base::mem::Budget;
 use urchin_base::source::Span;
 use urchin_prim::{self as prim, BinOp};
 use urchin_runtime::Raise;
@@ -20,13 +21,19 @@ use urchin_syntax::ast::{BinOpKind, Ident, RangeKind};
 use urchin_types::intrinsics::Intrinsic;
 
 /// A primitive applied to all its arguments.
-pub fn delta(name: &Ident, op: &Intrinsic, args: Vec<Value>, span: Span) -> R<(Term, Rule)> {
+pub fn delta(
+    name: &Ident,
+    op: &Intrinsic,
+    args: Vec<Value>,
+    span: Span,
+    mem: Budget,
+) -> R<(Term, Rule)> {
     let val = |v: Value, rule: &'static str| Ok((Term::val(v, span), Rule::new(rule)));
     let prim = |op: Intrinsic, name: &str| super::convert::prim_term(op, name, span);
     let call = |f: Term, args: Vec<Term>| args.into_iter().fold(f, |f, a| Term::app(f, a, span));
     let v = |x: &Value| Term::val(x.clone(), span);
     match op {
-        Intrinsic::Map(_) => map(&args[0], &args[1..], span),
+        Intrinsic::Map(_) => map(&args[0], &args[1..], span, mem),
         Intrinsic::Rep => val(Value::rep(args[0].clone()), "REP"),
         Intrinsic::Reduce { .. } => {
             let (f, ne) = (&args[0], &args[1]);
@@ -50,7 +57,7 @@ pub fn delta(name: &Ident, op: &Intrinsic, args: Vec<Value>, span: Span) -> R<(T
                 return val(Value::array_of(Vec::new(), Some(ne)), "SCAN");
             }
             let reduce = prim(Intrinsic::Reduce { commutative: false }, "reduce");
-            let prefixes = terms(es.len(), |i| {
+            let prefixes = terms(es.len(), mem, |i| {
                 Ok(call(reduce.clone(), vec![v(f), v(ne), v(&es.take(i + 1))]))
             })?;
             Ok((
@@ -129,13 +136,13 @@ pub fn delta(name: &Ident, op: &Intrinsic, args: Vec<Value>, span: Span) -> R<(T
         Intrinsic::Iota => {
             let n = scalar(&args[0])?.as_i64();
             let n = usize::try_from(n).map_err(|_| Error::iota_negative(n))?;
-            let mut elems = room(n)?;
+            let mut elems = room(n, mem)?;
             elems.extend((0..n as i64).map(Value::i64));
             val(Value::array_of(elems, Some(&Value::i64(0))), "IOTA")
         }
         Intrinsic::Replicate => {
             let n = size(scalar(&args[0])?.as_i64(), "replicate")?;
-            let mut elems = room(n)?;
+            let mut elems = room(n, mem)?;
             elems.resize(n, args[1].clone());
             val(Value::array_of(elems, Some(&args[1])), "REPLICATE")
         }
@@ -281,7 +288,7 @@ fn range(kind: RangeKind, stepped: bool, xs: &[prim::Scalar]) -> R<Vec<Value>> {
 /// `mapN f xs1 ... xsN ⇝ [f x11 ... xN1, ..., f x1n ... xNn]`, and
 /// `mapN f (rep v1) ... (rep vN) ⇝ rep (f v1 ... vN)`. A `rep` among
 /// arrays stands for its value at every index.
-fn map(f: &Value, arrays: &[Value], span: Span) -> R<(Term, Rule)> {
+fn map(f: &Value, arrays: &[Value], span: Span, mem: Budget) -> R<(Term, Rule)> {
     if arrays.iter().all(|a| matches!(a, Value::Rep(_))) {
         let body = apply_term(f, arrays.iter().map(|a| elem(a, 0)).collect(), span)?;
         let rep = Value::fun(Fun::Prim {
@@ -296,7 +303,7 @@ fn map(f: &Value, arrays: &[Value], span: Span) -> R<(Term, Rule)> {
     }
     let refs: Vec<&Value> = arrays.iter().collect();
     let n = soac_len(&refs, "map")?;
-    let elems = terms(n, |i| {
+    let elems = terms(n, mem, |i| {
         apply_term(f, arrays.iter().map(|a| elem(a, i)).collect(), span)
     })?;
     Ok((
@@ -475,14 +482,14 @@ pub(super) fn size(n: i64, what: &str) -> R<usize> {
 /// computes (a `map` over 2·10^7 numbers took 5 GB), so the process's
 /// memory is checked as they are built, every `CHECK_EVERY` terms, for
 /// what the rest would need at the size of those so far.
-fn terms(n: usize, mut f: impl FnMut(usize) -> R<Term>) -> R<Vec<Term>> {
+fn terms(n: usize, mem: Budget, mut f: impl FnMut(usize) -> R<Term>) -> R<Vec<Term>> {
     const CHECK_EVERY: usize = 4096;
-    let mut out = urchin_base::mem::vec_with_capacity::<Term>(n).map_err(Error::too_large)?;
+    let mut out = mem.vec_with_capacity::<Term>(n).map_err(Error::too_large)?;
     let before = urchin_base::mem::live_bytes();
     for i in 0..n {
         if i > 0 && i % CHECK_EVERY == 0 {
             let each = urchin_base::mem::live_bytes().saturating_sub(before) / i;
-            urchin_base::mem::check(&[n - i], each).map_err(Error::too_large)?;
+            mem.check(&[n - i], each).map_err(Error::too_large)?;
         }
         out.push(f(i)?);
     }
@@ -490,8 +497,8 @@ fn terms(n: usize, mut f: impl FnMut(usize) -> R<Term>) -> R<Vec<Term>> {
 }
 
 /// Room for `n` elements, through the resource model (`urchin_base::mem`).
-pub(super) fn room(n: usize) -> R<Vec<Value>> {
-    urchin_base::mem::vec_with_capacity(n).map_err(Error::too_large)
+pub(super) fn room(n: usize, mem: Budget) -> R<Vec<Value>> {
+    mem.vec_with_capacity(n).map_err(Error::too_large)
 }
 
 fn in_range(dest: &Value, at: &[i64]) -> bool {

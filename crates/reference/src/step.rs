@@ -16,6 +16,7 @@ use super::prims;
 use super::term::*;
 use std::fmt;
 use std::rc::Rc;
+use urchin_base::mem::Budget;
 use urchin_base::source::Span;
 use urchin_prim::{self as prim, BinOp, Scalar};
 use urchin_runtime::index::Ix;
@@ -100,6 +101,9 @@ pub type R<T> = Result<T, Error>;
 /// bound at the REPL.
 pub struct Machine<'a> {
     pub types: &'a TypeEnv,
+    /// The session's memory limit, which unfolded terms are checked
+    /// against.
+    pub memory: Budget,
     pub values: ReplValues<'a>,
 }
 
@@ -205,6 +209,7 @@ impl Machine<'_> {
     /// `r ⇝ e`, for a redex `r` whose contexts hold values, inside `jvps`
     /// `jvp`s (the number of the next one's `ε` is one more).
     fn reduce(&self, t: &Term, jvps: u32) -> R<(Term, Rule)> {
+        let mem = self.memory;
         let span = t.span;
         let v = |x: &Term| {
             x.value()
@@ -241,7 +246,7 @@ impl Machine<'_> {
                         Rule::new("JVP"),
                     ));
                 }
-                apply(&f, v(x)?, span)
+                apply(&f, v(x)?, span, mem)
             }
             TermKind::Tangent(tag, part, x) => {
                 let x = v(x)?;
@@ -330,7 +335,7 @@ impl Machine<'_> {
                 let x = v(x)?;
                 let mut sizes = Subst::new();
                 bind_sizes(ty, &x, 0, what, &mut sizes)?;
-                let x = adopt_shape(ty, x, &sizes)?;
+                let x = adopt_shape(ty, x, &sizes, mem)?;
                 Ok((Term::val(x, span), Rule::new("ASCRIBE")))
             }
             TermKind::Var(x) => Err(Error::internal(format!("the variable `{x}` is not bound"))),
@@ -531,7 +536,7 @@ fn as_value(t: &Term) -> R<Option<Value>> {
 }
 
 /// `f v ⇝ ...`: β for lambdas, the defining equation for primitives.
-pub fn apply(f: &Value, x: Value, span: Span) -> R<(Term, Rule)> {
+pub fn apply(f: &Value, x: Value, span: Span, mem: Budget) -> R<(Term, Rule)> {
     let Value::Fun(fun) = f else {
         return Err(Error::internal("applying a value that is not a function"));
     };
@@ -540,7 +545,7 @@ pub fn apply(f: &Value, x: Value, span: Span) -> R<(Term, Rule)> {
         Fun::Prim { name, op, args } => {
             let mut all = args.clone();
             all.push(x);
-            prims::delta(name, op, all, span)
+            prims::delta(name, op, all, span, mem)
         }
         Fun::Section { op, left, right } => {
             let (l, r) = match (left, right) {
@@ -678,43 +683,45 @@ fn try_match(p: &Pat, v: &Value, what: &str, s: &mut Subst) -> R<bool> {
 /// empty dimension are returned as they are, without a walk over their
 /// elements. (Parameters keep their arguments' shapes, as in the fast
 /// evaluator.)
-fn adopt_shape(t: &TypeExp, v: Value, s: &Subst) -> R<Value> {
+fn adopt_shape(t: &TypeExp, v: Value, s: &Subst, mem: Budget) -> R<Value> {
     let has_empty = |v: &Value| prims::leaf_shape(v).is_some_and(|own| own.contains(&Some(0)));
     Ok(match (t, v) {
-        (TypeExp::Array(_, inner, _), Value::Array(a)) if a.is_empty() => match row_of(inner, s)? {
-            Some(row) => Value::array_of(Vec::new(), Some(&row)),
-            None => Value::Array(a),
-        },
+        (TypeExp::Array(_, inner, _), Value::Array(a)) if a.is_empty() => {
+            match row_of(inner, s, mem)? {
+                Some(row) => Value::array_of(Vec::new(), Some(&row)),
+                None => Value::Array(a),
+            }
+        }
         (TypeExp::Array(..), v @ Value::Array(_)) if !has_empty(&v) => v,
         (TypeExp::Array(_, inner, _), Value::Array(a)) => {
             let elems = a
                 .iter()
-                .map(|e| adopt_shape(inner, e.clone(), s))
+                .map(|e| adopt_shape(inner, e.clone(), s, mem))
                 .collect::<R<Vec<_>>>()?;
             Value::array(elems)
         }
         (TypeExp::Tuple(ts, _), Value::Tuple(cs)) if ts.len() == cs.len() => Value::tuple(
             ts.iter()
                 .zip(cs.iter())
-                .map(|(t, c)| adopt_shape(t, c.clone(), s))
+                .map(|(t, c)| adopt_shape(t, c.clone(), s, mem))
                 .collect::<R<_>>()?,
         ),
         (TypeExp::Record(fs, _), Value::Record(cs)) => Value::Record(
             cs.iter()
                 .map(|(n, c)| {
                     let c = match fs.iter().find(|(m, _)| m == n) {
-                        Some((_, t)) => adopt_shape(t, c.clone(), s)?,
+                        Some((_, t)) => adopt_shape(t, c.clone(), s, mem)?,
                         None => c.clone(),
                     };
                     Ok((n.clone(), c))
                 })
                 .collect::<R<_>>()?,
         ),
-        (TypeExp::Unique(t, _), v) => adopt_shape(t, v, s)?,
+        (TypeExp::Unique(t, _), v) => adopt_shape(t, v, s, mem)?,
         (TypeExp::Exists(ns, t, _), v) => {
             let bound: Vec<(Ident, Span)> =
                 ns.iter().map(|n| (n.clone(), Span::default())).collect();
-            adopt_shape(t, v, &s.without(&bound))?
+            adopt_shape(t, v, &s.without(&bound), mem)?
         }
         (_, v) => v,
     })
@@ -723,7 +730,7 @@ fn adopt_shape(t: &TypeExp, v: Value, s: &Subst) -> R<Value> {
 /// A value of type `t` (zeros), where `t` gives every size: the row of an
 /// empty array of `t`s. `None` where a size or the element type is not
 /// known, or the row would not fit in memory.
-fn row_of(t: &TypeExp, s: &Subst) -> R<Option<Value>> {
+fn row_of(t: &TypeExp, s: &Subst, mem: Budget) -> R<Option<Value>> {
     use urchin_syntax::ast::Dim;
     Ok(match t {
         TypeExp::Prim(p, _) => Some(Value::Scalar(urchin_prim::Scalar::zero(*p))),
@@ -736,13 +743,13 @@ fn row_of(t: &TypeExp, s: &Subst) -> R<Option<Value>> {
                 },
                 Dim::Any | Dim::Exp(_) => return Ok(None),
             };
-            let Some(row) = row_of(inner, s)? else {
+            let Some(row) = row_of(inner, s, mem)? else {
                 return Ok(None);
             };
             let n = prims::size(n, "an array's type")?;
             // A row too large to build leaves the shape unknown rather
             // than failing where the fast evaluator does not.
-            let Ok(mut elems) = prims::room(n) else {
+            let Ok(mut elems) = prims::room(n, mem) else {
                 return Ok(None);
             };
             elems.resize(n, row.clone());
@@ -751,14 +758,14 @@ fn row_of(t: &TypeExp, s: &Subst) -> R<Option<Value>> {
         TypeExp::Tuple(ts, _) => {
             let mut cs = Vec::with_capacity(ts.len());
             for t in ts {
-                match row_of(t, s)? {
+                match row_of(t, s, mem)? {
                     Some(c) => cs.push(c),
                     None => return Ok(None),
                 }
             }
             Some(Value::tuple(cs))
         }
-        TypeExp::Unique(t, _) => row_of(t, s)?,
+        TypeExp::Unique(t, _) => row_of(t, s, mem)?,
         _ => None,
     })
 }

@@ -35,18 +35,11 @@ impl NodeId {
 
 /// What the module phase resolved a name to: a value, type, module or
 /// module type defined at module level (in a file, a module body, the
-/// prelude or the REPL). Unique for the whole process, like [`NodeId`], so
-/// that entities of separately loaded inputs never collide.
+/// prelude or the REPL). Unique in a session (the checker's environment
+/// numbers them: `types::TypeEnv::fresh_entity`), so that entities of
+/// separately loaded inputs never collide.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Entity(pub u32);
-
-static NEXT_ENTITY: AtomicU32 = AtomicU32::new(1);
-
-impl Entity {
-    pub fn fresh() -> Entity {
-        Entity(NEXT_ENTITY.fetch_add(1, Ordering::Relaxed))
-    }
-}
 
 /// A possibly qualified name: `x`, `f32.sqrt`, `M.N.x`, `M.+`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -130,6 +130,8 @@ pub struct Globals {
     /// the checker itself sees entities, not names. A hint beside the
     /// environment, so it is set through a shared reference.
     in_scope: std::cell::RefCell<Vec<Ident>>,
+    /// The global intrinsics looked up so far.
+    intrinsics: intrinsics::Built,
 }
 
 impl Globals {
@@ -172,7 +174,13 @@ impl Globals {
         if !q.quals.is_empty() {
             return None;
         }
-        intrinsics::global(&q.name).map(|(i, s)| Global::new(s, GlobalKind::Intrinsic(i)))
+        self.intrinsic(&q.name)
+            .map(|(i, s)| Global::new(s, GlobalKind::Intrinsic(i)))
+    }
+
+    /// The global intrinsic `name`.
+    pub fn intrinsic(&self, name: &str) -> Option<(intrinsics::Intrinsic, crate::scheme::Scheme)> {
+        self.intrinsics.global(name)
     }
 
     /// The type abbreviation a resolved type name refers to.

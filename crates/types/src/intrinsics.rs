@@ -122,29 +122,27 @@ impl Intrinsic {
     }
 }
 
-type Found = Option<(Intrinsic, Scheme)>;
+/// Global intrinsics already built, by name: building one parses its
+/// signature, which dominated checking programs with many `map`s. The
+/// checker's environment keeps one (`env::Globals`), so a session's
+/// clones start with what its prelude built.
+#[derive(Clone, Debug, Default)]
+pub struct Built(RefCell<HashMap<String, Option<(Intrinsic, Scheme)>>>);
 
-thread_local! {
-    /// Intrinsics already built, by (module, name): building one parses
-    /// its signature, which dominated checking programs with many `map`s.
-    static BUILT: RefCell<HashMap<(Option<PrimType>, String), Found>> = RefCell::default();
-}
-
-fn cached(module: Option<PrimType>, name: &str, build: impl FnOnce() -> Found) -> Found {
-    if let Some(f) = BUILT.with_borrow(|b| b.get(&(module, name.to_string())).cloned()) {
-        return f;
+impl Built {
+    /// [`global`], built once.
+    pub fn global(&self, name: &str) -> Option<(Intrinsic, Scheme)> {
+        if let Some(f) = self.0.borrow().get(name) {
+            return f.clone();
+        }
+        let f = global(name);
+        self.0.borrow_mut().insert(name.to_string(), f.clone());
+        f
     }
-    let f = build();
-    BUILT.with_borrow_mut(|b| b.insert((module, name.to_string()), f.clone()));
-    f
 }
 
 /// Global (unqualified) intrinsics by name.
 pub fn global(name: &str) -> Option<(Intrinsic, Scheme)> {
-    cached(None, name, || build_global(name))
-}
-
-fn build_global(name: &str) -> Option<(Intrinsic, Scheme)> {
     match global_signature(name) {
         Some((i, sig)) => Some((i, parse_sig(&sig, None)?)),
         None => numbered(name),
@@ -379,10 +377,6 @@ fn numbered(name: &str) -> Option<(Intrinsic, Scheme)> {
 /// Members of the numeric module of type `t` (`f32.sqrt`, `i64.max`, ...)
 /// that are primitive. `sum`, `product`, ... are in the prelude.
 pub fn module_member(t: PrimType, name: &str) -> Option<(Intrinsic, Scheme)> {
-    cached(Some(t), name, || build_module_member(t, name))
-}
-
-fn build_module_member(t: PrimType, name: &str) -> Option<(Intrinsic, Scheme)> {
     if let Some(from) = PrimType::from_name(name) {
         return Some((
             Intrinsic::Convert { from, to: t },

@@ -130,6 +130,28 @@ pub struct TypeEnv {
     /// an application's code likewise sees these only through their types
     /// (a constant of the argument may be in the result: `V.zero`).
     pub opaque: HashSet<DefId>,
+    /// Ctrl-C: polled at every declaration, expression and ILP solve (the
+    /// session's, `driver::Host`).
+    pub interrupt: urchin_base::interrupt::Interrupt,
+    /// The numbers of the entities and abstract types made so far: shared
+    /// by clones and kept across a rollback, so that a number is never
+    /// given twice in a session (nor in one cloned from it).
+    numbers: Rc<Numbers>,
+}
+
+/// Counters of [`TypeEnv`]'s fresh entities and abstract types.
+#[derive(Debug, Default)]
+struct Numbers {
+    entities: std::cell::Cell<u32>,
+    abstracts: std::cell::Cell<u32>,
+}
+
+impl Numbers {
+    fn next(c: &std::cell::Cell<u32>) -> u32 {
+        let n = c.get() + 1;
+        c.set(n);
+        n
+    }
 }
 
 impl Default for TypeEnv {
@@ -140,6 +162,28 @@ impl Default for TypeEnv {
             automap: true,
             local_solving: true,
             opaque: HashSet::new(),
+            interrupt: Default::default(),
+            numbers: Rc::default(),
+        }
+    }
+}
+
+impl TypeEnv {
+    /// A new entity, unique in the session.
+    pub fn fresh_entity(&self) -> urchin_syntax::ast::Entity {
+        urchin_syntax::ast::Entity(Numbers::next(&self.numbers.entities))
+    }
+
+    /// A new abstract type, unique in the session.
+    pub fn fresh_abstract(
+        &self,
+        name: impl Into<Rc<str>>,
+        lifted: urchin_syntax::ast::Liftedness,
+    ) -> ty::AbsType {
+        ty::AbsType {
+            id: Numbers::next(&self.numbers.abstracts),
+            name: name.into(),
+            lifted,
         }
     }
 }
@@ -374,6 +418,7 @@ impl TypeEnv {
         loop {
             let mut inf = Infer::new(&self.globals, self.automap);
             inf.ranks.ilp_only = !self.local_solving;
+            inf.ranks.interrupt = self.interrupt.clone();
             let (params, ret) = Self::infer_def(&mut inf, &d, own_scope)?;
             let arity = inf.arrow_arity(&ret);
             if !inf.recursive_uses.is_empty() && arity > 0 {

@@ -132,6 +132,8 @@ pub struct RankSystem {
     /// Ranks to keep low among the solutions with the fewest maps and reps
     /// (the operands of `==`): a second objective, never traded for a map.
     low: Vec<RankVar>,
+    /// Polled between two solves of the ILP (Ctrl-C).
+    pub interrupt: urchin_base::interrupt::Interrupt,
 }
 
 impl RankSystem {
@@ -481,7 +483,7 @@ impl RankSystem {
                 boxes.push(b);
                 break;
             }
-            if urchin_base::interrupt::requested() {
+            if self.interrupt.requested() {
                 return Err(RankError::Interrupted);
             }
             solves += 1;
@@ -1148,8 +1150,8 @@ mod tests {
         use std::sync::Arc;
         use std::sync::atomic::AtomicBool;
         let mut s = independent_ambiguities(12);
-        let flag = Arc::new(AtomicBool::new(true));
-        let r = urchin_base::interrupt::while_handling(flag, || s.solve());
+        s.interrupt = urchin_base::interrupt::Interrupt::new(Arc::new(AtomicBool::new(true)));
+        let r = s.solve();
         assert_eq!(r, Err(RankError::Interrupted));
     }
 

@@ -11,7 +11,7 @@
 
 use std::fmt;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU32, Ordering};
+
 use urchin_prim::PrimType;
 use urchin_syntax::ast::{Ident, Liftedness};
 
@@ -83,18 +83,6 @@ pub struct AbsType {
     /// As users write it (`M.t`).
     pub name: Rc<str>,
     pub lifted: Liftedness,
-}
-
-static NEXT_ABSTRACT: AtomicU32 = AtomicU32::new(1);
-
-impl AbsType {
-    pub fn fresh(name: impl Into<Rc<str>>, lifted: Liftedness) -> AbsType {
-        AbsType {
-            id: NEXT_ABSTRACT.fetch_add(1, Ordering::Relaxed),
-            name: name.into(),
-            lifted,
-        }
-    }
 }
 
 impl PartialEq for AbsType {

@@ -55,6 +55,8 @@ const CHUNK_BUDGET: usize = 1 << 15;
 pub(crate) const MAX_CALL_DEPTH: usize = 10_000;
 const TEST_CHUNK_BUDGET: usize = 64;
 
+use urchin_runtime::breaks::Handler;
+
 pub(crate) struct Interp<'p> {
     prog: &'p Program,
     opts: &'p EvalOptions,
@@ -82,6 +84,9 @@ pub(crate) struct Interp<'p> {
     /// may take the other branch, so the index yields a placeholder there
     /// instead of failing; the `if` checks the lanes that take the branch.
     faults: Option<Vec<LVal>>,
+    /// Who decides at a `#[break]` (the REPL, on the thread it listens
+    /// on); none on worker threads.
+    pub(crate) breaks: Option<&'p mut Handler<'p>>,
 }
 
 /// A statement's values.
@@ -197,6 +202,7 @@ impl<'p> Interp<'p> {
             acc_log: Vec::new(),
             depth: 0,
             faults: None,
+            breaks: None,
         }
     }
 
@@ -290,6 +296,11 @@ impl<'p> Interp<'p> {
     /// The analysis of the function being evaluated.
     pub fn analysis(&self) -> &Arc<Analysis> {
         &self.analysis
+    }
+
+    /// The memory limit arrays are checked against.
+    pub fn mem(&self) -> urchin_base::mem::Budget {
+        self.opts.memory
     }
 
     pub fn options(&self) -> &EvalOptions {
@@ -588,7 +599,7 @@ impl<'p> Interp<'p> {
                 if n.mask != 0 {
                     return many(self.per_lane(stm, si));
                 }
-                one(ops::iota(int_of(&n)?).map(|a| LVal::inv(Value::Array(a))))
+                one(ops::iota(int_of(&n)?, self.mem()).map(|a| LVal::inv(Value::Array(a))))
             }
             Exp::Replicate(n, a) => {
                 let n = self.atom(n)?;
@@ -621,7 +632,8 @@ impl<'p> Interp<'p> {
                     Value::Rep(_) => return Err(Fail::rep_length()),
                     _ => return Err(Fail::internal("reshape of a scalar")),
                 };
-                one(ops::reshape(a, count(x.mask), &dims).map(|a| LVal::from_array(x.mask, a)))
+                one(ops::reshape(a, count(x.mask), &dims, self.mem())
+                    .map(|a| LVal::from_array(x.mask, a)))
             }
             Exp::Rearrange(perm, v) => {
                 let x = self.take_var(*v, &si.moves)?;
@@ -655,9 +667,9 @@ impl<'p> Interp<'p> {
                 let u = xs.iter().fold(0, |m, x| m | x.mask);
                 let arrs: Vec<Array> = xs
                     .iter()
-                    .map(|x| materialize(x, u, &self.lanes))
+                    .map(|x| materialize(x, u, &self.lanes, self.mem()))
                     .collect::<R<_>>()?;
-                one(ops::concat(&arrs, count(u)).map(|a| LVal::from_array(u, a)))
+                one(ops::concat(&arrs, count(u), self.mem()).map(|a| LVal::from_array(u, a)))
             }
             Exp::Copy(v) => one(self.take_var(*v, &si.moves)),
             Exp::If {
@@ -786,7 +798,7 @@ impl<'p> Interp<'p> {
         locals: &[urchin_core::ir::BreakLocal],
         args: &[Atom],
     ) -> R<Vec<LVal>> {
-        use urchin_runtime::breaks::{self, Resume, Stop};
+        use urchin_runtime::breaks::{Resume, Stop};
         if self.active() != 0 {
             return self.per_lane_over(stm, si, self.active());
         }
@@ -804,7 +816,8 @@ impl<'p> Interp<'p> {
             locals,
             values,
         };
-        match breaks::stop(&stop) {
+        let resume = self.breaks.as_mut().map_or(Resume::Continue, |h| h(&stop));
+        match resume {
             Resume::Continue => Ok(Vec::new()),
             Resume::Abort => Err(Fail::interrupted()),
         }
@@ -886,7 +899,7 @@ impl<'p> Interp<'p> {
         }
         let u = x.mask | y.mask;
         let shape = lane_dims(&self.lanes, u);
-        ops::check_size(&shape, x.elem())?;
+        ops::check_size(self.mem(), &shape, x.elem())?;
         let a = dispatch_prim!(x.elem(), go(op, x, y, u, &shape))?;
         Ok(LVal::from_array(u, a))
     }
@@ -899,7 +912,7 @@ impl<'p> Interp<'p> {
             Ok(kernels::unop(op, shape, &operand::<T>(x, x.mask, 0)?)?)
         }
         let shape = lane_dims(&self.lanes, x.mask);
-        ops::check_size(&shape, x.elem())?;
+        ops::check_size(self.mem(), &shape, x.elem())?;
         let a = dispatch_prim!(x.elem(), go(op, x, &shape))?;
         Ok(LVal::from_array(x.mask, a))
     }
@@ -930,6 +943,7 @@ impl<'p> Interp<'p> {
         }
         let shape = lane_dims(&self.lanes, x.mask);
         ops::check_size(
+            self.mem(),
             &shape,
             if t.bytes() > x.elem().bytes() {
                 t
@@ -986,7 +1000,7 @@ impl<'p> Interp<'p> {
         let u = c.mask | x.mask | y.mask;
         let mut shape = lane_dims(&self.lanes, u);
         shape.extend_from_slice(&own);
-        ops::check_size(&shape, x.elem())?;
+        ops::check_size(self.mem(), &shape, x.elem())?;
         let a = dispatch_prim!(x.elem(), go(c, x, y, u, own.len(), &shape))?;
         Ok(LVal::from_array(u, a))
     }
@@ -1077,7 +1091,7 @@ fn lanes_shape(a: &Array, rdims: &[usize]) -> Array {
 }
 
 /// A rep written where an array of outer length `len` is expected.
-fn unrep(x: &LVal, len: usize) -> R<LVal> {
+fn unrep(x: &LVal, len: usize, mem: urchin_base::mem::Budget) -> R<LVal> {
     let Value::Rep(inner) = &x.v else {
         return Ok(x.clone());
     };
@@ -1088,7 +1102,7 @@ fn unrep(x: &LVal, len: usize) -> R<LVal> {
     let a = inner.array()?;
     Ok(LVal::from_array(
         x.mask,
-        super::lanes::insert_axis(&a, count(x.mask), len)?,
+        super::lanes::insert_axis(&a, count(x.mask), len, mem)?,
     ))
 }
 

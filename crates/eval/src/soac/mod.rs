@@ -31,6 +31,7 @@ use ndarray::{Axis, Slice};
 use smallvec::SmallVec;
 use std::rc::Rc;
 use std::sync::Arc;
+use urchin_base::mem::Budget;
 use urchin_core::ir::{Atom, Exp, Lambda, Operator, Stm, Type, Var};
 use urchin_runtime::Raise;
 use urchin_runtime::value::{Element, Value};
@@ -125,7 +126,7 @@ fn lane_param(x: &LVal, b: usize) -> LVal {
 
 /// A lambda result over the popped lane `b` (of length `n`) as an array
 /// with that lane as its outer axis.
-fn unlane(r: LVal, b: usize, n: usize) -> R<LVal> {
+fn unlane(r: LVal, b: usize, n: usize, mem: Budget) -> R<LVal> {
     match &r.v {
         Value::Acc(_) => Ok(r),
         // An array of reps would need the reps' lengths.
@@ -136,7 +137,10 @@ fn unlane(r: LVal, b: usize, n: usize) -> R<LVal> {
         }),
         _ => {
             let a = r.array()?;
-            Ok(LVal::from_array(r.mask, insert_axis(&a, count(r.mask), n)?))
+            Ok(LVal::from_array(
+                r.mask,
+                insert_axis(&a, count(r.mask), n, mem)?,
+            ))
         }
     }
 }
@@ -165,7 +169,7 @@ fn stack_elements(vals: Vec<Value>, n: usize) -> R<Value> {
 }
 
 /// A rep argument of a reduction, as an array of `n` copies.
-fn unrep_arg(x: &LVal, n: usize) -> R<LVal> {
+fn unrep_arg(x: &LVal, n: usize, mem: Budget) -> R<LVal> {
     match &x.v {
         Value::Rep(inner) => {
             let inner = LVal {
@@ -173,7 +177,10 @@ fn unrep_arg(x: &LVal, n: usize) -> R<LVal> {
                 v: (**inner).clone(),
             };
             let a = inner.array()?;
-            Ok(LVal::from_array(x.mask, insert_axis(&a, count(x.mask), n)?))
+            Ok(LVal::from_array(
+                x.mask,
+                insert_axis(&a, count(x.mask), n, mem)?,
+            ))
         }
         _ => Ok(x.clone()),
     }
@@ -359,7 +366,9 @@ impl Interp<'_> {
         let args = vals.iter().map(|x| lane_param(x, b)).collect();
         let res = self.apply(lam, args);
         self.pop_lane();
-        res?.into_iter().map(|r| unlane(r, b, n)).collect()
+        res?.into_iter()
+            .map(|r| unlane(r, b, n, self.mem()))
+            .collect()
     }
 
     /// An outermost map of a lambda compiled to register code
@@ -452,7 +461,14 @@ impl Interp<'_> {
         };
         let flat = rows
             .into_iter()
-            .map(|x| Ok(LVal::inv(Value::Array(ops::reshape(x, 0, &[len as i64])?))))
+            .map(|x| {
+                Ok(LVal::inv(Value::Array(ops::reshape(
+                    x,
+                    0,
+                    &[len as i64],
+                    self.mem(),
+                )?)))
+            })
             .collect::<R<Vec<_>>>()?;
         let Some(out) = self.map_straight(inner, &flat, len)? else {
             return Ok(None);
@@ -463,6 +479,7 @@ impl Interp<'_> {
                     &a,
                     0,
                     &[n as i64, m as i64],
+                    self.mem(),
                 )?))),
                 _ => Err(Fail::internal("register code gave a scalar")),
             })

@@ -93,7 +93,7 @@ impl Interp<'_> {
     ) -> R<Vec<LVal>> {
         match pre {
             Some(l) => self.map_lanes(l, vals, n),
-            None => vals.iter().map(|x| unrep_arg(x, n)).collect(),
+            None => vals.iter().map(|x| unrep_arg(x, n, self.mem())).collect(),
         }
     }
 
@@ -225,7 +225,7 @@ impl Interp<'_> {
             self.pop_lane();
             let res: Vec<LVal> = res?
                 .into_iter()
-                .map(|r| unlane(r, b, h))
+                .map(|r| unlane(r, b, h, self.mem()))
                 .collect::<R<_>>()?;
             cur = if len % 2 == 1 {
                 res.iter()
@@ -258,10 +258,13 @@ impl Interp<'_> {
         };
         let u = r.mask | last.mask;
         let arrs = [
-            materialize(r, u, self.lanes())?,
-            materialize(&last, u, self.lanes())?,
+            materialize(r, u, self.lanes(), self.mem())?,
+            materialize(&last, u, self.lanes(), self.mem())?,
         ];
-        Ok(LVal::from_array(u, ops::concat(&arrs, count(u))?))
+        Ok(LVal::from_array(
+            u,
+            ops::concat(&arrs, count(u), self.mem())?,
+        ))
     }
 
     /// Folds the `n` elements of `vals` (mapped by `pre`) into `b`, one at

@@ -35,7 +35,7 @@ impl Interp<'_> {
                     let elem = self.prog().vars.ty(*p).elem();
                     let mut shape = vec![0];
                     shape.extend_from_slice(z.own_shape());
-                    ops::check_size(&shape, elem)?;
+                    ops::check_size(self.mem(), &shape, elem)?;
                     Ok(LVal::inv(Value::Array(Array::filled(
                         shape,
                         Scalar::zero(elem),
@@ -59,7 +59,7 @@ impl Interp<'_> {
         let u = steps.iter().fold(0, |m, x| m | x.mask);
         let arrs: Vec<Array> = steps
             .iter()
-            .map(|x| materialize(x, u, self.lanes()))
+            .map(|x| materialize(x, u, self.lanes(), self.mem()))
             .collect::<R<_>>()?;
         Ok(LVal::from_array(u, ops::stack_at(&arrs, count(u))?))
     }
@@ -195,7 +195,7 @@ impl Interp<'_> {
                 }));
                 let r = self.apply(&op.lam, args).and_then(|r| {
                     r.iter()
-                        .map(|x| materialize(x, bit(b1) | bit(b2), self.lanes()))
+                        .map(|x| materialize(x, bit(b1) | bit(b2), self.lanes(), self.mem()))
                         .collect::<R<Vec<Array>>>()
                 });
                 self.pop_lane();
@@ -218,7 +218,7 @@ impl Interp<'_> {
             let (touts, last) = self.scan_elements(op, None, &tail, c - body, carry)?;
             for (o, t) in outs.iter_mut().zip(touts) {
                 let t = t.array()?;
-                *o = ops::concat(&[o.clone(), t], 0)?;
+                *o = ops::concat(&[o.clone(), t], 0, self.mem())?;
             }
             carry = last;
         }
@@ -274,7 +274,7 @@ impl Interp<'_> {
             .map(|st| {
                 let arrs: Vec<Array> = st
                     .iter()
-                    .map(|x| materialize(x, bit(b), self.lanes()))
+                    .map(|x| materialize(x, bit(b), self.lanes(), self.mem()))
                     .collect::<R<_>>()?;
                 ops::stack_at(&arrs, 1)
             })

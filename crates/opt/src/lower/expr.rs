@@ -13,7 +13,7 @@ use urchin_syntax::ast::*;
 use urchin_syntax::spine;
 use urchin_types::CheckedDef;
 use urchin_types::env::{GlobalKind, ValueId};
-use urchin_types::intrinsics::{self, Intrinsic};
+use urchin_types::intrinsics::Intrinsic;
 use urchin_types::sizes::{SizeExp, SizeOp};
 use urchin_types::ty::{Base, Type};
 
@@ -260,7 +260,7 @@ impl<'t> Lower<'t> {
         }
         let kind = match resolved {
             Some(k) => k.clone(),
-            None => match intrinsics::global(&q.name) {
+            None => match self.tenv.globals.intrinsic(&q.name) {
                 Some((i, _)) => GlobalKind::Intrinsic(i),
                 None => return Err(Self::internal(format!("unresolved name {q}"), span)),
             },

@@ -15,6 +15,7 @@ use crate::value::Value;
 use std::fmt;
 use std::path::Path;
 use urchin_base::diag::{Diagnostic, Phase};
+use urchin_base::mem::Budget;
 use urchin_base::source::{FileId, Span};
 use urchin_prim::PrimType;
 
@@ -130,16 +131,16 @@ pub fn display_text(data: &[u8]) -> String {
 }
 
 /// The contents of a data file, decompressed when its name ends in `.gz`
-/// (Futhark's test suites keep large datasets gzipped).
-pub fn read_data_file(path: &Path) -> std::io::Result<Vec<u8>> {
+/// (Futhark's test suites keep large datasets gzipped), within `budget`.
+pub fn read_data_file(path: &Path, budget: Budget) -> std::io::Result<Vec<u8>> {
     // Data may be as large as memory allows (the limit), no larger: a
     // small gzipped file can unpack to gigabytes.
     let file = std::fs::File::open(path)?;
     if path.extension().is_none_or(|e| e != "gz") {
-        return urchin_base::mem::read_bounded(file, usize::MAX, "the data file");
+        return urchin_base::mem::read_bounded(file, usize::MAX, budget, "the data file");
     }
     let unpacked = flate2::read::GzDecoder::new(std::io::BufReader::new(file));
-    urchin_base::mem::read_bounded(unpacked, usize::MAX, "the unpacked data file")
+    urchin_base::mem::read_bounded(unpacked, usize::MAX, budget, "the unpacked data file")
 }
 
 /// The binary encoding of several values, one after the other.
@@ -215,8 +216,8 @@ mod tests {
         let packed = gz.finish().unwrap_or_else(|e| panic!("{e}"));
         std::fs::write(dir.join("x.out.gz"), &packed).unwrap_or_else(|e| panic!("{e}"));
         std::fs::write(dir.join("x.out"), &packed).unwrap_or_else(|e| panic!("{e}"));
-        let unpacked = read_data_file(&dir.join("x.out.gz")).ok();
-        let raw = read_data_file(&dir.join("x.out")).ok();
+        let unpacked = read_data_file(&dir.join("x.out.gz"), Budget::default()).ok();
+        let raw = read_data_file(&dir.join("x.out"), Budget::default()).ok();
         let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(unpacked, Some(plain));
         assert_eq!(raw, Some(packed));

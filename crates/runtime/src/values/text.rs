@@ -527,7 +527,7 @@ impl<'a> Parser<'a> {
                 self.pos,
             ));
         }
-        if let Err(e) = urchin_base::mem::check(&dims, elem.bytes()) {
+        if let Err(e) = urchin_base::mem::addressable(&dims, elem.bytes()) {
             return Err(self.error(e.to_string(), start, self.pos));
         }
         Ok(Node::Empty(dims, elem, self.span(start, self.pos)))

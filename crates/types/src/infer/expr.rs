@@ -27,7 +27,7 @@ impl Infer<'_> {
     }
 
     pub fn infer_inner(&mut self, e: &Expr) -> Result<Type> {
-        if urchin_base::interrupt::requested() {
+        if self.ranks.interrupt.requested() {
             return Err(Diagnostic::new(urchin_base::diag::Phase::Other, "interrupted").at(e.span));
         }
         let t = self.infer_kind(e)?;

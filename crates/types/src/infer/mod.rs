@@ -550,7 +550,9 @@ impl<'g> Infer<'g> {
     /// A global name (or, for elaborator-inserted nodes, an intrinsic).
     fn lookup_global(&self, q: &QualName, id: NodeId) -> Option<super::env::Global> {
         if self.forced.contains(&id) {
-            return intrinsics::global(&q.name)
+            return self
+                .globals
+                .intrinsic(&q.name)
                 .map(|(i, s)| super::env::Global::new(s, GlobalKind::Intrinsic(i)));
         }
         self.globals.lookup(q)

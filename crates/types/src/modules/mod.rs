@@ -160,7 +160,7 @@ impl<'a> Phase<'a> {
     ) -> R<()> {
         let mut types: HashSet<Ident> = HashSet::new();
         for d in decs {
-            if urchin_base::interrupt::requested() {
+            if self.tenv.interrupt.requested() {
                 return Err(
                     Diagnostic::new(urchin_base::diag::Phase::Other, "interrupted")
                         .at(d.span())
@@ -192,7 +192,7 @@ impl<'a> Phase<'a> {
                 }
                 let resolved = Resolver::new(&scope.env).type_dec(t)?;
                 let abbrev = self.tenv.check_type_dec(&resolved)?;
-                let e = Entity::fresh();
+                let e = self.tenv.fresh_entity();
                 self.tenv.globals.define_type(e, abbrev);
                 scope.env.bind_type(t.name.clone(), e);
                 exports.bind_type(t.name.clone(), e);
@@ -242,7 +242,7 @@ impl<'a> Phase<'a> {
                 .into());
         }
         let resolved = Resolver::new(&scope.env).val_dec(v)?;
-        let e = Entity::fresh();
+        let e = self.tenv.fresh_entity();
         self.tenv
             .globals
             .set_in_scope(scope.env.vals.keys().cloned());

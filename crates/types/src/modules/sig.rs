@@ -9,7 +9,6 @@ use super::resolve::Resolver;
 use super::{Phase, R};
 use crate::elab::Abbreviations;
 use crate::env::{Global, GlobalKind, TypeAbbrev};
-use crate::ty::AbsType;
 use std::collections::HashMap;
 use std::rc::Rc;
 use urchin_base::diag::Diagnostic;
@@ -81,7 +80,7 @@ impl Phase<'_> {
                         Some(d) => Some(Resolver::new(&local.env).type_with_params(&t.params, d)?),
                         None => None,
                     };
-                    let placeholder = Entity::fresh();
+                    let placeholder = self.tenv.fresh_entity();
                     let abbrev = match &def {
                         Some(d) => self.tenv.check_type_dec(&TypeDec {
                             name: t.name.clone(),
@@ -94,7 +93,9 @@ impl Phase<'_> {
                             lifted: t.lifted,
                             params: t.params.clone(),
                             ty: None,
-                            abstract_: Some(AbsType::fresh(join(prefix, &t.name), t.lifted)),
+                            abstract_: Some(
+                                self.tenv.fresh_abstract(join(prefix, &t.name), t.lifted),
+                            ),
                         },
                     };
                     self.tenv.globals.define_type(placeholder, abbrev);
@@ -166,7 +167,7 @@ impl Phase<'_> {
     /// specifications after it to name.
     fn value_placeholder(&mut self, tps: &[TypeParam], ty: &TypeExp) -> R<Entity> {
         let scheme = self.tenv.spec_scheme(tps, ty)?;
-        let e = Entity::fresh();
+        let e = self.tenv.fresh_entity();
         self.tenv
             .globals
             .define(e, Global::new(scheme, GlobalKind::Param));
@@ -273,7 +274,7 @@ impl Phase<'_> {
         let mut subst = Subst::new();
         let mut copies = Vec::new();
         collect_placeholders(ty, prefix, &mut |e, name| {
-            let fresh = Entity::fresh();
+            let fresh = self.tenv.fresh_entity();
             subst.insert(e, fresh);
             copies.push((e, fresh, name));
         });
@@ -288,7 +289,7 @@ impl Phase<'_> {
                 abstract_: abbrev
                     .abstract_
                     .as_ref()
-                    .map(|a| AbsType::fresh(name, a.lifted)),
+                    .map(|a| self.tenv.fresh_abstract(name, a.lifted)),
             };
             self.tenv.globals.define_type(new, copy);
         }
@@ -437,14 +438,14 @@ impl Phase<'_> {
                         if let Some(def) = &abbrev.ty {
                             check_constructive(&name, ts, def, span)?;
                         }
-                        let e = Entity::fresh();
+                        let e = self.tenv.fresh_entity();
                         self.tenv.globals.define_type(
                             e,
                             TypeAbbrev {
                                 lifted: ts.lifted,
                                 params: ts.params.clone(),
                                 ty: Some(applied),
-                                abstract_: Some(AbsType::fresh(name, ts.lifted)),
+                                abstract_: Some(self.tenv.fresh_abstract(name, ts.lifted)),
                             },
                         );
                         e
@@ -537,7 +538,7 @@ impl Phase<'_> {
                     let seen = self
                         .tenv
                         .spec_scheme(&vs.type_params, &rename_types(&vs.ty, &subst.view))?;
-                    let e = Entity::fresh();
+                    let e = self.tenv.fresh_entity();
                     self.tenv.globals.define(
                         e,
                         Global {
@@ -626,7 +627,7 @@ impl Phase<'_> {
                 for spec in &sig.specs {
                     match spec {
                         SigSpec::Type(ts) => {
-                            let e = Entity::fresh();
+                            let e = self.tenv.fresh_entity();
                             let abbrev = match &ts.def {
                                 Some(d) => TypeAbbrev {
                                     lifted: ts.lifted,
@@ -638,10 +639,9 @@ impl Phase<'_> {
                                     lifted: ts.lifted,
                                     params: ts.params.clone(),
                                     ty: None,
-                                    abstract_: Some(AbsType::fresh(
-                                        join(name, &ts.name),
-                                        ts.lifted,
-                                    )),
+                                    abstract_: Some(
+                                        self.tenv.fresh_abstract(join(name, &ts.name), ts.lifted),
+                                    ),
                                 },
                             };
                             self.tenv.globals.define_type(e, abbrev);
@@ -651,7 +651,7 @@ impl Phase<'_> {
                         SigSpec::Val(vs) => {
                             let ty = rename_types(&vs.ty, &subst);
                             let scheme = self.tenv.spec_scheme(&vs.type_params, &ty)?;
-                            let e = Entity::fresh();
+                            let e = self.tenv.fresh_entity();
                             self.tenv
                                 .globals
                                 .define(e, Global::new(scheme, GlobalKind::Param));
