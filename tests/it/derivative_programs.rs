@@ -89,14 +89,7 @@ fn value(t: &Type, k: &mut u32) -> Option<(String, Vec<String>)> {
         Base::Tuple(ts) if rank == 0 => {
             let parts: Vec<(String, Vec<String>)> =
                 ts.iter().map(|t| value(t, k)).collect::<Option<_>>()?;
-            let text = format!(
-                "({})",
-                parts
-                    .iter()
-                    .map(|(t, _)| t.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
+            let text = tuple_text(&parts);
             Some((text, parts.into_iter().flat_map(|(_, l)| l).collect()))
         }
         Base::Tuple(ts) if rank == 1 && ts.len() >= 2 => {
@@ -141,6 +134,12 @@ fn value(t: &Type, k: &mut u32) -> Option<(String, Vec<String>)> {
         }
         _ => None,
     }
+}
+
+/// `(a, b, ...)` of the values' texts.
+fn tuple_text(parts: &[(String, Vec<String>)]) -> String {
+    let texts: Vec<&str> = parts.iter().map(|(t, _)| t.as_str()).collect();
+    format!("({})", texts.join(", "))
 }
 
 /// An array of rank `rank` (every dimension 3) or a scalar.
@@ -255,7 +254,6 @@ fn check_function(
     tally: &mut Tally,
 ) {
     let what = format!("{} {f} (:{op})", file.display());
-    eprintln!("{what}");
     let mut program = String::new();
     repl.feed(&format!(":{op} {f}"), &mut program);
     if !program.starts_with("def ") {
@@ -268,8 +266,8 @@ fn check_function(
     tally.printed += 1;
     let Some(name) = program
         .lines()
-        .filter_map(|l| l.strip_prefix("def "))
-        .last()
+        .rev()
+        .find_map(|l| l.strip_prefix("def "))
         .and_then(|l| l.split_whitespace().next())
         .map(str::to_string)
     else {
@@ -314,14 +312,7 @@ fn check_function(
         if parts.len() == 1 {
             parts[0].0.clone()
         } else {
-            format!(
-                "({})",
-                parts
-                    .iter()
-                    .map(|(t, _)| t.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
+            tuple_text(parts)
         }
     };
     let fun = if params.len() == 1 {

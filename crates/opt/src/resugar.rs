@@ -485,8 +485,8 @@ impl<'p> Back<'p> {
     fn rearrange(&mut self, perm: &[u32], a: Var) -> Expr {
         let mut cur: Vec<u32> = (0..perm.len() as u32).collect();
         let mut e = self.var(a);
-        for i in 0..perm.len() {
-            let j = cur.iter().position(|d| *d == perm[i]).unwrap_or(i);
+        for (i, want) in perm.iter().enumerate() {
+            let j = cur.iter().position(|d| d == want).unwrap_or(i);
             for k in (i..j).rev() {
                 cur.swap(k, k + 1);
                 let mut f = self.named("transpose");
@@ -704,17 +704,7 @@ impl<'p> Back<'p> {
             self.bind(out, pat, e);
         }
         let i = self.fresh("i");
-        let mut stms = Vec::new();
-        for (p, x) in lam.params.iter().zip(args) {
-            let xi = self.var(*x);
-            let ie = self.named(&i);
-            let e = self.node(ExprKind::Index(Box::new(xi), vec![IndexExp::Single(ie)]));
-            stms.push(Binding {
-                pat: self.pattern(&[*p]),
-                exp: e,
-                note: None,
-            });
-        }
+        let stms = self.elements(lam, args, &i);
         // Only the statements the updates need.
         let kept = Body {
             stms: self.needed(&lam.body.stms, HashSet::new()),
@@ -791,18 +781,24 @@ impl<'p> Back<'p> {
         }
     }
 
-    /// `map f xs` of more arrays than the numbered `map`s take: a map over
-    /// the indices, each element read inside.
-    fn indexed_map(&mut self, lam: &Lambda, args: &[Var]) -> Expr {
-        let i = self.fresh("i");
+    /// `let x = xs[i]` for each parameter of a map's lambda and its array.
+    fn elements(&mut self, lam: &Lambda, args: &[Var], i: &str) -> Vec<Binding> {
         let mut bindings = Vec::new();
         for (p, x) in lam.params.iter().zip(args) {
             let xi = self.var(*x);
-            let ie = self.named(&i);
+            let ie = self.named(i);
             let e = self.node(ExprKind::Index(Box::new(xi), vec![IndexExp::Single(ie)]));
             let pat = self.pattern(&[*p]);
             self.bind(&mut bindings, pat, e);
         }
+        bindings
+    }
+
+    /// `map f xs` of more arrays than the numbered `map`s take: a map over
+    /// the indices, each element read inside.
+    fn indexed_map(&mut self, lam: &Lambda, args: &[Var]) -> Expr {
+        let i = self.fresh("i");
+        let bindings = self.elements(lam, args, &i);
         let body = self.body(&lam.body, &[]);
         let body = self.chain(bindings, body);
         let param = Pat::Ascribed(
@@ -1279,9 +1275,7 @@ fn consumes(b: &Body, v: Var) -> bool {
 
 /// `map3`, `zip4`: the numbered member of a family (`map` for one).
 fn numbered(family: &str, n: usize) -> String {
-    if n == 1 && family == "map" {
-        family.to_string()
-    } else if n == 2 && family != "map" {
+    if (n == 1 && family == "map") || (n == 2 && family != "map") {
         family.to_string()
     } else {
         format!("{family}{n}")
