@@ -16,7 +16,6 @@ use std::rc::Rc;
 use urchin_base::diag::Diagnostic;
 use urchin_base::source::Span;
 use urchin_core::ir::{Program, Var};
-use urchin_core::pretty::Printer;
 use urchin_eval::EvalStats;
 use urchin_prim::PrimType;
 use urchin_runtime::value::Value;
@@ -418,7 +417,10 @@ impl Repl {
         r.session.rollback(saved);
         let mut compiled = compiled?;
         wrapper.show_source_names(&mut compiled.program);
-        Ok(Printer::program_labelled(&compiled.program))
+        Ok(urchin_opt::resugar::program(
+            &compiled.program,
+            dir == Direction::Reverse,
+        ))
     }
 }
 

@@ -20,6 +20,7 @@ mod automap_speed;
 mod bench_cli;
 mod core_laws;
 mod dense;
+mod derivative_programs;
 mod docs_transcripts;
 mod friction;
 mod host;

@@ -105,6 +105,15 @@ impl<'p> Printer<'p> {
         }
     }
 
+    /// The names a function's variables print under (the program's
+    /// variable table, shared by its functions, is `vars`): what the
+    /// printer shows, for a printer of another notation.
+    pub fn names(vars: &Vars, f: &Function) -> HashMap<Var, String> {
+        let mut pr = Printer::new(vars);
+        pr.name_function(f);
+        pr.names
+    }
+
     fn var(&self, v: Var) -> String {
         self.names
             .get(&v)

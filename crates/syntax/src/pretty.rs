@@ -6,6 +6,7 @@
 //! `parse(print(p)).erase() == p.erase()`.
 
 use super::ast::*;
+use std::collections::HashMap;
 
 pub fn program(p: &Program) -> String {
     let mut out = p.decs.iter().map(dec).collect::<Vec<_>>().join("\n\n");
@@ -17,6 +18,18 @@ pub fn program(p: &Program) -> String {
 
 pub fn dec(d: &Dec) -> String {
     let mut pr = Printer::default();
+    pr.dec(d);
+    pr.out
+}
+
+/// A declaration with a comment line (`-- note`) above each `let` whose
+/// node is in `notes`: how `:vjp` marks the sweeps of a derivative
+/// program, which the AST has no node for.
+pub fn dec_with_notes(d: &Dec, notes: HashMap<NodeId, String>) -> String {
+    let mut pr = Printer {
+        notes,
+        ..Printer::default()
+    };
     pr.dec(d);
     pr.out
 }
@@ -166,6 +179,9 @@ struct Printer {
     /// break.
     flat_limit: Option<usize>,
     overflow: bool,
+    /// Comment lines to print above `let` bindings, by the node of the
+    /// `let` ([`dec_with_notes`]).
+    notes: HashMap<NodeId, String>,
 }
 
 impl Printer {
@@ -841,6 +857,11 @@ impl Printer {
         }
         let mut cur = e;
         loop {
+            if let Some(note) = self.notes.get(&cur.id) {
+                let line = format!("-- {note}");
+                self.w(&line);
+                self.nl();
+            }
             match &cur.kind {
                 ExprKind::Let(p, v, body) => {
                     self.w("let ");
