@@ -910,7 +910,6 @@ mod tests {
         }
     }
 
-
     #[test]
     fn every_corpus_file_parses() {
         let Some(dir) = urchin_test_env::shared_data("corpus") else {

@@ -198,7 +198,6 @@ fn run_file(path: &Path) -> FileResult {
     }
 }
 
-
 /// Runs every file of `dir`, a process per file, as many at a time as
 /// there are cores.
 fn run_folder(dir: &Path) -> (Tally, Vec<String>) {

@@ -149,7 +149,6 @@ enum Covered {
     NoDerivative,
 }
 
-
 /// The check of each unary rule. The match has no wildcard: a new
 /// operation does not compile until it says how its rule is checked.
 fn unary(op: UnOp) -> Covered {
@@ -199,7 +198,6 @@ fn unary(op: UnOp) -> Covered {
         | UnOp::Ctz => NoDerivative,
     }
 }
-
 
 /// The check of each binary rule on floats and on integers (and
 /// booleans, whose operations the integer column covers).

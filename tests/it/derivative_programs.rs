@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-use urchin::driver::{Session, eval_options};
+use urchin::driver::Session;
 use urchin::repl::Repl;
 use urchin_base::source::FileId;
 use urchin_eval::EvalOptions;
@@ -177,7 +177,7 @@ fn eval(s: &Session, text: &str) -> Result<Vec<Value>, Option<String>> {
     });
     let opts = EvalOptions {
         interrupt: Some(stop.clone()),
-        ..eval_options()
+        ..s.eval_options()
     };
     let r = s.run_expr(&compiled, &externals, &opts);
     if stop.load(Ordering::Relaxed) {

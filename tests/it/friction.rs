@@ -142,7 +142,11 @@ fn a_function_minus_a_number_suggests_parentheses() {
         out.contains("put the number in parentheses: `f (-1)`"),
         "{out}"
     );
-    assert_eq!(out.matches("put the number in parentheses").count(), 1, "{out}");
+    assert_eq!(
+        out.matches("put the number in parentheses").count(),
+        1,
+        "{out}"
+    );
 }
 
 /// Item 16: a `match` typed line by line goes on while its cases do (it

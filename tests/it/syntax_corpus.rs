@@ -10,7 +10,6 @@ use urchin_base::source::{FileId, SourceMap};
 use urchin_syntax::ast::{Dec, Erase, Program};
 use urchin_syntax::{is_incomplete, parse_program, parse_repl, pretty};
 
-
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }

@@ -92,8 +92,7 @@ fn float(text: &str, suffix: Option<PrimType>) -> Literal {
 /// The built-in operators (the only ones that are values of their own:
 /// `(+^)` is the name `+^`).
 fn builtin_op() -> S<BinOpKind> {
-    select(BinOpKind::BUILTIN_SYMBOLS.to_vec())
-    .boxed()
+    select(BinOpKind::BUILTIN_SYMBOLS.to_vec()).boxed()
 }
 
 /// User-defined operator names.

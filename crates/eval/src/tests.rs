@@ -69,7 +69,6 @@ fn sf(x: f64) -> Value {
     Value::Scalar(Scalar::F64(x))
 }
 
-
 pub(super) use urchin_core::build::main_program as build;
 
 /// Bitwise equality (NaN equals NaN).

@@ -2,10 +2,10 @@
 //! values (what entry points take and return) and term values.
 
 use super::step::not_defined;
-use urchin_runtime::Error;
 use super::term::*;
 use std::rc::Rc;
 use urchin_prim::{PrimType, Scalar};
+use urchin_runtime::Error;
 use urchin_runtime::Raise;
 use urchin_runtime::value::{Array, Value as EvalValue};
 use urchin_syntax::ast::*;

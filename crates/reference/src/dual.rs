@@ -17,7 +17,6 @@
 //! `ε`, and an operation splits its operands on the largest `ε` they have.
 
 use super::step::{R, not_defined};
-use urchin_runtime::Error;
 use super::term::{Dual, Value};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -25,6 +24,7 @@ use urchin_core::build::Builder;
 use urchin_core::ir::{Atom, Exp, Type, Vars};
 use urchin_opt::ad::deriv;
 use urchin_prim::{self as prim, BinOp, PrimType, Scalar, UnOp};
+use urchin_runtime::Error;
 use urchin_runtime::Raise;
 
 /// Which part of `jvp`'s result TANGENT takes: `jvp` the tangent, `jvp2`
@@ -285,7 +285,11 @@ fn partials(
                 let c = base(&atom(&env, c)?).is_some_and(|c| c == Scalar::Bool(true));
                 atom(&env, if c { x } else { y })?
             }
-            _ => return Err(Error::internal("a derivative that is not scalar arithmetic")),
+            _ => {
+                return Err(Error::internal(
+                    "a derivative that is not scalar arithmetic",
+                ));
+            }
         };
         let [var] = s.pat[..] else {
             return Err(Error::internal(

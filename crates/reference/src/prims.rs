@@ -10,11 +10,11 @@
 
 use super::dual;
 use super::step::{R, Rule, beta, not_defined, scalar, truth};
-use urchin_runtime::Error;
 use super::term::*;
 use urchin_base::mem::Budget;
 use urchin_base::source::Span;
 use urchin_prim::{self as prim, BinOp};
+use urchin_runtime::Error;
 use urchin_runtime::Raise;
 use urchin_runtime::index::Ix;
 use urchin_syntax::ast::{BinOpKind, Ident, RangeKind};

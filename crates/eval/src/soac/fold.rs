@@ -10,9 +10,9 @@ use crate::kernels::{
     scan_rows,
 };
 use crate::lanes::{LVal, Mask, lane_dims, operand, operand_in_place};
+use ndarray::{ArcArray, IxDyn};
 use urchin_core::ir::{Lambda, Operator};
 use urchin_prim::{BinOp, Scalar};
-use ndarray::{ArcArray, IxDyn};
 use urchin_runtime::value::{Array, Element, Value};
 
 /// The sums of products of `x`'s and `y`'s rows over lanes `u` as matrix
@@ -33,11 +33,7 @@ pub(super) fn gemm_lanes<T: Gemm>(
 }
 
 /// `a`'s elements and `init` as `T`s, where `f` runs natively on `T`.
-fn native<T: Element>(
-    f: FastOp,
-    a: &Array,
-    init: Scalar,
-) -> Option<(&ArcArray<T, IxDyn>, T)> {
+fn native<T: Element>(f: FastOp, a: &Array, init: Scalar) -> Option<(&ArcArray<T, IxDyn>, T)> {
     if !fast_supported::<T>(f) {
         return None;
     }

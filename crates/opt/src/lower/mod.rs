@@ -313,10 +313,7 @@ pub fn lower_entry(tenv: &TypeEnv, id: DefId) -> LResult<(Program, Signature)> {
     let mut l = Lower::new(tenv, &mut vars);
     let (f, sig) = l.entry(id)?;
     let parts = l.program(f)?;
-    Ok((
-        assemble(vars, parts),
-        sig,
-    ))
+    Ok((assemble(vars, parts), sig))
 }
 
 /// Lowers a REPL expression; returns the program, the type of its value
@@ -335,11 +332,7 @@ pub fn lower_expression(
     let (f, t) = l.expression(def, inst)?;
     let ids = l.externals.iter().map(|(id, _)| *id).collect();
     let parts = l.program(f)?;
-    Ok((
-        assemble(vars, parts),
-        t,
-        ids,
-    ))
+    Ok((assemble(vars, parts), t, ids))
 }
 
 /// What a failed size coercion `e :> t` is about (Futhark's message says
