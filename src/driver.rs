@@ -593,7 +593,8 @@ impl Session {
         }
         let (mut program, signature) = lower::lower_entry(&self.types, id)?;
         locate_traces(&mut program, &self.sources);
-        let ad = finish(
+        let ad = run_passes(
+            &Pipeline::default(),
             &mut program,
             simplify,
             def.source.span,
@@ -660,7 +661,14 @@ impl Session {
             lower::lower_expression(&self.types, checked, inst, &lookup, self.breakpoints)?;
         locate_traces(&mut program, &self.sources);
         let span = checked.target.body.span;
-        let ad = finish(&mut program, true, span, self.host.check_ir, &mut |_, _| {})?;
+        let ad = run_passes(
+            &Pipeline::default(),
+            &mut program,
+            true,
+            span,
+            self.host.check_ir,
+            &mut |_, _| {},
+        )?;
         Ok((
             Compiled {
                 program,
@@ -765,18 +773,7 @@ impl Default for Session {
 /// lowering and after each pass; a violation is a bug of urchin's,
 /// reported as an internal error at `span` (what was being compiled)
 /// naming the pass that broke it. `seen` sees the program after each.
-fn finish(
-    p: &mut Program,
-    simplify: bool,
-    span: Span,
-    check: bool,
-    seen: &mut dyn FnMut(&str, &Program),
-) -> Result<urchin_opt::ad::AdOutput, Diagnostic> {
-    run_passes(&Pipeline::default(), p, simplify, span, check, seen)
-}
-
-/// [`finish`] with a given pipeline (tests insert passes into it),
-/// checking the IR after each pass if `check`.
+/// The pipeline is the default one but where tests insert passes.
 pub fn run_passes(
     pipeline: &Pipeline,
     p: &mut Program,
@@ -859,16 +856,17 @@ mod tests {
         assert!(check_ir(&p, "ad", Span::default()).is_ok());
     }
 
+    /// A session with the one definition `src` loaded, and its id.
+    fn loaded(src: &str) -> (Session, DefId) {
+        let mut s = Session::new();
+        let ids = s.load("t.fut", src).expect("loads");
+        (s, ids[0])
+    }
+
     #[test]
     fn a_broken_rewrite_is_blamed_on_its_own_pass() {
-        let mut s = Session::new();
-        let ids = s
-            .load(
-                "t.fut",
-                "entry main (xs: []f64) = f64.sum (map (\\x -> x * 2) xs)",
-            )
-            .expect("loads");
-        let (mut program, _) = lower::lower_entry(&s.types, ids[0]).expect("lowers");
+        let (s, id) = loaded("entry main (xs: []f64) = f64.sum (map (\\x -> x * 2) xs)");
+        let (mut program, _) = lower::lower_entry(&s.types, id).expect("lowers");
         let mut pipeline = Pipeline::default();
         // Drops every statement: the result reads variables bound nowhere.
         pipeline.insert_after(
@@ -902,14 +900,8 @@ mod tests {
 
     #[test]
     fn compiled_programs_pass_the_ir_check() {
-        let mut s = Session::new();
-        let ids = s
-            .load(
-                "t.fut",
-                "def main (xs: []f64) = vjp (map (\\x -> x * x)) xs (map (+1) xs)",
-            )
-            .expect("checks");
-        let c = s.compile(ids[0]).expect("compiles");
+        let (s, id) = loaded("def main (xs: []f64) = vjp (map (\\x -> x * x)) xs (map (+1) xs)");
+        let c = s.compile(id).expect("compiles");
         assert!(check_ir(&c.program, "simplification", Span::default()).is_ok());
     }
 }

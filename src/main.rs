@@ -228,6 +228,18 @@ fn load(path: &PathBuf, host: &Host) -> Result<Option<(Session, Vec<DefId>)>> {
     load_with(path, Session::with_host(host.clone()))
 }
 
+/// Loads a file and finds its entry point `entry` (`None`: the file did
+/// not load, and the diagnostics are shown).
+fn load_entry(path: &PathBuf, entry: &str, host: &Host) -> Result<Option<(Session, DefId)>> {
+    let Some((s, ids)) = load(path, host)? else {
+        return Ok(None);
+    };
+    match s.lookup_def(entry) {
+        Some(id) => Ok(Some((s, id))),
+        None => Err(no_entry(&s, &ids, path, entry).into()),
+    }
+}
+
 /// Loads a file into the given session (a fresh one, possibly configured).
 fn load_with(path: &PathBuf, mut s: Session) -> Result<Option<(Session, Vec<DefId>)>> {
     let text = read(path, s.host())?;
@@ -501,11 +513,8 @@ fn run(
     values: Vec<String>,
     host: &Host,
 ) -> Result<ExitCode> {
-    let Some((mut s, ids)) = load(file, host)? else {
+    let Some((mut s, id)) = load_entry(file, entry, host)? else {
         return Ok(ExitCode::FAILURE);
-    };
-    let Some(id) = s.lookup_def(entry) else {
-        return Err(no_entry(&s, &ids, file, entry).into());
     };
     let compiled = match s.compile(id) {
         Ok(c) => c,
@@ -549,11 +558,8 @@ fn step(
     host: &Host,
 ) -> Result<ExitCode> {
     use urchin_reference as semantics;
-    let Some((mut s, ids)) = load(file, host)? else {
+    let Some((mut s, id)) = load_entry(file, entry, host)? else {
         return Ok(ExitCode::FAILURE);
-    };
-    let Some(id) = s.lookup_def(entry) else {
-        return Err(no_entry(&s, &ids, file, entry).into());
     };
     let types = semantics::entry_param_types(&s, id);
     let Some(args) = arguments(&mut s, entry, &types, values)? else {

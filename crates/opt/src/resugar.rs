@@ -337,6 +337,19 @@ impl<'p> Back<'p> {
 
     /// An operator of `k` values: a section for a binary operator,
     /// otherwise a lambda on two tuples when `k > 1`.
+    /// The operator, the neutral element and the (mapped) arrays of a
+    /// reduction or scan.
+    fn fold_operands(&mut self, op: &Operator, pre: Option<&Lambda>, args: &[Var]) -> Vec<Expr> {
+        let o = self.operator(op);
+        let ne: Vec<Expr> = op.neutral.iter().map(|a| self.atom(a)).collect();
+        let ne = self.tuple(ne);
+        let xs = match pre {
+            Some(f) => self.map_of(f, args),
+            None => self.zipped(args),
+        };
+        vec![o, ne, xs]
+    }
+
     fn operator(&mut self, op: &Operator) -> Expr {
         if let Some(b) = op.lam.section() {
             let t = self.vars.ty(op.lam.params[0]).elem();
@@ -989,24 +1002,12 @@ impl<'p> Back<'p> {
                 } else {
                     "reduce"
                 };
-                let o = self.operator(op);
-                let ne: Vec<Expr> = op.neutral.iter().map(|a| self.atom(a)).collect();
-                let ne = self.tuple(ne);
-                let xs = match pre {
-                    Some(f) => self.map_of(f, args),
-                    None => self.zipped(args),
-                };
-                self.call(name, vec![o, ne, xs])
+                let operands = self.fold_operands(op, pre.as_ref(), args);
+                self.call(name, operands)
             }
             Exp::Scan { op, pre, args } => {
-                let o = self.operator(op);
-                let ne: Vec<Expr> = op.neutral.iter().map(|a| self.atom(a)).collect();
-                let ne = self.tuple(ne);
-                let xs = match pre {
-                    Some(f) => self.map_of(f, args),
-                    None => self.zipped(args),
-                };
-                let s = self.call("scan", vec![o, ne, xs]);
+                let operands = self.fold_operands(op, pre.as_ref(), args);
+                let s = self.call("scan", operands);
                 self.unzipped(n, s)
             }
             Exp::Hist {
@@ -1298,37 +1299,8 @@ fn type_exp(t: Type) -> TypeExp {
     e
 }
 
-/// The source operator of an infix primitive operation.
+/// The source operator of an infix primitive operation: the built-in one
+/// spelled the same.
 fn infix(op: BinOp) -> Option<BinOpKind> {
-    Some(match op {
-        BinOp::Add => BinOpKind::Add,
-        BinOp::Sub => BinOpKind::Sub,
-        BinOp::Mul => BinOpKind::Mul,
-        BinOp::Div => BinOpKind::Div,
-        BinOp::Mod => BinOpKind::Mod,
-        BinOp::Quot => BinOpKind::Quot,
-        BinOp::Rem => BinOpKind::Rem,
-        BinOp::Pow => BinOpKind::Pow,
-        BinOp::Eq => BinOpKind::Eq,
-        BinOp::Neq => BinOpKind::Neq,
-        BinOp::Lt => BinOpKind::Lt,
-        BinOp::Le => BinOpKind::Le,
-        BinOp::Gt => BinOpKind::Gt,
-        BinOp::Ge => BinOpKind::Ge,
-        BinOp::LogAnd => BinOpKind::And,
-        BinOp::LogOr => BinOpKind::Or,
-        BinOp::BitAnd => BinOpKind::BitAnd,
-        BinOp::BitOr => BinOpKind::BitOr,
-        BinOp::BitXor => BinOpKind::BitXor,
-        BinOp::Shl => BinOpKind::Shl,
-        BinOp::Shr => BinOpKind::Shr,
-        BinOp::UShr => BinOpKind::UShr,
-        BinOp::Min
-        | BinOp::Max
-        | BinOp::Atan2
-        | BinOp::Hypot
-        | BinOp::NextAfter
-        | BinOp::CopySign
-        | BinOp::MulHi => return None,
-    })
+    BinOpKind::builtin(op.symbol())
 }

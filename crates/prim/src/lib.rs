@@ -459,18 +459,10 @@ impl BinOp {
         }
     }
 
-    /// Whether the operator is written infix in source and core IR.
+    /// Whether the operator is written infix in source and core IR: its
+    /// spelling is a symbol, not a function's name.
     pub fn is_infix(self) -> bool {
-        !matches!(
-            self,
-            BinOp::Min
-                | BinOp::Max
-                | BinOp::Atan2
-                | BinOp::Hypot
-                | BinOp::NextAfter
-                | BinOp::CopySign
-                | BinOp::MulHi
-        )
+        !self.symbol().starts_with(|c: char| c.is_ascii_alphabetic())
     }
 
     /// Operations defined only on floats.

@@ -381,18 +381,12 @@ impl TypeEnv {
         }
         let ret = match declared_ret {
             Some(rt) => {
-                let o = inf.origins.len();
-                inf.origins.push(infer::Origin {
-                    span: d.body.span,
-                    kind: infer::OriginKind::Expect {
-                        expected: rt.clone(),
-                        found: bt.clone(),
-                        what: "Function body does not have expected type".into(),
-                    },
-                });
-                if let Err(m) = inf.subst.unify(&mut inf.ranks, &rt, &bt, o) {
-                    return Err(inf.mismatch_error(m, o));
-                }
+                inf.expect(
+                    &rt,
+                    &bt,
+                    d.body.span,
+                    "Function body does not have expected type",
+                )?;
                 rt
             }
             None => bt,

@@ -1090,8 +1090,9 @@ fn lanes_shape(a: &Array, rdims: &[usize]) -> Array {
     ops::with_shape(a, &shape)
 }
 
-/// A rep written where an array of outer length `len` is expected.
-fn unrep(x: &LVal, len: usize, mem: urchin_base::mem::Budget) -> R<LVal> {
+/// A rep written where an array of outer length `len` is expected (an
+/// argument of a reduction, say), as `len` copies; other values as they are.
+pub(crate) fn unrep(x: &LVal, len: usize, mem: urchin_base::mem::Budget) -> R<LVal> {
     let Value::Rep(inner) = &x.v else {
         return Ok(x.clone());
     };

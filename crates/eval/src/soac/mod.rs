@@ -168,24 +168,6 @@ fn stack_elements(vals: Vec<Value>, n: usize) -> R<Value> {
     Err(Fail::irregular_map(&first, &other))
 }
 
-/// A rep argument of a reduction, as an array of `n` copies.
-fn unrep_arg(x: &LVal, n: usize, mem: Budget) -> R<LVal> {
-    match &x.v {
-        Value::Rep(inner) => {
-            let inner = LVal {
-                mask: x.mask,
-                v: (**inner).clone(),
-            };
-            let a = inner.array()?;
-            Ok(LVal::from_array(
-                x.mask,
-                insert_axis(&a, count(x.mask), n, mem)?,
-            ))
-        }
-        _ => Ok(x.clone()),
-    }
-}
-
 /// A reduction or scan applied one element at a time: the lambdas'
 /// analyses, looked up once, and scratch vectors reused at every step.
 struct SeqState<'l> {

@@ -2,11 +2,12 @@
 //! time, and the pieces the chunk driver combines.
 
 use super::fold::{fast_input, fold_all, fold_blocks, fold_lanes, gemm_lanes};
-use super::{SeqState, TREE_LANES, along, slice_outer, strided, unlane, unrep_arg};
+use super::{SeqState, TREE_LANES, along, slice_outer, strided, unlane};
 use crate::blocks::{BLOCK, Blocks};
 use crate::chunks::ChunkOp;
 use crate::error::{Fail, R};
 use crate::interp::Interp;
+use crate::interp::unrep;
 use crate::kernels::{self, from_vec};
 use crate::lanes::{LVal, Mask, count, lane_dims, materialize, operand, operand_in_place};
 use crate::ops;
@@ -93,7 +94,7 @@ impl Interp<'_> {
     ) -> R<Vec<LVal>> {
         match pre {
             Some(l) => self.map_lanes(l, vals, n),
-            None => vals.iter().map(|x| unrep_arg(x, n, self.mem())).collect(),
+            None => vals.iter().map(|x| unrep(x, n, self.mem())).collect(),
         }
     }
 

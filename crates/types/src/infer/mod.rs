@@ -311,7 +311,13 @@ impl<'g> Infer<'g> {
     }
 
     /// Unifies `found` with `expected` at `span`.
-    fn expect(&mut self, expected: &Type, found: &Type, span: Span, what: &str) -> Result<()> {
+    pub(crate) fn expect(
+        &mut self,
+        expected: &Type,
+        found: &Type,
+        span: Span,
+        what: &str,
+    ) -> Result<()> {
         let o = self.origin(
             span,
             OriginKind::Expect {

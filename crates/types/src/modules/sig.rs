@@ -33,6 +33,16 @@ struct Binding {
 }
 
 impl Phase<'_> {
+    /// A new abstract type named `name` (qualified), with parameters.
+    fn abstract_type(&self, name: String, lifted: Liftedness, params: &[TypeParam]) -> TypeAbbrev {
+        TypeAbbrev {
+            lifted,
+            params: params.to_vec(),
+            ty: None,
+            abstract_: Some(self.tenv.fresh_abstract(name, lifted)),
+        }
+    }
+
     /// Elaborates a module type; `prefix` names its abstract types
     /// (`P` for a parameter `P`, whose types are then `P.t`).
     pub(super) fn mod_type(&mut self, scope: &Scope, t: &ModTypeExp, prefix: &str) -> R<Rc<ModTy>> {
@@ -89,14 +99,7 @@ impl Phase<'_> {
                             ty: d.clone(),
                             span: t.span,
                         })?,
-                        None => TypeAbbrev {
-                            lifted: t.lifted,
-                            params: t.params.clone(),
-                            ty: None,
-                            abstract_: Some(
-                                self.tenv.fresh_abstract(join(prefix, &t.name), t.lifted),
-                            ),
-                        },
+                        None => self.abstract_type(join(prefix, &t.name), t.lifted, &t.params),
                     };
                     self.tenv.globals.define_type(placeholder, abbrev);
                     local.env.bind_type(t.name.clone(), placeholder);
@@ -635,14 +638,9 @@ impl Phase<'_> {
                                     ty: Some(rename_types(d, &subst)),
                                     abstract_: None,
                                 },
-                                None => TypeAbbrev {
-                                    lifted: ts.lifted,
-                                    params: ts.params.clone(),
-                                    ty: None,
-                                    abstract_: Some(
-                                        self.tenv.fresh_abstract(join(name, &ts.name), ts.lifted),
-                                    ),
-                                },
+                                None => {
+                                    self.abstract_type(join(name, &ts.name), ts.lifted, &ts.params)
+                                }
                             };
                             self.tenv.globals.define_type(e, abbrev);
                             subst.insert(ts.placeholder, e);
