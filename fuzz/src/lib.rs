@@ -11,11 +11,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 use urchin::driver::Session;
+use urchin::host::Host;
 use urchin::repl::Repl;
 use urchin::testing::blocks::parse_test_spec;
 use urchin::testing::engine::{FastEngine, Loaded, SmallStepEngine};
 use urchin::testing::runner::{Engine, RunnerOptions, run_text, test_count};
 use urchin_base::diag::render_all;
+use urchin_base::mem::Budget;
 use urchin_base::source::{FileId, SourceMap};
 use urchin_runtime::value::Value;
 use urchin_runtime::values::{ValueType, format_value};
@@ -41,12 +43,20 @@ pub const MAX_CASES: usize = 8;
 /// its time on many programs rather than on one long one.
 pub const MAX_STEPS: u64 = 200_000;
 
-/// Sets up the process once, before the fuzz loop: the memory limit, and
-/// the prelude checked, so that it is in the state the fuzzer forks from
-/// rather than checked again for every input.
+/// What every target runs with: `MEMORY_LIMIT`, one thread and no device
+/// (the same results, and a fuzzer runs one process per core).
+fn host() -> Host {
+    let mut host = Host::default();
+    host.memory = Budget::new(MEMORY_LIMIT);
+    host.set_threads(1);
+    host
+}
+
+/// Sets up the process once, before the fuzz loop: the prelude checked,
+/// so that it is in the state the fuzzer forks from rather than checked
+/// again for every input.
 pub fn init() {
-    urchin_base::mem::set_limit(MEMORY_LIMIT);
-    drop(Session::new());
+    drop(Session::with_host(host()));
 }
 
 /// The program text of an input: the fuzzer's bytes read as UTF-8.
@@ -92,7 +102,7 @@ pub fn parse(data: &[u8]) {
 /// (what running it would compile).
 pub fn check(data: &[u8]) {
     let Some(text) = text(data) else { return };
-    let mut session = Session::new();
+    let mut session = Session::with_host(host());
     match session.load("fuzz.fut", text) {
         Ok(ids) => {
             for id in ids {
@@ -119,6 +129,7 @@ fn run_tests<E: Engine>(data: &[u8], engine: &mut E) {
     }
     let opts = RunnerOptions {
         timeout: Some(CASE_TIME),
+        memory: Budget::new(MEMORY_LIMIT),
         ..RunnerOptions::default()
     };
     run_text("fuzz.fut", text, engine, &opts, &mut std::io::sink())
@@ -129,8 +140,7 @@ fn run_tests<E: Engine>(data: &[u8], engine: &mut E) {
 /// results, and a fuzzer runs one process per core), within the memory
 /// limit and `CASE_TIME` a case.
 pub fn eval(data: &[u8]) {
-    let mut engine = FastEngine::default();
-    engine.options.threads = 1;
+    let mut engine = FastEngine::with_host(host());
     engine.options.device = None;
     run_tests(data, &mut engine);
 }
@@ -138,7 +148,7 @@ pub fn eval(data: &[u8]) {
 /// `step`: the small-step reference semantics, within `MAX_STEPS` steps,
 /// the memory limit and `CASE_TIME` a case.
 pub fn step(data: &[u8]) {
-    let mut engine = SmallStepEngine::default();
+    let mut engine = SmallStepEngine::with_host(host());
     engine.options.max_steps = MAX_STEPS;
     run_tests(data, &mut engine);
 }
@@ -150,8 +160,7 @@ pub fn step(data: &[u8]) {
 /// elaboration (a wrong value on an edge case, such as an empty array,
 /// shows as a difference). Budgets as `eval`'s.
 pub fn automap(data: &[u8]) {
-    let mut engine = Elaborated(FastEngine::default());
-    engine.0.options.threads = 1;
+    let mut engine = Elaborated(FastEngine::with_host(host()));
     engine.0.options.device = None;
     run_tests(data, &mut engine);
 }
@@ -163,7 +172,7 @@ impl Engine for Elaborated {
     type Program = (Loaded, Loaded);
 
     fn compile(&mut self, path: &Path, text: &str) -> Result<(Loaded, Loaded), String> {
-        let mut session = Session::new();
+        let mut session = Session::with_host(host());
         let ids = session
             .load(&path.display().to_string(), text)
             .map_err(|d| render_all(&d, &session.sources, false))?;
@@ -171,13 +180,14 @@ impl Engine for Elaborated {
             .expect("a program that loaded parses")
             .decs;
         let explicit = urchin::driver::elaborated(&session, &decs, &ids);
-        let mut off = Session::new();
+        let mut off = Session::with_host(host());
         off.types.automap = false;
         let elaborated = Loaded::load_in(off, Path::new("elaborated.fut"), &explicit)
             .unwrap_or_else(|e| {
                 panic!("the elaboration does not check with AUTOMAP off:\n{explicit}\n{e}")
             });
-        Ok((Loaded::load(path, text)?, elaborated))
+        let implicit = Loaded::load_in(Session::with_host(host()), path, text)?;
+        Ok((implicit, elaborated))
     }
 
     fn entry_params(&self, prog: &(Loaded, Loaded), entry: &str) -> Result<Vec<ValueType>, String> {
@@ -229,7 +239,7 @@ pub const LINE_TIME: Duration = Duration::from_millis(250);
 /// files, `:device`) are left out.
 pub fn repl(data: &[u8]) {
     let Some(text) = text(data) else { return };
-    let mut repl = Repl::new(false);
+    let mut repl = Repl::with_host(false, host());
     let flag = repl.interrupt_flag();
     let (tick, ticks) = mpsc::channel::<()>();
     let watchdog = std::thread::spawn(move || {
