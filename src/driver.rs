@@ -213,11 +213,6 @@ impl Session {
         &self.host
     }
 
-    /// Its settings, to change (`:set max-memory`, `:device`).
-    pub fn host_mut(&mut self) -> &mut Host {
-        &mut self.host
-    }
-
     /// The evaluator's options of the session's host.
     pub fn eval_options(&self) -> EvalOptions {
         self.host.eval_options()

@@ -21,7 +21,7 @@ use urchin_eval::EvalOptions;
 
 #[derive(Clone, Debug)]
 pub struct Host {
-    /// `--max-memory`, `:set max-memory`: what arrays, values read and
+    /// `--max-memory`: what arrays, values read and
     /// the reference's terms are checked against.
     pub memory: Budget,
     /// Threads an evaluation uses (`--threads`, else `URCHIN_THREADS`,
