@@ -94,8 +94,8 @@ impl Infer<'_> {
             };
             // `f64.sqrt -1` subtracts, in Futhark as here: a function
             // on the left of `-` is almost always that.
-            let subtracted_function =
-                head == "\"(-)\"" && matches!(self.subst.apply(arg).base, Base::Arrow(..));
+            let subtracted_function = *head == describe_head(&Head::Op(&BinOpKind::Sub))
+                && matches!(self.subst.apply(arg).base, Base::Arrow(..));
             base.help = Some(match (prim(param), prim(arg)) {
                 _ if subtracted_function => "`f -1` subtracts 1 from the function `f`, as in Futhark; to apply a function to a negative number, put the number in parentheses: `f (-1)`".into(),
                 (Some(p), Some(a)) => format!(
