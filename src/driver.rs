@@ -765,9 +765,10 @@ impl Default for Session {
 
 /// The passes after lowering (`urchin_opt::passes`): AD, then (if asked)
 /// the simplifier's. Where `check` (`Host::check_ir`), the IR is checked after
-/// lowering and after each pass; a violation is a bug of urchin's,
-/// reported as an internal error at `span` (what was being compiled)
-/// naming the pass that broke it. `seen` sees the program after each.
+/// lowering and after each pass, and the simplifier must converge; a
+/// violation is a bug of urchin's, reported as an internal error at `span`
+/// (what was being compiled) naming the pass that broke it. `seen` sees
+/// the program after each.
 /// The pipeline is the default one but where tests insert passes.
 pub fn run_passes(
     pipeline: &Pipeline,
@@ -777,7 +778,7 @@ pub fn run_passes(
     check: bool,
     seen: &mut dyn FnMut(&str, &Program),
 ) -> Result<urchin_opt::ad::AdOutput, Diagnostic> {
-    pipeline.run(p, simplify, span, &mut |pass, p| {
+    pipeline.run(p, simplify, check, span, &mut |pass, p| {
         if check {
             check_ir(p, pass, span)?;
         }
@@ -891,6 +892,67 @@ mod tests {
             d.message
         );
         assert_eq!(ran, ["lowering", "ad", "forward", "share", "fuse"]);
+    }
+
+    #[test]
+    fn a_pass_that_never_settles_is_an_internal_error_when_checking() {
+        let (s, id) = loaded("entry main (xs: []f64) = f64.sum xs");
+        let (program, _) = lower::lower_entry(&s.types, id).expect("lowers");
+        let mut pipeline = Pipeline::default();
+        // Says it changed the program every time.
+        pipeline.insert_after(
+            "dce",
+            urchin_opt::passes::Pass {
+                name: "restless",
+                run: |_, _, _| true,
+            },
+        );
+        let d = run_passes(
+            &pipeline,
+            &mut program.clone(),
+            true,
+            Span::default(),
+            true,
+            &mut |_, _| {},
+        )
+        .expect_err("no fixpoint");
+        assert_eq!(d.phase, Phase::Internal);
+        assert!(d.message.contains("still changed"), "{}", d.message);
+        // A release build without the check stops after the last round.
+        if !cfg!(debug_assertions) {
+            let mut p = program;
+            let run = run_passes(
+                &pipeline,
+                &mut p,
+                true,
+                Span::default(),
+                false,
+                &mut |_, _| {},
+            );
+            assert!(run.is_ok());
+        }
+    }
+
+    #[test]
+    fn a_loop_whose_shape_assumption_fails_lets_the_simplifier_settle() {
+        // The forward pass first assumes `ys` keeps its shape, finds it
+        // does not, and simplifies the loop again from the start: what the
+        // failed try rewrote is not a change.
+        let (s, id) = loaded(
+            "entry main (xs: []i32) : i64 =
+               let ys = loop (ys: [m]i32) = xs while length ys > 1 do ys[1:]
+               in length ys",
+        );
+        let (mut program, _) = lower::lower_entry(&s.types, id).expect("lowers");
+        let run = run_passes(
+            &Pipeline::default(),
+            &mut program,
+            true,
+            Span::default(),
+            true,
+            &mut |_, _| {},
+        );
+        assert!(run.is_ok(), "{:?}", run.err());
     }
 
     #[test]

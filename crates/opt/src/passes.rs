@@ -29,8 +29,9 @@ pub struct Pass {
 pub struct Pipeline {
     pub round: Vec<Pass>,
     pub merge_round: Vec<Pass>,
-    /// Rounds after which a pass that still changes something is a bug
-    /// (an internal error in debug builds; release builds stop there).
+    /// Rounds after which a pass that still changes something is a bug:
+    /// an internal error where the run is strict (or in a debug build);
+    /// otherwise the simplifier stops there.
     pub max_rounds: usize,
 }
 
@@ -107,11 +108,13 @@ impl Pipeline {
 
     /// AD, then (if `simplify`) the simplifier's rounds, calling `seen`
     /// with each pass's name and the program it leaves. `span` is what is
-    /// being compiled, where an internal error points.
+    /// being compiled, where an internal error points; `strict` makes a
+    /// simplifier that does not converge one.
     pub fn run(
         &self,
         p: &mut Program,
         simplify: bool,
+        strict: bool,
         span: Span,
         seen: &mut dyn FnMut(&str, &Program) -> Result<(), Diagnostic>,
     ) -> Result<AdOutput, Diagnostic> {
@@ -122,12 +125,13 @@ impl Pipeline {
             return Ok(out);
         }
         let mut states: Vec<FnState> = p.functions.iter().map(FnState::new).collect();
-        self.rounds(p, &self.round, &mut states, span, seen)?;
+        let strict = strict || cfg!(debug_assertions);
+        self.rounds(p, &self.round, &mut states, strict, span, seen)?;
         for st in &mut states {
             st.merge = true;
         }
         if states.iter().any(FnState::derivative) {
-            self.rounds(p, &self.merge_round, &mut states, span, seen)?;
+            self.rounds(p, &self.merge_round, &mut states, strict, span, seen)?;
         }
         Ok(out)
     }
@@ -139,6 +143,7 @@ impl Pipeline {
         p: &mut Program,
         round: &[Pass],
         states: &mut [FnState],
+        strict: bool,
         span: Span,
         seen: &mut dyn FnMut(&str, &Program) -> Result<(), Diagnostic>,
     ) -> Result<(), Diagnostic> {
@@ -158,7 +163,7 @@ impl Pipeline {
                 return Ok(());
             }
         }
-        if cfg!(debug_assertions) {
+        if strict {
             return Err(Diagnostic::internal(
                 format!(
                     "the simplifier still changed the program after {} rounds",

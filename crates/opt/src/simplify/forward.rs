@@ -287,7 +287,9 @@ impl Forward<'_> {
         if self.assuming >= MAX_ASSUMING || !self.proving {
             kept.clear();
         }
-        let start = (!kept.is_empty()).then(|| (self.facts.clone(), exp.clone()));
+        // A failed try's rewrites are thrown away, and so is its report of
+        // change: the round must not go on for what it did not keep.
+        let start = (!kept.is_empty()).then(|| (self.facts.clone(), exp.clone(), self.changed));
         for tries in 1.. {
             for &(_, p, a) in &kept {
                 self.same_dims(p, 0, a, 0);
@@ -314,9 +316,10 @@ impl Forward<'_> {
             if tries == 2 {
                 kept.clear();
             }
-            if let Some((facts, original)) = &start {
+            if let Some((facts, original, changed)) = &start {
                 self.facts = facts.clone();
                 *exp = original.clone();
+                self.changed = *changed;
             }
         }
         for &(j, _, a) in &kept {
