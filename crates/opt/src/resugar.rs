@@ -40,16 +40,100 @@ use urchin_syntax::pretty;
 pub fn program(p: &Program, labelled: bool) -> String {
     let mut order: Vec<&Function> = p.functions.iter().skip(1).collect();
     order.extend(p.functions.first());
-    order
+    let specials = Specials::named_apart(p);
+    let mut used = Vec::new();
+    let decs: Vec<String> = order
         .into_iter()
         .map(|f| {
-            let mut b = Back::new(p, f, labelled);
+            let mut b = Back::new(p, f, labelled, &specials);
             let dec = b.function(f);
+            used.append(&mut b.specials_used);
             pretty::dec_with_notes(&dec, b.notes)
         })
+        .collect();
+    specials
+        .definitions(&used)
+        .into_iter()
+        .chain(decs)
         .collect::<Vec<_>>()
         .join("\n\n")
         + "\n"
+}
+
+/// ψ and ψ′, which the derivatives of `lgamma` and `gamma` use and
+/// Futhark's prelude does not have: the derivative program defines them,
+/// with the operations of `urchin_prim::special` in the same order (so
+/// that the values are the same bits), under names no variable of the
+/// program has.
+struct Specials {
+    digamma: String,
+    trigamma: String,
+}
+
+impl Specials {
+    fn named_apart(p: &Program) -> Specials {
+        let mut taken: HashSet<String> = p.functions.iter().map(|f| f.name.to_string()).collect();
+        for f in &p.functions {
+            taken.extend(Printer::names(&p.vars, f).into_values());
+        }
+        let apart = |base: &str| {
+            std::iter::once(base.to_string())
+                .chain((1..).map(|i| format!("{base}_{i}")))
+                .find(|n| !taken.contains(n))
+                .expect("an unbounded supply of names")
+        };
+        Specials {
+            digamma: apart("digamma"),
+            trigamma: apart("trigamma"),
+        }
+    }
+
+    fn name(&self, op: UnOp) -> Option<&str> {
+        match op {
+            UnOp::Digamma => Some(&self.digamma),
+            UnOp::Trigamma => Some(&self.trigamma),
+            _ => None,
+        }
+    }
+
+    /// The source of each function of `used` (in a fixed order).
+    fn definitions(&self, used: &[UnOp]) -> Vec<String> {
+        let nan = "f64.isnan x || x == -f64.inf || (x <= 0 && x == f64.floor x)";
+        let mut out = Vec::new();
+        if used.contains(&UnOp::Digamma) {
+            out.push(format!(
+                "-- ψ(x) = Γ′(x)/Γ(x), the derivative of lgamma (not in Futhark's prelude):
+-- reflection below ½, ψ(x) = ψ(x+1) − 1/x up to 10, then the asymptotic series.
+def {} (x: f64) : f64 =
+  if {nan} then f64.nan
+  else
+    let (y, reflected) = if x < 0.5 then (1 - x, f64.pi / f64.tan (f64.pi * x)) else (x, 0)
+    let (y, acc) = loop (y, acc) = (y, 0) while y < 10 do (y + 1, acc - 1 / y)
+    let z = 1 / (y * y)
+    let series = z * (1 / 12 - z * (1 / 120 - z * (1 / 252 - z * (1 / 240 - z * (1 / 132)))))
+    in acc + f64.log y - 0.5 / y - series - reflected",
+                self.digamma
+            ));
+        }
+        if used.contains(&UnOp::Trigamma) {
+            out.push(format!(
+                "-- ψ′(x), the derivative of ψ (not in Futhark's prelude): reflection
+-- below ½, ψ′(x) = ψ′(x+1) + 1/x² up to 10, then the asymptotic series.
+def {} (x: f64) : f64 =
+  if {nan} then f64.nan
+  else
+    let (y, reflected) = if x < 0.5 then (1 - x, true) else (x, false)
+    let (y, acc) = loop (y, acc) = (y, 0) while y < 10 do (y + 1, acc + 1 / (y * y))
+    let z = 1 / (y * y)
+    let series =
+      1 / y + z / 2 + z / y * (1 / 6 - z * (1 / 30 - z * (1 / 42 - z * (1 / 30 - z * 5 / 66))))
+    let t = acc + series
+    in if reflected then (let s = f64.sinpi x in f64.pi * f64.pi / (s * s) - t) else t",
+                self.trigamma
+            ));
+        }
+        out
+    }
 }
 
 /// One binding of a `let` chain, with the comment above it.
@@ -61,6 +145,9 @@ struct Binding {
 
 struct Back<'p> {
     vars: &'p Vars,
+    specials: &'p Specials,
+    /// The functions of `specials` this function calls.
+    specials_used: Vec<UnOp>,
     names: HashMap<Var, String>,
     labelled: bool,
     /// The origin of the statement whose nested bodies are being built.
@@ -90,7 +177,7 @@ struct Back<'p> {
 }
 
 impl<'p> Back<'p> {
-    fn new(p: &'p Program, f: &Function, labelled: bool) -> Back<'p> {
+    fn new(p: &'p Program, f: &Function, labelled: bool, specials: &'p Specials) -> Back<'p> {
         let names = Printer::names(&p.vars, f);
         let taken = names.values().cloned().collect();
         let mut alias = HashMap::new();
@@ -99,6 +186,8 @@ impl<'p> Back<'p> {
         uses.body(&f.body);
         Back {
             vars: &p.vars,
+            specials,
+            specials_used: Vec::new(),
             names,
             labelled,
             enclosing: Origin::User,
@@ -848,6 +937,23 @@ impl<'p> Back<'p> {
             Exp::UnOp(UnOp::Not, a) => {
                 let x = self.atom(a);
                 self.node(ExprKind::UnOp(UnOpKind::Not, Box::new(x)))
+            }
+            Exp::UnOp(op, a) if self.specials.name(*op).is_some() => {
+                // Defined for `f64`; other widths convert there and back,
+                // as `urchin_prim` computes them.
+                self.specials_used.push(*op);
+                let name = self.specials.name(*op).unwrap_or_default().to_string();
+                let t = a.ty(self.vars).elem();
+                let x = self.atom(a);
+                if t == PrimType::F64 {
+                    self.call(&name, vec![x])
+                } else {
+                    let to = self.qualified("f64", t.name());
+                    let wide = self.apply(to, vec![x]);
+                    let y = self.call(&name, vec![wide]);
+                    let back = self.qualified(t.name(), "f64");
+                    self.apply(back, vec![y])
+                }
             }
             Exp::UnOp(op, a) => {
                 // A function of the module of its operand's type, but
