@@ -25,6 +25,7 @@
 //! signature it computes.
 
 mod apply;
+mod causality;
 mod expr;
 mod loops;
 pub mod shape;
@@ -36,6 +37,7 @@ use super::env::{GlobalKind, Globals};
 use super::intrinsics::Intrinsic;
 use super::lengths::simple_name;
 use super::ty::{Base, Rank, Type};
+use causality::Needer;
 pub use shape::{GlobalSize, Shape, Size, SizeExp, SizeOp, SizedSig};
 pub use spec::{Misfit, ValSpecType, spec};
 use std::collections::{HashMap, HashSet};
@@ -344,16 +346,6 @@ struct FunVal<'a> {
     args: Vec<Arg>,
 }
 
-/// A row size of an empty array literal: it must be known when the
-/// literal is made (Futhark's causality restriction), so it may not be a
-/// size computed later.
-struct EmptyRows {
-    flex: u32,
-    /// The named sizes that existed when the literal was made.
-    born: u32,
-    span: Span,
-}
-
 struct Walker<'a> {
     def: &'a CheckedDef,
     defs: &'a [Rc<CheckedDef>],
@@ -389,10 +381,15 @@ struct Walker<'a> {
     /// The definition's parameters' anonymous sizes (numbers of `flex`):
     /// inferred, but not unknown.
     params: std::ops::Range<u32>,
-    /// Row sizes of empty array literals, which only context can give
-    /// (numbers of `flex`), with where each literal is and how many
-    /// named sizes there were when it was made.
-    empty: Vec<EmptyRows>,
+    /// Sizes that values need when they are made (the rows of empty
+    /// arrays, the sizes of holes), which only context can give.
+    needs: Vec<causality::Need>,
+    /// The computed sizes (see [`Self::computed`]) known at this point of
+    /// the walk: those of what is evaluated before it.
+    known: Vec<u32>,
+    /// Which named sizes are computed when the program runs (by a
+    /// `filter`, a loop, an `if`), rather than given.
+    computed: HashSet<u32>,
     /// The definition's own signature as its annotations give it, for its
     /// recursive uses.
     own: Option<Rc<SizedSig>>,
@@ -428,7 +425,9 @@ impl<'a> Walker<'a> {
             why: Vec::new(),
             flex: Vec::new(),
             params: 0..0,
-            empty: Vec::new(),
+            needs: Vec::new(),
+            known: Vec::new(),
+            computed: HashSet::new(),
             own: None,
             terms: HashMap::new(),
             depth: 0,
@@ -836,8 +835,12 @@ impl<'a> Walker<'a> {
                     .iter()
                     .zip(db)
                     .map(|(x, y)| match self.equal(x, y) {
+                        // What a value needs is what the other branch has.
+                        _ if self.needed(x) || self.needed(y) => {
+                            self.unify_size(x, y).unwrap_or(Size::Unknown)
+                        }
                         Some(true) => self.resolve(x),
-                        Some(false) => self.existential(why.into()),
+                        Some(false) => self.computed(why.into()),
                         None => Size::Unknown,
                     })
                     .collect();
