@@ -173,7 +173,7 @@ impl<'a> Walker<'a> {
             d = d.with_note(format!("\"{name}\" is {why}"));
         }
         d.with_help(format!(
-            "bind the expression that computes \"{name}\" with a `let` before {what}"
+            "bind the expression that computes \"{name}\" with a `let` before {what} (the causality restriction: a size is known once what computes it has run)"
         ))
     }
 }

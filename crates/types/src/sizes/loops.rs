@@ -43,7 +43,13 @@ impl<'a> Walker<'a> {
         // Sizes that change become the loop's own, and the body is checked
         // again with them.
         let result = if changed {
-            let body = self.loop_body(l, &next)?;
+            // (The body met its parameters' first sizes; an error now is
+            // of sizes that change.)
+            let body = self.loop_body(l, &next).map_err(|mut d| {
+                d.message = format!("Loop body does not have expected type: {}", d.message);
+                d.with_note("a loop parameter's size changes in the loop (the body returns one of another size), but the body needs it to keep its initial size")
+                    .with_help("make the body return values of the sizes its parameters have, or annotate the parameter with the size it keeps (`loop (xs: [n]t) = ...`)")
+            })?;
             let mut again = false;
             match self.generalize(&annotated, &next, &body, &mut again) {
                 Ok(s) => s,
