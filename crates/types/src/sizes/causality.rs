@@ -161,6 +161,25 @@ impl<'a> Walker<'a> {
         Ok(())
     }
 
+    /// A hole whose sizes nothing gives (no parameter, no other value):
+    /// a value of it could have any size, which no value has.
+    pub(super) fn check_holes(&self) -> Result<()> {
+        for n in self.needs.iter().filter(|n| n.needer == Needer::Hole) {
+            let free = n.flex.iter().any(|f| match self.resolve(&Size::Flex(*f)) {
+                Size::Flex(j) => !self.params.contains(&j),
+                _ => false,
+            });
+            if free {
+                return Err(Diagnostic::ty(
+                    "the type of this hole is size-polymorphic: nothing says what its sizes are",
+                    n.span,
+                )
+                .with_help("give the hole's sizes with a type ascription (`??? : [n]t`) or a declared result type that names them"));
+            }
+        }
+        Ok(())
+    }
+
     fn causality_error(&self, r: u32, needer: Needer, span: Span) -> Diagnostic {
         let name = &self.names[r as usize];
         let what = needer.what();

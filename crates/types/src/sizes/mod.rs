@@ -206,6 +206,7 @@ pub fn check(
         }
         None => body,
     };
+    w.check_holes()?;
     let implicit = w.implicit_sizes(local)?;
     let (ambiguous, from_context) = unfixed_sizes(d);
     let sizeless = w.sizeless();
