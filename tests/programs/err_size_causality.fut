@@ -3,7 +3,7 @@
 -- computed after it (here by `filter`, which `++` makes the rows of `a`
 -- equal to).
 -- ==
--- error: Causality check: size "k" is needed before it is computed
+-- error: Causality check: size "k" needed for the type of the empty array
 
 def main (xs: []i32) =
   let a = [] : [][]i32

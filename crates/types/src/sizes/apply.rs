@@ -91,7 +91,9 @@ impl<'a> Walker<'a> {
                 Size::Rigid(self.global_rigid(*g, n))
             } else if sig.existential[i] {
                 let why = format!("the size of the result of {name} (known only once it runs)");
-                Size::Rigid(self.rigid(n.to_string().into(), Some(why)))
+                let r = self.rigid(n.to_string().into(), Some(why));
+                self.mark_computed(r);
+                Size::Rigid(r)
             } else {
                 let f = self.flexible();
                 if let Some((site, callee)) = site.filter(|_| sig.from_context.contains(n)) {
@@ -373,6 +375,17 @@ impl<'a> Walker<'a> {
                     }
                     _ => Shape::Any,
                 }
+            }
+            // Values compared have one type (`a -> a -> bool`); integers
+            // that are sizes are compared, not made equal.
+            Intrinsic::Operator(BinOpKind::Eq | BinOpKind::Neq) => {
+                self.expect(
+                    &forget_values(&arg(0)),
+                    &forget_values(&arg(1)),
+                    args[1].span,
+                    "the operands of a comparison have one type",
+                )?;
+                Shape::Any
             }
             Intrinsic::Rotate | Intrinsic::Assert => arg(1),
             Intrinsic::Reverse

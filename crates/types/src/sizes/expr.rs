@@ -18,43 +18,8 @@ impl<'a> Walker<'a> {
 
     pub(super) fn expr(&mut self, e: &'a Expr) -> Result<Shape> {
         let s = urchin_base::stack::deep(|| self.expr_inner(e))?;
-        self.causality(e)?;
+        self.check_needs(e)?;
         Ok(s)
-    }
-
-    /// Futhark's causality restriction: an empty array literal's rows have
-    /// the size they are given when it is made, so that size may not be
-    /// an existential size computed after it (by an expression `e` made
-    /// the two equal).
-    fn causality(&self, e: &Expr) -> Result<()> {
-        for rows in &self.empty {
-            let mut named = Vec::new();
-            self.resolve(&Size::Flex(rows.flex)).rigids(&mut named);
-            let later = named
-                .into_iter()
-                .find(|r| *r >= rows.born && matches!(self.why.get(*r as usize), Some(Some(_))));
-            let Some(r) = later else { continue };
-            let name = &self.names[r as usize];
-            let mut d = Diagnostic::ty(
-                format!("Causality check: size \"{name}\" is needed before it is computed"),
-                e.span,
-            )
-            .with_label(format!(
-                "this makes the rows of the empty array have size \"{name}\""
-            ))
-            .with_secondary(
-                rows.span,
-                "the empty array is made here, before that size is known",
-            );
-            if let Some(Some(why)) = self.why.get(r as usize) {
-                d = d.with_note(format!("\"{name}\" is {why}"));
-            }
-            let d = d.with_help(
-                "bind what computes the size in a `let` before the empty array is made, or give the empty array's rows a size (`[] : [0][n]t`)",
-            );
-            return Err(d);
-        }
-        Ok(())
     }
 
     pub(super) fn expr_inner(&mut self, e: &'a Expr) -> Result<Shape> {
@@ -67,8 +32,10 @@ impl<'a> Walker<'a> {
             {
                 Shape::Size(i64::try_from(*value).map_or(Size::Unknown, Size::Const))
             }
-            ExprKind::Literal(_) | ExprKind::Hole | ExprKind::ProjSection(_) => {
-                self.fallback(Some(e.id))
+            ExprKind::Literal(_) | ExprKind::ProjSection(_) => self.fallback(Some(e.id)),
+            ExprKind::Hole => {
+                let s = self.fallback(Some(e.id));
+                self.needing(s, Needer::Hole, e.span)
             }
             ExprKind::StringLit(s) => {
                 let len = i64::try_from(s.len()).map_or(Size::Unknown, Size::Const);
@@ -81,8 +48,11 @@ impl<'a> Walker<'a> {
             }),
             ExprKind::OpValue(_) => self.fallback(Some(e.id)),
             ExprKind::OpSection { left, right, .. } => {
+                // The section's type has its operand's sizes.
+                let known = self.known.clone();
                 for x in left.iter().chain(right) {
-                    self.expr(x)?;
+                    let s = self.expr(x)?;
+                    self.known_before(&s, &known, Needer::Section, e.span, x.span)?;
                 }
                 self.fallback(Some(e.id))
             }
@@ -186,7 +156,11 @@ impl<'a> Walker<'a> {
                 )?;
                 for ((n, span), f) in ns.iter().zip(&flex) {
                     if let Size::Flex(j) = self.resolve(f) {
-                        if self.empty.iter().any(|rows| rows.flex == j) {
+                        if self
+                            .needs
+                            .iter()
+                            .any(|n| n.needer == Needer::EmptyArray && n.flex.contains(&j))
+                        {
                             return Err(Diagnostic::ty(
                                 format!("Ambiguous size \"{n}\": it is the size of the rows of an empty array"),
                                 *span,
@@ -231,8 +205,9 @@ impl<'a> Walker<'a> {
             }
             ExprKind::If(c, t, f) => {
                 self.expr(c)?;
-                let a = self.expr(t)?;
-                let b = self.expr(f)?;
+                let (a, then_known) = self.branch(t)?;
+                let (b, else_known) = self.branch(f)?;
+                self.known.extend(then_known.into_iter().chain(else_known));
                 self.join(
                     &a,
                     &b,
@@ -242,12 +217,14 @@ impl<'a> Walker<'a> {
             ExprKind::Match(x, cases) => {
                 let s = self.expr(x)?;
                 let mut out: Option<Shape> = None;
+                let mut known = Vec::new();
                 for c in cases {
                     let mark = self.env.len();
                     let annotated = self.pat_shape(&c.pat, None, Mode::Let);
                     let merged = self.annotate(&annotated, &s).unwrap_or_else(|_| s.clone());
                     self.bind_pat(&c.pat, &merged);
-                    let r = self.expr(&c.body)?;
+                    let (r, computed) = self.branch(&c.body)?;
+                    known.extend(computed);
                     self.env.truncate(mark);
                     out = Some(match out {
                         None => r,
@@ -258,6 +235,7 @@ impl<'a> Walker<'a> {
                         ),
                     });
                 }
+                self.known.extend(known);
                 out.unwrap_or(Shape::Any)
             }
             ExprKind::Loop(l) => self.loop_(l)?,
@@ -334,17 +312,8 @@ impl<'a> Walker<'a> {
             return Shape::Any;
         }
         let row = Type::new(Rank::konst(t.rank.konst - 1), t.base.clone());
-        Shape::of_type(&row, &mut || Size::Unknown).map_sizes(&mut |s| match s {
-            Size::Unknown => {
-                let f = self.flexible();
-                if let Size::Flex(flex) = f {
-                    let born = self.names.len() as u32;
-                    self.empty.push(EmptyRows { flex, born, span });
-                }
-                f
-            }
-            s => s.clone(),
-        })
+        let rows = Shape::of_type(&row, &mut || Size::Unknown);
+        self.needing(rows, Needer::EmptyArray, span)
     }
 
     /// For each index, `None` if it is a single index, else the size of
@@ -393,7 +362,7 @@ impl<'a> Walker<'a> {
         } else {
             let text =
                 urchin_syntax::pretty::expr(&Expr::new(ExprKind::Range(Box::new(r.clone())), span));
-            self.existential(format!("the unknown length of range `{text}`"))
+            self.computed(format!("the unknown length of range `{text}`"))
         };
         Ok(Shape::array(vec![size], Shape::Any))
     }
@@ -502,8 +471,26 @@ impl<'a> Walker<'a> {
             Head::Op(_) | Head::Neg | Head::Not => Shape::Any,
         };
         let mut args = Vec::new();
-        for a in &sp.args {
-            let shape = match self.expr(a)? {
+        let mut marks = Vec::new();
+        // (`f a <| x`: `x` is evaluated after `f a`, whose type has its
+        // sizes.)
+        let piped = (sp.form == spine::Form::PipeLeft).then(|| sp.args.len() - 1);
+        for (i, a) in sp.args.iter().enumerate() {
+            let known = self.known.clone();
+            if Some(i) == piped {
+                self.arguments_reversed(&marks);
+            } else {
+                marks.push((self.needs.len(), self.known.len()));
+            }
+            let shape = self.expr(a)?;
+            if Some(i) == piped {
+                let head = match sp.head {
+                    Head::Expr(h) => h.span,
+                    _ => e.span,
+                };
+                self.known_before(&shape, &known, Needer::Piped, head, a.span)?;
+            }
+            let shape = match shape {
                 Shape::Leaf(t) if t == Type::prim(PrimType::I64) => Shape::Size(self.term(a)),
                 s => s,
             };
@@ -511,6 +498,9 @@ impl<'a> Walker<'a> {
                 shape,
                 span: a.span,
             });
+        }
+        if piped.is_none() {
+            self.arguments_reversed(&marks);
         }
         let r = self.call(f, args, e.span)?;
         Ok(self.typed(r, e.id))

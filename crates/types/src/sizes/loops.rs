@@ -24,7 +24,8 @@ impl<'a> Walker<'a> {
             span,
             "Initial loop values do not have expected type",
         )?;
-        let first = self.resolve_shape(&first);
+        let initial = self.resolve_shape(&first);
+        let first = self.zeros_named(&annotated, &initial);
         let body = self.loop_body(l, &first)?;
         let mut changed = false;
         let next = match self.generalize(&annotated, &first, &body, &mut changed) {
@@ -42,7 +43,13 @@ impl<'a> Walker<'a> {
         // Sizes that change become the loop's own, and the body is checked
         // again with them.
         let result = if changed {
-            let body = self.loop_body(l, &next)?;
+            // (The body met its parameters' first sizes; an error now is
+            // of sizes that change.)
+            let body = self.loop_body(l, &next).map_err(|mut d| {
+                d.message = format!("Loop body does not have expected type: {}", d.message);
+                d.with_note("a loop parameter's size changes in the loop (the body returns one of another size), but the body needs it to keep its initial size")
+                    .with_help("make the body return values of the sizes its parameters have, or annotate the parameter with the size it keeps (`loop (xs: [n]t) = ...`)")
+            })?;
             let mut again = false;
             match self.generalize(&annotated, &next, &body, &mut again) {
                 Ok(s) => s,
@@ -57,7 +64,7 @@ impl<'a> Walker<'a> {
                 }
             }
         } else {
-            first
+            initial
         };
         self.env.truncate(mark);
         Ok(result)
@@ -79,6 +86,39 @@ impl<'a> Walker<'a> {
         let r = self.expr(&l.body)?;
         self.env.truncate(mark);
         Ok(r)
+    }
+
+    /// The initial shape `p` of loop parameters, with each empty
+    /// dimension that no annotation `ann` fixes a size of its own: as in
+    /// Futhark, `xs ++ xs` is then a size that changes (`0 + 0` is no
+    /// name for `0`).
+    fn zeros_named(&mut self, ann: &Shape, p: &Shape) -> Shape {
+        match (ann, p) {
+            (Shape::Array(da, ea), Shape::Array(dp, ep)) if da.len() == dp.len() => {
+                let dims = da
+                    .iter()
+                    .zip(dp)
+                    .map(|(a, d)| match (self.resolve(a), d) {
+                        (Size::Unknown, Size::Const(0)) => {
+                            Size::Rigid(self.rigid("0".into(), None))
+                        }
+                        _ => d.clone(),
+                    })
+                    .collect();
+                Shape::array(dims, self.zeros_named(ea, ep))
+            }
+            (Shape::Tuple(xs), Shape::Tuple(ys)) if xs.len() == ys.len() => Shape::Tuple(
+                xs.iter()
+                    .zip(ys)
+                    .map(|(a, p)| self.zeros_named(a, p))
+                    .collect(),
+            ),
+            (Shape::Any, Shape::Array(..) | Shape::Tuple(_)) => {
+                let any = p.map_sizes(&mut |_| Size::Unknown);
+                self.zeros_named(&any, p)
+            }
+            _ => p.clone(),
+        }
     }
 
     /// The loop parameters' shapes `p` where the body returns `b`: a size
@@ -104,7 +144,7 @@ impl<'a> Walker<'a> {
                         dims.push(x);
                     } else if self.resolve(a) == Size::Unknown {
                         *changed = true;
-                        dims.push(self.existential(
+                        dims.push(self.computed(
                             "the size of a loop parameter that changes in the loop".into(),
                         ));
                     } else {

@@ -25,6 +25,7 @@
 //! signature it computes.
 
 mod apply;
+mod causality;
 mod expr;
 mod loops;
 pub mod shape;
@@ -36,6 +37,7 @@ use super::env::{GlobalKind, Globals};
 use super::intrinsics::Intrinsic;
 use super::lengths::simple_name;
 use super::ty::{Base, Rank, Type};
+use causality::Needer;
 pub use shape::{GlobalSize, Shape, Size, SizeExp, SizeOp, SizedSig};
 pub use spec::{Misfit, ValSpecType, spec};
 use std::collections::{HashMap, HashSet};
@@ -175,14 +177,6 @@ pub fn check(
             )?;
             // As written: an anonymous size an abbreviation is given
             // (`square []`) stands for one size wherever it is used.
-            let written = match &def.source.ret {
-                Some(r)
-                    if def.source.params.len() == d.params.len() && anonymous_size_argument(r) =>
-                {
-                    r
-                }
-                _ => te,
-            };
             // A constant's anonymous sizes are existential; a function's
             // are its body's (language reference, "Value declarations").
             let mode = if d.params.is_empty() {
@@ -190,13 +184,29 @@ pub fn check(
             } else {
                 Mode::Result
             };
-            let declared = w.convert(written, mode);
+            let declared = match &def.source.ret {
+                Some(r)
+                    if def.source.params.len() == d.params.len() && anonymous_size_argument(r) =>
+                {
+                    w.abbreviation_result(r, &d.type_params, mode)
+                }
+                _ => w.convert(te, mode),
+            };
             let declared = w.fill(declared, &def.ret, mode);
-            w.adopt(&declared, &body);
+            if let Err(sizes) = w.adopt(&declared, &body) {
+                return Err(w.mismatch(
+                    "Function body does not have expected type".into(),
+                    &declared,
+                    &body,
+                    sizes,
+                    d.body.span,
+                ));
+            }
             declared
         }
         None => body,
     };
+    w.check_holes()?;
     let implicit = w.implicit_sizes(local)?;
     let (ambiguous, from_context) = unfixed_sizes(d);
     let sizeless = w.sizeless();
@@ -228,6 +238,24 @@ fn anonymous_size_argument(t: &TypeExp) -> bool {
         TypeExp::Arrow(_, a, b, _) => anonymous_size_argument(a) || anonymous_size_argument(b),
         TypeExp::Prim(..) => false,
     }
+}
+
+/// `t` with each anonymous size given to an abbreviation named (by a
+/// name no program can write), the names added to `names`.
+fn name_anonymous_arguments(t: &TypeExp, names: &std::cell::RefCell<Vec<Ident>>) -> TypeExp {
+    let t = match t {
+        TypeExp::Named(..) => t.map_sizes(|d| match d {
+            Dim::Any => {
+                let mut names = names.borrow_mut();
+                let n: Ident = format!("[]{}", names.len()).into();
+                names.push(n.clone());
+                Dim::Named(n)
+            }
+            d => d.clone(),
+        }),
+        _ => t.clone(),
+    };
+    t.map_children(|c| name_anonymous_arguments(c, names))
 }
 
 /// The size parameters of `d` that no parameter's array has (only a
@@ -344,16 +372,6 @@ struct FunVal<'a> {
     args: Vec<Arg>,
 }
 
-/// A row size of an empty array literal: it must be known when the
-/// literal is made (Futhark's causality restriction), so it may not be a
-/// size computed later.
-struct EmptyRows {
-    flex: u32,
-    /// The named sizes that existed when the literal was made.
-    born: u32,
-    span: Span,
-}
-
 struct Walker<'a> {
     def: &'a CheckedDef,
     defs: &'a [Rc<CheckedDef>],
@@ -389,10 +407,15 @@ struct Walker<'a> {
     /// The definition's parameters' anonymous sizes (numbers of `flex`):
     /// inferred, but not unknown.
     params: std::ops::Range<u32>,
-    /// Row sizes of empty array literals, which only context can give
-    /// (numbers of `flex`), with where each literal is and how many
-    /// named sizes there were when it was made.
-    empty: Vec<EmptyRows>,
+    /// Sizes that values need when they are made (the rows of empty
+    /// arrays, the sizes of holes), which only context can give.
+    needs: Vec<causality::Need>,
+    /// The computed sizes (see [`Self::computed`]) known at this point of
+    /// the walk: those of what is evaluated before it.
+    known: Vec<u32>,
+    /// Which named sizes are computed when the program runs (by a
+    /// `filter`, a loop, an `if`), rather than given.
+    computed: HashSet<u32>,
     /// The definition's own signature as its annotations give it, for its
     /// recursive uses.
     own: Option<Rc<SizedSig>>,
@@ -428,7 +451,9 @@ impl<'a> Walker<'a> {
             why: Vec::new(),
             flex: Vec::new(),
             params: 0..0,
-            empty: Vec::new(),
+            needs: Vec::new(),
+            known: Vec::new(),
+            computed: HashSet::new(),
             own: None,
             terms: HashMap::new(),
             depth: 0,
@@ -802,28 +827,58 @@ impl<'a> Walker<'a> {
     }
 
     /// The anonymous sizes of a declared result (`Mode::Result`) given
-    /// the body's sizes where the two shapes agree in structure.
-    fn adopt(&mut self, declared: &Shape, body: &Shape) {
+    /// the body's sizes where the two shapes agree in structure; one
+    /// anonymous size given two sizes that differ (`square []`) is the
+    /// pair.
+    fn adopt(&mut self, declared: &Shape, body: &Shape) -> std::result::Result<(), (Size, Size)> {
         match (declared, body) {
             (Shape::Array(da, ea), Shape::Array(db, eb)) => {
                 for (x, y) in da.iter().zip(db) {
-                    if matches!(self.resolve(x), Size::Flex(_)) {
-                        self.unify_size(x, y);
+                    // (An anonymous size, though another dimension may
+                    // have given it its size.)
+                    if matches!(x, Size::Flex(_)) && self.unify_size(x, y).is_none() {
+                        return Err((self.resolve(x), self.resolve(y)));
                     }
                 }
                 if da.len() == db.len() {
-                    self.adopt(ea, eb);
+                    self.adopt(ea, eb)?;
                 }
+                Ok(())
             }
             (Shape::Tuple(xs), Shape::Tuple(ys)) if xs.len() == ys.len() => {
-                xs.iter().zip(ys).for_each(|(x, y)| self.adopt(x, y))
+                xs.iter().zip(ys).try_for_each(|(x, y)| self.adopt(x, y))
             }
             (Shape::Record(xs), Shape::Record(ys)) if xs.len() == ys.len() => xs
                 .iter()
                 .zip(ys)
-                .for_each(|((_, x), (_, y))| self.adopt(x, y)),
-            _ => {}
+                .try_for_each(|((_, x), (_, y))| self.adopt(x, y)),
+            _ => Ok(()),
         }
+    }
+
+    /// The shape of a declared result `r` as written, where an
+    /// abbreviation is given an anonymous size (`square []`): one size
+    /// (read in `mode`) wherever the abbreviation uses it.
+    fn abbreviation_result(&mut self, r: &TypeExp, type_params: &[TypeParam], mode: Mode) -> Shape {
+        use crate::elab::Abbreviations;
+        let names = std::cell::RefCell::new(Vec::new());
+        let named = name_anonymous_arguments(r, &names);
+        let shadowed: Vec<Ident> = type_params
+            .iter()
+            .filter_map(|p| match p {
+                TypeParam::Type(n, _, _) => Some(n.clone()),
+                TypeParam::Size(..) => None,
+            })
+            .collect();
+        let expanded = self.globals.expand(&named, &shadowed);
+        let mark = self.env.len();
+        for n in names.into_inner() {
+            let s = self.dim(&Dim::Any, mode);
+            self.bind(n, Shape::Size(s));
+        }
+        let s = self.convert(&expanded, mode);
+        self.env.truncate(mark);
+        s
     }
 
     /// The shape of a value that is either `a` or `b` (branches): sizes
@@ -836,8 +891,12 @@ impl<'a> Walker<'a> {
                     .iter()
                     .zip(db)
                     .map(|(x, y)| match self.equal(x, y) {
+                        // What a value needs is what the other branch has.
+                        _ if self.needed(x) || self.needed(y) => {
+                            self.unify_size(x, y).unwrap_or(Size::Unknown)
+                        }
                         Some(true) => self.resolve(x),
-                        Some(false) => self.existential(why.into()),
+                        Some(false) => self.computed(why.into()),
                         None => Size::Unknown,
                     })
                     .collect();
