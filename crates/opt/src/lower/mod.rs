@@ -139,6 +139,10 @@ pub struct Lower<'t> {
     /// (innermost last), so a breakpoint can show its callers'.
     site_env: Env<'t>,
     frame_envs: Vec<Env<'t>>,
+    /// Set while an entry point's own parameters are bound, whose
+    /// arguments come from outside: a size they break is an invalid
+    /// argument, as Futhark's compiled programs say.
+    binding_entry: bool,
 }
 
 fn no_externals(_: ValueId) -> Option<Type> {
@@ -157,6 +161,7 @@ impl<'t> Lower<'t> {
             call_results: HashMap::new(),
             sites: CallSites::default(),
             breakpoints: false,
+            binding_entry: false,
             site_env: Env::default(),
             frame_envs: Vec::new(),
         }
@@ -254,7 +259,10 @@ impl<'t> Lower<'t> {
         let (body, ()) = self.body(|l| {
             let more = args.split_off(declared);
             // The entry point is not called from anywhere in the program.
-            let mut v = l.apply_def(def, inst.clone(), Env::default(), args, def.source.span)?;
+            l.binding_entry = true;
+            let v = l.apply_def(def, inst.clone(), Env::default(), args, def.source.span);
+            l.binding_entry = false;
+            let mut v = v?;
             if !more.is_empty() {
                 v = l.apply(&v, more, def.target.body.span)?;
             }

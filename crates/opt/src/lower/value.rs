@@ -289,11 +289,20 @@ impl<'t> Lower<'t> {
         span: Span,
     ) -> LResult<Env<'t>> {
         let outer = self.deferred.replace(Vec::new());
+        let entry = std::mem::take(&mut self.binding_entry);
         let mut bound = Ok(given);
         for (p, v) in params {
-            let what = match p.binders().first() {
-                Some((n, _)) => format!("parameter `{n}` of `{}`", ctx.def.name),
-                None => format!("a parameter of `{}`", ctx.def.name),
+            let param = match p.binders().first() {
+                Some((n, _)) => format!("parameter `{n}`"),
+                None => "a parameter".to_string(),
+            };
+            let what = if entry {
+                format!(
+                    "an argument of invalid size for {param} of entry point `{}`",
+                    ctx.def.name
+                )
+            } else {
+                format!("{param} of `{}`", ctx.def.name)
             };
             bound = bound.and_then(|env| self.bind_pat(ctx, &env, p, v, &what));
         }
