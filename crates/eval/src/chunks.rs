@@ -421,6 +421,9 @@ impl<'p> Interp<'p> {
             .step_by(len)
             .map(|s| (s, len.min(n - s)))
             .collect();
+        // The workers are busy with chunks: this thread's kernels stay on
+        // it (their pieces would wait behind the chunks).
+        let _one = threads::Scope::enter(1, 1);
         let gate = Gate::new(WINDOW * threads);
         let (sent, received) = mpsc::channel();
         pool.in_place_scope(|scope| {
@@ -601,13 +604,12 @@ struct Workers<'w, 's> {
 impl<'w> Workers<'w, '_> {
     /// Chunk `k` evaluated on the calling thread as a worker would (with
     /// `own`, its worker interpreter, made on first use), splitting no
-    /// kernel further.
+    /// kernel further (`chunks_in_parallel` left this thread alone).
     fn evaluate(
         &self,
         own: &mut Option<(Interp<'w>, Vec<AccCell>)>,
         k: usize,
     ) -> Result<ChunkDone, Failed> {
-        let _one = threads::Scope::enter(1, 1);
         let shared: &'w Shared = self.shared;
         let (it, cells) = own.get_or_insert_with(|| shared.interp());
         let (s, c) = self.chunks[k];

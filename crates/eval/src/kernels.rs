@@ -338,7 +338,7 @@ pub(crate) fn map1<A: Copy + Sync, C: Copy + Default + Send>(
     }
     let m = Merged::new(shape, [&a.strides]);
     let da = &a.data[..];
-    threads::fill(m.len, grain, |lo, dst| {
+    threads::fill(m.len, grain, 1, |lo, dst| {
         go(&m, (lo, lo + dst.len()), da, &f, &mut dst.iter_mut())
     })
     .unwrap_or_else(|| sequential(m.len, |out| go(&m, (0, m.len), da, &f, out)))
@@ -385,7 +385,7 @@ pub(crate) fn map2<A: Copy + Sync, B: Copy + Sync, C: Copy + Default + Send>(
     }
     let m = Merged::new(shape, [&a.strides, &b.strides]);
     let d = (&a.data[..], &b.data[..]);
-    threads::fill(m.len, grain, |lo, dst| {
+    threads::fill(m.len, grain, 1, |lo, dst| {
         go(&m, (lo, lo + dst.len()), d, &f, &mut dst.iter_mut())
     })
     .unwrap_or_else(|| sequential(m.len, |out| go(&m, (0, m.len), d, &f, out)))
@@ -437,7 +437,7 @@ pub(crate) fn map3<A: Copy + Sync, B: Copy + Sync, C: Copy + Sync, D: Copy + Def
     }
     let m = Merged::new(shape, [&a.strides, &b.strides, &c.strides]);
     let d = (&a.data[..], &b.data[..], &c.data[..]);
-    threads::fill(m.len, grain, |lo, dst| {
+    threads::fill(m.len, grain, 1, |lo, dst| {
         go(&m, (lo, lo + dst.len()), d, &f, &mut dst.iter_mut())
     })
     .unwrap_or_else(|| sequential(m.len, |out| go(&m, (0, m.len), d, &f, out)))
@@ -610,7 +610,7 @@ pub(crate) fn fold_map2_rows<A: Copy + Sync, B: Copy + Sync, T: Copy + Default +
     // A longer row is folded in blocks (`blocks.rs`), one row at a time.
     let side = (n <= BLOCK).then_some(&side);
     let m = Merged::new(rows, [&a.strides[..r], &b.strides[..r]]);
-    threads::fill(m.len, (CHEAP_GRAIN / n).max(1), |lo, dst| {
+    threads::fill(m.len, (CHEAP_GRAIN / n).max(1), WIDE, |lo, dst| {
         go(
             &m,
             (lo, lo + dst.len()),
@@ -913,7 +913,7 @@ pub(crate) fn fold_rows<T: Copy + Default + Send + Sync>(
             r += 1;
         }
     };
-    threads::fill(rows, (CHEAP_GRAIN / n).max(1), go).unwrap_or_else(|| {
+    threads::fill(rows, (CHEAP_GRAIN / n).max(1), WIDE, go).unwrap_or_else(|| {
         let mut out = vec![init; rows];
         go(0, &mut out);
         out

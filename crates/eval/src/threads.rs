@@ -11,13 +11,14 @@
 //! results are bit-identical for any thread count, by construction rather
 //! than by a careful combination order.
 //!
-//! Threads come from a rayon pool per thread count, built once and kept:
+//! Threads come from a rayon pool per thread count, built once and kept,
+//! of `threads - 1` workers that the calling thread works beside:
 //! kernels run on chunks of a few thousand to a few hundred thousand
 //! elements, where spawning threads per call (std's scoped threads) would
 //! cost as much as the work.
 
-use rayon::prelude::*;
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// WebAssembly in a browser has no threads: everything runs on the calling
@@ -81,6 +82,7 @@ fn pool(n: usize) -> Option<Arc<rayon::ThreadPool>> {
 /// What the evaluation running on this thread may use.
 #[derive(Clone)]
 struct Context {
+    /// `threads - 1` workers: the calling thread is the last thread.
     pool: Arc<rayon::ThreadPool>,
     threads: usize,
     /// Scales the grains (tests use 0, to split even tiny arrays).
@@ -100,7 +102,7 @@ pub(crate) struct Scope {
 impl Scope {
     pub fn enter(threads: usize, grain_scale: usize) -> Scope {
         let ctx = (threads > 1)
-            .then(|| pool(threads))
+            .then(|| pool(threads - 1))
             .flatten()
             .map(|pool| Context {
                 pool,
@@ -120,23 +122,49 @@ impl Drop for Scope {
     }
 }
 
-/// A pool of `threads - 1` workers and the thread count, for evaluating
+/// The pool of `threads - 1` workers and the thread count, for evaluating
 /// the chunks of an outermost SOAC on the workers and the calling thread;
-/// `None` with one thread. A pool of its own: an idle worker of the
-/// kernels' pool, woken by a task and spinning for more, would take a
-/// core from the calling thread. Worker threads have no context, so the
-/// kernels they call stay on them.
+/// `None` with one thread. The kernels share the pool: one worker per
+/// core besides the calling thread, so that no idle worker, spinning for
+/// more work, takes a core from the calling thread (a pool of `threads`
+/// workers beside it made two threads slower than one). Worker threads
+/// have no context, so the kernels they call stay on them; the caller
+/// splits no kernel while its chunks are out (`Scope::enter(1, _)`), as
+/// a kernel's pieces would queue behind them.
 pub(crate) fn chunk_pool() -> Option<(Arc<rayon::ThreadPool>, usize)> {
     if NO_THREADS {
         return None;
     }
-    let threads = CONTEXT.with(|c| c.borrow().as_ref().map(|c| c.threads))?;
-    Some((pool(threads - 1)?, threads))
+    CONTEXT.with(|c| c.borrow().as_ref().map(|c| (c.pool.clone(), c.threads)))
 }
 
-/// How to split `len` elements of work whose grain is `grain`: the pool
-/// and the block length, or `None` to stay on this thread.
-fn plan(len: usize, grain: usize) -> Option<(Arc<rayon::ThreadPool>, usize)> {
+/// Runs `f(k)` for every `k < count` on the calling thread and the
+/// pool's workers, each taking the next `k` when it finishes the last:
+/// the calling thread starts at once and takes every piece that a worker
+/// slow to wake has not, so a hand-off never costs more than a piece.
+fn share(pool: &rayon::ThreadPool, threads: usize, count: usize, f: impl Fn(usize) + Sync) {
+    let next = AtomicUsize::new(0);
+    let take = || {
+        loop {
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            if k >= count {
+                break;
+            }
+            f(k);
+        }
+    };
+    pool.in_place_scope(|s| {
+        for _ in 1..threads.min(count) {
+            s.spawn(|_| take());
+        }
+        take();
+    });
+}
+
+/// How to split `len` elements of work whose grain is `grain` into blocks
+/// of a multiple of `align` elements: the pool, the thread count and the
+/// block length, or `None` to stay on this thread.
+fn plan(len: usize, grain: usize, align: usize) -> Option<(Arc<rayon::ThreadPool>, usize, usize)> {
     if NO_THREADS {
         return None;
     }
@@ -149,27 +177,37 @@ fn plan(len: usize, grain: usize) -> Option<(Arc<rayon::ThreadPool>, usize)> {
         }
         // A few blocks per thread, so that a thread slowed by other work
         // on the machine does not hold up the rest.
-        let block = len.div_ceil(4 * c.threads).max(grain / 2).max(1);
-        Some((c.pool.clone(), block))
+        let block = len
+            .div_ceil(4 * c.threads)
+            .max(grain / 2)
+            .next_multiple_of(align.max(1));
+        // One block is no split.
+        (block < len).then(|| (c.pool.clone(), c.threads, block))
     })
 }
 
 /// `len` elements computed in consecutive blocks that may run on several
 /// threads: `f(lo, out)` writes the elements `lo..lo + out.len()` into
-/// `out`. `None` when the work stays on this thread (the caller runs its
+/// `out`. Blocks are a multiple of `align` elements (but the last), where
+/// `f` handles that many side by side: a block of one row of a matrix
+/// times a vector folded one row at a time took four times as long.
+/// `None` when the work stays on this thread (the caller runs its
 /// sequential loop).
 pub(crate) fn fill<T: Copy + Default + Send>(
     len: usize,
     grain: usize,
+    align: usize,
     f: impl Fn(usize, &mut [T]) + Sync,
 ) -> Option<Vec<T>> {
-    let (pool, block) = plan(len, grain)?;
+    let (pool, threads, block) = plan(len, grain, align)?;
     let mut out = vec![T::default(); len];
-    pool.install(|| {
-        out.par_chunks_mut(block)
-            .enumerate()
-            .for_each(|(k, dst)| f(k * block, dst))
+    // Each block's slice, locked by the one thread that takes it.
+    let parts: Vec<Mutex<&mut [T]>> = out.chunks_mut(block).map(Mutex::new).collect();
+    share(&pool, threads, parts.len(), |k| {
+        let mut dst = parts[k].lock().unwrap_or_else(|e| e.into_inner());
+        f(k * block, &mut dst)
     });
+    drop(parts);
     Some(out)
 }
 
@@ -184,7 +222,7 @@ pub(crate) fn fill_many<T: Copy + Default + Send>(
     f: impl Fn(usize, &mut [&mut [T]]) -> bool + Sync,
 ) -> Option<Vec<Vec<T>>> {
     let mut out: Vec<Vec<T>> = (0..outs).map(|_| vec![T::default(); len]).collect();
-    let Some((pool, block)) = plan(len, grain) else {
+    let Some((pool, threads, block)) = plan(len, grain, 1) else {
         let mut dsts: Vec<&mut [T]> = out.iter_mut().map(|o| o.as_mut_slice()).collect();
         return f(0, &mut dsts).then_some(out);
     };
@@ -195,21 +233,27 @@ pub(crate) fn fill_many<T: Copy + Default + Send>(
             p.push(d);
         }
     }
-    let ok = pool.install(|| {
-        parts
-            .into_par_iter()
-            .enumerate()
-            .all(|(k, mut dsts)| f(k * block, &mut dsts))
+    let parts: Vec<Mutex<Vec<&mut [T]>>> = parts.into_iter().map(Mutex::new).collect();
+    let ok = AtomicBool::new(true);
+    share(&pool, threads, parts.len(), |k| {
+        // After a failure the rest is wasted work.
+        if ok.load(Ordering::Relaxed) {
+            let mut dsts = parts[k].lock().unwrap_or_else(|e| e.into_inner());
+            if !f(k * block, &mut dsts) {
+                ok.store(false, Ordering::Relaxed);
+            }
+        }
     });
-    ok.then_some(out)
+    drop(parts);
+    ok.into_inner().then_some(out)
 }
 
 /// Runs `f(i)` for every `i < count`, pieces of `work` units in all, on
 /// several threads where `work` is at least twice `grain`; each piece
 /// computes its own part of a result, so the split does not change it.
 pub(crate) fn each(count: usize, work: usize, grain: usize, f: impl Fn(usize) + Sync) {
-    match plan(work, grain) {
-        Some((pool, _)) if count > 1 => pool.install(|| (0..count).into_par_iter().for_each(&f)),
+    match plan(work, grain, 1) {
+        Some((pool, threads, _)) if count > 1 => share(&pool, threads, count, f),
         _ => (0..count).for_each(f),
     }
 }
