@@ -281,6 +281,8 @@ def k [n] (xs: [n]i32) : [n + 1]i32 = xs ++ [0]
 def bad [n] (xs: [n]i32) : [n]i32 = xs ++ xs
 def grow (xs: []i32) = loop ys = xs for _i < 3 do ys ++ ys
 :type grow
+def positives (xs: []i32) = length (filter (> 0) xs)
+:type positives
 def ragged (ns: []i64) = map (\\n -> iota n) ns
 1..2..<3 : [3]i64",
     );

@@ -239,6 +239,21 @@ impl Shape {
         });
     }
 
+    /// The sizes of its arrays' dimensions, in order: not those an `i64`
+    /// is known to equal, which its type does not show.
+    pub fn dims(&self, out: &mut Vec<Size>) {
+        match self {
+            Shape::Array(ds, e) => {
+                out.extend(ds.iter().cloned());
+                e.dims(out);
+            }
+            Shape::Tuple(ss) => ss.iter().for_each(|s| s.dims(out)),
+            Shape::Record(fs) => fs.iter().for_each(|(_, s)| s.dims(out)),
+            Shape::Sum(cs) => cs.iter().flat_map(|(_, ss)| ss).for_each(|s| s.dims(out)),
+            _ => {}
+        }
+    }
+
     /// As written in a type: `[n][3]f64`, `([n]i32, bool)`. `leaf` shows
     /// the types of leaves.
     pub fn show(
@@ -390,7 +405,9 @@ impl SizedSig {
         let mut ret = self.ret.show(&names, leaf);
         let mut sizes = Vec::new();
         let mut rigid = Vec::new();
-        self.ret.sizes(&mut sizes);
+        // `?[k].i64` would say nothing: the existential sizes shown are
+        // the result's dimensions.
+        self.ret.dims(&mut sizes);
         sizes.iter().for_each(|s| s.rigids(&mut rigid));
         let exist: String = rigid
             .iter()
