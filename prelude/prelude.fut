@@ -204,3 +204,38 @@ def not (x: bool) : bool = !x
 -- | The identity, which stops at a breakpoint in the REPL first (as
 -- `#[break]` does).
 def break 't (x: t) : t = #[break] x
+
+-- | The intrinsics of Futhark's compiler that programs may call by name:
+-- gathers from, and scatters into, strided views of a flat array.
+-- `flat_index_2d as offset n1 s1 n2 s2` is the `n1`×`n2` array whose
+-- element `[i, j]` is `as[offset + i*s1 + j*s2]`; `flat_update_2d as
+-- offset s1 s2 vs` writes `vs[i, j]` there instead.
+module intrinsics = {
+  def flat_index_2d [n] 'a (as: [n]a) (offset: i64) (n1: i64) (s1: i64) (n2: i64) (s2: i64)
+      : [n1][n2]a =
+    tabulate_2d n1 n2 (\i j -> as[offset + i * s1 + j * s2])
+
+  def flat_index_3d [n] 'a (as: [n]a) (offset: i64) (n1: i64) (s1: i64) (n2: i64) (s2: i64)
+                    (n3: i64) (s3: i64) : [n1][n2][n3]a =
+    tabulate_3d n1 n2 n3 (\i j l -> as[offset + i * s1 + j * s2 + l * s3])
+
+  def flat_index_4d [n] 'a (as: [n]a) (offset: i64) (n1: i64) (s1: i64) (n2: i64) (s2: i64)
+                    (n3: i64) (s3: i64) (n4: i64) (s4: i64) : [n1][n2][n3][n4]a =
+    tabulate_3d n1 n2 n3 (\i j l ->
+      tabulate n4 (\m -> as[offset + i * s1 + j * s2 + l * s3 + m * s4]))
+
+  def flat_update_2d [n] [k] [l] 'a (as: *[n]a) (offset: i64) (s1: i64) (s2: i64)
+                     (vs: [k][l]a) : *[n]a =
+    let is = tabulate_2d k l (\i j -> offset + i * s1 + j * s2)
+    in scatter as (flatten is) (flatten vs)
+
+  def flat_update_3d [n] [k] [l] [p] 'a (as: *[n]a) (offset: i64) (s1: i64) (s2: i64) (s3: i64)
+                     (vs: [k][l][p]a) : *[n]a =
+    let is = tabulate_3d k l p (\i j m -> offset + i * s1 + j * s2 + m * s3)
+    in scatter as (flatten_3d is) (flatten_3d vs)
+
+  def flat_update_4d [n] [k] [l] [p] [q] 'a (as: *[n]a) (offset: i64) (s1: i64) (s2: i64)
+                     (s3: i64) (s4: i64) (vs: [k][l][p][q]a) : *[n]a =
+    let is = tabulate_3d k l p (\i j m -> tabulate q (\r -> offset + i * s1 + j * s2 + m * s3 + r * s4))
+    in scatter as (flatten_4d is) (flatten_4d vs)
+}
