@@ -138,11 +138,10 @@ def flatmap' [n] 'a 'b (f: a -> ?[k].[k]b) (as: [n]a)
   in (shape, flags, offset, data)
 
 -- | The elements satisfying `p` and those that do not, each in order.
-def partition 'a (p: a -> bool) (as: []a) : ([]a, []a) =
+def partition [n] 'a (p: a -> bool) (as: [n]a) : ?[k].([k]a, [n - k]a) =
   let flags = map p as
   let yes = scan (+) 0 (map (\f -> if f then 1i64 else 0) flags)
   let no = scan (+) 0 (map (\f -> if f then 0 else 1i64) flags)
-  let n = length as
   let k = if n == 0 then 0 else yes[n - 1]
   let is = map3 (\f y o -> if f then y - 1 else k + o - 1) flags yes no
   let xs = scatter (copy as) is as
@@ -150,7 +149,8 @@ def partition 'a (p: a -> bool) (as: []a) : ([]a, []a) =
 
 -- | The elements satisfying `p1`, those satisfying `p2` but not `p1`, and
 -- the rest, each in order.
-def partition2 'a (p1: a -> bool) (p2: a -> bool) (as: []a) : ([]a, []a, []a) =
+def partition2 [n] 'a (p1: a -> bool) (p2: a -> bool) (as: [n]a)
+    : ?[k][l].([k]a, [l]a, [n - k - l]a) =
   let (xs, rest) = partition p1 as
   let (ys, zs) = partition p2 rest
   in (xs, ys, zs)

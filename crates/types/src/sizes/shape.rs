@@ -121,11 +121,21 @@ impl Size {
             Size::Rigid(r) => names(*r),
             Size::Flex(_) | Size::Unknown => String::new(),
             Size::Op(op, a, b) => {
-                let side = |s: &Size| match s {
-                    Size::Op(..) => format!("({})", s.show(names)),
+                // Parentheses only where precedence and left
+                // associativity need them: `n - k - l`, `(n + 1) * m`.
+                let prec = |o: SizeOp| if o == SizeOp::Mul { 2 } else { 1 };
+                let side = |s: &Size, right: bool| match s {
+                    Size::Op(inner, ..)
+                        if prec(*inner) < prec(*op)
+                            || (right
+                                && prec(*inner) == prec(*op)
+                                && (*inner != *op || *op == SizeOp::Sub)) =>
+                    {
+                        format!("({})", s.show(names))
+                    }
                     _ => s.show(names),
                 };
-                format!("{} {} {}", side(a), op.symbol(), side(b))
+                format!("{} {} {}", side(a, false), op.symbol(), side(b, true))
             }
         }
     }
@@ -426,6 +436,22 @@ impl SizedSig {
 mod tests {
     use super::*;
     use urchin_prim::PrimType;
+
+    #[test]
+    fn sizes_show_the_parentheses_precedence_needs() {
+        let (n, k, l) = (Size::Rigid(0), Size::Rigid(1), Size::Rigid(2));
+        let names = |r: u32| ["n", "k", "l"][r as usize].to_string();
+        let op = |o, a: &Size, b: &Size| Size::op(o, a.clone(), b.clone());
+        let shown = |s: Size| s.show(&names);
+        let n_k = op(SizeOp::Sub, &n, &k);
+        assert_eq!(shown(op(SizeOp::Sub, &n_k, &l)), "n - k - l");
+        assert_eq!(shown(op(SizeOp::Sub, &l, &n_k)), "l - (n - k)");
+        let n_1 = op(SizeOp::Add, &n, &Size::Const(1));
+        assert_eq!(shown(op(SizeOp::Mul, &n_1, &k)), "(n + 1) * k");
+        let nk = op(SizeOp::Mul, &n, &k);
+        assert_eq!(shown(op(SizeOp::Add, &nk, &Size::Const(1))), "n * k + 1");
+        assert_eq!(shown(op(SizeOp::Add, &l, &nk)), "l + n * k");
+    }
 
     #[test]
     fn constant_sizes_fold_and_unknown_absorbs() {
