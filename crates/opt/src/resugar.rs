@@ -38,14 +38,20 @@ use urchin_syntax::pretty;
 /// The program as source definitions, the functions it calls first;
 /// `labelled` marks reverse mode's sweeps.
 pub fn program(p: &Program, labelled: bool) -> String {
-    let mut order: Vec<&Function> = p.functions.iter().skip(1).collect();
-    order.extend(p.functions.first());
-    let specials = Specials::named_apart(p);
+    let names: Vec<HashMap<Var, String>> = p
+        .functions
+        .iter()
+        .map(|f| Printer::names(&p.vars, f))
+        .collect();
+    let specials = Specials::named_apart(p, &names);
+    let mut order: Vec<(&Function, &HashMap<Var, String>)> =
+        p.functions.iter().zip(&names).skip(1).collect();
+    order.extend(p.functions.iter().zip(&names).next());
     let mut used = Vec::new();
     let decs: Vec<String> = order
         .into_iter()
-        .map(|f| {
-            let mut b = Back::new(p, f, labelled, &specials);
+        .map(|(f, names)| {
+            let mut b = Back::new(p, f, names.clone(), labelled, &specials);
             let dec = b.function(f);
             used.append(&mut b.specials_used);
             pretty::dec_with_notes(&dec, b.notes)
@@ -71,15 +77,14 @@ struct Specials {
 }
 
 impl Specials {
-    fn named_apart(p: &Program) -> Specials {
-        let mut taken: HashSet<String> = p.functions.iter().map(|f| f.name.to_string()).collect();
-        for f in &p.functions {
-            taken.extend(Printer::names(&p.vars, f).into_values());
-        }
+    /// `names`: each function's names of its variables.
+    fn named_apart(p: &Program, names: &[HashMap<Var, String>]) -> Specials {
+        let mut taken: HashSet<&str> = p.functions.iter().map(|f| &*f.name).collect();
+        taken.extend(names.iter().flat_map(|n| n.values().map(String::as_str)));
         let apart = |base: &str| {
             std::iter::once(base.to_string())
                 .chain((1..).map(|i| format!("{base}_{i}")))
-                .find(|n| !taken.contains(n))
+                .find(|n| !taken.contains(n.as_str()))
                 .expect("an unbounded supply of names")
         };
         Specials {
@@ -177,8 +182,14 @@ struct Back<'p> {
 }
 
 impl<'p> Back<'p> {
-    fn new(p: &'p Program, f: &Function, labelled: bool, specials: &'p Specials) -> Back<'p> {
-        let names = Printer::names(&p.vars, f);
+    /// `names`: the function's names of its variables (`Printer::names`).
+    fn new(
+        p: &'p Program,
+        f: &Function,
+        names: HashMap<Var, String>,
+        labelled: bool,
+        specials: &'p Specials,
+    ) -> Back<'p> {
         let taken = names.values().cloned().collect();
         let mut alias = HashMap::new();
         aliases(&f.body, &mut alias);
@@ -255,6 +266,22 @@ impl<'p> Back<'p> {
     }
 
     /// `m.name`, as `f64.sqrt`.
+    /// A call of ψ or ψ′ (`Specials`), named `name`: defined for `f64`;
+    /// other widths convert there and back, as `urchin_prim` computes them.
+    fn special(&mut self, op: UnOp, name: &str, a: &Atom) -> Expr {
+        self.specials_used.push(op);
+        let t = a.ty(self.vars).elem();
+        let x = self.atom(a);
+        if t == PrimType::F64 {
+            return self.call(name, vec![x]);
+        }
+        let to = self.qualified("f64", t.name());
+        let wide = self.apply(to, vec![x]);
+        let y = self.call(name, vec![wide]);
+        let back = self.qualified(t.name(), "f64");
+        self.apply(back, vec![y])
+    }
+
     fn qualified(&mut self, m: &str, n: &str) -> Expr {
         let mut q = QualName::plain(n);
         q.quals = vec![Rc::from(m)];
@@ -938,24 +965,11 @@ impl<'p> Back<'p> {
                 let x = self.atom(a);
                 self.node(ExprKind::UnOp(UnOpKind::Not, Box::new(x)))
             }
-            Exp::UnOp(op, a) if self.specials.name(*op).is_some() => {
-                // Defined for `f64`; other widths convert there and back,
-                // as `urchin_prim` computes them.
-                self.specials_used.push(*op);
-                let name = self.specials.name(*op).unwrap_or_default().to_string();
-                let t = a.ty(self.vars).elem();
-                let x = self.atom(a);
-                if t == PrimType::F64 {
-                    self.call(&name, vec![x])
-                } else {
-                    let to = self.qualified("f64", t.name());
-                    let wide = self.apply(to, vec![x]);
-                    let y = self.call(&name, vec![wide]);
-                    let back = self.qualified(t.name(), "f64");
-                    self.apply(back, vec![y])
-                }
-            }
             Exp::UnOp(op, a) => {
+                let specials = self.specials;
+                if let Some(name) = specials.name(*op) {
+                    return self.special(*op, name, a);
+                }
                 // A function of the module of its operand's type, but
                 // `f64.from_bits` of a `u64`.
                 let t = match (op, a.ty(self.vars).elem().bytes()) {

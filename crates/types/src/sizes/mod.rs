@@ -175,8 +175,6 @@ pub fn check(
                 d.body.span,
                 "Function body does not have expected type",
             )?;
-            // As written: an anonymous size an abbreviation is given
-            // (`square []`) stands for one size wherever it is used.
             // A constant's anonymous sizes are existential; a function's
             // are its body's (language reference, "Value declarations").
             let mode = if d.params.is_empty() {
@@ -184,6 +182,8 @@ pub fn check(
             } else {
                 Mode::Result
             };
+            // As written: an anonymous size an abbreviation is given
+            // (`square []`) stands for one size wherever it is used.
             let declared = match &def.source.ret {
                 Some(r)
                     if def.source.params.len() == d.params.len() && anonymous_size_argument(r) =>
