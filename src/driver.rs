@@ -186,13 +186,6 @@ pub struct Checkpoint {
     values: usize,
 }
 
-thread_local! {
-    /// The prelude, checked once per thread: every session starts from a
-    /// copy (checking it again for each test file or program dominated
-    /// `urchin test` on many small files).
-    static PRELUDE_SESSION: Session = Session::checking_prelude();
-}
-
 impl Session {
     /// A session with the prelude loaded, and the environment's settings
     /// (`Host::default`).
@@ -200,11 +193,29 @@ impl Session {
         Session::with_host(Host::default())
     }
 
-    /// A session with the prelude loaded that runs with `host`.
+    /// A session with the prelude loaded that runs with `host`. Checking
+    /// the prelude takes tens of milliseconds: what makes many sessions
+    /// (a test runner, a language server) clones one of these instead.
     pub fn with_host(host: Host) -> Session {
-        let mut s = PRELUDE_SESSION.with(Session::clone);
-        s.types.interrupt = host.interrupt();
-        s.host = host;
+        let mut s = Session {
+            sources: SourceMap::new(),
+            types: TypeEnv::new(),
+            prelude_defs: 0,
+            scope: Scope::default(),
+            prelude: Rc::default(),
+            values: Vec::new(),
+            breakpoints: false,
+            host,
+        };
+        s.types.interrupt = s.host.interrupt();
+        s.load_prelude().unwrap_or_else(|d| {
+            panic!(
+                "the built-in prelude does not check (a bug in urchin):\n{}",
+                urchin_base::diag::render_all(&d, &s.sources, false)
+            )
+        });
+        s.prelude_defs = s.types.defs.len();
+        s.prelude = Rc::new(s.scope.env.clone());
         s
     }
 
@@ -216,28 +227,6 @@ impl Session {
     /// The evaluator's options of the session's host.
     pub fn eval_options(&self) -> EvalOptions {
         self.host.eval_options()
-    }
-
-    fn checking_prelude() -> Session {
-        let mut s = Session {
-            sources: SourceMap::new(),
-            types: TypeEnv::new(),
-            prelude_defs: 0,
-            scope: Scope::default(),
-            prelude: Rc::default(),
-            values: Vec::new(),
-            breakpoints: false,
-            host: Host::default(),
-        };
-        s.load_prelude().unwrap_or_else(|d| {
-            panic!(
-                "the built-in prelude does not check (a bug in urchin):\n{}",
-                urchin_base::diag::render_all(&d, &s.sources, false)
-            )
-        });
-        s.prelude_defs = s.types.defs.len();
-        s.prelude = Rc::new(s.scope.env.clone());
-        s
     }
 
     /// The prelude: the numeric module types (`math.fut`), the numeric

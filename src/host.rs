@@ -1,7 +1,8 @@
 //! What a session runs with, as one value it owns and passes down: the
-//! memory budget, the thread count, the device, the interrupt flag and
-//! whether the IR is checked between passes. Nothing of it is process-wide
-//! (the one static left is the counting allocator, `mem::Counting`), so two
+//! memory budget, the threads (a count and the pool of its workers), the
+//! device, the interrupt flag and whether the IR is checked between
+//! passes. Nothing of it is process-wide (docs/ARCHITECTURE.md lists the
+//! few statics left, such as the counting allocator's count), so two
 //! sessions in one process (two Jupyter kernels, tests on parallel
 //! threads) each have their own limit, threads, device and Ctrl-C.
 //!
@@ -18,6 +19,7 @@ use std::sync::atomic::AtomicBool;
 use urchin_base::interrupt::Interrupt;
 use urchin_base::mem::Budget;
 use urchin_eval::EvalOptions;
+use urchin_eval::threads::Threads;
 
 #[derive(Clone, Debug)]
 pub struct Host {
@@ -25,8 +27,9 @@ pub struct Host {
     /// the reference's terms are checked against.
     pub memory: Budget,
     /// Threads an evaluation uses (`--threads`, else `URCHIN_THREADS`,
-    /// else every core), at most `eval::threads::max_threads`.
-    pub threads: usize,
+    /// else every core), at most `eval::threads::max_threads`, and the
+    /// pool of their workers.
+    pub threads: Threads,
     /// Set by a Ctrl-C handler or a notebook's interrupt request; shared
     /// by clones (a REPL at a breakpoint stops with its session). Private,
     /// so that the checker's copy (`TypeEnv::interrupt`) stays this one.
@@ -47,7 +50,7 @@ impl Default for Host {
     fn default() -> Host {
         Host {
             memory: Budget::default(),
-            threads: urchin_eval::threads::default_count(),
+            threads: Threads::default(),
             interrupt: Arc::default(),
             #[cfg(feature = "opencl")]
             devices: urchin_gpu::Devices::default(),
@@ -72,10 +75,10 @@ impl Host {
     /// Sets the thread count (`--threads`, `:set threads`), clamped to
     /// `eval::threads::max_threads`; 0 goes back to the default.
     pub fn set_threads(&mut self, n: usize) {
-        self.threads = match n {
+        self.threads = Threads::new(match n {
             0 => urchin_eval::threads::default_count(),
             n => n.min(urchin_eval::threads::max_threads()),
-        };
+        });
     }
 
     /// The evaluator's options of this host: its budget, threads,
@@ -83,7 +86,7 @@ impl Host {
     pub fn eval_options(&self) -> EvalOptions {
         EvalOptions {
             memory: self.memory,
-            threads: self.threads,
+            threads: self.threads.clone(),
             interrupt: Some(self.interrupt.clone()),
             #[cfg(feature = "opencl")]
             device: self

@@ -45,9 +45,10 @@ pub struct Hint {
 }
 
 impl Analysis {
-    /// Checks the document `text`, named `name` (its path).
-    pub fn new(name: &str, text: &str) -> Analysis {
-        let mut session = Session::new();
+    /// Checks the document `text`, named `name` (its path), in a copy of
+    /// `prelude` (a session with the prelude alone).
+    pub fn new(prelude: &Session, name: &str, text: &str) -> Analysis {
+        let mut session = prelude.clone();
         let (file, defs, mut diagnostics) = session.load_leniently(name, text);
         let parsed = urchin_syntax::parse_program(text, file);
         // A use of a definition that did not check is not an error of its
@@ -417,7 +418,7 @@ mod tests {
     #[test]
     fn hover_shows_types_and_elaboration() {
         let text = "-- | Adds one.\ndef f (xs: []f64) = xs + 1\ndef g = f [1.0]\n";
-        let a = Analysis::new("t.fut", text);
+        let a = Analysis::new(&Session::new(), "t.fut", text);
         assert!(a.diagnostics.is_empty());
         let h = a.hover(at(text, "+ 1")).expect("a hover");
         assert!(h.markdown.contains("xs + 1 : []f64"), "{}", h.markdown);
@@ -438,13 +439,13 @@ mod tests {
     fn definitions_and_completions() {
         // The fields are those of a use of the variable on its own.
         let text = "def sq (x: f64) = x * x\ndef g (p: {a: f64, b: i32}) = let r = p in sq r.a\n";
-        let a = Analysis::new("t.fut", text);
+        let a = Analysis::new(&Session::new(), "t.fut", text);
         let def = a.definition(at(text, "sq r")).expect("a definition");
         assert_eq!(def.start, at(text, "sq (x"));
         let (start, words) = a.completions("x p.", 4);
         assert_eq!((start, words), (4, vec!["a".to_string(), "b".to_string()]));
         let text = "def h (x: f64) =\n  let y = x + 1\n  in loop acc = y for i < 3 do acc + x + f64.i64 i\n";
-        let a = Analysis::new("t.fut", text);
+        let a = Analysis::new(&Session::new(), "t.fut", text);
         for (used, bound) in [
             ("x + f64", "x: f64"),
             ("y for", "y = x"),
@@ -464,7 +465,7 @@ mod tests {
     #[test]
     fn inlay_hints_show_inserted_maps_and_reps() {
         let text = "def f (xss: [][]f64) = xss + 1\n";
-        let a = Analysis::new("t.fut", text);
+        let a = Analysis::new(&Session::new(), "t.fut", text);
         let hints: Vec<(u32, String)> = a
             .inlay_hints()
             .into_iter()
@@ -482,7 +483,7 @@ mod tests {
     #[test]
     fn one_error_does_not_hide_the_others() {
         let text = "def a = 1 + true\ndef b = a\ndef c (x: i32) = x + 1.5\ndef d = 1\n";
-        let a = Analysis::new("t.fut", text);
+        let a = Analysis::new(&Session::new(), "t.fut", text);
         assert_eq!(a.diagnostics.len(), 2, "{:?}", a.diagnostics);
         assert_eq!(a.defs.len(), 1);
     }

@@ -10,6 +10,7 @@
 
 pub mod analysis;
 
+use crate::driver::Session;
 use analysis::Analysis;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{
@@ -53,6 +54,9 @@ struct Document {
 /// The open documents.
 #[derive(Default)]
 pub struct State {
+    /// Each document is checked in a copy of this session: the prelude,
+    /// checked once.
+    prelude: Session,
     docs: HashMap<Uri, Document>,
 }
 
@@ -225,7 +229,7 @@ impl State {
     }
 
     fn update(&mut self, uri: Uri, text: String) {
-        let analysis = Analysis::new(&file_path(&uri), &text);
+        let analysis = Analysis::new(&self.prelude, &file_path(&uri), &text);
         self.docs.insert(uri, Document { text, analysis });
     }
 

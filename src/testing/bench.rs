@@ -23,6 +23,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use urchin_base::source::FileId;
+use urchin_eval::threads::Threads;
 use urchin_eval::{Device, EvalOptions};
 use urchin_gpu::Gpu;
 use urchin_runtime::value::Value;
@@ -54,7 +55,7 @@ pub struct Backend {
     /// The evaluator's threads (`None`: the process's setting). A row with
     /// more than one thread that follows the same device's one-thread row
     /// shows its speed-up over it.
-    pub threads: Option<usize>,
+    pub threads: Option<Threads>,
 }
 
 impl Backend {
@@ -76,13 +77,13 @@ impl Backend {
         let mut rows = vec![Backend {
             name: label(1),
             device: device.clone(),
-            threads: Some(1),
+            threads: Some(Threads::one()),
         }];
         if n > 1 {
             rows.push(Backend {
                 name: label(n),
                 device,
-                threads: Some(n),
+                threads: Some(Threads::new(n)),
             });
         }
         rows
@@ -356,7 +357,7 @@ impl BenchEngine<'_> {
                         let d = self.opts.host.eval_options();
                         let o = EvalOptions {
                             device: b.device.clone().map(|g| g as Arc<dyn Device>),
-                            threads: b.threads.unwrap_or(d.threads),
+                            threads: b.threads.clone().unwrap_or(d.threads),
                             ..d
                         };
                         (Some(b.name.clone()), o, b.device.clone())
@@ -397,7 +398,7 @@ impl BenchEngine<'_> {
                 result = r?;
             }
             let mean = times.iter().sum::<Duration>() / times.len().max(1) as u32;
-            let speedup = match b.and_then(|b| b.threads) {
+            let speedup = match b.and_then(|b| b.threads.as_ref()).map(Threads::count) {
                 Some(1) => {
                     one_thread = Some(mean);
                     None

@@ -82,8 +82,9 @@ impl Loaded {
 
 /// Runs test programs with the fast evaluator.
 pub struct FastEngine {
-    /// What each file's session runs with.
-    pub host: Host,
+    /// Each file's session starts as a copy of this one: the prelude,
+    /// checked once, and the host the files run with.
+    prelude: Session,
     /// How entry points are evaluated: the host's options, by default.
     pub options: EvalOptions,
 }
@@ -101,7 +102,7 @@ impl FastEngine {
     pub fn with_host(host: Host) -> FastEngine {
         FastEngine {
             options: host.eval_options(),
-            host,
+            prelude: Session::with_host(host),
         }
     }
 }
@@ -110,7 +111,7 @@ impl Engine for FastEngine {
     type Program = Loaded;
 
     fn compile(&mut self, path: &Path, text: &str) -> Result<Loaded, String> {
-        Loaded::load_in(Session::with_host(self.host.clone()), path, text)
+        Loaded::load_in(self.prelude.clone(), path, text)
     }
 
     fn entry_params(&self, prog: &Loaded, entry: &str) -> Result<Vec<ValueType>, String> {
@@ -134,21 +135,28 @@ impl Engine for FastEngine {
 /// Runs test programs with the reference semantics (`--engine
 /// small-step`). A case that uses what the reference does not define (AD)
 /// or that runs out of steps is skipped, with the reason.
-#[derive(Default)]
 pub struct SmallStepEngine {
-    /// What each file's session runs with (the reference reads its
-    /// memory limit).
-    pub host: Host,
+    /// Each file's session starts as a copy of this one: the prelude, and
+    /// the host the files run with (the reference reads its memory limit).
+    prelude: Session,
     pub options: urchin_reference::Options,
     skip: Option<String>,
+}
+
+impl Default for SmallStepEngine {
+    /// The environment's settings (`Host::default`).
+    fn default() -> SmallStepEngine {
+        SmallStepEngine::with_host(Host::default())
+    }
 }
 
 impl SmallStepEngine {
     /// An engine whose sessions run with `host`.
     pub fn with_host(host: Host) -> SmallStepEngine {
         SmallStepEngine {
-            host,
-            ..SmallStepEngine::default()
+            prelude: Session::with_host(host),
+            options: urchin_reference::Options::default(),
+            skip: None,
         }
     }
 }
@@ -157,7 +165,7 @@ impl Engine for SmallStepEngine {
     type Program = Session;
 
     fn compile(&mut self, path: &Path, text: &str) -> Result<Session, String> {
-        let mut session = Session::with_host(self.host.clone());
+        let mut session = self.prelude.clone();
         match session.load_path(path, text) {
             Ok(_) => Ok(session),
             Err(diags) => Err(urchin_base::diag::render_all(

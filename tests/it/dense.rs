@@ -7,6 +7,7 @@
 
 use urchin::driver::Session;
 use urchin_eval::EvalOptions;
+use urchin_eval::threads::Threads;
 use urchin_prim::{PrimType, Scalar};
 use urchin_runtime::value::{Array, Value};
 
@@ -67,14 +68,14 @@ fn matrix_products_have_the_same_bits_on_any_thread_count() {
     for (entry, args) in cases {
         let reference = EvalOptions {
             bulk: false,
-            threads: 1,
+            threads: Threads::one(),
             ..EvalOptions::default()
         };
         let want = run(&s, entry, &args, &reference);
         let mut first: Option<Vec<f64>> = None;
         for threads in [1, 2, 7] {
             let opts = EvalOptions {
-                threads,
+                threads: Threads::new(threads),
                 device: None,
                 grain_scale: 0,
                 ..EvalOptions::default()

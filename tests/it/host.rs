@@ -72,12 +72,12 @@ fn two_sessions_have_their_own_thread_counts() {
         || {
             let mut h = Host::default();
             h.set_threads(1);
-            Session::with_host(h).eval_options().threads
+            Session::with_host(h).eval_options().threads.count()
         },
         || {
             let mut h = Host::default();
             h.set_threads(3);
-            Session::with_host(h).eval_options().threads
+            Session::with_host(h).eval_options().threads.count()
         },
     );
     assert_eq!(a, 1);

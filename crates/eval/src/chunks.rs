@@ -56,7 +56,7 @@ use super::interp::{Interp, PROBE_CHUNK};
 use super::kernels::{from_vec, row_major};
 use super::lanes::LVal;
 use super::soac::{SentUpdate, fold_blocks, fused_sum_blocks, slice_outer, summed_binop};
-use super::threads;
+use super::threads::{Par, Threads};
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -363,7 +363,7 @@ impl<'p> Interp<'p> {
                 .map(|x| slice_outer(x, lo, lo + run.len))
                 .collect();
             if run.whole {
-                let Some(folds) = fused_sum_blocks(op, pre, &piece, ne) else {
+                let Some(folds) = fused_sum_blocks(self.par, op, pre, &piece, ne) else {
                     return Ok(None);
                 };
                 parts.push(Part::Folds(folds, run.len));
@@ -411,7 +411,7 @@ impl<'p> Interp<'p> {
         {
             return Ok(start);
         }
-        let Some((pool, threads)) = threads::chunk_pool() else {
+        let Some((pool, threads)) = self.par.chunk_pool() else {
             return Ok(start);
         };
         let Some((shared, accs)) = self.shared(op, vals, carry, n) else {
@@ -423,10 +423,10 @@ impl<'p> Interp<'p> {
             .collect();
         // The workers are busy with chunks: this thread's kernels stay on
         // it (their pieces would wait behind the chunks).
-        let _one = threads::Scope::enter(1, 1);
+        let par = std::mem::replace(&mut self.par, Par::one());
         let gate = Gate::new(WINDOW * threads);
         let (sent, received) = mpsc::channel();
-        pool.in_place_scope(|scope| {
+        let stopped = pool.in_place_scope(|scope| {
             // This thread is one of the `threads`: it evaluates chunks
             // too while it has nothing to combine.
             for _ in 1..threads {
@@ -451,8 +451,9 @@ impl<'p> Interp<'p> {
             let stopped = self.combine_in_order(op, &workers, rows, carry, &accs);
             gate.stop();
             stopped
-        })
-        .map(|stopped| stopped.unwrap_or(n))
+        });
+        self.par = par;
+        stopped.map(|stopped| stopped.unwrap_or(n))
     }
 
     /// Combines the chunks that workers evaluate, in chunk order as their
@@ -578,7 +579,7 @@ impl<'p> Interp<'p> {
                 checkpoint_vars: HashSet::new(),
                 bulk: true,
                 device: None,
-                threads: 1,
+                threads: Threads::one(),
                 grain_scale: 1,
             },
             work,
@@ -907,7 +908,7 @@ impl Shared<'_> {
                 .collect();
             if !run.whole {
                 parts.push(PlainPart::of(Kind::Mapped, &piece, run.len)?);
-            } else if let Some(folds) = fold_blocks(op, &piece, &ne) {
+            } else if let Some(folds) = fold_blocks(it.par, op, &piece, &ne) {
                 parts.push(PlainPart::of(Kind::Folds, &[folds], run.len)?);
             } else {
                 for b in (0..run.len).step_by(BLOCK) {

@@ -21,7 +21,7 @@
 //! products, [`super::blocks`]); see `eval`'s module documentation.
 
 use super::kernels::{Dims, Operand, standard_strides};
-use super::threads;
+use super::threads::Par;
 use urchin_runtime::value::Element;
 
 /// Products below which the dot-product kernel is as fast: packing the
@@ -124,6 +124,7 @@ impl Plan {
 /// (one dimension varying in `a` alone, one in `b` alone, the rest in
 /// both) or it is too small to gain.
 pub(crate) fn sum_products<T: Gemm>(
+    par: Par<'_>,
     rows: &[usize],
     k: usize,
     a: &Operand<T>,
@@ -182,7 +183,7 @@ pub(crate) fn sum_products<T: Gemm>(
             )
         }
     };
-    threads::each(
+    par.each(
         batches * pieces_per_batch,
         products * batches,
         THREAD_PRODUCTS,
@@ -241,6 +242,7 @@ mod tests {
         let (a, b) = (values(m * k, 1), values(n * k, 2));
         // Lanes `[i, j]`: `a`'s rows vary over `i`, `b`'s over `j`.
         let got = sum_products(
+            Par::one(),
             &[m, n],
             k,
             &operand(&a, &[k, 0, 1]),
@@ -253,6 +255,7 @@ mod tests {
         }
         // The other way round: lanes `[j, i]` give the transposed result.
         let got_t = sum_products(
+            Par::one(),
             &[n, m],
             k,
             &operand(&a, &[0, k, 1]),
@@ -271,6 +274,7 @@ mod tests {
         let (q, m, k, n) = (3, 40, 20, 9);
         let (a, b) = (values(q * m * k, 3), values(q * n * k, 4));
         let got = sum_products(
+            Par::one(),
             &[q, m, n],
             k,
             &operand(&a, &[m * k, k, 0, 1]),
@@ -288,6 +292,7 @@ mod tests {
         let x = values(m * n * k, 5);
         assert!(
             sum_products(
+                Par::one(),
                 &[m, n],
                 k,
                 &operand(&x, &[n * k, k, 1]),
@@ -298,6 +303,7 @@ mod tests {
         // Too small to gain.
         assert!(
             sum_products(
+                Par::one(),
                 &[2, 2],
                 2,
                 &operand(&a, &[2, 0, 1]),

@@ -11,7 +11,7 @@
 
 use super::analysis::FastOp;
 use super::blocks::{BLOCK, fold_blocked, fold_blocked_by};
-use super::threads::{self, CHEAP_GRAIN, COSTLY_GRAIN};
+use super::threads::{CHEAP_GRAIN, COSTLY_GRAIN, Par};
 use ndarray::{ArcArray, IxDyn};
 use smallvec::SmallVec;
 use std::borrow::Cow;
@@ -312,6 +312,7 @@ impl<C> Sink<C> for std::slice::IterMut<'_, C> {
 }
 
 pub(crate) fn map1<A: Copy + Sync, C: Copy + Default + Send>(
+    par: Par<'_>,
     shape: &[usize],
     a: &Operand<A>,
     grain: usize,
@@ -338,13 +339,14 @@ pub(crate) fn map1<A: Copy + Sync, C: Copy + Default + Send>(
     }
     let m = Merged::new(shape, [&a.strides]);
     let da = &a.data[..];
-    threads::fill(m.len, grain, 1, |lo, dst| {
+    par.fill(m.len, grain, 1, |lo, dst| {
         go(&m, (lo, lo + dst.len()), da, &f, &mut dst.iter_mut())
     })
     .unwrap_or_else(|| sequential(m.len, |out| go(&m, (0, m.len), da, &f, out)))
 }
 
 pub(crate) fn map2<A: Copy + Sync, B: Copy + Sync, C: Copy + Default + Send>(
+    par: Par<'_>,
     shape: &[usize],
     a: &Operand<A>,
     b: &Operand<B>,
@@ -385,13 +387,14 @@ pub(crate) fn map2<A: Copy + Sync, B: Copy + Sync, C: Copy + Default + Send>(
     }
     let m = Merged::new(shape, [&a.strides, &b.strides]);
     let d = (&a.data[..], &b.data[..]);
-    threads::fill(m.len, grain, 1, |lo, dst| {
+    par.fill(m.len, grain, 1, |lo, dst| {
         go(&m, (lo, lo + dst.len()), d, &f, &mut dst.iter_mut())
     })
     .unwrap_or_else(|| sequential(m.len, |out| go(&m, (0, m.len), d, &f, out)))
 }
 
 pub(crate) fn map3<A: Copy + Sync, B: Copy + Sync, C: Copy + Sync, D: Copy + Default + Send>(
+    par: Par<'_>,
     shape: &[usize],
     a: &Operand<A>,
     b: &Operand<B>,
@@ -437,7 +440,7 @@ pub(crate) fn map3<A: Copy + Sync, B: Copy + Sync, C: Copy + Sync, D: Copy + Def
     }
     let m = Merged::new(shape, [&a.strides, &b.strides, &c.strides]);
     let d = (&a.data[..], &b.data[..], &c.data[..]);
-    threads::fill(m.len, grain, 1, |lo, dst| {
+    par.fill(m.len, grain, 1, |lo, dst| {
         go(&m, (lo, lo + dst.len()), d, &f, &mut dst.iter_mut())
     })
     .unwrap_or_else(|| sequential(m.len, |out| go(&m, (0, m.len), d, &f, out)))
@@ -449,6 +452,7 @@ pub(crate) fn map3<A: Copy + Sync, B: Copy + Sync, C: Copy + Sync, D: Copy + Def
 /// never stored. The same steps in the same order as `map2` followed by
 /// `fold_rows`, so the bits are those of the unfused evaluation.
 pub(crate) fn fold_map2_rows<A: Copy + Sync, B: Copy + Sync, T: Copy + Default + Send + Sync>(
+    par: Par<'_>,
     (rows, n): (&[usize], usize),
     a: &Operand<A>,
     b: &Operand<B>,
@@ -610,7 +614,7 @@ pub(crate) fn fold_map2_rows<A: Copy + Sync, B: Copy + Sync, T: Copy + Default +
     // A longer row is folded in blocks (`blocks.rs`), one row at a time.
     let side = (n <= BLOCK).then_some(&side);
     let m = Merged::new(rows, [&a.strides[..r], &b.strides[..r]]);
-    threads::fill(m.len, (CHEAP_GRAIN / n).max(1), WIDE, |lo, dst| {
+    par.fill(m.len, (CHEAP_GRAIN / n).max(1), WIDE, |lo, dst| {
         go(
             &m,
             (lo, lo + dst.len()),
@@ -652,6 +656,7 @@ fn fold_blocked_wide<T: Copy, const W: usize>(
 /// `None` for an operation that is not one of these total ones, or a type
 /// it is not defined on.
 pub(crate) fn sum_binop_rows<T: Element>(
+    par: Par<'_>,
     op: BinOp,
     shape: (&[usize], usize),
     a: &Operand<T>,
@@ -663,11 +668,11 @@ pub(crate) fn sum_binop_rows<T: Element>(
     }
     let sum = |x: T, y: T| x.add(y);
     Some(match op {
-        BinOp::Mul => fold_map2_rows(shape, a, b, init, |x: T, y| x.mul(y), sum),
-        BinOp::Add => fold_map2_rows(shape, a, b, init, |x: T, y| x.add(y), sum),
-        BinOp::Sub => fold_map2_rows(shape, a, b, init, |x: T, y| x.sub(y), sum),
-        BinOp::Min => fold_map2_rows(shape, a, b, init, |x: T, y| Native::min(x, y), sum),
-        BinOp::Max => fold_map2_rows(shape, a, b, init, |x: T, y| Native::max(x, y), sum),
+        BinOp::Mul => fold_map2_rows(par, shape, a, b, init, |x: T, y| x.mul(y), sum),
+        BinOp::Add => fold_map2_rows(par, shape, a, b, init, |x: T, y| x.add(y), sum),
+        BinOp::Sub => fold_map2_rows(par, shape, a, b, init, |x: T, y| x.sub(y), sum),
+        BinOp::Min => fold_map2_rows(par, shape, a, b, init, |x: T, y| Native::min(x, y), sum),
+        BinOp::Max => fold_map2_rows(par, shape, a, b, init, |x: T, y| Native::max(x, y), sum),
         _ => return None,
     })
 }
@@ -706,6 +711,7 @@ fn checked<T: Default, A, B>(
 
 /// `op` element-wise over two operands of element type `T`.
 pub(crate) fn binop<T: Element>(
+    par: Par<'_>,
     op: BinOp,
     shape: &[usize],
     a: &Operand<T>,
@@ -716,14 +722,29 @@ pub(crate) fn binop<T: Element>(
     let err = OnceLock::new();
     let (cheap, costly) = (CHEAP_GRAIN, COSTLY_GRAIN);
     let r = match op {
-        BinOp::Add => same(map2(shape, a, b, cheap, |x: T, y| x.add(y))),
-        BinOp::Sub => same(map2(shape, a, b, cheap, |x: T, y| x.sub(y))),
-        BinOp::Mul => same(map2(shape, a, b, cheap, |x: T, y| x.mul(y))),
-        BinOp::Pow => same(map2(shape, a, b, costly, checked(&err, |x: T, y| x.pow(y)))),
-        BinOp::Min => same(map2(shape, a, b, cheap, |x: T, y| Native::min(x, y))),
-        BinOp::Max => same(map2(shape, a, b, cheap, |x: T, y| Native::max(x, y))),
-        BinOp::Div => same(map2(shape, a, b, costly, checked(&err, |x: T, y| x.div(y)))),
+        BinOp::Add => same(map2(par, shape, a, b, cheap, |x: T, y| x.add(y))),
+        BinOp::Sub => same(map2(par, shape, a, b, cheap, |x: T, y| x.sub(y))),
+        BinOp::Mul => same(map2(par, shape, a, b, cheap, |x: T, y| x.mul(y))),
+        BinOp::Pow => same(map2(
+            par,
+            shape,
+            a,
+            b,
+            costly,
+            checked(&err, |x: T, y| x.pow(y)),
+        )),
+        BinOp::Min => same(map2(par, shape, a, b, cheap, |x: T, y| Native::min(x, y))),
+        BinOp::Max => same(map2(par, shape, a, b, cheap, |x: T, y| Native::max(x, y))),
+        BinOp::Div => same(map2(
+            par,
+            shape,
+            a,
+            b,
+            costly,
+            checked(&err, |x: T, y| x.div(y)),
+        )),
         BinOp::Mod => same(map2(
+            par,
             shape,
             a,
             b,
@@ -731,24 +752,32 @@ pub(crate) fn binop<T: Element>(
             checked(&err, |x: T, y| x.modulo(y)),
         )),
         BinOp::Quot => same(map2(
+            par,
             shape,
             a,
             b,
             costly,
             checked(&err, |x: T, y| x.quot(y)),
         )),
-        BinOp::Rem => same(map2(shape, a, b, costly, checked(&err, |x: T, y| x.rem(y)))),
-        BinOp::Eq => cmp(map2(shape, a, b, cheap, |x: T, y| x.eq(y))),
-        BinOp::Neq => cmp(map2(shape, a, b, cheap, |x: T, y| !x.eq(y))),
-        BinOp::Lt => cmp(map2(shape, a, b, cheap, |x: T, y| x.lt(y))),
-        BinOp::Le => cmp(map2(shape, a, b, cheap, |x: T, y| x.le(y))),
-        BinOp::Gt => cmp(map2(shape, a, b, cheap, |x: T, y: T| y.lt(x))),
-        BinOp::Ge => cmp(map2(shape, a, b, cheap, |x: T, y: T| y.le(x))),
+        BinOp::Rem => same(map2(
+            par,
+            shape,
+            a,
+            b,
+            costly,
+            checked(&err, |x: T, y| x.rem(y)),
+        )),
+        BinOp::Eq => cmp(map2(par, shape, a, b, cheap, |x: T, y| x.eq(y))),
+        BinOp::Neq => cmp(map2(par, shape, a, b, cheap, |x: T, y| !x.eq(y))),
+        BinOp::Lt => cmp(map2(par, shape, a, b, cheap, |x: T, y| x.lt(y))),
+        BinOp::Le => cmp(map2(par, shape, a, b, cheap, |x: T, y| x.le(y))),
+        BinOp::Gt => cmp(map2(par, shape, a, b, cheap, |x: T, y: T| y.lt(x))),
+        BinOp::Ge => cmp(map2(par, shape, a, b, cheap, |x: T, y: T| y.le(x))),
         BinOp::Atan2 | BinOp::Hypot | BinOp::NextAfter | BinOp::CopySign => {
             if !T::TY.is_float() {
                 return Err(PrimError::TypeMismatch);
             }
-            same(map2(shape, a, b, costly, |x: T, y| {
+            same(map2(par, shape, a, b, costly, |x: T, y| {
                 T::float_bin(op, x, y).unwrap_or_default()
             }))
         }
@@ -764,7 +793,7 @@ pub(crate) fn binop<T: Element>(
             if T::bits(op, T::default(), T::default()).is_none() {
                 return Err(PrimError::TypeMismatch);
             }
-            same(map2(shape, a, b, cheap, |x: T, y| {
+            same(map2(par, shape, a, b, cheap, |x: T, y| {
                 T::bits(op, x, y).unwrap_or_default()
             }))
         }
@@ -776,30 +805,31 @@ pub(crate) fn binop<T: Element>(
 }
 
 pub(crate) fn unop<T: Element>(
+    par: Par<'_>,
     op: UnOp,
     shape: &[usize],
     a: &Operand<T>,
 ) -> Result<Array, PrimError> {
     let same = |v: Vec<T>| Ok(from_vec(shape, v));
     match op {
-        UnOp::Neg => same(map1(shape, a, CHEAP_GRAIN, |x: T| x.neg())),
-        UnOp::Abs => same(map1(shape, a, CHEAP_GRAIN, |x: T| x.abs())),
-        UnOp::Sgn => same(map1(shape, a, CHEAP_GRAIN, |x: T| x.sgn())),
+        UnOp::Neg => same(map1(par, shape, a, CHEAP_GRAIN, |x: T| x.neg())),
+        UnOp::Abs => same(map1(par, shape, a, CHEAP_GRAIN, |x: T| x.abs())),
+        UnOp::Sgn => same(map1(par, shape, a, CHEAP_GRAIN, |x: T| x.sgn())),
         UnOp::Not => {
             if T::default().not().is_none() {
                 return Err(PrimError::TypeMismatch);
             }
-            same(map1(shape, a, CHEAP_GRAIN, |x: T| {
+            same(map1(par, shape, a, CHEAP_GRAIN, |x: T| {
                 x.not().unwrap_or_default()
             }))
         }
         UnOp::IsNan => Ok(from_vec(
             shape,
-            map1(shape, a, CHEAP_GRAIN, |x: T| x.is_nan()),
+            map1(par, shape, a, CHEAP_GRAIN, |x: T| x.is_nan()),
         )),
         UnOp::IsInf => Ok(from_vec(
             shape,
-            map1(shape, a, CHEAP_GRAIN, |x: T| x.is_inf()),
+            map1(par, shape, a, CHEAP_GRAIN, |x: T| x.is_inf()),
         )),
         _ if op.changes_type() => {
             let rt = op.result_type(T::TY);
@@ -807,7 +837,7 @@ pub(crate) fn unop<T: Element>(
                 return Err(PrimError::TypeMismatch);
             }
             // `Some` only to have a default for the blocks of the result.
-            let v: Vec<_> = map1(shape, a, COSTLY_GRAIN, |x: T| {
+            let v: Vec<_> = map1(par, shape, a, COSTLY_GRAIN, |x: T| {
                 Some(T::other_unop(op, x).unwrap_or_else(|| urchin_prim::Scalar::zero(rt)))
             })
             .into_iter()
@@ -819,18 +849,26 @@ pub(crate) fn unop<T: Element>(
             if T::float_op(op, T::default()).is_none() {
                 return Err(PrimError::TypeMismatch);
             }
-            same(map1(shape, a, COSTLY_GRAIN, |x: T| {
+            same(map1(par, shape, a, COSTLY_GRAIN, |x: T| {
                 T::float_op(op, x).unwrap_or_default()
             }))
         }
     }
 }
 
-pub(crate) fn convert<A: Element, B: Element>(shape: &[usize], a: &Operand<A>) -> Array {
-    from_vec(shape, map1(shape, a, CHEAP_GRAIN, native_convert::<A, B>))
+pub(crate) fn convert<A: Element, B: Element>(
+    par: Par<'_>,
+    shape: &[usize],
+    a: &Operand<A>,
+) -> Array {
+    from_vec(
+        shape,
+        map1(par, shape, a, CHEAP_GRAIN, native_convert::<A, B>),
+    )
 }
 
 pub(crate) fn select<T: Element>(
+    par: Par<'_>,
     shape: &[usize],
     c: &Operand<bool>,
     a: &Operand<T>,
@@ -838,12 +876,20 @@ pub(crate) fn select<T: Element>(
 ) -> Array {
     from_vec(
         shape,
-        map3(shape, c, a, b, CHEAP_GRAIN, |c, x, y| if c { x } else { y }),
+        map3(
+            par,
+            shape,
+            c,
+            a,
+            b,
+            CHEAP_GRAIN,
+            |c, x, y| if c { x } else { y },
+        ),
     )
 }
 
-pub(crate) fn copy<T: Element>(shape: &[usize], a: &Operand<T>) -> Array {
-    from_vec(shape, map1(shape, a, CHEAP_GRAIN, |x| x))
+pub(crate) fn copy<T: Element>(par: Par<'_>, shape: &[usize], a: &Operand<T>) -> Array {
+    from_vec(shape, map1(par, shape, a, CHEAP_GRAIN, |x| x))
 }
 
 /// Calls `$f(args..., g)` where `g(acc, x)` applies the recognised
@@ -884,6 +930,7 @@ pub(crate) fn fast_supported<T: Native>(f: FastOp) -> bool {
 /// (rows may be folded on several threads; each in blocks, as every
 /// reduction is: `blocks.rs`).
 pub(crate) fn fold_rows<T: Copy + Default + Send + Sync>(
+    par: Par<'_>,
     data: &[T],
     rows: usize,
     n: usize,
@@ -913,11 +960,12 @@ pub(crate) fn fold_rows<T: Copy + Default + Send + Sync>(
             r += 1;
         }
     };
-    threads::fill(rows, (CHEAP_GRAIN / n).max(1), WIDE, go).unwrap_or_else(|| {
-        let mut out = vec![init; rows];
-        go(0, &mut out);
-        out
-    })
+    par.fill(rows, (CHEAP_GRAIN / n).max(1), WIDE, go)
+        .unwrap_or_else(|| {
+            let mut out = vec![init; rows];
+            go(0, &mut out);
+            out
+        })
 }
 
 /// Folds a sequence of elements into `acc`.

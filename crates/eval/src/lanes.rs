@@ -13,6 +13,7 @@
 use super::error::{Fail, R};
 use super::kernels::{self, Dims, Operand, from_vec, row_major};
 use super::ops;
+use super::threads::Par;
 use ndarray::{ArcArray, Axis, IxDyn};
 use smallvec::SmallVec;
 use std::borrow::Cow;
@@ -227,7 +228,13 @@ pub(crate) fn index_operand(lv: &LVal, u: Mask) -> R<Operand<'_, i64>> {
 
 /// `lv` as an array over exactly the lanes `u ⊇ lv.mask` (copied when it
 /// must be broadcast).
-pub(crate) fn materialize(lv: &LVal, u: Mask, lanes: &[usize], mem: Budget) -> R<Array> {
+pub(crate) fn materialize(
+    par: Par<'_>,
+    lv: &LVal,
+    u: Mask,
+    lanes: &[usize],
+    mem: Budget,
+) -> R<Array> {
     match &lv.v {
         Value::Array(a) if lv.mask == u => Ok(a.clone()),
         Value::Scalar(s) => {
@@ -241,7 +248,7 @@ pub(crate) fn materialize(lv: &LVal, u: Mask, lanes: &[usize], mem: Budget) -> R
             shape.extend_from_slice(own);
             ops::check_size(mem, &shape, a.elem())?;
             let axes = axes_for(lv.mask, u, own.len(), own.len());
-            Ok(with_array!(a, x => kernels::copy(&shape, &Operand::new(x, &axes))))
+            Ok(with_array!(a, x => kernels::copy(par, &shape, &Operand::new(x, &axes))))
         }
         Value::Rep(_) => Err(Fail::rep_length()),
         Value::Acc(_) => Err(Fail::internal("an accumulator used as an array")),
@@ -250,7 +257,7 @@ pub(crate) fn materialize(lv: &LVal, u: Mask, lanes: &[usize], mem: Budget) -> R
 
 /// Inserts a new axis of length `n` at `axis` (broadcasting, so copied;
 /// the size is checked first).
-pub(crate) fn insert_axis(a: &Array, axis: usize, n: usize, mem: Budget) -> R<Array> {
+pub(crate) fn insert_axis(par: Par<'_>, a: &Array, axis: usize, n: usize, mem: Budget) -> R<Array> {
     let mut shape = a.shape().to_vec();
     shape.insert(axis, n);
     ops::check_size(mem, &shape, a.elem())?;
@@ -261,7 +268,7 @@ pub(crate) fn insert_axis(a: &Array, axis: usize, n: usize, mem: Budget) -> R<Ar
             std::cmp::Ordering::Greater => Some(d - 1),
         })
         .collect();
-    Ok(with_array!(a, x => kernels::copy(&shape, &Operand::new(x, &axes))))
+    Ok(with_array!(a, x => kernels::copy(par, &shape, &Operand::new(x, &axes))))
 }
 
 /// The row-major offset contribution of lane position `p` (a flat index
@@ -446,10 +453,10 @@ impl Part {
     }
 
     /// Replaces a rep by an array of `n` copies of its value.
-    fn unrep(self, n: usize, mem: Budget) -> R<Part> {
+    fn unrep(self, par: Par<'_>, n: usize, mem: Budget) -> R<Part> {
         Ok(match self {
             Part::Rows(Value::Rep(i)) => match &*i {
-                Value::Array(a) => Part::Rows(Value::Array(insert_axis(a, 1, n, mem)?)),
+                Value::Array(a) => Part::Rows(Value::Array(insert_axis(par, a, 1, n, mem)?)),
                 _ => return Err(Fail::internal("rows of scalars in a rep")),
             },
             Part::Same(Value::Rep(i)) => Part::Same(Value::Array(match &*i {
@@ -457,7 +464,7 @@ impl Part {
                     ops::check_size(mem, &[n], s.ty())?;
                     Array::filled(vec![n], *s)
                 }
-                Value::Array(a) => insert_axis(a, 0, n, mem)?,
+                Value::Array(a) => insert_axis(par, a, 0, n, mem)?,
                 _ => return Err(Fail::rep_length()),
             })),
             other => other,
@@ -468,13 +475,18 @@ impl Part {
 /// Combines the results of the two sides of a partition (lanes `idx` of a
 /// flat space of `p` lanes each) into one value of `p` rows. Fails with
 /// `Irregular` when the two sides produced values of different shapes.
-pub(crate) fn merge_parts(sides: Vec<(Part, &[usize])>, p: usize, mem: Budget) -> R<Value> {
+pub(crate) fn merge_parts(
+    par: Par<'_>,
+    sides: Vec<(Part, &[usize])>,
+    p: usize,
+    mem: Budget,
+) -> R<Value> {
     if let Some((Part::Same(Value::Acc(c)), _)) = sides.first() {
         return Ok(Value::Acc(c.clone()));
     }
     if sides.iter().all(|(s, _)| s.is_rep()) {
         let inner = sides.into_iter().map(|(s, i)| (s.rep_inner(), i)).collect();
-        return Ok(Value::Rep(Rc::new(merge_parts(inner, p, mem)?)));
+        return Ok(Value::Rep(Rc::new(merge_parts(par, inner, p, mem)?)));
     }
     let len = sides
         .iter()
@@ -483,7 +495,7 @@ pub(crate) fn merge_parts(sides: Vec<(Part, &[usize])>, p: usize, mem: Budget) -
         .unwrap_or(0);
     let sides: Vec<(Part, &[usize])> = sides
         .into_iter()
-        .map(|(s, i)| Ok((s.unrep(len, mem)?, i)))
+        .map(|(s, i)| Ok((s.unrep(par, len, mem)?, i)))
         .collect::<R<_>>()?;
     let own = sides
         .first()

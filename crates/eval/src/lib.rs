@@ -99,7 +99,7 @@ pub struct EvalOptions {
     /// Threads for chunks of outermost SOACs and element-wise work (by
     /// default `URCHIN_THREADS`, else every core; a session passes its
     /// own, `--threads`). Results do not depend on it.
-    pub threads: usize,
+    pub threads: threads::Threads,
     /// Multiplies the sizes below which element-wise work stays on one
     /// thread: 1 is the tuned sizes; 0 splits even the smallest arrays
     /// (tests use it to exercise the split on small inputs).
@@ -115,7 +115,7 @@ impl Default for EvalOptions {
             checkpoint_vars: HashSet::new(),
             bulk: true,
             device: None,
-            threads: threads::default_count(),
+            threads: threads::Threads::default(),
             grain_scale: 1,
         }
     }
@@ -204,7 +204,6 @@ pub fn run_prepared(
     }
     // Chunk temporaries and big results reuse freed memory (see there).
     urchin_base::mem::retain_freed_memory();
-    let _threads = threads::Scope::enter(opts.threads, opts.grain_scale);
     let mut it = Interp::with_analysis(prog, opts, prepared.analysis(prog, f));
     // The handler's own lifetime shortened to the evaluation's.
     it.breaks = breaks.map(|h| -> &mut Handler<'_> { h });

@@ -6,6 +6,7 @@
 
 use super::error::{Fail, R};
 use super::kernels::from_vec;
+use super::threads::Par;
 use ndarray::{ArcArray, ArrayBase, Axis, IxDyn, RawData, Slice};
 use smallvec::SmallVec;
 use urchin_base::mem::Budget;
@@ -128,7 +129,7 @@ pub(crate) fn iota(n: i64, mem: Budget) -> R<Array> {
 }
 
 /// `n` copies of an invariant value.
-pub(crate) fn replicate(n: usize, v: &Value, mem: Budget) -> R<Array> {
+pub(crate) fn replicate(par: Par<'_>, n: usize, v: &Value, mem: Budget) -> R<Array> {
     let mut shape = vec![n];
     if let Value::Array(a) = v {
         shape.extend_from_slice(a.shape());
@@ -136,7 +137,7 @@ pub(crate) fn replicate(n: usize, v: &Value, mem: Budget) -> R<Array> {
     check_size(mem, &shape, super::lanes::value_elem(v))?;
     match v {
         Value::Scalar(s) => Ok(Array::filled(vec![n], *s)),
-        Value::Array(a) => super::lanes::insert_axis(a, 0, n, mem),
+        Value::Array(a) => super::lanes::insert_axis(par, a, 0, n, mem),
         Value::Rep(_) => Err(Fail::rep_length()),
         Value::Acc(_) => Err(Fail::internal("replicate of an accumulator")),
     }

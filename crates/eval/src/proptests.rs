@@ -13,6 +13,7 @@
 
 use super::EvalOptions;
 use super::tests::{build, f64s, i64s, run, run_opts, same};
+use super::threads::Threads;
 use proptest::prelude::*;
 use urchin_core::build::Builder;
 use urchin_core::ir::{Atom, DimIndex, Lambda, Operator, Type, Var};
@@ -500,7 +501,7 @@ proptest! {
 /// element-wise work however small.
 fn on_threads(seed: u64, args: Vec<Value>, threads: usize) -> Result<Vec<Value>, String> {
     let opts = EvalOptions {
-        threads,
+        threads: Threads::new(threads),
         grain_scale: 0,
         ..EvalOptions::default()
     };
@@ -599,7 +600,7 @@ fn accumulators_do_not_depend_on_threads() {
         }
         for t in [1, 2, 7] {
             let opts = EvalOptions {
-                threads: t,
+                threads: Threads::new(t),
                 grain_scale: 0,
                 ..EvalOptions::default()
             };

@@ -17,7 +17,7 @@
 //! general path runs and reports it.
 
 use super::lanes::LVal;
-use super::threads::{self, COSTLY_GRAIN};
+use super::threads::{COSTLY_GRAIN, Par};
 use ndarray::{ArcArray, IxDyn};
 use smallvec::SmallVec;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -213,16 +213,23 @@ impl Straight {
     /// The results over `n` lanes; `None` where an input is not of the
     /// compiled type, an operation fails, or `stop` is set (polled block
     /// by block).
-    pub fn run(&self, inputs: &[Input], n: usize, stop: Option<&AtomicBool>) -> Option<Vec<LVal>> {
+    pub fn run(
+        &self,
+        par: Par<'_>,
+        inputs: &[Input],
+        n: usize,
+        stop: Option<&AtomicBool>,
+    ) -> Option<Vec<LVal>> {
         match self.ty {
-            PrimType::F64 => self.run_as::<f64>(inputs, n, stop),
-            PrimType::F32 => self.run_as::<f32>(inputs, n, stop),
+            PrimType::F64 => self.run_as::<f64>(par, inputs, n, stop),
+            PrimType::F32 => self.run_as::<f32>(par, inputs, n, stop),
             _ => None,
         }
     }
 
     fn run_as<T: Element>(
         &self,
+        par: Par<'_>,
         inputs: &[Input],
         n: usize,
         stop: Option<&AtomicBool>,
@@ -245,7 +252,7 @@ impl Straight {
             });
         }
         let grain = (COSTLY_GRAIN / self.code.len().max(1)).max(BLOCK);
-        let outs = threads::fill_many(self.results.len(), n, grain, |lo, dsts| {
+        let outs = par.fill_many(self.results.len(), n, grain, |lo, dsts| {
             self.lanes(&columns, lo, dsts, stop)
         })?;
         outs.into_iter()
@@ -511,6 +518,7 @@ mod tests {
     use super::super::EvalOptions;
     use super::super::tests::{build, f64s, run, run_opts, same};
     use super::Straight;
+    use crate::threads::Threads;
     use proptest::prelude::*;
     use urchin_core::build::Builder;
     use urchin_core::ir::{Atom, Exp, Function, Program, Type};
@@ -662,7 +670,7 @@ mod tests {
             ];
             let one = run(&p, args.clone()).expect("float arithmetic cannot fail");
             for threads in [2, 7] {
-                let opts = EvalOptions { threads, grain_scale: 0, ..EvalOptions::default() };
+                let opts = EvalOptions { threads: Threads::new(threads), grain_scale: 0, ..EvalOptions::default() };
                 let many = run_opts(&p, args.clone(), &opts).expect("float arithmetic cannot fail");
                 prop_assert!(one.iter().zip(&many).all(|(a, b)| same(a, b)), "{threads} threads");
             }

@@ -1,5 +1,6 @@
 //! Unit tests: every expression, every error, bulk against per-element.
 
+use super::threads::Threads;
 use super::{EvalOptions, EvalStats, run_function};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -949,7 +950,7 @@ fn same_bits_on_any_thread_count(p: &(Program, Function), xs: &Value, want: &[Va
     expect(p, vec![xs.clone()], want);
     for threads in [1, 2, 7] {
         let opts = EvalOptions {
-            threads,
+            threads: Threads::new(threads),
             ..EvalOptions::default()
         };
         let got = run_opts(p, vec![xs.clone()], &opts).expect("runs");
@@ -1787,7 +1788,7 @@ fn sums_of_element_wise_operations_over_lanes_are_fused_bit_for_bit() {
                 // Work split however finely, on any number of threads.
                 for threads in [2, 7] {
                     let opts = EvalOptions {
-                        threads,
+                        threads: Threads::new(threads),
                         grain_scale: 0,
                         ..EvalOptions::default()
                     };
@@ -1865,7 +1866,7 @@ fn chunks_of_a_transposed_matrix_are_read_in_place_bit_for_bit() {
             let out = ok(&p, vec![a.clone(), f64s(&v)]);
             for threads in [2, 7] {
                 let opts = EvalOptions {
-                    threads,
+                    threads: Threads::new(threads),
                     grain_scale: 0,
                     ..EvalOptions::default()
                 };

@@ -11,15 +11,16 @@
 //! results are bit-identical for any thread count, by construction rather
 //! than by a careful combination order.
 //!
-//! Threads come from a rayon pool per thread count, built once and kept,
-//! of `threads - 1` workers that the calling thread works beside:
+//! Threads come from the session's rayon pool ([`Threads`]), built on
+//! first use and kept, of `threads - 1` workers that the calling thread
+//! works beside, and reach the kernels as a value ([`Par`]) that the
+//! evaluation passes down:
 //! kernels run on chunks of a few thousand to a few hundred thousand
 //! elements, where spawning threads per call (std's scoped threads) would
 //! cost as much as the work.
 
-use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// WebAssembly in a browser has no threads: everything runs on the calling
 /// thread, and as this is known when compiling, the parallel paths (and
@@ -61,81 +62,205 @@ pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// The pool of `n` threads, built on first use.
-fn pool(n: usize) -> Option<Arc<rayon::ThreadPool>> {
-    static POOLS: Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
-    let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, p)) = pools.iter().find(|(k, _)| *k == n) {
-        return Some(p.clone());
-    }
-    // A pool that cannot be built (no threads left) means one thread.
-    let p = Arc::new(
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .ok()?,
-    );
-    pools.push((n, p.clone()));
-    Some(p)
+/// The threads evaluations may use: a count, and the pool of its
+/// `count - 1` workers that the calling thread works beside, built on
+/// first use and shared by clones (a session's evaluations reuse one pool;
+/// two sessions have their own). The session owns it (`driver::Host`) and
+/// passes it in each evaluation's `EvalOptions`.
+#[derive(Clone)]
+pub struct Threads {
+    count: usize,
+    pool: Arc<OnceLock<Option<rayon::ThreadPool>>>,
 }
 
-/// What the evaluation running on this thread may use.
-#[derive(Clone)]
-struct Context {
-    /// `threads - 1` workers: the calling thread is the last thread.
-    pool: Arc<rayon::ThreadPool>,
+impl Threads {
+    /// `count` threads (at least one).
+    pub fn new(count: usize) -> Threads {
+        Threads {
+            count: count.max(1),
+            pool: Arc::default(),
+        }
+    }
+
+    /// One thread: the calling one.
+    pub fn one() -> Threads {
+        Threads::new(1)
+    }
+
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// The workers, `None` with one thread. A pool that cannot be built
+    /// (no threads left) means one thread.
+    fn pool(&self) -> Option<&rayon::ThreadPool> {
+        if NO_THREADS || self.count < 2 {
+            return None;
+        }
+        self.pool
+            .get_or_init(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(self.count - 1)
+                    .build()
+                    .ok()
+            })
+            .as_ref()
+    }
+}
+
+impl Default for Threads {
+    /// [`default_count`] threads.
+    fn default() -> Threads {
+        Threads::new(default_count())
+    }
+}
+
+impl std::fmt::Debug for Threads {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Threads({})", self.count)
+    }
+}
+
+/// What the code being evaluated may use, passed down from the
+/// evaluation's options to the kernels: the workers, the thread count and
+/// the scale of the grains (tests use 0, to split even tiny arrays).
+/// Worker threads evaluate with [`Par::one`], so the kernels they call
+/// stay on them.
+#[derive(Clone, Copy)]
+pub(crate) struct Par<'a> {
+    pool: Option<&'a rayon::ThreadPool>,
     threads: usize,
-    /// Scales the grains (tests use 0, to split even tiny arrays).
     grain_scale: usize,
 }
 
-thread_local! {
-    static CONTEXT: RefCell<Option<Context>> = const { RefCell::new(None) };
-}
-
-/// Makes `threads` threads available to the kernels called on this thread
-/// until the guard is dropped (an evaluation's extent).
-pub(crate) struct Scope {
-    previous: Option<Context>,
-}
-
-impl Scope {
-    pub fn enter(threads: usize, grain_scale: usize) -> Scope {
-        let ctx = (threads > 1)
-            .then(|| pool(threads - 1))
-            .flatten()
-            .map(|pool| Context {
-                pool,
-                threads,
-                grain_scale,
-            });
-        Scope {
-            previous: CONTEXT.with(|c| c.replace(ctx)),
+impl<'a> Par<'a> {
+    pub fn of(threads: &'a Threads, grain_scale: usize) -> Par<'a> {
+        Par {
+            pool: threads.pool(),
+            threads: threads.count,
+            grain_scale,
         }
     }
-}
 
-impl Drop for Scope {
-    fn drop(&mut self) {
-        let prev = self.previous.take();
-        CONTEXT.with(|c| c.replace(prev));
+    /// Everything on the calling thread.
+    pub fn one() -> Par<'a> {
+        Par {
+            pool: None,
+            threads: 1,
+            grain_scale: 1,
+        }
     }
-}
 
-/// The pool of `threads - 1` workers and the thread count, for evaluating
-/// the chunks of an outermost SOAC on the workers and the calling thread;
-/// `None` with one thread. The kernels share the pool: one worker per
-/// core besides the calling thread, so that no idle worker, spinning for
-/// more work, takes a core from the calling thread (a pool of `threads`
-/// workers beside it made two threads slower than one). Worker threads
-/// have no context, so the kernels they call stay on them; the caller
-/// splits no kernel while its chunks are out (`Scope::enter(1, _)`), as
-/// a kernel's pieces would queue behind them.
-pub(crate) fn chunk_pool() -> Option<(Arc<rayon::ThreadPool>, usize)> {
-    if NO_THREADS {
-        return None;
+    /// The pool of `threads - 1` workers and the thread count, for
+    /// evaluating the chunks of an outermost SOAC on the workers and the
+    /// calling thread; `None` with one thread. The kernels share the pool:
+    /// one worker per core besides the calling thread, so that no idle
+    /// worker, spinning for more work, takes a core from the calling
+    /// thread (a pool of `threads` workers beside it made two threads
+    /// slower than one). The caller splits no kernel while its chunks are
+    /// out (it evaluates with [`Par::one`]), as a kernel's pieces would
+    /// queue behind them.
+    pub fn chunk_pool(self) -> Option<(&'a rayon::ThreadPool, usize)> {
+        Some((self.pool?, self.threads))
     }
-    CONTEXT.with(|c| c.borrow().as_ref().map(|c| (c.pool.clone(), c.threads)))
+
+    /// How to split `len` elements of work whose grain is `grain` into
+    /// blocks of a multiple of `align` elements: the pool, the thread count
+    /// and the block length, or `None` to stay on this thread.
+    fn plan(
+        self,
+        len: usize,
+        grain: usize,
+        align: usize,
+    ) -> Option<(&'a rayon::ThreadPool, usize, usize)> {
+        let pool = self.pool?;
+        let grain = (grain * self.grain_scale).max(1);
+        if len < 2 * grain {
+            return None;
+        }
+        // A few blocks per thread, so that a thread slowed by other work
+        // on the machine does not hold up the rest.
+        let block = len
+            .div_ceil(4 * self.threads)
+            .max(grain / 2)
+            .next_multiple_of(align.max(1));
+        // One block is no split.
+        (block < len).then_some((pool, self.threads, block))
+    }
+
+    /// `len` elements computed in consecutive blocks that may run on
+    /// several threads: `f(lo, out)` writes the elements
+    /// `lo..lo + out.len()` into `out`. Blocks are a multiple of `align`
+    /// elements (but the last), where `f` handles that many side by side:
+    /// a block of one row of a matrix times a vector folded one row at a
+    /// time took four times as long. `None` when the work stays on this
+    /// thread (the caller runs its sequential loop).
+    pub fn fill<T: Copy + Default + Send>(
+        self,
+        len: usize,
+        grain: usize,
+        align: usize,
+        f: impl Fn(usize, &mut [T]) + Sync,
+    ) -> Option<Vec<T>> {
+        let (pool, threads, block) = self.plan(len, grain, align)?;
+        let mut out = vec![T::default(); len];
+        // Each block's slice, locked by the one thread that takes it.
+        let parts: Vec<Mutex<&mut [T]>> = out.chunks_mut(block).map(Mutex::new).collect();
+        share(pool, threads, parts.len(), |k| {
+            let mut dst = parts[k].lock().unwrap_or_else(|e| e.into_inner());
+            f(k * block, &mut dst)
+        });
+        drop(parts);
+        Some(out)
+    }
+
+    /// `outs` arrays of `len` elements computed together in consecutive
+    /// blocks that may run on several threads: `f(lo, dsts)` writes the
+    /// elements `lo..lo + dsts[k].len()` of each array `k`; `false` from
+    /// any block makes the result `None`.
+    pub fn fill_many<T: Copy + Default + Send>(
+        self,
+        outs: usize,
+        len: usize,
+        grain: usize,
+        f: impl Fn(usize, &mut [&mut [T]]) -> bool + Sync,
+    ) -> Option<Vec<Vec<T>>> {
+        let mut out: Vec<Vec<T>> = (0..outs).map(|_| vec![T::default(); len]).collect();
+        let Some((pool, threads, block)) = self.plan(len, grain, 1) else {
+            let mut dsts: Vec<&mut [T]> = out.iter_mut().map(|o| o.as_mut_slice()).collect();
+            return f(0, &mut dsts).then_some(out);
+        };
+        // One list of destination slices per block.
+        let mut parts: Vec<Vec<&mut [T]>> = (0..len.div_ceil(block)).map(|_| Vec::new()).collect();
+        for o in &mut out {
+            for (p, d) in parts.iter_mut().zip(o.chunks_mut(block)) {
+                p.push(d);
+            }
+        }
+        let parts: Vec<Mutex<Vec<&mut [T]>>> = parts.into_iter().map(Mutex::new).collect();
+        let ok = AtomicBool::new(true);
+        share(pool, threads, parts.len(), |k| {
+            // After a failure the rest is wasted work.
+            if ok.load(Ordering::Relaxed) {
+                let mut dsts = parts[k].lock().unwrap_or_else(|e| e.into_inner());
+                if !f(k * block, &mut dsts) {
+                    ok.store(false, Ordering::Relaxed);
+                }
+            }
+        });
+        drop(parts);
+        ok.into_inner().then_some(out)
+    }
+
+    /// Runs `f(i)` for every `i < count`, pieces of `work` units in all, on
+    /// several threads where `work` is at least twice `grain`; each piece
+    /// computes its own part of a result, so the split does not change it.
+    pub fn each(self, count: usize, work: usize, grain: usize, f: impl Fn(usize) + Sync) {
+        match self.plan(work, grain, 1) {
+            Some((pool, threads, _)) if count > 1 => share(pool, threads, count, f),
+            _ => (0..count).for_each(f),
+        }
+    }
 }
 
 /// Runs `f(k)` for every `k < count` on the calling thread and the
@@ -159,101 +284,4 @@ fn share(pool: &rayon::ThreadPool, threads: usize, count: usize, f: impl Fn(usiz
         }
         take();
     });
-}
-
-/// How to split `len` elements of work whose grain is `grain` into blocks
-/// of a multiple of `align` elements: the pool, the thread count and the
-/// block length, or `None` to stay on this thread.
-fn plan(len: usize, grain: usize, align: usize) -> Option<(Arc<rayon::ThreadPool>, usize, usize)> {
-    if NO_THREADS {
-        return None;
-    }
-    CONTEXT.with(|c| {
-        let c = c.borrow();
-        let c = c.as_ref()?;
-        let grain = (grain * c.grain_scale).max(1);
-        if len < 2 * grain {
-            return None;
-        }
-        // A few blocks per thread, so that a thread slowed by other work
-        // on the machine does not hold up the rest.
-        let block = len
-            .div_ceil(4 * c.threads)
-            .max(grain / 2)
-            .next_multiple_of(align.max(1));
-        // One block is no split.
-        (block < len).then(|| (c.pool.clone(), c.threads, block))
-    })
-}
-
-/// `len` elements computed in consecutive blocks that may run on several
-/// threads: `f(lo, out)` writes the elements `lo..lo + out.len()` into
-/// `out`. Blocks are a multiple of `align` elements (but the last), where
-/// `f` handles that many side by side: a block of one row of a matrix
-/// times a vector folded one row at a time took four times as long.
-/// `None` when the work stays on this thread (the caller runs its
-/// sequential loop).
-pub(crate) fn fill<T: Copy + Default + Send>(
-    len: usize,
-    grain: usize,
-    align: usize,
-    f: impl Fn(usize, &mut [T]) + Sync,
-) -> Option<Vec<T>> {
-    let (pool, threads, block) = plan(len, grain, align)?;
-    let mut out = vec![T::default(); len];
-    // Each block's slice, locked by the one thread that takes it.
-    let parts: Vec<Mutex<&mut [T]>> = out.chunks_mut(block).map(Mutex::new).collect();
-    share(&pool, threads, parts.len(), |k| {
-        let mut dst = parts[k].lock().unwrap_or_else(|e| e.into_inner());
-        f(k * block, &mut dst)
-    });
-    drop(parts);
-    Some(out)
-}
-
-/// `outs` arrays of `len` elements computed together in consecutive
-/// blocks that may run on several threads: `f(lo, dsts)` writes the
-/// elements `lo..lo + dsts[k].len()` of each array `k`; `false` from any
-/// block makes the result `None`.
-pub(crate) fn fill_many<T: Copy + Default + Send>(
-    outs: usize,
-    len: usize,
-    grain: usize,
-    f: impl Fn(usize, &mut [&mut [T]]) -> bool + Sync,
-) -> Option<Vec<Vec<T>>> {
-    let mut out: Vec<Vec<T>> = (0..outs).map(|_| vec![T::default(); len]).collect();
-    let Some((pool, threads, block)) = plan(len, grain, 1) else {
-        let mut dsts: Vec<&mut [T]> = out.iter_mut().map(|o| o.as_mut_slice()).collect();
-        return f(0, &mut dsts).then_some(out);
-    };
-    // One list of destination slices per block.
-    let mut parts: Vec<Vec<&mut [T]>> = (0..len.div_ceil(block)).map(|_| Vec::new()).collect();
-    for o in &mut out {
-        for (p, d) in parts.iter_mut().zip(o.chunks_mut(block)) {
-            p.push(d);
-        }
-    }
-    let parts: Vec<Mutex<Vec<&mut [T]>>> = parts.into_iter().map(Mutex::new).collect();
-    let ok = AtomicBool::new(true);
-    share(&pool, threads, parts.len(), |k| {
-        // After a failure the rest is wasted work.
-        if ok.load(Ordering::Relaxed) {
-            let mut dsts = parts[k].lock().unwrap_or_else(|e| e.into_inner());
-            if !f(k * block, &mut dsts) {
-                ok.store(false, Ordering::Relaxed);
-            }
-        }
-    });
-    drop(parts);
-    ok.into_inner().then_some(out)
-}
-
-/// Runs `f(i)` for every `i < count`, pieces of `work` units in all, on
-/// several threads where `work` is at least twice `grain`; each piece
-/// computes its own part of a result, so the split does not change it.
-pub(crate) fn each(count: usize, work: usize, grain: usize, f: impl Fn(usize) + Sync) {
-    match plan(work, grain, 1) {
-        Some((pool, threads, _)) if count > 1 => share(&pool, threads, count, f),
-        _ => (0..count).for_each(f),
-    }
 }

@@ -58,6 +58,7 @@ struct Inner {
     threshold: Option<Threshold>,
     /// `URCHIN_GPU_THRESHOLD` or `:device threshold N`.
     threshold_override: Option<f64>,
+    trace: region::Trace,
     sites: Sites,
     resident: Resident,
     last_failure: Option<String>,
@@ -171,6 +172,7 @@ impl Gpu {
                 stats: Stats::default(),
                 threshold: None,
                 threshold_override: env_threshold(),
+                trace: region::Trace::from_env(),
                 sites: Sites::default(),
                 resident: Resident::default(),
                 last_failure: None,
@@ -273,6 +275,7 @@ impl urchin_eval::Device for Gpu {
         }
         let mut g = self.lock();
         let g = &mut *g;
+        let trace = g.trace;
         let at = At {
             vars: vars as *const Vars as usize,
             nvars: vars.len(),
@@ -298,7 +301,7 @@ impl urchin_eval::Device for Gpu {
             // Its re-probe is due: ask the sites again, which time it on
             // the device.
             Some(&Decision::Host(_, Why::FasterOnHost(key))) if g.sites.kept(key) => {
-                region::trace(|| {
+                trace.line(|| {
                     format!(
                         "{} kept on the evaluator before: re-probing it on the device",
                         region::describe(&body.stms[start..end])
@@ -307,7 +310,7 @@ impl urchin_eval::Device for Gpu {
                 known.decided.remove(&sig);
             }
             Some(&Decision::Host(n, why)) => {
-                region::trace(|| {
+                trace.line(|| {
                     format!(
                         "{} kept on the evaluator (decided before)",
                         region::describe(&body.stms[start..start + n])
@@ -326,7 +329,7 @@ impl urchin_eval::Device for Gpu {
         };
         // With a threshold set, it alone decides (0 offloads everything).
         if g.threshold_override.is_none() && !large_enough(&body.stms[start..end], lookup) {
-            region::trace(|| {
+            trace.line(|| {
                 format!(
                     "{} kept on the evaluator: small arrays",
                     region::describe(&body.stms[start..end])
@@ -347,6 +350,7 @@ impl urchin_eval::Device for Gpu {
                 stats: &mut g.stats,
                 resident: &mut g.resident,
                 shape,
+                trace,
             };
             let (cached, fixed, sites) = (&mut g.threshold, g.threshold_override, &mut g.sites);
             let mut why = Why::BelowThreshold;
@@ -405,7 +409,7 @@ impl urchin_eval::Device for Gpu {
                     };
                 }
                 Err(Failure::Unsupported(m, why)) => {
-                    region::trace(|| {
+                    trace.line(|| {
                         format!(
                             "{} not offloadable: {why}",
                             region::describe(&body.stms[m..m + 1])
@@ -433,8 +437,10 @@ impl urchin_eval::Device for Gpu {
 
     /// The time a region took on the evaluator ([`Offload::Probe`]).
     fn ran_on_host(&self, site: Site, time: std::time::Duration) {
-        region::trace(|| format!("  ... {:.3} ms on the evaluator", time.as_secs_f64() * 1e3));
-        self.lock().sites.ran_on_host(site.key, site.work, time);
+        let mut g = self.lock();
+        g.trace
+            .line(|| format!("  ... {:.3} ms on the evaluator", time.as_secs_f64() * 1e3));
+        g.sites.ran_on_host(site.key, site.work, time);
     }
 }
 

@@ -200,6 +200,7 @@ pub struct Device<'a> {
     pub stats: &'a mut Stats,
     pub resident: &'a mut Resident,
     pub shape: Shape,
+    pub trace: Trace,
 }
 
 struct Compiling<'v> {
@@ -341,13 +342,17 @@ pub fn run(
     let key = super::cl::fnv1a(text.as_bytes());
     match decide(dev, key, &what, work) {
         Side::Device => {}
-        Side::ProbeDevice => trace(|| format!("{what} timed on the device (work {work:.0})")),
+        Side::ProbeDevice => dev
+            .trace
+            .line(|| format!("{what} timed on the device (work {work:.0})")),
         Side::Host => {
-            trace(|| format!("{what} kept on the evaluator (work {work:.0})"));
+            dev.trace
+                .line(|| format!("{what} kept on the evaluator (work {work:.0})"));
             return Ok(Ran::Kept);
         }
         Side::ProbeHost => {
-            trace(|| format!("{what} timed on the evaluator (work {work:.0})"));
+            dev.trace
+                .line(|| format!("{what} timed on the evaluator (work {work:.0})"));
             return Ok(Ran::Probe { key, work });
         }
     }
@@ -479,7 +484,7 @@ pub fn run(
     let time = t0
         .elapsed()
         .saturating_sub(s.build_time - before.build_time);
-    trace(|| {
+    dev.trace.line(|| {
         format!(
             "{what} on the device: work {work:.0}, {:.3} ms ({:.3} ms in {} launches), {} B to, {} B from",
             time.as_secs_f64() * 1e3,
@@ -512,12 +517,22 @@ pub fn free_vars<'a>(stms: impl IntoIterator<Item = &'a Stm>) -> Vec<Var> {
     free
 }
 
-/// `URCHIN_GPU_TRACE=1`: a line on standard error per region, saying
-/// where it ran and what it cost.
-pub fn trace(line: impl FnOnce() -> String) {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    if *ON.get_or_init(|| std::env::var_os("URCHIN_GPU_TRACE").is_some()) {
-        eprintln!("device: {}", line());
+/// Whether a device says on standard error, a line per region, where
+/// the region ran and what it cost (`URCHIN_GPU_TRACE=1` when it was
+/// opened).
+#[derive(Clone, Copy, Debug)]
+pub struct Trace(pub bool);
+
+impl Trace {
+    /// From the environment.
+    pub fn from_env() -> Trace {
+        Trace(std::env::var_os("URCHIN_GPU_TRACE").is_some())
+    }
+
+    pub fn line(self, line: impl FnOnce() -> String) {
+        if self.0 {
+            eprintln!("device: {}", line());
+        }
     }
 }
 

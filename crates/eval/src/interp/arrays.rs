@@ -8,6 +8,7 @@ impl Interp<'_> {
     pub(super) fn replicate(&mut self, n: usize, x: &LVal) -> R<LVal> {
         if x.mask == 0 {
             return Ok(LVal::inv(Value::Array(ops::replicate(
+                self.par,
                 n,
                 &x.v,
                 self.mem(),
@@ -16,7 +17,7 @@ impl Interp<'_> {
         let a = x.array()?;
         Ok(LVal::from_array(
             x.mask,
-            crate::lanes::insert_axis(&a, count(x.mask), n, self.mem())?,
+            crate::lanes::insert_axis(self.par, &a, count(x.mask), n, self.mem())?,
         ))
     }
 
@@ -33,7 +34,7 @@ impl Interp<'_> {
         let u = vals.iter().fold(0, |m, x| m | x.mask);
         let arrs: Vec<Array> = vals
             .iter()
-            .map(|x| materialize(x, u, &self.lanes, self.mem()))
+            .map(|x| materialize(self.par, x, u, &self.lanes, self.mem()))
             .collect::<R<_>>()?;
         Ok(LVal::from_array(u, ops::stack_at(&arrs, count(u))?))
     }
@@ -277,7 +278,7 @@ impl Interp<'_> {
                 own.get(args.len()).copied()
             };
             let len = len.ok_or_else(|| Fail::internal("a rep written to a single element"))?;
-            x = unrep(&x, len, self.mem())?;
+            x = unrep(self.par, &x, len, self.mem())?;
         }
         if im == 0 {
             let ixs = static_ix(&args)?;
@@ -304,7 +305,7 @@ impl Interp<'_> {
                 _ => return Err(Fail::internal("update of a scalar")),
             }
         } else {
-            materialize(&arr, u, &self.lanes, self.mem())?
+            materialize(self.par, &arr, u, &self.lanes, self.mem())?
         };
         if u == 0
             && let Some(s) = x.scalar()
@@ -320,7 +321,7 @@ impl Interp<'_> {
             ops::set_element(&mut dst, &idx, s)?;
             return Ok(LVal::inv(Value::Array(dst)));
         }
-        let src = materialize(x, u, &self.lanes, self.mem())?;
+        let src = materialize(self.par, x, u, &self.lanes, self.mem())?;
         ops::update(&mut dst, count(u), &steps, &src)?;
         Ok(LVal::from_array(u, dst))
     }
@@ -343,7 +344,7 @@ impl Interp<'_> {
                 _ => return Err(Fail::internal("update of a scalar")),
             }
         } else {
-            materialize(&arr, u, &self.lanes, self.mem())?
+            materialize(self.par, &arr, u, &self.lanes, self.mem())?
         };
         let udims = lane_dims(&self.lanes, u);
         let iops: Vec<Operand<i64>> = idx.iter().map(|i| index_operand(i, u)).collect::<R<_>>()?;

@@ -184,8 +184,8 @@ impl Interp<'_> {
         for f in faults {
             let u = f.mask | c.mask;
             let (Array::Bool(fs), Array::Bool(cs)) = (
-                materialize(f, u, &self.lanes, self.mem())?,
-                materialize(c, u, &self.lanes, self.mem())?,
+                materialize(self.par, f, u, &self.lanes, self.mem())?,
+                materialize(self.par, c, u, &self.lanes, self.mem())?,
             ) else {
                 return Err(Fail::internal("a condition that is not a boolean"));
             };
@@ -213,7 +213,7 @@ impl Interp<'_> {
             .fold(cond.mask, |m, x| m | x.mask);
         let rdims = lane_dims(&self.lanes, r);
         let p: usize = rdims.iter().product();
-        let fl = match materialize(cond, r, &self.lanes, self.mem())? {
+        let fl = match materialize(self.par, cond, r, &self.lanes, self.mem())? {
             Array::Bool(a) => row_major(&a).into_owned(),
             _ => return Err(Fail::internal("a condition that is not a boolean")),
         };
@@ -283,7 +283,7 @@ impl Interp<'_> {
                 if let Some(x) = f.as_mut().and_then(Iterator::next) {
                     parts.push((x, &sides[1][..]));
                 }
-                Ok(match merge_parts(parts, p, self.mem())? {
+                Ok(match merge_parts(self.par, parts, p, self.mem())? {
                     Value::Acc(c) => LVal::inv(Value::Acc(c)),
                     Value::Rep(inner) => match &*inner {
                         Value::Array(a) => LVal {

@@ -22,6 +22,7 @@ use super::lanes::{
 };
 use super::ops;
 use super::soac::AccUpdate;
+use super::threads::Par;
 use super::{EvalOptions, EvalStats};
 use ndarray::{ArcArray, IxDyn};
 use std::collections::HashSet;
@@ -60,6 +61,9 @@ use urchin_runtime::breaks::Handler;
 pub(crate) struct Interp<'p> {
     prog: &'p Program,
     opts: &'p EvalOptions,
+    /// The threads the kernels may use: the options', or only this one
+    /// while chunks are out on the workers.
+    pub(crate) par: Par<'p>,
     analysis: Arc<Analysis>,
     env: Vec<Option<LVal>>,
     /// The length of each lane, innermost last.
@@ -192,6 +196,7 @@ impl<'p> Interp<'p> {
         Interp {
             prog,
             opts,
+            par: Par::of(&opts.threads, opts.grain_scale),
             analysis,
             env: vec![None; prog.vars.len()],
             lanes: Vec::new(),
@@ -667,7 +672,7 @@ impl<'p> Interp<'p> {
                 let u = xs.iter().fold(0, |m, x| m | x.mask);
                 let arrs: Vec<Array> = xs
                     .iter()
-                    .map(|x| materialize(x, u, &self.lanes, self.mem()))
+                    .map(|x| materialize(self.par, x, u, &self.lanes, self.mem()))
                     .collect::<R<_>>()?;
                 one(ops::concat(&arrs, count(u), self.mem()).map(|a| LVal::from_array(u, a)))
             }
@@ -893,14 +898,21 @@ impl<'p> Interp<'p> {
 
     /// `x op y` over lanes, one of them varying.
     fn bulk_binop(&mut self, op: BinOp, x: &LVal, y: &LVal) -> R<LVal> {
-        fn go<T: Element>(op: BinOp, x: &LVal, y: &LVal, u: Mask, shape: &[usize]) -> R<Array> {
+        fn go<T: Element>(
+            par: Par<'_>,
+            op: BinOp,
+            x: &LVal,
+            y: &LVal,
+            u: Mask,
+            shape: &[usize],
+        ) -> R<Array> {
             let (a, b) = (operand::<T>(x, u, 0)?, operand::<T>(y, u, 0)?);
-            Ok(kernels::binop(op, shape, &a, &b)?)
+            Ok(kernels::binop(par, op, shape, &a, &b)?)
         }
         let u = x.mask | y.mask;
         let shape = lane_dims(&self.lanes, u);
         ops::check_size(self.mem(), &shape, x.elem())?;
-        let a = dispatch_prim!(x.elem(), go(op, x, y, u, &shape))?;
+        let a = dispatch_prim!(x.elem(), go(self.par, op, x, y, u, &shape))?;
         Ok(LVal::from_array(u, a))
     }
 
@@ -908,12 +920,12 @@ impl<'p> Interp<'p> {
         if let Some(a) = x.scalar() {
             return Ok(LVal::inv(Value::Scalar(prim::unop(op, a)?)));
         }
-        fn go<T: Element>(op: UnOp, x: &LVal, shape: &[usize]) -> R<Array> {
-            Ok(kernels::unop(op, shape, &operand::<T>(x, x.mask, 0)?)?)
+        fn go<T: Element>(par: Par<'_>, op: UnOp, x: &LVal, shape: &[usize]) -> R<Array> {
+            Ok(kernels::unop(par, op, shape, &operand::<T>(x, x.mask, 0)?)?)
         }
         let shape = lane_dims(&self.lanes, x.mask);
         ops::check_size(self.mem(), &shape, x.elem())?;
-        let a = dispatch_prim!(x.elem(), go(op, x, &shape))?;
+        let a = dispatch_prim!(x.elem(), go(self.par, op, x, &shape))?;
         Ok(LVal::from_array(x.mask, a))
     }
 
@@ -921,24 +933,24 @@ impl<'p> Interp<'p> {
         if let Some(a) = x.scalar() {
             return Ok(LVal::inv(Value::Scalar(prim::convert(a, t))));
         }
-        fn from<A: Element>(t: PrimType, x: &LVal, shape: &[usize]) -> R<Array> {
+        fn from<A: Element>(par: Par<'_>, t: PrimType, x: &LVal, shape: &[usize]) -> R<Array> {
             let a = operand::<A>(x, x.mask, 0)?;
-            fn to<A: Element, B: Element>(shape: &[usize], a: &Operand<A>) -> Array {
-                kernels::convert::<A, B>(shape, a)
+            fn to<A: Element, B: Element>(par: Par<'_>, shape: &[usize], a: &Operand<A>) -> Array {
+                kernels::convert::<A, B>(par, shape, a)
             }
             Ok(match t {
-                PrimType::Bool => to::<A, bool>(shape, &a),
-                PrimType::I8 => to::<A, i8>(shape, &a),
-                PrimType::I16 => to::<A, i16>(shape, &a),
-                PrimType::I32 => to::<A, i32>(shape, &a),
-                PrimType::I64 => to::<A, i64>(shape, &a),
-                PrimType::U8 => to::<A, u8>(shape, &a),
-                PrimType::U16 => to::<A, u16>(shape, &a),
-                PrimType::U32 => to::<A, u32>(shape, &a),
-                PrimType::U64 => to::<A, u64>(shape, &a),
-                PrimType::F16 => to::<A, half::f16>(shape, &a),
-                PrimType::F32 => to::<A, f32>(shape, &a),
-                PrimType::F64 => to::<A, f64>(shape, &a),
+                PrimType::Bool => to::<A, bool>(par, shape, &a),
+                PrimType::I8 => to::<A, i8>(par, shape, &a),
+                PrimType::I16 => to::<A, i16>(par, shape, &a),
+                PrimType::I32 => to::<A, i32>(par, shape, &a),
+                PrimType::I64 => to::<A, i64>(par, shape, &a),
+                PrimType::U8 => to::<A, u8>(par, shape, &a),
+                PrimType::U16 => to::<A, u16>(par, shape, &a),
+                PrimType::U32 => to::<A, u32>(par, shape, &a),
+                PrimType::U64 => to::<A, u64>(par, shape, &a),
+                PrimType::F16 => to::<A, half::f16>(par, shape, &a),
+                PrimType::F32 => to::<A, f32>(par, shape, &a),
+                PrimType::F64 => to::<A, f64>(par, shape, &a),
             })
         }
         let shape = lane_dims(&self.lanes, x.mask);
@@ -951,7 +963,7 @@ impl<'p> Interp<'p> {
                 x.elem()
             },
         )?;
-        let a = dispatch_prim!(x.elem(), from(t, x, &shape))?;
+        let a = dispatch_prim!(x.elem(), from(self.par, t, x, &shape))?;
         Ok(LVal::from_array(x.mask, a))
     }
 
@@ -986,6 +998,7 @@ impl<'p> Interp<'p> {
             return Err(Fail::Irregular);
         }
         fn go<T: Element>(
+            par: Par<'_>,
             c: &LVal,
             x: &LVal,
             y: &LVal,
@@ -995,13 +1008,13 @@ impl<'p> Interp<'p> {
         ) -> R<Array> {
             let co = operand::<bool>(c, u, own)?;
             let (a, b) = (operand::<T>(x, u, own)?, operand::<T>(y, u, own)?);
-            Ok(kernels::select(shape, &co, &a, &b))
+            Ok(kernels::select(par, shape, &co, &a, &b))
         }
         let u = c.mask | x.mask | y.mask;
         let mut shape = lane_dims(&self.lanes, u);
         shape.extend_from_slice(&own);
         ops::check_size(self.mem(), &shape, x.elem())?;
-        let a = dispatch_prim!(x.elem(), go(c, x, y, u, own.len(), &shape))?;
+        let a = dispatch_prim!(x.elem(), go(self.par, c, x, y, u, own.len(), &shape))?;
         Ok(LVal::from_array(u, a))
     }
 
@@ -1092,7 +1105,7 @@ fn lanes_shape(a: &Array, rdims: &[usize]) -> Array {
 
 /// A rep written where an array of outer length `len` is expected (an
 /// argument of a reduction, say), as `len` copies; other values as they are.
-pub(crate) fn unrep(x: &LVal, len: usize, mem: urchin_base::mem::Budget) -> R<LVal> {
+pub(crate) fn unrep(par: Par<'_>, x: &LVal, len: usize, mem: urchin_base::mem::Budget) -> R<LVal> {
     let Value::Rep(inner) = &x.v else {
         return Ok(x.clone());
     };
@@ -1103,7 +1116,7 @@ pub(crate) fn unrep(x: &LVal, len: usize, mem: urchin_base::mem::Budget) -> R<LV
     let a = inner.array()?;
     Ok(LVal::from_array(
         x.mask,
-        super::lanes::insert_axis(&a, count(x.mask), len, mem)?,
+        super::lanes::insert_axis(par, &a, count(x.mask), len, mem)?,
     ))
 }
 

@@ -10,6 +10,7 @@ use crate::kernels::{
     scan_rows,
 };
 use crate::lanes::{LVal, Mask, lane_dims, operand, operand_in_place};
+use crate::threads::Par;
 use ndarray::{ArcArray, IxDyn};
 use urchin_core::ir::{Lambda, Operator};
 use urchin_prim::{BinOp, Scalar};
@@ -19,6 +20,7 @@ use urchin_runtime::value::{Array, Element, Value};
 /// products (`gemm::sum_products`), reading both where they are; `None`
 /// where the lanes are not those of a product.
 pub(super) fn gemm_lanes<T: Gemm>(
+    par: Par<'_>,
     (rows, n): (&[usize], usize),
     (x, y, u): (&LVal, &LVal, Mask),
 ) -> R<Option<Array>> {
@@ -29,7 +31,7 @@ pub(super) fn gemm_lanes<T: Gemm>(
         }
     }
     let (a, b) = (read::<T>(x, u)?, read::<T>(y, u)?);
-    Ok(gemm::sum_products(rows, n, &a, &b).map(|v| from_vec(rows, v)))
+    Ok(gemm::sum_products(par, rows, n, &a, &b).map(|v| from_vec(rows, v)))
 }
 
 /// `a`'s elements and `init` as `T`s, where `f` runs natively on `T`.
@@ -42,8 +44,15 @@ fn native<T: Element>(f: FastOp, a: &Array, init: Scalar) -> Option<(&ArcArray<T
 
 /// `x` (own shape `[n]`) folded along its axis with a recognised operator,
 /// for each lane; `None` if the operator does not apply to its type.
-pub(super) fn fold_lanes(f: FastOp, x: &LVal, init: Scalar, lanes: &[usize]) -> Option<LVal> {
+pub(super) fn fold_lanes(
+    par: Par<'_>,
+    f: FastOp,
+    x: &LVal,
+    init: Scalar,
+    lanes: &[usize],
+) -> Option<LVal> {
     fn go<T: Element>(
+        par: Par<'_>,
         f: FastOp,
         a: &Array,
         m: Mask,
@@ -55,11 +64,11 @@ pub(super) fn fold_lanes(f: FastOp, x: &LVal, init: Scalar, lanes: &[usize]) -> 
         let n = *x.shape().last()?;
         let dims = lane_dims(lanes, m);
         let rows = dims.iter().product();
-        let out = fast_call!(f, T, fold_rows(&data, rows, n, init));
+        let out = fast_call!(f, T, fold_rows(par, &data, rows, n, init));
         Some(from_vec(&dims, out))
     }
     let Value::Array(a) = &x.v else { return None };
-    let r = urchin_prim::dispatch_prim!(a.elem(), go(f, a, x.mask, init, lanes))?;
+    let r = urchin_prim::dispatch_prim!(a.elem(), go(par, f, a, x.mask, init, lanes))?;
     Some(LVal::from_array(x.mask, r))
 }
 
@@ -96,14 +105,14 @@ pub(crate) fn fold_all(f: FastOp, x: &LVal, acc: Scalar) -> Option<Scalar> {
 /// natively: a one-dimensional array of them; `None` where the
 /// interpreter must apply the operator. The same steps as `fold_all` on
 /// each block.
-pub(crate) fn fold_blocks(op: &Operator, xs: &[LVal], ne: &[LVal]) -> Option<LVal> {
-    fn go<T: Element>(f: FastOp, a: &Array, init: Scalar) -> Option<Array> {
+pub(crate) fn fold_blocks(par: Par<'_>, op: &Operator, xs: &[LVal], ne: &[LVal]) -> Option<LVal> {
+    fn go<T: Element>(par: Par<'_>, f: FastOp, a: &Array, init: Scalar) -> Option<Array> {
         let (x, init) = native::<T>(f, a, init)?;
         // The whole blocks are rows of `BLOCK`, folded side by side.
         let x = x.as_slice()?;
         let whole = x.len() / BLOCK;
         let (rows, last) = x.split_at(whole * BLOCK);
-        let mut folds = fast_call!(f, T, fold_rows(rows, whole, BLOCK, init));
+        let mut folds = fast_call!(f, T, fold_rows(par, rows, whole, BLOCK, init));
         if !last.is_empty() {
             let mut acc = init;
             fast_call!(f, T, fold_into(&mut acc, last.iter()));
@@ -113,7 +122,7 @@ pub(crate) fn fold_blocks(op: &Operator, xs: &[LVal], ne: &[LVal]) -> Option<LVa
     }
     let (f, x, init) = fast_input(op, xs, ne)?;
     let Value::Array(a) = &x.v else { return None };
-    let folds = urchin_prim::dispatch_prim!(a.elem(), go(f, a, init))?;
+    let folds = urchin_prim::dispatch_prim!(a.elem(), go(par, f, a, init))?;
     Some(LVal::inv(Value::Array(folds)))
 }
 
@@ -124,12 +133,13 @@ pub(crate) fn fold_blocks(op: &Operator, xs: &[LVal], ne: &[LVal]) -> Option<LVa
 /// elements. The same steps as `fold_blocks` on the mapped elements, so
 /// the same bits. `None` where it does not apply.
 pub(crate) fn fused_sum_blocks(
+    par: Par<'_>,
     op: &Operator,
     pre: &Lambda,
     xs: &[LVal],
     ne: &[LVal],
 ) -> Option<LVal> {
-    fn go<T: Element>(g: BinOp, x: &Array, y: &Array, z: Scalar) -> Option<Array> {
+    fn go<T: Element>(par: Par<'_>, g: BinOp, x: &Array, y: &Array, z: Scalar) -> Option<Array> {
         let (x, y) = (
             T::unwrap_array(x)?.as_slice()?,
             T::unwrap_array(y)?.as_slice()?,
@@ -148,14 +158,21 @@ pub(crate) fn fused_sum_blocks(
         }
         let whole = n / BLOCK;
         let mut folds = if whole > 0 {
-            kernels::sum_binop_rows(g, (&[whole], BLOCK), &rows(0, x), &rows(0, y), z)?
+            kernels::sum_binop_rows(par, g, (&[whole], BLOCK), &rows(0, x), &rows(0, y), z)?
         } else {
             Vec::new()
         };
         let last = whole * BLOCK;
         if last < n {
             let (a, b) = (rows(last, x), rows(last, y));
-            folds.extend(kernels::sum_binop_rows(g, (&[1], n - last), &a, &b, z)?);
+            folds.extend(kernels::sum_binop_rows(
+                par,
+                g,
+                (&[1], n - last),
+                &a,
+                &b,
+                z,
+            )?);
         }
         Some(from_vec(&[folds.len()], folds))
     }
@@ -173,7 +190,7 @@ pub(crate) fn fused_sum_blocks(
     if x.elem() != z.ty() || y.elem() != z.ty() {
         return None;
     }
-    let folds = urchin_prim::dispatch_prim!(z.ty(), go(g, x, y, z))?;
+    let folds = urchin_prim::dispatch_prim!(z.ty(), go(par, g, x, y, z))?;
     Some(LVal::inv(Value::Array(folds)))
 }
 

@@ -27,6 +27,7 @@ use crate::interp::Interp;
 use crate::lanes::{LVal, bit, count, insert_axis};
 use crate::ops;
 use crate::straight::{self, Input};
+use crate::threads::Par;
 use ndarray::{Axis, Slice};
 use smallvec::SmallVec;
 use std::rc::Rc;
@@ -126,7 +127,7 @@ fn lane_param(x: &LVal, b: usize) -> LVal {
 
 /// A lambda result over the popped lane `b` (of length `n`) as an array
 /// with that lane as its outer axis.
-fn unlane(r: LVal, b: usize, n: usize, mem: Budget) -> R<LVal> {
+fn unlane(par: Par<'_>, r: LVal, b: usize, n: usize, mem: Budget) -> R<LVal> {
     match &r.v {
         Value::Acc(_) => Ok(r),
         // An array of reps would need the reps' lengths.
@@ -139,7 +140,7 @@ fn unlane(r: LVal, b: usize, n: usize, mem: Budget) -> R<LVal> {
             let a = r.array()?;
             Ok(LVal::from_array(
                 r.mask,
-                insert_axis(&a, count(r.mask), n, mem)?,
+                insert_axis(par, &a, count(r.mask), n, mem)?,
             ))
         }
     }
@@ -349,7 +350,7 @@ impl Interp<'_> {
         let res = self.apply(lam, args);
         self.pop_lane();
         res?.into_iter()
-            .map(|r| unlane(r, b, n, self.mem()))
+            .map(|r| unlane(self.par, r, b, n, self.mem()))
             .collect()
     }
 
@@ -383,7 +384,7 @@ impl Interp<'_> {
         }
         self.check_interrupt()?;
         let stop = self.options().interrupt.as_deref();
-        match code.run(&inputs, n, stop) {
+        match code.run(self.par, &inputs, n, stop) {
             Some(r) => Ok(Some(r)),
             // Stopped by an interrupt, or an operation failed: the
             // general path reports either.

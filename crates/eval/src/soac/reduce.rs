@@ -11,6 +11,7 @@ use crate::interp::unrep;
 use crate::kernels::{self, from_vec};
 use crate::lanes::{LVal, Mask, count, lane_dims, materialize, operand, operand_in_place};
 use crate::ops;
+use crate::threads::Par;
 use ndarray::{Axis, Slice};
 use urchin_core::ir::{Lambda, Operator, Var};
 use urchin_prim::{BinOp, Scalar};
@@ -94,7 +95,10 @@ impl Interp<'_> {
     ) -> R<Vec<LVal>> {
         match pre {
             Some(l) => self.map_lanes(l, vals, n),
-            None => vals.iter().map(|x| unrep(x, n, self.mem())).collect(),
+            None => vals
+                .iter()
+                .map(|x| unrep(self.par, x, n, self.mem()))
+                .collect(),
         }
     }
 
@@ -111,6 +115,7 @@ impl Interp<'_> {
         n: usize,
     ) -> R<Option<LVal>> {
         fn go<T: Element>(
+            par: Par<'_>,
             op: BinOp,
             (rows, n): (&[usize], usize),
             (x, y, u): (&LVal, &LVal, Mask),
@@ -129,7 +134,7 @@ impl Interp<'_> {
             let Some(z) = T::unwrap(z) else {
                 return Ok(None);
             };
-            Ok(kernels::sum_binop_rows(op, (rows, n), &a, &b, z).map(|v| from_vec(rows, v)))
+            Ok(kernels::sum_binop_rows(par, op, (rows, n), &a, &b, z).map(|v| from_vec(rows, v)))
         }
         let (Some(pre), [x, y], [z]) = (pre, vals, ne) else {
             return Ok(None);
@@ -166,15 +171,19 @@ impl Interp<'_> {
         // lanes is a matrix product (`gemm.rs`).
         if g.op == BinOp::Mul {
             let r = match z {
-                Scalar::F64(z) if z.to_bits() == 0 => gemm_lanes::<f64>((&rows, n), (&x, &y, u))?,
-                Scalar::F32(z) if z.to_bits() == 0 => gemm_lanes::<f32>((&rows, n), (&x, &y, u))?,
+                Scalar::F64(z) if z.to_bits() == 0 => {
+                    gemm_lanes::<f64>(self.par, (&rows, n), (&x, &y, u))?
+                }
+                Scalar::F32(z) if z.to_bits() == 0 => {
+                    gemm_lanes::<f32>(self.par, (&rows, n), (&x, &y, u))?
+                }
                 _ => None,
             };
             if let Some(a) = r {
                 return Ok(Some(LVal::from_array(u, a)));
             }
         }
-        let r = urchin_prim::dispatch_prim!(t, go(g.op, (&rows, n), (&x, &y, u), z))?;
+        let r = urchin_prim::dispatch_prim!(t, go(self.par, g.op, (&rows, n), (&x, &y, u), z))?;
         Ok(r.map(|a| LVal::from_array(u, a)))
     }
 
@@ -188,7 +197,7 @@ impl Interp<'_> {
     ) -> R<Vec<LVal>> {
         if self.bulk()
             && let Some((f, x, init)) = fast_input(op, &xs, &ne)
-            && let Some(r) = fold_lanes(f, x, init, self.lanes())
+            && let Some(r) = fold_lanes(self.par, f, x, init, self.lanes())
         {
             return Ok(vec![r]);
         }
@@ -226,7 +235,7 @@ impl Interp<'_> {
             self.pop_lane();
             let res: Vec<LVal> = res?
                 .into_iter()
-                .map(|r| unlane(r, b, h, self.mem()))
+                .map(|r| unlane(self.par, r, b, h, self.mem()))
                 .collect::<R<_>>()?;
             cur = if len % 2 == 1 {
                 res.iter()
@@ -259,8 +268,8 @@ impl Interp<'_> {
         };
         let u = r.mask | last.mask;
         let arrs = [
-            materialize(r, u, self.lanes(), self.mem())?,
-            materialize(&last, u, self.lanes(), self.mem())?,
+            materialize(self.par, r, u, self.lanes(), self.mem())?,
+            materialize(self.par, &last, u, self.lanes(), self.mem())?,
         ];
         Ok(LVal::from_array(
             u,
@@ -310,7 +319,7 @@ impl Interp<'_> {
         for run in b.runs(c) {
             let folds = run
                 .whole
-                .then(|| fold_blocks(op, &slice(lo, run.len), b.neutral()))
+                .then(|| fold_blocks(self.par, op, &slice(lo, run.len), b.neutral()))
                 .flatten();
             if let Some(folds) = folds {
                 b.put_folds(self, op, &folds, run.len)?;

@@ -59,7 +59,7 @@ impl Interp<'_> {
         let u = steps.iter().fold(0, |m, x| m | x.mask);
         let arrs: Vec<Array> = steps
             .iter()
-            .map(|x| materialize(x, u, self.lanes(), self.mem()))
+            .map(|x| materialize(self.par, x, u, self.lanes(), self.mem()))
             .collect::<R<_>>()?;
         Ok(LVal::from_array(u, ops::stack_at(&arrs, count(u))?))
     }
@@ -195,7 +195,9 @@ impl Interp<'_> {
                 }));
                 let r = self.apply(&op.lam, args).and_then(|r| {
                     r.iter()
-                        .map(|x| materialize(x, bit(b1) | bit(b2), self.lanes(), self.mem()))
+                        .map(|x| {
+                            materialize(self.par, x, bit(b1) | bit(b2), self.lanes(), self.mem())
+                        })
                         .collect::<R<Vec<Array>>>()
                 });
                 self.pop_lane();
@@ -274,7 +276,7 @@ impl Interp<'_> {
             .map(|st| {
                 let arrs: Vec<Array> = st
                     .iter()
-                    .map(|x| materialize(x, bit(b), self.lanes(), self.mem()))
+                    .map(|x| materialize(self.par, x, bit(b), self.lanes(), self.mem()))
                     .collect::<R<_>>()?;
                 ops::stack_at(&arrs, 1)
             })

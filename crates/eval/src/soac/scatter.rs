@@ -247,7 +247,7 @@ impl Interp<'_> {
                     .collect())
             })
             .collect::<R<Vec<Vec<i64>>>>()?;
-        let v = materialize(&x, u, self.lanes(), self.mem())?;
+        let v = materialize(self.par, &x, u, self.lanes(), self.mem())?;
         let mut shape = vec![n];
         shape.extend_from_slice(&v.shape()[udims.len()..]);
         let up = AccUpdate {
