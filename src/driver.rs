@@ -219,6 +219,15 @@ impl Session {
         s
     }
 
+    /// A copy of this session (cheap: see [`Session`]) that runs with
+    /// `host` instead, with its own interrupt flag.
+    pub fn with_new_host(&self, host: Host) -> Session {
+        let mut s = self.clone();
+        s.types.interrupt = host.interrupt();
+        s.host = host;
+        s
+    }
+
     /// What the session runs with.
     pub fn host(&self) -> &Host {
         &self.host

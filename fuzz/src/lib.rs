@@ -52,11 +52,21 @@ fn host() -> Host {
     host
 }
 
+thread_local! {
+    /// The prelude, checked once: every input's session is a copy.
+    static PRELUDE: Session = Session::with_host(host());
+}
+
+/// A session with the prelude loaded, running with [`host`].
+fn fresh_session() -> Session {
+    PRELUDE.with(|p| p.with_new_host(host()))
+}
+
 /// Sets up the process once, before the fuzz loop: the prelude checked,
 /// so that it is in the state the fuzzer forks from rather than checked
 /// again for every input.
 pub fn init() {
-    drop(Session::with_host(host()));
+    PRELUDE.with(|_| ());
 }
 
 /// The program text of an input: the fuzzer's bytes read as UTF-8.
@@ -102,7 +112,7 @@ pub fn parse(data: &[u8]) {
 /// (what running it would compile).
 pub fn check(data: &[u8]) {
     let Some(text) = text(data) else { return };
-    let mut session = Session::with_host(host());
+    let mut session = fresh_session();
     match session.load("fuzz.fut", text) {
         Ok(ids) => {
             for id in ids {
@@ -140,7 +150,7 @@ fn run_tests<E: Engine>(data: &[u8], engine: &mut E) {
 /// results, and a fuzzer runs one process per core), within the memory
 /// limit and `CASE_TIME` a case.
 pub fn eval(data: &[u8]) {
-    let mut engine = FastEngine::with_host(host());
+    let mut engine = FastEngine::starting_from(fresh_session());
     engine.options.device = None;
     run_tests(data, &mut engine);
 }
@@ -148,7 +158,7 @@ pub fn eval(data: &[u8]) {
 /// `step`: the small-step reference semantics, within `MAX_STEPS` steps,
 /// the memory limit and `CASE_TIME` a case.
 pub fn step(data: &[u8]) {
-    let mut engine = SmallStepEngine::with_host(host());
+    let mut engine = SmallStepEngine::starting_from(fresh_session());
     engine.options.max_steps = MAX_STEPS;
     run_tests(data, &mut engine);
 }
@@ -160,7 +170,7 @@ pub fn step(data: &[u8]) {
 /// elaboration (a wrong value on an edge case, such as an empty array,
 /// shows as a difference). Budgets as `eval`'s.
 pub fn automap(data: &[u8]) {
-    let mut engine = Elaborated(FastEngine::with_host(host()));
+    let mut engine = Elaborated(FastEngine::starting_from(fresh_session()));
     engine.0.options.device = None;
     run_tests(data, &mut engine);
 }
@@ -172,7 +182,7 @@ impl Engine for Elaborated {
     type Program = (Loaded, Loaded);
 
     fn compile(&mut self, path: &Path, text: &str) -> Result<(Loaded, Loaded), String> {
-        let mut session = Session::with_host(host());
+        let mut session = fresh_session();
         let ids = session
             .load(&path.display().to_string(), text)
             .map_err(|d| render_all(&d, &session.sources, false))?;
@@ -180,13 +190,13 @@ impl Engine for Elaborated {
             .expect("a program that loaded parses")
             .decs;
         let explicit = urchin::driver::elaborated(&session, &decs, &ids);
-        let mut off = Session::with_host(host());
+        let mut off = fresh_session();
         off.types.automap = false;
         let elaborated = Loaded::load_in(off, Path::new("elaborated.fut"), &explicit)
             .unwrap_or_else(|e| {
                 panic!("the elaboration does not check with AUTOMAP off:\n{explicit}\n{e}")
             });
-        let implicit = Loaded::load_in(Session::with_host(host()), path, text)?;
+        let implicit = Loaded::load_in(fresh_session(), path, text)?;
         Ok((implicit, elaborated))
     }
 
@@ -239,7 +249,7 @@ pub const LINE_TIME: Duration = Duration::from_millis(250);
 /// files, `:device`) are left out.
 pub fn repl(data: &[u8]) {
     let Some(text) = text(data) else { return };
-    let mut repl = Repl::with_host(false, host());
+    let mut repl = Repl::with_session(fresh_session(), false);
     let flag = repl.interrupt_flag();
     let (tick, ticks) = mpsc::channel::<()>();
     let watchdog = std::thread::spawn(move || {

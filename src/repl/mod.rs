@@ -251,7 +251,7 @@ impl Repl {
 
     /// A REPL over a session (the prelude loaded), stopped by its
     /// interrupt flag.
-    fn with_session(session: Session, color: bool) -> Repl {
+    pub fn with_session(session: Session, color: bool) -> Repl {
         Repl {
             interrupt: session.host().interrupt_flag(),
             session,

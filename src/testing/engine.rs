@@ -100,9 +100,15 @@ impl FastEngine {
     /// An engine whose sessions run with `host`: its device, threads and
     /// memory limit.
     pub fn with_host(host: Host) -> FastEngine {
+        FastEngine::starting_from(Session::with_host(host))
+    }
+
+    /// An engine whose files' sessions start as copies of `prelude` (a
+    /// session with the prelude alone), with its host's options.
+    pub fn starting_from(prelude: Session) -> FastEngine {
         FastEngine {
-            options: host.eval_options(),
-            prelude: Session::with_host(host),
+            options: prelude.eval_options(),
+            prelude,
         }
     }
 }
@@ -153,8 +159,14 @@ impl Default for SmallStepEngine {
 impl SmallStepEngine {
     /// An engine whose sessions run with `host`.
     pub fn with_host(host: Host) -> SmallStepEngine {
+        SmallStepEngine::starting_from(Session::with_host(host))
+    }
+
+    /// An engine whose files' sessions start as copies of `prelude` (a
+    /// session with the prelude alone).
+    pub fn starting_from(prelude: Session) -> SmallStepEngine {
         SmallStepEngine {
-            prelude: Session::with_host(host),
+            prelude,
             options: urchin_reference::Options::default(),
             skip: None,
         }
