@@ -14,8 +14,9 @@ use crate::repl::query::describe_global;
 use std::rc::Rc;
 use urchin_base::diag::Diagnostic;
 use urchin_base::source::{FileId, Span};
-use urchin_syntax::ast::{Dec, Expr, ExprKind, Ident, LoopForm, Pat, QualName};
+use urchin_syntax::ast::{Dec, Expr, ExprKind, Ident, Pat, QualName};
 use urchin_syntax::spine::{self, Spine};
+use urchin_syntax::visit;
 use urchin_types::CheckedDef;
 use urchin_types::env::{DefId, Global, GlobalKind};
 use urchin_types::ty::{Base, Type};
@@ -360,39 +361,13 @@ fn path_to(e: &Expr, at: u32) -> Vec<&Expr> {
 
 /// The variables `parent` binds in its part `child`.
 fn bound_for(parent: &Expr, child: &Expr) -> Vec<(Ident, Span)> {
-    let is = |e: &Expr| std::ptr::eq(e, child);
-    let pats = |ps: &[Pat]| ps.iter().flat_map(Pat::binders).collect();
-    match &parent.kind {
-        ExprKind::Lambda(ps, _, body) if is(body) => pats(ps),
-        ExprKind::Let(p, _, body) if is(body) => p.binders(),
-        ExprKind::LetSizes(ns, p, _, body) if is(body) => {
-            ns.iter().cloned().chain(p.binders()).collect()
+    let mut bound = Vec::new();
+    visit::for_each_child(parent, |c, b| {
+        if std::ptr::eq(c, child) {
+            bound = b.binders();
         }
-        ExprKind::LetFun(f) if is(&f.value) => pats(&f.params),
-        ExprKind::LetFun(f) if is(&f.body) => vec![(f.name.clone(), f.name_span)],
-        ExprKind::Loop(l) => {
-            let mut bound = Vec::new();
-            match &l.form {
-                LoopForm::For(i, s, _) if is(&l.body) => {
-                    bound.extend(l.pat.binders());
-                    bound.push((i.clone(), *s));
-                }
-                LoopForm::ForIn(p, _) if is(&l.body) => {
-                    bound.extend(l.pat.binders());
-                    bound.extend(p.binders());
-                }
-                LoopForm::While(c) if is(c) || is(&l.body) => bound.extend(l.pat.binders()),
-                _ => {}
-            }
-            bound
-        }
-        ExprKind::Match(_, cases) => cases
-            .iter()
-            .find(|c| is(&c.body))
-            .map(|c| c.pat.binders())
-            .unwrap_or_default(),
-        _ => Vec::new(),
-    }
+    });
+    bound
 }
 
 /// Every node of an expression, outermost first (with an explicit stack).

@@ -314,8 +314,9 @@ pub fn expr() -> S<Expr> {
             tuple_of(e.clone()).prop_map(|es| mk(ExprKind::Tuple(es))),
             vec(
                 prop_oneof![
-                    (field(), e.clone()).prop_map(|(f, x)| RecordField::Field(f, x)),
-                    ident().prop_map(|f| RecordField::Pun(f, sp())),
+                    (field(), e.clone()),
+                    // A pun, `{x}`.
+                    ident().prop_map(|f| (f.clone(), mk(ExprKind::Var(QualName::plain(f))))),
                 ],
                 0..3
             )

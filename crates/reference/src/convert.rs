@@ -171,12 +171,7 @@ impl Converter<'_> {
             ExprKind::Tuple(es) => TermKind::Tuple(self.exprs(es)?),
             ExprKind::Record(fs) => TermKind::Record(
                 fs.iter()
-                    .map(|f| match f {
-                        RecordField::Field(n, x) => Ok((n.clone(), self.expr(x)?)),
-                        RecordField::Pun(n, s) => {
-                            Ok((n.clone(), Term::new(TermKind::Var(n.clone()), *s)))
-                        }
-                    })
+                    .map(|(n, x)| Ok((n.clone(), self.expr(x)?)))
                     .collect::<Result<_, Error>>()?,
             ),
             ExprKind::Project(x, f) => TermKind::Project(b(x)?, f.clone()),

@@ -853,14 +853,6 @@ pub enum IndexExp {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub enum RecordField {
-    /// `name = e`
-    Field(Ident, Expr),
-    /// `name` alone: the variable of that name.
-    Pun(Ident, Span),
-}
-
-#[derive(Clone, Debug, PartialEq)]
 pub enum LoopForm {
     /// `for i < n`
     For(Ident, Span, Box<Expr>),
@@ -906,7 +898,9 @@ pub enum ExprKind {
     ArrayLit(Vec<Expr>),
     /// `(e1, e2)`; `()` is `Tuple(vec![])`.
     Tuple(Vec<Expr>),
-    Record(Vec<RecordField>),
+    /// `{a = e, b}`: the parser reads a field without `= e` as `b = b`
+    /// (with the variable at the name), so no later phase sees puns.
+    Record(Vec<(Ident, Expr)>),
     /// `e.field` or `e.0`.
     Project(Box<Expr>, Ident),
     /// `r with a.b = e`
@@ -1042,94 +1036,8 @@ impl Expr {
 impl Expr {
     /// The direct sub-expressions, in source order.
     pub fn children(&self) -> Vec<&Expr> {
-        fn indices<'e>(is: &'e [IndexExp], v: &mut Vec<&'e Expr>) {
-            for i in is {
-                match i {
-                    IndexExp::Single(x) => v.push(x),
-                    IndexExp::Slice { start, end, stride } => {
-                        v.extend(start.as_deref());
-                        v.extend(end.as_deref());
-                        v.extend(stride.as_deref());
-                    }
-                }
-            }
-        }
-        let mut v: Vec<&Expr> = Vec::new();
-        match &self.kind {
-            ExprKind::Literal(_)
-            | ExprKind::Var(_)
-            | ExprKind::OpValue(_)
-            | ExprKind::ProjSection(_)
-            | ExprKind::StringLit(_)
-            | ExprKind::Hole => {}
-            ExprKind::OpSection { left, right, .. } => {
-                v.extend(left.as_deref());
-                v.extend(right.as_deref());
-            }
-            ExprKind::ArrayLit(es) | ExprKind::Tuple(es) => v.extend(es.iter()),
-            ExprKind::Record(fs) => {
-                for f in fs {
-                    if let RecordField::Field(_, x) = f {
-                        v.push(x);
-                    }
-                }
-            }
-            ExprKind::Project(x, _)
-            | ExprKind::UnOp(_, x)
-            | ExprKind::Ascript(x, _)
-            | ExprKind::Attr(_, x)
-            | ExprKind::OpenIn(_, x)
-            | ExprKind::Coerce(x, _)
-            | ExprKind::Lambda(_, _, x) => v.push(x),
-            ExprKind::RecordUpdate(a, _, b)
-            | ExprKind::BinOp(_, _, a, b)
-            | ExprKind::Let(_, a, b)
-            | ExprKind::LetSizes(_, _, a, b) => {
-                v.push(a);
-                v.push(b);
-            }
-            ExprKind::Constr(_, es) => v.extend(es.iter()),
-            ExprKind::Match(x, cases) => {
-                v.push(x);
-                v.extend(cases.iter().map(|c| &c.body));
-            }
-            ExprKind::Apply(f, args) => {
-                v.push(f);
-                v.extend(args.iter());
-            }
-            ExprKind::LetFun(f) => {
-                v.push(&f.value);
-                v.push(&f.body);
-            }
-            ExprKind::If(a, b, c) => {
-                v.push(a);
-                v.push(b);
-                v.push(c);
-            }
-            ExprKind::Loop(l) => {
-                v.extend(l.init.as_ref());
-                match &l.form {
-                    LoopForm::For(_, _, n) => v.push(n),
-                    LoopForm::ForIn(_, xs) => v.push(xs),
-                    LoopForm::While(c) => v.push(c),
-                }
-                v.push(&l.body);
-            }
-            ExprKind::Index(a, is) => {
-                v.push(a);
-                indices(is, &mut v);
-            }
-            ExprKind::Update(a, is, x) => {
-                v.push(a);
-                indices(is, &mut v);
-                v.push(x);
-            }
-            ExprKind::Range(r) => {
-                v.push(&r.start);
-                v.extend(r.second.as_ref());
-                v.push(&r.end);
-            }
-        }
+        let mut v = Vec::new();
+        crate::visit::for_each_child(self, |c, _| v.push(c));
         v
     }
 
@@ -1158,49 +1066,13 @@ impl Expr {
     fn names(&self, out: &mut std::collections::HashSet<Ident>) {
         let mut stack = vec![self];
         while let Some(e) = stack.pop() {
-            e.own_names(out);
-            stack.extend(e.children());
-        }
-    }
-
-    /// The names this node itself mentions or binds.
-    fn own_names(&self, out: &mut std::collections::HashSet<Ident>) {
-        let pat = |p: &Pat, out: &mut std::collections::HashSet<Ident>| {
-            out.extend(p.binders().into_iter().map(|(n, _)| n));
-        };
-        match &self.kind {
-            ExprKind::Var(q) => {
+            if let ExprKind::Var(q) = &e.kind {
                 out.insert(q.name.clone());
             }
-            ExprKind::Record(fs) => {
-                for f in fs {
-                    if let RecordField::Pun(n, _) = f {
-                        out.insert(n.clone());
-                    }
-                }
-            }
-            ExprKind::Lambda(ps, _, _) => ps.iter().for_each(|p| pat(p, out)),
-            ExprKind::Let(p, _, _) => pat(p, out),
-            ExprKind::LetSizes(ns, p, _, _) => {
-                out.extend(ns.iter().map(|(n, _)| n.clone()));
-                pat(p, out);
-            }
-            ExprKind::Match(_, cases) => cases.iter().for_each(|c| pat(&c.pat, out)),
-            ExprKind::LetFun(f) => {
-                out.insert(f.name.clone());
-                f.params.iter().for_each(|p| pat(p, out));
-            }
-            ExprKind::Loop(l) => {
-                pat(&l.pat, out);
-                match &l.form {
-                    LoopForm::For(i, _, _) => {
-                        out.insert(i.clone());
-                    }
-                    LoopForm::ForIn(p, _) => pat(p, out),
-                    LoopForm::While(_) => {}
-                }
-            }
-            _ => {}
+            crate::visit::for_each_child(e, |c, bound| {
+                out.extend(bound.binders().into_iter().map(|(n, _)| n));
+                stack.push(c);
+            });
         }
     }
 }

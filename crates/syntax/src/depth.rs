@@ -9,6 +9,7 @@
 //! (`stack::deep`).
 
 use super::ast::{Attr, Dec, Expr, ExprKind, ModExp, ModTypeExp, Pat, Spec, TypeArg, TypeExp};
+use super::visit;
 use urchin_base::diag::Diagnostic;
 use urchin_base::source::Span;
 
@@ -240,31 +241,20 @@ impl<'a> Walk<'a> {
             }
         }
         self.links = links;
-        match &e.kind {
-            ExprKind::Lambda(ps, ret, _) => {
-                for (i, p) in ps.iter().enumerate() {
-                    self.push(Node::Pat(p), d + i);
-                }
-                if let Some(t) = ret {
-                    self.push(Node::Ty(t), d + ps.len());
-                }
-            }
-            ExprKind::Let(p, ..) | ExprKind::LetSizes(_, p, ..) => self.push(Node::Pat(p), d),
-            ExprKind::LetFun(f) => {
-                for (i, p) in f.params.iter().enumerate() {
-                    self.push(Node::Pat(p), d + i);
-                }
-                if let Some(t) = &f.ret {
-                    self.push(Node::Ty(t), d + f.params.len());
-                }
-            }
-            ExprKind::Loop(l) => self.push(Node::Pat(&l.pat), d),
-            ExprKind::Match(_, cases) => {
-                cases.iter().for_each(|c| self.push(Node::Pat(&c.pat), d));
-            }
-            ExprKind::Ascript(_, t) | ExprKind::Coerce(_, t) => self.push(Node::Ty(t), d),
-            ExprKind::Attr(a, _) => self.push(Node::Attr(a, e.span), d),
-            _ => {}
+        // A function's parameters are a level each, its return type below
+        // them; other patterns and types sit one level below the node.
+        let params = matches!(e.kind, ExprKind::Lambda(..) | ExprKind::LetFun(_));
+        let level = |i: usize| if params { d + i } else { d };
+        let mut n = 0;
+        for (i, p) in visit::pats(e).enumerate() {
+            self.push(Node::Pat(p), level(i));
+            n = i + 1;
+        }
+        if let Some(t) = visit::type_exp(e) {
+            self.push(Node::Ty(t), level(n));
+        }
+        if let ExprKind::Attr(a, _) = &e.kind {
+            self.push(Node::Attr(a, e.span), d);
         }
     }
 }

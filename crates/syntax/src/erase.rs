@@ -2,6 +2,8 @@
 //! parse∘print law) and for snapshotting ASTs.
 
 use crate::ast::*;
+use crate::visit::{Mapper, map_children};
+use std::convert::Infallible;
 use urchin_base::source::Span;
 
 pub trait Erase {
@@ -219,129 +221,32 @@ impl Erase for Pat {
     }
 }
 
-impl Erase for IndexExp {
-    fn erase(&self) -> IndexExp {
-        match self {
-            IndexExp::Single(e) => IndexExp::Single(e.erase()),
-            IndexExp::Slice { start, end, stride } => IndexExp::Slice {
-                start: start.as_deref().map(|e| Box::new(e.erase())),
-                end: end.as_deref().map(|e| Box::new(e.erase())),
-                stride: stride.as_deref().map(|e| Box::new(e.erase())),
-            },
-        }
-    }
-}
+/// Erases the parts of an expression node.
+struct Eraser;
 
-impl Erase for LoopForm {
-    fn erase(&self) -> LoopForm {
-        match self {
-            LoopForm::For(i, _, n) => LoopForm::For(i.clone(), z(), Box::new(n.erase())),
-            LoopForm::ForIn(p, xs) => LoopForm::ForIn(p.erase(), Box::new(xs.erase())),
-            LoopForm::While(c) => LoopForm::While(Box::new(c.erase())),
-        }
+impl Mapper for Eraser {
+    type Error = Infallible;
+    fn map_expr(&mut self, e: &Expr) -> Result<Expr, Infallible> {
+        Ok(e.erase())
+    }
+    fn map_pat(&mut self, p: &Pat) -> Result<Pat, Infallible> {
+        Ok(p.erase())
+    }
+    fn map_type(&mut self, t: &TypeExp) -> Result<TypeExp, Infallible> {
+        Ok(t.erase())
+    }
+    fn map_span(&mut self, _: Span) -> Span {
+        z()
     }
 }
 
 impl Erase for Expr {
     fn erase(&self) -> Expr {
         // Through `stack::deep`: an operator chain is long, not deep.
-        urchin_base::stack::deep(|| {
-            let b = |e: &Expr| Box::new(e.erase());
-            let kind = match &self.kind {
-                ExprKind::Literal(l) => ExprKind::Literal(l.clone()),
-                ExprKind::Var(q) => ExprKind::Var(q.clone()),
-                ExprKind::OpValue(o) => ExprKind::OpValue(o.clone()),
-                ExprKind::OpSection { op, left, right } => ExprKind::OpSection {
-                    op: op.clone(),
-                    left: left.as_deref().map(b),
-                    right: right.as_deref().map(b),
-                },
-                ExprKind::ProjSection(fs) => ExprKind::ProjSection(fs.clone()),
-                ExprKind::ArrayLit(es) => ExprKind::ArrayLit(es.iter().map(Erase::erase).collect()),
-                ExprKind::Tuple(es) => ExprKind::Tuple(es.iter().map(Erase::erase).collect()),
-                ExprKind::Record(fs) => ExprKind::Record(
-                    fs.iter()
-                        .map(|f| match f {
-                            RecordField::Field(n, e) => RecordField::Field(n.clone(), e.erase()),
-                            RecordField::Pun(n, _) => RecordField::Pun(n.clone(), z()),
-                        })
-                        .collect(),
-                ),
-                ExprKind::Project(e, f) => ExprKind::Project(b(e), f.clone()),
-                ExprKind::RecordUpdate(r, path, v) => {
-                    ExprKind::RecordUpdate(b(r), path.clone(), b(v))
-                }
-                ExprKind::Apply(f, args) => {
-                    ExprKind::Apply(b(f), args.iter().map(Erase::erase).collect())
-                }
-                ExprKind::BinOp(op, _, l, r) => ExprKind::BinOp(op.clone(), z(), b(l), b(r)),
-                ExprKind::UnOp(op, e) => ExprKind::UnOp(*op, b(e)),
-                ExprKind::Lambda(ps, ret, e) => ExprKind::Lambda(
-                    ps.iter().map(Erase::erase).collect(),
-                    ret.as_deref().map(|t| Box::new(t.erase())),
-                    b(e),
-                ),
-                ExprKind::Let(p, v, body) => ExprKind::Let(p.erase(), b(v), b(body)),
-                ExprKind::LetFun(f) => ExprKind::LetFun(Box::new(LetFun {
-                    name: f.name.clone(),
-                    name_span: z(),
-                    type_params: f.type_params.iter().map(Erase::erase).collect(),
-                    params: f.params.iter().map(Erase::erase).collect(),
-                    ret: f.ret.as_ref().map(Erase::erase),
-                    value: f.value.erase(),
-                    body: f.body.erase(),
-                })),
-                ExprKind::If(c, t, e) => ExprKind::If(b(c), b(t), b(e)),
-                ExprKind::Loop(l) => ExprKind::Loop(Box::new(LoopExp {
-                    pat: l.pat.erase(),
-                    init: l.init.as_ref().map(Erase::erase),
-                    form: l.form.erase(),
-                    body: l.body.erase(),
-                })),
-                ExprKind::Index(a, is) => {
-                    ExprKind::Index(b(a), is.iter().map(Erase::erase).collect())
-                }
-                ExprKind::Update(a, is, v) => {
-                    ExprKind::Update(b(a), is.iter().map(Erase::erase).collect(), b(v))
-                }
-                ExprKind::Ascript(e, t) => ExprKind::Ascript(b(e), Box::new(t.erase())),
-                ExprKind::Attr(a, e) => ExprKind::Attr(a.clone(), b(e)),
-                ExprKind::Range(r) => ExprKind::Range(Box::new(Range {
-                    start: r.start.erase(),
-                    second: r.second.as_ref().map(Erase::erase),
-                    end: r.end.erase(),
-                    kind: r.kind,
-                })),
-                ExprKind::StringLit(s) => ExprKind::StringLit(s.clone()),
-                ExprKind::Hole => ExprKind::Hole,
-                ExprKind::OpenIn(m, x) => ExprKind::OpenIn(m.clone(), b(x)),
-                ExprKind::Constr(c, es) => {
-                    ExprKind::Constr(c.clone(), es.iter().map(Erase::erase).collect())
-                }
-                ExprKind::Match(x, cases) => ExprKind::Match(
-                    b(x),
-                    cases
-                        .iter()
-                        .map(|c| Case {
-                            pat: c.pat.erase(),
-                            body: c.body.erase(),
-                            span: z(),
-                        })
-                        .collect(),
-                ),
-                ExprKind::Coerce(e, t) => ExprKind::Coerce(b(e), Box::new(t.erase())),
-                ExprKind::LetSizes(ns, p, v, body) => ExprKind::LetSizes(
-                    ns.iter().map(|(n, _)| (n.clone(), z())).collect(),
-                    p.erase(),
-                    b(v),
-                    b(body),
-                ),
-            };
-            Expr {
-                id: NodeId(0),
-                span: z(),
-                kind,
-            }
+        urchin_base::stack::deep(|| Expr {
+            id: NodeId(0),
+            span: z(),
+            kind: map_children(self, &mut Eraser),
         })
     }
 }

@@ -13,6 +13,7 @@ mod parser;
 pub mod pretty;
 pub mod spine;
 pub mod token;
+pub mod visit;
 
 #[cfg(test)]
 mod tests;

@@ -1042,8 +1042,8 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                 field()
                     .then_ignore(just(Token::Eq))
                     .then(expr.clone())
-                    .map(|(f, x)| RecordField::Field(f, x)),
-                name_sp().map(|(f, s)| RecordField::Pun(f, s)),
+                    .map(|(f, x)| (f, x)),
+                name_sp().map(|(f, s)| (f.clone(), var_expr(&f, s))),
             ));
             let record = record_field
                 .separated_by(just(Token::Comma))

@@ -538,13 +538,13 @@ impl Printer {
             }
             ExprKind::Record(fs) => {
                 let one_line = self.fits(e, 0);
-                self.list(one_line, "{", "}", fs, |p, f| match f {
-                    RecordField::Field(n, x) => {
-                        p.w(n);
+                self.list(one_line, "{", "}", fs, |p, (n, x)| {
+                    p.w(n);
+                    // `{x = x}` as it was likely written, `{x}`.
+                    if !matches!(&x.kind, ExprKind::Var(q) if q.is_local() && q.name == *n) {
                         p.w(" = ");
                         p.expr(x, Lvl::Expr, false);
                     }
-                    RecordField::Pun(n, _) => p.w(n),
                 });
             }
             ExprKind::Project(x, f) => {

@@ -7,6 +7,7 @@
 use urchin_base::diag::Diagnostic;
 use urchin_base::source::Span;
 use urchin_syntax::ast::*;
+use urchin_syntax::visit;
 
 type Result<T> = std::result::Result<T, Diagnostic>;
 
@@ -95,20 +96,9 @@ pub fn expr(e: &Expr) -> Result<()> {
                 let mut names = Names::default();
                 ps.iter().try_for_each(|p| names.pat(p))?;
             }
-            ExprKind::Let(p, _, _) | ExprKind::LetSizes(_, p, _, _) => pat(p)?,
             ExprKind::LetFun(f) => params(&f.type_params, &f.params)?,
-            ExprKind::Loop(l) => {
-                pat(&l.pat)?;
-                if let LoopForm::ForIn(p, _) = &l.form {
-                    pat(p)?;
-                }
-            }
-            ExprKind::Match(_, cases) => cases.iter().try_for_each(|c| pat(&c.pat))?,
             ExprKind::Record(fs) => {
-                let name = |f: &RecordField| match f {
-                    RecordField::Field(n, x) => (n.clone(), x.span),
-                    RecordField::Pun(n, s) => (n.clone(), *s),
-                };
+                let name = |(n, x): &(Ident, Expr)| (n.clone(), x.span);
                 for (i, f) in fs.iter().enumerate() {
                     let (n, s) = name(f);
                     if let Some(first) = fs[..i].iter().map(name).find(|(m, _)| *m == n) {
@@ -122,7 +112,7 @@ pub fn expr(e: &Expr) -> Result<()> {
                     }
                 }
             }
-            _ => {}
+            _ => visit::pats(e).try_for_each(pat)?,
         }
         stack.extend(e.children());
     }

@@ -13,8 +13,10 @@
 //! count towards the ILP's objective.
 
 use std::collections::{HashMap, HashSet};
+use std::convert::Infallible;
 use urchin_syntax::ast::*;
 use urchin_syntax::spine::{self, Form, Head, SpineKey};
+use urchin_syntax::visit::{Mapper, map_children, try_map_pat_types};
 
 /// The solution of one definition: `(M, R)` for each argument of a spine.
 pub trait Solution {
@@ -131,37 +133,12 @@ impl<'s> Elaborator<'s> {
     }
 
     fn pat(&self, p: &Pat) -> Pat {
-        match p {
-            Pat::Id(..) | Pat::Wildcard(_) | Pat::Literal(..) => p.clone(),
-            Pat::Tuple(ps, s) => Pat::Tuple(ps.iter().map(|p| self.pat(p)).collect(), *s),
-            Pat::Record(fs, s) => Pat::Record(
-                fs.iter()
-                    .map(|(n, p)| (n.clone(), p.as_ref().map(|p| self.pat(p))))
-                    .collect(),
-                *s,
-            ),
-            Pat::Ascribed(p, t, s) => {
-                Pat::Ascribed(Box::new(self.pat(p)), Box::new(self.ty(t)), *s)
-            }
-            Pat::Constr(c, ps, s) => {
-                Pat::Constr(c.clone(), ps.iter().map(|p| self.pat(p)).collect(), *s)
-            }
-        }
+        let r: Result<Pat, Infallible> = try_map_pat_types(p, &mut |t| Ok(self.ty(t)));
+        r.unwrap_or_else(|never| match never {})
     }
 
     fn boxed(&mut self, e: &Expr) -> Box<Expr> {
         Box::new(self.expr(e))
-    }
-
-    fn index(&mut self, ix: &IndexExp) -> IndexExp {
-        match ix {
-            IndexExp::Single(e) => IndexExp::Single(self.expr(e)),
-            IndexExp::Slice { start, end, stride } => IndexExp::Slice {
-                start: start.as_deref().map(|e| self.boxed(e)),
-                end: end.as_deref().map(|e| self.boxed(e)),
-                stride: stride.as_deref().map(|e| self.boxed(e)),
-            },
-        }
     }
 
     pub fn expr(&mut self, e: &Expr) -> Expr {
@@ -177,36 +154,9 @@ impl<'s> Elaborator<'s> {
                 };
             }
             ExprKind::OpSection { op, left, right } => return self.section(e, op, left, right),
-            ExprKind::Literal(_)
-            | ExprKind::Var(_)
-            | ExprKind::OpValue(_)
-            | ExprKind::ProjSection(_)
-            | ExprKind::StringLit(_)
-            | ExprKind::Hole => e.kind.clone(),
-            ExprKind::ArrayLit(es) => ExprKind::ArrayLit(es.iter().map(|x| self.expr(x)).collect()),
-            ExprKind::Tuple(es) => ExprKind::Tuple(es.iter().map(|x| self.expr(x)).collect()),
-            ExprKind::Record(fs) => ExprKind::Record(
-                fs.iter()
-                    .map(|f| match f {
-                        RecordField::Field(n, x) => RecordField::Field(n.clone(), self.expr(x)),
-                        RecordField::Pun(..) => f.clone(),
-                    })
-                    .collect(),
-            ),
             ExprKind::Project(..) => {
                 let sp = spine::projection(e).expect("a projection");
                 return self.spine(e, sp);
-            }
-            ExprKind::RecordUpdate(r, path, v) => {
-                ExprKind::RecordUpdate(self.boxed(r), path.clone(), self.boxed(v))
-            }
-            ExprKind::Lambda(ps, ret, body) => ExprKind::Lambda(
-                ps.iter().map(|p| self.pat(p)).collect(),
-                ret.as_deref().map(|t| Box::new(self.ty(t))),
-                self.boxed(body),
-            ),
-            ExprKind::Let(p, v, body) => {
-                ExprKind::Let(self.pat(p), self.boxed(v), self.boxed(body))
             }
             ExprKind::LetFun(f) => {
                 let saved = self.enter(&f.type_params);
@@ -215,59 +165,16 @@ impl<'s> Elaborator<'s> {
                 let value = self.expr(&f.value);
                 self.tparams.truncate(saved);
                 ExprKind::LetFun(Box::new(LetFun {
+                    name: f.name.clone(),
+                    name_span: f.name_span,
+                    type_params: f.type_params.clone(),
                     params,
                     ret,
                     value,
                     body: self.expr(&f.body),
-                    ..(**f).clone()
                 }))
             }
-            ExprKind::If(c, t, f) => ExprKind::If(self.boxed(c), self.boxed(t), self.boxed(f)),
-            ExprKind::Loop(l) => ExprKind::Loop(Box::new(LoopExp {
-                pat: self.pat(&l.pat),
-                init: l.init.as_ref().map(|i| self.expr(i)),
-                form: match &l.form {
-                    LoopForm::For(i, s, n) => LoopForm::For(i.clone(), *s, self.boxed(n)),
-                    LoopForm::ForIn(p, xs) => LoopForm::ForIn(self.pat(p), self.boxed(xs)),
-                    LoopForm::While(c) => LoopForm::While(self.boxed(c)),
-                },
-                body: self.expr(&l.body),
-            })),
-            ExprKind::Index(a, is) => {
-                ExprKind::Index(self.boxed(a), is.iter().map(|i| self.index(i)).collect())
-            }
-            ExprKind::Update(a, is, v) => ExprKind::Update(
-                self.boxed(a),
-                is.iter().map(|i| self.index(i)).collect(),
-                self.boxed(v),
-            ),
-            ExprKind::Ascript(x, t) => ExprKind::Ascript(self.boxed(x), Box::new(self.ty(t))),
-            ExprKind::Attr(a, x) => ExprKind::Attr(a.clone(), self.boxed(x)),
-            ExprKind::OpenIn(m, x) => ExprKind::OpenIn(m.clone(), self.boxed(x)),
-            ExprKind::Range(r) => ExprKind::Range(Box::new(Range {
-                start: self.expr(&r.start),
-                second: r.second.as_ref().map(|x| self.expr(x)),
-                end: self.expr(&r.end),
-                kind: r.kind,
-            })),
-            ExprKind::Constr(c, args) => {
-                ExprKind::Constr(c.clone(), args.iter().map(|x| self.expr(x)).collect())
-            }
-            ExprKind::Match(x, cases) => ExprKind::Match(
-                self.boxed(x),
-                cases
-                    .iter()
-                    .map(|c| Case {
-                        pat: self.pat(&c.pat),
-                        body: self.expr(&c.body),
-                        span: c.span,
-                    })
-                    .collect(),
-            ),
-            ExprKind::Coerce(x, t) => ExprKind::Coerce(self.boxed(x), Box::new(self.ty(t))),
-            ExprKind::LetSizes(ns, p, v, body) => {
-                ExprKind::LetSizes(ns.clone(), self.pat(p), self.boxed(v), self.boxed(body))
-            }
+            _ => map_children(e, self),
         };
         Expr {
             id: e.id,
@@ -563,5 +470,20 @@ impl<'s> Elaborator<'s> {
             return Expr::new(ExprKind::Apply(Box::new(fv), args), span);
         }
         self.nest(head, args, d, span)
+    }
+}
+
+/// The kinds elaboration has nothing to say about are rebuilt from their
+/// elaborated parts.
+impl Mapper for Elaborator<'_> {
+    type Error = Infallible;
+    fn map_expr(&mut self, e: &Expr) -> Result<Expr, Self::Error> {
+        Ok(self.expr(e))
+    }
+    fn map_pat(&mut self, p: &Pat) -> Result<Pat, Self::Error> {
+        Ok(self.pat(p))
+    }
+    fn map_type(&mut self, t: &TypeExp) -> Result<TypeExp, Self::Error> {
+        Ok(self.ty(t))
     }
 }

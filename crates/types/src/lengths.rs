@@ -24,6 +24,7 @@ use std::rc::Rc;
 use urchin_base::diag::Diagnostic;
 use urchin_syntax::ast::*;
 use urchin_syntax::spine::{self, Head};
+use urchin_syntax::visit;
 
 /// The argument positions a primitive needs a length from, in groups: at
 /// least one argument of each group must be an array (`zip`, `map` and
@@ -187,23 +188,9 @@ pub(crate) fn simple_name(p: &Pat) -> Option<&Ident> {
 /// Whether `e` binds `x` in some part of it (then uses of `x` below it may
 /// be another variable, and are not looked at).
 fn binds(e: &Expr, x: &str) -> bool {
-    let pat = |p: &Pat| p.binders().iter().any(|(n, _)| &**n == x);
-    match &e.kind {
-        ExprKind::Lambda(ps, _, _) => ps.iter().any(pat),
-        ExprKind::Let(p, _, _) => pat(p),
-        ExprKind::LetSizes(ns, p, _, _) => ns.iter().any(|(n, _)| &**n == x) || pat(p),
-        ExprKind::LetFun(f) => &*f.name == x || f.params.iter().any(pat),
-        ExprKind::Match(_, cases) => cases.iter().any(|c| pat(&c.pat)),
-        ExprKind::Loop(l) => {
-            pat(&l.pat)
-                || match &l.form {
-                    LoopForm::For(i, _, _) => &**i == x,
-                    LoopForm::ForIn(p, _) => pat(p),
-                    LoopForm::While(_) => false,
-                }
-        }
-        _ => false,
-    }
+    let mut found = false;
+    visit::for_each_child(e, |_, bound| found |= bound.binds(x));
+    found
 }
 
 /// The first `rep` that AUTOMAP inserted (a `Var` in `inserted`) where

@@ -22,6 +22,7 @@ use std::rc::Rc;
 use urchin_base::diag::Diagnostic;
 use urchin_base::source::Span;
 use urchin_syntax::ast::*;
+use urchin_syntax::visit;
 
 type Result<T> = std::result::Result<T, Diagnostic>;
 
@@ -256,40 +257,17 @@ fn lifted(t: &TypeExp, globals: &Globals, params: &[TypeParam]) -> Option<String
 pub fn type_exps(d: &ValDec) -> Vec<&TypeExp> {
     let mut out: Vec<&TypeExp> = Vec::new();
     fn pat<'a>(p: &'a Pat, out: &mut Vec<&'a TypeExp>) {
-        match p {
-            Pat::Ascribed(inner, t, _) => {
-                out.push(t);
-                pat(inner, out);
-            }
-            Pat::Tuple(ps, _) | Pat::Constr(_, ps, _) => ps.iter().for_each(|p| pat(p, out)),
-            Pat::Record(fs, _) => fs.iter().flat_map(|(_, p)| p).for_each(|p| pat(p, out)),
-            Pat::Id(..) | Pat::Wildcard(_) | Pat::Literal(..) => {}
+        if let Pat::Ascribed(_, t, _) = p {
+            out.push(t);
         }
+        visit::sub_pats(p).for_each(|p| pat(p, out));
     }
     d.params.iter().for_each(|p| pat(p, &mut out));
     out.extend(&d.ret);
     let mut stack = vec![&d.body];
     while let Some(e) = stack.pop() {
-        match &e.kind {
-            ExprKind::Ascript(_, t) | ExprKind::Coerce(_, t) => out.push(t),
-            ExprKind::Lambda(ps, r, _) => {
-                ps.iter().for_each(|p| pat(p, &mut out));
-                out.extend(r.as_deref());
-            }
-            ExprKind::Let(p, _, _) | ExprKind::LetSizes(_, p, _, _) => pat(p, &mut out),
-            ExprKind::LetFun(f) => {
-                f.params.iter().for_each(|p| pat(p, &mut out));
-                out.extend(&f.ret);
-            }
-            ExprKind::Loop(l) => {
-                pat(&l.pat, &mut out);
-                if let LoopForm::ForIn(p, _) = &l.form {
-                    pat(p, &mut out);
-                }
-            }
-            ExprKind::Match(_, cases) => cases.iter().for_each(|c| pat(&c.pat, &mut out)),
-            _ => {}
-        }
+        visit::pats(e).for_each(|p| pat(p, &mut out));
+        out.extend(visit::type_exp(e));
         stack.extend(e.children());
     }
     out

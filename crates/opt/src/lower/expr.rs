@@ -74,19 +74,8 @@ impl<'t> Lower<'t> {
             }
             ExprKind::Record(fields) => {
                 let mut cs: Vec<(Option<Ident>, Val)> = Vec::new();
-                for f in fields {
-                    match f {
-                        RecordField::Field(n, x) => {
-                            cs.push((Some(n.clone()), self.expr(ctx, env, x)?))
-                        }
-                        RecordField::Pun(n, s) => {
-                            let v = env
-                                .get(n)
-                                .ok_or_else(|| Self::internal(format!("unbound {n}"), *s))?;
-                            // A pun's instance is recorded at the record.
-                            cs.push((Some(n.clone()), ctx.local_instance(e.id, v)));
-                        }
-                    }
+                for (n, x) in fields {
+                    cs.push((Some(n.clone()), self.expr(ctx, env, x)?));
                 }
                 cs.sort_by(|a, b| a.0.cmp(&b.0));
                 Ok(Val::Node(cs))

@@ -132,7 +132,8 @@ fn parens_tuples_records_arrays() {
         ("((a))", "a"),
         ("(a, b)", "(tuple a b)"),
         ("((a, b), c)", "(tuple (tuple a b) c)"),
-        ("{a = 1, b}", "{a=1 b}"),
+        // A pun is the field of the variable of its name.
+        ("{a = 1, b}", "{a=1 b=b}"),
         ("{}", "{}"),
         ("{x = {y = 2}}", "{x={y=2}}"),
         ("[1, 2, 3]", "[1 2 3]"),

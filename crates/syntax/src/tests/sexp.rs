@@ -137,13 +137,7 @@ pub fn expr(e: &Expr) -> String {
         ExprKind::ProjSection(fs) => format!("(.{})", fs.join(".")),
         ExprKind::ArrayLit(es) => format!("[{}]", join(es, expr)),
         ExprKind::Tuple(es) => format!("(tuple {})", join(es, expr)).replace(" )", ")"),
-        ExprKind::Record(fs) => format!(
-            "{{{}}}",
-            join(fs, |f| match f {
-                RecordField::Field(n, e) => format!("{n}={}", expr(e)),
-                RecordField::Pun(n, _) => n.to_string(),
-            })
-        ),
+        ExprKind::Record(fs) => format!("{{{}}}", join(fs, |(n, e)| format!("{n}={}", expr(e)))),
         ExprKind::Project(e, f) => format!("(. {} {f})", expr(e)),
         ExprKind::RecordUpdate(r, path, v) => {
             format!("(with {} {} {})", expr(r), path.join("."), expr(v))

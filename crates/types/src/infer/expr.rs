@@ -119,21 +119,15 @@ impl Infer<'_> {
             }
             ExprKind::Record(fields) => {
                 let mut ts: Vec<(Ident, Type)> = Vec::new();
-                for f in fields {
-                    let (n, t, span) = match f {
-                        RecordField::Field(n, x) => (n.clone(), self.infer(x)?, x.span),
-                        // A pun's instance is recorded at the record.
-                        RecordField::Pun(n, span) => match self.instantiate_local(n, e.id) {
-                            Some(t) => (n.clone(), t, *span),
-                            None => {
-                                return Err(self.unknown_name(&QualName::plain(n.clone()), *span));
-                            }
-                        },
-                    };
-                    if ts.iter().any(|(m, _)| *m == n) {
-                        return Err(Diagnostic::ty(format!("field `{n}` is given twice"), span));
+                for (n, x) in fields {
+                    let t = self.infer(x)?;
+                    if ts.iter().any(|(m, _)| m == n) {
+                        return Err(Diagnostic::ty(
+                            format!("field `{n}` is given twice"),
+                            x.span,
+                        ));
                     }
-                    ts.push((n, t));
+                    ts.push((n.clone(), t));
                 }
                 self.small_enough(Type::record(ts), e.span)
             }

@@ -27,6 +27,7 @@ use urchin_base::diag::Diagnostic;
 use urchin_base::source::Span;
 use urchin_prim::PrimType;
 use urchin_syntax::ast::*;
+use urchin_syntax::visit::{Mapper, try_map_children, try_map_pat_types};
 
 /// What a name means where it is used.
 pub enum Meaning<'e> {
@@ -356,20 +357,7 @@ impl<'s> Resolver<'s> {
 
     /// A pattern's types resolved (its binders are the caller's to bind).
     fn pat(&mut self, p: &Pat) -> R<Pat> {
-        Ok(match p {
-            Pat::Ascribed(inner, t, span) => {
-                Pat::Ascribed(Box::new(self.pat(inner)?), Box::new(self.ty(t)?), *span)
-            }
-            Pat::Tuple(ps, span) => Pat::Tuple(self.pats(ps)?, *span),
-            Pat::Constr(c, ps, span) => Pat::Constr(c.clone(), self.pats(ps)?, *span),
-            Pat::Record(fs, span) => Pat::Record(
-                fs.iter()
-                    .map(|(n, p)| Ok((n.clone(), p.as_ref().map(|p| self.pat(p)).transpose()?)))
-                    .collect::<R<Vec<_>>>()?,
-                *span,
-            ),
-            Pat::Id(..) | Pat::Wildcard(_) | Pat::Literal(..) => p.clone(),
-        })
+        try_map_pat_types(p, &mut |t| self.ty(t))
     }
 
     fn pats(&mut self, ps: &[Pat]) -> R<Vec<Pat>> {
@@ -386,10 +374,6 @@ impl<'s> Resolver<'s> {
         Ok(Box::new(self.expr(e)?))
     }
 
-    fn exprs(&mut self, es: &[Expr]) -> R<Vec<Expr>> {
-        es.iter().map(|e| self.expr(e)).collect()
-    }
-
     /// `e` with `x` bound (and unbound after).
     fn under(&mut self, binders: &[Ident], e: &Expr) -> R<Expr> {
         for x in binders {
@@ -402,23 +386,6 @@ impl<'s> Resolver<'s> {
 
     fn binders(p: &Pat) -> Vec<Ident> {
         p.binders().into_iter().map(|(x, _)| x).collect()
-    }
-
-    fn indices(&mut self, is: &[IndexExp]) -> R<Vec<IndexExp>> {
-        let opt =
-            |e: &Option<Box<Expr>>, r: &mut Self| e.as_deref().map(|e| r.boxed(e)).transpose();
-        is.iter()
-            .map(|i| {
-                Ok(match i {
-                    IndexExp::Single(e) => IndexExp::Single(self.expr(e)?),
-                    IndexExp::Slice { start, end, stride } => IndexExp::Slice {
-                        start: opt(start, self)?,
-                        end: opt(end, self)?,
-                        stride: opt(stride, self)?,
-                    },
-                })
-            })
-            .collect()
     }
 
     /// `M.N.x.f` where `M` is a module: the member, then the projections.
@@ -483,26 +450,6 @@ impl<'s> Resolver<'s> {
                 *op_span,
                 self.boxed(l)?,
                 self.boxed(r)?,
-            ),
-            ExprKind::Record(fs) => ExprKind::Record(
-                fs.iter()
-                    .map(|f| {
-                        Ok(match f {
-                            RecordField::Field(n, x) => {
-                                RecordField::Field(n.clone(), self.expr(x)?)
-                            }
-                            // A pun of a module-level value names it.
-                            RecordField::Pun(n, s) => match self.value(n) {
-                                Meaning::Value(ent) => {
-                                    let q = QualName::plain(n.clone()).resolved(ent);
-                                    RecordField::Field(n.clone(), Expr::new(ExprKind::Var(q), *s))
-                                }
-                                Meaning::Module(_) => return Err(module_as_value(n, *s)),
-                                _ => f.clone(),
-                            },
-                        })
-                    })
-                    .collect::<R<Vec<_>>>()?,
             ),
             ExprKind::Lambda(ps, ret, body) => {
                 let ps2 = self.pats(ps)?;
@@ -606,33 +553,7 @@ impl<'s> Resolver<'s> {
                 self.frames.pop();
                 ExprKind::OpenIn(m.clone(), x?)
             }
-            ExprKind::Ascript(x, t) => ExprKind::Ascript(self.boxed(x)?, Box::new(self.ty(t)?)),
-            ExprKind::Coerce(x, t) => ExprKind::Coerce(self.boxed(x)?, Box::new(self.ty(t)?)),
-            ExprKind::Index(a, is) => ExprKind::Index(self.boxed(a)?, self.indices(is)?),
-            ExprKind::Update(a, is, v) => {
-                ExprKind::Update(self.boxed(a)?, self.indices(is)?, self.boxed(v)?)
-            }
-            ExprKind::Project(x, f) => ExprKind::Project(self.boxed(x)?, f.clone()),
-            ExprKind::RecordUpdate(r, path, v) => {
-                ExprKind::RecordUpdate(self.boxed(r)?, path.clone(), self.boxed(v)?)
-            }
-            ExprKind::Apply(f, args) => ExprKind::Apply(self.boxed(f)?, self.exprs(args)?),
-            ExprKind::UnOp(op, x) => ExprKind::UnOp(*op, self.boxed(x)?),
-            ExprKind::If(c, t, f) => ExprKind::If(self.boxed(c)?, self.boxed(t)?, self.boxed(f)?),
-            ExprKind::Attr(a, x) => ExprKind::Attr(a.clone(), self.boxed(x)?),
-            ExprKind::Range(r) => ExprKind::Range(Box::new(Range {
-                start: self.expr(&r.start)?,
-                second: r.second.as_ref().map(|x| self.expr(x)).transpose()?,
-                end: self.expr(&r.end)?,
-                kind: r.kind,
-            })),
-            ExprKind::ArrayLit(es) => ExprKind::ArrayLit(self.exprs(es)?),
-            ExprKind::Tuple(es) => ExprKind::Tuple(self.exprs(es)?),
-            ExprKind::Constr(c, es) => ExprKind::Constr(c.clone(), self.exprs(es)?),
-            ExprKind::Literal(_)
-            | ExprKind::ProjSection(_)
-            | ExprKind::StringLit(_)
-            | ExprKind::Hole => e.kind.clone(),
+            _ => try_map_children(e, self)?,
         };
         Ok(Expr::new(kind, span))
     }
@@ -642,6 +563,21 @@ impl<'s> Resolver<'s> {
         let mut v = m.quals.clone();
         v.push(m.name.clone());
         v
+    }
+}
+
+/// The kinds that bind nothing and name nothing are rebuilt from their
+/// resolved parts.
+impl Mapper for Resolver<'_> {
+    type Error = Diagnostic;
+    fn map_expr(&mut self, e: &Expr) -> R<Expr> {
+        self.expr(e)
+    }
+    fn map_pat(&mut self, p: &Pat) -> R<Pat> {
+        self.pat(p)
+    }
+    fn map_type(&mut self, t: &TypeExp) -> R<TypeExp> {
+        self.ty(t)
     }
 }
 

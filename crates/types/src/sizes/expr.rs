@@ -86,13 +86,8 @@ impl<'a> Walker<'a> {
             ),
             ExprKind::Record(fields) => {
                 let mut fs = Vec::new();
-                for f in fields {
-                    match f {
-                        RecordField::Field(n, x) => fs.push((n.clone(), self.expr(x)?)),
-                        RecordField::Pun(n, _) => {
-                            fs.push((n.clone(), self.lookup(n).unwrap_or(Shape::Any)))
-                        }
-                    }
+                for (n, x) in fields {
+                    fs.push((n.clone(), self.expr(x)?));
                 }
                 fs.sort_by(|a, b| a.0.cmp(&b.0));
                 Shape::Record(fs)

@@ -788,14 +788,11 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn record(&mut self, fields: &[RecordField]) -> Result<Als> {
+    fn record(&mut self, fields: &[(Ident, Expr)]) -> Result<Als> {
         let mut parts = Vec::new();
-        for f in fields {
-            let (n, a, span) = match f {
-                RecordField::Field(n, x) => (n, self.expr(x)?, x.span),
-                RecordField::Pun(n, span) => (n, self.local(n, *span)?, *span),
-            };
-            parts.push((n.clone(), (a, self.vars.stamp(), span)));
+        for (n, x) in fields {
+            let a = self.expr(x)?;
+            parts.push((n.clone(), (a, self.vars.stamp(), x.span)));
         }
         let live: Vec<(Als, u64, Span)> = parts.iter().map(|(_, p)| p.clone()).collect();
         self.check_live(&live)?;
