@@ -291,6 +291,32 @@ fn map_with_rep_arguments() {
 }
 
 #[test]
+fn rep_arguments_of_maps_are_their_values_in_bulk() {
+    // map (\x r -> x + r[1] + reduce (+) 0 r) xs (rep ys): in every lane
+    // `r` is `ys`, in bulk as one element at a time, and bulk evaluation
+    // needs no retry per element to see it.
+    let p = build(&[("xs", arr(I64, 1)), ("ys", arr(I64, 1))], |b, ps| {
+        let r = b.rep(ps[1]);
+        vec![
+            b.map_fn(&[ps[0], r], |b, x| {
+                let e = b.index1(x[1], i(1));
+                let op = add_i64(b);
+                let s = b.reduce(op, None, &[x[1]])[0];
+                let t = b.bin(BinOp::Add, x[0], e);
+                vec![b.bin(BinOp::Add, t, s).into()]
+            })[0]
+                .into(),
+        ]
+    });
+    let args = vec![i64s(&[1, 2]), i64s(&[10, 20, 30])];
+    take_retried();
+    run_opts(&p, args.clone(), &EvalOptions::default()).expect("runs in bulk");
+    let retried = take_retried();
+    assert!(retried.is_empty(), "retried per element: {retried:?}");
+    expect(&p, args, &[i64s(&[81, 82])]);
+}
+
+#[test]
 fn rep_lengths_are_errors() {
     let msg = "the length of a rep is needed here but it has no length";
     let p = build(&[("x", ty_i64())], |b, ps| {
@@ -1801,6 +1827,40 @@ fn sums_of_element_wise_operations_over_lanes_are_fused_bit_for_bit() {
             }
         }
     }
+}
+
+#[test]
+fn matrix_products_from_negative_zero_keep_its_sign() {
+    // map (\r -> map (\c -> reduce (+) (-0.0) (map2 (*) r c)) yss) xss,
+    // large enough for a GEMM: -0.0 is float addition's neutral element,
+    // and products that are all -0.0 sum to -0.0 from it (a GEMM sums
+    // from +0.0, so it only computes sums from +0.0).
+    let n = 16;
+    let p = build(&[("xss", arr(F64, 2)), ("yss", arr(F64, 2))], |b, ps| {
+        let yss = ps[1];
+        let r = b.map_fn(&[ps[0]], |b, row| {
+            let row = row[0];
+            vec![
+                b.map_fn(&[yss], |b, col| {
+                    let pre = b.lambda(&[ty_f64(), ty_f64()], |b, v| {
+                        vec![b.bin(BinOp::Mul, v[0], v[1]).into()]
+                    });
+                    let add = b.binop_operator(BinOp::Add, F64, f(-0.0));
+                    vec![b.reduce(add, Some(pre), &[row, col[0]])[0].into()]
+                })[0]
+                    .into(),
+            ]
+        });
+        vec![r[0].into()]
+    });
+    let filled = |x: f64| {
+        Value::Array(Array::from_scalars(
+            F64,
+            vec![n, n],
+            &vec![Scalar::F64(x); n * n],
+        ))
+    };
+    expect(&p, vec![filled(1.0), filled(-0.0)], &[filled(-0.0)]);
 }
 
 /// The bulk result of `p`, which must equal per-element evaluation's to

@@ -1263,4 +1263,140 @@ mod tests {
         s.equate(&r(&[m], 0), &r(&[rr, a], 0), 7);
         assert_eq!(s.solve(), Err(RankError::Contradiction(7)));
     }
+
+    #[test]
+    fn one_unknown_is_solved_only_by_a_whole_non_negative_quotient() {
+        // 2x = 4 fixes x; 2x = 3 and 2x = -2 have no rank; a rigid rank
+        // is never fixed, even to a value that would fit.
+        let solve = |k: u32, konst_left: u32, kind: RankKind| {
+            let mut s = RankSystem::new();
+            let x = s.fresh(kind);
+            s.equate(&r(&[x, x], konst_left), &r(&[], k), 5);
+            s.solve().map(|()| s.final_of(x))
+        };
+        assert_eq!(solve(4, 0, RankKind::Assoc), Ok(Final::Const(2)));
+        assert_eq!(
+            solve(3, 0, RankKind::Assoc),
+            Err(RankError::Contradiction(5))
+        );
+        assert_eq!(
+            solve(0, 2, RankKind::Assoc),
+            Err(RankError::Contradiction(5))
+        );
+        assert_eq!(
+            solve(4, 0, RankKind::Rigid),
+            Err(RankError::Contradiction(5))
+        );
+    }
+
+    #[test]
+    fn a_rank_fixed_twice_must_agree() {
+        // With local solving off, the two equations meet in stage 3.
+        let solve = |a: u32, b: u32| {
+            let mut s = RankSystem::new();
+            s.ilp_only = true;
+            let x = s.fresh(RankKind::Assoc);
+            s.equate(&r(&[x], 0), &r(&[], a), 0);
+            s.equate(&r(&[x], 0), &r(&[], b), 1);
+            s.solve().map(|()| s.final_of(x))
+        };
+        assert_eq!(solve(1, 1), Ok(Final::Const(1)));
+        assert_eq!(solve(1, 2), Err(RankError::Contradiction(1)));
+    }
+
+    #[test]
+    fn offsets_between_unknown_ranks_are_kept_without_the_ilp() {
+        // `fᵢ yᵢ` relating c₁ = a + 1, c₂ = c₁ + 1 and c₂ = a + 2: mapping
+        // and replicating nothing satisfies all three, which the check
+        // without the ILP sees only with each offset's sign right.
+        let mut s = RankSystem::new();
+        let a = s.fresh(RankKind::Assoc);
+        let c1 = s.fresh(RankKind::Assoc);
+        let c2 = s.fresh(RankKind::Assoc);
+        for (i, (c, base, k)) in [(c1, a, 1), (c2, c1, 1), (c2, a, 2)]
+            .into_iter()
+            .enumerate()
+        {
+            let (_, m, rr) = s.add_app(vec![], i);
+            s.equate(&r(&[m, c], 0), &r(&[rr, base], k), i);
+        }
+        s.solve().unwrap();
+        assert_eq!(s.assignment(), vec![(0, 0); 3]);
+        assert_eq!(s.stats.ilp_solves, 0);
+        assert_eq!(s.final_of(c2), Final::Sym(a, 2));
+        assert_eq!(s.final_rank(&r(&[c2, c1], 1)), r(&[a, a], 4));
+    }
+
+    #[test]
+    fn a_sum_of_unknown_ranks_is_not_a_difference() {
+        // x + y = M − 1: mapping nothing would make a sum of ranks
+        // negative, so the one optimum maps once.
+        let mut s = RankSystem::new();
+        let x = s.fresh(RankKind::Assoc);
+        let y = s.fresh(RankKind::Assoc);
+        let (_, m, _) = s.add_app(vec![], 0);
+        s.equate(&r(&[x, y], 1), &r(&[m], 0), 0);
+        s.solve().unwrap();
+        assert_eq!(s.assignment(), vec![(1, 0)]);
+        assert_eq!(
+            (s.final_of(x), s.final_of(y)),
+            (Final::Const(0), Final::Const(0))
+        );
+        // x + y = 2 alone: some split of 2, not x = y + 2.
+        let mut s = RankSystem::new();
+        let x = s.fresh(RankKind::Assoc);
+        let y = s.fresh(RankKind::Assoc);
+        s.equate(&r(&[x, y], 0), &r(&[], 2), 0);
+        s.solve().unwrap();
+        match (s.final_of(x), s.final_of(y)) {
+            (Final::Const(a), Final::Const(b)) => assert_eq!(a + b, 2),
+            other => panic!("expected constant ranks, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_rank_above_a_rigid_one_is_feasible() {
+        // x = a + M with `a` rigid: x is `a` itself, with no map.
+        let mut s = RankSystem::new();
+        let a = s.fresh(RankKind::Rigid);
+        let x = s.fresh(RankKind::Assoc);
+        let (_, m, _) = s.add_app(vec![], 0);
+        s.equate(&r(&[x], 0), &r(&[a, m], 0), 0);
+        s.solve().unwrap();
+        assert_eq!(s.assignment(), vec![(0, 0)]);
+        assert_eq!(s.final_of(x), Final::Sym(a, 0));
+    }
+
+    #[test]
+    fn an_infeasible_system_points_at_the_first_equation_that_breaks_it() {
+        // Two satisfiable equations, then `(+) x` mapped over a rigid `a`
+        // (origin 12), then another satisfiable one.
+        let mut s = RankSystem::new();
+        let a = s.fresh(RankKind::Rigid);
+        let c = s.fresh(RankKind::Assoc);
+        let d = s.fresh(RankKind::Assoc);
+        let (_, m1, r1) = s.add_app(vec![], 10);
+        s.equate(&r(&[m1, c], 0), &r(&[r1, d], 0), 10);
+        s.equate(&r(&[c], 0), &r(&[d], 1), 11);
+        let (_, m2, r2) = s.add_app(vec![], 12);
+        s.equate(&r(&[m2], 0), &r(&[r2, a], 0), 12);
+        let (_, m3, r3) = s.add_app(vec![], 13);
+        s.equate(&r(&[m3, d], 0), &r(&[r3, c], 0), 13);
+        assert_eq!(s.solve(), Err(RankError::Contradiction(12)));
+    }
+
+    #[test]
+    fn an_application_with_only_its_map_count_known_is_not_solved_locally() {
+        // M = 0 from its own equation; R = y stays open for the ILP stage.
+        let mut s = RankSystem::new();
+        let y = s.fresh(RankKind::Assoc);
+        let (_, m, rr) = s.add_app(vec![], 0);
+        s.equate(&r(&[m], 0), &r(&[], 0), 0);
+        s.equate(&r(&[rr], 0), &r(&[y], 0), 1);
+        assert_eq!(s.value(m), Some(0));
+        s.solve().unwrap();
+        assert_eq!(s.stats.solved_locally, 0);
+        assert_eq!(s.assignment(), vec![(0, 0)]);
+        assert_eq!(s.final_of(y), Final::Const(0));
+    }
 }
