@@ -633,9 +633,11 @@ impl Repl {
 
     /// What an expression that is a name (`f`, `M.f`, `f64.+`) names.
     fn named_global(&self, e: &Expr) -> Option<(QualName, urchin_types::env::Global)> {
-        let ExprKind::Var(q) = self.session.resolve_expr(e).ok()?.kind else {
+        let resolved = self.session.resolve_expr(e).ok()?;
+        let ExprKind::Var(q) = &resolved.kind else {
             return None;
         };
+        let q = q.clone();
         let g = self.session.types.globals.lookup(&q)?;
         Some((q, g))
     }

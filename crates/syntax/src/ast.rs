@@ -1023,6 +1023,16 @@ pub struct LoopExp {
     pub body: Expr,
 }
 
+/// Dropping an expression frees its sub-expressions recursively: a deep
+/// tree (a chain of 10^5 operators) is freed on fresh stack segments
+/// rather than overflowing the thread's stack.
+impl Drop for Expr {
+    fn drop(&mut self) {
+        let kind = std::mem::replace(&mut self.kind, ExprKind::Hole);
+        urchin_base::stack::deep(move || drop(kind));
+    }
+}
+
 impl Expr {
     pub fn new(kind: ExprKind, span: Span) -> Expr {
         Expr {

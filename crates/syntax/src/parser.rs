@@ -491,9 +491,9 @@ fn dim<'a>(size: P<'a, Expr>) -> impl Parser<'a, In<'a>, Dim, Ex<'a>> + Clone {
             })
             .then_ignore(close.clone()),
         close.clone().to(Dim::Any),
-        size.then_ignore(close).map(|e| match e.kind {
+        size.then_ignore(close).map(|e| match &e.kind {
             // `[(n)]` is `[n]`: one spelling per size.
-            ExprKind::Var(q) if q.is_local() => Dim::Named(q.name),
+            ExprKind::Var(q) if q.is_local() => Dim::Named(q.name.clone()),
             _ => Dim::Exp(Box::new(e)),
         }),
     )))
@@ -1109,11 +1109,11 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                 .then(lambda.clone().or_not())
                 .map_with(|((f, mut args), last), e| {
                     args.extend(last);
-                    match f.kind {
+                    match &f.kind {
                         _ if args.is_empty() => f,
                         // A constructor's arguments are its payload.
                         ExprKind::Constr(c, payload) if payload.is_empty() => {
-                            Expr::new(ExprKind::Constr(c, args), e.span())
+                            Expr::new(ExprKind::Constr(c.clone(), args), e.span())
                         }
                         _ => Expr::new(ExprKind::Apply(boxed(f), args), e.span()),
                     }

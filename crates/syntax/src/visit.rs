@@ -579,7 +579,7 @@ mod tests {
 
     #[test]
     fn sub_patterns_and_pattern_types() {
-        let p = match parse("\\(a, {b = (c: i32), d}) -> a").kind {
+        let p = match &parse("\\(a, {b = (c: i32), d}) -> a").kind {
             ExprKind::Lambda(ps, _, _) => ps[0].clone(),
             _ => unreachable!("a lambda"),
         };
