@@ -220,19 +220,18 @@ impl Straight {
         n: usize,
         stop: Option<&AtomicBool>,
     ) -> Option<Vec<LVal>> {
+        let run = (par, inputs, n, stop);
         match self.ty {
-            PrimType::F64 => self.run_as::<f64>(par, inputs, n, stop),
-            PrimType::F32 => self.run_as::<f32>(par, inputs, n, stop),
+            PrimType::F64 => self.run_as::<f64>(run),
+            PrimType::F32 => self.run_as::<f32>(run),
             _ => None,
         }
     }
 
+    /// [`Self::run`] with elements of type `T`.
     fn run_as<T: Element>(
         &self,
-        par: Par<'_>,
-        inputs: &[Input],
-        n: usize,
-        stop: Option<&AtomicBool>,
+        (par, inputs, n, stop): (Par<'_>, &[Input], usize, Option<&AtomicBool>),
     ) -> Option<Vec<LVal>> {
         if self.results.is_empty() {
             return None;

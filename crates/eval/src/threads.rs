@@ -161,6 +161,9 @@ impl<'a> Par<'a> {
     /// out (it evaluates with [`Par::one`]), as a kernel's pieces would
     /// queue behind them.
     pub fn chunk_pool(self) -> Option<(&'a rayon::ThreadPool, usize)> {
+        if NO_THREADS {
+            return None;
+        }
         Some((self.pool?, self.threads))
     }
 
@@ -173,6 +176,9 @@ impl<'a> Par<'a> {
         grain: usize,
         align: usize,
     ) -> Option<(&'a rayon::ThreadPool, usize, usize)> {
+        if NO_THREADS {
+            return None;
+        }
         let pool = self.pool?;
         let grain = (grain * self.grain_scale).max(1);
         if len < 2 * grain {
