@@ -227,10 +227,10 @@ fn agree(direct: &[Value], derived: &[Value]) -> Result<(), String> {
 /// Checks the `:vjp` and `:jvp` programs of every function of `file`.
 fn check_file(file: &Path, tally: &mut Tally) {
     let text = std::fs::read_to_string(file).expect("read the program");
-    let mut repl = Repl::new(false);
+    let mut repl = Repl::with_session(crate::support::session(), false);
     let mut out = String::new();
     repl.feed(&format!(":load {}", file.display()), &mut out);
-    let mut session = Session::new();
+    let mut session = crate::support::session();
     if let Err(ds) = session.load(&file.display().to_string(), &text) {
         tally
             .failures
@@ -277,7 +277,7 @@ fn check_function(
             .push(format!("{what}: no definition in\n{program}"));
         return;
     };
-    let mut fresh = Session::new();
+    let mut fresh = crate::support::session();
     if let Err(ds) = fresh.load("<derivative>", &program) {
         let msgs: Vec<&str> = ds.iter().map(|d| d.message.as_str()).collect();
         tally

@@ -7,7 +7,7 @@ use urchin_syntax as syntax;
 use urchin_types::CheckedDef;
 
 fn session(program: &str) -> Session {
-    let mut s = Session::new();
+    let mut s = crate::support::session();
     if let Err(d) = s.load("<test>", program) {
         panic!("{}", urchin_base::diag::render_all(&d, &s.sources, false));
     }
@@ -32,7 +32,7 @@ fn run_in(s: &mut Session, expr: &str) -> Result<String, (RuntimeErrorKind, Stri
 }
 
 fn run(expr: &str) -> Result<String, (RuntimeErrorKind, String)> {
-    run_in(&mut Session::new(), expr)
+    run_in(&mut crate::support::session(), expr)
 }
 
 fn ok(expr: &str) -> String {
@@ -47,7 +47,7 @@ fn err(expr: &str) -> (RuntimeErrorKind, String) {
 }
 
 fn steps(expr: &str) -> u64 {
-    let mut s = Session::new();
+    let mut s = crate::support::session();
     let c = checked(&mut s, expr);
     eval_expr(&s, &c, &Options::default())
         .map(|e| e.steps)
@@ -311,7 +311,7 @@ fn prelude_definitions_unfold() {
 
 #[test]
 fn reverse_mode_is_reported_unsupported() {
-    let mut s = Session::new();
+    let mut s = crate::support::session();
     let c = checked(&mut s, "vjp (\\x -> x * x) 3.0 1.0");
     match eval_expr(&s, &c, &Options::default()) {
         Err(Stop::Error(RuntimeError {
@@ -370,7 +370,7 @@ fn jvp_by_dual_numbers() {
 
 #[test]
 fn jvp_trace_shows_dual_numbers() {
-    let mut s = Session::new();
+    let mut s = crate::support::session();
     let c = checked(&mut s, "jvp (\\x -> x * x) 3.0 1.0");
     let t = step_trace(&s, &c, &TraceOptions::default());
     assert!(
@@ -383,7 +383,7 @@ fn jvp_trace_shows_dual_numbers() {
 #[test]
 fn unflatten_is_reported_unsupported() {
     // Its sizes come from its argument's type.
-    let mut s = Session::new();
+    let mut s = crate::support::session();
     let c = checked(&mut s, "unflatten [1, 2, 3, 4]");
     match eval_expr(&s, &c, &Options::default()) {
         Err(Stop::Error(RuntimeError {
@@ -409,7 +409,7 @@ fn step_counts() {
 
 #[test]
 fn the_budget_stops_long_runs() {
-    let mut s = Session::new();
+    let mut s = crate::support::session();
     let c = checked(&mut s, "loop x = 0 for i < 1000 do x + i");
     let opts = Options {
         max_steps: 100,
@@ -426,7 +426,7 @@ fn long_arrays_do_not_overflow_the_stack() {
 
 #[test]
 fn repl_values_are_values() {
-    let mut s = Session::new();
+    let mut s = crate::support::session();
     s.bind_value(
         "xs",
         urchin_types::ty::Type::prim(urchin_prim::PrimType::I32).array(1),
@@ -443,7 +443,7 @@ fn repl_values_are_values() {
 
 #[test]
 fn traces_mark_the_redex() {
-    let mut s = Session::new();
+    let mut s = crate::support::session();
     let c = checked(&mut s, "[1, 2] + 1");
     let t = step_trace(&s, &c, &TraceOptions::default());
     assert_eq!(

@@ -6,12 +6,18 @@ use proptest::test_runner::TestRunner;
 use std::fmt;
 use std::rc::Rc;
 use urchin::driver::Session;
+use urchin::host::Host;
 use urchin_base::diag::Diagnostic;
 
-/// A session with the prelude loaded ([`Session::new`] copies one checked
-/// once per thread).
+thread_local! {
+    /// The prelude, checked once per test thread (about 35 ms each time).
+    static PRELUDE: Session = Session::new();
+}
+
+/// A session with the prelude loaded: a copy of this thread's, with a host
+/// (and interrupt flag) of its own.
 pub fn session() -> Session {
-    Session::new()
+    PRELUDE.with(|p| p.with_new_host(Host::default()))
 }
 
 /// A strategy made by `make` when a value is drawn from it. A recursive
