@@ -488,9 +488,19 @@ impl Session {
         }
     }
 
+    /// Names resolved in the top-level scope.
+    pub fn resolver(&self) -> Resolver<'_> {
+        Resolver::new(&self.scope.env, self.types.node_ids())
+    }
+
+    /// The numbers of the expression nodes the session makes.
+    pub fn node_ids(&self) -> &urchin_syntax::ast::NodeIds {
+        self.types.node_ids()
+    }
+
     /// What a name, possibly qualified (`M.f`), refers to at the top level.
     pub fn lookup_value(&self, q: &QualName) -> Option<Global> {
-        let resolver = Resolver::new(&self.scope.env);
+        let resolver = self.resolver();
         let entity = if q.quals.is_empty() {
             match resolver.value(&q.name) {
                 Meaning::Value(e) => Some(e),
@@ -514,7 +524,7 @@ impl Session {
     /// The module a path (`M`, `M.N`) names at the top level.
     pub fn lookup_module(&self, path: &[urchin_syntax::ast::Ident]) -> Option<Module> {
         let (last, quals) = path.split_last()?;
-        let resolver = Resolver::new(&self.scope.env);
+        let resolver = self.resolver();
         if quals.is_empty() {
             return match resolver.value(last) {
                 Meaning::Module(m) => Some(m.clone()),
@@ -533,9 +543,7 @@ impl Session {
     pub fn lookup_type(&self, q: &QualName) -> Option<Rc<TypeAbbrev>> {
         let env = match q.quals.is_empty() {
             true => Rc::new(self.scope.env.clone()),
-            false => Resolver::new(&self.scope.env)
-                .module(&q.quals, Span::default())
-                .ok()?,
+            false => self.resolver().module(&q.quals, Span::default()).ok()?,
         };
         self.types.globals.type_abbrev(*env.types.get(&q.name)?)
     }
@@ -548,7 +556,7 @@ impl Session {
     /// An expression typed at the prompt with its names resolved in the
     /// top-level scope.
     pub fn resolve_expr(&self, e: &Expr) -> Result<Expr, Diagnostic> {
-        Resolver::new(&self.scope.env).expr(e)
+        self.resolver().expr(e)
     }
 
     pub fn def(&self, id: DefId) -> &Rc<CheckedDef> {

@@ -111,7 +111,7 @@ pub(super) fn grad(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Resul
         d.warning = true;
         r.report(&d, sink);
     }
-    let g = gradient_expr(head, args, one, e.span);
+    let g = gradient_expr(r.session.node_ids(), head, args, one, e.span);
     let gradient = r.measure(&g, stats, sink)?;
     let text = print::value(&gradient.ty, &gradient.leaves, r.color, r.show);
     sink.out(&format!("{text}\n"));
@@ -133,12 +133,14 @@ pub(super) fn grad(r: &mut Repl, inv: &Invocation, sink: &mut dyn Sink) -> Resul
 /// `vjp f x 1`, or for several arguments
 /// `vjp (\(x₀, x₁) -> f x₀ x₁) (a, b) 1`. The lambda's names cannot be
 /// written by a user, so they capture nothing.
-fn gradient_expr(head: &Expr, args: &[Expr], one: PrimType, span: Span) -> Expr {
-    let node = |kind| Expr {
-        id: urchin_syntax::ast::NodeId::fresh(),
-        span,
-        kind,
-    };
+fn gradient_expr(
+    ids: &urchin_syntax::ast::NodeIds,
+    head: &Expr,
+    args: &[Expr],
+    one: PrimType,
+    span: Span,
+) -> Expr {
+    let node = |kind| ids.expr(kind, span);
     let var = |name: &str| node(ExprKind::Var(QualName::plain(name)));
     let (f, point) = if let [a] = args {
         (head.clone(), a.clone())

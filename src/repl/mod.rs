@@ -795,7 +795,7 @@ impl Repl {
     /// evaluated now and its value kept.
     fn bind_let(&mut self, v: &ValDec, sink: &mut dyn Sink) -> Result<(), Failed> {
         let body = match &v.ret {
-            Some(t) => Expr::new(
+            Some(t) => self.session.node_ids().expr(
                 ExprKind::Ascript(Box::new(v.body.clone()), Box::new(t.clone())),
                 v.body.span,
             ),
@@ -822,14 +822,15 @@ impl Repl {
     /// each name to its part.
     fn bind_pattern(&mut self, p: &Pat, e: &Expr, sink: &mut dyn Sink) -> Result<(), Failed> {
         let names = p.binders();
+        let ids = self.session.node_ids();
         let var = |(n, span): &(Ident, urchin_base::source::Span)| {
-            Expr::new(ExprKind::Var(QualName::plain(n.clone())), *span)
+            ids.expr(ExprKind::Var(QualName::plain(n.clone())), *span)
         };
         let result = match names.as_slice() {
             [one] => var(one),
-            _ => Expr::new(ExprKind::Tuple(names.iter().map(var).collect()), p.span()),
+            _ => ids.expr(ExprKind::Tuple(names.iter().map(var).collect()), p.span()),
         };
-        let whole = Expr::new(
+        let whole = ids.expr(
             ExprKind::Let(p.clone(), Box::new(e.clone()), Box::new(result)),
             e.span,
         );

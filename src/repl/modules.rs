@@ -8,7 +8,6 @@ use urchin_syntax::ast::{Liftedness, QualName, TypeExp, TypeParam};
 use urchin_syntax::pretty;
 use urchin_types::env::TypeAbbrev;
 use urchin_types::modules::env::{Env, FunctorBody, ModTy, Module, SigSpec};
-use urchin_types::modules::resolve::Resolver;
 
 /// The names `now` binds that `before` does not (or binds to something
 /// else), per name space in definition order.
@@ -73,7 +72,7 @@ impl Repl {
             Vec::new(),
             *span,
         );
-        let here = Resolver::new(&self.session.scope.env).ty(&bare);
+        let here = self.session.resolver().ty(&bare);
         if matches!(&here, Ok(TypeExp::Named(p, ..)) if p.entity == Some(e)) {
             return t.clone();
         }

@@ -356,7 +356,7 @@ fn function_figure(
     let sampled: Result<Vec<Series>, Failed> = wanted
         .into_iter()
         .map(|(name, mode)| {
-            let e = sampling_expr(f, mode, p);
+            let e = sampling_expr(r.session.node_ids(), f, mode, p);
             let checked = r.checked(&e, sink)?;
             let (_, leaves, _) = r.compute(&e, &checked, "the plotted function", sink)?;
             let ys = leaves.first().and_then(numbers).map(|(_, ys)| ys);
@@ -387,9 +387,14 @@ fn series_name(text: &str) -> String {
 }
 
 /// `map f xs₀`, `map (\x₀ -> jvp f x₀ 1) xs₀` or the same with `vjp`.
-fn sampling_expr(f: &Expr, mode: Option<&str>, p: PrimType) -> Expr {
+fn sampling_expr(
+    ids: &urchin_syntax::ast::NodeIds,
+    f: &Expr,
+    mode: Option<&str>,
+    p: PrimType,
+) -> Expr {
     let span: Span = f.span;
-    let node = |kind| Expr::new(kind, span);
+    let node = |kind| ids.expr(kind, span);
     let var = |name: &str| node(ExprKind::Var(QualName::plain(name)));
     let g = match mode {
         None => f.clone(),

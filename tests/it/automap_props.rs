@@ -29,7 +29,7 @@ use proptest::test_runner::TestCaseError;
 use std::collections::HashMap;
 use std::rc::Rc;
 use urchin::driver::show_dec;
-use urchin_syntax::ast::{Dec, NodeId, Program};
+use urchin_syntax::ast::{Dec, NodeIds, Program};
 use urchin_syntax::spine::SpineKey;
 use urchin_types::elab::Elaborator;
 
@@ -518,7 +518,7 @@ fn forwards(text: &str, pick: u64) -> Result<(), TestCaseError> {
                     .map(move |(k, _)| (i, *k))
             })
             .collect();
-        v.sort_by_key(|(i, (NodeId(n), k))| (*i, *n, *k));
+        v.sort_by_key(|(i, (id, k))| (*i, *id, *k));
         v
     };
     if spines.is_empty() {
@@ -541,7 +541,7 @@ fn forwards(text: &str, pick: u64) -> Result<(), TestCaseError> {
             .map(|(k, s)| (*k, s.clone()))
             .collect();
         removed_cost += partial.values().map(|s| cost(s)).sum::<usize>();
-        let dec = Elaborator::new(&partial).dec(&d.source);
+        let dec = Elaborator::new(&partial, &NodeIds::made()).dec(&d.source);
         written.push_str(&urchin_syntax::pretty::dec(&Dec::Val(Box::new(dec))));
         written.push('\n');
     }

@@ -17,7 +17,7 @@ fn sp() -> Span {
 }
 
 fn mk(kind: ExprKind) -> Expr {
-    Expr::new(kind, sp())
+    Expr::unchecked(kind, sp())
 }
 
 fn ident() -> S<Ident> {

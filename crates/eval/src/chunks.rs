@@ -67,21 +67,6 @@ use urchin_prim::Scalar;
 use urchin_runtime::Raise;
 use urchin_runtime::value::{AccCell, Array, Element, Value};
 
-#[cfg(test)]
-thread_local! {
-    /// The failures of bulk evaluation that were retried per element, so
-    /// that tests can check that they are only genuine errors.
-    pub(crate) static RETRIED: std::cell::RefCell<Vec<Fail>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Records a bulk failure that is about to be retried per element (in
-/// tests only).
-#[cfg_attr(not(test), allow(unused_variables))]
-fn retrying(e: &Fail) {
-    #[cfg(test)]
-    RETRIED.with(|r| r.borrow_mut().push(e.clone()));
-}
-
 /// Elements of temporaries (over all the chunks left) below which the
 /// chunks of a SOAC stay on the calling thread (scaled by the options'
 /// `grain_scale`, as the kernels' grains are).
@@ -290,7 +275,10 @@ impl<'p> Interp<'p> {
                     }
                     Err(e) if e.is_interrupt() => return Err(e),
                     Err(e) => {
-                        retrying(&e);
+                        self.stats.retried.push(match &e {
+                            Fail::Error(e, _) => Some(e.kind),
+                            Fail::Irregular => None,
+                        });
                         self.discard_acc_log();
                         in_bulk = !matches!(e, Fail::Irregular);
                         op.elements(self, &chunk, c, carry)?

@@ -128,6 +128,12 @@ pub struct EvalStats {
     pub peak_live_bytes: usize,
     /// The same, counting only variables in `checkpoint_vars`.
     pub peak_checkpoint_bytes: usize,
+    /// The chunks of SOACs that bulk evaluation gave up on and evaluated
+    /// element by element, each with why: an error's kind (the elements
+    /// then raise it again, or find it was a lane they do not compute),
+    /// or `None` for lanes of different shapes. It costs time, never
+    /// changes a value.
+    pub retried: Vec<Option<urchin_runtime::RuntimeErrorKind>>,
 }
 
 /// What evaluating a function computes about its program before it runs
@@ -215,6 +221,7 @@ pub fn run_prepared(
     stats.peak_checkpoint_bytes = stats
         .peak_checkpoint_bytes
         .max(it.stats().peak_checkpoint_bytes);
+    stats.retried.extend_from_slice(&it.stats().retried);
     // The device keeps the arrays that outlive the evaluation: the
     // interpreter's own must be gone first.
     drop(it);

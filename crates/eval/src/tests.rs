@@ -82,12 +82,21 @@ pub(super) fn run_opts(
     args: Vec<Value>,
     opts: &EvalOptions,
 ) -> Result<Vec<Value>, RuntimeError> {
-    run_function(&p.0, &p.1, args, opts, &mut EvalStats::default())
+    run_retried(p, args, opts).0
 }
 
-/// The bulk failures retried per element since the last call.
-pub(super) fn take_retried() -> Vec<super::error::Fail> {
-    super::chunks::RETRIED.with(|r| std::mem::take(&mut *r.borrow_mut()))
+/// [`run_opts`], and why chunks were retried per element.
+pub(super) fn run_retried(
+    p: &(Program, Function),
+    args: Vec<Value>,
+    opts: &EvalOptions,
+) -> (
+    Result<Vec<Value>, RuntimeError>,
+    Vec<Option<RuntimeErrorKind>>,
+) {
+    let mut stats = EvalStats::default();
+    let out = run_function(&p.0, &p.1, args, opts, &mut stats);
+    (out, stats.retried)
 }
 
 /// Runs in bulk and per element, checks that both agree, and returns the
@@ -95,15 +104,11 @@ pub(super) fn take_retried() -> Vec<super::error::Fail> {
 /// of genuine errors or irregular shapes, never because of an internal
 /// error.
 pub(super) fn run(p: &(Program, Function), args: Vec<Value>) -> Result<Vec<Value>, RuntimeError> {
-    take_retried();
-    let bulk = run_opts(p, args.clone(), &EvalOptions::default());
-    for e in take_retried() {
-        if let super::error::Fail::Error(e, _) = e
-            && e.kind == RuntimeErrorKind::Internal
-        {
-            panic!("bulk evaluation failed internally: {}", e.message);
-        }
-    }
+    let (bulk, retried) = run_retried(p, args.clone(), &EvalOptions::default());
+    assert!(
+        !retried.contains(&Some(RuntimeErrorKind::Internal)),
+        "bulk evaluation failed internally: {bulk:?}"
+    );
     let per = run_opts(
         p,
         args,
@@ -309,9 +314,8 @@ fn rep_arguments_of_maps_are_their_values_in_bulk() {
         ]
     });
     let args = vec![i64s(&[1, 2]), i64s(&[10, 20, 30])];
-    take_retried();
-    run_opts(&p, args.clone(), &EvalOptions::default()).expect("runs in bulk");
-    let retried = take_retried();
+    let (out, retried) = run_retried(&p, args.clone(), &EvalOptions::default());
+    out.expect("runs in bulk");
     assert!(retried.is_empty(), "retried per element: {retried:?}");
     expect(&p, args, &[i64s(&[81, 82])]);
 }

@@ -30,8 +30,8 @@ use urchin_core::pretty::Printer;
 use urchin_core::visit::free_in_exp;
 use urchin_prim::{BinOp, PrimType, UnOp};
 use urchin_syntax::ast::{
-    self, BinOpKind, DefKeyword, Dim, Expr, ExprKind, IndexExp, NodeId, Pat, QualName, TypeExp,
-    UnOpKind, ValDec,
+    self, BinOpKind, DefKeyword, Dim, Expr, ExprKind, IndexExp, NodeId, NodeIds, Pat, QualName,
+    TypeExp, UnOpKind, ValDec,
 };
 use urchin_syntax::pretty;
 
@@ -160,7 +160,7 @@ struct Back<'p> {
     /// The sweep of the last note in the `let` chain being built.
     current: Option<&'static str>,
     notes: HashMap<NodeId, String>,
-    next_id: u32,
+    ids: NodeIds,
     /// The accumulator an `upd`'s result (or a lambda's accumulator
     /// parameter) stands for.
     alias: HashMap<Var, Var>,
@@ -204,7 +204,7 @@ impl<'p> Back<'p> {
             enclosing: Origin::User,
             current: None,
             notes: HashMap::new(),
-            next_id: 0,
+            ids: NodeIds::made(),
             alias,
             uses,
             binding: Vec::new(),
@@ -215,12 +215,7 @@ impl<'p> Back<'p> {
     }
 
     fn node(&mut self, kind: ExprKind) -> Expr {
-        self.next_id += 1;
-        Expr {
-            id: NodeId(self.next_id),
-            span: span(),
-            kind,
-        }
+        self.ids.expr(kind, span())
     }
 
     fn function(&mut self, f: &Function) -> ast::Dec {
@@ -442,7 +437,7 @@ impl<'p> Back<'p> {
                 let mut out = Vec::new();
                 self.stm(s, &mut out);
                 if let [bd] = out.as_mut_slice() {
-                    return std::mem::replace(&mut bd.exp, Expr::new(ExprKind::Hole, span()));
+                    return std::mem::replace(&mut bd.exp, Expr::unchecked(ExprKind::Hole, span()));
                 }
                 let result = self.var(s.pat[0]);
                 return self.chain(out, result);

@@ -12,24 +12,75 @@
 pub use crate::erase::Erase;
 use std::fmt;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU32, Ordering};
 use urchin_base::source::Span;
 use urchin_prim::PrimType;
 
 /// An identifier. Cheap to clone.
 pub type Ident = Rc<str>;
 
-/// Identity of an expression node, unique for the whole process so that
-/// side tables of separately parsed inputs (prelude, files, REPL lines) can
-/// live together.
+/// Identity of an expression node: the source it was parsed from and its
+/// number there, or a number among the nodes a session made itself (name
+/// resolution, elaboration, REPL commands). Unique in a session, so that
+/// side tables of separately parsed inputs (prelude, files, REPL lines)
+/// can live together; the same text parsed as the same source numbers its
+/// nodes the same way. `NodeId::default()` is no node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct NodeId(pub u32);
+pub struct NodeId {
+    space: u32,
+    n: u32,
+}
 
-static NEXT_NODE: AtomicU32 = AtomicU32::new(1);
+/// Hands out [`NodeId`]s in one space: a source's (the parser makes one
+/// per parse) or a session's own (the checker's environment holds it).
+#[derive(Debug)]
+pub struct NodeIds {
+    space: u32,
+    last: std::cell::Cell<u32>,
+}
 
-impl NodeId {
-    pub fn fresh() -> NodeId {
-        NodeId(NEXT_NODE.fetch_add(1, Ordering::Relaxed))
+impl NodeIds {
+    /// The space of nodes made by a session rather than parsed.
+    const MADE: u32 = u32::MAX;
+
+    /// Numbers for the nodes parsed from `file`.
+    pub fn of_source(file: urchin_base::source::FileId) -> NodeIds {
+        NodeIds {
+            space: file.0,
+            last: Default::default(),
+        }
+    }
+
+    /// Numbers for the nodes a session makes.
+    pub fn made() -> NodeIds {
+        NodeIds {
+            space: Self::MADE,
+            last: Default::default(),
+        }
+    }
+
+    pub fn fresh(&self) -> NodeId {
+        // Numbers start at 1: `NodeId::default()` is never handed out.
+        let n = self.last.get() + 1;
+        self.last.set(n);
+        NodeId {
+            space: self.space,
+            n,
+        }
+    }
+
+    /// A new node.
+    pub fn expr(&self, kind: ExprKind, span: Span) -> Expr {
+        Expr {
+            id: self.fresh(),
+            span,
+            kind,
+        }
+    }
+}
+
+impl Default for NodeIds {
+    fn default() -> NodeIds {
+        NodeIds::made()
     }
 }
 
@@ -319,7 +370,7 @@ impl ValDec {
     /// The definition with `n` more parameters, applying its body to them:
     /// `def main = map f` becomes `def main x = map f x` (a declared return
     /// type becomes an ascription of the body: `(body : t) x`).
-    pub fn eta_expand(&self, n: usize) -> ValDec {
+    pub fn eta_expand(&self, n: usize, ids: &NodeIds) -> ValDec {
         // A lambda's parameters become the definition's own:
         // `def inc = \(x: i32) -> x + 1` is `def inc (x: i32) = x + 1`.
         if let (ExprKind::Lambda(ps, ret, body), None) = (&self.body.kind, &self.ret) {
@@ -332,7 +383,7 @@ impl ValDec {
                 ..self.clone()
             };
             return match n.checked_sub(ps.len()) {
-                Some(rest) if rest > 0 => d.eta_expand(rest),
+                Some(rest) if rest > 0 => d.eta_expand(rest, ids),
                 _ => d,
             };
         }
@@ -341,14 +392,14 @@ impl ValDec {
         for _ in 0..n {
             let taken: Vec<Expr> = names
                 .iter()
-                .map(|x| Expr::new(ExprKind::Var(QualName::plain(x.clone())), span))
+                .map(|x| ids.expr(ExprKind::Var(QualName::plain(x.clone())), span))
                 .collect();
             let mut es: Vec<&Expr> = taken.iter().collect();
             es.push(&self.body);
             names.push(fresh_name(&es));
         }
         let head = match &self.ret {
-            Some(t) => Expr::new(
+            Some(t) => ids.expr(
                 ExprKind::Ascript(Box::new(self.body.clone()), Box::new(t.clone())),
                 self.body.span,
             ),
@@ -356,14 +407,14 @@ impl ValDec {
         };
         let args = names
             .iter()
-            .map(|x| Expr::new(ExprKind::Var(QualName::plain(x.clone())), span))
+            .map(|x| ids.expr(ExprKind::Var(QualName::plain(x.clone())), span))
             .collect();
         let mut params = self.params.clone();
         params.extend(names.into_iter().map(|x| Pat::Id(x, span)));
         ValDec {
             params,
             ret: None,
-            body: Expr::new(ExprKind::Apply(Box::new(head), args), self.body.span),
+            body: ids.expr(ExprKind::Apply(Box::new(head), args), self.body.span),
             ..self.clone()
         }
     }
@@ -1034,9 +1085,10 @@ impl Drop for Expr {
 }
 
 impl Expr {
-    pub fn new(kind: ExprKind, span: Span) -> Expr {
+    /// A node that is only printed, never checked: it has no identity.
+    pub fn unchecked(kind: ExprKind, span: Span) -> Expr {
         Expr {
-            id: NodeId::fresh(),
+            id: NodeId::default(),
             span,
             kind,
         }

@@ -244,7 +244,7 @@ impl Erase for Expr {
     fn erase(&self) -> Expr {
         // Through `stack::deep`: an operator chain is long, not deep.
         urchin_base::stack::deep(|| Expr {
-            id: NodeId(0),
+            id: NodeId::default(),
             span: z(),
             kind: map_children(self, &mut Eraser),
         })

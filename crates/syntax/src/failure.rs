@@ -2,9 +2,11 @@
 //! was expected in the words of the language, where a bracket is left
 //! open, and what the user probably meant.
 
+use crate::ast::NodeIds;
 use crate::parser::{OPERATOR, P, PErr};
 use crate::token::{Keyword, Token};
 use chumsky::input::Input as _;
+use chumsky::inspector::SimpleState;
 use chumsky::prelude::*;
 use urchin_base::diag::Diagnostic;
 use urchin_base::source::{FileId, Span};
@@ -38,8 +40,11 @@ pub(crate) fn run<'a, O>(
     text_len: usize,
 ) -> Result<O, Failure> {
     let eoi = Span::new(file, text_len, text_len);
+    // Nodes are numbered in their source: the same text parsed as the
+    // same source gets the same ids.
+    let mut ids = SimpleState(NodeIds::of_source(file));
     let (out, errs) = parser
-        .parse(tokens.split_token_span(eoi))
+        .parse_with_state(tokens.split_token_span(eoi), &mut ids)
         .into_output_errors();
     match (out, errs.first()) {
         (Some(o), None) => Ok(o),

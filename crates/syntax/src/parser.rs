@@ -22,6 +22,7 @@
 use super::ast::*;
 use super::token::{Keyword, Token};
 use chumsky::input::MappedInput;
+use chumsky::inspector::SimpleState;
 use chumsky::prelude::*;
 use std::rc::Rc;
 use urchin_base::source::Span;
@@ -29,7 +30,14 @@ use urchin_prim::PrimType;
 
 pub(crate) type In<'a> = MappedInput<'a, Token, Span, &'a [(Token, Span)]>;
 pub(crate) type PErr<'a> = Rich<'a, Token, Span>;
-type Ex<'a> = extra::Err<PErr<'a>>;
+type Ex<'a> = extra::Full<PErr<'a>, SimpleState<NodeIds>, ()>;
+type Extra<'a, 'b> = chumsky::input::MapExtra<'a, 'b, In<'a>, Ex<'a>>;
+
+/// A new node, numbered in the source being parsed.
+fn node(e: &mut Extra<'_, '_>, kind: ExprKind) -> Expr {
+    let span = e.span();
+    e.state().expr(kind, span)
+}
 pub(crate) type P<'a, O> = Boxed<'a, 'a, In<'a>, O, Ex<'a>>;
 
 /// The entry points of the grammar.
@@ -753,19 +761,19 @@ fn loose_path<'a>(indices: P<'a, Vec<IndexExp>>) -> P<'a, (Step, Vec<Step>)> {
 }
 
 /// `base` followed by the steps: `base[i].f`.
-fn follow(base: Expr, steps: &[Step], span: Span) -> Expr {
+fn follow(ids: &NodeIds, base: Expr, steps: &[Step], span: Span) -> Expr {
     steps.iter().fold(base, |x, step| {
         let kind = match step {
             Step::Index(is) => ExprKind::Index(boxed(x), is.clone()),
             Step::Field(f) => ExprKind::Project(boxed(x), f.clone()),
         };
-        Expr::new(kind, span)
+        ids.expr(kind, span)
     })
 }
 
 /// `(.a.b)` is a projection section; a path with indices, `(.[i].f)`, is
 /// the function `\x -> x[i].f`.
-fn path_section(steps: Vec<Step>, span: Span) -> Expr {
+fn path_section(ids: &NodeIds, steps: Vec<Step>, span: Span) -> Expr {
     let fields: Option<Vec<Ident>> = steps
         .iter()
         .map(|s| match s {
@@ -774,28 +782,28 @@ fn path_section(steps: Vec<Step>, span: Span) -> Expr {
         })
         .collect();
     if let Some(fs) = fields {
-        return Expr::new(ExprKind::ProjSection(fs), span);
+        return ids.expr(ExprKind::ProjSection(fs), span);
     }
-    let x = fresh_name(&index_holders(&steps, span).iter().collect::<Vec<_>>());
-    let body = follow(var_expr(&x, span), &steps, span);
-    Expr::new(
+    let x = fresh_name(&index_holders(ids, &steps, span).iter().collect::<Vec<_>>());
+    let body = follow(ids, var_expr(ids, &x, span), &steps, span);
+    ids.expr(
         ExprKind::Lambda(vec![Pat::Id(x, span)], None, boxed(body)),
         span,
     )
 }
 
-fn var_expr(name: &Ident, span: Span) -> Expr {
-    Expr::new(ExprKind::Var(QualName::plain(name.clone())), span)
+fn var_expr(ids: &NodeIds, name: &Ident, span: Span) -> Expr {
+    ids.expr(ExprKind::Var(QualName::plain(name.clone())), span)
 }
 
 /// The indices of a path, each held by an expression (so that the names
 /// they mention can be collected).
-fn index_holders(steps: &[Step], span: Span) -> Vec<Expr> {
+fn index_holders(ids: &NodeIds, steps: &[Step], span: Span) -> Vec<Expr> {
     steps
         .iter()
         .filter_map(|s| match s {
-            Step::Index(is) => Some(Expr::new(
-                ExprKind::Index(boxed(Expr::new(ExprKind::Hole, span)), is.clone()),
+            Step::Index(is) => Some(ids.expr(
+                ExprKind::Index(boxed(ids.expr(ExprKind::Hole, span)), is.clone()),
                 span,
             )),
             Step::Field(_) => None,
@@ -808,8 +816,8 @@ fn index_holders(steps: &[Step], span: Span) -> Vec<Expr> {
 /// updates the outer part with the inner part updated: `r with a[i] = v`
 /// is `r with a = (r.a with [i] = v)`, naming `base` first unless it is a
 /// variable.
-fn with_path(base: Expr, steps: Vec<Step>, value: Expr, span: Span) -> Expr {
-    let mut mentioned = index_holders(&steps, span);
+fn with_path(ids: &NodeIds, base: Expr, steps: Vec<Step>, value: Expr, span: Span) -> Expr {
+    let mut mentioned = index_holders(ids, &steps, span);
     mentioned.push(value.clone());
     let mut segs: Vec<Segment> = Vec::new();
     for step in steps {
@@ -827,7 +835,7 @@ fn with_path(base: Expr, steps: Vec<Step>, value: Expr, span: Span) -> Expr {
         }
     }
     if segs.len() == 1 {
-        return update(base, &segs[0], value, span);
+        return update(ids, base, &segs[0], value, span);
     }
     let (name, bind) = match &base.kind {
         ExprKind::Var(q) if q.is_local() => (q.name.clone(), None),
@@ -837,14 +845,14 @@ fn with_path(base: Expr, steps: Vec<Step>, value: Expr, span: Span) -> Expr {
         ),
     };
     let nested = (0..segs.len()).rev().fold(value, |v, k| {
-        let inner = segs[..k]
-            .iter()
-            .fold(var_expr(&name, span), |x, seg| seg.follow(x, span));
-        update(inner, &segs[k], v, span)
+        let inner = segs[..k].iter().fold(var_expr(ids, &name, span), |x, seg| {
+            seg.follow(ids, x, span)
+        });
+        update(ids, inner, &segs[k], v, span)
     });
     match bind {
         None => nested,
-        Some(b) => Expr::new(
+        Some(b) => ids.expr(
             ExprKind::Let(Pat::Id(name, span), boxed(b), boxed(nested)),
             span,
         ),
@@ -858,22 +866,22 @@ enum Segment {
 }
 
 impl Segment {
-    fn follow(&self, x: Expr, span: Span) -> Expr {
+    fn follow(&self, ids: &NodeIds, x: Expr, span: Span) -> Expr {
         match self {
-            Segment::Index(is) => Expr::new(ExprKind::Index(boxed(x), is.clone()), span),
+            Segment::Index(is) => ids.expr(ExprKind::Index(boxed(x), is.clone()), span),
             Segment::Fields(fs) => fs.iter().fold(x, |x, f| {
-                Expr::new(ExprKind::Project(boxed(x), f.clone()), span)
+                ids.expr(ExprKind::Project(boxed(x), f.clone()), span)
             }),
         }
     }
 }
 
-fn update(base: Expr, seg: &Segment, value: Expr, span: Span) -> Expr {
+fn update(ids: &NodeIds, base: Expr, seg: &Segment, value: Expr, span: Span) -> Expr {
     let kind = match seg {
         Segment::Index(is) => ExprKind::Update(boxed(base), is.clone(), boxed(value)),
         Segment::Fields(fs) => ExprKind::RecordUpdate(boxed(base), fs.clone(), boxed(value)),
     };
-    Expr::new(kind, span)
+    ids.expr(kind, span)
 }
 
 fn boxed(e: Expr) -> Box<Expr> {
@@ -897,24 +905,21 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                 Token::Kw(Keyword::True) => Literal::Bool(true),
                 Token::Kw(Keyword::False) => Literal::Bool(false),
             }
-            .map_with(|l, e| Expr::new(ExprKind::Literal(l), e.span()));
+            .map_with(|l, e| node(e, ExprKind::Literal(l)));
             // A character literal is the integer of its code point.
             // The lexer has checked the escapes of both.
             let char_lit = select! { Token::Char(t) = e => {
                 let c = super::lexer::literal_text(&t).chars().next().unwrap_or('\0');
-                Expr::new(
-                    ExprKind::Literal(Literal::Int {
+                node(e, ExprKind::Literal(Literal::Int {
                         value: c as u128,
                         suffix: None,
-                    }),
-                    e.span(),
-                )
+                    }))
             }};
             let string_lit = select! { Token::Str(t) = e => {
                 let text = super::lexer::literal_text(&t);
-                Expr::new(ExprKind::StringLit(text.into()), e.span())
+                node(e, ExprKind::StringLit(text.into()))
             }};
-            let hole = just(Token::Hole).map_with(|_, e| Expr::new(ExprKind::Hole, e.span()));
+            let hole = just(Token::Hole).map_with(|_, e| node(e, ExprKind::Hole));
             // `f64.(x + y)`: the module opened locally; `M.#c` is the
             // constructor `#c` (constructors belong to no module).
             let open_in = qual_path()
@@ -930,10 +935,9 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                         Ok(x) => ExprKind::OpenIn(m, boxed(x)),
                         Err(c) => ExprKind::Constr(c, Vec::new()),
                     };
-                    Expr::new(kind, e.span())
+                    node(e, kind)
                 });
-            let var =
-                name().map_with(|x, e| Expr::new(ExprKind::Var(QualName::plain(x)), e.span()));
+            let var = name().map_with(|x, e| node(e, ExprKind::Var(QualName::plain(x))));
 
             let slice_rest = just(Token::Colon)
                 .ignore_then(with_exp.clone().or_not())
@@ -1011,7 +1015,10 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                             ExprKind::Var(q)
                         }
                         Paren::OpValue(o) => ExprKind::OpValue(o),
-                        Paren::Path(steps) => return path_section(steps, e.span()),
+                        Paren::Path(steps) => {
+                            let span = e.span();
+                            return path_section(e.state(), steps, span);
+                        }
                         Paren::Right(op, x) => ExprKind::OpSection {
                             op,
                             left: None,
@@ -1028,7 +1035,7 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                             right: None,
                         },
                     };
-                    Expr::new(kind, e.span())
+                    node(e, kind)
                 });
 
             let array = expr
@@ -1036,23 +1043,23 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                 .separated_by(just(Token::Comma))
                 .collect::<Vec<_>>()
                 .delimited_by(just(Token::LBracket), just(Token::RBracket))
-                .map_with(|xs, e| Expr::new(ExprKind::ArrayLit(xs), e.span()));
+                .map_with(|xs, e| node(e, ExprKind::ArrayLit(xs)));
 
             let record_field = choice((
                 field()
                     .then_ignore(just(Token::Eq))
                     .then(expr.clone())
                     .map(|(f, x)| (f, x)),
-                name_sp().map(|(f, s)| (f.clone(), var_expr(&f, s))),
+                name_sp().map_with(|(f, s), e| (f.clone(), var_expr(e.state(), &f, s))),
             ));
             let record = record_field
                 .separated_by(just(Token::Comma))
                 .collect::<Vec<_>>()
                 .delimited_by(just(Token::LBrace), just(Token::RBrace))
-                .map_with(|fs, e| Expr::new(ExprKind::Record(fs), e.span()));
+                .map_with(|fs, e| node(e, ExprKind::Record(fs)));
 
             let constructor = select! { Token::Constructor(c) => c }
-                .map_with(|c, e| Expr::new(ExprKind::Constr(c, Vec::new()), e.span()));
+                .map_with(|c, e| node(e, ExprKind::Constr(c, Vec::new())));
 
             let atom = choice((
                 literal,
@@ -1083,7 +1090,7 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                             Postfix::Index(is) => ExprKind::Index(boxed(x), is),
                             Postfix::Proj(f) => ExprKind::Project(boxed(x), f),
                         };
-                        Expr::new(kind, e.span())
+                        node(e, kind)
                     },
                 )
                 .boxed();
@@ -1094,10 +1101,7 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                 .then_ignore(just(Token::Arrow))
                 .then(expr.clone())
                 .map_with(|((ps, ret), body), e| {
-                    Expr::new(
-                        ExprKind::Lambda(ps, ret.map(Box::new), boxed(body)),
-                        e.span(),
-                    )
+                    node(e, ExprKind::Lambda(ps, ret.map(Box::new), boxed(body)))
                 })
                 .boxed();
 
@@ -1113,9 +1117,9 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                         _ if args.is_empty() => f,
                         // A constructor's arguments are its payload.
                         ExprKind::Constr(c, payload) if payload.is_empty() => {
-                            Expr::new(ExprKind::Constr(c.clone(), args), e.span())
+                            node(e, ExprKind::Constr(c.clone(), args))
                         }
-                        _ => Expr::new(ExprKind::Apply(boxed(f), args), e.span()),
+                        _ => node(e, ExprKind::Apply(boxed(f), args)),
                     }
                 });
 
@@ -1126,7 +1130,7 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                 };
                 choice((
                     op.then(unary)
-                        .map_with(|(op, x), e| Expr::new(ExprKind::UnOp(op, boxed(x)), e.span())),
+                        .map_with(|(op, x), e| node(e, ExprKind::UnOp(op, boxed(x)))),
                     apply,
                 ))
             })
@@ -1138,9 +1142,7 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                 .then(expr.clone())
                 .then_ignore(kw(Keyword::Else))
                 .then(expr.clone())
-                .map_with(|((c, t), f), e| {
-                    Expr::new(ExprKind::If(boxed(c), boxed(t), boxed(f)), e.span())
-                });
+                .map_with(|((c, t), f), e| node(e, ExprKind::If(boxed(c), boxed(t), boxed(f))));
 
             let case = kw(Keyword::Case)
                 .ignore_then(pat_case.clone())
@@ -1154,7 +1156,7 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
             let match_ = kw(Keyword::Match)
                 .ignore_then(expr.clone())
                 .then(case.repeated().at_least(1).collect::<Vec<_>>())
-                .map_with(|(x, cases), e| Expr::new(ExprKind::Match(boxed(x), cases), e.span()));
+                .map_with(|(x, cases), e| node(e, ExprKind::Match(boxed(x), cases)));
 
             let loop_form = choice((
                 kw(Keyword::For)
@@ -1178,14 +1180,14 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                 .then_ignore(kw(Keyword::Do))
                 .then(expr.clone())
                 .map_with(|(((pat, init), form), body), e| {
-                    Expr::new(
+                    node(
+                        e,
                         ExprKind::Loop(Box::new(LoopExp {
                             pat,
                             init,
                             form,
                             body,
                         })),
-                        e.span(),
                     )
                 });
 
@@ -1205,16 +1207,19 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                     .then_ignore(just(Token::Eq))
                     .then(expr.clone())
                     .then(body.clone())
-                    .map(|((((name, name_span), (first, mut rest)), value), body)| {
-                        // `let a[i] = v in body` is `let a = a with [i] = v
-                        // in body`, and `let r.f[i] = v in body` is
-                        // `let r = r with f[i] = v in body`.
-                        rest.insert(0, first);
-                        let base = var_expr(&name, name_span);
-                        let at = name_span.join(value.span);
-                        let updated = with_path(base, rest, value, at);
-                        ExprKind::Let(Pat::Id(name, name_span), boxed(updated), boxed(body))
-                    });
+                    .map_with(
+                        |((((name, name_span), (first, mut rest)), value), body), e| {
+                            // `let a[i] = v in body` is `let a = a with [i] = v
+                            // in body`, and `let r.f[i] = v in body` is
+                            // `let r = r with f[i] = v in body`.
+                            rest.insert(0, first);
+                            let ids = e.state();
+                            let base = var_expr(ids, &name, name_span);
+                            let at = name_span.join(value.span);
+                            let updated = with_path(ids, base, rest, value, at);
+                            ExprKind::Let(Pat::Id(name, name_span), boxed(updated), boxed(body))
+                        },
+                    );
                 let fun = binder()
                     .then(type_param().repeated().collect::<Vec<_>>())
                     .then(pat_atom.clone().repeated().at_least(1).collect::<Vec<_>>())
@@ -1253,12 +1258,12 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                     .map(|((p, v), b)| ExprKind::Let(p, boxed(v), boxed(b)));
                 kw(Keyword::Let)
                     .ignore_then(choice((update, fun, sized, plain)))
-                    .map_with(|k, e| Expr::new(k, e.span()))
+                    .map_with(|k, e| node(e, k))
             });
 
             let attributed = attr_block()
                 .then(expr.clone())
-                .map_with(|(a, x), e| Expr::new(ExprKind::Attr(a, boxed(x)), e.span()));
+                .map_with(|(a, x), e| node(e, ExprKind::Attr(a, boxed(x))));
 
             let operand = choice((if_, let_, loop_, match_, lambda, attributed, unary))
                 .labelled("an expression")
@@ -1273,7 +1278,7 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                         .repeated()
                         .collect::<Vec<_>>(),
                 )
-                .map(|(first, rest)| resolve_precedence(first, rest))
+                .map_with(|(first, rest), e| resolve_precedence(e.state(), first, rest))
                 .boxed();
 
             // `a..<b`, `a..b...c`: looser than every binary operator.
@@ -1289,14 +1294,14 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                 )
                 .map_with(|(start, tail), e| match tail {
                     None => start,
-                    Some(((second, kind), end)) => Expr::new(
+                    Some(((second, kind), end)) => node(
+                        e,
                         ExprKind::Range(Box::new(super::ast::Range {
                             start,
                             second,
                             end,
                             kind,
                         })),
-                        e.span(),
                     ),
                 })
                 .boxed();
@@ -1307,7 +1312,8 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
                 .then(range_exp.clone());
             range_exp.foldl_with(with_tail.repeated(), |x, ((first, mut rest), v), e| {
                 rest.insert(0, first);
-                with_path(x, rest, v, e.span())
+                let span = e.span();
+                with_path(e.state(), x, rest, v, span)
             })
         });
         let ascription =
@@ -1318,7 +1324,7 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
             } else {
                 ExprKind::Ascript(boxed(x), Box::new(t))
             };
-            Expr::new(kind, e.span())
+            node(e, kind)
         })
     })
     .boxed()
@@ -1326,17 +1332,14 @@ fn expression<'a>(ty: P<'a, TypeExp>, ty_term: P<'a, TypeExp>, pats: Patterns<'a
 
 /// Resolve a flat chain `e0 op1 e1 op2 e2 ...` by precedence and
 /// associativity (shunting-yard).
-fn resolve_precedence(first: Expr, rest: Vec<((BinOpKind, Span), Expr)>) -> Expr {
-    fn reduce(operands: &mut Vec<Expr>, ops: &mut Vec<(BinOpKind, Span)>) {
+fn resolve_precedence(ids: &NodeIds, first: Expr, rest: Vec<((BinOpKind, Span), Expr)>) -> Expr {
+    let reduce = |operands: &mut Vec<Expr>, ops: &mut Vec<(BinOpKind, Span)>| {
         if let (Some((op, op_span)), Some(r), Some(l)) = (ops.pop(), operands.pop(), operands.pop())
         {
             let span = l.span.join(r.span);
-            operands.push(Expr::new(
-                ExprKind::BinOp(op, op_span, boxed(l), boxed(r)),
-                span,
-            ));
+            operands.push(ids.expr(ExprKind::BinOp(op, op_span, boxed(l), boxed(r)), span));
         }
-    }
+    };
     let mut operands = vec![first];
     let mut ops: Vec<(BinOpKind, Span)> = Vec::new();
     for ((op, op_span), rhs) in rest {

@@ -50,10 +50,8 @@ pub struct Elaborator<'s> {
     pub free_reps: HashMap<NodeId, (SpineKey, usize)>,
     /// How many `map`s and `rep`s were inserted.
     pub insertions: usize,
-}
-
-fn var(name: &str, span: urchin_base::source::Span) -> Expr {
-    Expr::new(ExprKind::Var(QualName::plain(name)), span)
+    /// The session's numbers for the nodes elaboration makes.
+    ids: &'s NodeIds,
 }
 
 fn map_name(n: usize) -> String {
@@ -65,9 +63,10 @@ fn map_name(n: usize) -> String {
 }
 
 impl<'s> Elaborator<'s> {
-    pub fn new(sol: &'s dyn Solution) -> Elaborator<'s> {
+    pub fn new(sol: &'s dyn Solution, ids: &'s NodeIds) -> Elaborator<'s> {
         Elaborator {
             sol,
+            ids,
             abbrevs: None,
             tparams: Vec::new(),
             inserted: HashSet::new(),
@@ -76,8 +75,12 @@ impl<'s> Elaborator<'s> {
         }
     }
 
+    fn var(&self, name: &str, span: urchin_base::source::Span) -> Expr {
+        self.ids.expr(ExprKind::Var(QualName::plain(name)), span)
+    }
+
     fn intrinsic(&mut self, name: &str, span: urchin_base::source::Span) -> Expr {
-        let e = var(name, span);
+        let e = self.var(name, span);
         self.inserted.insert(e.id);
         e
     }
@@ -91,7 +94,7 @@ impl<'s> Elaborator<'s> {
             if i < free {
                 self.free_reps.insert(r.id, arg);
             }
-            Expr::new(ExprKind::Apply(Box::new(r), vec![acc]), span)
+            self.ids.expr(ExprKind::Apply(Box::new(r), vec![acc]), span)
         })
     }
 
@@ -187,9 +190,11 @@ impl<'s> Elaborator<'s> {
     fn head_value(&mut self, h: &Head, span: urchin_base::source::Span) -> Expr {
         match h {
             Head::Expr(e) => self.expr(e),
-            Head::Op(op) => Expr::new(ExprKind::OpValue((*op).clone()), span),
-            Head::Backtick(q) => Expr::new(ExprKind::Var((*q).clone()), span),
-            Head::Proj(f) => Expr::new(ExprKind::ProjSection(vec![(*f).clone()]), span),
+            Head::Op(op) => self.ids.expr(ExprKind::OpValue((*op).clone()), span),
+            Head::Backtick(q) => self.ids.expr(ExprKind::Var((*q).clone()), span),
+            Head::Proj(f) => self
+                .ids
+                .expr(ExprKind::ProjSection(vec![(*f).clone()]), span),
             Head::Neg | Head::Not => {
                 let op = if matches!(h, Head::Neg) {
                     UnOpKind::Neg
@@ -197,8 +202,10 @@ impl<'s> Elaborator<'s> {
                     UnOpKind::Not
                 };
                 let x: Ident = "x".into();
-                let body = Expr::new(ExprKind::UnOp(op, Box::new(var(&x, span))), span);
-                Expr::new(
+                let body = self
+                    .ids
+                    .expr(ExprKind::UnOp(op, Box::new(self.var(&x, span))), span);
+                self.ids.expr(
                     ExprKind::Lambda(vec![Pat::Id(x, span)], None, Box::new(body)),
                     span,
                 )
@@ -242,7 +249,7 @@ impl<'s> Elaborator<'s> {
         let mut f = self.head_value(&sp.head, e.span);
         for _ in 1..d {
             let m = self.intrinsic(&map_name(n), e.span);
-            f = Expr::new(ExprKind::Apply(Box::new(m), vec![f]), e.span);
+            f = self.ids.expr(ExprKind::Apply(Box::new(m), vec![f]), e.span);
         }
         let m = self.intrinsic(&map_name(n), e.span);
         match sp.form {
@@ -251,7 +258,7 @@ impl<'s> Elaborator<'s> {
                 let last = args.pop().expect("a pipe has an argument");
                 let mut fargs = vec![f];
                 fargs.extend(args);
-                let func = Expr::new(ExprKind::Apply(Box::new(m), fargs), e.span);
+                let func = self.ids.expr(ExprKind::Apply(Box::new(m), fargs), e.span);
                 let span = match &e.kind {
                     ExprKind::BinOp(_, s, _, _) => *s,
                     _ => e.span,
@@ -304,7 +311,7 @@ impl<'s> Elaborator<'s> {
                 let func = if args.is_empty() {
                     f
                 } else {
-                    Expr::new(ExprKind::Apply(Box::new(f), args), e.span)
+                    self.ids.expr(ExprKind::Apply(Box::new(f), args), e.span)
                 };
                 let (l, r) = if sp.form == Form::PipeRight {
                     (last, func)
@@ -352,12 +359,12 @@ impl<'s> Elaborator<'s> {
             .or(right.as_deref())
             .expect("a section has an operand");
         let name = fresh_name(&[operand]);
-        let param = var(&name, e.span);
+        let param = self.var(&name, e.span);
         let (l, r) = match left {
             Some(l) => (&**l, &param),
             None => (&param, right.as_deref().expect("a section has an operand")),
         };
-        let body_src = Expr::new(
+        let body_src = self.ids.expr(
             ExprKind::BinOp(op.clone(), e.span, Box::new(l.clone()), Box::new(r.clone())),
             e.span,
         );
@@ -367,7 +374,7 @@ impl<'s> Elaborator<'s> {
             let mut args = args;
             let r = args.pop().expect("two operands");
             let l = args.pop().expect("two operands");
-            Expr::new(
+            self.ids.expr(
                 ExprKind::BinOp(op.clone(), e.span, Box::new(l), Box::new(r)),
                 e.span,
             )
@@ -393,12 +400,12 @@ impl<'s> Elaborator<'s> {
         let mut f = self.head_value(&head, span);
         for _ in 1..d {
             let m = self.intrinsic(&map_name(n), span);
-            f = Expr::new(ExprKind::Apply(Box::new(m), vec![f]), span);
+            f = self.ids.expr(ExprKind::Apply(Box::new(m), vec![f]), span);
         }
         let m = self.intrinsic(&map_name(n), span);
         let mut fargs = vec![f];
         fargs.extend(args);
-        Expr::new(ExprKind::Apply(Box::new(m), fargs), span)
+        self.ids.expr(ExprKind::Apply(Box::new(m), fargs), span)
     }
 
     /// `f >-> g` with insertions becomes `\x -> g (f x)` elaborated.
@@ -425,7 +432,7 @@ impl<'s> Elaborator<'s> {
             (r, l)
         };
         let name = fresh_name(&[first, second]);
-        let x = var(&name, e.span);
+        let x = self.var(&name, e.span);
         let inner = self.apply_spine(first, x, (e.id, 0), s0.as_deref(), e.span);
         let outer = self.apply_spine(second, inner, (e.id, 1), s1.as_deref(), e.span);
         Expr {
@@ -467,7 +474,7 @@ impl<'s> Elaborator<'s> {
         }
         if d == 0 {
             let fv = self.head_value(&head, span);
-            return Expr::new(ExprKind::Apply(Box::new(fv), args), span);
+            return self.ids.expr(ExprKind::Apply(Box::new(fv), args), span);
         }
         self.nest(head, args, d, span)
     }

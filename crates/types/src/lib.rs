@@ -144,6 +144,8 @@ pub struct TypeEnv {
 struct Numbers {
     entities: std::cell::Cell<u32>,
     abstracts: std::cell::Cell<u32>,
+    /// The expressions the session makes (name resolution, elaboration).
+    nodes: urchin_syntax::ast::NodeIds,
 }
 
 impl Numbers {
@@ -172,6 +174,11 @@ impl TypeEnv {
     /// A new entity, unique in the session.
     pub fn fresh_entity(&self) -> urchin_syntax::ast::Entity {
         urchin_syntax::ast::Entity(Numbers::next(&self.numbers.entities))
+    }
+
+    /// The numbers of the expression nodes the session makes.
+    pub fn node_ids(&self) -> &urchin_syntax::ast::NodeIds {
+        &self.numbers.nodes
     }
 
     /// A new abstract type, unique in the session.
@@ -420,7 +427,7 @@ impl TypeEnv {
                     .with_label(format!("its result has type `{}`", inf.subst.apply(&ret))));
             }
             if take_params && arity > 0 {
-                d = d.eta_expand(arity);
+                d = d.eta_expand(arity, self.node_ids());
                 continue;
             }
             let def_ty = params
@@ -523,7 +530,7 @@ impl TypeEnv {
         drop(inf);
 
         // 2. Elaborate.
-        let mut el = Elaborator::new(&solution).expanding(&self.globals);
+        let mut el = Elaborator::new(&solution, self.node_ids()).expanding(&self.globals);
         let target = el.dec(d);
         let insertions = el.insertions;
         let free_reps = std::mem::take(&mut el.free_reps);
@@ -1000,7 +1007,8 @@ fn ambiguity_error(
     let sols = &found[..found.len().min(SHOWN_READINGS)];
     for (i, sol) in sols.iter().enumerate() {
         let solution = spine_solution(inf, sol);
-        let target = Elaborator::new(&solution).dec(d);
+        // Elaborated only to be shown: its nodes are numbered apart.
+        let target = Elaborator::new(&solution, &NodeIds::made()).dec(d);
         let text = if expression {
             urchin_syntax::pretty::expr(&target.body)
         } else {

@@ -68,7 +68,7 @@ pub(crate) struct Interp<'p> {
     env: Vec<Option<LVal>>,
     /// The length of each lane, innermost last.
     lanes: Vec<usize>,
-    stats: EvalStats,
+    pub(crate) stats: EvalStats,
     /// Variables bound so far, when memory is tracked.
     tracked: Option<HashSet<Var>>,
     /// Elements of the largest array built since the current chunk began.

@@ -2,6 +2,7 @@
 
 mod constructs;
 mod errors;
+mod ids;
 mod lexing;
 mod sexp;
 mod sums;

@@ -190,7 +190,7 @@ impl<'a> Phase<'a> {
                 if place.no_duplicates && !types.insert(t.name.clone()) {
                     return Err(duplicate("type", &t.name, t.span).into());
                 }
-                let resolved = Resolver::new(&scope.env).type_dec(t)?;
+                let resolved = Resolver::new(&scope.env, self.tenv.node_ids()).type_dec(t)?;
                 let abbrev = self.tenv.check_type_dec(&resolved)?;
                 let e = self.tenv.fresh_entity();
                 self.tenv.globals.define_type(e, abbrev);
@@ -241,7 +241,7 @@ impl<'a> Phase<'a> {
                 ))
                 .into());
         }
-        let resolved = Resolver::new(&scope.env).val_dec(v)?;
+        let resolved = Resolver::new(&scope.env, self.tenv.node_ids()).val_dec(v)?;
         let e = self.tenv.fresh_entity();
         self.tenv
             .globals
@@ -431,7 +431,7 @@ impl<'a> Phase<'a> {
 
     /// The module a name refers to.
     fn module_named(&self, scope: &Scope, q: &QualName, span: Span) -> Result<Module, Diagnostic> {
-        let resolver = Resolver::new(&scope.env);
+        let resolver = Resolver::new(&scope.env, self.tenv.node_ids());
         if q.quals.is_empty() {
             return match resolver.value(&q.name) {
                 resolve::Meaning::Module(m) => Ok(m.clone()),
@@ -450,7 +450,7 @@ impl<'a> Phase<'a> {
         let env = if q.quals.is_empty() {
             Rc::new(scope.env.clone())
         } else {
-            Resolver::new(&scope.env).module(&q.quals, span)?
+            Resolver::new(&scope.env, self.tenv.node_ids()).module(&q.quals, span)?
         };
         env.sigs.get(&q.name).cloned().ok_or_else(|| {
             Diagnostic::ty(format!("Unknown module type \"{q}\""), span)

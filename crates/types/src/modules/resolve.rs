@@ -49,15 +49,18 @@ enum Frame {
 pub struct Resolver<'s> {
     scope: &'s Env,
     frames: Vec<Frame>,
+    /// The session's numbers for the nodes it builds.
+    ids: &'s NodeIds,
 }
 
 type R<T> = Result<T, Diagnostic>;
 
 impl<'s> Resolver<'s> {
-    pub fn new(scope: &'s Env) -> Resolver<'s> {
+    pub fn new(scope: &'s Env, ids: &'s NodeIds) -> Resolver<'s> {
         Resolver {
             scope,
             frames: Vec::new(),
+            ids,
         }
     }
 
@@ -344,7 +347,7 @@ impl<'s> Resolver<'s> {
             Dim::Named(n) if !keep.contains(n) => match self.value(n) {
                 Meaning::Value(e) => {
                     let q = QualName::plain(n.clone()).resolved(e);
-                    Dim::Exp(Box::new(Expr::new(ExprKind::Var(q), Span::default())))
+                    Dim::Exp(Box::new(self.ids.expr(ExprKind::Var(q), Span::default())))
                 }
                 _ => d.clone(),
             },
@@ -422,9 +425,9 @@ impl<'s> Resolver<'s> {
                 entity: None,
             };
             let member = self.value_name(&member, span)?;
-            let head = Expr::new(ExprKind::Var(member), span);
+            let head = self.ids.expr(ExprKind::Var(member), span);
             return Ok(Some(fields.fold(head, |x, (f, span)| {
-                Expr::new(ExprKind::Project(Box::new(x), f), span)
+                self.ids.expr(ExprKind::Project(Box::new(x), f), span)
             })));
         }
     }
@@ -555,7 +558,7 @@ impl<'s> Resolver<'s> {
             }
             _ => try_map_children(e, self)?,
         };
-        Ok(Expr::new(kind, span))
+        Ok(self.ids.expr(kind, span))
     }
 
     /// The module path `M.N` names as a list (`OpenIn` holds it as a name).

@@ -87,7 +87,10 @@ impl Phase<'_> {
                 ast::Spec::Type(t) => {
                     crate::check_distinct_params(&t.params)?;
                     let def = match &t.def {
-                        Some(d) => Some(Resolver::new(&local.env).type_with_params(&t.params, d)?),
+                        Some(d) => Some(
+                            Resolver::new(&local.env, self.tenv.node_ids())
+                                .type_with_params(&t.params, d)?,
+                        ),
                         None => None,
                     };
                     let placeholder = self.tenv.fresh_entity();
@@ -117,7 +120,8 @@ impl Phase<'_> {
                 }
                 ast::Spec::Val(v) => {
                     crate::check_distinct_params(&v.type_params)?;
-                    let ty = Resolver::new(&local.env).spec_type(&v.type_params, &v.ty)?;
+                    let ty = Resolver::new(&local.env, self.tenv.node_ids())
+                        .spec_type(&v.type_params, &v.ty)?;
                     let entity = self.value_placeholder(&v.type_params, &ty)?;
                     local.env.bind_val(v.name.clone(), entity);
                     add_spec(
@@ -194,7 +198,7 @@ impl Phase<'_> {
             )
             .into());
         };
-        let def = Resolver::new(&scope.env).type_with_params(params, ty)?;
+        let def = Resolver::new(&scope.env, self.tenv.node_ids()).type_with_params(params, ty)?;
         let refined = self.refine_sig(sig, &q.quals, q, params, def, span)?;
         Ok(Rc::new(ModTy::Sig(Rc::new(refined))))
     }

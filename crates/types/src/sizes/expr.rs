@@ -355,15 +355,17 @@ impl<'a> Walker<'a> {
         let size = if known {
             self.size_exp(&r.end)
         } else {
-            let text =
-                urchin_syntax::pretty::expr(&Expr::new(ExprKind::Range(Box::new(r.clone())), span));
+            let text = urchin_syntax::pretty::expr(&Expr::unchecked(
+                ExprKind::Range(Box::new(r.clone())),
+                span,
+            ));
             self.computed(format!("the unknown length of range `{text}`"))
         };
         Ok(Shape::array(vec![size], Shape::Any))
     }
 
     pub(super) fn var(&mut self, e: &Expr, q: &QualName) -> Shape {
-        if self.inserted.contains(&e.id) && &*q.name == "rep" {
+        if self.inserted.is_some_and(|i| i.contains(&e.id)) && &*q.name == "rep" {
             return self.fun(FunVal {
                 callee: Callee::InsertedRep(e.id),
                 args: Vec::new(),

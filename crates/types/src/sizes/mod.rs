@@ -82,7 +82,7 @@ pub fn check(
 ) -> Result<Checked> {
     let d = &def.target;
     let mut w = Walker::new(def, defs, globals);
-    w.inserted = inserted;
+    w.inserted = Some(inserted);
     for tp in &d.type_params {
         if let TypeParam::Size(n, _) = tp {
             let r = w.rigid(n.clone(), None);
@@ -382,7 +382,7 @@ struct Walker<'a> {
     /// The module-level values that sizes name, and their named sizes.
     global_sizes: Vec<(GlobalSize, u32)>,
     /// The `mapN`s and `rep`s AUTOMAP inserted (see [`check`]).
-    inserted: &'a HashSet<NodeId>,
+    inserted: Option<&'a HashSet<NodeId>>,
     /// The length of each inserted `rep` applied (a number of `flex`),
     /// and its node.
     reps: Vec<(u32, NodeId)>,
@@ -430,9 +430,6 @@ struct Walker<'a> {
     declared: Vec<u32>,
 }
 
-/// (No inserted reps: what a walker starts with.)
-static NO_REPS: std::sync::LazyLock<HashSet<NodeId>> = std::sync::LazyLock::new(HashSet::new);
-
 impl<'a> Walker<'a> {
     fn new(def: &'a CheckedDef, defs: &'a [Rc<CheckedDef>], globals: &'a Globals) -> Walker<'a> {
         Walker {
@@ -441,7 +438,7 @@ impl<'a> Walker<'a> {
             globals,
             rename: HashMap::new(),
             global_sizes: Vec::new(),
-            inserted: &NO_REPS,
+            inserted: None,
             reps: Vec::new(),
             touched: Vec::new(),
             annotation: false,
