@@ -26,7 +26,7 @@
 
 def pair 't (x: t) (y: t) = (x, y)
 
-def cons 't (xs: []t) (x: t) = [x] ++ xs
+def cons 't (x: t) (xs: []t) = [x] ++ xs
 
 entry pair_arrays (xs: []i32) (ys: []i32) = pair xs ys
 
@@ -34,4 +34,4 @@ entry pair_tuples (xss: [][]i32) (yss: [][]i32) =
   let ((a, i), (b, j)) = pair (xss, 1) (yss, 2)
   in i32.i64 (length a + length b + length a[0]) - i + j - 1
 
-entry rows (xss: [][]i32) (ys: []i32) = length (cons xss ys)
+entry rows (xss: [][]i32) (ys: []i32) = length (cons ys xss)

@@ -32,13 +32,11 @@ impl Val<'_> {
     }
 }
 
-/// The value a definition's first parameter whose type is a type
-/// parameter `t` was given, and how many array dimensions enclose `t`
-/// there.
+/// The value a definition's first parameter of a type parameter's type
+/// `t` was given.
 pub struct Instance<'t> {
     name: Ident,
     value: Val<'t>,
-    depth: u32,
 }
 
 /// A size in a parameter's type computed from sizes that a later
@@ -559,7 +557,7 @@ impl<'t> Lower<'t> {
     /// A type parameter stands for one type in an application, sizes
     /// included (Futhark unifies `pair 't (x: t) (y: t)`'s arguments'
     /// types): the arrays of a later parameter of type `t` must have the
-    /// shape of the first's. Their sizes are a type variable's instance,
+    /// shape of the first's (`t` itself, not one inside arrays). Their sizes are a type variable's instance,
     /// which the size check leaves unknown, so this is checked when the
     /// program runs.
     fn same_instance(&mut self, t: &Ident, v: &Val<'t>, depth: u32, what: &str, span: Span) {
@@ -567,18 +565,20 @@ impl<'t> Lower<'t> {
             return;
         };
         let first = match instances.iter().find(|i| i.name == *t) {
-            Some(i) => (i.value.clone(), i.depth),
-            None => {
+            Some(i) => i.value.clone(),
+            // (Not one inside arrays, `xs: []t`: past an empty dimension
+            // it has no rows to compare with.)
+            None if depth == 0 => {
                 instances.push(Instance {
                     name: t.clone(),
                     value: v.clone(),
-                    depth,
                 });
                 return;
             }
+            None => return,
         };
         let what = format!("{what}, of type `{t}` as an earlier parameter");
-        self.same_shape((&first.0, first.1), (v, depth), &what, span);
+        self.same_shape((&first, 0), (v, depth), &what, span);
     }
 
     /// Checks that the arrays of `b` have the shape of `a`'s, leaf by
