@@ -3,7 +3,7 @@
 -- iota, replicate, zip, transpose, ...) are built into the interpreter.
 
 -- | The indices of an array: `[0, 1, ..., n-1]`.
-def indices [n] 'a (xs: [n]a) : *[n]i64 = iota (length xs)
+def indices [n] 'a (xs: [n]a) : *[n]i64 = iota n
 
 -- | `[f 0, f 1, ..., f (n-1)]`
 def tabulate 'a (n: i64) (f: i64 -> a) : *[n]a = map f (iota n)
@@ -108,8 +108,7 @@ def spread 'a (k: i64) (x: a) (is: []i64) (vs: []a) : *[k]a =
 
 -- | The exclusive scan: `[ne, op ne a0, ...]`, without the last total.
 def exscan [n] 'a (op: a -> a -> a) (ne: a) (as: [n]a) : *[n]a =
-  let n = length as
-  in scatter (replicate n ne) (map (+ 1) (iota n)) (scan op ne as)
+  scatter (replicate n ne) (map (+ 1) (iota n)) (scan op ne as)
 
 -- | `xs` with its size imposed as `n`: a size coercion, failing at run time
 -- when the sizes differ.

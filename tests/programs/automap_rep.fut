@@ -9,4 +9,4 @@
 
 entry rep_add (xs: []i32) (k: i32) = map2 (+) xs (rep k)
 
-entry rep_add_explicit (xs: []i32) (k: i32) = map2 (+) xs (replicate (length xs) k)
+entry rep_add_explicit [n] (xs: [n]i32) (k: i32) = map2 (+) xs (replicate n k)

@@ -51,7 +51,15 @@ pub fn unfold(
         values,
     };
     let d = &def.target;
-    let origin = Origin::Def(d.name.clone());
+    let type_vars = d
+        .type_params
+        .iter()
+        .filter_map(|tp| match tp {
+            TypeParam::Type(t, ..) => Some(t.clone()),
+            TypeParam::Size(..) => None,
+        })
+        .collect();
+    let origin = Origin::Def(d.name.clone(), type_vars);
     let body = c.expr(&d.body)?;
     let ret = d.ret.clone().filter(has_sizes);
     if d.params.is_empty() {

@@ -21,7 +21,7 @@ use urchin_base::source::Span;
 use urchin_prim::{self as prim, BinOp, Scalar};
 use urchin_runtime::index::Ix;
 use urchin_runtime::{CallFrame, Error, Raise, RuntimeError};
-use urchin_syntax::ast::{BinOpKind, Ident, Pat, TypeExp, UnOpKind};
+use urchin_syntax::ast::{BinOpKind, Dim, Ident, Pat, TypeExp, UnOpKind};
 use urchin_syntax::pretty;
 use urchin_types::TypeEnv;
 use urchin_types::intrinsics::Intrinsic;
@@ -586,8 +586,19 @@ pub fn beta(l: &Lambda, x: &Value, span: Span) -> R<Term> {
     let mut s = Subst::new();
     match_pat(p, x, &l.origin.param_what(p), &mut s)?;
     if !rest.is_empty() {
+        let params = match (p, &l.origin) {
+            (Pat::Ascribed(_, ty, _), Origin::Def(_, vars)) => match &**ty {
+                TypeExp::Named(t, args, _)
+                    if args.is_empty() && t.is_unqualified() && vars.contains(&t.name) =>
+                {
+                    instance(&t.name, x, rest)
+                }
+                _ => rest.to_vec(),
+            },
+            _ => rest.to_vec(),
+        };
         let inner = Lambda {
-            params: rest.to_vec(),
+            params,
             ret: l.ret.clone(),
             body: l.body.clone(),
             origin: l.origin.clone(),
@@ -600,11 +611,43 @@ pub fn beta(l: &Lambda, x: &Value, span: Span) -> R<Term> {
         None => body,
     };
     Ok(match &l.origin {
-        Origin::Def(f) | Origin::Local(f) => {
+        Origin::Def(f, _) | Origin::Local(f) => {
             Term::new(TermKind::Call(f.clone(), Box::new(body)), span)
         }
         Origin::Lambda => body,
     })
+}
+
+/// `params` with type parameter `t` given the shape of `x`, the first
+/// parameter's of type `t`: a type parameter stands for one type in an
+/// application, sizes included (as the fast evaluator checks, see
+/// `opt::lower::value`), so a later parameter's `t` is `[d1]..[dk]t`.
+fn instance(t: &Ident, x: &Value, params: &[Pat]) -> Vec<Pat> {
+    let dims: Option<Vec<usize>> = prims::leaf_shape(x).and_then(|s| s.into_iter().collect());
+    let Some(dims) = dims.filter(|d| !d.is_empty()) else {
+        return params.to_vec();
+    };
+    fn sized(ty: &TypeExp, t: &Ident, dims: &[usize]) -> TypeExp {
+        match ty {
+            TypeExp::Named(q, args, sp)
+                if args.is_empty() && q.is_unqualified() && q.name == *t =>
+            {
+                dims.iter().rev().fold(ty.clone(), |inner, d| {
+                    TypeExp::Array(Dim::Const(*d as u64), Box::new(inner), *sp)
+                })
+            }
+            _ => ty.map_children(|c| sized(c, t, dims)),
+        }
+    }
+    params
+        .iter()
+        .map(|p| match p {
+            Pat::Ascribed(q, ty, sp) => {
+                Pat::Ascribed(q.clone(), Box::new(sized(ty, t, &dims)), *sp)
+            }
+            p => p.clone(),
+        })
+        .collect()
 }
 
 /// Matches a value against a pattern, adding the bindings to `s`. Sizes
@@ -731,7 +774,6 @@ fn adopt_shape(t: &TypeExp, v: Value, s: &Subst, mem: Budget) -> R<Value> {
 /// empty array of `t`s. `None` where a size or the element type is not
 /// known, or the row would not fit in memory.
 fn row_of(t: &TypeExp, s: &Subst, mem: Budget) -> R<Option<Value>> {
-    use urchin_syntax::ast::Dim;
     Ok(match t {
         TypeExp::Prim(p, _) => Some(Value::Scalar(urchin_prim::Scalar::zero(*p))),
         TypeExp::Array(d, inner, _) => {
@@ -775,7 +817,6 @@ fn row_of(t: &TypeExp, s: &Subst, mem: Budget) -> R<Option<Value>> {
 /// checked. The lengths are those of the value's first primitive leaf,
 /// `depth` dimensions down.
 fn bind_sizes(t: &TypeExp, v: &Value, depth: usize, what: &str, s: &mut Subst) -> R<()> {
-    use urchin_syntax::ast::Dim;
     match t {
         TypeExp::Array(dim, inner, _) => {
             if let Some(own) = prims::leaf_shape(v) {

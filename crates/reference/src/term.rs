@@ -142,8 +142,8 @@ pub struct Lambda {
 #[derive(Clone, Debug)]
 pub enum Origin {
     Lambda,
-    /// A top-level definition of this name.
-    Def(Ident),
+    /// A top-level definition of this name, and its type parameters.
+    Def(Ident, Rc<[Ident]>),
     /// `let f x = ...`
     Local(Ident),
 }
@@ -153,7 +153,7 @@ impl Origin {
     pub fn param_what(&self, p: &Pat) -> String {
         let name = match self {
             Origin::Lambda => return "a lambda parameter".into(),
-            Origin::Def(n) | Origin::Local(n) => n,
+            Origin::Def(n, _) | Origin::Local(n) => n,
         };
         match p.binders().first() {
             Some((x, _)) => format!("parameter `{x}` of `{name}`"),
@@ -164,7 +164,7 @@ impl Origin {
     pub fn result_what(&self) -> String {
         match self {
             Origin::Lambda => "the lambda's result".into(),
-            Origin::Def(n) | Origin::Local(n) => format!("the result of `{n}`"),
+            Origin::Def(n, _) | Origin::Local(n) => format!("the result of `{n}`"),
         }
     }
 }

@@ -121,6 +121,10 @@ pub struct Lower<'t> {
     /// While a definition's parameters are bound: the size expressions
     /// that name sizes later parameters bind (`value::Deferred`).
     deferred: Option<Vec<value::Deferred<'t>>>,
+    /// While a definition's parameters are bound: the value the first
+    /// parameter of each type parameter's type was given
+    /// (`value::same_instance`).
+    instances: Option<Vec<value::Instance<'t>>>,
     /// The functions made from recursive definitions.
     calls: calls::Calls<'t>,
     /// Scalars computed by a call of a definition on scalars: its name
@@ -157,6 +161,7 @@ impl<'t> Lower<'t> {
             externals: Vec::new(),
             external_types: &no_externals,
             deferred: None,
+            instances: None,
             calls: calls::Calls::default(),
             call_results: HashMap::new(),
             sites: CallSites::default(),

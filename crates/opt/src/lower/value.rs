@@ -32,6 +32,13 @@ impl Val<'_> {
     }
 }
 
+/// The value a definition's first parameter of a type parameter's type
+/// `t` was given.
+pub struct Instance<'t> {
+    name: Ident,
+    value: Val<'t>,
+}
+
 /// A size in a parameter's type computed from sizes that a later
 /// parameter binds (`(y: [n][m + k]i32) (a: [m]i32) (b: [k]i32)`): checked
 /// once all the parameters are bound.
@@ -289,6 +296,7 @@ impl<'t> Lower<'t> {
         span: Span,
     ) -> LResult<Env<'t>> {
         let outer = self.deferred.replace(Vec::new());
+        let outer_instances = self.instances.replace(Vec::new());
         let entry = std::mem::take(&mut self.binding_entry);
         let mut bound = Ok(given);
         for (p, v) in params {
@@ -307,6 +315,7 @@ impl<'t> Lower<'t> {
             bound = bound.and_then(|env| self.bind_pat(ctx, &env, p, v, &what));
         }
         let deferred = std::mem::replace(&mut self.deferred, outer).unwrap_or_default();
+        self.instances = outer_instances;
         let mut env = bound?;
         let mut unsolved = Vec::new();
         for d in deferred {
@@ -519,6 +528,19 @@ impl<'t> Lower<'t> {
                 span,
             ),
             TypeExp::Unique(t, _) => self.bind_sizes(ctx, env, t, v, (shape, adopt), what, span),
+            TypeExp::Named(q, args, _)
+                if args.is_empty()
+                    && q.is_unqualified()
+                    && ctx
+                        .def
+                        .target
+                        .type_params
+                        .iter()
+                        .any(|tp| matches!(tp, TypeParam::Type(n, ..) if *n == q.name)) =>
+            {
+                self.same_instance(&q.name, &v, depth, what, span);
+                Ok((env.clone(), v))
+            }
             // Existential sizes are bound by the value and forgotten after.
             TypeExp::Exists(ns, t, _) => {
                 let fresh = ns
@@ -529,6 +551,71 @@ impl<'t> Lower<'t> {
             }
             _ if adopt => Ok((env.clone(), self.adopt_shape(v, shape, span))),
             _ => Ok((env.clone(), v)),
+        }
+    }
+
+    /// A type parameter stands for one type in an application, sizes
+    /// included (Futhark unifies `pair 't (x: t) (y: t)`'s arguments'
+    /// types): the arrays of a later parameter of type `t` must have the
+    /// shape of the first's (`t` itself, not one inside arrays). Their sizes are a type variable's instance,
+    /// which the size check leaves unknown, so this is checked when the
+    /// program runs.
+    fn same_instance(&mut self, t: &Ident, v: &Val<'t>, depth: u32, what: &str, span: Span) {
+        let Some(instances) = &mut self.instances else {
+            return;
+        };
+        let first = match instances.iter().find(|i| i.name == *t) {
+            Some(i) => i.value.clone(),
+            // (Not one inside arrays, `xs: []t`: past an empty dimension
+            // it has no rows to compare with.)
+            None if depth == 0 => {
+                instances.push(Instance {
+                    name: t.clone(),
+                    value: v.clone(),
+                });
+                return;
+            }
+            None => return,
+        };
+        let what = format!("{what}, of type `{t}` as an earlier parameter");
+        self.same_shape((&first, 0), (v, depth), &what, span);
+    }
+
+    /// Checks that the arrays of `b` have the shape of `a`'s, leaf by
+    /// leaf, below the dimensions (`depth`) that enclose each.
+    fn same_shape(
+        &mut self,
+        (a, da): (&Val<'t>, u32),
+        (b, db): (&Val<'t>, u32),
+        what: &str,
+        span: Span,
+    ) {
+        match (a, b) {
+            (Val::Leaf(Atom::Var(x)), Val::Leaf(Atom::Var(y))) => {
+                let (rx, ry) = (self.b.ty(*x).rank(), self.b.ty(*y).rank());
+                if rx < da || ry < db || rx - da != ry - db {
+                    return;
+                }
+                let mut expected = vec![None; ry as usize];
+                for k in 0..ry - db {
+                    let n = match self.b.facts.dim(*x, (da + k) as usize) {
+                        Some(n) => n,
+                        None => self.b.at(span, "_n").size(*x, da + k).into(),
+                    };
+                    if self.b.facts.dim(*y, (db + k) as usize) != Some(n) {
+                        expected[(db + k) as usize] = Some(n);
+                    }
+                }
+                if expected.iter().any(Option::is_some) {
+                    self.b.at(span, "check").check_shape(*y, expected, what);
+                }
+            }
+            (Val::Node(xs), Val::Node(ys)) if xs.len() == ys.len() => {
+                for ((_, x), (_, y)) in xs.iter().zip(ys) {
+                    self.same_shape((x, da), (y, db), what, span);
+                }
+            }
+            _ => {}
         }
     }
 

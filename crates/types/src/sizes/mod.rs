@@ -463,12 +463,17 @@ impl<'a> Walker<'a> {
 
     /// The size that the module-level value `e` is.
     fn global_size(&mut self, e: Entity, name: &str) -> Size {
+        let key = self.global_key(e);
+        Size::Rigid(self.global_rigid(key, name))
+    }
+
+    /// What names the module-level value `e` wherever it is used.
+    fn global_key(&self, e: Entity) -> GlobalSize {
         let e = self.rename.get(&e).copied().unwrap_or(e);
-        let key = match self.globals.value(e).map(|g| &g.kind) {
+        match self.globals.value(e).map(|g| &g.kind) {
             Some(GlobalKind::Def(id)) => GlobalSize::Def(*id),
             _ => GlobalSize::Entity(e),
-        };
-        Size::Rigid(self.global_rigid(key, name))
+        }
     }
 
     fn global_rigid(&mut self, key: GlobalSize, name: &str) -> u32 {
@@ -618,8 +623,7 @@ impl<'a> Walker<'a> {
                 Some(t) => self.resolve(t),
                 None => s.clone(),
             },
-            Size::Op(op, a, b) => Size::op(*op, self.resolve(a), self.resolve(b)),
-            _ => s.clone(),
+            s => s.map_operands(&mut |o| self.resolve(o)),
         }
     }
 
@@ -635,11 +639,7 @@ impl<'a> Walker<'a> {
             fn go(i: u32, s: &Size, found: &mut bool) {
                 match s {
                     Size::Flex(j) if *j == i => *found = true,
-                    Size::Op(_, a, b) => {
-                        go(i, a, found);
-                        go(i, b, found);
-                    }
-                    _ => {}
+                    s => s.operands().into_iter().for_each(|o| go(i, o, found)),
                 }
             }
             go(i, s, &mut found);
@@ -692,6 +692,14 @@ impl<'a> Walker<'a> {
                 let b = self.unify_size(b1, b2)?;
                 Some(Size::op(*o1, a, b))
             }
+            // (Futhark: `[f n]` is `[f m]` if `n` is `m`.)
+            (Size::Call(f, name, xs), Size::Call(g, _, ys)) if f == g && xs.len() == ys.len() => {
+                let mut args = Vec::with_capacity(xs.len());
+                for (x, y) in xs.iter().zip(ys.iter()) {
+                    args.push(self.unify_size(x, y)?);
+                }
+                Some(Size::call(*f, name.clone(), args))
+            }
             // A sum or product of sizes that may still be anything equals
             // any size; one of the parameters' inferred sizes is what it
             // is (`n + m` is not `10`).
@@ -728,7 +736,7 @@ impl<'a> Walker<'a> {
             Size::Const(_) | Size::Rigid(_) => true,
             Size::Flex(i) => self.params.contains(i),
             Size::Op(_, a, b) => self.inferred(a) && self.inferred(b),
-            Size::Unknown => false,
+            Size::Call(..) | Size::Unknown => false,
         }
     }
 
@@ -1105,8 +1113,7 @@ fn array_dims(s: &Shape, out: &mut Vec<Size>) {
 fn contains_flex(s: &Size) -> bool {
     match s {
         Size::Flex(_) => true,
-        Size::Op(_, a, b) => contains_flex(a) || contains_flex(b),
-        _ => false,
+        s => s.operands().into_iter().any(contains_flex),
     }
 }
 

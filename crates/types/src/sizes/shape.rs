@@ -51,6 +51,10 @@ pub enum Size {
     /// unification with the arguments.
     Flex(u32),
     Op(SizeOp, Rc<Size>, Rc<Size>),
+    /// A module-level function applied to sizes (`[plus a b]`): equal to
+    /// the same function's application to equal sizes; what it is
+    /// against any other size is not decided.
+    Call(GlobalSize, Rc<str>, Rc<[Size]>),
     /// Not decided statically: equal to any size.
     Unknown,
 }
@@ -72,7 +76,34 @@ impl Size {
     fn depth(&self) -> usize {
         match self {
             Size::Op(_, a, b) => 1 + a.depth().max(b.depth()),
+            Size::Call(_, _, xs) => 1 + xs.iter().map(Size::depth).max().unwrap_or(0),
             _ => 0,
+        }
+    }
+
+    /// `f` applied to `args`; deeper than [`MAX_DEPTH`], unknown.
+    pub fn call(f: GlobalSize, name: Rc<str>, args: Vec<Size>) -> Size {
+        if args.iter().any(|a| a.depth() >= MAX_DEPTH) {
+            return Size::Unknown;
+        }
+        Size::Call(f, name, args.into())
+    }
+
+    /// The sizes it is made of.
+    pub fn operands(&self) -> Vec<&Size> {
+        match self {
+            Size::Op(_, a, b) => vec![&**a, &**b],
+            Size::Call(_, _, xs) => xs.iter().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The size with `f` applied to its operands.
+    pub fn map_operands(&self, f: &mut dyn FnMut(&Size) -> Size) -> Size {
+        match self {
+            Size::Op(op, a, b) => Size::op(*op, f(a), f(b)),
+            Size::Call(g, name, xs) => Size::call(*g, name.clone(), xs.iter().map(f).collect()),
+            s => s.clone(),
         }
     }
 
@@ -81,7 +112,7 @@ impl Size {
         match self {
             Size::Const(_) | Size::Rigid(_) => true,
             Size::Op(_, a, b) => a.is_firm() && b.is_firm(),
-            Size::Flex(_) | Size::Unknown => false,
+            Size::Flex(_) | Size::Call(..) | Size::Unknown => false,
         }
     }
 
@@ -89,11 +120,7 @@ impl Size {
     pub fn rigids(&self, out: &mut Vec<u32>) {
         match self {
             Size::Rigid(r) if !out.contains(r) => out.push(*r),
-            Size::Op(_, a, b) => {
-                a.rigids(out);
-                b.rigids(out);
-            }
-            _ => {}
+            s => s.operands().into_iter().for_each(|o| o.rigids(out)),
         }
     }
 
@@ -101,8 +128,7 @@ impl Size {
     pub fn map_rigid(&self, f: &dyn Fn(u32) -> Size) -> Size {
         match self {
             Size::Rigid(r) => f(*r),
-            Size::Op(op, a, b) => Size::op(*op, a.map_rigid(f), b.map_rigid(f)),
-            s => s.clone(),
+            s => s.map_operands(&mut |o| o.map_rigid(f)),
         }
     }
 
@@ -110,8 +136,7 @@ impl Size {
     pub fn map_flex(&self, f: &dyn Fn(u32) -> Size) -> Size {
         match self {
             Size::Flex(i) => f(*i),
-            Size::Op(op, a, b) => Size::op(*op, a.map_flex(f), b.map_flex(f)),
-            s => s.clone(),
+            s => s.map_operands(&mut |o| o.map_flex(f)),
         }
     }
 
@@ -120,6 +145,17 @@ impl Size {
             Size::Const(k) => k.to_string(),
             Size::Rigid(r) => names(*r),
             Size::Flex(_) | Size::Unknown => String::new(),
+            Size::Call(_, f, xs) => {
+                let mut out = f.to_string();
+                for x in xs.iter() {
+                    match x {
+                        Size::Op(..) | Size::Call(..) => write!(out, " ({})", x.show(names)),
+                        _ => write!(out, " {}", x.show(names)),
+                    }
+                    .ok();
+                }
+                out
+            }
             Size::Op(op, a, b) => {
                 // Parentheses only where precedence and left
                 // associativity need them: `n - k - l`, `(n + 1) * m`.
@@ -451,6 +487,22 @@ mod tests {
         let nk = op(SizeOp::Mul, &n, &k);
         assert_eq!(shown(op(SizeOp::Add, &nk, &Size::Const(1))), "n * k + 1");
         assert_eq!(shown(op(SizeOp::Add, &l, &nk)), "l + n * k");
+    }
+
+    #[test]
+    fn calls_show_as_applications_and_take_their_arguments_sizes() {
+        let (a, b) = (Size::Rigid(0), Size::Rigid(1));
+        let names = |r: u32| ["a", "b"][r as usize].to_string();
+        let plus = |xs: Vec<Size>| Size::call(GlobalSize::Def(DefId(0)), "plus".into(), xs);
+        let a_1 = Size::op(SizeOp::Add, a.clone(), Size::Const(1));
+        let call = plus(vec![a_1, b.clone()]);
+        assert_eq!(call.show(&names), "plus (a + 1) b");
+        assert!(!call.is_firm());
+        let mut rigid = Vec::new();
+        call.rigids(&mut rigid);
+        assert_eq!(rigid, vec![0, 1]);
+        let swapped = call.map_rigid(&|r| Size::Rigid(1 - r));
+        assert_eq!(swapped.show(&names), "plus (b + 1) a");
     }
 
     #[test]

@@ -221,6 +221,20 @@ impl<'a> Walker<'a> {
                 Size::op(op, a, b)
             }
             ExprKind::Attr(_, e) => self.size_exp(e),
+            // A module-level function's application: unified with another
+            // application of it argument by argument (Futhark compares
+            // size expressions by their form).
+            ExprKind::Apply(f, args) => match &f.kind {
+                ExprKind::Var(q) if !q.is_local() => match q.entity {
+                    Some(ent) => {
+                        let key = self.global_key(ent);
+                        let args = args.iter().map(|a| self.size_exp(a)).collect();
+                        Size::call(key, q.to_string().into(), args)
+                    }
+                    None => Size::Unknown,
+                },
+                _ => Size::Unknown,
+            },
             _ => Size::Unknown,
         }
     }
