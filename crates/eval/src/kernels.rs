@@ -846,12 +846,8 @@ pub(crate) fn unop<T: Element>(
             Ok(Array::from_scalars(rt, shape.to_vec(), &v))
         }
         _ => {
-            if T::float_op(op, T::default()).is_none() {
-                return Err(PrimError::TypeMismatch);
-            }
-            same(map1(par, shape, a, COSTLY_GRAIN, |x: T| {
-                T::float_op(op, x).unwrap_or_default()
-            }))
+            let f = T::float_fn(op).ok_or(PrimError::TypeMismatch)?;
+            same(map1(par, shape, a, COSTLY_GRAIN, f))
         }
     }
 }

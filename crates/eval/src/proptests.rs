@@ -189,6 +189,8 @@ fn gen_stm(r: &mut Rng, b: &mut Builder, pool: &mut Pool, cx: &Ctx, depth: usize
                 UnOp::Sqrt,
                 UnOp::Sin,
                 UnOp::Floor,
+                UnOp::Tanh,
+                UnOp::Exp,
                 UnOp::IsNan,
             ];
             let op = ops[r.below(ops.len())];

@@ -401,7 +401,7 @@ fn supported_un(op: UnOp) -> bool {
         UnOp::Neg | UnOp::Abs | UnOp::Sgn => true,
         UnOp::Not | UnOp::IsNan | UnOp::IsInf => false,
         _ if op.changes_type() => false,
-        _ => f64::float_op(op, 0.0).is_some(),
+        _ => f64::float_fn(op).is_some(),
     }
 }
 
@@ -504,9 +504,8 @@ fn un<T: Element>(
         UnOp::Abs => out.iter_mut().zip(xs).for_each(|(o, x)| *o = x.abs()),
         UnOp::Sgn => out.iter_mut().zip(xs).for_each(|(o, x)| *o = x.sgn()),
         _ => {
-            for (o, x) in out.iter_mut().zip(xs) {
-                *o = T::float_op(op, *x)?;
-            }
+            let f = T::float_fn(op)?;
+            out.iter_mut().zip(xs).for_each(|(o, x)| *o = f(*x));
         }
     }
     Some(())

@@ -41,7 +41,13 @@ pub trait Native: Copy + PartialOrd + 'static {
     fn bits(op: BinOp, a: Self, b: Self) -> Option<Self>;
     fn not(self) -> Option<Self>;
     /// Float-only unary operations (`None` for integers and bool).
-    fn float_op(_op: UnOp, _a: Self) -> Option<Self> {
+    fn float_op(op: UnOp, a: Self) -> Option<Self> {
+        Self::float_fn(op).map(|f| f(a))
+    }
+    /// The function of a float-only unary operation, chosen once for a
+    /// loop over many elements: matching the operation per element cost
+    /// the MLP's `tanh` layer as much as `tanh` itself.
+    fn float_fn(_op: UnOp) -> Option<fn(Self) -> Self> {
         None
     }
     /// Float-only binary operations (`atan2`, `hypot`, ...).
@@ -310,40 +316,40 @@ macro_rules! float_native {
             fn not(self) -> Option<Self> {
                 None
             }
-            fn float_op(op: UnOp, a: Self) -> Option<Self> {
+            fn float_fn(op: UnOp) -> Option<fn(Self) -> Self> {
                 Some(match op {
-                    UnOp::Sqrt => a.sqrt(),
-                    UnOp::Exp => a.exp(),
-                    UnOp::Log => a.ln(),
-                    UnOp::Log2 => a.log2(),
-                    UnOp::Log10 => a.log10(),
-                    UnOp::Sin => a.sin(),
-                    UnOp::Cos => a.cos(),
-                    UnOp::Tan => a.tan(),
-                    UnOp::Asin => a.asin(),
-                    UnOp::Acos => a.acos(),
-                    UnOp::Atan => a.atan(),
-                    UnOp::Sinh => a.sinh(),
-                    UnOp::Cosh => a.cosh(),
-                    UnOp::Tanh => a.tanh(),
-                    UnOp::Floor => a.floor(),
-                    UnOp::Ceil => a.ceil(),
-                    UnOp::Round => a.round_ties_even(),
-                    UnOp::Trunc => a.trunc(),
-                    UnOp::Cbrt => a.cbrt(),
-                    UnOp::Log1p => a.ln_1p(),
-                    UnOp::Asinh => a.asinh(),
-                    UnOp::Acosh => a.acosh(),
-                    UnOp::Atanh => a.atanh(),
-                    UnOp::Gamma => special::gamma(a as f64) as $t,
-                    UnOp::Lgamma => special::lgamma(a as f64) as $t,
-                    UnOp::Erf => special::erf(a as f64) as $t,
-                    UnOp::Erfc => special::erfc(a as f64) as $t,
-                    UnOp::SinPi => special::sinpi(a as f64) as $t,
-                    UnOp::CosPi => special::cospi(a as f64) as $t,
-                    UnOp::TanPi => special::tanpi(a as f64) as $t,
-                    UnOp::Digamma => special::digamma(a as f64) as $t,
-                    UnOp::Trigamma => special::trigamma(a as f64) as $t,
+                    UnOp::Sqrt => |a: $t| a.sqrt(),
+                    UnOp::Exp => |a: $t| a.exp(),
+                    UnOp::Log => |a: $t| a.ln(),
+                    UnOp::Log2 => |a: $t| a.log2(),
+                    UnOp::Log10 => |a: $t| a.log10(),
+                    UnOp::Sin => |a: $t| a.sin(),
+                    UnOp::Cos => |a: $t| a.cos(),
+                    UnOp::Tan => |a: $t| a.tan(),
+                    UnOp::Asin => |a: $t| a.asin(),
+                    UnOp::Acos => |a: $t| a.acos(),
+                    UnOp::Atan => |a: $t| a.atan(),
+                    UnOp::Sinh => |a: $t| a.sinh(),
+                    UnOp::Cosh => |a: $t| a.cosh(),
+                    UnOp::Tanh => |a: $t| a.tanh(),
+                    UnOp::Floor => |a: $t| a.floor(),
+                    UnOp::Ceil => |a: $t| a.ceil(),
+                    UnOp::Round => |a: $t| a.round_ties_even(),
+                    UnOp::Trunc => |a: $t| a.trunc(),
+                    UnOp::Cbrt => |a: $t| a.cbrt(),
+                    UnOp::Log1p => |a: $t| a.ln_1p(),
+                    UnOp::Asinh => |a: $t| a.asinh(),
+                    UnOp::Acosh => |a: $t| a.acosh(),
+                    UnOp::Atanh => |a: $t| a.atanh(),
+                    UnOp::Gamma => |a: $t| special::gamma(a as f64) as $t,
+                    UnOp::Lgamma => |a: $t| special::lgamma(a as f64) as $t,
+                    UnOp::Erf => |a: $t| special::erf(a as f64) as $t,
+                    UnOp::Erfc => |a: $t| special::erfc(a as f64) as $t,
+                    UnOp::SinPi => |a: $t| special::sinpi(a as f64) as $t,
+                    UnOp::CosPi => |a: $t| special::cospi(a as f64) as $t,
+                    UnOp::TanPi => |a: $t| special::tanpi(a as f64) as $t,
+                    UnOp::Digamma => |a: $t| special::digamma(a as f64) as $t,
+                    UnOp::Trigamma => |a: $t| special::trigamma(a as f64) as $t,
                     _ => return None,
                 })
             }

@@ -9,6 +9,7 @@ use crate::kernels::{self, fast_call, fast_supported, hist_into, row_major};
 use crate::lanes::{LVal, index_operand, lane_dims, materialize};
 use crate::ops;
 use ndarray::{ArcArray, IxDyn};
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::Rc;
 use urchin_core::ir::{Atom, Lambda, Operator, Stm, Var};
@@ -339,9 +340,11 @@ fn hist_fast(f: FastOp, d: &mut Array, is: &Array, vs: &Array) -> bool {
         fast_call!(f, T, hist_into(dst, is, &vs));
         true
     }
-    let is: Vec<i64> = match is {
-        Array::I64(a) => row_major(a).into_owned(),
-        a if a.elem().is_int() => a.to_scalars().iter().map(|s| s.as_i64()).collect(),
+    // Borrowed where they are already row-major `i64`s: copying 10^6 of
+    // them took a tenth of `histmax`'s gradient.
+    let is: Cow<'_, [i64]> = match is {
+        Array::I64(a) => row_major(a),
+        a if a.elem().is_int() => Cow::Owned(a.to_scalars().iter().map(|s| s.as_i64()).collect()),
         _ => return false,
     };
     urchin_prim::dispatch_prim!(d.elem(), go(f, d, &is, vs))
