@@ -209,15 +209,7 @@ impl<'a> Par<'a> {
         f: impl Fn(usize, &mut [T]) + Sync,
     ) -> Option<Vec<T>> {
         let (pool, threads, block) = self.plan(len, grain, align)?;
-        let mut out = vec![T::default(); len];
-        // Each block's slice, locked by the one thread that takes it.
-        let parts: Vec<Mutex<&mut [T]>> = out.chunks_mut(block).map(Mutex::new).collect();
-        share(pool, threads, parts.len(), |k| {
-            let mut dst = parts[k].lock().unwrap_or_else(|e| e.into_inner());
-            f(k * block, &mut dst)
-        });
-        drop(parts);
-        Some(out)
+        Some(fill_blocks(pool, threads, len, block, &f))
     }
 
     /// `outs` arrays of `len` elements computed together in consecutive
@@ -245,7 +237,7 @@ impl<'a> Par<'a> {
         }
         let parts: Vec<Mutex<Vec<&mut [T]>>> = parts.into_iter().map(Mutex::new).collect();
         let ok = AtomicBool::new(true);
-        share(pool, threads, parts.len(), |k| {
+        share(pool, threads, parts.len(), &|k| {
             // After a failure the rest is wasted work.
             if ok.load(Ordering::Relaxed) {
                 let mut dsts = parts[k].lock().unwrap_or_else(|e| e.into_inner());
@@ -263,17 +255,41 @@ impl<'a> Par<'a> {
     /// computes its own part of a result, so the split does not change it.
     pub fn each(self, count: usize, work: usize, grain: usize, f: impl Fn(usize) + Sync) {
         match self.plan(work, grain, 1) {
-            Some((pool, threads, _)) if count > 1 => share(pool, threads, count, f),
+            Some((pool, threads, _)) if count > 1 => share(pool, threads, count, &f),
             _ => (0..count).for_each(f),
         }
     }
+}
+
+/// [`Par::fill`]'s split into blocks of `block` elements, compiled once
+/// per element type rather than for every kernel.
+fn fill_blocks<T: Copy + Default + Send>(
+    pool: &rayon::ThreadPool,
+    threads: usize,
+    len: usize,
+    block: usize,
+    f: &(dyn Fn(usize, &mut [T]) + Sync),
+) -> Vec<T> {
+    let mut out = vec![T::default(); len];
+    // Each block's slice, locked by the one thread that takes it.
+    let parts: Vec<Mutex<&mut [T]>> = out.chunks_mut(block).map(Mutex::new).collect();
+    share(pool, threads, parts.len(), &|k| {
+        let mut dst = parts[k].lock().unwrap_or_else(|e| e.into_inner());
+        f(k * block, &mut dst)
+    });
+    drop(parts);
+    out
 }
 
 /// Runs `f(k)` for every `k < count` on the calling thread and the
 /// pool's workers, each taking the next `k` when it finishes the last:
 /// the calling thread starts at once and takes every piece that a worker
 /// slow to wake has not, so a hand-off never costs more than a piece.
-fn share(pool: &rayon::ThreadPool, threads: usize, count: usize, f: impl Fn(usize) + Sync) {
+///
+/// Not generic over `f` (one call per piece, a dynamic call costs
+/// nothing there), so that rayon's scope is compiled once rather than for
+/// every kernel's closure (it was a tenth of `urchin-eval`'s code).
+fn share(pool: &rayon::ThreadPool, threads: usize, count: usize, f: &(dyn Fn(usize) + Sync)) {
     let next = AtomicUsize::new(0);
     let take = || {
         loop {
