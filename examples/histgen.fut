@@ -27,7 +27,7 @@ def bins (k: i64) (n: i64) = map (\i -> (i * 7919) % k) (iota n)
 def hgen [n] (is: [n]i64) (k: i64) (vs: [n]f64) =
   f64.sum (hist (\a b -> a + b + a * b) 0 k is (map (\v -> v / 100) vs))
 
-def nbins (n: i64) = if n <= 4 then 3 else 100
+def nbins (n: i64) : i64 = if n <= 4 then 3 else 100
 
 entry main [n] (vs: [n]f64) = hgen (bins (nbins n) n) (nbins n) vs
 

@@ -26,7 +26,7 @@
 -- | Bins spread over `k`: value i goes to bin (i · 7919) mod k.
 def bins (k: i64) (n: i64) = map (\i -> (i * 7919) % k) (iota n)
 
-def nbins (n: i64) = if n <= 5 then 3 else 1000
+def nbins (n: i64) : i64 = if n <= 5 then 3 else 1000
 
 -- | The sum of the squares of the bins' maxima.
 def loss [n] (vs: [n]f64) =

@@ -1,6 +1,6 @@
--- A local function is generalised like a top-level one (Futhark's
--- let-generalisation of a `let` with parameters): each use may be at
--- other types.
+-- A local function with type parameters is polymorphic in them, as in
+-- Futhark: each use may be at other types. (One without type parameters
+-- has one type: err_local_not_generalised.)
 -- ==
 -- entry: identity
 -- input { 1 true 2.5f64 } output { 1 true 2.5f64 }
@@ -9,13 +9,13 @@ entry identity (x: i32) (y: bool) (z: f64) =
   let id 't (v: t) : t = v
   in (id x, id y, id z)
 
--- Without type parameters, and used as a value.
+-- Used as a value.
 -- ==
 -- entry: twice_each
 -- input { [1, 2] [true, false] } output { [[1, 1], [2, 2]] [[true, true], [false, false]] }
 
 entry twice_each (xs: []i32) (bs: []bool) =
-  let two x = [x, x]
+  let two 't (x: t) = [x, x]
   in (map two xs, map two bs)
 
 -- Nested local functions, and a global polymorphic function inside.

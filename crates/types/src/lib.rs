@@ -350,7 +350,7 @@ impl TypeEnv {
             // (`def f n (xs: [n]i32)`) is an `i64`.
             if let Pat::Id(x, s) = p {
                 if declared.contains(x) {
-                    inf.expect_size(&t, *s)?;
+                    inf.expect_size(x, &t, *s)?;
                 }
             }
             inf.bind_pat(p, &t)?;

@@ -50,14 +50,7 @@ impl Infer<'_> {
                         return Ok(t);
                     }
                 }
-                match self.lookup_global(q, e.id) {
-                    Some(g) => {
-                        self.resolved.push((e.id, g.kind.clone()));
-                        self.saw_abstract |= g.rep.is_some();
-                        Ok(self.instantiate(g.view(self.transparent), e.id))
-                    }
-                    None => Err(self.unknown_name(q, e.span)),
-                }
+                self.global_use(q, e.id, e.span)
             }
             ExprKind::OpValue(op) => match self.user_operator(op) {
                 Some(q) => self.named_head(&q, e.id, e.span),
@@ -200,9 +193,9 @@ impl Infer<'_> {
             }
             ExprKind::LetFun(f) => {
                 Self::check_bindable(&f.name, f.name_span)?;
-                let ft = self.infer_local_function(f)?;
+                let (ft, explicit) = self.infer_local_function(f)?;
                 let saved = self.locals.len();
-                let vars = self.generalisable(&ft);
+                let vars = self.generalisable(&ft, &explicit);
                 if vars.is_empty() {
                     self.bind(f.name.clone(), ft);
                 } else {
@@ -333,6 +326,11 @@ impl Infer<'_> {
                 return Ok(t);
             }
         }
+        self.global_use(q, node, span)
+    }
+
+    /// The type of a use (at `node`) of the module-level value `q`.
+    fn global_use(&mut self, q: &QualName, node: NodeId, span: Span) -> Result<Type> {
         match self.lookup_global(q, node) {
             Some(g) => {
                 self.resolved.push((node, g.kind.clone()));
@@ -428,7 +426,9 @@ impl Infer<'_> {
         Ok(Type::arrow(x, t2))
     }
 
-    pub(super) fn infer_local_function(&mut self, f: &LetFun) -> Result<Type> {
+    /// A local function's type, and the variables its explicit type
+    /// parameters stand for.
+    pub(super) fn infer_local_function(&mut self, f: &LetFun) -> Result<(Type, Vec<TyVar>)> {
         crate::check_size_params(&f.name, &f.type_params, &f.params, None)?;
         let saved_locals = self.locals.len();
         let saved_tparams = self.type_params.len();
@@ -471,7 +471,8 @@ impl Infer<'_> {
         crate::scope::check(self, &f.name, &tparams)?;
         self.locals.truncate(saved_locals);
         self.type_params.truncate(saved_tparams);
-        Ok(pts.into_iter().rev().fold(bt, |acc, p| Type::arrow(p, acc)))
+        let t = pts.into_iter().rev().fold(bt, |acc, p| Type::arrow(p, acc));
+        Ok((t, tparams.iter().map(|p| p.var).collect()))
     }
 
     /// The type of field `f` of a value of type `t` (rank 0; AUTOMAP maps

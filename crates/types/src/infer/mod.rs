@@ -375,16 +375,27 @@ impl<'g> Infer<'g> {
         Some(t)
     }
 
-    /// The variables a local function of type `t` is generalised over, as
-    /// Futhark generalises a `let` that has parameters: those not free in
-    /// the environment. Only variables of no class or of equality are: an
+    /// The variables a local function of type `t` is generalised over:
+    /// as in Futhark, only those of its `explicit` type parameters (`let
+    /// apply f x = f x` is monomorphic, `let id 't (x: t) = x` is not),
+    /// and of those, the ones not free in the environment. Only variables
+    /// of no class or of equality are: an
     /// overloaded operator is resolved in the enclosing definition (the
     /// reference semantics types a literal once per definition), and a
     /// record whose fields are used must be known there. Ranks are not
     /// generalised: AUTOMAP elaborates the body once.
-    fn generalisable(&self, t: &Type) -> Vec<TyVar> {
+    fn generalisable(&self, t: &Type, explicit: &[TyVar]) -> Vec<TyVar> {
         let mut own = Vec::new();
         self.free_vars(&self.subst.apply(t), &mut own);
+        // (A type parameter's variable may have been linked to another.)
+        let explicit: Vec<TyVar> = explicit
+            .iter()
+            .filter_map(|v| match self.subst.resolve(&Base::Var(*v)) {
+                Base::Var(root) => Some(root),
+                _ => None,
+            })
+            .collect();
+        own.retain(|v| explicit.contains(v));
         let mut env = Vec::new();
         for (_, l) in &self.locals {
             match l {
@@ -493,13 +504,13 @@ impl<'g> Infer<'g> {
         self.locals.push((name, Local::Value(t)));
     }
 
-    /// `t` is the type of a size (`i64`).
-    pub fn expect_size(&mut self, t: &Type, span: Span) -> Result<()> {
+    /// `t` is the type of `name`, which a type uses as a size (`i64`).
+    pub fn expect_size(&mut self, name: &str, t: &Type, span: Span) -> Result<()> {
         self.expect(
             &Type::prim(PrimType::I64),
             t,
             span,
-            "a size must be an `i64`",
+            &format!("\"{name}\" is used as a size, so it must be an `i64`"),
         )
     }
 

@@ -156,7 +156,7 @@ impl Infer<'_> {
         if let Dim::Named(n) = d
             && let Some(t) = self.lookup_local(n)
         {
-            return self.expect_size(&t, span);
+            return self.expect_size(n, &t, span);
         }
         let Dim::Exp(e) = d else { return Ok(()) };
         // No implicit maps in a size: it is a scalar.

@@ -195,6 +195,50 @@ impl<'a> Walker<'a> {
         Ok(r)
     }
 
+    /// A lambda or local function (the function value `closure_fun`)
+    /// where a function type (`sig_fun`, as an annotation or a parameter
+    /// gives it) is
+    /// expected: applied to the parameters the type gives, its result has
+    /// the type's sizes (`?[n].([n]bool, bool -> [n]bool)` is not a pair
+    /// whose function makes arrays of another length). A body the check
+    /// cannot follow there constrains nothing.
+    pub(super) fn closure_as_sig(
+        &mut self,
+        sig_fun: u32,
+        closure_fun: u32,
+    ) -> std::result::Result<(), (Size, Size)> {
+        let (s, f) = (
+            &self.funs[sig_fun as usize],
+            &self.funs[closure_fun as usize],
+        );
+        let (Callee::Sig(sig, fixed, name), Callee::Closure(c)) = (&s.callee, &f.callee) else {
+            return Ok(());
+        };
+        if !s.args.is_empty() || !f.args.is_empty() || c.params.len() != sig.params.len() {
+            return Ok(());
+        }
+        let (sig, fixed, name, c) = (sig.clone(), fixed.clone(), name.clone(), c.clone());
+        let (params, ret) = self.instance(&sig, &fixed, &name, None);
+        let args: Vec<Arg> = params
+            .into_iter()
+            .map(|shape| Arg {
+                shape,
+                span: c.body.span,
+            })
+            .collect();
+        let (env, depth) = (self.env.clone(), self.depth);
+        let outer = std::mem::replace(&mut self.annotation, false);
+        let result = self.apply_closure(&c, &args);
+        self.annotation = outer;
+        match result {
+            Ok(r) => self.unify(&ret, &r).map(|_| ()),
+            Err(_) => {
+                (self.env, self.depth) = (env, depth);
+                Ok(())
+            }
+        }
+    }
+
     /// The outer sizes of `arrays`, which must be equal (as `map2`'s).
     pub(super) fn same_outer(&mut self, name: &str, arrays: &[Arg]) -> Result<Size> {
         let mut size = Size::Unknown;

@@ -825,6 +825,10 @@ impl<'a> Walker<'a> {
                 Some(s) => Shape::Size(s),
                 None => Shape::Leaf(Type::prim(PrimType::I64)),
             },
+            (Shape::Fun(f), Shape::Fun(g)) => {
+                self.closure_as_sig(*f, *g)?;
+                b.clone()
+            }
             (Shape::Size(_), _) => a.clone(),
             (_, Shape::Size(_) | Shape::Fun(_)) => b.clone(),
             _ => a.clone(),
