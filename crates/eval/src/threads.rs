@@ -258,6 +258,28 @@ impl<'a> Par<'a> {
         ok.into_inner().then_some(out)
     }
 
+    /// `len` elements of work cut into consecutive blocks that may run on
+    /// several threads: `f(lo, hi)` of each block, in block order; `None`
+    /// when the work stays on this thread.
+    pub fn blocks<T: Send>(
+        self,
+        len: usize,
+        grain: usize,
+        f: impl Fn(usize, usize) -> T + Sync,
+    ) -> Option<Vec<T>> {
+        let (pool, threads, block) = self.plan(len, grain, 1)?;
+        let slots: Vec<Mutex<Option<T>>> =
+            (0..len.div_ceil(block)).map(|_| Mutex::new(None)).collect();
+        share(pool, threads, slots.len(), |k| {
+            let r = f(k * block, ((k + 1) * block).min(len));
+            *slots[k].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+        });
+        slots
+            .into_iter()
+            .map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .collect()
+    }
+
     /// Runs `f(i)` for every `i < count`, pieces of `work` units in all, on
     /// several threads where `work` is at least twice `grain`; each piece
     /// computes its own part of a result, so the split does not change it.
