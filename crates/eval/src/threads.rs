@@ -9,7 +9,9 @@
 //! kernels; folds of independent rows), so each element is computed by
 //! the same function of the same operands whichever thread runs it:
 //! results are bit-identical for any thread count, by construction rather
-//! than by a careful combination order.
+//! than by a careful combination order. The one exception is exact: a
+//! histogram whose operator regroups without changing a bit is folded in
+//! blocks and merged in order (`kernels::hist_into`).
 //!
 //! Threads come from the session's rayon pool ([`Threads`]), built on
 //! first use and kept, of `threads - 1` workers that the calling thread
