@@ -194,6 +194,9 @@ fn float_max_and_min_histograms_have_the_sequential_bits_on_any_thread_count() {
     }
 }
 
+/// An integer operator as the test computes it.
+type IntOp = fn(i64, i64) -> i64;
+
 #[test]
 fn integer_histograms_have_the_sequential_bits_on_any_thread_count() {
     let m = 11;
@@ -211,7 +214,7 @@ fn integer_histograms_have_the_sequential_bits_on_any_thread_count() {
             Scalar::I64(x) => x,
             _ => panic!("not an i64"),
         };
-        let ops: [(BinOp, i64, fn(i64, i64) -> i64); 6] = [
+        let ops: [(BinOp, i64, IntOp); 6] = [
             (BinOp::Add, 0, |a, x| a.wrapping_add(x)),
             (BinOp::Mul, 1, |a, x| a.wrapping_mul(x)),
             (BinOp::Min, i64::MAX, |a, x| Ord::min(a, x)),
