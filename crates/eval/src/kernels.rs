@@ -16,7 +16,7 @@ use ndarray::{ArcArray, IxDyn};
 use smallvec::SmallVec;
 use std::borrow::Cow;
 use std::sync::OnceLock;
-use urchin_prim::{BinOp, Native, PrimError, UnOp, native_convert};
+use urchin_prim::{BinOp, Native, PrimError, PrimType, UnOp, native_convert};
 use urchin_runtime::value::{Array, Element};
 
 /// Shapes and steps, one per dimension: kept inline, since every bulk
@@ -1040,9 +1040,83 @@ pub(crate) fn scan_into<'a, T: Copy + 'a>(
     *acc = a;
 }
 
-/// `dest[is[i]] = g(dest[is[i]], vs[i])` for the indices in range.
-pub(crate) fn hist_into<T: Copy>(dest: &mut [T], is: &[i64], vs: &[T], g: impl Fn(T, T) -> T) {
+/// Whether a fold with a recognised operator may be regrouped (a
+/// histogram in blocks: [`hist_into`]) without changing a bit.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Regroup {
+    /// Float `+` and `*` round; `f16`'s `min` and `max` go through `f32`.
+    Never,
+    /// Integer (wrapping) and boolean operators are associative.
+    Always,
+    /// Float `min` and `max` return the smaller (larger) operand where the
+    /// two differ and neither is a NaN; which of `-0.0` and `0.0`, or of a
+    /// number and a NaN (a signalling one on some processors), or of two
+    /// NaNs, is the machine's choice, which LLVM lets differ between one
+    /// compiled loop and another. Over values that are neither zero nor
+    /// NaN, into bins that hold no NaN, every grouping returns the bin's
+    /// extreme value, whose bits are unique.
+    Ordered,
+}
+
+impl Regroup {
+    pub(crate) fn of<T: Native>(f: FastOp) -> Regroup {
+        match T::TY {
+            PrimType::F32 | PrimType::F64 if matches!(f.op, BinOp::Min | BinOp::Max) => {
+                Regroup::Ordered
+            }
+            PrimType::F16 | PrimType::F32 | PrimType::F64 => Regroup::Never,
+            _ => Regroup::Always,
+        }
+    }
+
+    /// Whether a value may be folded out of order.
+    fn value<T: Native>(self, x: T) -> bool {
+        self == Regroup::Always || (x.eq(x) && !x.eq(T::from_i64(0)))
+    }
+
+    /// Whether a bin may receive a fold made out of order.
+    fn bin<T: Native>(self, x: T) -> bool {
+        self == Regroup::Always || x.eq(x)
+    }
+}
+
+/// `dest[is[i]] = g(dest[is[i]], vs[i])` for the indices in range, in
+/// order. Where `g` regroups exactly (`regroup`) and the bins are few
+/// against the values, on several threads: each block of the values is
+/// folded into a partial histogram of its own (per bin, the fold of the
+/// block's values from its first, so no neutral element is assumed), and
+/// the partials are folded into `dest` in block order. Bin `b` then holds
+/// `g(..g(g(d, p0), p1).., pk)`, which is the sequential fold, bit for
+/// bit, on any thread count.
+pub(crate) fn hist_into<T: Native + Send + Sync>(
+    par: Par<'_>,
+    regroup: Regroup,
+    dest: &mut [T],
+    is: &[i64],
+    vs: &[T],
+    g: impl Fn(T, T) -> T + Sync,
+) {
     let m = dest.len();
+    let n = is.len().min(vs.len());
+    // A partial costs a pass over the bins per block. A histogram update
+    // is a dependent load and store per value: a costly grain.
+    if regroup != Regroup::Never
+        && m.saturating_mul(16) <= n
+        && dest.iter().all(|&d| regroup.bin(d))
+        && let Some(parts) = par.blocks(n, COSTLY_GRAIN, |lo, hi| {
+            partial_hist(regroup, m, &is[lo..hi], &vs[lo..hi], &g)
+        })
+        && let Some(parts) = parts.into_iter().collect::<Option<Vec<_>>>()
+    {
+        for part in parts {
+            for (d, p) in dest.iter_mut().zip(part) {
+                if let Some(p) = p {
+                    *d = g(*d, p);
+                }
+            }
+        }
+        return;
+    }
     for (&i, &v) in is.iter().zip(vs) {
         if let Ok(i) = usize::try_from(i)
             && i < m
@@ -1050,6 +1124,27 @@ pub(crate) fn hist_into<T: Copy>(dest: &mut [T], is: &[i64], vs: &[T], g: impl F
             dest[i] = g(dest[i], v);
         }
     }
+}
+
+/// Each of `m` bins' fold of its values among `vs` in order, from the
+/// first (`None`: no value); `None` at a value that may not be regrouped.
+fn partial_hist<T: Native>(
+    regroup: Regroup,
+    m: usize,
+    is: &[i64],
+    vs: &[T],
+    g: impl Fn(T, T) -> T,
+) -> Option<Vec<Option<T>>> {
+    let mut out = vec![None; m];
+    for (&i, &v) in is.iter().zip(vs) {
+        if let Some(slot) = usize::try_from(i).ok().and_then(|i| out.get_mut(i)) {
+            if !regroup.value(v) {
+                return None;
+            }
+            *slot = Some(slot.map_or(v, |a| g(a, v)));
+        }
+    }
+    Some(out)
 }
 
 #[cfg(test)]

@@ -64,6 +64,8 @@ pub mod threads;
 mod proptests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_hist;
 
 use error::Fail;
 use interp::Interp;

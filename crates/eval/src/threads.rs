@@ -9,7 +9,9 @@
 //! kernels; folds of independent rows), so each element is computed by
 //! the same function of the same operands whichever thread runs it:
 //! results are bit-identical for any thread count, by construction rather
-//! than by a careful combination order.
+//! than by a careful combination order. The one exception is exact: a
+//! histogram whose operator regroups without changing a bit is folded in
+//! blocks and merged in order (`kernels::hist_into`).
 //!
 //! Threads come from the session's rayon pool ([`Threads`]), built on
 //! first use and kept, of `threads - 1` workers that the calling thread
@@ -248,6 +250,28 @@ impl<'a> Par<'a> {
         });
         drop(parts);
         ok.into_inner().then_some(out)
+    }
+
+    /// `len` elements of work cut into consecutive blocks that may run on
+    /// several threads: `f(lo, hi)` of each block, in block order; `None`
+    /// when the work stays on this thread.
+    pub fn blocks<T: Send>(
+        self,
+        len: usize,
+        grain: usize,
+        f: impl Fn(usize, usize) -> T + Sync,
+    ) -> Option<Vec<T>> {
+        let (pool, threads, block) = self.plan(len, grain, 1)?;
+        let slots: Vec<Mutex<Option<T>>> =
+            (0..len.div_ceil(block)).map(|_| Mutex::new(None)).collect();
+        share(pool, threads, slots.len(), |k| {
+            let r = f(k * block, ((k + 1) * block).min(len));
+            *slots[k].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+        });
+        slots
+            .into_iter()
+            .map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .collect()
     }
 
     /// Runs `f(i)` for every `i < count`, pieces of `work` units in all, on

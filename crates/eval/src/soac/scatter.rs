@@ -5,9 +5,10 @@ use super::element_of;
 use crate::analysis::FastOp;
 use crate::error::{Fail, R};
 use crate::interp::{Interp, LaneCursor};
-use crate::kernels::{self, fast_call, fast_supported, hist_into, row_major};
+use crate::kernels::{self, Regroup, fast_call, fast_supported, hist_into, row_major};
 use crate::lanes::{LVal, index_operand, lane_dims, materialize};
 use crate::ops;
+use crate::threads::Par;
 use ndarray::{ArcArray, IxDyn};
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -55,7 +56,7 @@ impl Interp<'_> {
             && d.rank() == 1
             && let (Value::Array(ia), Value::Array(va)) = (&is.v, &v.v)
             && va.rank() == 1
-            && hist_fast(f, d, ia, va)
+            && hist_fast(self.par, f, d, ia, va)
         {
             return Ok(dests
                 .into_iter()
@@ -328,8 +329,8 @@ fn write(d: &mut Array, at: &[usize], x: &LVal) -> R<()> {
 }
 
 /// A histogram with a recognised operator; `false` if it does not apply.
-fn hist_fast(f: FastOp, d: &mut Array, is: &Array, vs: &Array) -> bool {
-    fn go<T: Element>(f: FastOp, d: &mut Array, is: &[i64], vs: &Array) -> bool {
+fn hist_fast(par: Par<'_>, f: FastOp, d: &mut Array, is: &Array, vs: &Array) -> bool {
+    fn go<T: Element>(par: Par<'_>, f: FastOp, d: &mut Array, is: &[i64], vs: &Array) -> bool {
         let (Some(vs), true) = (T::unwrap_array(vs), fast_supported::<T>(f)) else {
             return false;
         };
@@ -337,7 +338,8 @@ fn hist_fast(f: FastOp, d: &mut Array, is: &Array, vs: &Array) -> bool {
             return false;
         };
         let vs = row_major(vs);
-        fast_call!(f, T, hist_into(dst, is, &vs));
+        let regroup = Regroup::of::<T>(f);
+        fast_call!(f, T, hist_into(par, regroup, dst, is, &vs));
         true
     }
     // Borrowed where they are already row-major `i64`s: copying 10^6 of
@@ -347,7 +349,7 @@ fn hist_fast(f: FastOp, d: &mut Array, is: &Array, vs: &Array) -> bool {
         a if a.elem().is_int() => Cow::Owned(a.to_scalars().iter().map(|s| s.as_i64()).collect()),
         _ => return false,
     };
-    urchin_prim::dispatch_prim!(d.elem(), go(f, d, &is, vs))
+    urchin_prim::dispatch_prim!(d.elem(), go(par, f, d, &is, vs))
 }
 
 /// A scatter of the elements of a one-dimensional array into a
