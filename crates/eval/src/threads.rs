@@ -264,7 +264,7 @@ impl<'a> Par<'a> {
         let (pool, threads, block) = self.plan(len, grain, 1)?;
         let slots: Vec<Mutex<Option<T>>> =
             (0..len.div_ceil(block)).map(|_| Mutex::new(None)).collect();
-        share(pool, threads, slots.len(), |k| {
+        share(pool, threads, slots.len(), &|k| {
             let r = f(k * block, ((k + 1) * block).min(len));
             *slots[k].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
         });
