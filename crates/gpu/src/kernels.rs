@@ -433,23 +433,26 @@ impl<'a> Kernels<'a> {
             idx[l] = i;
         }
         self.g.cost = 0.0;
-        let vals = self.g.in_loop(Some(&Dim::Const(total as i64)), |g| {
-            let xs: Vec<KVal> = args.iter().map(|v| g.get(*v)).collect::<G<_>>()?;
-            nest_apply(g, lam, &xs, &idx)
-        });
-        let vals = vals?;
-        for (k, v) in vals.into_iter().enumerate() {
-            let inner: usize = self.outputs[k].shape[depth..].iter().product();
-            match v {
-                KVal::Scalar { c, .. } => self.g.line(format!("o{k}[gid] = {c};")),
-                KVal::Arr(a) => {
-                    let base = format!("gid * {inner}L");
-                    self.g
-                        .write_all(&a, &format!("o{k}"), &base, &mut Vec::new())?;
+        let outputs = &self.outputs;
+        // The writes count per item too: an element that is a map is
+        // computed where it is written.
+        self.g
+            .in_loop(Some(&Dim::Const(total as i64)), |g| -> G<()> {
+                let xs: Vec<KVal> = args.iter().map(|v| g.get(*v)).collect::<G<_>>()?;
+                let vals = nest_apply(g, lam, &xs, &idx)?;
+                for (k, v) in vals.into_iter().enumerate() {
+                    let inner: usize = outputs[k].shape[depth..].iter().product();
+                    match v {
+                        KVal::Scalar { c, .. } => g.line(format!("o{k}[gid] = {c};")),
+                        KVal::Arr(a) => {
+                            let base = format!("gid * {inner}L");
+                            g.write_all(&a, &format!("o{k}"), &base, &mut Vec::new())?;
+                        }
+                        KVal::Acc(_) => return no("a map returning an accumulator"),
+                    }
                 }
-                KVal::Acc(_) => return no("a map returning an accumulator"),
-            }
-        }
+                Ok(())
+            })?;
         self.work = self.g.cost;
         self.end();
         self.launches.push(Launch {

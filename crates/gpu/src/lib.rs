@@ -377,7 +377,11 @@ impl urchin_eval::Device for Gpu {
                     d.stats.below_threshold += 1;
                     return Side::Host;
                 }
-                let side = sites.choose(key, what, work, t.overhead.as_secs_f64());
+                let cost = sites::DeviceCost {
+                    fixed: t.overhead.as_secs_f64(),
+                    per_op: t.device_ns * 1e-9,
+                };
+                let side = sites.choose(key, what, work, cost);
                 if side == Side::Host {
                     d.stats.faster_on_host += 1;
                     why = Why::FasterOnHost(key);

@@ -3,9 +3,14 @@
 //! kernel; the cost of a real region on either side depends on its kind
 //! (a vectorised bulk `map` on the evaluator, a reduction with a few long
 //! work items on the device, ...), which no work estimate captures. So a
-//! region above the threshold runs once on the device and once on the
-//! evaluator, both timed, and from then on where it was faster, scaled to
-//! its work. A region settled on the evaluator whose device time was close
+//! region above the threshold runs once on the evaluator and once on the
+//! device, both timed, and from then on where it was faster, scaled to
+//! its work. The evaluator goes first: a run there costs no compile or
+//! transfer, and its time bounds what a device probe may risk: a region
+//! the evaluator already runs several times faster than the device's
+//! calibrated cost per element predicts (a matrix product, which the
+//! evaluator hands to a blocked GEMM: 0.1 s, against 34 s on a CPU
+//! driver) is never run on the device at all. A region settled on the evaluator whose device time was close
 //! is timed on the device again later, with backoff (see `REPROBE_WITHIN`).
 //! A region is known by the text of its kernels, which is the same for
 //! every run of the same statements on arrays of the same rank.
@@ -68,6 +73,8 @@ struct Site {
     every: u32,
     /// Re-probes made.
     reprobes: u32,
+    /// The evaluator's time beat the device's best case: not timed there.
+    hopeless: bool,
 }
 
 impl Site {
@@ -116,6 +123,22 @@ const REPROBE_MAX: u32 = 64;
 /// are made): those whose interval covers a CPU driver's cold phase.
 const SETTLING_REPROBES: u32 = 2;
 
+/// What the calibration (`threshold.rs`) says a region costs on the
+/// device at best: a fixed cost per region and a cost per element
+/// operation, in seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DeviceCost {
+    pub fixed: f64,
+    pub per_op: f64,
+}
+
+impl DeviceCost {
+    /// The least time the device can take for `work`.
+    fn floor(&self, work: f64) -> f64 {
+        self.fixed + self.per_op * work
+    }
+}
+
 /// The measured regions of this session.
 #[derive(Default)]
 pub struct Sites {
@@ -133,8 +156,9 @@ impl Sites {
     }
 
     /// Where region `key` (its statements described by `what`) runs with
-    /// `work`, given the device's fixed cost per region in seconds.
-    pub fn choose(&mut self, key: u64, what: &str, work: f64, fixed: f64) -> Side {
+    /// `work`, given what the device's calibration says it costs there.
+    pub fn choose(&mut self, key: u64, what: &str, work: f64, cost: DeviceCost) -> Side {
+        let fixed = cost.fixed;
         let site = self.sites.entry(key).or_insert_with(|| {
             self.order.push(key);
             Site {
@@ -146,13 +170,21 @@ impl Sites {
                 reprobe: None,
                 every: REPROBE_FIRST,
                 reprobes: 0,
+                hopeless: false,
             }
         });
         let side = match (site.device, site.host, site.runs) {
-            (None, _, _) => Side::ProbeDevice,
-            (Some(_), None, _) => Side::ProbeHost,
-            (_, _, (d, h)) if d < PROBES && d == h => Side::ProbeDevice,
-            (_, _, (d, h)) if h < PROBES && h < d => Side::ProbeHost,
+            (_, None, _) => Side::ProbeHost,
+            (None, Some(h), _) if cost.floor(work) > h.predict(work, 0.0) * REPROBE_WITHIN => {
+                site.hopeless = true;
+                Side::Host
+            }
+            (None, Some(_), _) => {
+                site.hopeless = false;
+                Side::ProbeDevice
+            }
+            (_, _, (d, h)) if h < PROBES && d == h => Side::ProbeHost,
+            (_, _, (d, h)) if d < PROBES && d < h => Side::ProbeDevice,
             (Some(d), Some(h), _) => {
                 let (d, h) = (d.predict(work, fixed), h.predict(work, 0.0));
                 if d * MARGIN < h {
@@ -234,6 +266,7 @@ impl Sites {
         if self.order.is_empty() {
             return;
         }
+        let hopeless = self.sites.values().filter(|s| s.hopeless).count();
         let both: Vec<(&Site, Sample, Sample)> = self
             .order
             .iter()
@@ -249,7 +282,7 @@ impl Sites {
         let reprobes: u32 = both.iter().map(|(s, _, _)| s.reprobes).sum();
         let _ = writeln!(
             out,
-            "regions measured on both sides: {} ({} faster on the device, {} on the evaluator); {} re-probes on the device",
+            "regions measured on both sides: {} ({} faster on the device, {} on the evaluator); {} re-probes on the device; {hopeless} never run on the device (the evaluator beat its best case)",
             both.len(),
             faster,
             both.len() - faster,
@@ -282,32 +315,66 @@ mod tests {
         Duration::from_secs_f64(x / 1e3)
     }
 
+    /// A device whose calibration says only what a region costs at least.
+    fn fixed(secs: f64) -> DeviceCost {
+        DeviceCost {
+            fixed: secs,
+            per_op: 0.0,
+        }
+    }
+
     /// Measures region `key` as `choose` asks: twice on each side,
-    /// alternating, with these times (device, evaluator, device, evaluator).
+    /// alternating from the evaluator, with these times (device,
+    /// evaluator, device, evaluator).
     fn measure(s: &mut Sites, key: u64, work: f64, times: [f64; 4]) {
-        for (k, t) in times.into_iter().enumerate() {
-            let side = s.choose(key, "[map]", work, 1e-4);
+        for k in 0..4 {
+            let side = s.choose(key, "[map]", work, fixed(1e-4));
             if k % 2 == 0 {
-                assert_eq!(side, Side::ProbeDevice, "run {k}");
-                s.ran_on_device(key, work, ms(t));
-            } else {
                 assert_eq!(side, Side::ProbeHost, "run {k}");
-                s.ran_on_host(key, work, ms(t));
+                s.ran_on_host(key, work, ms(times[k + 1]));
+            } else {
+                assert_eq!(side, Side::ProbeDevice, "run {k}");
+                s.ran_on_device(key, work, ms(times[k - 1]));
             }
         }
+    }
+
+    #[test]
+    fn a_region_is_not_run_on_a_device_that_cannot_win() {
+        let mut s = Sites::default();
+        // A CPU driver calibrated at 0.27 ns per element operation, and a
+        // matrix product of 8e9 multiply-adds the evaluator ran in 0.1 s:
+        // at least 2.2 s on the device.
+        let driver = DeviceCost {
+            fixed: 7e-5,
+            per_op: 0.27e-9,
+        };
+        assert_eq!(s.choose(1, "[map]", 8e9, driver), Side::ProbeHost);
+        s.ran_on_host(1, 8e9, ms(100.0));
+        assert_eq!(s.choose(1, "[map]", 8e9, driver), Side::Host);
+        assert!(!s.settling());
+        assert!(!s.kept(1));
+        assert_eq!(s.measuring, 1);
+        // A region the device's best case could win is timed there.
+        assert_eq!(s.choose(2, "[map]", 1e8, driver), Side::ProbeHost);
+        s.ran_on_host(2, 1e8, ms(60.0));
+        assert_eq!(s.choose(2, "[map]", 1e8, driver), Side::ProbeDevice);
+        let mut r = String::new();
+        s.report(&mut r);
+        assert!(r.contains("1 never run on the device"), "{r}");
     }
 
     #[test]
     fn a_region_runs_where_it_was_measured_faster() {
         let mut s = Sites::default();
         measure(&mut s, 1, 1e6, [2.0, 1.0, 2.1, 1.1]);
-        assert_eq!(s.choose(1, "[map]", 1e6, 1e-4), Side::Host);
+        assert_eq!(s.choose(1, "[map]", 1e6, fixed(1e-4)), Side::Host);
         assert_eq!(s.measuring, 4);
         // Ten times the work: the device's fixed cost is paid once.
-        assert_eq!(s.choose(1, "[map]", 1e7, 1.9e-3), Side::Device);
+        assert_eq!(s.choose(1, "[map]", 1e7, fixed(1.9e-3)), Side::Device);
         // Another region is measured on its own.
         measure(&mut s, 2, 1e6, [1.0, 3.0, 1.0, 3.0]);
-        assert_eq!(s.choose(2, "[reduce]", 1e6, 1e-4), Side::Device);
+        assert_eq!(s.choose(2, "[reduce]", 1e6, fixed(1e-4)), Side::Device);
         assert_eq!(s.measuring, 8);
         let mut r = String::new();
         s.report(&mut r);
@@ -323,8 +390,8 @@ mod tests {
         // A cold first run on each side: the evaluator's first run looked
         // slower than the device, its second is faster.
         measure(&mut s, 1, 1e6, [1.5, 1.8, 1.4, 0.3]);
-        assert_eq!(s.choose(1, "[reduce]", 1e6, 0.0), Side::Host);
-        assert_eq!(s.choose(1, "[reduce]", 1e6, 0.0), Side::Host);
+        assert_eq!(s.choose(1, "[reduce]", 1e6, fixed(0.0)), Side::Host);
+        assert_eq!(s.choose(1, "[reduce]", 1e6, fixed(0.0)), Side::Host);
         assert_eq!(s.measuring, 4);
     }
 
@@ -332,17 +399,17 @@ mod tests {
     fn a_region_slower_on_the_device_than_measured_goes_back() {
         let mut s = Sites::default();
         measure(&mut s, 1, 1e6, [0.75, 1.8, 0.8, 1.8]);
-        assert_eq!(s.choose(1, "[map]", 1e6, 0.0), Side::Device);
+        assert_eq!(s.choose(1, "[map]", 1e6, fixed(0.0)), Side::Device);
         for _ in 0..2 {
             s.ran_on_device(1, 1e6, ms(1.6));
-            assert_eq!(s.choose(1, "[map]", 1e6, 0.0), Side::Device);
+            assert_eq!(s.choose(1, "[map]", 1e6, fixed(0.0)), Side::Device);
         }
         s.ran_on_device(1, 1e6, ms(1.6));
-        assert_eq!(s.choose(1, "[map]", 1e6, 0.0), Side::Host);
+        assert_eq!(s.choose(1, "[map]", 1e6, fixed(0.0)), Side::Host);
         // One slow run of a region settled on the device does not move it.
         measure(&mut s, 2, 1e6, [1.0, 5.0, 1.0, 5.0]);
         s.ran_on_device(2, 1e6, ms(4.0));
-        assert_eq!(s.choose(2, "[map]", 1e6, 0.0), Side::Device);
+        assert_eq!(s.choose(2, "[map]", 1e6, fixed(0.0)), Side::Device);
     }
 
     /// Runs region `key` (settled on the evaluator) as the caller does:
@@ -350,13 +417,16 @@ mod tests {
     /// is due, which `choose` then asks for. The runs on the evaluator
     /// before it.
     fn runs_until_reprobe(s: &mut Sites, key: u64) -> u32 {
-        assert_eq!(s.choose(key, "[reduce]", 1e6, 0.0), Side::Host);
+        assert_eq!(s.choose(key, "[reduce]", 1e6, fixed(0.0)), Side::Host);
         let mut n = 1;
         while !s.kept(key) {
             n += 1;
             assert!(n <= 1000, "no re-probe");
         }
-        assert_eq!(s.choose(key, "[reduce]", 1e6, 0.0), Side::ProbeDevice);
+        assert_eq!(
+            s.choose(key, "[reduce]", 1e6, fixed(0.0)),
+            Side::ProbeDevice
+        );
         n
     }
 
@@ -370,7 +440,7 @@ mod tests {
         assert_eq!(s.measuring, 5);
         // Warm, it wins: the fastest device run counts, and it moves.
         s.ran_on_device(1, 1e6, ms(2.5));
-        assert_eq!(s.choose(1, "[reduce]", 1e6, 0.0), Side::Device);
+        assert_eq!(s.choose(1, "[reduce]", 1e6, fixed(0.0)), Side::Device);
         assert!(!s.settling());
         let mut r = String::new();
         s.report(&mut r);
@@ -383,7 +453,7 @@ mod tests {
         measure(&mut s, 2, 1e6, [1.5, 1.0, 1.4, 1.0]);
         runs_until_reprobe(&mut s, 2);
         s.ran_on_device(2, 1e6, ms(3.0));
-        assert_eq!(s.choose(2, "[reduce]", 1e6, 0.0), Side::Host);
+        assert_eq!(s.choose(2, "[reduce]", 1e6, fixed(0.0)), Side::Host);
         s.report(&mut r);
         assert!(r.contains("device 1.400 ms"), "{r}");
     }
@@ -405,12 +475,12 @@ mod tests {
     fn a_region_far_slower_on_the_device_is_never_probed_again() {
         let mut s = Sites::default();
         measure(&mut s, 1, 1e6, [3.5, 1.0, 3.2, 1.1]);
-        assert_eq!(s.choose(1, "[map]", 1e6, 0.0), Side::Host);
+        assert_eq!(s.choose(1, "[map]", 1e6, fixed(0.0)), Side::Host);
         assert!(!s.settling());
         for _ in 0..1000 {
             assert!(!s.kept(1));
         }
-        assert_eq!(s.choose(1, "[map]", 1e6, 0.0), Side::Host);
+        assert_eq!(s.choose(1, "[map]", 1e6, fixed(0.0)), Side::Host);
         assert_eq!(s.measuring, 4);
     }
 
