@@ -48,7 +48,6 @@
 //!   own log when a chunk ends. Every update is applied by one thread in
 //!   element order, so the sums have the same bits for any count.
 
-use super::EvalOptions;
 use super::analysis::Analysis;
 use super::blocks::{self, BLOCK, Blocks};
 use super::error::{Fail, R};
@@ -57,6 +56,7 @@ use super::kernels::{from_vec, row_major};
 use super::lanes::LVal;
 use super::soac::{SentUpdate, fold_blocks, fused_sum_blocks, slice_outer, summed_binop};
 use super::threads::{Par, Threads};
+use super::{EvalOptions, FastCounts};
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -354,6 +354,7 @@ impl<'p> Interp<'p> {
                 let Some(folds) = fused_sum_blocks(self.par, op, pre, &piece, ne) else {
                     return Ok(None);
                 };
+                FastCounts::took(&self.fast.fused_sums);
                 parts.push(Part::Folds(folds, run.len));
             } else {
                 parts.push(Part::Mapped(self.map_lanes(pre, &piece, run.len)?, run.len));
@@ -427,6 +428,7 @@ impl<'p> Interp<'p> {
                             break;
                         }
                     }
+                    shared.fast.absorb(&it.fast);
                 });
             }
             drop(sent);
@@ -441,6 +443,7 @@ impl<'p> Interp<'p> {
             stopped
         });
         self.par = par;
+        self.fast.absorb(&shared.fast);
         stopped.map(|stopped| stopped.unwrap_or(n))
     }
 
@@ -471,7 +474,13 @@ impl<'p> Interp<'p> {
                 let (j, out) = match workers.received.try_recv() {
                     Ok(got) => got,
                     Err(_) => match workers.gate.take(workers.chunks.len(), false) {
-                        Some(j) => (j, workers.evaluate(&mut own, j)),
+                        Some(j) => {
+                            let out = workers.evaluate(&mut own, j);
+                            if let Some((it, _)) = &own {
+                                self.fast.absorb(&it.fast);
+                            }
+                            (j, out)
+                        }
                         None => workers
                             .received
                             .recv()
@@ -576,6 +585,7 @@ impl<'p> Interp<'p> {
             args: vals.iter().map(Plain::of).collect::<Option<_>>()?,
             accs,
             n,
+            fast: FastCounts::default(),
         };
         Some((shared, cells))
     }
@@ -807,6 +817,8 @@ struct Shared<'s> {
     accs: Vec<(Var, Array)>,
     /// The SOAC's length (where its last block ends).
     n: usize,
+    /// The fast paths the workers took.
+    fast: FastCounts,
 }
 
 impl Shared<'_> {

@@ -65,6 +65,8 @@ mod proptests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_fast;
+#[cfg(test)]
 mod tests_hist;
 
 use error::Fail;
@@ -72,7 +74,7 @@ use interp::Interp;
 use lanes::LVal;
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use urchin_core::ir::{Function, Program, Var};
 use urchin_runtime::breaks::Handler;
 use urchin_runtime::value::Value;
@@ -136,6 +138,65 @@ pub struct EvalStats {
     /// or `None` for lanes of different shapes. It costs time, never
     /// changes a value.
     pub retried: Vec<Option<urchin_runtime::RuntimeErrorKind>>,
+    /// How often each fast path ran.
+    pub fast: FastPaths,
+}
+
+/// How often the evaluator took each of its fast paths. Each gives the
+/// general path's values bit for bit, by design, so only these counts
+/// show a test that a fast path still applies where it should (counted
+/// on every thread).
+#[derive(Default, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FastPaths {
+    /// Outermost maps of a lambda compiled to register code
+    /// (`straight.rs`).
+    pub straight_maps: u64,
+    /// Outermost maps of register code over the rows of their arguments
+    /// (`map2 (map2 (+))`).
+    pub straight_row_maps: u64,
+    /// Runs of whole blocks of a sum of one binary operation folded
+    /// straight from its arguments (`soac::fused_sum_blocks`).
+    pub fused_sums: u64,
+    /// Scans along a lane with a native operator
+    /// (`soac::scan_lanes_fast`).
+    pub lane_scans: u64,
+}
+
+/// [`FastPaths`] as an interpreter counts them: through a shared
+/// reference, as most fast paths are tried from `&self` methods.
+#[derive(Default, Debug)]
+pub(crate) struct FastCounts {
+    pub(crate) straight_maps: AtomicU64,
+    pub(crate) straight_row_maps: AtomicU64,
+    pub(crate) fused_sums: AtomicU64,
+    pub(crate) lane_scans: AtomicU64,
+}
+
+impl FastCounts {
+    pub(crate) fn took(counter: &AtomicU64) {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The counts so far, leaving zeros.
+    pub(crate) fn take(&self) -> FastPaths {
+        let take = |c: &AtomicU64| c.swap(0, Ordering::Relaxed);
+        FastPaths {
+            straight_maps: take(&self.straight_maps),
+            straight_row_maps: take(&self.straight_row_maps),
+            fused_sums: take(&self.fused_sums),
+            lane_scans: take(&self.lane_scans),
+        }
+    }
+
+    /// Moves `other`'s counts into these.
+    pub(crate) fn absorb(&self, other: &FastCounts) {
+        let got = other.take();
+        let add = |c: &AtomicU64, n: u64| c.fetch_add(n, Ordering::Relaxed);
+        add(&self.straight_maps, got.straight_maps);
+        add(&self.straight_row_maps, got.straight_row_maps);
+        add(&self.fused_sums, got.fused_sums);
+        add(&self.lane_scans, got.lane_scans);
+    }
 }
 
 /// What evaluating a function computes about its program before it runs
@@ -224,6 +285,7 @@ pub fn run_prepared(
         .peak_checkpoint_bytes
         .max(it.stats().peak_checkpoint_bytes);
     stats.retried.extend_from_slice(&it.stats().retried);
+    stats.fast = it.fast.take();
     // The device keeps the arrays that outlive the evaluation: the
     // interpreter's own must be gone first.
     drop(it);

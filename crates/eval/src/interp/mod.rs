@@ -69,6 +69,8 @@ pub(crate) struct Interp<'p> {
     /// The length of each lane, innermost last.
     lanes: Vec<usize>,
     pub(crate) stats: EvalStats,
+    /// The fast paths taken, for [`EvalStats::fast`].
+    pub(crate) fast: crate::FastCounts,
     /// Variables bound so far, when memory is tracked.
     tracked: Option<HashSet<Var>>,
     /// Elements of the largest array built since the current chunk began.
@@ -201,6 +203,7 @@ impl<'p> Interp<'p> {
             env: vec![None; prog.vars.len()],
             lanes: Vec::new(),
             stats: EvalStats::default(),
+            fast: crate::FastCounts::default(),
             tracked: opts.track_memory.then(HashSet::new),
             chunk_peak: 0,
             active: 0,

@@ -20,6 +20,7 @@ mod scatter;
 pub(crate) use fold::{combine_native, fold_all, fold_blocks, fused_sum_blocks, summed_binop};
 pub(crate) use scatter::{AccUpdate, SentUpdate};
 
+use crate::FastCounts;
 use crate::analysis::BodyInfo;
 use crate::chunks::ChunkOp;
 use crate::error::{Fail, R};
@@ -363,7 +364,11 @@ impl Interp<'_> {
         }
         let info = self.body_info(&lam.body)?;
         let Some(code) = &info.straight else {
-            return self.map_rows_straight(lam, vals, n);
+            let r = self.map_rows_straight(lam, vals, n)?;
+            if r.is_some() {
+                FastCounts::took(&self.fast.straight_row_maps);
+            }
+            return Ok(r);
         };
         let mut inputs: SmallVec<[Input; 16]> = SmallVec::with_capacity(code.inputs().len());
         for v in code.inputs() {
@@ -385,7 +390,10 @@ impl Interp<'_> {
         self.check_interrupt()?;
         let stop = self.options().interrupt.as_deref();
         match code.run(self.par, &inputs, n, stop) {
-            Some(r) => Ok(Some(r)),
+            Some(r) => {
+                FastCounts::took(&self.fast.straight_maps);
+                Ok(Some(r))
+            }
             // Stopped by an interrupt, or an operation failed: the
             // general path reports either.
             None => {

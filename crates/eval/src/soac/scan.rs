@@ -3,6 +3,7 @@
 
 use super::fold::{fast_input, scan_all, scan_lanes_fast};
 use super::{SeqState, along, element_of, slice_outer, stack_elements};
+use crate::FastCounts;
 use crate::chunks::ChunkOp;
 use crate::error::{Fail, R};
 use crate::interp::Interp;
@@ -75,6 +76,7 @@ impl Interp<'_> {
             && let Some((f, x, init)) = fast_input(op, &xs, &ne)
             && let Some(r) = scan_lanes_fast(f, x, init)
         {
+            FastCounts::took(&self.fast.lane_scans);
             return Ok(vec![r]);
         }
         let k = ne.len();
