@@ -184,6 +184,7 @@ pub fn check(
             };
             // As written: an anonymous size an abbreviation is given
             // (`square []`) stands for one size wherever it is used.
+            let first = w.names.len() as u32;
             let declared = match &def.source.ret {
                 Some(r)
                     if def.source.params.len() == d.params.len() && anonymous_size_argument(r) =>
@@ -193,7 +194,7 @@ pub fn check(
                 _ => w.convert(te, mode),
             };
             let declared = w.fill(declared, &def.ret, mode);
-            if let Err(sizes) = w.adopt(&declared, &body) {
+            if let Err(sizes) = w.adopt(&declared, &body, first) {
                 return Err(w.mismatch(
                     "Function body does not have expected type".into(),
                     &declared,
@@ -826,7 +827,7 @@ impl<'a> Walker<'a> {
                 None => Shape::Leaf(Type::prim(PrimType::I64)),
             },
             (Shape::Fun(f), Shape::Fun(g)) => {
-                self.closure_as_sig(*f, *g)?;
+                self.closure_as_sig(*f, *g, &Size::Rigid)?;
                 b.clone()
             }
             (Shape::Size(_), _) => a.clone(),
@@ -838,29 +839,75 @@ impl<'a> Walker<'a> {
     /// The anonymous sizes of a declared result (`Mode::Result`) given
     /// the body's sizes where the two shapes agree in structure; one
     /// anonymous size given two sizes that differ (`square []`) is the
-    /// pair.
-    fn adopt(&mut self, declared: &Shape, body: &Shape) -> std::result::Result<(), (Size, Size)> {
+    /// pair. Its existential sizes (named from `first` on) are each one
+    /// size of the body's, also where a function in the result makes
+    /// arrays of it: in `?[n].([n]bool, bool -> [n]bool)` the function
+    /// makes arrays of the pair's length (Futhark's rule).
+    fn adopt(
+        &mut self,
+        declared: &Shape,
+        body: &Shape,
+        first: u32,
+    ) -> std::result::Result<(), (Size, Size)> {
+        let mut exist = Vec::new();
+        // (Functions last: the arrays say what the sizes are.)
+        self.adopt_in(declared, body, first, &mut exist, false)?;
+        self.adopt_in(declared, body, first, &mut exist, true)
+    }
+
+    fn adopt_in(
+        &mut self,
+        declared: &Shape,
+        body: &Shape,
+        first: u32,
+        exist: &mut Vec<(u32, Size)>,
+        functions: bool,
+    ) -> std::result::Result<(), (Size, Size)> {
         match (declared, body) {
             (Shape::Array(da, ea), Shape::Array(db, eb)) => {
-                for (x, y) in da.iter().zip(db) {
+                for (x, y) in da.iter().zip(db).filter(|_| !functions) {
                     // (An anonymous size, though another dimension may
                     // have given it its size.)
                     if matches!(x, Size::Flex(_)) && self.unify_size(x, y).is_none() {
                         return Err((self.resolve(x), self.resolve(y)));
                     }
+                    if let Size::Rigid(r) = x
+                        && *r >= first
+                        && self.why[*r as usize].is_some()
+                    {
+                        match exist.iter().find(|(e, _)| e == r) {
+                            Some((_, s)) if self.equal(s, y) == Some(false) => {
+                                return Err((self.resolve(s), self.resolve(y)));
+                            }
+                            Some(_) => {}
+                            None => exist.push((*r, self.resolve(y))),
+                        }
+                    }
                 }
                 if da.len() == db.len() {
-                    self.adopt(ea, eb)?;
+                    self.adopt_in(ea, eb, first, exist, functions)?;
                 }
                 Ok(())
             }
-            (Shape::Tuple(xs), Shape::Tuple(ys)) if xs.len() == ys.len() => {
-                xs.iter().zip(ys).try_for_each(|(x, y)| self.adopt(x, y))
-            }
+            (Shape::Tuple(xs), Shape::Tuple(ys)) if xs.len() == ys.len() => xs
+                .iter()
+                .zip(ys)
+                .try_for_each(|(x, y)| self.adopt_in(x, y, first, exist, functions)),
             (Shape::Record(xs), Shape::Record(ys)) if xs.len() == ys.len() => xs
                 .iter()
                 .zip(ys)
-                .try_for_each(|((_, x), (_, y))| self.adopt(x, y)),
+                .try_for_each(|((_, x), (_, y))| self.adopt_in(x, y, first, exist, functions)),
+            (Shape::Fun(f), Shape::Fun(g)) if functions => {
+                // An existential size no array gave is not known here.
+                let why = &self.why;
+                let size_of = |r: u32| match exist.iter().find(|(e, _)| *e == r) {
+                    Some((_, s)) => s.clone(),
+                    None if r >= first && why[r as usize].is_some() => Size::Unknown,
+                    None => Size::Rigid(r),
+                };
+                let sizes: Vec<Size> = (0..self.names.len() as u32).map(size_of).collect();
+                self.closure_as_sig(*f, *g, &|r| sizes[r as usize].clone())
+            }
             _ => Ok(()),
         }
     }
