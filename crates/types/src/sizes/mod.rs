@@ -208,8 +208,18 @@ pub fn check(
         None => body,
     };
     w.check_holes()?;
+    w.check_constructors(&ret)?;
     let implicit = w.implicit_sizes(local)?;
     let (ambiguous, from_context) = unfixed_sizes(d);
+    // (Futhark's rule: an entry point is called from outside, where no
+    // inference gives a size parameter.)
+    if let Some(n) = from_context.first().filter(|_| def.entry) {
+        return Err(Diagnostic::ty(
+            format!("Entry point functions must not be size-polymorphic in their return type: \"{n}\" is the size of no parameter's array, so its caller would choose it"),
+            d.name_span,
+        )
+        .with_help(format!("make the size an ordinary parameter: `({n}: i64)` instead of `[{n}]`")));
+    }
     let sizeless = w.sizeless();
     let sig = w.signature(&params, &ret, ambiguous, from_context).0;
     Ok(Checked {
@@ -897,6 +907,16 @@ impl<'a> Walker<'a> {
                 .iter()
                 .zip(ys)
                 .try_for_each(|((_, x), (_, y))| self.adopt_in(x, y, first, exist, functions)),
+            (Shape::Sum(xs), Shape::Sum(ys)) if xs.len() == ys.len() => {
+                for ((c, xs), (d, ys)) in xs.iter().zip(ys) {
+                    if c == d && xs.len() == ys.len() {
+                        for (x, y) in xs.iter().zip(ys) {
+                            self.adopt_in(x, y, first, exist, functions)?;
+                        }
+                    }
+                }
+                Ok(())
+            }
             (Shape::Fun(f), Shape::Fun(g)) if functions => {
                 // An existential size no array gave is not known here.
                 let why = &self.why;
@@ -970,6 +990,23 @@ impl<'a> Walker<'a> {
                     .map(|((n, x), (_, y))| (n.clone(), self.join(x, y, why)))
                     .collect(),
             ),
+            (Shape::Sum(xs), Shape::Sum(ys))
+                if xs.len() == ys.len()
+                    && xs
+                        .iter()
+                        .zip(ys)
+                        .all(|(x, y)| x.0 == y.0 && x.1.len() == y.1.len()) =>
+            {
+                Shape::Sum(
+                    xs.iter()
+                        .zip(ys)
+                        .map(|((c, xs), (_, ys))| {
+                            let ss = xs.iter().zip(ys).map(|(x, y)| self.join(x, y, why));
+                            (c.clone(), ss.collect())
+                        })
+                        .collect(),
+                )
+            }
             (Shape::Size(x), Shape::Size(y)) if self.resolve(x) == self.resolve(y) => a.clone(),
             (Shape::Size(_), _) | (_, Shape::Size(_)) => Shape::Leaf(Type::prim(PrimType::I64)),
             _ => a.clone(),
