@@ -812,13 +812,7 @@ impl<'a> Walker<'a> {
                         .collect::<std::result::Result<_, _>>()?,
                 )
             }
-            (Shape::Sum(xs), Shape::Sum(ys))
-                if xs.len() == ys.len()
-                    && xs
-                        .iter()
-                        .zip(ys)
-                        .all(|(x, y)| x.0 == y.0 && x.1.len() == y.1.len()) =>
-            {
+            (Shape::Sum(xs), Shape::Sum(ys)) if same_constructors(xs, ys) => {
                 let mut cs = Vec::new();
                 for ((c, xs), (_, ys)) in xs.iter().zip(ys) {
                     let ss = xs
@@ -907,16 +901,11 @@ impl<'a> Walker<'a> {
                 .iter()
                 .zip(ys)
                 .try_for_each(|((_, x), (_, y))| self.adopt_in(x, y, first, exist, functions)),
-            (Shape::Sum(xs), Shape::Sum(ys)) if xs.len() == ys.len() => {
-                for ((c, xs), (d, ys)) in xs.iter().zip(ys) {
-                    if c == d && xs.len() == ys.len() {
-                        for (x, y) in xs.iter().zip(ys) {
-                            self.adopt_in(x, y, first, exist, functions)?;
-                        }
-                    }
-                }
-                Ok(())
-            }
+            (Shape::Sum(xs), Shape::Sum(ys)) if same_constructors(xs, ys) => xs
+                .iter()
+                .zip(ys)
+                .flat_map(|((_, xs), (_, ys))| xs.iter().zip(ys))
+                .try_for_each(|(x, y)| self.adopt_in(x, y, first, exist, functions)),
             (Shape::Fun(f), Shape::Fun(g)) if functions => {
                 // An existential size no array gave is not known here.
                 let why = &self.why;
@@ -990,23 +979,15 @@ impl<'a> Walker<'a> {
                     .map(|((n, x), (_, y))| (n.clone(), self.join(x, y, why)))
                     .collect(),
             ),
-            (Shape::Sum(xs), Shape::Sum(ys))
-                if xs.len() == ys.len()
-                    && xs
-                        .iter()
-                        .zip(ys)
-                        .all(|(x, y)| x.0 == y.0 && x.1.len() == y.1.len()) =>
-            {
-                Shape::Sum(
-                    xs.iter()
-                        .zip(ys)
-                        .map(|((c, xs), (_, ys))| {
-                            let ss = xs.iter().zip(ys).map(|(x, y)| self.join(x, y, why));
-                            (c.clone(), ss.collect())
-                        })
-                        .collect(),
-                )
-            }
+            (Shape::Sum(xs), Shape::Sum(ys)) if same_constructors(xs, ys) => Shape::Sum(
+                xs.iter()
+                    .zip(ys)
+                    .map(|((c, xs), (_, ys))| {
+                        let ss = xs.iter().zip(ys).map(|(x, y)| self.join(x, y, why));
+                        (c.clone(), ss.collect())
+                    })
+                    .collect(),
+            ),
             (Shape::Size(x), Shape::Size(y)) if self.resolve(x) == self.resolve(y) => a.clone(),
             (Shape::Size(_), _) | (_, Shape::Size(_)) => Shape::Leaf(Type::prim(PrimType::I64)),
             _ => a.clone(),
@@ -1196,6 +1177,16 @@ fn array_dims(s: &Shape, out: &mut Vec<Size>) {
             .for_each(|s| array_dims(s, out)),
         _ => {}
     }
+}
+
+/// Whether two sum types' shapes have the same constructors, each with
+/// as many payloads.
+fn same_constructors(xs: &[(Ident, Vec<Shape>)], ys: &[(Ident, Vec<Shape>)]) -> bool {
+    xs.len() == ys.len()
+        && xs
+            .iter()
+            .zip(ys)
+            .all(|(x, y)| x.0 == y.0 && x.1.len() == y.1.len())
 }
 
 fn contains_flex(s: &Size) -> bool {
