@@ -95,7 +95,7 @@ fn an_unfinished_last_input_is_an_error() {
     let r = urchin(&[], "1 +\n");
     assert_eq!(r.out, "");
     assert!(
-        r.err.contains("parse error: unexpected end of input"),
+        r.err.contains("parse error: Unexpected end of input"),
         "{}",
         r.err
     );

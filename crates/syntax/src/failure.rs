@@ -300,8 +300,9 @@ fn convert(err: &PErr<'_>, tokens: &[(Token, Span)], file: FileId) -> Failure {
         RichReason::Custom(msg) => Diagnostic::parse(msg.clone(), span),
         RichReason::ExpectedFound { expected, .. } => {
             let message = match found {
-                Some(t) => format!("unexpected {t}"),
-                None => "unexpected end of input".to_string(),
+                // Futhark's wording, so that a message reads the same in both.
+                Some(t) => format!("Unexpected token: '{}'", t.text()),
+                None => "Unexpected end of input".to_string(),
             };
             let exp = Expected::classify(expected);
             let mut d = Diagnostic::parse(message, span);

@@ -556,7 +556,7 @@ fn repl_inputs() {
     assert!(matches!(r(""), Ok(ReplInput::Decs(ds)) if ds.is_empty()));
     assert!(matches!(r("  -- just a comment"), Ok(ReplInput::Decs(ds)) if ds.is_empty()));
     let err = r("let x = 1 in").unwrap_err();
-    assert!(err.contains("unexpected end of input"), "{err}");
+    assert!(err.contains("Unexpected end of input"), "{err}");
     assert!(matches!(r("open m"), Ok(ReplInput::Decs(ds)) if matches!(ds[..], [Dec::Open(..)])));
     assert!(
         matches!(r("import \"f\""), Ok(ReplInput::Decs(ds)) if matches!(ds[..], [Dec::Import(..)]))

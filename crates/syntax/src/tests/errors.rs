@@ -82,7 +82,7 @@ fn errors_at_the_end_say_so() {
         "def f = let x = 1 in",
     ] {
         let (_, ds) = errors(src);
-        assert_eq!(ds[0].message, "unexpected end of input", "{src:?}");
+        assert_eq!(ds[0].message, "Unexpected end of input", "{src:?}");
         let span = ds[0].span.expect("span");
         assert_eq!(span.start as usize, src.trim_end().len(), "{src:?}");
     }
@@ -127,9 +127,9 @@ fn later_declarations_are_checked_too() {
     assert_eq!(
         msgs,
         [
-            ("unexpected `def`", Some(11)),
-            ("unexpected `def`", Some(41)),
-            ("unexpected end of input", Some(64)),
+            ("Unexpected token: 'def'", Some(11)),
+            ("Unexpected token: 'def'", Some(41)),
+            ("Unexpected end of input", Some(64)),
         ]
     );
     let many = "def f = (\n".repeat(20);

@@ -201,11 +201,13 @@ impl<'a> Walker<'a> {
     /// expected: applied to the parameters the type gives, its result has
     /// the type's sizes (`?[n].([n]bool, bool -> [n]bool)` is not a pair
     /// whose function makes arrays of another length). A body the check
-    /// cannot follow there constrains nothing.
+    /// cannot follow there constrains nothing. `size_of` gives what the
+    /// named sizes in the type's result are.
     pub(super) fn closure_as_sig(
         &mut self,
         sig_fun: u32,
         closure_fun: u32,
+        size_of: &dyn Fn(u32) -> Size,
     ) -> std::result::Result<(), (Size, Size)> {
         let (s, f) = (
             &self.funs[sig_fun as usize],
@@ -231,7 +233,10 @@ impl<'a> Walker<'a> {
         let result = self.apply_closure(&c, &args);
         self.annotation = outer;
         match result {
-            Ok(r) => self.unify(&ret, &r).map(|_| ()),
+            Ok(r) => {
+                let ret = ret.map_sizes(&mut |s| s.map_rigid(size_of));
+                self.unify(&ret, &r).map(|_| ())
+            }
             Err(_) => {
                 (self.env, self.depth) = (env, depth);
                 Ok(())

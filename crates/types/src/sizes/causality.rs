@@ -23,6 +23,9 @@ pub(super) enum Needer {
     Hole,
     Section,
     Piped,
+    /// A constructor's value: the arrays of its type's other
+    /// constructors (`#bar ([]i32)` of `#foo xs`).
+    Constructor,
 }
 
 impl Needer {
@@ -32,6 +35,7 @@ impl Needer {
             Needer::Hole => "the hole",
             Needer::Section => "the operator section",
             Needer::Piped => "the function that `<|` applies",
+            Needer::Constructor => "the constructor's value",
         }
     }
 }
@@ -149,7 +153,13 @@ impl<'a> Walker<'a> {
     /// The needs whose sizes, as now found, are computed only after the
     /// value is made; `e` is the expression just walked.
     pub(super) fn check_needs(&self, e: &Expr) -> Result<()> {
-        for n in &self.needs {
+        // (A constructor's other arrays hold no value: no size of theirs
+        // is needed when it is made.)
+        for n in self
+            .needs
+            .iter()
+            .filter(|n| n.needer != Needer::Constructor)
+        {
             let dims: Vec<Size> = n.flex.iter().map(|f| Size::Flex(*f)).collect();
             let shape = Shape::array(dims, Shape::Any);
             if let Some(r) = self.unknown_in(&shape, &n.known) {
@@ -180,6 +190,66 @@ impl<'a> Walker<'a> {
         Ok(())
     }
 
+    /// `s` is taken apart by a `match`: the sizes of its constructors'
+    /// arrays are the patterns' from here on, which the check does not
+    /// follow, so none of them is ambiguous.
+    pub(super) fn matched(&mut self, s: &Shape) {
+        let mut dims = Vec::new();
+        self.resolve_shape(s).dims(&mut dims);
+        let roots: Vec<Size> = (self.needs.iter())
+            .filter(|n| n.needer == Needer::Constructor)
+            .flat_map(|n| &n.flex)
+            .map(|f| self.resolve(&Size::Flex(*f)))
+            .collect();
+        for d in dims {
+            if let Size::Flex(j) = d
+                && roots.contains(&d)
+            {
+                self.touched[j as usize] = true;
+            }
+        }
+    }
+
+    /// A constructor's value whose other constructors' arrays nothing
+    /// gives a size (`let v: sum = #foo xs`, `#bar ([]i32)` of any
+    /// length): no parameter's, no value's, not the result's, which
+    /// is `ret`, nor another size to be found (a callee's, which the
+    /// check does not follow further). Futhark's "ambiguous size".
+    pub(super) fn check_constructors(&self, ret: &Shape) -> Result<()> {
+        let mut in_ret = Vec::new();
+        self.resolve_shape(ret).sizes(&mut in_ret);
+        let params: Vec<Size> = (self.params.clone())
+            .map(|p| self.resolve(&Size::Flex(p)))
+            .collect();
+        let met: Vec<Size> = (0..self.flex.len() as u32)
+            .filter(|k| self.flex[*k as usize].is_some())
+            .map(|k| self.resolve(&Size::Flex(k)))
+            .collect();
+        for n in self
+            .needs
+            .iter()
+            .filter(|n| n.needer == Needer::Constructor)
+        {
+            for f in &n.flex {
+                let root = self.resolve(&Size::Flex(*f));
+                if let Size::Flex(j) = root
+                    && !params.contains(&root)
+                    && !met.contains(&root)
+                    && !self.touched[j as usize]
+                    && !in_ret.iter().any(|s| mentions_flex(s, j))
+                {
+                    return Err(Diagnostic::ty(
+                        "Ambiguous size: nothing says how long the arrays of this value's other constructors are",
+                        n.span,
+                    )
+                    .with_label("a value of a sum type: its type has arrays of every constructor")
+                    .with_help("add an explicit type ascription that names the sizes (`#foo xs : #foo ([n]i32) | #bar ([n]i32)`), or a declared result type"));
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn causality_error(&self, r: u32, needer: Needer, span: Span) -> Diagnostic {
         let name = &self.names[r as usize];
         let what = needer.what();
@@ -194,5 +264,13 @@ impl<'a> Walker<'a> {
         d.with_help(format!(
             "bind the expression that computes \"{name}\" with a `let` before {what} (the causality restriction: a size is known once what computes it has run)"
         ))
+    }
+}
+
+/// Whether the size to be found `j` is part of `s`.
+fn mentions_flex(s: &Size, j: u32) -> bool {
+    match s {
+        Size::Flex(i) => *i == j,
+        s => s.operands().into_iter().any(|o| mentions_flex(o, j)),
     }
 }

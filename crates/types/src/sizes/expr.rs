@@ -211,6 +211,7 @@ impl<'a> Walker<'a> {
             }
             ExprKind::Match(x, cases) => {
                 let s = self.expr(x)?;
+                self.matched(&s);
                 let mut out: Option<Shape> = None;
                 let mut known = Vec::new();
                 for c in cases {
@@ -282,9 +283,22 @@ impl<'a> Walker<'a> {
                     .collect::<Result<Vec<_>>>()?;
                 match self.fallback(Some(e.id)) {
                     Shape::Sum(mut cs) => {
-                        if let Some((_, ss)) = cs.iter_mut().find(|(d, _)| d == c) {
-                            if ss.len() == shapes.len() {
-                                *ss = shapes;
+                        for (d, ss) in &mut cs {
+                            if d == c {
+                                if ss.len() == shapes.len() {
+                                    *ss = shapes.clone();
+                                }
+                                continue;
+                            }
+                            // (The other constructors' sizes are the
+                            // context's to give.)
+                            for s in ss.iter_mut() {
+                                let mut dims = Vec::new();
+                                s.dims(&mut dims);
+                                if dims.is_empty() {
+                                    continue;
+                                }
+                                *s = self.needing(s.clone(), Needer::Constructor, e.span);
                             }
                         }
                         Shape::Sum(cs)

@@ -184,6 +184,7 @@ pub fn check(
             };
             // As written: an anonymous size an abbreviation is given
             // (`square []`) stands for one size wherever it is used.
+            let first = w.names.len() as u32;
             let declared = match &def.source.ret {
                 Some(r)
                     if def.source.params.len() == d.params.len() && anonymous_size_argument(r) =>
@@ -193,7 +194,7 @@ pub fn check(
                 _ => w.convert(te, mode),
             };
             let declared = w.fill(declared, &def.ret, mode);
-            if let Err(sizes) = w.adopt(&declared, &body) {
+            if let Err(sizes) = w.adopt(&declared, &body, first) {
                 return Err(w.mismatch(
                     "Function body does not have expected type".into(),
                     &declared,
@@ -207,8 +208,18 @@ pub fn check(
         None => body,
     };
     w.check_holes()?;
+    w.check_constructors(&ret)?;
     let implicit = w.implicit_sizes(local)?;
     let (ambiguous, from_context) = unfixed_sizes(d);
+    // (Futhark's rule: an entry point is called from outside, where no
+    // inference gives a size parameter.)
+    if let Some(n) = from_context.first().filter(|_| def.entry) {
+        return Err(Diagnostic::ty(
+            format!("Entry point functions must not be size-polymorphic in their return type: \"{n}\" is the size of no parameter's array, so its caller would choose it"),
+            d.name_span,
+        )
+        .with_help(format!("make the size an ordinary parameter: `({n}: i64)` instead of `[{n}]`")));
+    }
     let sizeless = w.sizeless();
     let sig = w.signature(&params, &ret, ambiguous, from_context).0;
     Ok(Checked {
@@ -801,13 +812,7 @@ impl<'a> Walker<'a> {
                         .collect::<std::result::Result<_, _>>()?,
                 )
             }
-            (Shape::Sum(xs), Shape::Sum(ys))
-                if xs.len() == ys.len()
-                    && xs
-                        .iter()
-                        .zip(ys)
-                        .all(|(x, y)| x.0 == y.0 && x.1.len() == y.1.len()) =>
-            {
+            (Shape::Sum(xs), Shape::Sum(ys)) if same_constructors(xs, ys) => {
                 let mut cs = Vec::new();
                 for ((c, xs), (_, ys)) in xs.iter().zip(ys) {
                     let ss = xs
@@ -826,7 +831,7 @@ impl<'a> Walker<'a> {
                 None => Shape::Leaf(Type::prim(PrimType::I64)),
             },
             (Shape::Fun(f), Shape::Fun(g)) => {
-                self.closure_as_sig(*f, *g)?;
+                self.closure_as_sig(*f, *g, &Size::Rigid)?;
                 b.clone()
             }
             (Shape::Size(_), _) => a.clone(),
@@ -838,29 +843,80 @@ impl<'a> Walker<'a> {
     /// The anonymous sizes of a declared result (`Mode::Result`) given
     /// the body's sizes where the two shapes agree in structure; one
     /// anonymous size given two sizes that differ (`square []`) is the
-    /// pair.
-    fn adopt(&mut self, declared: &Shape, body: &Shape) -> std::result::Result<(), (Size, Size)> {
+    /// pair. Its existential sizes (named from `first` on) are each one
+    /// size of the body's, also where a function in the result makes
+    /// arrays of it: in `?[n].([n]bool, bool -> [n]bool)` the function
+    /// makes arrays of the pair's length (Futhark's rule).
+    fn adopt(
+        &mut self,
+        declared: &Shape,
+        body: &Shape,
+        first: u32,
+    ) -> std::result::Result<(), (Size, Size)> {
+        let mut exist = Vec::new();
+        // (Functions last: the arrays say what the sizes are.)
+        self.adopt_in(declared, body, first, &mut exist, false)?;
+        self.adopt_in(declared, body, first, &mut exist, true)
+    }
+
+    fn adopt_in(
+        &mut self,
+        declared: &Shape,
+        body: &Shape,
+        first: u32,
+        exist: &mut Vec<(u32, Size)>,
+        functions: bool,
+    ) -> std::result::Result<(), (Size, Size)> {
         match (declared, body) {
             (Shape::Array(da, ea), Shape::Array(db, eb)) => {
-                for (x, y) in da.iter().zip(db) {
+                for (x, y) in da.iter().zip(db).filter(|_| !functions) {
                     // (An anonymous size, though another dimension may
                     // have given it its size.)
                     if matches!(x, Size::Flex(_)) && self.unify_size(x, y).is_none() {
                         return Err((self.resolve(x), self.resolve(y)));
                     }
+                    if let Size::Rigid(r) = x
+                        && *r >= first
+                        && self.why[*r as usize].is_some()
+                    {
+                        match exist.iter().find(|(e, _)| e == r) {
+                            Some((_, s)) if self.equal(s, y) == Some(false) => {
+                                return Err((self.resolve(s), self.resolve(y)));
+                            }
+                            Some(_) => {}
+                            None => exist.push((*r, self.resolve(y))),
+                        }
+                    }
                 }
                 if da.len() == db.len() {
-                    self.adopt(ea, eb)?;
+                    self.adopt_in(ea, eb, first, exist, functions)?;
                 }
                 Ok(())
             }
-            (Shape::Tuple(xs), Shape::Tuple(ys)) if xs.len() == ys.len() => {
-                xs.iter().zip(ys).try_for_each(|(x, y)| self.adopt(x, y))
-            }
+            (Shape::Tuple(xs), Shape::Tuple(ys)) if xs.len() == ys.len() => xs
+                .iter()
+                .zip(ys)
+                .try_for_each(|(x, y)| self.adopt_in(x, y, first, exist, functions)),
             (Shape::Record(xs), Shape::Record(ys)) if xs.len() == ys.len() => xs
                 .iter()
                 .zip(ys)
-                .try_for_each(|((_, x), (_, y))| self.adopt(x, y)),
+                .try_for_each(|((_, x), (_, y))| self.adopt_in(x, y, first, exist, functions)),
+            (Shape::Sum(xs), Shape::Sum(ys)) if same_constructors(xs, ys) => xs
+                .iter()
+                .zip(ys)
+                .flat_map(|((_, xs), (_, ys))| xs.iter().zip(ys))
+                .try_for_each(|(x, y)| self.adopt_in(x, y, first, exist, functions)),
+            (Shape::Fun(f), Shape::Fun(g)) if functions => {
+                // An existential size no array gave is not known here.
+                let why = &self.why;
+                let size_of = |r: u32| match exist.iter().find(|(e, _)| *e == r) {
+                    Some((_, s)) => s.clone(),
+                    None if r >= first && why[r as usize].is_some() => Size::Unknown,
+                    None => Size::Rigid(r),
+                };
+                let sizes: Vec<Size> = (0..self.names.len() as u32).map(size_of).collect();
+                self.closure_as_sig(*f, *g, &|r| sizes[r as usize].clone())
+            }
             _ => Ok(()),
         }
     }
@@ -921,6 +977,15 @@ impl<'a> Walker<'a> {
                 xs.iter()
                     .zip(ys)
                     .map(|((n, x), (_, y))| (n.clone(), self.join(x, y, why)))
+                    .collect(),
+            ),
+            (Shape::Sum(xs), Shape::Sum(ys)) if same_constructors(xs, ys) => Shape::Sum(
+                xs.iter()
+                    .zip(ys)
+                    .map(|((c, xs), (_, ys))| {
+                        let ss = xs.iter().zip(ys).map(|(x, y)| self.join(x, y, why));
+                        (c.clone(), ss.collect())
+                    })
                     .collect(),
             ),
             (Shape::Size(x), Shape::Size(y)) if self.resolve(x) == self.resolve(y) => a.clone(),
@@ -1112,6 +1177,16 @@ fn array_dims(s: &Shape, out: &mut Vec<Size>) {
             .for_each(|s| array_dims(s, out)),
         _ => {}
     }
+}
+
+/// Whether two sum types' shapes have the same constructors, each with
+/// as many payloads.
+fn same_constructors(xs: &[(Ident, Vec<Shape>)], ys: &[(Ident, Vec<Shape>)]) -> bool {
+    xs.len() == ys.len()
+        && xs
+            .iter()
+            .zip(ys)
+            .all(|(x, y)| x.0 == y.0 && x.1.len() == y.1.len())
 }
 
 fn contains_flex(s: &Size) -> bool {
