@@ -16,11 +16,18 @@ For every example it runs `urchin bench --threads N --json` on its
   MLP, the RNN, the running sum, the histogram of maxima and ADBench's
   LSTM (its Jacobian: the gradient of its one output).
 
+The evaluator runs alone (`--device none`) unless `--device` says
+otherwise: `auto` times urchin's own choice of device (an OpenCL driver,
+e.g. PoCL on a CPU, where a region pays), and `both` times each entry
+with `none` and with `auto` and adds two columns: `auto`'s time on N
+threads and its ratio to the better of the two, marked `!` above 1.2×
+(issue 41 asks that `auto` never lose more than that).
+
 Times on a shared machine are noisy: compare the ratios measured in one
 invocation, and read them with the load printed at the top.
 
     bench/run.py [--urchin target/release/urchin] [--threads N] [--runs R]
-                 [--only sumsq,mriq,...]
+                 [--only sumsq,mriq,...] [--device none|auto|both]
 """
 
 import argparse
@@ -32,6 +39,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# `auto` losing more than this to the better of `none` and `auto` is marked.
+AUTO_SLACK = 1.2
 
 # example file, primal entry, gradient entry (for `tabif`: the `if`-free
 # twin, then the `tabulate` with an `if`)
@@ -69,12 +79,12 @@ def fmt_bytes(b):
         b /= 1024
 
 
-def bench_file(urchin, name, threads, runs):
-    """The measurements of the file's compiled datasets, per entry and
-    thread count: {entry: {threads: measurement}}."""
+def bench_file(urchin, name, threads, runs, device):
+    """The measurements of the file's compiled datasets with `--device
+    device`, per entry and thread count: {entry: {threads: measurement}}."""
     path = ROOT / "examples" / f"{name}.fut"
     cmd = [str(urchin), "bench", "--json", "--runs", str(runs),
-           "--threads", str(threads), "--device", "none", str(path)]
+           "--threads", str(threads), "--device", device, str(path)]
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     if out.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed:\n{out.stderr}")
@@ -83,8 +93,13 @@ def bench_file(urchin, name, threads, runs):
         # Only the big dataset (the `random` one), not the small checks.
         if not m["dataset"].startswith("random"):
             continue
-        t = int(m["backend"].split()[0])
-        rows.setdefault(m["entry"], {})[t] = m
+        # "N threads" alone, or "BACKEND, N threads" where a device is
+        # chosen: the device's rows then, the evaluator's where none is.
+        backend, _, threads = m["backend"].rpartition(", ")
+        t = int(threads.split()[0])
+        entry = rows.setdefault(m["entry"], {})
+        if backend != "evaluator" or t not in entry:
+            entry[t] = m
     return rows
 
 
@@ -238,6 +253,7 @@ def main():
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--only", default="")
+    ap.add_argument("--device", choices=["none", "auto", "both"], default="none")
     args = ap.parse_args()
     only = set(filter(None, args.only.split(",")))
     if not Path(args.urchin).exists():
@@ -245,17 +261,22 @@ def main():
 
     n = args.threads
     load = os.getloadavg()
-    print(f"urchin bench, {args.runs} runs each, 1 thread vs {n}; "
+    both = args.device == "both"
+    device = "none" if both else args.device
+    print(f"urchin bench --device {device}, {args.runs} runs each, 1 thread vs {n}; "
           f"{os.cpu_count()} cores, load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     head = (f"{'workload':<8} {'entry':<12} {'1 thread':>10} {f'{n} threads':>10} "
             f"{'speed-up':>8} {'ratio':>11} {'peak mem':>9}")
+    if both:
+        head += f" {f'auto {n}t':>10} {'auto/best':>10}"
     print(head)
     print("-" * len(head))
     jax_refs = jax_workloads()
     for name, primal, grad in WORKLOADS:
         if only and name not in only:
             continue
-        rows = bench_file(args.urchin, name, n, args.runs)
+        rows = bench_file(args.urchin, name, n, args.runs, device)
+        auto_rows = bench_file(args.urchin, name, n, args.runs, "auto") if both else {}
         for entry in (primal, grad):
             m = rows.get(entry, {})
             if 1 not in m:
@@ -266,8 +287,15 @@ def main():
             if entry == grad and primal in rows:
                 p = rows[primal].get(n, rows[primal][1])["mean_us"]
                 ratio = f"{many / p:.2f}×"
-            print(f"{name:<8} {entry:<12} {fmt_time(one):>10} {fmt_time(many):>10} "
-                  f"{one / many:>7.2f}× {ratio:>11} {fmt_bytes(m[1]['peak_live_bytes']):>9}")
+            line = (f"{name:<8} {entry:<12} {fmt_time(one):>10} {fmt_time(many):>10} "
+                    f"{one / many:>7.2f}× {ratio:>11} {fmt_bytes(m[1]['peak_live_bytes']):>9}")
+            a = auto_rows.get(entry, {})
+            if both and a:
+                auto = a.get(n, a.get(1))["mean_us"]
+                lost = auto / min(auto, many)
+                mark = "!" if lost > AUTO_SLACK else " "
+                line += f" {fmt_time(auto):>10} {lost:>8.2f}×{mark}"
+            print(line)
         if name == "mriq":
             np_t = numpy_mriq(args.runs)
             if np_t is None:

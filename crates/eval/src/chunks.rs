@@ -69,8 +69,13 @@ use urchin_runtime::value::{AccCell, Array, Element, Value};
 
 /// Elements of temporaries (over all the chunks left) below which the
 /// chunks of a SOAC stay on the calling thread (scaled by the options'
-/// `grain_scale`, as the kernels' grains are).
-const PARALLEL_WORK: usize = 1 << 16;
+/// `grain_scale`, as the kernels' grains are): about one chunk's
+/// (`CHUNK_BUDGET`). Two chunks side by side are what a 1,000-row layer
+/// of 64 units makes (the MLP's matrix product and `tanh`); their kernels
+/// are below the grains that split one, so with a threshold of two
+/// chunks (`1 << 16`) the MLP's primal ran on one thread however many it
+/// had.
+const PARALLEL_WORK: usize = 1 << 15;
 
 /// What an outermost SOAC does with each chunk.
 #[derive(Clone, Copy)]
@@ -395,7 +400,7 @@ impl<'p> Interp<'p> {
         // Breakpoints stop on the thread the REPL listens on.
         if self.options().track_memory
             || self.breaks.is_some()
-            || n - start < 2 * len
+            || n - start <= len
             || work < PARALLEL_WORK * self.options().grain_scale
         {
             return Ok(start);
