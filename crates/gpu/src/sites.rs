@@ -10,8 +10,9 @@
 //! the evaluator already runs several times faster than the device's
 //! calibrated cost per element predicts (a matrix product, which the
 //! evaluator hands to a blocked GEMM: 0.1 s, against 34 s on a CPU
-//! driver) is never run on the device at all. A region settled on the evaluator whose device time was close
-//! is timed on the device again later, with backoff (see `REPROBE_WITHIN`).
+//! driver) is never run on the device at all. A region settled on the
+//! evaluator whose device time was close is timed on the device again
+//! later, with backoff (see `REPROBE_WITHIN`).
 //! A region is known by the text of its kernels, which is the same for
 //! every run of the same statements on arrays of the same rank.
 
@@ -158,7 +159,6 @@ impl Sites {
     /// Where region `key` (its statements described by `what`) runs with
     /// `work`, given what the device's calibration says it costs there.
     pub fn choose(&mut self, key: u64, what: &str, work: f64, cost: DeviceCost) -> Side {
-        let fixed = cost.fixed;
         let site = self.sites.entry(key).or_insert_with(|| {
             self.order.push(key);
             Site {
@@ -186,7 +186,7 @@ impl Sites {
             (_, _, (d, h)) if h < PROBES && d == h => Side::ProbeHost,
             (_, _, (d, h)) if d < PROBES && d < h => Side::ProbeDevice,
             (Some(d), Some(h), _) => {
-                let (d, h) = (d.predict(work, fixed), h.predict(work, 0.0));
+                let (d, h) = (d.predict(work, cost.fixed), h.predict(work, 0.0));
                 if d * MARGIN < h {
                     site.reprobe = None;
                     Side::Device
