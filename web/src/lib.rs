@@ -12,7 +12,6 @@
 //! global allocator as in the `urchin` binary.
 
 use serde_json::{Value as Json, json};
-use std::sync::Mutex;
 use urchin::literate::parse::{Block, blocks};
 use urchin::plot::{Figure, Size, file};
 use urchin::repl::{Capture, Piece, Repl, Status};
@@ -26,15 +25,15 @@ use wasm_bindgen::prelude::*;
 #[global_allocator]
 static ALLOC: urchin_base::mem::Counting = urchin_base::mem::Counting;
 
-/// The message of the last panic. A panic aborts a WebAssembly module
-/// (there is no unwinding), so the REPL cannot catch it as the terminal's
-/// does; the worker reads this after the trap and starts afresh.
-static PANIC: Mutex<String> = Mutex::new(String::new());
-
-/// Why the last call trapped, if it panicked (empty otherwise).
+// A panic aborts a WebAssembly module (there is no unwinding), so the
+// REPL cannot catch it as the terminal's does: the panic hook hands its
+// message to the worker (`urchinPanicked`, which worker.js defines),
+// which reports it after the trap and starts afresh.
+#[cfg(target_arch = "wasm32")]
 #[wasm_bindgen]
-pub fn last_panic() -> String {
-    PANIC.lock().map(|p| p.clone()).unwrap_or_default()
+extern "C" {
+    #[wasm_bindgen(js_namespace = globalThis, js_name = urchinPanicked)]
+    fn panicked(message: &str);
 }
 
 /// A REPL session, as the page's worker holds it.
@@ -51,11 +50,8 @@ impl Playground {
     /// `max_memory` bytes (0: the default limit).
     #[wasm_bindgen(constructor)]
     pub fn new(max_memory: f64) -> Playground {
-        std::panic::set_hook(Box::new(|info| {
-            if let Ok(mut p) = PANIC.lock() {
-                *p = info.to_string();
-            }
-        }));
+        #[cfg(target_arch = "wasm32")]
+        std::panic::set_hook(Box::new(|info| panicked(&info.to_string())));
         // The page shows colours itself; there is no terminal to ask.
         colored::control::set_override(true);
         let mut host = urchin::host::Host::default();

@@ -8,13 +8,18 @@
 // {id, reply} for each request, and {id, crashed: message} when urchin
 // traps (a panic or running out of memory aborts a WebAssembly module).
 
-import init, { Playground, highlight, last_panic } from './urchin_web.js';
+import init, { Playground, highlight } from './urchin_web.js';
 
 let playground = null;
 
+// The message of the last panic, which urchin's panic hook hands over
+// just before the module traps (lib.rs).
+let lastPanic = '';
+globalThis.urchinPanicked = (message) => { lastPanic = message; };
+
 function crashed(id, error) {
-  let why = '';
-  try { why = last_panic(); } catch (_) { /* the module is gone */ }
+  const why = lastPanic;
+  lastPanic = '';
   const message = why
     ? `internal error: urchin panicked (a bug): ${why}`
     : `urchin stopped: ${error && error.message ? error.message : error}` +

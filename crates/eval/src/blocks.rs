@@ -27,10 +27,10 @@ use urchin_runtime::Raise;
 use urchin_runtime::value::Value;
 
 /// Elements per block.
-pub(crate) const BLOCK: usize = 1024;
+pub const BLOCK: usize = 1024;
 
 /// Folds `xs` from `init` in blocks, as every reduction does.
-pub(crate) fn fold_blocked<T: Copy>(xs: &[T], init: T, g: impl Fn(T, T) -> T) -> T {
+pub fn fold_blocked<T: Copy>(xs: &[T], init: T, g: impl Fn(T, T) -> T) -> T {
     fold_blocked_by(xs.len(), init, |i| xs[i], g)
 }
 
@@ -180,7 +180,7 @@ fn combine(it: &mut Interp, op: &Operator, mut d: Vec<LVal>, x: Vec<LVal>) -> R<
 /// A stretch of consecutive elements of a reduction: `whole` blocks
 /// only (each folded from the neutral element), or a piece of one block.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Run {
+pub struct Run {
     pub len: usize,
     pub whole: bool,
 }
@@ -189,7 +189,7 @@ pub(crate) struct Run {
 /// consecutive whole blocks merged into one run. A block is whole when
 /// all its `BLOCK` elements are among them, or it is the last block of a
 /// reduction of `end` elements.
-pub(crate) fn runs(pos: usize, c: usize, end: Option<usize>) -> Vec<Run> {
+pub fn runs(pos: usize, c: usize, end: Option<usize>) -> Vec<Run> {
     let mut out: Vec<Run> = Vec::new();
     let mut at = pos;
     for k in pieces(pos, c) {
@@ -205,7 +205,7 @@ pub(crate) fn runs(pos: usize, c: usize, end: Option<usize>) -> Vec<Run> {
 
 /// The lengths of the pieces that the `c` elements from position `pos`
 /// make when cut at block boundaries.
-pub(crate) fn pieces(pos: usize, c: usize) -> Vec<usize> {
+pub fn pieces(pos: usize, c: usize) -> Vec<usize> {
     let mut out = Vec::new();
     let (mut at, end) = (pos, pos + c);
     while at < end {
@@ -214,49 +214,4 @@ pub(crate) fn pieces(pos: usize, c: usize) -> Vec<usize> {
         at = next;
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pieces_are_cut_at_block_boundaries() {
-        assert_eq!(pieces(0, 5), vec![5]);
-        assert_eq!(pieces(BLOCK - 2, 5), vec![2, 3]);
-        assert_eq!(pieces(BLOCK, 2 * BLOCK + 1), vec![BLOCK, BLOCK, 1]);
-        assert!(pieces(7, 0).is_empty());
-    }
-
-    #[test]
-    fn runs_merge_whole_blocks() {
-        let run = |len, whole| Run { len, whole };
-        assert_eq!(
-            runs(BLOCK - 2, 3 * BLOCK, None),
-            vec![run(2, false), run(2 * BLOCK, true), run(BLOCK - 2, false)]
-        );
-        // The last block of the reduction is whole however short.
-        assert_eq!(
-            runs(BLOCK, BLOCK + 5, Some(2 * BLOCK + 5)),
-            vec![run(BLOCK + 5, true)]
-        );
-        assert_eq!(
-            runs(BLOCK, BLOCK + 5, None),
-            vec![run(BLOCK, true), run(5, false)]
-        );
-        assert!(runs(3, 0, None).is_empty());
-    }
-
-    #[test]
-    fn a_blocked_fold_is_the_left_fold_of_block_folds() {
-        let xs: Vec<f64> = (0..2 * BLOCK + 3).map(|i| 0.1 * i as f64).collect();
-        let fold = |s: &[f64]| s.iter().fold(0.0, |a, &x| a + x);
-        let want = fold(&xs[..BLOCK]) + fold(&xs[BLOCK..2 * BLOCK]) + fold(&xs[2 * BLOCK..]);
-        assert_eq!(
-            fold_blocked(&xs, 0.0, |a, x| a + x).to_bits(),
-            want.to_bits()
-        );
-        assert_eq!(fold_blocked(&xs[..10], 0.0, |a, x| a + x), fold(&xs[..10]));
-        assert_eq!(fold_blocked(&[], 7.0, |a: f64, x| a + x), 7.0);
-    }
 }

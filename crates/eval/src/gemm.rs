@@ -33,7 +33,7 @@ const MIN_PRODUCTS: usize = 1 << 12;
 const THREAD_PRODUCTS: usize = 1 << 20;
 
 /// The element types with a GEMM.
-pub(crate) trait Gemm: Element {
+pub trait Gemm: Element {
     /// `C ← A B` for `A: m × k`, `B: k × n`, `C: m × n`, each given by a
     /// pointer to its first element and its row and column steps.
     ///
@@ -123,7 +123,7 @@ impl Plan {
 /// products; `None` where the lanes are not those of a matrix product
 /// (one dimension varying in `a` alone, one in `b` alone, the rest in
 /// both) or it is too small to gain.
-pub(crate) fn sum_products<T: Gemm>(
+pub fn sum_products<T: Gemm>(
     par: Par<'_>,
     rows: &[usize],
     k: usize,
@@ -203,113 +203,5 @@ unsafe impl<T: Send> Sync for SendPtr<T> {}
 impl<T> SendPtr<T> {
     fn get(self) -> *mut T {
         self.0
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::borrow::Cow;
-
-    fn operand(data: &[f64], strides: &[usize]) -> Operand<'static, f64> {
-        Operand {
-            data: Cow::Owned(data.to_vec()),
-            strides: strides.iter().copied().collect(),
-        }
-    }
-
-    /// The naive product of `a` (`m × k`, rows contiguous) and `b`
-    /// (`k × n` given as `n × k`, rows contiguous).
-    fn naive(a: &[f64], b: &[f64], m: usize, k: usize, n: usize) -> Vec<f64> {
-        let mut out = Vec::new();
-        for i in 0..m {
-            for j in 0..n {
-                out.push((0..k).map(|x| a[i * k + x] * b[j * k + x]).sum());
-            }
-        }
-        out
-    }
-
-    fn values(len: usize, seed: u64) -> Vec<f64> {
-        (0..len as u64)
-            .map(|i| ((i * 7919 + seed * 104729) % 1000) as f64 / 100.0 - 5.0)
-            .collect()
-    }
-
-    #[test]
-    fn a_matrix_product_over_lanes_is_the_product() {
-        let (m, k, n) = (70, 33, 65);
-        let (a, b) = (values(m * k, 1), values(n * k, 2));
-        // Lanes `[i, j]`: `a`'s rows vary over `i`, `b`'s over `j`.
-        let got = sum_products(
-            Par::one(),
-            &[m, n],
-            k,
-            &operand(&a, &[k, 0, 1]),
-            &operand(&b, &[0, k, 1]),
-        )
-        .expect("a matrix product");
-        let want = naive(&a, &b, m, k, n);
-        for (g, w) in got.iter().zip(&want) {
-            assert!((g - w).abs() <= 1e-9 * w.abs().max(1.0), "{g} vs {w}");
-        }
-        // The other way round: lanes `[j, i]` give the transposed result.
-        let got_t = sum_products(
-            Par::one(),
-            &[n, m],
-            k,
-            &operand(&a, &[0, k, 1]),
-            &operand(&b, &[k, 0, 1]),
-        )
-        .expect("a matrix product");
-        for i in 0..m {
-            for j in 0..n {
-                assert_eq!(got_t[j * m + i].to_bits(), got[i * n + j].to_bits());
-            }
-        }
-    }
-
-    #[test]
-    fn batches_of_products_and_shapes_that_are_not_products() {
-        let (q, m, k, n) = (3, 40, 20, 9);
-        let (a, b) = (values(q * m * k, 3), values(q * n * k, 4));
-        let got = sum_products(
-            Par::one(),
-            &[q, m, n],
-            k,
-            &operand(&a, &[m * k, k, 0, 1]),
-            &operand(&b, &[n * k, 0, k, 1]),
-        )
-        .expect("a batch of products");
-        for p in 0..q {
-            let want = naive(&a[p * m * k..], &b[p * n * k..], m, k, n);
-            let part = &got[p * m * n..][..m * n];
-            for (g, w) in part.iter().zip(&want) {
-                assert!((g - w).abs() <= 1e-9 * w.abs().max(1.0));
-            }
-        }
-        // Both operands varying over every lane: dot products, not a product.
-        let x = values(m * n * k, 5);
-        assert!(
-            sum_products(
-                Par::one(),
-                &[m, n],
-                k,
-                &operand(&x, &[n * k, k, 1]),
-                &operand(&x, &[n * k, k, 1])
-            )
-            .is_none()
-        );
-        // Too small to gain.
-        assert!(
-            sum_products(
-                Par::one(),
-                &[2, 2],
-                2,
-                &operand(&a, &[2, 0, 1]),
-                &operand(&b, &[0, 2, 1])
-            )
-            .is_none()
-        );
     }
 }

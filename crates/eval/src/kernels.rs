@@ -25,7 +25,7 @@ pub(crate) type Dims = SmallVec<[usize; 6]>;
 
 /// One operand of a kernel: elements in row-major order, and for each
 /// dimension of the result the step between consecutive elements.
-pub(crate) struct Operand<'a, T: Clone> {
+pub struct Operand<'a, T: Clone> {
     pub data: Cow<'a, [T]>,
     pub strides: Dims,
 }
@@ -169,7 +169,7 @@ fn merge<const N: usize>(shape: &[usize], strides: [&[usize]; N]) -> (Dims, Step
 
 /// The result's shape with unit dimensions dropped and contiguous
 /// neighbours merged, and each operand's step per remaining dimension.
-struct Merged<const N: usize> {
+pub struct Merged<const N: usize> {
     dims: Dims,
     steps: Steps<N>,
     len: usize,
@@ -179,7 +179,7 @@ struct Merged<const N: usize> {
 type Steps<const N: usize> = SmallVec<[[usize; N]; 6]>;
 
 impl<const N: usize> Merged<N> {
-    fn new(shape: &[usize], strides: [&[usize]; N]) -> Merged<N> {
+    pub fn new(shape: &[usize], strides: [&[usize]; N]) -> Merged<N> {
         let len = shape.iter().product();
         let (dims, steps) = merge(shape, strides);
         Merged { dims, steps, len }
@@ -188,7 +188,12 @@ impl<const N: usize> Merged<N> {
     /// Calls `inner(offsets, len, steps)` for the runs of the innermost
     /// dimension that cover the elements `lo..hi` of the result (in
     /// row-major order), in order.
-    fn drive(&self, lo: usize, hi: usize, mut inner: impl FnMut([usize; N], usize, [usize; N])) {
+    pub fn drive(
+        &self,
+        lo: usize,
+        hi: usize,
+        mut inner: impl FnMut([usize; N], usize, [usize; N]),
+    ) {
         // One run (a vector, or operands whose dimensions all merged) is
         // the common case of small arrays in loops, where a call through
         // `dyn` cost up to 8% (ADBench's LSTM gradient).
@@ -263,7 +268,7 @@ impl<const N: usize> Merged<N> {
     /// by `lo` or `hi` comes alone). Where the innermost dimension is
     /// short (a lane's few own elements), one call per run would cost more
     /// than the run.
-    fn drive_rows(
+    pub fn drive_rows(
         &self,
         lo: usize,
         hi: usize,
@@ -1043,7 +1048,7 @@ pub(crate) fn scan_into<'a, T: Copy + 'a>(
 /// Whether a fold with a recognised operator may be regrouped (a
 /// histogram in blocks: [`hist_into`]) without changing a bit.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Regroup {
+pub enum Regroup {
     /// Float `+` and `*` round; `f16`'s `min` and `max` go through `f32`.
     Never,
     /// Integer (wrapping) and boolean operators are associative.
@@ -1059,7 +1064,7 @@ pub(crate) enum Regroup {
 }
 
 impl Regroup {
-    pub(crate) fn of<T: Native>(f: FastOp) -> Regroup {
+    pub fn of<T: Native>(f: FastOp) -> Regroup {
         match T::TY {
             PrimType::F32 | PrimType::F64 if matches!(f.op, BinOp::Min | BinOp::Max) => {
                 Regroup::Ordered
@@ -1145,56 +1150,4 @@ fn partial_hist<T: Native>(
         }
     }
     Some(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Merged;
-    use proptest::prelude::*;
-
-    /// The offsets of every element `drive` visits in `lo..hi`.
-    fn visited(m: &Merged<2>, lo: usize, hi: usize, rows: bool) -> Vec<[usize; 2]> {
-        let mut out = Vec::new();
-        let mut run = |o: [usize; 2], len: usize, s: [usize; 2], n: usize, r: [usize; 2]| {
-            for k in 0..n {
-                for i in 0..len {
-                    out.push(std::array::from_fn(|x| o[x] + k * r[x] + i * s[x]));
-                }
-            }
-        };
-        if rows {
-            m.drive_rows(lo, hi, &mut run);
-        } else {
-            m.drive(lo, hi, |o, len, s| run(o, len, s, 1, [0, 0]));
-        }
-        out
-    }
-
-    proptest! {
-        /// Rows at a time visit the elements `drive` visits, in its order,
-        /// whatever the shape, the broadcasting, and the range.
-        #[test]
-        fn driving_rows_at_a_time_visits_what_driving_runs_does(
-            shape in prop::collection::vec(1usize..5, 0..5),
-            broadcast in prop::collection::vec(any::<bool>(), 5),
-            cut in (0.0f64..1.0, 0.0f64..1.0),
-        ) {
-            let len: usize = shape.iter().product();
-            let mut std = vec![0; shape.len()];
-            let mut step = 1;
-            for d in (0..shape.len()).rev() {
-                std[d] = step;
-                step *= shape[d];
-            }
-            let b: Vec<usize> = std
-                .iter()
-                .zip(&broadcast)
-                .map(|(s, z)| if *z { 0 } else { *s })
-                .collect();
-            let m = Merged::new(&shape, [&std, &b]);
-            let (x, y) = ((cut.0 * len as f64) as usize, (cut.1 * len as f64) as usize);
-            let (lo, hi) = (x.min(y), (x.max(y) + 1).min(len));
-            prop_assert_eq!(visited(&m, lo, hi, true), visited(&m, lo, hi, false));
-        }
-    }
 }

@@ -25,11 +25,11 @@ use urchin_runtime::Raise;
 use urchin_runtime::value::{Array, Element, Value};
 use urchin_runtime::with_array;
 
-pub(crate) type Mask = u64;
+pub type Mask = u64;
 
 /// At most this many lanes can be stacked (one per bit of a mask); deeper
 /// nests fall back to per-element evaluation.
-pub(crate) const MAX_LANES: usize = Mask::BITS as usize;
+pub const MAX_LANES: usize = Mask::BITS as usize;
 
 pub(crate) fn bit(k: usize) -> Mask {
     1 << k
@@ -37,7 +37,7 @@ pub(crate) fn bit(k: usize) -> Mask {
 
 /// The lanes in a mask, in stack order (one step per set bit: this runs
 /// for every operand of every bulk operation).
-pub(crate) fn bits(mut m: Mask) -> impl Iterator<Item = usize> {
+pub fn bits(mut m: Mask) -> impl Iterator<Item = usize> {
     std::iter::from_fn(move || {
         (m != 0).then(|| {
             let k = m.trailing_zeros() as usize;
@@ -52,18 +52,18 @@ pub(crate) fn count(m: Mask) -> usize {
 }
 
 /// The lengths of the lanes in `m`.
-pub(crate) fn lane_dims(lanes: &[usize], m: Mask) -> Dims {
+pub fn lane_dims(lanes: &[usize], m: Mask) -> Dims {
     bits(m).map(|k| lanes[k]).collect()
 }
 
 /// An axis of a source per dimension of a result (see [`axes_for`]).
-pub(crate) type Axes = SmallVec<[Option<usize>; 6]>;
+pub type Axes = SmallVec<[Option<usize>; 6]>;
 
 /// For each dimension of a value over the lanes `u` followed by `own_rank`
 /// own dimensions, the axis of a value over the lanes `m ⊆ u` that runs
 /// along it (`None` where it is broadcast). `src_own` is the own rank of
 /// the source: 0 broadcasts it over the own dimensions too.
-pub(crate) fn axes_for(m: Mask, u: Mask, own_rank: usize, src_own: usize) -> Axes {
+pub fn axes_for(m: Mask, u: Mask, own_rank: usize, src_own: usize) -> Axes {
     let mut out = SmallVec::with_capacity(count(u) + own_rank);
     let mut k = 0;
     for b in bits(u) {
@@ -542,26 +542,4 @@ pub(crate) fn merge_parts(
         Ok(from_vec(&shape, out))
     }
     Ok(Value::Array(dispatch_prim!(elem, go(&sides, p, &own))?))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bits_lists_the_set_lanes_in_stack_order() {
-        for m in [0, 1, 0b1011, 1 << 63, Mask::MAX, 0x8000_0000_0000_0001] {
-            let naive: Vec<usize> = (0..MAX_LANES).filter(|k| m >> k & 1 == 1).collect();
-            assert_eq!(bits(m).collect::<Vec<_>>(), naive, "mask {m:#x}");
-        }
-    }
-
-    #[test]
-    fn axes_follow_the_lanes_a_value_varies_over() {
-        // A value over lanes 0 and 2, read in a result over lanes 0..=2
-        // with one own dimension it does not have (a broadcast scalar).
-        let axes = axes_for(0b101, 0b111, 1, 0);
-        assert_eq!(axes.as_slice(), &[Some(0), None, Some(1), None]);
-        assert_eq!(lane_dims(&[3, 4, 5], 0b110).as_slice(), &[4, 5]);
-    }
 }

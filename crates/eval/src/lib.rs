@@ -60,14 +60,16 @@ mod soac;
 mod straight;
 pub mod threads;
 
-#[cfg(test)]
-mod proptests;
-#[cfg(test)]
-mod tests;
-#[cfg(test)]
-mod tests_fast;
-#[cfg(test)]
-mod tests_hist;
+/// The internals that the evaluator's tests (`tests/eval`) check
+/// directly: an integration test reaches only public items. Not an API.
+#[doc(hidden)]
+pub mod testing {
+    pub use crate::blocks::{BLOCK, Run, fold_blocked, pieces, runs};
+    pub use crate::gemm::sum_products;
+    pub use crate::kernels::{Merged, Operand, Regroup};
+    pub use crate::lanes::{MAX_LANES, Mask, axes_for, bits, lane_dims};
+    pub use crate::straight::{Size, Straight};
+}
 
 use error::Fail;
 use interp::Interp;

@@ -129,7 +129,7 @@ impl std::fmt::Debug for Threads {
 /// Worker threads evaluate with [`Par::one`], so the kernels they call
 /// stay on them.
 #[derive(Clone, Copy)]
-pub(crate) struct Par<'a> {
+pub struct Par<'a> {
     pool: Option<&'a rayon::ThreadPool>,
     threads: usize,
     grain_scale: usize,

@@ -15,9 +15,6 @@ pub mod spine;
 pub mod token;
 pub mod visit;
 
-#[cfg(test)]
-mod tests;
-
 pub use lexer::lex;
 pub use token::{Keyword, Token, TokenClass};
 

@@ -1,9 +1,9 @@
 //! Parse errors: rendered snapshots of the common slips, and properties of
 //! every diagnostic.
 
-use crate::parse_program;
 use urchin_base::diag::Diagnostic;
 use urchin_base::source::SourceMap;
+use urchin_syntax::parse_program;
 
 fn errors(src: &str) -> (SourceMap, Vec<Diagnostic>) {
     let mut sm = SourceMap::new();
@@ -138,7 +138,7 @@ fn later_declarations_are_checked_too() {
 
 #[test]
 fn absurd_nesting_is_an_error_not_a_crash() {
-    use crate::{parse_expr, pretty};
+    use urchin_syntax::{parse_expr, pretty};
     let deep = format!("{}x{}", "f (".repeat(20_000), ")".repeat(20_000));
     let Err(ds) = parse_expr(&deep, urchin_base::source::FileId(0)) else {
         panic!("20,000 nested applications parsed");

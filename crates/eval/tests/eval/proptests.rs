@@ -11,12 +11,12 @@
 //! reductions use recognised operators (folded natively, in the fixed
 //! block order of every reduction), so the results must agree exactly.
 
-use super::EvalOptions;
-use super::tests::{build, f64s, i64s, run, run_opts, same};
-use super::threads::Threads;
+use crate::{build, f64s, i64s, run, run_opts, same};
 use proptest::prelude::*;
 use urchin_core::build::Builder;
 use urchin_core::ir::{Atom, DimIndex, Lambda, Operator, Type, Var};
+use urchin_eval::EvalOptions;
+use urchin_eval::threads::Threads;
 use urchin_prim::{BinOp, PrimType, Scalar, UnOp};
 use urchin_runtime::value::Value;
 
@@ -541,7 +541,7 @@ fn results_do_not_depend_on_threads_on_inputs_of_several_blocks() {
     // Longer than a reduction's block (`blocks.rs`), so that blocks end
     // inside chunks and chunks inside blocks.
     for seed in 1..12u64 {
-        let args = inputs(seed, 2 * super::blocks::BLOCK + 100, 4, 3);
+        let args = inputs(seed, 2 * urchin_eval::testing::BLOCK + 100, 4, 3);
         let one = on_threads(seed * 7919, args.clone(), 1);
         for t in [2, 7] {
             let r = agree(&one, &on_threads(seed * 7919, args.clone(), t));
@@ -592,7 +592,11 @@ fn float_accumulator() -> (urchin_core::ir::Program, urchin_core::ir::Function) 
 #[test]
 fn accumulators_do_not_depend_on_threads() {
     let p = float_accumulator();
-    for (seed, n) in [(1u64, 5 * super::blocks::BLOCK + 7), (2, 300), (3, 1)] {
+    for (seed, n) in [
+        (1u64, 5 * urchin_eval::testing::BLOCK + 7),
+        (2, 300),
+        (3, 1),
+    ] {
         let args = inputs(seed, n, 3, 2);
         // One element at a time, the additions in element order.
         let per = run(&p, args.clone()).map_err(|e| format!("{e:?}"));

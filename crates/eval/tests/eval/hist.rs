@@ -2,11 +2,11 @@
 //! (`kernels::hist_into`): the bits of the sequential fold, whatever the
 //! thread count, for the operators regrouped in blocks.
 
-use super::kernels::Regroup;
-use super::threads::Threads;
-use super::{EvalOptions, EvalStats, run_function};
 use urchin_core::build::main_program;
 use urchin_core::ir::{Atom, BinOpLambda, Type};
+use urchin_eval::testing::Regroup;
+use urchin_eval::threads::Threads;
+use urchin_eval::{EvalOptions, EvalStats, run_function};
 use urchin_prim::{BinOp, Native, PrimType, Scalar};
 use urchin_runtime::value::{Array, Value};
 

@@ -2,10 +2,10 @@
 //! path's values bit for bit, so a fast path that stopped applying would
 //! only be slower: these tests read [`EvalStats::fast`] instead.
 
-use super::threads::Threads;
-use super::{EvalOptions, EvalStats, FastPaths, run_function};
 use urchin_core::build::{Builder, main_program};
 use urchin_core::ir::{Atom, Function, Program, Type};
+use urchin_eval::threads::Threads;
+use urchin_eval::{EvalOptions, EvalStats, FastPaths, run_function};
 use urchin_prim::{BinOp, PrimType, Scalar};
 use urchin_runtime::value::{Array, Value};
 
@@ -95,7 +95,7 @@ fn a_map_of_maps_of_arithmetic_runs_row_by_row_as_register_code() {
 fn a_sum_of_one_operation_folds_straight_from_its_arguments() {
     // reduce (+) 0 (map2 (\a b -> b - a) xs ys), long enough for the
     // chunks after the first to hold whole blocks
-    let n = 603 * super::blocks::BLOCK + 17;
+    let n = 603 * urchin_eval::testing::BLOCK + 17;
     let p = main_program(
         &[("xs", Type::Array(F64, 1)), ("ys", Type::Array(F64, 1))],
         |b, ps| {

@@ -6,3 +6,4 @@ mod ids;
 mod lexing;
 mod sexp;
 mod sums;
+mod visit;

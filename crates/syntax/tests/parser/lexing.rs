@@ -1,9 +1,9 @@
 //! Lexer tests: adjacency-sensitive tokens, literals, errors.
 
-use crate::ast::{BinOpKind, Liftedness, QualName, RangeKind};
-use crate::{Keyword, Token, TokenClass, lex};
 use urchin_base::source::FileId;
 use urchin_prim::PrimType;
+use urchin_syntax::ast::{BinOpKind, Liftedness, QualName, RangeKind};
+use urchin_syntax::{Keyword, Token, TokenClass, lex};
 
 fn toks(s: &str) -> Vec<Token> {
     let (ts, ds) = lex(s, FileId(0));
@@ -244,7 +244,7 @@ fn spans_and_classes() {
             Identifier
         ]
     );
-    assert_eq!(Token::Kw(crate::Keyword::True).class(), Literal);
+    assert_eq!(Token::Kw(urchin_syntax::Keyword::True).class(), Literal);
     assert_eq!(Token::LParen.class(), Punctuation);
     assert_eq!(Token::Error("@".into()).class(), Error);
 }

@@ -1,9 +1,9 @@
 //! A compact S-expression view of ASTs, so tests can state the shape a
 //! snippet parses to in one readable line (independently of the printer).
 
-use crate::ast::*;
-use crate::{parse_expr, parse_program, parse_type};
 use urchin_base::source::FileId;
+use urchin_syntax::ast::*;
+use urchin_syntax::{parse_expr, parse_program, parse_type};
 
 /// The shape an expression parses to.
 #[track_caller]
@@ -269,6 +269,6 @@ pub fn dec(d: &Dec) -> String {
             ty(&t.ty)
         ),
         // Module declarations print as written.
-        _ => crate::pretty::dec(d),
+        _ => urchin_syntax::pretty::dec(d),
     }
 }

@@ -1,11 +1,21 @@
-//! Unit tests: every expression, every error, bulk against per-element.
+//! The evaluator's tests: every expression, every error, bulk against
+//! per-element, the fast paths, histograms, register code, and (through
+//! `urchin_eval::testing`) the kernels' own laws. An integration test
+//! rather than unit tests, so that `cargo test` compiles the evaluator
+//! once, not a second time with `cfg(test)`.
 
-use super::threads::Threads;
-use super::{EvalOptions, EvalStats, run_function};
+mod fast;
+mod hist;
+mod internals;
+mod proptests;
+mod straight;
+
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use urchin_core::build::Builder;
 use urchin_core::ir::{Atom, DimIndex, Exp, Function, Program, Type};
+use urchin_eval::threads::Threads;
+use urchin_eval::{EvalOptions, EvalStats, run_function};
 use urchin_prim::{BinOp, PrimType, Scalar, UnOp};
 use urchin_runtime::value::{Array, Value};
 use urchin_runtime::{RuntimeError, RuntimeErrorKind};
@@ -40,11 +50,11 @@ fn slice(start: Option<i64>, end: Option<i64>, stride: Option<i64>) -> DimIndex 
     }
 }
 
-pub(super) fn f64s(xs: &[f64]) -> Value {
+pub(crate) fn f64s(xs: &[f64]) -> Value {
     let data: Vec<Scalar> = xs.iter().map(|x| Scalar::F64(*x)).collect();
     Value::Array(Array::from_scalars(F64, vec![xs.len()], &data))
 }
-pub(super) fn i64s(xs: &[i64]) -> Value {
+pub(crate) fn i64s(xs: &[i64]) -> Value {
     let data: Vec<Scalar> = xs.iter().map(|x| Scalar::I64(*x)).collect();
     Value::Array(Array::from_scalars(I64, vec![xs.len()], &data))
 }
@@ -70,14 +80,14 @@ fn sf(x: f64) -> Value {
     Value::Scalar(Scalar::F64(x))
 }
 
-pub(super) use urchin_core::build::main_program as build;
+pub(crate) use urchin_core::build::main_program as build;
 
 /// Bitwise equality (NaN equals NaN).
-pub(super) fn same(a: &Value, b: &Value) -> bool {
+pub(crate) fn same(a: &Value, b: &Value) -> bool {
     a.same(b)
 }
 
-pub(super) fn run_opts(
+pub(crate) fn run_opts(
     p: &(Program, Function),
     args: Vec<Value>,
     opts: &EvalOptions,
@@ -86,7 +96,7 @@ pub(super) fn run_opts(
 }
 
 /// [`run_opts`], and why chunks were retried per element.
-pub(super) fn run_retried(
+pub(crate) fn run_retried(
     p: &(Program, Function),
     args: Vec<Value>,
     opts: &EvalOptions,
@@ -103,7 +113,7 @@ pub(super) fn run_retried(
 /// result. Bulk evaluation may only have retried chunks per element because
 /// of genuine errors or irregular shapes, never because of an internal
 /// error.
-pub(super) fn run(p: &(Program, Function), args: Vec<Value>) -> Result<Vec<Value>, RuntimeError> {
+pub(crate) fn run(p: &(Program, Function), args: Vec<Value>) -> Result<Vec<Value>, RuntimeError> {
     let (bulk, retried) = run_retried(p, args.clone(), &EvalOptions::default());
     assert!(
         !retried.contains(&Some(RuntimeErrorKind::Internal)),
@@ -959,7 +969,7 @@ fn reductions() {
 /// whole blocks of (`chunks::PARALLEL_WORK`).
 fn long_floats() -> Vec<f64> {
     // Not a multiple of the eight blocks folded side by side.
-    let n = 603 * super::blocks::BLOCK + 17;
+    let n = 603 * urchin_eval::testing::BLOCK + 17;
     (0..n)
         .map(|k| ((k * 7919) % 1000) as f64 / 7.0 - 50.0)
         .collect()
@@ -968,7 +978,7 @@ fn long_floats() -> Vec<f64> {
 /// The sum of `ys` by the fixed block tree (`blocks.rs`).
 fn block_tree_sum(ys: &[f64]) -> f64 {
     let mut blocks = ys
-        .chunks(super::blocks::BLOCK)
+        .chunks(urchin_eval::testing::BLOCK)
         .map(|c| c.iter().fold(0.0, |a, &x| a + x));
     let first = blocks.next().unwrap_or(0.0);
     blocks.fold(first, |a, p| a + p)
@@ -1041,7 +1051,7 @@ fn row_sums_fold_each_row_in_its_own_order() {
     for (rows, n) in [
         (13, 5),
         (17, 1),
-        (9, 2 * super::blocks::BLOCK + 3),
+        (9, 2 * urchin_eval::testing::BLOCK + 3),
         (3, 300),
     ] {
         let data = &xs[..rows * n];
@@ -1724,7 +1734,7 @@ fn short_reductions_fold_as_long_ones_do() {
         let m = b.reduce(max, None, &[ps[0]])[0];
         vec![s.into(), m.into()]
     });
-    let block = super::blocks::BLOCK;
+    let block = urchin_eval::testing::BLOCK;
     for n in [1, 14, block - 1, block, block + 3] {
         let xs: Vec<f64> = (0..n).map(|k| (k as f64 * 0.37).sin() * 3.0).collect();
         ok(&p, vec![f64s(&xs), Value::Scalar(Scalar::F64(0.7))]);
@@ -1755,7 +1765,7 @@ fn sums_of_element_wise_operations_over_lanes_are_fused_bit_for_bit() {
     // a time; long ones in blocks.
     let sizes = [(3, 4), (5, 70), (3, 2), (2, 13), (9, 3)];
     for (t, n, (m, k)) in [F64, I64].into_iter().flat_map(|t| {
-        [7, 2 * super::blocks::BLOCK + 5]
+        [7, 2 * urchin_eval::testing::BLOCK + 5]
             .into_iter()
             .flat_map(move |n| sizes.map(|mk| (t, n, mk)))
     }) {
@@ -1899,7 +1909,7 @@ fn close_to_per_element(p: &(Program, Function), args: Vec<Value>) -> Vec<Value>
 /// per-element evaluation, on any number of threads.
 #[test]
 fn chunks_of_a_transposed_matrix_are_read_in_place_bit_for_bit() {
-    for (n, m) in [(7, 45), (2 * super::blocks::BLOCK + 5, 37)] {
+    for (n, m) in [(7, 45), (2 * urchin_eval::testing::BLOCK + 5, 37)] {
         for v_first in [false, true] {
             let p = build(&[("a", arr(F64, 2)), ("v", arr(F64, 1))], |b, ps| {
                 let cols = b.rearrange(vec![1, 0], ps[0]);

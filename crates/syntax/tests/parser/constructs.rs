@@ -1,8 +1,9 @@
 //! One test per construct: the shape each snippet parses to.
 
 use super::sexp::{parse_d as d, parse_e as e, parse_t as t};
-use crate::*;
 use urchin_base::source::FileId;
+use urchin_syntax::ast::*;
+use urchin_syntax::*;
 
 #[track_caller]
 fn check(cases: &[(&str, &str)]) {
@@ -640,7 +641,7 @@ fn d1(src: &str) -> Dec {
 
 #[test]
 fn spans_cover_the_source() {
-    use crate::ast::ExprKind;
+    use urchin_syntax::ast::ExprKind;
     let r = |x: &ast::Expr| (x.span.start, x.span.end);
     let x = parse_expr("xs[0].1", FileId(0)).expect("parses");
     assert_eq!(r(&x), (0, 7));

@@ -1,10 +1,10 @@
 //! Expression ids: numbered per source, never shared between sources or
 //! with the nodes a session makes.
 
-use crate::ast::{Dec, Expr, NodeId, NodeIds};
-use crate::parse_program;
 use std::collections::HashSet;
 use urchin_base::source::{FileId, Span};
+use urchin_syntax::ast::{Dec, Expr, NodeId, NodeIds};
+use urchin_syntax::parse_program;
 
 fn ids(text: &str, file: FileId) -> Vec<NodeId> {
     let prog = parse_program(text, file).expect("parses");
@@ -42,7 +42,10 @@ fn sources_and_made_nodes_have_ids_of_their_own() {
     assert!(a.is_disjoint(&b));
     let made = NodeIds::made();
     let m: HashSet<_> = (0..100)
-        .map(|_| made.expr(crate::ast::ExprKind::Hole, Span::default()).id)
+        .map(|_| {
+            made.expr(urchin_syntax::ast::ExprKind::Hole, Span::default())
+                .id
+        })
         .collect();
     assert_eq!(m.len(), 100);
     assert!(a.is_disjoint(&m) && b.is_disjoint(&m));
