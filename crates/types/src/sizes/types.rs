@@ -430,6 +430,9 @@ impl<'a> Walker<'a> {
                 self.show_size(&x),
                 self.show_size(&y)
             ));
+        if [&x, &y].iter().any(|s| self.show_size(s).contains('?')) {
+            d = d.with_note("`?` is a size not worked out when the program is checked (an anonymous `[]`, or one only known when it runs)");
+        }
         let mut rigid = Vec::new();
         x.rigids(&mut rigid);
         y.rigids(&mut rigid);
