@@ -1075,14 +1075,7 @@ mod tests {
     #[test]
     fn sum_of_length_is_ambiguous() {
         // i64.sum (length xss), xss : [][]i32 (thesis Figure 4.10)
-        let mut s = RankSystem::new();
-        let a = s.fresh(RankKind::Assoc);
-        let (_, m1, r1) = s.add_app(vec![], 0);
-        // length : []a -> i64 applied to [][]i32
-        s.equate(&r(&[m1, a], 1), &r(&[r1], 2), 0);
-        let (_, m2, r2) = s.add_app(vec![], 1);
-        // sum : []i64 -> i64 applied to length xss : []^M1 i64
-        s.equate(&r(&[m2], 1), &r(&[r2, m1], 0), 1);
+        let mut s = independent_ambiguities(1);
         match s.solve() {
             Err(RankError::Ambiguous {
                 solutions: sols,
@@ -1171,8 +1164,10 @@ mod tests {
         for i in 0..n {
             let a = s.fresh(RankKind::Assoc);
             let (_, m1, r1) = s.add_app(vec![], 2 * i);
+            // length : []a -> i64 applied to [][]i32
             s.equate(&r(&[m1, a], 1), &r(&[r1], 2), 2 * i);
             let (_, m2, r2) = s.add_app(vec![], 2 * i + 1);
+            // sum : []i64 -> i64 applied to length xss : []^M1 i64
             s.equate(&r(&[m2], 1), &r(&[r2, m1], 0), 2 * i + 1);
         }
         s
