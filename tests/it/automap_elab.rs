@@ -297,6 +297,34 @@ fn sizeless_rep_takes_the_mapped_reading() {
     assert!(out.contains("map (.1) (map2 keep xs (rep 1))"), "{out}");
 }
 
+/// Issue 37's example: `and (qr == qr_am && qi == qi_am)` is cheapest read
+/// comparing the arrays whole and replicating the `bool` for `and`, a
+/// `rep` of no length. Without it, two readings compare one pair whole and
+/// replicate that `bool` along `&&`'s map (two maps each, mirror images):
+/// counting every `rep` the elaboration writes ties them with mapping
+/// both comparisons (three maps), and comparing elements, not arrays,
+/// picks that one. With a `[]bool` result and no `and`, the same tie is
+/// broken the same way.
+#[test]
+fn sizeless_rep_of_conjoined_comparisons_maps_them() {
+    let out = snapshot(
+        "sizeless_rep_conjunction",
+        "\
+def same (qr: []f64) (qr_am: []f64) (qi: []f64) (qi_am: []f64) : bool =
+  and (qr == qr_am && qi == qi_am)
+def each (a: []f64) (b: []f64) (c: []f64) (d: []f64) : []bool = a == b && c == d
+",
+    );
+    assert!(
+        out.contains("and (map2 (&&) (map2 (==) qr qr_am) (map2 (==) qi qi_am))"),
+        "{out}"
+    );
+    assert!(
+        out.contains("map2 (&&) (map2 (==) a b) (map2 (==) c d)"),
+        "{out}"
+    );
+}
+
 /// Where every reading needs such a `rep`, the program is a type error
 /// at the argument (these ran, giving `rep([2, 3, 4])`, `rep 5` and an
 /// element past the end of an array without a length).

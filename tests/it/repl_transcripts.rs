@@ -284,7 +284,10 @@ def grow (xs: []i32) = loop ys = xs for _i < 3 do ys ++ ys
 def positives (xs: []i32) = length (filter (> 0) xs)
 :type positives
 def ragged (ns: []i64) = map (\\n -> iota n) ns
-1..2..<3 : [3]i64",
+1..2..<3 : [3]i64
+def ten (xs: []i32) (ys: []i32) : [10]i32 = xs ++ ys
+type~ sum = #foo ([]i32) | #bar ([]i32)
+def sums (xs: []i32) (ys: []i32) = [#foo xs, #bar ys] : []sum",
     );
 }
 

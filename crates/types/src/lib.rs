@@ -221,8 +221,8 @@ impl TypeEnv {
     ) -> Result<(DefId, Global), Diagnostic> {
         bindings::check_dec(d)?;
         for t in lifted::type_exps(d) {
-            if let Some(elem) = lifted::lifted_element(t, &self.globals, &d.type_params) {
-                return Err(lifted::array_of_lifted(&elem, t.span()));
+            if let Some((elem, l)) = lifted::lifted_element(t, &self.globals, &d.type_params) {
+                return Err(lifted::array_of_lifted(&elem, l, t.span()));
             }
         }
         let checked = self.check_val(d, show, true, entry)?;
@@ -269,8 +269,8 @@ impl TypeEnv {
                 TypeParam::Size(n, _) => inf.bind_size(n.clone()),
             }
         }
-        if let Some(elem) = lifted::lifted_element(&t.ty, &self.globals, &t.params) {
-            return Err(lifted::array_of_lifted(&elem, t.span));
+        if let Some((elem, l)) = lifted::lifted_element(&t.ty, &self.globals, &t.params) {
+            return Err(lifted::array_of_lifted(&elem, l, t.span));
         }
         let ty = inf.convert(&t.ty)?;
         if t.lifted != Liftedness::Lifted && inf.subst.apply(&ty).has_function() {

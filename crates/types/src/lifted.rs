@@ -26,8 +26,23 @@ use urchin_syntax::visit;
 
 type Result<T> = std::result::Result<T, Diagnostic>;
 
-/// `Cannot create array with elements of lifted type "t"`.
-pub fn array_of_lifted(shown: &str, at: Span) -> Diagnostic {
+/// `Cannot create array with elements of lifted type "t"`, in the words
+/// of `t`'s liftedness (`type^`, a function type: may be a function;
+/// `type~`: its sizes may differ from value to value).
+pub fn array_of_lifted(shown: &str, l: Liftedness, at: Span) -> Diagnostic {
+    if l == Liftedness::SizeLifted {
+        return Diagnostic::ty(
+            format!("Cannot create array with elements of size-lifted type \"{shown}\": its values may have sizes of their own."),
+            at,
+        )
+        .with_label("this would be an array of a size-lifted type")
+        .with_note(format!(
+            "`{shown}` is size-lifted (`~`): its arrays' sizes may differ from one value to the next, and the elements of an array all have the same sizes"
+        ))
+        .with_help(format!(
+            "give `{shown}` its sizes as parameters (`type {shown} [n] = ...`, then `[]({shown} [n])`), or keep its values apart"
+        ));
+    }
     Diagnostic::ty(
         format!("Cannot create array with elements of lifted type \"{shown}\": functional values are not data."),
         at,
@@ -111,7 +126,7 @@ pub fn check(def: &CheckedDef, defs: &[Rc<CheckedDef>]) -> Result<()> {
             continue;
         };
         if array_elem {
-            return Err(array_of_lifted(&name, e.span));
+            return Err(array_of_lifted(&name, l, e.span));
         }
         if l == Liftedness::Lifted {
             return Err(Diagnostic::ty(
@@ -214,7 +229,11 @@ fn in_type(te: &TypeExp, t: &Type, name: &str) -> Option<u32> {
 
 /// An array type written with lifted elements, in a type expression whose
 /// type parameters are `params`: the element's name as shown.
-pub fn lifted_element(t: &TypeExp, globals: &Globals, params: &[TypeParam]) -> Option<String> {
+pub fn lifted_element(
+    t: &TypeExp,
+    globals: &Globals,
+    params: &[TypeParam],
+) -> Option<(String, Liftedness)> {
     let go = |t: &TypeExp| lifted_element(t, globals, params);
     match t {
         TypeExp::Array(_, elem, _) => lifted(elem, globals, params).or_else(|| go(elem)),
@@ -231,22 +250,24 @@ pub fn lifted_element(t: &TypeExp, globals: &Globals, params: &[TypeParam]) -> O
     }
 }
 
-/// Whether `t` is lifted: a function type, a lifted type parameter or
-/// abbreviation (`'^a`, `'~a`, `type^`, `type~`).
-fn lifted(t: &TypeExp, globals: &Globals, params: &[TypeParam]) -> Option<String> {
+/// Whether `t` is lifted, and how: a function type, a lifted type
+/// parameter or abbreviation (`'^a`, `'~a`, `type^`, `type~`).
+fn lifted(t: &TypeExp, globals: &Globals, params: &[TypeParam]) -> Option<(String, Liftedness)> {
     match t {
-        TypeExp::Arrow(..) => Some(urchin_syntax::pretty::type_exp(t)),
+        TypeExp::Arrow(..) => Some((urchin_syntax::pretty::type_exp(t), Liftedness::Lifted)),
         TypeExp::Unique(t, _) => lifted(t, globals, params),
         TypeExp::Tuple(ts, _) if ts.len() == 1 => lifted(&ts[0], globals, params),
         TypeExp::Named(q, _, _) => {
-            let param = q.quals.is_empty()
-                && params.iter().any(|p| {
-                    matches!(p, TypeParam::Type(n, l, _) if *n == q.name && *l != Liftedness::Plain)
+            let param = (params.iter())
+                .filter(|_| q.quals.is_empty())
+                .find_map(|p| match p {
+                    TypeParam::Type(n, l, _) if *n == q.name && *l != Liftedness::Plain => Some(*l),
+                    _ => None,
                 });
-            let abbrev = globals
-                .lookup_type(q)
-                .is_some_and(|a| a.lifted != Liftedness::Plain);
-            (param || abbrev).then(|| q.to_string())
+            let abbrev = (globals.lookup_type(q))
+                .map(|a| a.lifted)
+                .filter(|l| *l != Liftedness::Plain);
+            param.or(abbrev).map(|l| (q.to_string(), l))
         }
         _ => None,
     }

@@ -67,15 +67,17 @@ impl Infer<'_> {
             }
             OriginKind::ArrayOfFunctions(b) => crate::lifted::array_of_lifted(
                 &self.show(&Type::scalar(b.clone())),
+                Liftedness::Lifted,
                 origin.span,
             )
             .with_help(
                 "apply the function to all its arguments, or use an explicit `map` over a lambda",
             ),
-            OriginKind::ArrayOfLifted(name) => crate::lifted::array_of_lifted(name, origin.span)
-                .with_note(format!(
-                    "`{name}` is declared `type^`: it may be a function type"
-                )),
+            OriginKind::ArrayOfLifted(name) => {
+                crate::lifted::array_of_lifted(name, Liftedness::Lifted, origin.span).with_note(
+                    format!("`{name}` is declared `type^`: it may be a function type"),
+                )
+            }
             OriginKind::Note(msg) => Diagnostic::ty(msg.clone(), origin.span),
         }
     }

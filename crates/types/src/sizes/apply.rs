@@ -220,6 +220,13 @@ impl<'a> Walker<'a> {
             return Ok(());
         }
         let (sig, fixed, name, c) = (sig.clone(), fixed.clone(), name.clone(), c.clone());
+        if let Some(k) = unnamed_dependent_size(&sig, &c) {
+            let why = format!(
+                "bound by the parameter `({k}: i64)` of the type {name} is expected to have: a lambda has it as a size only by naming that parameter itself and annotating with the name, as `\\{k} (xs: [{k}]t) -> ...`"
+            );
+            let r = self.rigid(k.to_string().into(), Some(why));
+            return Err((Size::Rigid(r), Size::Unknown));
+        }
         let (params, ret) = self.instance(&sig, &fixed, &name, None);
         let args: Vec<Arg> = params
             .into_iter()
@@ -445,4 +452,50 @@ impl<'a> Walker<'a> {
             _ => Shape::Any,
         })
     }
+}
+
+/// Futhark's rule for a function type that names a parameter, `(k: i64)
+/// -> [k]i32 -> i64`: `k` is bound by the type's arrow, so a lambda given
+/// that type has the size `k` in a later parameter only where its own
+/// annotation names its own parameter there (`\\n (xs: [n]i32) -> ...`);
+/// an unannotated `xs` has a size of its own, which cannot be `k`. The
+/// first such size the lambda does not name.
+fn unnamed_dependent_size(sig: &SizedSig, c: &Closure) -> Option<Rc<str>> {
+    let mentions = |shape: &Shape, r: u32| {
+        let mut found = false;
+        shape.map_sizes(&mut |s| {
+            let mut named = Vec::new();
+            s.rigids(&mut named);
+            found |= named.contains(&r);
+            s.clone()
+        });
+        found
+    };
+    for (i, p) in sig.params.iter().enumerate() {
+        let Shape::Size(Size::Rigid(r)) = p else {
+            continue;
+        };
+        let mut own = c.params.get(i)?;
+        while let Pat::Ascribed(inner, _, _) = own {
+            own = inner;
+        }
+        let own = match own {
+            Pat::Id(n, _) => Some(n),
+            _ => None,
+        };
+        for (j, q) in sig.params.iter().enumerate().skip(i + 1) {
+            if !mentions(q, *r) {
+                continue;
+            }
+            let named = own.is_some_and(|n| {
+                let mut used = Vec::new();
+                crate::size_names_in_pat(&c.params[j], true, &mut used);
+                used.contains(n)
+            });
+            if !named {
+                return sig.names.get(*r as usize).cloned();
+            }
+        }
+    }
+    None
 }

@@ -140,7 +140,14 @@ impl Size {
         }
     }
 
+    /// The size as a type shows it: a size not worked out (anonymous, or
+    /// unknown) is empty text (`[]i32`), and `?` where it is an operand
+    /// (`[? + ?]i32`, not `[ + ]i32`).
     pub fn show(&self, names: &dyn Fn(u32) -> String) -> String {
+        let operand = |x: &Size| match x {
+            Size::Flex(_) | Size::Unknown => "?".to_string(),
+            _ => x.show(names),
+        };
         match self {
             Size::Const(k) => k.to_string(),
             Size::Rigid(r) => names(*r),
@@ -150,7 +157,7 @@ impl Size {
                 for x in xs.iter() {
                     match x {
                         Size::Op(..) | Size::Call(..) => write!(out, " ({})", x.show(names)),
-                        _ => write!(out, " {}", x.show(names)),
+                        _ => write!(out, " {}", operand(x)),
                     }
                     .ok();
                 }
@@ -169,7 +176,7 @@ impl Size {
                     {
                         format!("({})", s.show(names))
                     }
-                    _ => s.show(names),
+                    _ => operand(s),
                 };
                 format!("{} {} {}", side(a, false), op.symbol(), side(b, true))
             }
@@ -519,6 +526,24 @@ mod tests {
         assert!(n_plus_1.is_firm());
         assert!(!Size::op(SizeOp::Add, Size::Flex(0), Size::Const(1)).is_firm());
         assert_eq!(n_plus_1.show(&|_| "n".into()), "n + 1");
+    }
+
+    #[test]
+    fn sizes_not_worked_out_show_as_question_marks_in_expressions() {
+        let sum = Size::op(SizeOp::Add, Size::Flex(0), Size::Flex(1));
+        let s = Shape::array(vec![sum], Shape::Leaf(Type::prim(PrimType::I32)));
+        assert_eq!(
+            s.show(&|_| "n".into(), &mut |t| t.to_string()),
+            "[? + ?]i32"
+        );
+        let alone = Shape::array(vec![Size::Flex(0)], Shape::Leaf(Type::prim(PrimType::I32)));
+        assert_eq!(alone.show(&|_| "n".into(), &mut |t| t.to_string()), "[]i32");
+        let plus = Size::call(
+            GlobalSize::Def(DefId(0)),
+            "plus".into(),
+            vec![Size::Flex(0)],
+        );
+        assert_eq!(plus.show(&|_| "n".into()), "plus ?");
     }
 
     #[test]

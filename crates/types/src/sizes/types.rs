@@ -422,14 +422,24 @@ impl<'a> Walker<'a> {
         (x, y): (Size, Size),
         span: Span,
     ) -> Diagnostic {
-        let mut d = Diagnostic::ty(what, span)
-            .with_label(format!("this has type `{}`", self.show(actual)))
-            .with_note(format!(
-                "expected `{}`: Sizes \"{}\" and \"{}\" do not match",
-                self.show(expected),
-                self.show_size(&x),
-                self.show_size(&y)
-            ));
+        // (A function value's shape shows as `?`: its sizes are said by
+        // the note alone.)
+        let sizes = format!(
+            "Sizes \"{}\" and \"{}\" do not match",
+            self.show_size(&x),
+            self.show_size(&y)
+        );
+        let mut d = match (self.show(expected), self.show(actual)) {
+            (e, a) if e == "?" || a == "?" => Diagnostic::ty(what, span)
+                .with_label("this function does not have the sizes its type says")
+                .with_note(sizes),
+            (e, a) => Diagnostic::ty(what, span)
+                .with_label(format!("this has type `{a}`"))
+                .with_note(format!("expected `{e}`: {sizes}")),
+        };
+        if [&x, &y].iter().any(|s| self.show_size(s).contains('?')) {
+            d = d.with_note("`?` is a size not worked out when the program is checked (an anonymous `[]`, or one only known when it runs)");
+        }
         let mut rigid = Vec::new();
         x.rigids(&mut rigid);
         y.rigids(&mut rigid);
