@@ -264,6 +264,7 @@ impl urchin_eval::Device for Gpu {
         body: &Body,
         start: usize,
         mem: urchin_base::mem::Budget,
+        threads: usize,
         lookup: &dyn Fn(Var) -> Option<Value>,
     ) -> Offload {
         let mut end = start;
@@ -296,7 +297,8 @@ impl urchin_eval::Device for Gpu {
             free: region::free_vars(&body.stms[start..end]),
             decided: HashMap::new(),
         });
-        let sig = signature(&known.free, lookup);
+        // Decided per thread count, as regions are measured (`sites::key`).
+        let sig = signature(&known.free, lookup) ^ sites::key(0, threads);
         match known.decided.get(&sig) {
             // Its re-probe is due: ask the sites again, which time it on
             // the device.
@@ -381,6 +383,7 @@ impl urchin_eval::Device for Gpu {
                     fixed: t.overhead.as_secs_f64(),
                     per_op: t.device_ns * 1e-9,
                 };
+                let key = sites::key(key, threads);
                 let side = sites.choose(key, what, work, cost);
                 if side == Side::Host {
                     d.stats.faster_on_host += 1;
@@ -395,7 +398,7 @@ impl urchin_eval::Device for Gpu {
                     work,
                     time,
                 }) => {
-                    g.sites.ran_on_device(key, work, time);
+                    g.sites.ran_on_device(sites::key(key, threads), work, time);
                     return Offload::Ran {
                         consumed: end - start,
                         values,
@@ -409,7 +412,10 @@ impl urchin_eval::Device for Gpu {
                 Ok(Ran::Probe { key, work }) => {
                     return Offload::Probe {
                         count: end - start,
-                        site: Site { key, work },
+                        site: Site {
+                            key: sites::key(key, threads),
+                            work,
+                        },
                     };
                 }
                 Err(Failure::Unsupported(m, why)) => {
