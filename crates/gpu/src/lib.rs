@@ -29,11 +29,12 @@ pub use select::{Choice, DeviceInfo, Kind};
 pub use stats::Stats;
 
 use cl::Cl;
+use foldhash::HashMap;
 use region::{Device, Failure, Ran, Resident};
 use sites::{Side, Sites};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fmt::Write;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard};
 use threshold::Threshold;
 use urchin_core::ir::{Body, Var, Vars};
@@ -66,6 +67,10 @@ struct Inner {
     warned: HashSet<String>,
     /// What was decided for regions that stay on the evaluator, so that
     /// asking again costs a hash of their inputs' shapes, not a compile.
+    /// It is asked before every SOAC statement the evaluator runs at the
+    /// top level (the RNN's gradient: about 160 times a run), so its
+    /// hashes are foldhash's rather than SipHash's: its keys are the
+    /// program's own addresses and shapes, not an adversary's.
     known: HashMap<At, Known>,
 }
 
@@ -178,7 +183,7 @@ impl Gpu {
                 last_failure: None,
                 last_unsupported: None,
                 warned: HashSet::new(),
-                known: HashMap::new(),
+                known: HashMap::default(),
             }),
         })
     }
@@ -272,7 +277,7 @@ impl urchin_eval::Device for Gpu {
             end += 1;
         }
         if end == start {
-            return Offload::Host(1);
+            return Offload::Host(region::before_soac(&body.stms[start..]));
         }
         let mut g = self.lock();
         let g = &mut *g;
@@ -295,7 +300,7 @@ impl urchin_eval::Device for Gpu {
         }
         let known = g.known.entry(at).or_insert_with(|| Known {
             free: region::free_vars(&body.stms[start..end]),
-            decided: HashMap::new(),
+            decided: HashMap::default(),
         });
         // Decided per thread count, as regions are measured (`sites::key`).
         let sig = signature(&known.free, lookup) ^ sites::key(0, threads);
@@ -526,7 +531,7 @@ impl Gpu {
 /// of the arrays it reads and the values of its integer scalars (sizes and
 /// loop bounds set the work).
 fn signature(free: &[Var], lookup: &dyn Fn(Var) -> Option<Value>) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut h = foldhash::fast::FixedState::default().build_hasher();
     for &v in free {
         match lookup(v) {
             Some(Value::Array(a)) => {
