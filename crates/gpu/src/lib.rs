@@ -128,8 +128,8 @@ enum Why {
     Small,
     BelowThreshold,
     /// Slower on the device when measured: the region's key, for its
-    /// re-probes.
-    FasterOnHost(u64),
+    /// re-probes, and its work, for timing its runs.
+    FasterOnHost(u64, f64),
     Unsupported,
 }
 
@@ -138,7 +138,7 @@ impl Why {
     fn count(self, s: &mut Stats) {
         match self {
             Why::BelowThreshold => s.below_threshold += 1,
-            Why::FasterOnHost(_) => s.faster_on_host += 1,
+            Why::FasterOnHost(..) => s.faster_on_host += 1,
             Why::Small | Why::Unsupported => {}
         }
     }
@@ -307,7 +307,7 @@ impl urchin_eval::Device for Gpu {
         match known.decided.get(&sig) {
             // Its re-probe is due: ask the sites again, which time it on
             // the device.
-            Some(&Decision::Host(_, Why::FasterOnHost(key))) if g.sites.kept(key) => {
+            Some(&Decision::Host(_, Why::FasterOnHost(key, _))) if g.sites.kept(key) => {
                 trace.line(|| {
                     format!(
                         "{} kept on the evaluator before: re-probing it on the device",
@@ -324,6 +324,18 @@ impl urchin_eval::Device for Gpu {
                     )
                 });
                 why.count(&mut g.stats);
+                // A region kept on the evaluator as faster there is timed
+                // there on every run (two clock reads), the fastest
+                // counting: its two probes alone can both be slow (the
+                // running sum's `scan` at 6.9 and 6.0 ms on a loaded
+                // machine, 2.4 ms otherwise), and the device's runs, which
+                // keep being timed, would then win its re-probes.
+                if let Why::FasterOnHost(key, work) = why {
+                    return Offload::Probe {
+                        count: n,
+                        site: Site { key, work },
+                    };
+                }
                 return Offload::Host(n);
             }
             Some(&Decision::Shorten(m)) => end = m,
@@ -392,7 +404,7 @@ impl urchin_eval::Device for Gpu {
                 let side = sites.choose(key, what, work, cost);
                 if side == Side::Host {
                     d.stats.faster_on_host += 1;
-                    why = Why::FasterOnHost(key);
+                    why = Why::FasterOnHost(key, work);
                 }
                 side
             };

@@ -258,7 +258,8 @@ impl Sites {
         });
     }
 
-    /// The evaluator's probes: the fastest counts.
+    /// The evaluator's timed runs (its probes, and every run of a region
+    /// kept there as faster there): the fastest counts.
     pub fn ran_on_host(&mut self, key: u64, work: f64, t: Duration) {
         if let Some(s) = self.sites.get_mut(&key) {
             s.runs.1 += 1;
@@ -506,6 +507,23 @@ mod tests {
         measure(&mut s, two, 1e7, [30.0, 29.0, 30.0, 29.0]);
         assert_eq!(s.choose(two, "[map]", 1e7, fixed(0.0)), Side::Host);
         assert_eq!(s.choose(one, "[map]", 1e7, fixed(0.0)), Side::Device);
+    }
+
+    #[test]
+    fn a_later_faster_run_on_the_evaluator_counts() {
+        let mut s = Sites::default();
+        // Both probes on the evaluator slowed (a loaded machine): the
+        // device looks faster.
+        measure(&mut s, 1, 6e6, [4.9, 6.9, 4.8, 6.0]);
+        assert_eq!(s.choose(1, "[scan]", 6e6, fixed(0.0)), Side::Device);
+        s.ran_on_device(1, 6e6, ms(8.6));
+        assert_eq!(s.choose(1, "[scan]", 6e6, fixed(0.0)), Side::Host);
+        // Its runs kept on the evaluator are timed: a fast one counts, and
+        // a re-probe as fast as the device's first no longer moves it.
+        s.ran_on_host(1, 6e6, ms(2.4));
+        runs_until_reprobe(&mut s, 1);
+        s.ran_on_device(1, 6e6, ms(3.9));
+        assert_eq!(s.choose(1, "[scan]", 6e6, fixed(0.0)), Side::Host);
     }
 
     #[test]
