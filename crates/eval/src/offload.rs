@@ -14,14 +14,15 @@ use urchin_runtime::value::Value;
 /// A device that runs SOAC statements for the evaluator.
 pub trait Device: Send + Sync + std::fmt::Debug {
     /// What to do with the statements of `body` from `start` on; `lookup`
-    /// gives the values of the variables they read, and results must fit
-    /// in `mem`.
+    /// gives the values of the variables they read, results must fit in
+    /// `mem`, and the evaluator would run them on `threads` threads.
     fn offload(
         &self,
         vars: &Vars,
         body: &Body,
         start: usize,
         mem: urchin_base::mem::Budget,
+        threads: usize,
         lookup: &dyn Fn(Var) -> Option<Value>,
     ) -> Offload;
 
@@ -72,7 +73,14 @@ impl Interp<'_> {
                 .filter(|x| x.mask == 0)
                 .map(|x| x.v.clone())
         };
-        match gpu.offload(&self.prog().vars, body, k, self.mem(), &lookup) {
+        match gpu.offload(
+            &self.prog().vars,
+            body,
+            k,
+            self.mem(),
+            self.par.threads(),
+            &lookup,
+        ) {
             Offload::Host(n) => Ok(Err(n)),
             Offload::Probe { count, site } => {
                 let t = std::time::Instant::now();

@@ -153,6 +153,12 @@ impl<'a> Par<'a> {
         }
     }
 
+    /// The thread count (a device compares its times with the
+    /// evaluator's at this count).
+    pub fn threads(self) -> usize {
+        self.threads
+    }
+
     /// The pool of `threads - 1` workers and the thread count, for
     /// evaluating the chunks of an outermost SOAC on the workers and the
     /// calling thread; `None` with one thread. The kernels share the pool:

@@ -29,11 +29,12 @@ pub use select::{Choice, DeviceInfo, Kind};
 pub use stats::Stats;
 
 use cl::Cl;
+use foldhash::HashMap;
 use region::{Device, Failure, Ran, Resident};
 use sites::{Side, Sites};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fmt::Write;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard};
 use threshold::Threshold;
 use urchin_core::ir::{Body, Var, Vars};
@@ -66,6 +67,10 @@ struct Inner {
     warned: HashSet<String>,
     /// What was decided for regions that stay on the evaluator, so that
     /// asking again costs a hash of their inputs' shapes, not a compile.
+    /// It is asked before every SOAC statement the evaluator runs at the
+    /// top level (the RNN's gradient: about 160 times a run), so its
+    /// hashes are foldhash's rather than SipHash's: its keys are the
+    /// program's own addresses and shapes, not an adversary's.
     known: HashMap<At, Known>,
 }
 
@@ -123,8 +128,8 @@ enum Why {
     Small,
     BelowThreshold,
     /// Slower on the device when measured: the region's key, for its
-    /// re-probes.
-    FasterOnHost(u64),
+    /// re-probes, and its work, for timing its runs.
+    FasterOnHost(u64, f64),
     Unsupported,
 }
 
@@ -133,7 +138,7 @@ impl Why {
     fn count(self, s: &mut Stats) {
         match self {
             Why::BelowThreshold => s.below_threshold += 1,
-            Why::FasterOnHost(_) => s.faster_on_host += 1,
+            Why::FasterOnHost(..) => s.faster_on_host += 1,
             Why::Small | Why::Unsupported => {}
         }
     }
@@ -178,7 +183,7 @@ impl Gpu {
                 last_failure: None,
                 last_unsupported: None,
                 warned: HashSet::new(),
-                known: HashMap::new(),
+                known: HashMap::default(),
             }),
         })
     }
@@ -264,6 +269,7 @@ impl urchin_eval::Device for Gpu {
         body: &Body,
         start: usize,
         mem: urchin_base::mem::Budget,
+        threads: usize,
         lookup: &dyn Fn(Var) -> Option<Value>,
     ) -> Offload {
         let mut end = start;
@@ -271,7 +277,7 @@ impl urchin_eval::Device for Gpu {
             end += 1;
         }
         if end == start {
-            return Offload::Host(1);
+            return Offload::Host(region::before_soac(&body.stms[start..]));
         }
         let mut g = self.lock();
         let g = &mut *g;
@@ -294,13 +300,14 @@ impl urchin_eval::Device for Gpu {
         }
         let known = g.known.entry(at).or_insert_with(|| Known {
             free: region::free_vars(&body.stms[start..end]),
-            decided: HashMap::new(),
+            decided: HashMap::default(),
         });
-        let sig = signature(&known.free, lookup);
+        // Decided per thread count, as regions are measured (`sites::key`).
+        let sig = signature(&known.free, lookup) ^ sites::key(0, threads);
         match known.decided.get(&sig) {
             // Its re-probe is due: ask the sites again, which time it on
             // the device.
-            Some(&Decision::Host(_, Why::FasterOnHost(key))) if g.sites.kept(key) => {
+            Some(&Decision::Host(_, Why::FasterOnHost(key, _))) if g.sites.kept(key) => {
                 trace.line(|| {
                     format!(
                         "{} kept on the evaluator before: re-probing it on the device",
@@ -317,6 +324,18 @@ impl urchin_eval::Device for Gpu {
                     )
                 });
                 why.count(&mut g.stats);
+                // A region kept on the evaluator as faster there is timed
+                // there on every run (two clock reads), the fastest
+                // counting: its two probes alone can both be slow (the
+                // running sum's `scan` at 6.9 and 6.0 ms on a loaded
+                // machine, 2.4 ms otherwise), and the device's runs, which
+                // keep being timed, would then win its re-probes.
+                if let Why::FasterOnHost(key, work) = why {
+                    return Offload::Probe {
+                        count: n,
+                        site: Site { key, work },
+                    };
+                }
                 return Offload::Host(n);
             }
             Some(&Decision::Shorten(m)) => end = m,
@@ -381,10 +400,11 @@ impl urchin_eval::Device for Gpu {
                     fixed: t.overhead.as_secs_f64(),
                     per_op: t.device_ns * 1e-9,
                 };
+                let key = sites::key(key, threads);
                 let side = sites.choose(key, what, work, cost);
                 if side == Side::Host {
                     d.stats.faster_on_host += 1;
-                    why = Why::FasterOnHost(key);
+                    why = Why::FasterOnHost(key, work);
                 }
                 side
             };
@@ -395,7 +415,7 @@ impl urchin_eval::Device for Gpu {
                     work,
                     time,
                 }) => {
-                    g.sites.ran_on_device(key, work, time);
+                    g.sites.ran_on_device(sites::key(key, threads), work, time);
                     return Offload::Ran {
                         consumed: end - start,
                         values,
@@ -409,7 +429,10 @@ impl urchin_eval::Device for Gpu {
                 Ok(Ran::Probe { key, work }) => {
                     return Offload::Probe {
                         count: end - start,
-                        site: Site { key, work },
+                        site: Site {
+                            key: sites::key(key, threads),
+                            work,
+                        },
                     };
                 }
                 Err(Failure::Unsupported(m, why)) => {
@@ -520,7 +543,7 @@ impl Gpu {
 /// of the arrays it reads and the values of its integer scalars (sizes and
 /// loop bounds set the work).
 fn signature(free: &[Var], lookup: &dyn Fn(Var) -> Option<Value>) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut h = foldhash::fast::FixedState::default().build_hasher();
     for &v in free {
         match lookup(v) {
             Some(Value::Array(a)) => {

@@ -31,6 +31,15 @@ pub fn soac(s: &Stm) -> bool {
     )
 }
 
+/// The statements from the first of `stms` up to the next SOAC (all of
+/// them if none follows), at least one: what the evaluator runs without
+/// offering them to the device, which would run none of them (asking
+/// before each statement cost the RNN's gradient, a loop of small
+/// statements, about a tenth of its time on the evaluator).
+pub fn before_soac(stms: &[Stm]) -> usize {
+    stms.iter().position(soac).unwrap_or(stms.len()).max(1)
+}
+
 /// The region's plan: which statements fuse into which.
 pub struct Plan {
     /// For each statement of the region, the producers fused into it
@@ -560,4 +569,39 @@ pub enum Failure {
     Unsupported(usize, String),
     /// The device failed (a build error, out of memory, ...).
     Device(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use urchin_core::ir::{Atom, Body, Lambda};
+
+    fn stm(exp: Exp) -> Stm {
+        Stm {
+            pat: vec![],
+            exp,
+            span: Default::default(),
+            ctx: Default::default(),
+            origin: Default::default(),
+        }
+    }
+
+    #[test]
+    fn the_evaluator_is_not_asked_again_before_the_next_soac() {
+        let scalar = || stm(Exp::Iota(Atom::Const(Scalar::I64(3))));
+        let map = stm(Exp::Map {
+            lam: Lambda {
+                params: vec![],
+                body: Body {
+                    stms: vec![],
+                    result: vec![],
+                },
+            },
+            args: vec![],
+        });
+        let stms = [scalar(), scalar(), map, scalar()];
+        assert_eq!(before_soac(&stms), 2);
+        assert_eq!(before_soac(&stms[1..]), 1);
+        assert_eq!(before_soac(&stms[3..]), 1);
+    }
 }

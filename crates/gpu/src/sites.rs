@@ -140,6 +140,16 @@ impl DeviceCost {
     }
 }
 
+/// The key of a region's measurements: the text of its kernels and the
+/// evaluator's thread count. A region's time on the evaluator depends on
+/// the count (the gradient of the sum of squares: 47.7 ms on one thread,
+/// 29.0 ms on two), and a CPU driver's threads share the cores with the
+/// evaluator's, so a region measured faster on the device than on one
+/// thread can be slower than on two: it is measured again at each count.
+pub fn key(kernels: u64, threads: usize) -> u64 {
+    kernels ^ (threads as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
 /// The measured regions of this session.
 #[derive(Default)]
 pub struct Sites {
@@ -248,7 +258,8 @@ impl Sites {
         });
     }
 
-    /// The evaluator's probes: the fastest counts.
+    /// The evaluator's timed runs (its probes, and every run of a region
+    /// kept there as faster there): the fastest counts.
     pub fn ran_on_host(&mut self, key: u64, work: f64, t: Duration) {
         if let Some(s) = self.sites.get_mut(&key) {
             s.runs.1 += 1;
@@ -482,6 +493,37 @@ mod tests {
         }
         assert_eq!(s.choose(1, "[map]", 1e6, fixed(0.0)), Side::Host);
         assert_eq!(s.measuring, 4);
+    }
+
+    #[test]
+    fn a_region_is_measured_again_at_another_thread_count() {
+        let mut s = Sites::default();
+        // The sum of squares' gradient region: faster on the device than
+        // on one thread of the evaluator, slower than on two.
+        let (one, two) = (key(7, 1), key(7, 2));
+        assert_ne!(one, two);
+        measure(&mut s, one, 1e7, [30.0, 47.7, 30.0, 47.7]);
+        assert_eq!(s.choose(one, "[map]", 1e7, fixed(0.0)), Side::Device);
+        measure(&mut s, two, 1e7, [30.0, 29.0, 30.0, 29.0]);
+        assert_eq!(s.choose(two, "[map]", 1e7, fixed(0.0)), Side::Host);
+        assert_eq!(s.choose(one, "[map]", 1e7, fixed(0.0)), Side::Device);
+    }
+
+    #[test]
+    fn a_later_faster_run_on_the_evaluator_counts() {
+        let mut s = Sites::default();
+        // Both probes on the evaluator slowed (a loaded machine): the
+        // device looks faster.
+        measure(&mut s, 1, 6e6, [4.9, 6.9, 4.8, 6.0]);
+        assert_eq!(s.choose(1, "[scan]", 6e6, fixed(0.0)), Side::Device);
+        s.ran_on_device(1, 6e6, ms(8.6));
+        assert_eq!(s.choose(1, "[scan]", 6e6, fixed(0.0)), Side::Host);
+        // Its runs kept on the evaluator are timed: a fast one counts, and
+        // a re-probe as fast as the device's first no longer moves it.
+        s.ran_on_host(1, 6e6, ms(2.4));
+        runs_until_reprobe(&mut s, 1);
+        s.ran_on_device(1, 6e6, ms(3.9));
+        assert_eq!(s.choose(1, "[scan]", 6e6, fixed(0.0)), Side::Host);
     }
 
     #[test]
