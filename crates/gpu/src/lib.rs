@@ -370,6 +370,7 @@ impl urchin_eval::Device for Gpu {
                 resident: &mut g.resident,
                 shape,
                 trace,
+                threads,
             };
             let (cached, fixed, sites) = (&mut g.threshold, g.threshold_override, &mut g.sites);
             let mut why = Why::BelowThreshold;
@@ -400,7 +401,6 @@ impl urchin_eval::Device for Gpu {
                     fixed: t.overhead.as_secs_f64(),
                     per_op: t.device_ns * 1e-9,
                 };
-                let key = sites::key(key, threads);
                 let side = sites.choose(key, what, work, cost);
                 if side == Side::Host {
                     d.stats.faster_on_host += 1;
@@ -415,7 +415,7 @@ impl urchin_eval::Device for Gpu {
                     work,
                     time,
                 }) => {
-                    g.sites.ran_on_device(sites::key(key, threads), work, time);
+                    g.sites.ran_on_device(key, work, time);
                     return Offload::Ran {
                         consumed: end - start,
                         values,
@@ -429,10 +429,7 @@ impl urchin_eval::Device for Gpu {
                 Ok(Ran::Probe { key, work }) => {
                     return Offload::Probe {
                         count: end - start,
-                        site: Site {
-                            key: sites::key(key, threads),
-                            work,
-                        },
+                        site: Site { key, work },
                     };
                 }
                 Err(Failure::Unsupported(m, why)) => {

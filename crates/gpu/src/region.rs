@@ -210,6 +210,9 @@ pub struct Device<'a> {
     pub resident: &'a mut Resident,
     pub shape: Shape,
     pub trace: Trace,
+    /// The evaluator's thread count, part of a region's key
+    /// (`sites::key`).
+    pub threads: usize,
 }
 
 struct Compiling<'v> {
@@ -348,7 +351,7 @@ pub fn run(
     for (c, _) in &compiled {
         text.push_str(&c.source);
     }
-    let key = super::cl::fnv1a(text.as_bytes());
+    let key = super::sites::key(super::cl::fnv1a(text.as_bytes()), dev.threads);
     match decide(dev, key, &what, work) {
         Side::Device => {}
         Side::ProbeDevice => dev
