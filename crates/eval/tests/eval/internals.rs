@@ -86,10 +86,11 @@ mod gemm {
         }
         for threads in [2, 7] {
             let pool = urchin_eval::threads::Threads::new(threads);
-            let got = sum_products(Par::of(&pool, 0), &[q, m, n], k, &sa, &sb)
-                .expect("a product");
+            let got = sum_products(Par::of(&pool, 0), &[q, m, n], k, &sa, &sb).expect("a product");
             assert!(
-                got.iter().zip(&one).all(|(g, w)| g.to_bits() == w.to_bits()),
+                got.iter()
+                    .zip(&one)
+                    .all(|(g, w)| g.to_bits() == w.to_bits()),
                 "{threads} threads"
             );
         }
