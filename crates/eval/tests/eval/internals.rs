@@ -64,6 +64,38 @@ mod gemm {
         }
     }
 
+    /// Products large enough to be cut into pieces of rows (several per
+    /// matrix of a batch) have the bits of one piece per matrix on one
+    /// thread, on any number of threads, and every element of the result
+    /// is written (it is not zeroed first).
+    #[test]
+    fn products_cut_into_pieces_have_the_same_bits_on_any_thread_count() {
+        let (q, m, k, n) = (2, 200, 128, 130);
+        let (a, b) = (values(q * m * k, 6), values(q * n * k, 7));
+        let (sa, sb) = (
+            operand(&a, &[m * k, k, 0, 1]),
+            operand(&b, &[n * k, 0, k, 1]),
+        );
+        let one = sum_products(Par::one(), &[q, m, n], k, &sa, &sb).expect("a product");
+        for p in 0..q {
+            let want = naive(&a[p * m * k..], &b[p * n * k..], m, k, n);
+            let part = &one[p * m * n..][..m * n];
+            for (g, w) in part.iter().zip(&want) {
+                assert!((g - w).abs() <= 1e-9 * w.abs().max(1.0), "{g} vs {w}");
+            }
+        }
+        for threads in [2, 7] {
+            let pool = urchin_eval::threads::Threads::new(threads);
+            let got = sum_products(Par::of(&pool, 0), &[q, m, n], k, &sa, &sb).expect("a product");
+            assert!(
+                got.iter()
+                    .zip(&one)
+                    .all(|(g, w)| g.to_bits() == w.to_bits()),
+                "{threads} threads"
+            );
+        }
+    }
+
     #[test]
     fn batches_of_products_and_shapes_that_are_not_products() {
         let (q, m, k, n) = (3, 40, 20, 9);
