@@ -901,6 +901,39 @@ mod tests {
     }
 
     #[test]
+    fn a_pass_that_breaks_a_shape_is_blamed() {
+        let (s, id) = loaded("entry main (xs: []f64) = map (\\x -> x * 2) xs");
+        let (mut program, _) = lower::lower_entry(&s.types, id).expect("lowers");
+        let mut pipeline = Pipeline::default();
+        // Gives the parameter, of rank 1, two sizes.
+        pipeline.insert_after(
+            "dce",
+            urchin_opt::passes::Pass {
+                name: "misshapen",
+                run: |f, vars, _| {
+                    vars.set_shape(f.params[0], vec![Some(Atom::i64(1)), Some(Atom::i64(2))]);
+                    true
+                },
+            },
+        );
+        let d = run_passes(
+            &pipeline,
+            &mut program,
+            true,
+            Span::default(),
+            true,
+            &mut |_, _| {},
+        )
+        .expect_err("the broken shape is caught");
+        assert_eq!(d.phase, Phase::Internal);
+        assert!(
+            d.message.contains("after the `misshapen` pass") && d.message.contains("2 sizes"),
+            "{}",
+            d.message
+        );
+    }
+
+    #[test]
     fn a_pass_that_never_settles_is_an_internal_error_when_checking() {
         let (s, id) = loaded("entry main (xs: []f64) = f64.sum xs");
         let (program, _) = lower::lower_entry(&s.types, id).expect("lowers");
