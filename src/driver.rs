@@ -865,22 +865,14 @@ mod tests {
         (s, ids[0])
     }
 
-    #[test]
-    fn a_broken_rewrite_is_blamed_on_its_own_pass() {
-        let (s, id) = loaded("entry main (xs: []f64) = f64.sum (map (\\x -> x * 2) xs)");
+    /// Compiles `src` with `pass` inserted after the pass named `after`,
+    /// expecting the IR check to fail there: the internal error, and the
+    /// passes that ran.
+    fn blamed(src: &str, after: &str, pass: urchin_opt::passes::Pass) -> (Diagnostic, Vec<String>) {
+        let (s, id) = loaded(src);
         let (mut program, _) = lower::lower_entry(&s.types, id).expect("lowers");
         let mut pipeline = Pipeline::default();
-        // Drops every statement: the result reads variables bound nowhere.
-        pipeline.insert_after(
-            "fuse",
-            urchin_opt::passes::Pass {
-                name: "broken",
-                run: |f, _, _| {
-                    f.body.stms.clear();
-                    true
-                },
-            },
-        );
+        pipeline.insert_after(after, pass);
         let mut ran = Vec::new();
         let d = run_passes(
             &pipeline,
@@ -892,12 +884,39 @@ mod tests {
         )
         .expect_err("the broken pass is caught");
         assert_eq!(d.phase, Phase::Internal);
-        assert!(
-            d.message.contains("after the `broken` pass"),
-            "{}",
-            d.message
-        );
+        let blame = format!("after the `{}` pass", pass.name);
+        assert!(d.message.contains(&blame), "{}", d.message);
+        (d, ran)
+    }
+
+    #[test]
+    fn a_broken_rewrite_is_blamed_on_its_own_pass() {
+        // Drops every statement: the result reads variables bound nowhere.
+        let broken = urchin_opt::passes::Pass {
+            name: "broken",
+            run: |f, _, _| {
+                f.body.stms.clear();
+                true
+            },
+        };
+        let src = "entry main (xs: []f64) = f64.sum (map (\\x -> x * 2) xs)";
+        let (_, ran) = blamed(src, "fuse", broken);
         assert_eq!(ran, ["lowering", "ad", "forward", "share", "fuse"]);
+    }
+
+    #[test]
+    fn a_pass_that_breaks_a_shape_is_blamed() {
+        // Gives the parameter, of rank 1, two sizes.
+        let misshapen = urchin_opt::passes::Pass {
+            name: "misshapen",
+            run: |f, vars, _| {
+                vars.set_shape(f.params[0], vec![Some(Atom::i64(1)), Some(Atom::i64(2))]);
+                true
+            },
+        };
+        let src = "entry main (xs: []f64) = map (\\x -> x * 2) xs";
+        let (d, _) = blamed(src, "dce", misshapen);
+        assert!(d.message.contains("2 sizes"), "{}", d.message);
     }
 
     #[test]

@@ -88,6 +88,7 @@ impl Host {
             memory: self.memory,
             threads: self.threads.clone(),
             interrupt: Some(self.interrupt.clone()),
+            check_shapes: self.check_ir,
             #[cfg(feature = "opencl")]
             device: self
                 .devices

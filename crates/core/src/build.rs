@@ -29,37 +29,33 @@
 //! ```
 
 use super::ir::{
-    Atom, Body, CallCtx, DimIndex, Exp, Function, Lambda, LoopForm, Operator, Origin, Program, Stm,
-    Type, Var, Vars,
+    Atom, Body, CallCtx, DimIndex, Exp, Function, Lambda, LoopForm, Operator, Origin, Program,
+    Size, Stm, Type, Var, Vars,
 };
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use urchin_base::source::Span;
 use urchin_prim::{BinOp, PrimType, UnOp};
 
-/// What the statements built so far say about sizes, for lowering's
-/// inference of the sizes no argument gives (`unflatten`'s `[n * m]` and
-/// `split`'s `[n + m]`, as Futhark reads them off the argument's type): per
-/// array variable, the atoms its dimensions are known to equal, and per
-/// variable computed by a binary operator, the operator and its operands. Dimensions follow
-/// the values through the array operations, SOACs (a lambda's results are
-/// known outside it where their facts name no variable of its own) and AD.
-/// A fact only names atoms in scope where its variable is bound, so it
-/// holds wherever the variable is used.
+/// What lowering knows about sizes besides the variables' shapes, which
+/// the builder fills as it appends statements (`Vars::shape`: the
+/// dimensions follow the values through the array operations, SOACs —
+/// a lambda's results are known outside it where their sizes name no
+/// variable of its own — and AD; a size only names atoms in scope where
+/// its variable is bound, so it holds wherever the variable is used).
+/// Lowering reads both to infer the sizes no argument gives
+/// (`unflatten`'s `[n * m]` and `split`'s `[n + m]`, as Futhark reads them
+/// off the argument's type). Here: per variable computed by a binary
+/// operator, the operator and its operands; and the sizes a checked
+/// shape establishes for the statements after the check, which are not
+/// the array's shape (they may name variables bound after the array).
 #[derive(Default)]
 pub struct SizeFacts {
-    dims: HashMap<Var, Vec<Option<Atom>>>,
+    checked: HashMap<Var, Vec<Size>>,
     computed: HashMap<Var, (BinOp, Atom, Atom)>,
 }
 
 impl SizeFacts {
-    /// The atom dimension `d` of `arr` is known to equal.
-    pub fn dim(&self, arr: Var, d: usize) -> Option<Atom> {
-        self.dims
-            .get(&arr)
-            .and_then(|ds| ds.get(d).copied().flatten())
-    }
-
     /// The operands of a size computed by the binary operator `op`.
     pub fn operands(&self, op: BinOp, a: Atom) -> Option<(Atom, Atom)> {
         a.var()
@@ -68,46 +64,22 @@ impl SizeFacts {
             .map(|&(_, x, y)| (x, y))
     }
 
-    /// The element `p` of a `map` over `arr` has the dimensions of its rows.
-    pub fn rows(&mut self, p: Var, arr: Var) {
-        if let Some(ds) = self.dims.get(&arr).filter(|ds| ds.len() > 1) {
-            let rows = ds[1..].to_vec();
-            self.dims.insert(p, rows);
+    /// The known sizes of an atom's dimensions: those checked, else its
+    /// shape.
+    fn of(&self, vars: &Vars, a: &Atom) -> Vec<Size> {
+        match a.var() {
+            Some(v) => match self.checked.get(&v) {
+                Some(ds) => ds.clone(),
+                None => vars.shape(v).to_vec(),
+            },
+            None => Vec::new(),
         }
     }
 
-    /// `v` stands for the value `a` (a lambda's parameter for its
-    /// argument), so it has its dimensions.
-    pub fn same(&mut self, v: Var, a: Atom) {
-        self.set(v, self.of(&a));
-    }
-
-    /// Dimension `d` of `arr` is `size` (computed by the caller, as the
-    /// length of a concatenation is).
-    pub fn set_dim(&mut self, arr: Var, d: usize, size: Atom) {
-        let ds = self.dims.entry(arr).or_default();
-        if ds.len() <= d {
-            ds.resize(d + 1, None);
-        }
-        ds[d] = Some(size);
-    }
-
-    fn set(&mut self, v: Var, dims: Vec<Option<Atom>>) {
-        if dims.iter().any(Option::is_some) {
-            self.dims.insert(v, dims);
-        }
-    }
-
-    fn of(&self, a: &Atom) -> Vec<Option<Atom>> {
-        a.var()
-            .and_then(|v| self.dims.get(&v).cloned())
-            .unwrap_or_default()
-    }
-
-    /// The dimensions of a lambda's results as known outside it: a fact
-    /// naming one of the lambda's own variables is out of scope there.
-    fn results(&self, lam: &Lambda) -> Vec<Vec<Option<Atom>>> {
-        let mut dims: Vec<Vec<Option<Atom>>> = lam.body.result.iter().map(|r| self.of(r)).collect();
+    /// The sizes of a lambda's results as known outside it: a size naming
+    /// one of the lambda's own variables is out of scope there.
+    fn results(&self, vars: &Vars, lam: &Lambda) -> Vec<Vec<Size>> {
+        let mut dims: Vec<Vec<Size>> = lam.body.result.iter().map(|r| self.of(vars, r)).collect();
         let named: HashSet<Var> = dims
             .iter()
             .flatten()
@@ -136,17 +108,22 @@ impl SizeFacts {
         dims
     }
 
-    /// Results of a SOAC over `args`: the outer dimension of the arrays,
-    /// then the lambda's results' dimensions.
-    fn mapped(&mut self, pat: &[Var], lam: &Lambda, args: &[Var]) {
-        let outer = args.first().and_then(|a| self.dim(*a, 0));
-        for (v, inner) in pat.iter().zip(self.results(lam)) {
+    /// Results of a SOAC over `args`: the outer size of the arrays, then
+    /// the lambda's results' sizes.
+    fn mapped(&self, vars: &mut Vars, pat: &[Var], lam: &Lambda, args: &[Var]) {
+        let outer = args
+            .first()
+            .and_then(|a| self.of(vars, &Atom::Var(*a)).first().copied().flatten());
+        for (v, inner) in pat.iter().zip(self.results(vars, lam)) {
             let dims = std::iter::once(outer).chain(inner).collect();
-            self.set(*v, dims);
+            set_shape(vars, *v, dims);
         }
     }
 
-    fn record(&mut self, pat: &[Var], exp: &Exp) {
+    /// Gives the results of `exp`, bound to `pat`, the shapes its operands'
+    /// imply.
+    fn record(&mut self, vars: &mut Vars, pat: &[Var], exp: &Exp) {
+        let of = |a: &Atom| self.of(vars, a);
         let dims = match exp {
             Exp::BinOp(op, a, b) => {
                 if let [v] = pat {
@@ -155,22 +132,22 @@ impl SizeFacts {
                 return;
             }
             Exp::Iota(n) => vec![Some(*n)],
-            Exp::Replicate(n, v) => std::iter::once(Some(*n)).chain(self.of(v)).collect(),
+            Exp::Replicate(n, v) => std::iter::once(Some(*n)).chain(of(v)).collect(),
             Exp::ArrayLit(elems, _) => {
-                let row = elems.first().map(|e| self.of(e)).unwrap_or_default();
+                let row = elems.first().map(of).unwrap_or_default();
                 std::iter::once(Some(Atom::i64(elems.len() as i64)))
                     .chain(row)
                     .collect()
             }
             Exp::Reshape(ds, _) => ds.iter().map(|d| Some(*d)).collect(),
             Exp::Rearrange(perm, a) => {
-                let ds = self.of(&Atom::Var(*a));
+                let ds = of(&Atom::Var(*a));
                 perm.iter()
                     .map(|&p| ds.get(p as usize).copied().flatten())
                     .collect()
             }
             Exp::Index(a, idx) => {
-                let ds = self.of(&Atom::Var(*a));
+                let ds = of(&Atom::Var(*a));
                 let mut out = Vec::new();
                 for (k, i) in idx.iter().enumerate() {
                     match i {
@@ -186,91 +163,91 @@ impl SizeFacts {
                 out.extend(ds.iter().skip(idx.len()));
                 out
             }
-            Exp::Atom(a) => self.of(a),
+            Exp::Atom(a) => of(a),
             Exp::Copy(a) | Exp::Reverse(a) | Exp::Rotate(_, a) | Exp::Update(a, _, _) => {
-                self.of(&Atom::Var(*a))
+                of(&Atom::Var(*a))
             }
             Exp::Concat(arrs) => {
                 // The outer length is a sum the caller computes (`set_dim`).
-                let rows = arrs
-                    .first()
-                    .map(|a| self.of(&Atom::Var(*a)))
-                    .unwrap_or_default();
+                let rows = arrs.first().map(|a| of(&Atom::Var(*a))).unwrap_or_default();
                 std::iter::once(None)
                     .chain(rows.into_iter().skip(1))
                     .collect()
             }
-            Exp::Map { lam, args } => return self.mapped(pat, lam, args),
+            Exp::Map { lam, args } => return self.mapped(vars, pat, lam, args),
             Exp::Scan {
                 pre: Some(lam),
                 args,
                 ..
-            } => return self.mapped(pat, lam, args),
+            } => return self.mapped(vars, pat, lam, args),
             Exp::Scan {
                 pre: None, args, ..
             } => {
-                for (v, a) in pat.iter().zip(args) {
-                    self.set(*v, self.of(&Atom::Var(*a)));
-                }
-                return;
+                let dims: Vec<Vec<Size>> = args.iter().map(|a| of(&Atom::Var(*a))).collect();
+                return set_shapes(vars, pat, dims);
             }
             Exp::Reduce { op, .. } => {
-                for (v, ne) in pat.iter().zip(&op.neutral) {
-                    self.set(*v, self.of(ne));
-                }
-                return;
+                let dims: Vec<Vec<Size>> = op.neutral.iter().map(of).collect();
+                return set_shapes(vars, pat, dims);
             }
             Exp::Hist { dest, .. } | Exp::Scatter { dest, .. } => {
-                for (v, d) in pat.iter().zip(dest) {
-                    self.set(*v, self.of(&Atom::Var(*d)));
-                }
-                return;
+                let dims: Vec<Vec<Size>> = dest.iter().map(|d| of(&Atom::Var(*d))).collect();
+                return set_shapes(vars, pat, dims);
             }
             // A tangent has the shape of its primal result, an adjoint
             // that of its argument.
             Exp::Jvp { lam, .. } => {
-                let results = self.results(lam);
-                let (prim, tan) = pat.split_at(results.len().min(pat.len()));
-                for (v, ds) in prim.iter().zip(&results).chain(tan.iter().zip(&results)) {
-                    self.set(*v, ds.clone());
-                }
-                return;
+                let results = self.results(vars, lam);
+                let twice = results.iter().chain(&results).cloned().collect();
+                return set_shapes(vars, pat, twice);
             }
             Exp::Vjp { lam, primals, .. } => {
-                let results = self.results(lam);
-                let (prim, adj) = pat.split_at(results.len().min(pat.len()));
-                for (v, ds) in prim.iter().zip(results) {
-                    self.set(*v, ds);
-                }
-                for (v, a) in adj.iter().zip(primals) {
-                    self.set(*v, self.of(a));
-                }
-                return;
+                let mut dims = self.results(vars, lam);
+                dims.extend(primals.iter().map(of));
+                return set_shapes(vars, pat, dims);
             }
             Exp::WithVjp { lam, .. } => {
-                for (v, ds) in pat.iter().zip(self.results(lam)) {
-                    self.set(*v, ds);
-                }
-                return;
+                let dims = self.results(vars, lam);
+                return set_shapes(vars, pat, dims);
             }
             Exp::CheckShape {
                 array, expected, ..
             } => {
-                let mut ds = self.of(&Atom::Var(*array));
+                let mut ds = of(&Atom::Var(*array));
                 ds.resize(ds.len().max(expected.len()), None);
                 for (d, e) in ds.iter_mut().zip(expected) {
                     if e.is_some() {
                         *d = *e;
                     }
                 }
-                self.dims.insert(*array, ds);
+                self.checked.insert(*array, ds);
                 return;
             }
             _ => return,
         };
         if let [v] = pat {
-            self.set(*v, dims);
+            set_shape(vars, *v, dims);
         }
+    }
+}
+
+/// Gives `v` the sizes `dims`, one per dimension of an array (missing
+/// ones unknown); a shape that does not fit the type is not kept.
+fn set_shape(vars: &mut Vars, v: Var, mut dims: Vec<Size>) {
+    let rank = match vars.ty(v) {
+        Type::Array(_, r) => r as usize,
+        _ => 0,
+    };
+    if dims.len() > rank {
+        dims.clear();
+    }
+    dims.resize(rank, None);
+    vars.set_shape(v, dims);
+}
+
+fn set_shapes(vars: &mut Vars, pat: &[Var], dims: Vec<Vec<Size>>) {
+    for (v, ds) in pat.iter().zip(dims) {
+        set_shape(vars, *v, ds);
     }
 }
 
@@ -415,6 +392,37 @@ impl<'a> Builder<'a> {
         a.into().ty(self.vars)
     }
 
+    /// What dimension `d` of `arr` is known to equal here: its checked
+    /// size, else its shape's.
+    pub fn dim(&self, arr: Var, d: usize) -> Size {
+        let ds = self.facts.of(self.vars, &Atom::Var(arr));
+        ds.get(d).copied().flatten()
+    }
+
+    /// The element `p` of a `map` over `arr` has the sizes of its rows.
+    pub fn set_rows(&mut self, p: Var, arr: Var) {
+        let ds = self.facts.of(self.vars, &Atom::Var(arr));
+        set_shape(self.vars, p, ds.into_iter().skip(1).collect());
+    }
+
+    /// `v` stands for the value `a` (a lambda's parameter for its
+    /// argument), so it has its sizes.
+    pub fn set_same(&mut self, v: Var, a: Atom) {
+        let ds = self.facts.of(self.vars, &a);
+        set_shape(self.vars, v, ds);
+    }
+
+    /// Dimension `d` of `arr` is `size` (computed by the caller, as the
+    /// length of a concatenation is, before `arr` is bound).
+    pub fn set_dim(&mut self, arr: Var, d: usize, size: Atom) {
+        let mut ds = self.vars.shape(arr).to_vec();
+        if ds.len() <= d {
+            ds.resize(d + 1, None);
+        }
+        ds[d] = Some(size);
+        set_shape(self.vars, arr, ds);
+    }
+
     pub fn fresh(&mut self, name: &str, ty: Type) -> Var {
         self.vars.fresh(name, ty)
     }
@@ -432,7 +440,7 @@ impl<'a> Builder<'a> {
 
     /// Appends `pat = exp`.
     pub fn push(&mut self, pat: Vec<Var>, exp: Exp) {
-        self.facts.record(&pat, &exp);
+        self.facts.record(self.vars, &pat, &exp);
         self.stms.push(Stm {
             pat,
             exp,

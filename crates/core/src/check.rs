@@ -1,6 +1,7 @@
 //! A checker for the invariants of the core IR (see `ir.rs`): every
-//! variable bound once and before use, and the types of operands and
-//! results consistent. Transformations are tested against it; a failure
+//! variable bound once and before use, the types of operands and results
+//! consistent, and every array's shape well-formed where it is bound
+//! (`shapes::fault`). Transformations are tested against it; a failure
 //! is a bug in urchin, never the user's fault.
 
 use super::ir::*;
@@ -31,6 +32,7 @@ fn check_in(f: &Function, vars: &Vars, prog: Option<&Program>) -> Result<(), Str
     for p in &f.params {
         c.bind(*p)?;
     }
+    c.shapes(&f.params)?;
     c.body(&f.body).map(|_| ())
 }
 
@@ -61,6 +63,18 @@ impl Checker<'_> {
 
     fn in_scope(&self, v: Var) -> bool {
         self.scope.contains(&v)
+    }
+
+    /// The shapes of variables just bound (together: a pattern may bind
+    /// an array and its size).
+    fn shapes(&self, vs: &[Var]) -> Result<(), String> {
+        match vs
+            .iter()
+            .find_map(|v| super::shapes::fault(self.vars, *v, |n| self.in_scope(n)))
+        {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
     fn atom(&self, a: &Atom) -> Result<Type, String> {
@@ -102,6 +116,7 @@ impl Checker<'_> {
             for v in &s.pat {
                 self.bind(*v)?;
             }
+            self.shapes(&s.pat)?;
         }
         let mut out = Vec::new();
         for a in &b.result {
@@ -141,6 +156,7 @@ impl Checker<'_> {
         for n in nested(e) {
             let mark = self.scope.len();
             self.scope.extend(n.scope.binders.iter());
+            self.shapes(&self.scope[mark..])?;
             let tys = self.body(n.body)?;
             self.scope.truncate(mark);
             out.push((n.scope.role, tys));

@@ -87,11 +87,20 @@ impl fmt::Display for Type {
     }
 }
 
+/// What one dimension of an array variable is known to equal: an `i64`
+/// constant or an `i64` variable in scope where the array is bound, or
+/// `None` where the size is unknown or existential (always sound).
+pub type Size = Option<Atom>;
+
 #[derive(Clone, Debug)]
 pub struct VarInfo {
     /// The source name (or a generated one), for printing.
     pub name: Arc<str>,
     pub ty: Type,
+    /// The sizes of an array's dimensions, outermost first: empty where
+    /// none is known, else one per dimension (see [`Size`]; `core::check`
+    /// verifies both, `URCHIN_CHECK_IR=1` that values agree).
+    pub shape: Box<[Size]>,
 }
 
 /// The most variables lowering may create. It inlines every call, so a
@@ -126,14 +135,54 @@ impl Vars {
         self.infos.push(VarInfo {
             name: name.into(),
             ty,
+            shape: Box::default(),
         });
         v
     }
 
-    /// A fresh variable with the same name and type as `v`.
+    /// A fresh variable with the same name and type as `v`, of unknown
+    /// shape: the copy may be bound where `v`'s sizes are out of scope.
     pub fn copy_of(&mut self, v: Var) -> Var {
         let info = self.info(v).clone();
         self.fresh(info.name, info.ty)
+    }
+
+    /// The known sizes of `v`'s dimensions (empty where none is known).
+    pub fn shape(&self, v: Var) -> &[Size] {
+        &self.infos[v.0 as usize].shape
+    }
+
+    /// What dimension `d` of `v` is known to equal.
+    pub fn dim(&self, v: Var, d: usize) -> Size {
+        self.shape(v).get(d).copied().flatten()
+    }
+
+    /// Sets the sizes of `v`'s dimensions (one per dimension; a shape
+    /// that knows nothing is stored as empty).
+    pub fn set_shape(&mut self, v: Var, shape: Vec<Size>) {
+        let known = shape.iter().any(Option::is_some);
+        self.infos[v.0 as usize].shape = if known {
+            shape.into_boxed_slice()
+        } else {
+            Box::default()
+        };
+    }
+
+    /// Renames the sizes of every shape by `subst`, for a pass that
+    /// replaced each variable `v` by `subst[v]` wherever it is used.
+    pub fn rename_sizes(&mut self, subst: &HashMap<Var, Atom>) {
+        if subst.is_empty() {
+            return;
+        }
+        for info in &mut self.infos {
+            for size in info.shape.iter_mut().flatten() {
+                if let Atom::Var(v) = size
+                    && let Some(a) = subst.get(v)
+                {
+                    *size = *a;
+                }
+            }
+        }
     }
 
     pub fn info(&self, v: Var) -> &VarInfo {

@@ -143,6 +143,39 @@ impl<'p> Printer<'p> {
         parenthesised(vs.iter().map(|v| self.var(*v)))
     }
 
+    /// `v`'s type with the sizes its shape knows (`[n][3]f64`).
+    fn ty(&self, v: Var) -> String {
+        let ty = self.vars.ty(v);
+        let shape = self.vars.shape(v);
+        if shape.is_empty() {
+            return ty.to_string();
+        }
+        let dims: String = shape
+            .iter()
+            .map(|s| match s {
+                Some(Atom::Const(c)) => format!("[{}]", c.as_i64()),
+                Some(a) => format!("[{}]", self.atom(a)),
+                None => "[]".to_string(),
+            })
+            .collect();
+        format!("{dims}{}", ty.elem())
+    }
+
+    /// `v: t`, as a parameter is written.
+    fn typed(&self, v: Var) -> String {
+        format!("({}: {})", self.var(v), self.ty(v))
+    }
+
+    /// What a statement binds: its variables, those of known shape typed
+    /// (`let ys: [n]f64 = ...`).
+    fn binding(&self, vs: &[Var]) -> String {
+        let shown = |v: &Var| match self.vars.shape(*v) {
+            [] => self.var(*v),
+            _ => format!("{}: {}", self.var(*v), self.ty(*v)),
+        };
+        parenthesised(vs.iter().map(shown))
+    }
+
     fn line(&mut self, indent: usize, s: &str) {
         for _ in 0..indent {
             self.out.push_str("  ");
@@ -153,11 +186,7 @@ impl<'p> Printer<'p> {
 
     pub fn function(mut self, f: &Function) -> String {
         self.name_function(f);
-        let params: Vec<String> = f
-            .params
-            .iter()
-            .map(|p| format!("({}: {})", self.var(*p), self.vars.ty(*p)))
-            .collect();
+        let params: Vec<String> = f.params.iter().map(|p| self.typed(*p)).collect();
         let head = format!("def {} {} =", f.name, params.join(" "));
         self.line(0, head.trim_end());
         self.body(&f.body, 1);
@@ -212,7 +241,7 @@ impl<'p> Printer<'p> {
         let lhs = if s.pat.is_empty() {
             "let _".to_string()
         } else {
-            format!("let {}", self.pattern(&s.pat))
+            format!("let {}", self.binding(&s.pat))
         };
         let rhs = self.exp(&s.exp, indent);
         let text = format!("{lhs} = {rhs}");
@@ -229,11 +258,7 @@ impl<'p> Printer<'p> {
     /// A lambda: inline when its body is one statement returning its
     /// result, otherwise on following lines.
     fn lambda(&mut self, l: &Lambda, indent: usize) -> String {
-        let params: Vec<String> = l
-            .params
-            .iter()
-            .map(|p| format!("({}: {})", self.var(*p), self.vars.ty(*p)))
-            .collect();
+        let params: Vec<String> = l.params.iter().map(|p| self.typed(*p)).collect();
         let head = format!("\\{} ->", params.join(" "));
         if l.body.stms.is_empty() {
             return format!("({head} {})", self.tuple(&l.body.result));

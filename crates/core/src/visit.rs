@@ -596,8 +596,15 @@ pub fn freshen_lambda(l: &Lambda, vars: &mut Vars) -> Lambda {
     Lambda { params, body }
 }
 
+/// A fresh copy of `v`, whose shape names the copies of the variables
+/// bound before it (the copy of a body reads its sizes as the original).
 fn fresh_for(v: Var, vars: &mut Vars, subst: &mut HashMap<Var, Atom>) -> Var {
     let n = vars.copy_of(v);
+    let mut shape = vars.shape(v).to_vec();
+    for a in shape.iter_mut().flatten() {
+        rename_atom(a, subst);
+    }
+    vars.set_shape(n, shape);
     subst.insert(v, Atom::Var(n));
     n
 }

@@ -583,6 +583,7 @@ impl<'p> Interp<'p> {
                 device: None,
                 threads: Threads::one(),
                 grain_scale: 1,
+                check_shapes: self.options().check_shapes,
             },
             work,
             free,

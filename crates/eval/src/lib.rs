@@ -110,6 +110,10 @@ pub struct EvalOptions {
     /// thread: 1 is the tuned sizes; 0 splits even the smallest arrays
     /// (tests use it to exercise the split on small inputs).
     pub grain_scale: usize,
+    /// Check that every array a statement binds has the sizes its
+    /// variable's shape knows (`URCHIN_CHECK_IR=1`, debug builds): a
+    /// mismatch is an internal error, a bug of the passes.
+    pub check_shapes: bool,
 }
 
 impl Default for EvalOptions {
@@ -123,6 +127,7 @@ impl Default for EvalOptions {
             device: None,
             threads: threads::Threads::default(),
             grain_scale: 1,
+            check_shapes: false,
         }
     }
 }

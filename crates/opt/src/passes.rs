@@ -1,5 +1,7 @@
 //! The passes the session runs after lowering, by name: `ad`, then the
-//! simplifier's rounds. A caller sees the program after every pass (the
+//! simplifier's rounds. After every pass the sizes in array shapes that
+//! its rewrites left out of scope are forgotten; a caller then sees the
+//! program (the
 //! session checks the IR there with `URCHIN_CHECK_IR=1`, naming the pass
 //! that broke it, and `urchin core --after NAME` prints it), and each pass
 //! says whether it changed anything, which is what ends a round.
@@ -95,6 +97,17 @@ impl Default for Pipeline {
     }
 }
 
+/// Hands the program a pass left to `seen`, once the sizes its rewrites
+/// left out of scope are forgotten (see `urchin_core::shapes`).
+fn settled(
+    pass: &str,
+    p: &mut Program,
+    seen: &mut dyn FnMut(&str, &Program) -> Result<(), Diagnostic>,
+) -> Result<(), Diagnostic> {
+    urchin_core::shapes::forget_out_of_scope(p);
+    seen(pass, p)
+}
+
 impl Pipeline {
     /// Inserts `pass` into both rounds after the pass named `after` (tests
     /// use it to check that a broken rewrite is blamed on itself).
@@ -118,9 +131,9 @@ impl Pipeline {
         span: Span,
         seen: &mut dyn FnMut(&str, &Program) -> Result<(), Diagnostic>,
     ) -> Result<AdOutput, Diagnostic> {
-        seen("lowering", p)?;
+        settled("lowering", p, seen)?;
         let out = ad::transform_program(p)?;
-        seen("ad", p)?;
+        settled("ad", p, seen)?;
         if !simplify {
             return Ok(out);
         }
@@ -157,7 +170,7 @@ impl Pipeline {
                     }
                 }
                 p.vars = vars;
-                seen(pass.name, p)?;
+                settled(pass.name, p, seen)?;
             }
             if !changed {
                 return Ok(());

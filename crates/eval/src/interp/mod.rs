@@ -555,6 +555,9 @@ impl<'p> Interp<'p> {
                     }
                 }
             }
+            if self.opts.check_shapes {
+                self.check_shapes(&stm.pat, &vals)?;
+            }
             for (p, x) in stm.pat.iter().zip(vals) {
                 self.bind(*p, x);
             }
@@ -566,6 +569,30 @@ impl<'p> Interp<'p> {
         }
         if self.tracked.is_some() {
             self.track_memory();
+        }
+        Ok(())
+    }
+
+    /// Whether the arrays a statement binds have the sizes their shapes
+    /// know (where neither the array nor the size varies over lanes: the
+    /// check needs no lifted form to find what the passes got wrong).
+    fn check_shapes(&self, pat: &[Var], vals: &[LVal]) -> R<()> {
+        for (v, x) in pat.iter().zip(vals) {
+            let (0, Value::Array(a)) = (x.mask, &x.v) else {
+                continue;
+            };
+            for (d, size) in self.prog.vars.shape(*v).iter().enumerate() {
+                let known = size.as_ref().and_then(|s| self.scalar_ref(s));
+                let (Some(&Scalar::I64(n)), Some(&have)) = (known, a.shape().get(d)) else {
+                    continue;
+                };
+                if have as i64 != n {
+                    return Err(Fail::internal(format!(
+                        "{} has {have} elements in dimension {d}, but its shape says {n}",
+                        self.prog.vars.name(*v)
+                    )));
+                }
+            }
         }
         Ok(())
     }

@@ -8,6 +8,7 @@ mod fast;
 mod hist;
 mod internals;
 mod proptests;
+mod shapes;
 mod straight;
 
 use std::sync::Arc;

@@ -425,7 +425,7 @@ impl<'t> Lower<'t> {
             // A parameter stands for its template, sizes included (so
             // `jvp unflatten xs` knows `xs`'s).
             for (p, leaf) in ps.iter().zip(leaves) {
-                self.b.facts.same(*p, leaf);
+                self.b.set_same(*p, leaf);
             }
             params.extend(ps);
             args.push(v);

@@ -27,7 +27,7 @@ impl<'t> Lower<'t> {
                 let et = self.b.vars.ty(*a).peel(1);
                 let name = format!("{}_e", self.b.vars.name(*a).trim_start_matches('_'));
                 let p = self.b.vars.fresh(name, et);
-                self.b.facts.rows(p, *a);
+                self.b.set_rows(p, *a);
                 params.push(p);
                 arrays.push(*a);
                 Ok(Val::Leaf(Atom::Var(p)))
@@ -94,7 +94,7 @@ impl<'t> Lower<'t> {
 
     /// Dimension `d` of `x`: the atom the facts know, else its size.
     fn dim_atom(&mut self, x: Var, d: usize, span: Span) -> Atom {
-        match self.b.facts.dim(x, d) {
+        match self.b.dim(x, d) {
             Some(n) => n,
             None => self.b.at(span, "_n").size(x, d as u32).into(),
         }
@@ -275,7 +275,7 @@ impl<'t> Lower<'t> {
                 // the sizes are the factors of the argument's size.
                 let (n, m) = Self::first_leaf(&args[0])
                     .and_then(Atom::var)
-                    .and_then(|x| self.b.facts.dim(x, 0))
+                    .and_then(|x| self.b.dim(x, 0))
                     .and_then(|d| self.b.facts.operands(BinOp::Mul, d))
                     .ok_or_else(|| {
                         Diagnostic::ty(
@@ -312,7 +312,7 @@ impl<'t> Lower<'t> {
                         }
                     };
                     let cat = self.b.at(span, "_cat").concat(vec![x, y]);
-                    self.b.facts.set_dim(cat, 0, n);
+                    self.b.set_dim(cat, 0, n);
                     out.push(cat.into());
                 }
                 Ok(Self::restructure(&args[0], &mut out.into_iter()))

@@ -319,7 +319,7 @@ impl<'t> Lower<'t> {
         let mut env = bound?;
         let mut unsolved = Vec::new();
         for d in deferred {
-            if let Some(size) = self.b.facts.dim(d.arr, d.depth as usize) {
+            if let Some(size) = self.b.dim(d.arr, d.depth as usize) {
                 env = self.solve_size(ctx, env, d.size, size);
             }
             if Self::unbound_size(ctx, &env, d.size) {
@@ -500,7 +500,7 @@ impl<'t> Lower<'t> {
                     if let Some(e) = expected {
                         // A size known to be the annotation's needs neither
                         // a check nor a reshape.
-                        if self.b.facts.dim(arr, depth as usize) == Some(e) {
+                        if self.b.dim(arr, depth as usize) == Some(e) {
                             expected = None;
                         } else {
                             self.check_dim(arr, depth, e, what, span);
@@ -598,11 +598,11 @@ impl<'t> Lower<'t> {
                 }
                 let mut expected = vec![None; ry as usize];
                 for k in 0..ry - db {
-                    let n = match self.b.facts.dim(*x, (da + k) as usize) {
+                    let n = match self.b.dim(*x, (da + k) as usize) {
                         Some(n) => n,
                         None => self.b.at(span, "_n").size(*x, da + k).into(),
                     };
-                    if self.b.facts.dim(*y, (db + k) as usize) != Some(n) {
+                    if self.b.dim(*y, (db + k) as usize) != Some(n) {
                         expected[(db + k) as usize] = Some(n);
                     }
                 }
@@ -664,7 +664,7 @@ impl<'t> Lower<'t> {
                 let rank = self.b.ty(arr).rank() as usize;
                 let dims = (0..rank)
                     .map(
-                        |d| match (d, shape.get(d).copied().flatten(), self.b.facts.dim(arr, d)) {
+                        |d| match (d, shape.get(d).copied().flatten(), self.b.dim(arr, d)) {
                             (1.., Some(n), _) | (_, _, Some(n)) => n,
                             _ => self.b.at(span, "_n").size(arr, d as u32).into(),
                         },

@@ -16,6 +16,8 @@ pub fn forward(f: &mut Function, vars: &mut Vars, st: &mut FnState) -> bool {
     let proving = !st.derivative || st.merge;
     let mut env = Forward::new(vars, &f.body, proving);
     f.body = env.body(std::mem::take(&mut f.body));
+    // Shapes name what the code now reads instead of what it dropped.
+    env.vars.rename_sizes(&env.facts.subst);
     st.proven = std::mem::take(&mut env.facts.proven);
     env.changed || count(&f.body) != before
 }
