@@ -575,15 +575,36 @@ impl<'p> Interp<'p> {
 
     /// Whether the arrays a statement binds have the sizes their shapes
     /// know (where neither the array nor the size varies over lanes: the
-    /// check needs no lifted form to find what the passes got wrong).
+    /// check needs no lifted form to find what the passes got wrong). An
+    /// empty array whose known shape cannot be addressed is exempt: no
+    /// value can have that shape, and a map over nothing then gives one
+    /// empty in every dimension (`soac::empty_map`).
     fn check_shapes(&self, pat: &[Var], vals: &[LVal]) -> R<()> {
         for (v, x) in pat.iter().zip(vals) {
             let (0, Value::Array(a)) = (x.mask, &x.v) else {
                 continue;
             };
-            for (d, size) in self.prog.vars.shape(*v).iter().enumerate() {
-                let known = size.as_ref().and_then(|s| self.scalar_ref(s));
-                let (Some(&Scalar::I64(n)), Some(&have)) = (known, a.shape().get(d)) else {
+            let known: Vec<Option<i64>> = self
+                .prog
+                .vars
+                .shape(*v)
+                .iter()
+                .map(
+                    |size| match size.as_ref().and_then(|s| self.scalar_ref(s)) {
+                        Some(&Scalar::I64(n)) => Some(n),
+                        _ => None,
+                    },
+                )
+                .collect();
+            let dims: Vec<usize> = known
+                .iter()
+                .map(|n| n.and_then(|n| usize::try_from(n).ok()).unwrap_or(0))
+                .collect();
+            if a.size() == 0 && urchin_base::mem::addressable(&dims, a.elem().bytes()).is_err() {
+                continue;
+            }
+            for (d, known) in known.into_iter().enumerate() {
+                let (Some(n), Some(&have)) = (known, a.shape().get(d)) else {
                     continue;
                 };
                 if have as i64 != n {
