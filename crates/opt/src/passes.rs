@@ -1,10 +1,10 @@
 //! The passes the session runs after lowering, by name: `ad`, then the
 //! simplifier's rounds. After every pass the sizes in array shapes that
 //! its rewrites left out of scope are forgotten; a caller then sees the
-//! program (the
-//! session checks the IR there with `URCHIN_CHECK_IR=1`, naming the pass
-//! that broke it, and `urchin core --after NAME` prints it), and each pass
-//! says whether it changed anything, which is what ends a round.
+//! program (the session checks the IR there with `URCHIN_CHECK_IR=1`,
+//! naming the pass that broke it, and `urchin core --after NAME` prints
+//! it), and each pass says whether it changed anything, which is what
+//! ends a round.
 
 use crate::ad::{self, AdOutput};
 use crate::simplify::{self, FnState};
