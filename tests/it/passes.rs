@@ -84,6 +84,23 @@ mod simplify {
     }
 
     #[test]
+    fn a_length_checked_in_a_loop_is_not_known_after_it() {
+        // `zip` in the loop checks `is` against the literal's length,
+        // bound in the loop's body: the concatenation after the loop must
+        // not use that length, out of scope there, which the core IR
+        // check after lowering refuses.
+        let mut host = urchin::host::Host::default();
+        host.check_ir = true;
+        let mut s = urchin::driver::Session::with_host(host);
+        let src = "entry main (is: []i64) = let a = loop acc = [false, true] for i < 2 do map (\\(x, _) -> x > 0) (zip [1i64, -3] is) in (a, is ++ [2i64])";
+        s.load("test.fut", src).expect("the program loads");
+        let id = s.lookup_def("main").expect("the entry point exists");
+        if let Err(e) = s.compile(id) {
+            panic!("{}", e.message);
+        }
+    }
+
+    #[test]
     fn maps_over_arrays_of_one_length_fuse() {
         // Both maps could fail on their lengths, unless the loop's
         // parameter is known to be as long as `xs`.

@@ -270,9 +270,11 @@ pub struct Builder<'a> {
 pub type Place = (Span, CallCtx, Origin);
 
 /// The statements of the enclosing body while a nested one is built
-/// between [`Builder::open_body`] and [`Builder::close_body`].
+/// between [`Builder::open_body`] and [`Builder::close_body`], and the
+/// sizes checked there: a check in the nested body holds only in it (its
+/// sizes may name the body's variables).
 #[must_use = "the enclosing body's statements are lost unless given to `close_body`"]
-pub struct Outer(Vec<Stm>);
+pub struct Outer(Vec<Stm>, HashMap<Var, Vec<Size>>);
 
 /// A program of one function, `main`, built by `f` over `params`, and
 /// that function (for tests and benchmarks).
@@ -369,12 +371,13 @@ impl<'a> Builder<'a> {
     /// Starts a nested body: the statements built from now on go to it
     /// until [`Builder::close_body`].
     pub fn open_body(&mut self) -> Outer {
-        Outer(std::mem::take(&mut self.stms))
+        Outer(std::mem::take(&mut self.stms), self.facts.checked.clone())
     }
 
     /// Ends the nested body begun by `open_body`, with these results, and
     /// goes back to appending to the enclosing body.
     pub fn close_body(&mut self, outer: Outer, result: Vec<Atom>) -> Body {
+        self.facts.checked = outer.1;
         Body {
             stms: std::mem::replace(&mut self.stms, outer.0),
             result,
@@ -895,5 +898,28 @@ impl<'a> Builder<'a> {
     pub fn with_vjp(&mut self, lam: Lambda, adjoint: Lambda, args: Vec<Atom>) -> Vec<Var> {
         let tys = self.result_types(&lam);
         self.exps(&tys, Exp::WithVjp { lam, adjoint, args })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_size_checked_in_a_nested_body_holds_only_there() {
+        let i64s = Type::Array(PrimType::I64, 1);
+        main_program(&[("xs", i64s)], |b, ps| {
+            let xs = ps[0];
+            let outer = b.open_body();
+            let n = b.size(xs, 0);
+            b.check_shape(xs, vec![Some(n.into())], "xs");
+            assert_eq!(b.dim(xs, 0), Some(n.into()));
+            let _ = b.close_body(outer, Vec::new());
+            // `n` is the nested body's: out of scope here.
+            assert_eq!(b.dim(xs, 0), None);
+            b.check_shape(xs, vec![Some(Atom::i64(3))], "xs");
+            assert_eq!(b.dim(xs, 0), Some(Atom::i64(3)));
+            Vec::new()
+        });
     }
 }
