@@ -36,11 +36,14 @@ fn fails(s: &mut Server, line: &str) -> String {
     }
 }
 
-/// A scratch file for `store` and `restore`.
+/// A scratch file for `store` and `restore`, of its own: the tests run
+/// in parallel in one process, and two of them may name the same variable.
 fn scratch(name: &str) -> String {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("urchin-server-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
-    dir.join(name).display().to_string()
+    dir.join(format!("{n}-{name}")).display().to_string()
 }
 
 fn restore_text(s: &mut Server, var: &str, ty: &str, text: &str) {
