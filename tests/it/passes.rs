@@ -5,7 +5,11 @@
 /// The printed core IR of entry point `entry` of `text`, after AD and
 /// simplification.
 pub fn core_of(text: &str, entry: &str) -> String {
-    let mut s = urchin::driver::Session::new();
+    core_in(urchin::driver::Session::new(), text, entry)
+}
+
+/// [`core_of`] in the session `s` (one with its own host settings).
+pub fn core_in(mut s: urchin::driver::Session, text: &str, entry: &str) -> String {
     s.load("test.fut", text).expect("the program loads");
     let id = s.lookup_def(entry).expect("the entry point exists");
     let c = s.compile(id).expect("the entry point compiles");
@@ -18,7 +22,7 @@ pub fn count(hay: &str, needle: &str) -> usize {
 }
 
 mod simplify {
-    use super::{core_of, count};
+    use super::{core_in, core_of, count};
 
     #[test]
     fn an_adjoint_built_row_by_row_is_a_literal() {
@@ -91,13 +95,9 @@ mod simplify {
         // check after lowering refuses.
         let mut host = urchin::host::Host::default();
         host.check_ir = true;
-        let mut s = urchin::driver::Session::with_host(host);
+        let s = urchin::driver::Session::with_host(host);
         let src = "entry main (is: []i64) = let a = loop acc = [false, true] for i < 2 do map (\\(x, _) -> x > 0) (zip [1i64, -3] is) in (a, is ++ [2i64])";
-        s.load("test.fut", src).expect("the program loads");
-        let id = s.lookup_def("main").expect("the entry point exists");
-        if let Err(e) = s.compile(id) {
-            panic!("{}", e.message);
-        }
+        core_in(s, src, "main");
     }
 
     #[test]
