@@ -457,8 +457,9 @@ fn loaded(text: &str) -> Result<Loaded, TestCaseError> {
         let d = d.to_string();
         // A value given where a length is needed (`f64.sum 2.5`), or
         // replicated into an array whose length nothing determines
-        // (`dot 2.0 3.0`), is a type error by design (`types::lengths`,
-        // the size check): not a program of the laws.
+        // (`dot 2.0 3.0`, or `main` returning `rep 1`), is a type error
+        // by design (`types::lengths`, the size check): not a program of
+        // the laws.
         if d.contains("needs the length of an array here")
             || d.contains("length nothing determines")
         {

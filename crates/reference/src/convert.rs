@@ -12,8 +12,41 @@ use urchin_syntax::ast::*;
 use urchin_types::env::{DefId, GlobalKind, ValueId};
 use urchin_types::intrinsics::Intrinsic;
 use urchin_types::scheme::Inst;
+use urchin_types::sizes::{SizeExp, SizeOp};
 use urchin_types::ty::{Base, Type};
 use urchin_types::{CheckedDef, TypeEnv};
+
+/// A size the size check found, as a term of the sizes in scope.
+fn size_term(e: &SizeExp, span: urchin_base::source::Span) -> Term {
+    let kind = match e {
+        SizeExp::Const(k) => TermKind::Val(Value::i64(*k)),
+        SizeExp::Var(x) => TermKind::Var(x.clone()),
+        SizeExp::Length(x) => {
+            let length = Value::fun(Fun::Prim {
+                name: "length".into(),
+                op: Intrinsic::Length,
+                args: Vec::new(),
+            });
+            TermKind::App(
+                Box::new(Term::val(length, span)),
+                Box::new(Term::new(TermKind::Var(x.clone()), span)),
+            )
+        }
+        SizeExp::Op(op, a, b) => {
+            let op = match op {
+                SizeOp::Add => BinOpKind::Add,
+                SizeOp::Sub => BinOpKind::Sub,
+                SizeOp::Mul => BinOpKind::Mul,
+            };
+            TermKind::BinOp(
+                op,
+                Box::new(size_term(a, span)),
+                Box::new(size_term(b, span)),
+            )
+        }
+    };
+    Term::new(kind, span)
+}
 
 /// Values bound at the REPL prompt, by id.
 pub type ReplValues<'a> = &'a dyn Fn(ValueId) -> Option<Value>;
@@ -114,6 +147,20 @@ impl Converter<'_> {
     ) -> Term {
         let kind = match kind {
             GlobalKind::Intrinsic(Intrinsic::Const(s)) => TermKind::Val(Value::Scalar(s)),
+            // A `rep` whose length sizes determine replicates to it, as
+            // lowering does (`CheckedDef::rep_lengths`).
+            GlobalKind::Intrinsic(Intrinsic::Rep) if self.def.rep_lengths.contains_key(&id) => {
+                let replicate = Term::val(
+                    Value::fun(Fun::Prim {
+                        name: "replicate".into(),
+                        op: Intrinsic::Replicate,
+                        args: Vec::new(),
+                    }),
+                    span,
+                );
+                let n = size_term(&self.def.rep_lengths[&id], span);
+                TermKind::App(Box::new(replicate), Box::new(n))
+            }
             GlobalKind::Intrinsic(op) => TermKind::Val(Value::fun(Fun::Prim {
                 name: name.to_string().into(),
                 op,

@@ -282,23 +282,44 @@ fn rep_error(head: &Head, arg: &Expr, reps: usize, inf: &Infer) -> Diagnostic {
         )
 }
 
-/// The error for a free `rep` AUTOMAP would insert (its `Var` node
-/// `node` in `body`, the target) whose length nothing determines: the
-/// value it makes would be an array without a length.
-pub fn sizeless_rep(body: &Expr, node: NodeId) -> Diagnostic {
+/// The application of the `rep` whose `Var` node is `node` in `body`,
+/// and its argument.
+fn rep_application(body: &Expr, node: NodeId) -> Option<(&Expr, &Expr)> {
     let mut stack = vec![body];
-    let mut arg = None;
     while let Some(e) = stack.pop() {
         if let ExprKind::Apply(f, args) = &e.kind
             && f.id == node
             && args.len() == 1
         {
-            arg = Some(&args[0]);
-            break;
+            return Some((e, &args[0]));
         }
         stack.extend(e.children());
     }
-    let Some(arg) = arg else {
+    None
+}
+
+/// The error for a `rep` written in an entry point (its `Var` node
+/// `node` in `body`) whose array reaches the result with no length:
+/// what an entry point returns is data, which has one.
+pub fn entry_rep(body: &Expr, node: NodeId, entry: &str) -> Diagnostic {
+    let Some((rep, _)) = rep_application(body, node) else {
+        return Diagnostic::internal("a `rep` that is not in the program", body.span);
+    };
+    Diagnostic::ty(
+        format!("Ambiguous size: the entry point `{entry}` returns the array this `rep` makes, whose length nothing determines"),
+        rep.span,
+    )
+    .with_label("replicated here into an array of no length")
+    .with_help(
+        "say how long it is: `replicate n x`, or declare the result's type with a size (`: [n]t`)",
+    )
+}
+
+/// The error for a free `rep` AUTOMAP would insert (its `Var` node
+/// `node` in `body`, the target) whose length nothing determines: the
+/// value it makes would be an array without a length.
+pub fn sizeless_rep(body: &Expr, node: NodeId) -> Diagnostic {
+    let Some((_, arg)) = rep_application(body, node) else {
         return Diagnostic::internal(
             "a replicated argument that is not in the program",
             body.span,

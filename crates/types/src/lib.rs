@@ -98,6 +98,12 @@ pub struct CheckedDef {
     /// result names): at each use (the name's node), what each is, in the
     /// names of this definition's own sizes.
     pub implicit_sizes: HashMap<NodeId, Vec<(Ident, sizes::SizeExp)>>,
+    /// The length of each `rep` in the target (by its `Var` node) that
+    /// sizes determine, in the names of this definition's own sizes:
+    /// `transpose (rep x)` with the length of the array it is mapped
+    /// with. A `rep` without one stays a value of no length, which takes
+    /// the length of the arrays it is mapped with when the program runs.
+    pub rep_lengths: HashMap<NodeId, sizes::SizeExp>,
 }
 
 impl CheckedDef {
@@ -720,6 +726,7 @@ impl TypeEnv {
             users,
             sizes: None,
             implicit_sizes: HashMap::new(),
+            rep_lengths: HashMap::new(),
         };
         if checked.recursive {
             recursion::check(&checked, own)?;
@@ -736,6 +743,7 @@ impl TypeEnv {
         }
         checked.sizes = Some(found.sig);
         checked.implicit_sizes = found.implicit;
+        checked.rep_lengths = found.rep_lengths;
         Ok(Reading::Checked(Box::new(checked)))
     }
 

@@ -37,6 +37,8 @@ pub enum Closure<'t> {
         given: Env<'t>,
     },
     Intrinsic(Intrinsic),
+    /// `rep` whose length the size check found (at this use).
+    Rep(Atom),
     /// `(x ⊕)` or `(⊕ y)`, with `op` the operator's function.
     Section {
         op: Val<'t>,
@@ -70,7 +72,8 @@ impl Closure<'_> {
             Closure::LocalFun { f, .. } => f.params.len(),
             Closure::Def { def, .. } => def.target.params.len(),
             Closure::Intrinsic(i) => i.arity(),
-            Closure::Section { .. }
+            Closure::Rep(_)
+            | Closure::Section { .. }
             | Closure::Compose(..)
             | Closure::Proj(_)
             | Closure::Hole(_)
@@ -151,8 +154,13 @@ impl<'t> Lower<'t> {
                  code at each level: compute the value once and reuse it (`let y = g x in y + y`)",
             ));
         }
-        let ctx = Ctx { def, inst };
+        let mut ctx = Ctx {
+            def,
+            inst,
+            sizes: Env::default(),
+        };
         let env = self.bind_params(&ctx, given, def.target.params.iter().zip(args), span)?;
+        ctx.sizes = env.clone();
         let r = self.expr(&ctx, &env, &def.target.body)?;
         match &def.target.ret {
             Some(ret) => self.ascribe(
@@ -329,6 +337,10 @@ impl<'t> Lower<'t> {
                 given,
             } => self.call_def(def, inst.clone(), given.clone(), args, span),
             Closure::Intrinsic(i) => self.intrinsic(i, args, span),
+            Closure::Rep(n) => {
+                let x = args.into_iter().next().expect("arity 1");
+                Ok(Val::Rep(Box::new(x), Some(*n)))
+            }
             Closure::Section { op, left, right } => {
                 let x = args.into_iter().next().expect("arity 1");
                 let (a, b) = match (left, right) {
@@ -400,7 +412,7 @@ impl<'t> Lower<'t> {
         span: Span,
     ) -> LResult<Val<'t>> {
         match ctx.def.resolved.get(&id) {
-            Some(k) => self.global(ctx, env, id, k.clone(), span),
+            Some(k) => self.global(ctx, id, k.clone(), span),
             None => env
                 .get(&q.name)
                 .map(|v| ctx.local_instance(id, v))

@@ -62,7 +62,7 @@ fn contains_fun(v: &Val) -> bool {
         Val::Fun(_) => true,
         Val::Leaf(_) => false,
         Val::Node(cs) => cs.iter().any(|(_, c)| contains_fun(c)),
-        Val::Rep(inner) => contains_fun(inner),
+        Val::Rep(inner, _) => contains_fun(inner),
     }
 }
 

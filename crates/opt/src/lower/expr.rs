@@ -254,28 +254,34 @@ impl<'t> Lower<'t> {
                 None => return Err(Self::internal(format!("unresolved name {q}"), span)),
             },
         };
-        self.global(ctx, env, id, kind, span)
+        self.global(ctx, id, kind, span)
     }
 
-    /// A global name used at node `id`, in the scope `env` (which gives
-    /// the size parameters the use takes from its context).
+    /// A global name used at node `id` (the sizes the checker found for
+    /// the use are computed in the definition's scope, `Ctx::sizes`).
     pub(super) fn global(
         &mut self,
         ctx: &Ctx<'t>,
-        env: &Env<'t>,
         id: NodeId,
         kind: GlobalKind,
         span: Span,
     ) -> LResult<Val<'t>> {
         match kind {
             GlobalKind::Intrinsic(Intrinsic::Const(s)) => Ok(Val::Leaf(Atom::Const(s))),
+            GlobalKind::Intrinsic(Intrinsic::Rep) => match ctx.def.rep_lengths.get(&id) {
+                Some(e) => {
+                    let n = self.size_exp(&ctx.sizes, e, span)?;
+                    Ok(Self::fun(Closure::Rep(n)))
+                }
+                None => Ok(Self::fun(Closure::Intrinsic(Intrinsic::Rep))),
+            },
             GlobalKind::Intrinsic(i) => Ok(Self::fun(Closure::Intrinsic(i))),
             GlobalKind::Def(d) => {
                 let def: &'t CheckedDef = self.tenv.def(d);
                 let inst = ctx.inst_of(id);
                 let mut given = Env::default();
                 for (n, e) in ctx.def.implicit_sizes.get(&id).into_iter().flatten() {
-                    let size = self.size_exp(env, e, span)?;
+                    let size = self.size_exp(&ctx.sizes, e, span)?;
                     given = given.bind(n.clone(), Val::Leaf(size));
                 }
                 if def.target.params.is_empty() {
@@ -312,6 +318,15 @@ impl<'t> Lower<'t> {
                 None => {
                     return Err(Self::internal(
                         format!("the size {x} is not in scope"),
+                        span,
+                    ));
+                }
+            },
+            SizeExp::Length(x) => match env.get(x).and_then(Self::first_leaf) {
+                Some(Atom::Var(v)) => self.b.at(span, "_size").size(v, 0).into(),
+                _ => {
+                    return Err(Self::internal(
+                        format!("the array {x} whose length is a size is not in scope"),
                         span,
                     ));
                 }
@@ -600,11 +615,13 @@ impl<'t> Lower<'t> {
                 }
                 Ok(Val::Node(out))
             }
-            Val::Rep(inner) => match &dims[0] {
+            // (A slice has a length of its own, which nothing gives here.)
+            Val::Rep(inner, _) => match &dims[0] {
                 DimIndex::Fix(_) => self.index(inner, &dims[1..], span),
-                DimIndex::Slice { .. } => {
-                    Ok(Val::Rep(Box::new(self.index(inner, &dims[1..], span)?)))
-                }
+                DimIndex::Slice { .. } => Ok(Val::Rep(
+                    Box::new(self.index(inner, &dims[1..], span)?),
+                    None,
+                )),
             },
             Val::Fun(_) => Err(Self::internal("indexing a function", span)),
         }
@@ -703,7 +720,7 @@ impl<'t> Lower<'t> {
                 });
                 Some(ir::Shape::Record(fs.collect::<Option<_>>()?))
             }
-            Val::Rep(_) | Val::Fun(_) => None,
+            Val::Rep(..) | Val::Fun(_) => None,
         }
     }
 }

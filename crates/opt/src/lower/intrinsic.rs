@@ -40,7 +40,7 @@ impl<'t> Lower<'t> {
                 }
                 Ok(Val::Node(out))
             }
-            Val::Rep(inner) => Ok((**inner).clone()),
+            Val::Rep(inner, _) => Ok((**inner).clone()),
             Val::Fun(_) => Err(Self::internal("mapping over a function", span)),
         }
     }
@@ -49,13 +49,17 @@ impl<'t> Lower<'t> {
         let mut params = Vec::new();
         let mut arrays = Vec::new();
         let mut elems = Vec::new();
+        let length = arrays_in.iter().find_map(|a| match a {
+            Val::Rep(_, n) => *n,
+            _ => None,
+        });
         for a in arrays_in {
             elems.push(self.map_elem(a, &mut params, &mut arrays, span)?);
         }
         if arrays.is_empty() {
             // Every argument is a rep: so is the result.
             let r = self.apply(f, elems, span)?;
-            return Ok(Val::Rep(Box::new(r)));
+            return Ok(Val::Rep(Box::new(r), length));
         }
         self.emit_map(params, arrays, "_map", span, |l| l.apply(f, elems, span))
     }
@@ -156,7 +160,7 @@ impl<'t> Lower<'t> {
     ) -> LResult<Val<'t>> {
         match i {
             Intrinsic::Map(_) => self.map(&args[0], &args[1..], span),
-            Intrinsic::Rep => Ok(Val::Rep(Box::new(args[0].clone()))),
+            Intrinsic::Rep => Ok(Val::Rep(Box::new(args[0].clone()), None)),
             Intrinsic::Reduce { .. } | Intrinsic::Scan => {
                 let commutative = matches!(i, Intrinsic::Reduce { commutative: true });
                 let (op, template) = self.operator(&args[0], &args[1], commutative, span)?;
@@ -245,10 +249,10 @@ impl<'t> Lower<'t> {
                 Val::Node(cs) => Ok(Val::Node(
                     cs.iter().map(|(_, c)| (None, c.clone())).collect(),
                 )),
-                Val::Rep(inner) => match &**inner {
+                Val::Rep(inner, n) => match &**inner {
                     Val::Node(cs) => Ok(Val::Node(
                         cs.iter()
-                            .map(|(_, c)| (None, Val::Rep(Box::new(c.clone()))))
+                            .map(|(_, c)| (None, Val::Rep(Box::new(c.clone()), *n)))
                             .collect(),
                     )),
                     _ => Err(Self::internal("unzip of a non-tuple", span)),
@@ -376,7 +380,7 @@ impl<'t> Lower<'t> {
     pub(super) fn trace(&mut self, v: &Val<'t>, label: &str, span: Span) -> LResult<()> {
         fn template(v: &Val, out: &mut String) {
             match v {
-                Val::Leaf(_) | Val::Rep(_) => out.push_str("{}"),
+                Val::Leaf(_) | Val::Rep(..) => out.push_str("{}"),
                 Val::Node(cs) => {
                     let record = cs.iter().any(|(n, _)| n.is_some());
                     out.push(if record { '{' } else { '(' });
@@ -398,7 +402,7 @@ impl<'t> Lower<'t> {
             match v {
                 Val::Leaf(_) => false,
                 Val::Node(cs) => cs.iter().any(|(_, c)| has_function(c)),
-                Val::Rep(inner) => has_function(inner),
+                Val::Rep(inner, _) => has_function(inner),
                 Val::Fun(_) => true,
             }
         }

@@ -54,6 +54,10 @@ pub const TRACE_HERE: &str = "{here}";
 pub struct Ctx<'t> {
     def: &'t CheckedDef,
     inst: Rc<Inst>,
+    /// The definition's parameters and size parameters, bound: where the
+    /// sizes the checker found for its uses (`CheckedDef::implicit_sizes`,
+    /// `rep_lengths`) are computed, whatever a use's scope shadows.
+    sizes: Env<'t>,
 }
 
 impl<'t> Ctx<'t> {
@@ -85,6 +89,7 @@ impl<'t> Ctx<'t> {
             ctx: Ctx {
                 def: ctx.def,
                 inst: Rc::new(inst),
+                sizes: ctx.sizes.clone(),
             },
         }))
     }
@@ -290,6 +295,7 @@ impl<'t> Lower<'t> {
         let ctx = Ctx {
             def,
             inst: inst.clone(),
+            sizes: Env::default(),
         };
         let (body, ()) = self.body(|l| {
             let v = l.expr(&ctx, &Env::default(), &def.target.body)?;

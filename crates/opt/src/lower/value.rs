@@ -18,8 +18,11 @@ pub enum Val<'t> {
     /// A tuple (no names) or record (field names, sorted); an array of
     /// tuples is a node of arrays.
     Node(Vec<(Option<Ident>, Val<'t>)>),
-    /// `rep v`, not yet materialised.
-    Rep(Box<Val<'t>>),
+    /// `rep v`, not yet materialised, and its length where the size
+    /// check found one (`CheckedDef::rep_lengths`): with one it
+    /// materialises as `replicate n v`, without as a core `rep`, which
+    /// takes the length of the arrays it is mapped with.
+    Rep(Box<Val<'t>>, Option<Atom>),
     Fun(Rc<Closure<'t>>),
 }
 
@@ -147,9 +150,14 @@ impl<'t> Lower<'t> {
                     self.collect_leaves(c, span, out)?;
                 }
             }
-            Val::Rep(inner) => {
+            Val::Rep(inner, n) => {
                 for a in self.leaves(inner, span)? {
-                    out.push(self.b.at(span, "rep").rep(a).into());
+                    let b = self.b.at(span, "rep");
+                    let r = match n {
+                        Some(n) => b.replicate(*n, a),
+                        None => b.rep(a),
+                    };
+                    out.push(r.into());
                 }
             }
             Val::Fun(_) => {
@@ -175,7 +183,7 @@ impl<'t> Lower<'t> {
                     .map(|(n, c)| (n.clone(), Self::restructure(c, leaves)))
                     .collect(),
             ),
-            Val::Rep(inner) => Self::restructure(inner, leaves),
+            Val::Rep(inner, _) => Self::restructure(inner, leaves),
             Val::Fun(_) => Val::Node(Vec::new()),
         }
     }
@@ -441,7 +449,7 @@ impl<'t> Lower<'t> {
         match v {
             Val::Leaf(a) => Some(*a),
             Val::Node(cs) => cs.iter().find_map(|(_, c)| Self::first_leaf(c)),
-            Val::Rep(_) | Val::Fun(_) => None,
+            Val::Rep(..) | Val::Fun(_) => None,
         }
     }
 

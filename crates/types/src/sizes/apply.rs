@@ -17,7 +17,7 @@ impl<'a> Walker<'a> {
             Callee::Intrinsic(op, _) => op.arity(),
             Callee::Closure(c) => c.params.len(),
             Callee::Sig(sig, _, _) => sig.params.len(),
-            Callee::InsertedRep(_) => 1,
+            Callee::Rep(_) => 1,
         };
         if fv.args.len() < arity || arity == 0 {
             return Ok(self.fun(fv));
@@ -40,7 +40,7 @@ impl<'a> Walker<'a> {
                 let (sig, fixed, name) = (sig.clone(), fixed.clone(), name.clone());
                 self.apply_sig(&sig, &fixed, &name, &fv.args, span, None)?
             }
-            Callee::InsertedRep(node) => {
+            Callee::Rep(node) => {
                 let n = self.rep_length(*node);
                 Shape::array(vec![n], fv.args[0].shape.clone())
             }
@@ -356,7 +356,6 @@ impl<'a> Walker<'a> {
                 },
                 _ => Shape::Any,
             },
-            Intrinsic::Rep => Shape::array(vec![Size::Unknown], arg(0)),
             Intrinsic::Iota => Shape::array(vec![size(0)], Shape::Size(Size::Unknown)),
             Intrinsic::Replicate => Shape::array(vec![size(0)], arg(1)),
             Intrinsic::Length => Shape::Size(arg(0).outer().cloned().unwrap_or(Size::Unknown)),

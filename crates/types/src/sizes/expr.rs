@@ -271,8 +271,10 @@ impl<'a> Walker<'a> {
                 )?
             }
             ExprKind::Coerce(x, te) => {
-                self.expr(x)?;
-                self.convert(te, Mode::Let)
+                let v = self.expr(x)?;
+                let t = self.convert(te, Mode::Let);
+                self.coerce_reps(&v, &t);
+                t
             }
             ExprKind::Attr(_, x) | ExprKind::OpenIn(_, x) => self.expr(x)?,
             ExprKind::Range(r) => self.range(r, e.span)?,
@@ -381,7 +383,7 @@ impl<'a> Walker<'a> {
     pub(super) fn var(&mut self, e: &Expr, q: &QualName) -> Shape {
         if self.inserted.is_some_and(|i| i.contains(&e.id)) && &*q.name == "rep" {
             return self.fun(FunVal {
-                callee: Callee::InsertedRep(e.id),
+                callee: Callee::Rep(e.id),
                 args: Vec::new(),
             });
         }
@@ -437,6 +439,10 @@ impl<'a> Walker<'a> {
                     _ => self.fallback(Some(e.id)),
                 },
             },
+            Some(GlobalKind::Intrinsic(Intrinsic::Rep)) => self.fun(FunVal {
+                callee: Callee::Rep(e.id),
+                args: Vec::new(),
+            }),
             Some(GlobalKind::Intrinsic(op)) if op.arity() > 0 => self.fun(FunVal {
                 callee: Callee::Intrinsic(op.clone(), q.name.to_string().into()),
                 args: Vec::new(),

@@ -68,6 +68,9 @@ pub struct Checked {
     /// determines: the replicated value would reach a value, or a
     /// function, as an array without a length.
     pub sizeless: Vec<NodeId>,
+    /// The lengths of the `rep`s (by `Var` node) that sizes determine
+    /// (see [`CheckedDef::rep_lengths`]).
+    pub rep_lengths: HashMap<NodeId, SizeExp>,
 }
 
 /// Checks the sizes of a definition; `defs` are those it may use (a
@@ -125,6 +128,9 @@ pub fn check(
             None => w.pat_shape(p, Some(t), Mode::Param),
         };
         w.bind_pat(p, &s);
+        if let (Some(x), Some(Size::Flex(j))) = (simple_name(p), s.outer()) {
+            w.param_lengths.insert(*j, x.clone());
+        }
         params.push(s);
     }
     w.params = first..w.flex.len() as u32;
@@ -221,11 +227,20 @@ pub fn check(
         .with_help(format!("make the size an ordinary parameter: `({n}: i64)` instead of `[{n}]`")));
     }
     let sizeless = w.sizeless();
+    // (AUTOMAP's own reps without a length are read anew first.)
+    if def.entry
+        && sizeless.is_empty()
+        && let Some(node) = w.lengthless_rep_in(&ret)
+    {
+        return Err(super::lengths::entry_rep(&d.body, node, &d.name));
+    }
+    let rep_lengths = w.rep_lengths(local);
     let sig = w.signature(&params, &ret, ambiguous, from_context).0;
     Ok(Checked {
         sig,
         implicit,
         sizeless,
+        rep_lengths,
     })
 }
 
@@ -329,10 +344,10 @@ enum Callee<'a> {
     /// (`(n: i64) -> [n]t`), and the sizes of the definition's own that
     /// its sizes are (`None` for those it is polymorphic in).
     Sig(Rc<SizedSig>, Rc<[Option<Size>]>, Rc<str>),
-    /// A `rep` AUTOMAP inserted, by its `Var` node: its length is to be
-    /// found (the arrays' it is mapped with, or the parameter's it is
-    /// given to).
-    InsertedRep(NodeId),
+    /// A `rep`, written or inserted by AUTOMAP, by its `Var` node: its
+    /// length is to be found (the arrays' it is mapped with, the
+    /// parameter's it is given to, the declared result's).
+    Rep(NodeId),
 }
 
 /// A local function or lambda and the scope it was made in: applied, its
@@ -394,8 +409,8 @@ struct Walker<'a> {
     global_sizes: Vec<(GlobalSize, u32)>,
     /// The `mapN`s and `rep`s AUTOMAP inserted (see [`check`]).
     inserted: Option<&'a HashSet<NodeId>>,
-    /// The length of each inserted `rep` applied (a number of `flex`),
-    /// and its node.
+    /// The length of each `rep` applied (a number of `flex`), and its
+    /// node.
     reps: Vec<(u32, NodeId)>,
     /// For each size parameter of an application (a number of `flex`):
     /// whether it met an unknown size of a value (the length of a slice,
@@ -418,6 +433,9 @@ struct Walker<'a> {
     /// The definition's parameters' anonymous sizes (numbers of `flex`):
     /// inferred, but not unknown.
     params: std::ops::Range<u32>,
+    /// The anonymous outer sizes of parameters with a name (numbers of
+    /// `flex`): a size found equal to one is that parameter's length.
+    param_lengths: HashMap<u32, Ident>,
     /// Sizes that values need when they are made (the rows of empty
     /// arrays, the sizes of holes), which only context can give.
     needs: Vec<causality::Need>,
@@ -459,6 +477,7 @@ impl<'a> Walker<'a> {
             why: Vec::new(),
             flex: Vec::new(),
             params: 0..0,
+            param_lengths: HashMap::new(),
             needs: Vec::new(),
             known: Vec::new(),
             computed: HashSet::new(),
@@ -589,7 +608,7 @@ impl<'a> Walker<'a> {
         Size::Flex((self.flex.len() - 1) as u32)
     }
 
-    /// The length of an inserted `rep` (at `node`): to be found.
+    /// The length of a `rep` (at `node`): to be found.
     fn rep_length(&mut self, node: NodeId) -> Size {
         let f = self.flexible();
         if let Size::Flex(i) = f {
@@ -607,7 +626,8 @@ impl<'a> Walker<'a> {
             .map(|p| self.resolve(&Size::Flex(p)))
             .collect();
         let mut out = Vec::new();
-        for (i, node) in &self.reps {
+        let inserted = |n: &NodeId| self.inserted.is_some_and(|i| i.contains(n));
+        for (i, node) in self.reps.iter().filter(|(_, n)| inserted(n)) {
             let root = self.resolve(&Size::Flex(*i));
             if let Size::Flex(j) = root
                 && !params.contains(&root)
@@ -618,6 +638,72 @@ impl<'a> Walker<'a> {
             }
         }
         out
+    }
+
+    /// The length of each `rep` written in the program that one is found
+    /// for, in the names of the definition's own sizes (those numbered
+    /// below `local`): lowering replicates to it where the replicated
+    /// value is needed as an array of its own (`transpose (rep x)`, a
+    /// result). A `rep` checked several times (in a local function) with
+    /// different lengths has none. (AUTOMAP's own `rep`s stay values of
+    /// no length, as in the thesis's semantics: the reading AUTOMAP
+    /// chose needs none.)
+    fn rep_lengths(&self, local: u32) -> HashMap<NodeId, SizeExp> {
+        let mut found: HashMap<NodeId, Option<SizeExp>> = HashMap::new();
+        let written = |n: &NodeId| !self.inserted.is_some_and(|i| i.contains(n));
+        for (i, node) in self.reps.iter().filter(|(_, n)| written(n)) {
+            let e = self.size_exp_of(&Size::Flex(*i), local);
+            found
+                .entry(*node)
+                .and_modify(|prev| {
+                    if *prev != e {
+                        *prev = None;
+                    }
+                })
+                .or_insert(e);
+        }
+        found
+            .into_iter()
+            .filter_map(|(n, e)| Some((n, e?)))
+            .collect()
+    }
+
+    /// A `rep` written in the program (its node) whose length nothing
+    /// determines and which makes one of the arrays of `s`: a value of
+    /// no length.
+    fn lengthless_rep_in(&self, s: &Shape) -> Option<NodeId> {
+        let mut sizes = Vec::new();
+        self.resolve_shape(s).sizes(&mut sizes);
+        sizes.iter().find_map(|s| {
+            let Size::Flex(j) = s else { return None };
+            if self.touched[*j as usize] || self.params.contains(j) {
+                return None;
+            }
+            let written = |n: &NodeId| !self.inserted.is_some_and(|i| i.contains(n));
+            let (_, node) = (self.reps.iter())
+                .find(|(i, n)| written(n) && self.resolve(&Size::Flex(*i)) == *s)?;
+            Some(*node)
+        })
+    }
+
+    /// A coercion `e :> t` checks sizes when the program runs, but the
+    /// length of a `rep` in `e` that nothing else gives is `t`'s.
+    fn coerce_reps(&mut self, v: &Shape, t: &Shape) {
+        let (Shape::Array(have, _), Shape::Array(want, _)) = (v, t) else {
+            return;
+        };
+        for (h, w) in have.iter().zip(want) {
+            if let Size::Flex(j) = self.resolve(h)
+                && self
+                    .reps
+                    .iter()
+                    .any(|(i, _)| self.resolve(&Size::Flex(*i)) == Size::Flex(j))
+                && !self.touched[j as usize]
+                && !self.params.contains(&j)
+            {
+                self.unify_size(h, w);
+            }
+        }
     }
 
     /// Records that `s`, if a size still to be found, met a value's
@@ -1034,6 +1120,7 @@ impl<'a> Walker<'a> {
                 let name = &self.names[r as usize];
                 (!name.is_empty()).then(|| SizeExp::Var(name.to_string().into()))
             }
+            Size::Flex(j) => self.param_lengths.get(&j).cloned().map(SizeExp::Length),
             Size::Op(op, a, b) => Some(SizeExp::Op(
                 op,
                 Box::new(self.size_exp_of(&a, local)?),

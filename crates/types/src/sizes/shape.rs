@@ -36,6 +36,9 @@ impl SizeOp {
 pub enum SizeExp {
     Const(i64),
     Var(Ident),
+    /// The length of a parameter (its outer size, which no name gives:
+    /// `xs: []t`).
+    Length(Ident),
     Op(SizeOp, Box<SizeExp>, Box<SizeExp>),
 }
 
