@@ -626,8 +626,7 @@ impl<'a> Walker<'a> {
             .map(|p| self.resolve(&Size::Flex(p)))
             .collect();
         let mut out = Vec::new();
-        let inserted = |n: &NodeId| self.inserted.is_some_and(|i| i.contains(n));
-        for (i, node) in self.reps.iter().filter(|(_, n)| inserted(n)) {
+        for (i, node) in self.reps.iter().filter(|(_, n)| self.inserted_rep(n)) {
             let root = self.resolve(&Size::Flex(*i));
             if let Size::Flex(j) = root
                 && !params.contains(&root)
@@ -640,6 +639,11 @@ impl<'a> Walker<'a> {
         out
     }
 
+    /// Whether the `rep` at `node` is one AUTOMAP inserted.
+    fn inserted_rep(&self, node: &NodeId) -> bool {
+        self.inserted.is_some_and(|i| i.contains(node))
+    }
+
     /// The length of each `rep` written in the program that one is found
     /// for, in the names of the definition's own sizes (those numbered
     /// below `local`): lowering replicates to it where the replicated
@@ -650,8 +654,7 @@ impl<'a> Walker<'a> {
     /// chose needs none.)
     fn rep_lengths(&self, local: u32) -> HashMap<NodeId, SizeExp> {
         let mut found: HashMap<NodeId, Option<SizeExp>> = HashMap::new();
-        let written = |n: &NodeId| !self.inserted.is_some_and(|i| i.contains(n));
-        for (i, node) in self.reps.iter().filter(|(_, n)| written(n)) {
+        for (i, node) in self.reps.iter().filter(|(_, n)| !self.inserted_rep(n)) {
             let e = self.size_exp_of(&Size::Flex(*i), local);
             found
                 .entry(*node)
@@ -679,9 +682,8 @@ impl<'a> Walker<'a> {
             if self.touched[*j as usize] || self.params.contains(j) {
                 return None;
             }
-            let written = |n: &NodeId| !self.inserted.is_some_and(|i| i.contains(n));
             let (_, node) = (self.reps.iter())
-                .find(|(i, n)| written(n) && self.resolve(&Size::Flex(*i)) == *s)?;
+                .find(|(i, n)| !self.inserted_rep(n) && self.resolve(&Size::Flex(*i)) == *s)?;
             Some(*node)
         })
     }
