@@ -5,8 +5,10 @@
 //! sweep's), the transposed matrix-vector product of the return sweep
 //! transposes the `d × d` matrix, not the `n × d × d` per-element
 //! products, and the matrices' adjoint is a product of the stacked
-//! vectors, not a sum of per-point outer products. The values are checked
-//! by `examples/gmm.fut`'s own test blocks.
+//! vectors, not a sum of per-point outer products. On the MLP's gradient,
+//! the return sweep of the `tanh` layer reads the forward sweep's hidden
+//! layer instead of applying `tanh` again. The values are checked by the
+//! examples' own test blocks.
 
 use urchin_core::ir::{Body, Exp, Var};
 use urchin_core::visit::nested;
@@ -81,4 +83,35 @@ fn gmm_gradient_computes_each_matrix_vector_product_once() {
     for v in vectors {
         assert_eq!(c.program.vars.ty(v).rank(), 3, "the transposed vectors");
     }
+}
+
+/// The `tanh` applications anywhere in a body.
+fn tanhs(b: &Body) -> usize {
+    b.stms
+        .iter()
+        .map(|s| {
+            usize::from(matches!(s.exp, Exp::UnOp(urchin_prim::UnOp::Tanh, _)))
+                + nested(&s.exp).iter().map(|n| tanhs(n.body)).sum::<usize>()
+        })
+        .sum()
+}
+
+/// The return sweep of a map takes the results it needs from the forward
+/// sweep's map instead of re-executing the statements computing them: the
+/// MLP's gradient applies `tanh` once per hidden value, in the forward
+/// sweep, and its derivative `1 - tanh² x` reads the hidden layer. The
+/// values are checked by `examples/mlp.fut`'s own test blocks.
+#[test]
+fn mlp_gradient_applies_tanh_once() {
+    let mut s = crate::support::session();
+    let text = std::fs::read_to_string("examples/mlp.fut").expect("the example exists");
+    s.load("mlp.fut", &text).expect("the example loads");
+    let c = s
+        .compile(s.lookup_def("grad").expect("grad exists"))
+        .expect("grad compiles");
+    assert_eq!(
+        tanhs(&c.program.functions[0].body),
+        1,
+        "tanh in the MLP's gradient"
+    );
 }

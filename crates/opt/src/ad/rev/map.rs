@@ -5,6 +5,12 @@
 //! per-element contributions, summed; those of free arrays go through
 //! accumulators (`withacc`/`upd`), so reading `xs[i]` in a map costs one
 //! update, not a dense zero array per element.
+//!
+//! A result the lambda computes by one statement is not re-executed: the
+//! reversed lambda takes the map's result (already computed by the
+//! forward sweep) as an argument and binds that statement's variable to
+//! it. The adjoint of `map tanh xs` thus reads `tanh x` instead of calling
+//! `tanh` again, which is most of a `tanh` layer's return sweep.
 
 use super::{RResult, Rev};
 use std::collections::HashMap;
@@ -13,12 +19,16 @@ use urchin_core::ir::*;
 use urchin_core::visit::{free_in_lambda, nested};
 
 impl Rev {
+    /// The return sweep of `s`, a map of `lam` over `args`; `bound` says
+    /// whether `s`'s results are in scope (computed by the forward sweep)
+    /// for the reversed lambda to read.
     pub(super) fn rev_map(
         &mut self,
         b: &mut Builder,
         s: &Stm,
         lam: &Lambda,
         args: &[Var],
+        bound: bool,
     ) -> RResult<()> {
         let seeds: Vec<(usize, Var)> = s
             .pat
@@ -53,11 +63,17 @@ impl Rev {
         if active_args.is_empty() && free.is_empty() {
             return Ok(());
         }
+        let reused = if bound {
+            self.reusable_results(b, lam, &seeds)
+        } else {
+            Vec::new()
+        };
         let mut margs: Vec<Var> = args.to_vec();
         margs.extend(seeds.iter().map(|(_, a)| *a));
+        margs.extend(reused.iter().map(|k| s.pat[*k]));
 
         let outs = if arrays.is_empty() {
-            let rl = self.reversed_lambda(b, lam, &seeds, &active_args, &scalars)?;
+            let rl = self.reversed_lambda(b, lam, &seeds, &reused, &active_args, &scalars)?;
             b.map(rl, &margs)
         } else {
             let inits: Vec<Var> = arrays.iter().map(|a| self.adjoint_var(b, *a)).collect();
@@ -67,7 +83,7 @@ impl Rev {
                     self.accs.insert(*a, *acc);
                 }
                 let mut r: Vec<Atom> = accs.iter().map(|a| Atom::Var(*a)).collect();
-                match self.reversed_lambda(nb, lam, &seeds, &active_args, &scalars) {
+                match self.reversed_lambda(nb, lam, &seeds, &reused, &active_args, &scalars) {
                     Ok(rl) => r.extend(nb.map(rl, &margs).into_iter().map(Atom::Var)),
                     Err(e) => err = Some(e),
                 }
@@ -94,13 +110,40 @@ impl Rev {
         Ok(())
     }
 
-    /// `\params seeds -> forward; return; (adjoints of active params,
-    /// contributions to free scalars)`.
+    /// The results (by position) with an adjoint that one statement of the
+    /// lambda's body computes and that the reversed lambda can take from
+    /// the map's result instead of re-executing it. Not loops (their
+    /// forward sweep stores checkpoints the return sweep reads) nor
+    /// statements updating a reversed accumulator (their forward sweep
+    /// records the accumulator's adjoint).
+    fn reusable_results(&self, b: &Builder, lam: &Lambda, seeds: &[(usize, Var)]) -> Vec<usize> {
+        let mut out: Vec<usize> = Vec::new();
+        for (k, _) in seeds {
+            let Atom::Var(r) = lam.body.result[*k] else {
+                continue;
+            };
+            let defined = lam.body.stms.iter().any(|st| {
+                st.pat == [r]
+                    && !matches!(st.exp, Exp::Loop { .. })
+                    && !self.updates_reversed_acc(&st.exp)
+            });
+            let repeated = out.iter().any(|j| lam.body.result[*j] == Atom::Var(r));
+            if defined && !repeated && !matches!(b.vars.ty(r), Type::Acc(..)) {
+                out.push(*k);
+            }
+        }
+        out
+    }
+
+    /// `\params seeds reused -> forward; return; (adjoints of active
+    /// params, contributions to free scalars)`, where `reused` are the
+    /// results taken from the map's result (see `reusable_results`).
     fn reversed_lambda(
         &mut self,
         b: &mut Builder,
         lam: &Lambda,
         seeds: &[(usize, Var)],
+        reused: &[usize],
         active_args: &[usize],
         scalars: &[Var],
     ) -> RResult<Lambda> {
@@ -124,6 +167,21 @@ impl Rev {
             seed_params.push(b.fresh(&name, t));
         }
         let copy = self.fresh_copy(b, &lam.body, subst);
+        // The forward sweep binds each reused result to its parameter in
+        // place of the statement computing it; the return sweep still
+        // differentiates that statement.
+        let mut reused_params = Vec::new();
+        let mut fwd = copy.stms.clone();
+        for k in reused {
+            let Atom::Var(r) = copy.result[*k] else {
+                unreachable!("reusable_results keeps variables only");
+            };
+            let p = b.vars.copy_of(r);
+            reused_params.push(p);
+            if let Some(st) = fwd.iter_mut().find(|st| st.pat == [r]) {
+                st.exp = Exp::Atom(Atom::Var(p));
+            }
+        }
         let saved = self.adj.clone();
         for v in scalars {
             self.adj.remove(v);
@@ -132,7 +190,7 @@ impl Rev {
         (nb.span, nb.ctx) = (b.span, b.ctx);
         self.map_depth += 1;
         let result = (|| {
-            self.forward(&mut nb, &copy.stms)?;
+            self.forward(&mut nb, &fwd)?;
             for ((k, _), sp) in seeds.iter().zip(&seed_params) {
                 self.add_adj(&mut nb, copy.result[*k], Atom::Var(*sp));
             }
@@ -151,6 +209,7 @@ impl Rev {
         let out = result?;
         let body = nb.finish(out);
         params.extend(seed_params);
+        params.extend(reused_params);
         Ok(Lambda { params, body })
     }
 }

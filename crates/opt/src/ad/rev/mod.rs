@@ -449,7 +449,7 @@ impl Rev {
                 else_body,
             } => self.rev_if(b, s, *cond, then_body, else_body),
             Exp::Loop { .. } => self.rev_loop(b, s),
-            Exp::Map { lam, args } => self.rev_map(b, s, lam, args),
+            Exp::Map { lam, args } => self.rev_map(b, s, lam, args, true),
             Exp::Reduce { op, pre, args } => self.rev_reduce(b, s, op, pre.as_ref(), args),
             Exp::Scan {
                 op,

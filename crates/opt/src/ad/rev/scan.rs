@@ -135,7 +135,10 @@ impl Rev {
             ctx: b.ctx,
             origin: b.origin,
         };
-        self.rev_map(b, &step, &op.lam, &margs)?;
+        // `tmps` name the steps' results apart from the scan's (their
+        // adjoints differ) and are bound nowhere: the reversed operator
+        // recomputes them.
+        self.rev_map(b, &step, &op.lam, &margs, false)?;
         for t in &tmps {
             self.adj.remove(t);
         }
