@@ -13,10 +13,10 @@
 //! `tanh` again, which is most of a `tanh` layer's return sweep.
 
 use super::{RResult, Rev};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use urchin_core::build::Builder;
 use urchin_core::ir::*;
-use urchin_core::visit::{free_in_lambda, nested};
+use urchin_core::visit::{free_in_body, free_in_lambda, nested};
 
 impl Rev {
     /// The return sweep of `s`, a map of `lam` over `args`; `bound` says
@@ -63,17 +63,19 @@ impl Rev {
         if active_args.is_empty() && free.is_empty() {
             return Ok(());
         }
-        let reused = if bound {
-            self.reusable_results(b, lam, &seeds)
+        let reused: Vec<(usize, Var)> = if bound {
+            let ks = self.reusable_results(b, lam, &seeds);
+            ks.into_iter().map(|k| (k, s.pat[k])).collect()
         } else {
             Vec::new()
         };
         let mut margs: Vec<Var> = args.to_vec();
         margs.extend(seeds.iter().map(|(_, a)| *a));
-        margs.extend(reused.iter().map(|k| s.pat[*k]));
 
         let outs = if arrays.is_empty() {
-            let rl = self.reversed_lambda(b, lam, &seeds, &reused, &active_args, &scalars)?;
+            let (rl, read) =
+                self.reversed_lambda(b, lam, &seeds, &reused, &active_args, &scalars)?;
+            margs.extend(read);
             b.map(rl, &margs)
         } else {
             let inits: Vec<Var> = arrays.iter().map(|a| self.adjoint_var(b, *a)).collect();
@@ -84,7 +86,10 @@ impl Rev {
                 }
                 let mut r: Vec<Atom> = accs.iter().map(|a| Atom::Var(*a)).collect();
                 match self.reversed_lambda(nb, lam, &seeds, &reused, &active_args, &scalars) {
-                    Ok(rl) => r.extend(nb.map(rl, &margs).into_iter().map(Atom::Var)),
+                    Ok((rl, read)) => {
+                        margs.extend(read);
+                        r.extend(nb.map(rl, &margs).into_iter().map(Atom::Var))
+                    }
                     Err(e) => err = Some(e),
                 }
                 for a in &arrays {
@@ -137,16 +142,18 @@ impl Rev {
 
     /// `\params seeds reused -> forward; return; (adjoints of active
     /// params, contributions to free scalars)`, where `reused` are the
-    /// results taken from the map's result (see `reusable_results`).
+    /// results taken from the map's result (see `reusable_results`), with
+    /// the arrays of those the return sweep reads (a result whose
+    /// derivative does not need it is not passed).
     fn reversed_lambda(
         &mut self,
         b: &mut Builder,
         lam: &Lambda,
         seeds: &[(usize, Var)],
-        reused: &[usize],
+        reused: &[(usize, Var)],
         active_args: &[usize],
         scalars: &[Var],
-    ) -> RResult<Lambda> {
+    ) -> RResult<(Lambda, Vec<Var>)> {
         let mut subst: HashMap<Var, Atom> = HashMap::new();
         let mut params = Vec::new();
         for p in &lam.params {
@@ -172,7 +179,7 @@ impl Rev {
         // differentiates that statement.
         let mut reused_params = Vec::new();
         let mut fwd = copy.stms.clone();
-        for k in reused {
+        for (k, _) in reused {
             let Atom::Var(r) = copy.result[*k] else {
                 unreachable!("reusable_results keeps variables only");
             };
@@ -207,10 +214,24 @@ impl Rev {
         self.map_depth -= 1;
         self.adj = saved;
         let out = result?;
-        let body = nb.finish(out);
+        let mut body = nb.finish(out);
         params.extend(seed_params);
-        params.extend(reused_params);
-        Ok(Lambda { params, body })
+        let mut read = Vec::new();
+        for ((_, array), p) in reused.iter().zip(reused_params) {
+            let binding = |st: &Stm| matches!(st.exp, Exp::Atom(Atom::Var(v)) if v == p);
+            let Some(at) = body.stms.iter().position(binding) else {
+                continue;
+            };
+            let st = body.stms.remove(at);
+            let mut free = HashSet::new();
+            free_in_body(&body, &mut free);
+            if free.contains(&st.pat[0]) {
+                body.stms.insert(at, st);
+                params.push(p);
+                read.push(*array);
+            }
+        }
+        Ok((Lambda { params, body }, read))
     }
 }
 
