@@ -27,6 +27,7 @@ use urchin_types::modules::env::{Env, Module, Scope};
 use urchin_types::modules::resolve::{Meaning, Resolver};
 use urchin_types::modules::{Files, Found, Loader, Phase, Place};
 use urchin_types::scheme::{Defaulting, Scheme};
+use urchin_types::sizes::{Shape, SizedSig};
 use urchin_types::ty::Type;
 use urchin_types::{CheckedDef, TypeEnv};
 
@@ -738,10 +739,17 @@ impl Session {
     pub fn bind_value(&mut self, name: &str, ty: Type, leaves: Vec<Value>) {
         let id = ValueId(self.values.len() as u32);
         let e = self.types.fresh_entity();
-        self.types.globals.define(
-            e,
-            Global::new(Scheme::mono(ty.clone()), GlobalKind::Value(id)),
-        );
+        let mut global = Global::new(Scheme::mono(ty.clone()), GlobalKind::Value(id));
+        // Its sizes are its arrays', as in Futhark's REPL (`[3]i32`).
+        let dims: Vec<&[usize]> = (leaves.iter())
+            .map(|v| match v {
+                Value::Array(a) => a.shape(),
+                _ => &[],
+            })
+            .collect();
+        global.sizes =
+            Shape::of_value(&ty, &mut dims.into_iter()).map(|s| Rc::new(SizedSig::value(s)));
+        self.types.globals.define(e, global);
         self.scope.env.bind_val(name.into(), e);
         self.values.push(Stored { ty, leaves });
     }

@@ -626,9 +626,8 @@ impl Repl {
             .session
             .check_expr(e)
             .map_err(|d| self.report(&d, sink))?;
-        Ok(show_scheme(
-            checked.users.as_ref().unwrap_or(&checked.scheme),
-        ))
+        let scheme = checked.users.as_ref().unwrap_or(&checked.scheme);
+        Ok(show_scheme_of(scheme, Sizes::Def(&checked)))
     }
 
     /// What an expression that is a name (`f`, `M.f`, `f64.+`) names.
@@ -1072,7 +1071,11 @@ pub fn global_type(session: &Session, name: &str, g: &urchin_types::env::Global)
     match g.kind {
         GlobalKind::Def(id) => show_scheme_of(&g.scheme, Sizes::Def(session.def(id))),
         GlobalKind::Intrinsic(_) => builtin_type(name, &g.scheme),
-        GlobalKind::Value(_) | GlobalKind::Param => show_scheme(&g.scheme),
+        GlobalKind::Value(_) => match &g.sizes {
+            Some(sig) => show_scheme_of(&g.scheme, Sizes::Value(sig)),
+            None => show_scheme(&g.scheme),
+        },
+        GlobalKind::Param => show_scheme(&g.scheme),
     }
 }
 
@@ -1109,18 +1112,28 @@ enum Sizes<'a> {
     Def(&'a urchin_types::CheckedDef),
     /// A built-in's signature (`(n: i64) -> [n]i64`).
     Builtin(&'a str),
+    /// A value bound at the prompt: its arrays' sizes (`[3]i32`).
+    Value(&'a urchin_types::sizes::SizedSig),
 }
 
 /// [`show_scheme`] with the size names a definition's source declares or a
 /// built-in's signature gives.
 fn show_scheme_of(s: &Scheme, sizes: Sizes) -> String {
     if !is_function(&s.ty) {
-        return defaulted(s);
+        // With its sizes where they are known, as Futhark's REPL shows
+        // them.
+        let sig = match sizes {
+            Sizes::Def(d) => d.sizes.as_ref(),
+            Sizes::Value(sig) => Some(sig),
+            Sizes::None | Sizes::Builtin(_) => None,
+        };
+        return (sig.and_then(|sig| s.show_value_sized(sig))).unwrap_or_else(|| defaulted(s));
     }
     let mut namer = Namer::default();
     let text = match sizes {
         Sizes::Def(d) => s.show_sized_with(&mut namer, &d.source, d.sizes.as_ref()),
         Sizes::Builtin(sig) => s.show_signature_with(&mut namer, sig),
+        Sizes::Value(_) => s.show_with(&s.ty, &mut namer),
         Sizes::None => s.show_with(&s.ty, &mut namer),
     };
     let constraints: Vec<String> = s

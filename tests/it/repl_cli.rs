@@ -45,7 +45,7 @@ fn a_piped_session() {
     );
     assert_eq!(
         r.out,
-        "[1, 2, 3] + 1 : []i32\n[2, 3, 4]\nmap2 (+) [1, 2, 3] (rep 1)\n42\n"
+        "[1, 2, 3] + 1 : [3]i32\n[2, 3, 4]\nmap2 (+) [1, 2, 3] (rep 1)\n42\n"
     );
     assert_eq!(r.err, "");
     assert_eq!(r.code, Some(0));

@@ -330,6 +330,20 @@ fn type_command() {
     );
 }
 
+/// A value bound at the prompt has its arrays' sizes, as in Futhark's
+/// REPL: `:type` shows them, the size check compares them (`dot xs ys`
+/// is refused before it runs), and a `rep` takes its length from them.
+#[test]
+fn values_at_the_prompt_have_sizes() {
+    check(
+        "value_sizes",
+        "let xs = [1f32, 2f32]\nlet ys = [1f32, 2f32, 3f32]\n:type xs\n:type xs ++ ys\n\
+         :type filter (> 1) ys\nlet (a, b) = (ys, [[1, 2, 3]])\n:type b\n\
+         def dot [n] (u: [n]f32) (v: [n]f32) = f32.sum (u * v)\ndot xs ys\ndot ys ys\n\
+         xs * transpose (rep ys)",
+    );
+}
+
 #[test]
 fn elab_command() {
     check(

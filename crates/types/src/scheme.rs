@@ -152,6 +152,19 @@ fn sized(inferred: String, annotated: Option<String>) -> String {
     }
 }
 
+impl Scheme {
+    /// A value's type (no function) with the sizes `sig` gives it, its
+    /// defaultable variables at their defaults: `[3]i32` for `[1, 2, 3]`,
+    /// `?[k].[k]i32` for a `filter`'s result; `None` where the sizes do
+    /// not fit the type.
+    pub fn show_value_sized(&self, sig: &crate::sizes::SizedSig) -> Option<String> {
+        let d = self.defaults(Defaulting::Show);
+        let inferred = self.show(&self.ty.subst(&d));
+        let sized = sig.show(&mut |t| self.show(&t.subst(&d))).pop()?;
+        fits(&sized, &inferred).then_some(sized)
+    }
+}
+
 /// Whether `sized` is `inferred` with sizes named (and existential sizes
 /// bound: `?[k].[k]a`).
 fn fits(sized: &str, inferred: &str) -> bool {

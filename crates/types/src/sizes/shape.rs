@@ -251,6 +251,40 @@ impl Shape {
         Shape::array(dims, elem)
     }
 
+    /// The shape of a value of type `t` whose leaves (its scalars and
+    /// arrays of scalars, in order) have the dimensions `leaves` gives:
+    /// every size a constant. `None` where the leaves are not one per
+    /// component of `t` (arrays of tuples, sum types, abstract types).
+    pub fn of_value<'v>(t: &Type, leaves: &mut impl Iterator<Item = &'v [usize]>) -> Option<Shape> {
+        if !t.rank.vars.is_empty() {
+            return None;
+        }
+        match &t.base {
+            Base::Tuple(ts) if t.rank.konst == 0 => Some(Shape::Tuple(
+                (ts.iter())
+                    .map(|t| Shape::of_value(t, leaves))
+                    .collect::<Option<_>>()?,
+            )),
+            Base::Record(fs) if t.rank.konst == 0 => Some(Shape::Record(
+                (fs.iter())
+                    .map(|(n, t)| Some((n.clone(), Shape::of_value(t, leaves)?)))
+                    .collect::<Option<_>>()?,
+            )),
+            Base::Prim(_) => {
+                let dims = leaves.next()?;
+                if dims.len() != t.rank.konst as usize {
+                    return None;
+                }
+                let dims = dims.iter().map(|&d| Size::Const(d as i64)).collect();
+                Some(Shape::array(
+                    dims,
+                    Shape::Leaf(Type::scalar(t.base.clone())),
+                ))
+            }
+            _ => None,
+        }
+    }
+
     /// The outermost size, for an array.
     pub fn outer(&self) -> Option<&Size> {
         match self {
@@ -401,6 +435,20 @@ pub struct SizedSig {
 }
 
 impl SizedSig {
+    /// The signature of a value of shape `shape` (a value bound at the
+    /// REPL): its sizes are its arrays'.
+    pub fn value(shape: Shape) -> SizedSig {
+        SizedSig {
+            names: Vec::new(),
+            global: Vec::new(),
+            existential: Vec::new(),
+            params: Vec::new(),
+            ret: shape,
+            ambiguous: Vec::new(),
+            from_context: Vec::new(),
+        }
+    }
+
     /// Whether nothing in it is sized (then it says nothing `:type` does
     /// not).
     pub fn is_sizeless(&self) -> bool {
