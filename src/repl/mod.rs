@@ -1133,8 +1133,7 @@ fn show_scheme_of(s: &Scheme, sizes: Sizes) -> String {
     let text = match sizes {
         Sizes::Def(d) => s.show_sized_with(&mut namer, &d.source, d.sizes.as_ref()),
         Sizes::Builtin(sig) => s.show_signature_with(&mut namer, sig),
-        Sizes::Value(_) => s.show_with(&s.ty, &mut namer),
-        Sizes::None => s.show_with(&s.ty, &mut namer),
+        Sizes::Value(_) | Sizes::None => s.show_with(&s.ty, &mut namer),
     };
     let constraints: Vec<String> = s
         .tyvars

@@ -621,22 +621,24 @@ impl<'a> Walker<'a> {
     /// still to be found, neither a parameter's nor one that met a
     /// value's unknown size.
     fn sizeless(&self) -> Vec<NodeId> {
-        // (A parameter's size may have been made the rep's length.)
-        let params: Vec<Size> = (self.params.clone())
-            .map(|p| self.resolve(&Size::Flex(p)))
-            .collect();
         let mut out = Vec::new();
         for (i, node) in self.reps.iter().filter(|(_, n)| self.inserted_rep(n)) {
-            let root = self.resolve(&Size::Flex(*i));
-            if let Size::Flex(j) = root
-                && !params.contains(&root)
-                && !self.touched[j as usize]
-                && !out.contains(node)
-            {
+            if self.to_be_found(&Size::Flex(*i)).is_some() && !out.contains(node) {
                 out.push(*node);
             }
         }
         out
+    }
+
+    /// The size `s` is, if it is still to be found (its number of
+    /// `flex`): no parameter's size (a rep's length may have been made
+    /// one; unification keeps a parameter's as the representative), and
+    /// it met no value's unknown size.
+    fn to_be_found(&self, s: &Size) -> Option<u32> {
+        let Size::Flex(j) = self.resolve(s) else {
+            return None;
+        };
+        (!self.params.contains(&j) && !self.touched[j as usize]).then_some(j)
     }
 
     /// Whether the `rep` at `node` is one AUTOMAP inserted.
@@ -678,12 +680,10 @@ impl<'a> Walker<'a> {
         let mut sizes = Vec::new();
         self.resolve_shape(s).sizes(&mut sizes);
         sizes.iter().find_map(|s| {
-            let Size::Flex(j) = s else { return None };
-            if self.touched[*j as usize] || self.params.contains(j) {
-                return None;
-            }
-            let (_, node) = (self.reps.iter())
-                .find(|(i, n)| !self.inserted_rep(n) && self.resolve(&Size::Flex(*i)) == *s)?;
+            let j = self.to_be_found(s)?;
+            let (_, node) = (self.reps.iter()).find(|(i, n)| {
+                !self.inserted_rep(n) && self.resolve(&Size::Flex(*i)) == Size::Flex(j)
+            })?;
             Some(*node)
         })
     }
@@ -695,13 +695,8 @@ impl<'a> Walker<'a> {
             return;
         };
         for (h, w) in have.iter().zip(want) {
-            if let Size::Flex(j) = self.resolve(h)
-                && self
-                    .reps
-                    .iter()
-                    .any(|(i, _)| self.resolve(&Size::Flex(*i)) == Size::Flex(j))
-                && !self.touched[j as usize]
-                && !self.params.contains(&j)
+            if let Some(j) = self.to_be_found(h)
+                && (self.reps.iter()).any(|(i, _)| self.resolve(&Size::Flex(*i)) == Size::Flex(j))
             {
                 self.unify_size(h, w);
             }
