@@ -2,7 +2,9 @@
 """JAX's `jit` of the GPU benchmarks of docs/GPU.md, as a reference beside
 `urchin bench`: the sum of squares of 10^7 f64 and its gradient, and the
 k-means cost of examples/kmeans.fut and its gradient with respect to the
-centers (d = 8, k = 16) at 10^5 and 10^6 points. It runs on JAX's default
+centers (d = 8, k = 16) at 10^5 and 10^6 points, and the GMM objective and
+the MLP of bench/run.py's workloads with their gradients (the sizes of
+examples/gmm.fut's and examples/mlp.fut's datasets). It runs on JAX's default
 backend (a GPU where jaxlib has one, else the CPU) and prints, per
 benchmark, the best and the mean of RUNS timed calls after one warm-up
 call (which compiles), in milliseconds.
@@ -12,7 +14,7 @@ call (which compiles), in milliseconds.
 
 import argparse
 
-from run import best_and_mean  # bench/run.py, beside this script
+from run import best_and_mean, jax_workloads  # bench/run.py, beside this script
 
 
 def main():
@@ -51,6 +53,13 @@ def main():
         data = tuple(jnp.asarray(a) for a in data)
         best, mean = best_and_mean(lambda: jax.block_until_ready(f(*data)), args.runs)
         print(f"{name:36} {best / 1e3:9.3f} {mean / 1e3:9.3f}")
+    workloads = jax_workloads()
+    for name in ("gmm", "mlp"):
+        fn, data, wrt = workloads[name]
+        for what, f in (("main", fn), ("grad", jax.grad(fn, argnums=wrt))):
+            f = jax.jit(f)
+            best, mean = best_and_mean(lambda: jax.block_until_ready(f(*data)), args.runs)
+            print(f"{name + ' ' + what:36} {best / 1e3:9.3f} {mean / 1e3:9.3f}")
 
 
 if __name__ == "__main__":

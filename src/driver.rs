@@ -744,6 +744,7 @@ impl Session {
         let dims: Vec<&[usize]> = (leaves.iter())
             .map(|v| match v {
                 Value::Array(a) => a.shape(),
+                Value::Device(d) => d.shape(),
                 _ => &[],
             })
             .collect();

@@ -355,6 +355,82 @@ fn arrays_stay_on_a_gpu_while_held() {
     });
 }
 
+/// On a device with its own memory, an array a region computed stays
+/// there: an evaluation that keeps its results on the device returns it
+/// uncopied, the next evaluation reads it there (nothing crosses the bus
+/// either way), and it is copied once, when the host reads it.
+fn results_stay_on_a_gpu_until_read() {
+    device();
+    // Its own device, as above.
+    let g = gpu::open_as_gpu(&Choice::Auto).expect("the device opened once already");
+    g.set_threshold(Some(0.0));
+    let opts = EvalOptions {
+        device: Some(g.clone()),
+        keep_on_device: true,
+        ..EvalOptions::default()
+    };
+    SOACS.with(|s| {
+        let run = |entry: &str, args: Vec<Value>, opts: &EvalOptions| {
+            s.session
+                .run(&s.entries[entry], args, opts)
+                .unwrap_or_else(|e| panic!("{e:?}"))
+        };
+        let n = 5000;
+        let xs = f64s((0..n).map(|i| i as f64 - 2500.0).collect());
+        let on_host = run("map_f", vec![xs.clone()], &EvalOptions::default());
+        let before = g.stats();
+        let ys = run("map_f", vec![xs.clone()], &opts);
+        let [Value::Device(d)] = &ys[..] else {
+            panic!("not one array left on the device: {ys:?}");
+        };
+        assert_eq!(d.shape(), &[n]);
+        assert!(!d.fetched());
+        assert_eq!(g.held(), (1, n * 8));
+        let after_map = g.stats();
+        assert_eq!(
+            after_map.bytes_to_device - before.bytes_to_device,
+            n as u64 * 8
+        );
+        // The error flag alone came back.
+        assert!(after_map.bytes_from_device - before.bytes_from_device < 64);
+
+        let sum = run("red_add_f", ys.clone(), &opts);
+        let after_sum = g.stats();
+        assert_eq!(
+            after_sum.bytes_to_device, after_map.bytes_to_device,
+            "copied to the device again"
+        );
+        assert!(
+            after_sum.bytes_from_device - after_map.bytes_from_device < 64,
+            "copied to the host before the next evaluation read it"
+        );
+        let expected = run("red_add_f", on_host.clone(), &EvalOptions::default());
+        assert!(agree(&sum[0], &expected[0]), "{sum:?} against {expected:?}");
+
+        // Read by the host: copied once, and the same as the evaluator's.
+        let host = urchin_eval::on_host(ys.clone()).expect("the device gives it back");
+        assert!(agree(&host[0], &on_host[0]));
+        assert!(d.fetched());
+        assert_eq!(g.held(), (0, 0), "counted as on the host now");
+        assert_eq!(
+            g.stats().bytes_from_device - after_sum.bytes_from_device,
+            n as u64 * 8
+        );
+        urchin_eval::on_host(ys.clone()).expect("the device gives it back");
+        assert_eq!(
+            g.stats().bytes_from_device - after_sum.bytes_from_device,
+            n as u64 * 8,
+            "copied twice"
+        );
+        drop((ys, host));
+        // Dropped before the host read it.
+        let ys = run("map_f", vec![xs], &opts);
+        assert_eq!(g.held(), (1, n * 8));
+        drop(ys);
+        assert_eq!(g.held(), (0, 0), "let go with the last value holding it");
+    });
+}
+
 fn main() {
     let opencl = || {
         Need::other(
@@ -384,6 +460,10 @@ fn main() {
         on_device(
             "arrays_stay_on_a_gpu_while_held",
             arrays_stay_on_a_gpu_while_held,
+        ),
+        on_device(
+            "results_stay_on_a_gpu_until_read",
+            results_stay_on_a_gpu_until_read,
         ),
     ];
     test_env::harness::run(trials)

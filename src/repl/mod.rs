@@ -577,10 +577,13 @@ impl Repl {
         compiled: &crate::driver::Compiled,
         externals: &[urchin_types::env::ValueId],
     ) -> Result<Vec<Value>, RuntimeError> {
-        let run = || {
-            self.session
-                .run_expr(compiled, externals, &self.eval_options())
+        // What the device computed stays there until the host reads it:
+        // printing copies it, binding it with `let` does not.
+        let opts = EvalOptions {
+            keep_on_device: true,
+            ..self.eval_options()
         };
+        let run = || self.session.run_expr(compiled, externals, &opts);
         match &self.console {
             Some(console) if breakpoints::has_break(&compiled.program) => {
                 let mut stopper = breakpoints::Stopper {
@@ -592,12 +595,8 @@ impl Repl {
                     aborted: self.aborted.clone(),
                     skipped: HashSet::new(),
                 };
-                self.session.run_expr_stopping(
-                    compiled,
-                    externals,
-                    &self.eval_options(),
-                    &mut |stop| stopper.stop(stop),
-                )
+                self.session
+                    .run_expr_stopping(compiled, externals, &opts, &mut |stop| stopper.stop(stop))
             }
             _ => run(),
         }
@@ -694,6 +693,7 @@ impl Repl {
         let start = Instant::now();
         let leaves = self
             .run_compiled(&compiled, &externals)
+            .and_then(urchin_eval::on_host)
             .map_err(|e| self.runtime_error(&e, sink))?;
         let run = start.elapsed();
         let text = print::value(&compiled.signature.result, &leaves, self.color, self.show);

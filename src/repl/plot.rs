@@ -528,6 +528,7 @@ fn numbers(v: &Value) -> Option<(Vec<usize>, Vec<f64>)> {
 fn scalars(v: &Value) -> Option<(Vec<usize>, Vec<Scalar>)> {
     match v {
         Value::Array(a) => Some((a.shape().to_vec(), a.to_scalars())),
+        Value::Device(d) => scalars(&Value::Array(d.to_host().ok()?)),
         // A `rep` has no length of its own to draw.
         Value::Scalar(_) | Value::Rep(_) | Value::Acc(_) => None,
     }

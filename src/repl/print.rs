@@ -31,7 +31,10 @@ pub const EDGE: usize = 3;
 /// A result: `leaves` are the values the evaluator returned for a value
 /// of type `ty`.
 pub fn value(ty: &Type, leaves: &[Value], color: bool, show: Show) -> String {
-    let owned: Vec<Leaf> = leaves.iter().map(Leaf::new).collect();
+    let owned: Vec<Leaf> = match leaves.iter().map(Leaf::new).collect() {
+        Ok(owned) => owned,
+        Err(e) => return format!("<an array the device could not give back: {e}>"),
+    };
     let views: Vec<View> = owned.iter().map(Leaf::view).collect();
     let summarise =
         show == Show::Summary && owned.iter().map(Leaf::size).sum::<usize>() > THRESHOLD;
@@ -147,8 +150,10 @@ enum Leaf {
 }
 
 impl Leaf {
-    fn new(v: &Value) -> Leaf {
-        match v {
+    /// The leaf of `v`, copied from the device if it is there (a local
+    /// variable at a breakpoint, say).
+    fn new(v: &Value) -> Result<Leaf, String> {
+        Ok(match v {
             Value::Scalar(s) => Leaf::Data {
                 elem: s.ty(),
                 shape: Vec::new(),
@@ -167,8 +172,9 @@ impl Leaf {
                     data: a.to_scalars(),
                 }
             }
-            Value::Rep(inner) => Leaf::Rep(Box::new(Leaf::new(inner))),
-        }
+            Value::Rep(inner) => Leaf::Rep(Box::new(Leaf::new(inner)?)),
+            Value::Device(d) => Leaf::new(&Value::Array(d.to_host()?))?,
+        })
     }
 
     /// How many elements it holds.

@@ -342,11 +342,18 @@ impl BenchEngine<'_> {
         args: Vec<Value>,
     ) -> Result<Vec<Value>, String> {
         // One row per backend; the default is the session's setting alone.
+        // Results stay where they were computed, as JAX's benchmarks leave
+        // theirs on the device: the timed runs drop them, and only the last
+        // comes to the host, after the timing.
+        let kept = |o: EvalOptions| EvalOptions {
+            keep_on_device: true,
+            ..o
+        };
         let backends: Vec<(Option<String>, EvalOptions, Option<Arc<Gpu>>)> =
             if self.opts.backends.is_empty() {
                 vec![(
                     None,
-                    self.opts.host.eval_options(),
+                    kept(self.opts.host.eval_options()),
                     self.opts.host.devices.current(),
                 )]
             } else {
@@ -354,7 +361,7 @@ impl BenchEngine<'_> {
                     .backends
                     .iter()
                     .map(|b| {
-                        let d = self.opts.host.eval_options();
+                        let d = kept(self.opts.host.eval_options());
                         let o = EvalOptions {
                             device: b.device.clone().map(|g| g as Arc<dyn Device>),
                             threads: b.threads.clone().unwrap_or(d.threads),
@@ -440,7 +447,8 @@ impl BenchEngine<'_> {
             }
             self.results.push(m);
         }
-        Ok(result)
+        urchin_eval::on_host(result)
+            .map_err(|e| e.to_diagnostic().render(&prog.session.sources, false))
     }
 }
 

@@ -194,7 +194,8 @@ fn numbers(v: &Value) -> Option<(Vec<usize>, Vec<f64>)> {
             a.shape().to_vec(),
             a.to_scalars().into_iter().map(|s| s.as_f64()).collect(),
         )),
-        Value::Rep(_) | Value::Acc(_) => None,
+        // Evaluated without `keep_on_device`: never on a device here.
+        Value::Rep(_) | Value::Acc(_) | Value::Device(_) => None,
     }
 }
 

@@ -584,6 +584,7 @@ impl<'p> Interp<'p> {
                 threads: Threads::one(),
                 grain_scale: 1,
                 check_shapes: self.options().check_shapes,
+                keep_on_device: false,
             },
             work,
             free,
@@ -714,7 +715,7 @@ impl Plain {
             _ if x.mask != 0 => None,
             Value::Scalar(s) => Some(Plain::Scalar(*s)),
             Value::Array(a) => Some(Plain::Array(a.clone())),
-            Value::Rep(_) | Value::Acc(_) => None,
+            Value::Rep(_) | Value::Acc(_) | Value::Device(_) => None,
         }
     }
 

@@ -134,6 +134,7 @@ impl LVal {
             Value::Array(a) => Ok(a.clone()),
             Value::Rep(_) => Err(Fail::rep_length()),
             Value::Acc(_) => Err(Fail::internal("an accumulator used as an array")),
+            Value::Device(_) => Err(Fail::on_device()),
         }
     }
 }
@@ -144,6 +145,7 @@ pub(crate) fn value_elem(v: &Value) -> PrimType {
         Value::Array(a) => a.elem(),
         Value::Rep(r) => value_elem(r),
         Value::Acc(c) => c.borrow().elem(),
+        Value::Device(d) => d.elem(),
     }
 }
 
@@ -161,6 +163,7 @@ pub(crate) fn operand<T: Element>(lv: &LVal, u: Mask, own_rank: usize) -> R<Oper
         }
         Value::Rep(_) => Err(Fail::rep_length()),
         Value::Acc(_) => Err(unexpected_operand()),
+        Value::Device(_) => Err(Fail::on_device()),
     }
 }
 
@@ -252,6 +255,7 @@ pub(crate) fn materialize(
         }
         Value::Rep(_) => Err(Fail::rep_length()),
         Value::Acc(_) => Err(Fail::internal("an accumulator used as an array")),
+        Value::Device(_) => Err(Fail::on_device()),
     }
 }
 
@@ -380,6 +384,7 @@ pub(crate) fn stack(vals: &[Value], outer: &[usize]) -> Option<Value> {
             .iter()
             .all(|x| matches!(x, Value::Acc(d) if Rc::ptr_eq(c, d)))
             .then(|| Value::Acc(c.clone())),
+        Value::Device(_) => None,
     }
 }
 

@@ -73,7 +73,6 @@ pub mod testing {
 
 use error::Fail;
 use interp::Interp;
-use lanes::LVal;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -114,6 +113,12 @@ pub struct EvalOptions {
     /// variable's shape knows (`URCHIN_CHECK_IR=1`, debug builds): a
     /// mismatch is an internal error, a bug of the passes.
     pub check_shapes: bool,
+    /// Leave the arrays the device computed for the results in its memory
+    /// ([`Value::Device`]), to be copied when the host reads them: what
+    /// the REPL binds, and a benchmark's timed runs (which drop them), as
+    /// JAX leaves its device arrays. Otherwise every result is on the host
+    /// when the evaluation returns.
+    pub keep_on_device: bool,
 }
 
 impl Default for EvalOptions {
@@ -128,6 +133,7 @@ impl Default for EvalOptions {
             threads: threads::Threads::default(),
             grain_scale: 1,
             check_shapes: false,
+            keep_on_device: false,
         }
     }
 }
@@ -284,9 +290,9 @@ pub fn run_prepared(
     // The handler's own lifetime shortened to the evaluation's.
     it.breaks = breaks.map(|h| -> &mut Handler<'_> { h });
     for (p, a) in f.params.iter().zip(args) {
-        it.bind(*p, LVal::inv(a));
+        it.bind_input(*p, a);
     }
-    let res = it.eval_body(&f.body);
+    let res = it.eval_entry(&f.body);
     stats.peak_live_bytes = stats.peak_live_bytes.max(it.stats().peak_live_bytes);
     stats.peak_checkpoint_bytes = stats
         .peak_checkpoint_bytes
@@ -299,8 +305,26 @@ pub fn run_prepared(
     if let Some(gpu) = &opts.device {
         gpu.end_run();
     }
-    match res {
-        Ok(vals) => Ok(vals.into_iter().map(|x| x.v).collect()),
-        Err(e) => Err(e.into_runtime_error()),
+    let vals = res.map_err(Fail::into_runtime_error)?;
+    let vals = vals.into_iter().map(|x| x.v);
+    if opts.keep_on_device {
+        return Ok(vals.collect());
     }
+    vals.map(|v| {
+        v.on_host()
+            .map_err(|e| Fail::device_lost(e).into_runtime_error())
+    })
+    .collect()
+}
+
+/// `values` with every array still on a device copied to the host (for
+/// results of [`EvalOptions::keep_on_device`] that the host now reads).
+pub fn on_host(values: Vec<Value>) -> Result<Vec<Value>, RuntimeError> {
+    values
+        .into_iter()
+        .map(|v| {
+            v.on_host()
+                .map_err(|e| Fail::device_lost(e).into_runtime_error())
+        })
+        .collect()
 }

@@ -7,7 +7,6 @@
 use super::analysis::BodyInfo;
 use super::error::R;
 use super::interp::Interp;
-use super::lanes::LVal;
 use urchin_core::ir::{Body, Var, Vars};
 use urchin_runtime::value::Value;
 
@@ -92,7 +91,7 @@ impl Interp<'_> {
             }
             Offload::Ran { consumed, values } => {
                 for (v, x) in values {
-                    self.bind(v, LVal::inv(x));
+                    self.bind_input(v, x);
                 }
                 for si in &info.stms[k..k + consumed] {
                     for v in &si.drop {

@@ -140,6 +140,7 @@ pub(crate) fn replicate(par: Par<'_>, n: usize, v: &Value, mem: Budget) -> R<Arr
         Value::Array(a) => super::lanes::insert_axis(par, a, 0, n, mem),
         Value::Rep(_) => Err(Fail::rep_length()),
         Value::Acc(_) => Err(Fail::internal("replicate of an accumulator")),
+        Value::Device(_) => Err(Fail::on_device()),
     }
 }
 

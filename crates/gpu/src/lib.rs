@@ -9,6 +9,8 @@
 //! - `kernels`: the parallel skeleton of each SOAC;
 //! - `region`: runs of SOAC statements that run together, arrays staying
 //!   on the device between them;
+//! - `residency`: the arrays in the device's memory between regions and
+//!   evaluations;
 //! - `threshold`: when offloading pays, measured on the device.
 //!
 //! The evaluator calls [`Gpu::offload`] where it evaluates a body at the
@@ -20,6 +22,7 @@ mod cl;
 mod codegen;
 mod kernels;
 mod region;
+mod residency;
 pub mod select;
 mod sites;
 mod stats;
@@ -30,12 +33,14 @@ pub use stats::Stats;
 
 use cl::Cl;
 use foldhash::HashMap;
-use region::{Device, Failure, Ran, Resident};
+use region::{Device, Failure, Ran};
+use residency::Resident;
 use sites::{Side, Sites};
 use std::collections::HashSet;
 use std::fmt::Write;
 use std::hash::{BuildHasher, Hash, Hasher};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use threshold::Threshold;
 use urchin_core::ir::{Body, Var, Vars};
 use urchin_eval::{Offload, Site};
@@ -48,6 +53,14 @@ const MIN_ELEMENTS: usize = 1024;
 /// An open device.
 pub struct Gpu {
     inner: Mutex<Inner>,
+    /// Itself, for the arrays it leaves in its memory to copy themselves
+    /// back through it.
+    me: Weak<Gpu>,
+    /// The arrays computed here that values hold (`Value::Device`) and
+    /// that have no copy on the host yet, and their bytes: outside the
+    /// lock, as dropping a value anywhere counts.
+    held: AtomicUsize,
+    held_bytes: AtomicUsize,
 }
 
 struct Inner {
@@ -160,7 +173,7 @@ fn env_threshold() -> Option<f64> {
 impl Gpu {
     /// Opens the device `choice` picks; with `as_gpu`, it is treated as a
     /// discrete GPU whatever it is (see [`open_as_gpu`]).
-    fn open(choice: &Choice, as_gpu: bool) -> Result<Gpu, String> {
+    fn open(choice: &Choice, as_gpu: bool) -> Result<Arc<Gpu>, String> {
         let mut devices = cl::list_devices()?;
         let infos: Vec<DeviceInfo> = devices.iter().map(|(i, _)| i.clone()).collect();
         let info = select::pick(choice, &infos)?.clone();
@@ -170,7 +183,10 @@ impl Gpu {
             .expect("the chosen device is one of the list");
         let (_, device) = devices.swap_remove(k);
         let cl = Cl::open(info, device, as_gpu)?;
-        Ok(Gpu {
+        Ok(Arc::new_cyclic(|me| Gpu {
+            me: me.clone(),
+            held: AtomicUsize::new(0),
+            held_bytes: AtomicUsize::new(0),
             inner: Mutex::new(Inner {
                 cl,
                 as_gpu,
@@ -185,7 +201,7 @@ impl Gpu {
                 warned: HashSet::new(),
                 known: HashMap::default(),
             }),
-        })
+        }))
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -211,6 +227,15 @@ impl Gpu {
     /// bytes.
     pub fn resident(&self) -> (usize, usize) {
         self.lock().resident.size()
+    }
+
+    /// The arrays computed on the device that values hold there without a
+    /// copy on the host yet, and their bytes.
+    pub fn held(&self) -> (usize, usize) {
+        (
+            self.held.load(Ordering::Relaxed),
+            self.held_bytes.load(Ordering::Relaxed),
+        )
     }
 
     /// Runs made so far to time a region on one side or the other before
@@ -371,6 +396,7 @@ impl urchin_eval::Device for Gpu {
                 shape,
                 trace,
                 threads,
+                owner: &self.me,
             };
             let (cached, fixed, sites) = (&mut g.threshold, g.threshold_override, &mut g.sites);
             let mut why = Why::BelowThreshold;
@@ -484,14 +510,18 @@ impl Gpu {
             if g.as_gpu { "; run as a GPU" } else { "" }
         );
         let (kept, bytes) = g.resident.size();
+        let (held, held_bytes) = self.held();
+        let arrays = |n: usize| if n == 1 { "array" } else { "arrays" };
         let _ = if g.cl.unified {
             writeln!(out, "memory: the host's (arrays are used in place)")
         } else {
             writeln!(
                 out,
-                "memory: the device's own (arrays are copied); {kept} {} ({}) kept there for later evaluations",
-                if kept == 1 { "array" } else { "arrays" },
-                urchin_base::mem::human(bytes)
+                "memory: the device's own (arrays are copied); {kept} host {} ({}) kept there for later evaluations; {held} {} ({}) computed there and not copied to the host yet",
+                arrays(kept),
+                urchin_base::mem::human(bytes),
+                arrays(held),
+                urchin_base::mem::human(held_bytes)
             )
         };
         let _ = match (g.threshold_override, &g.threshold) {
@@ -547,6 +577,11 @@ fn signature(free: &[Var], lookup: &dyn Fn(Var) -> Option<Value>) -> u64 {
                 1u8.hash(&mut h);
                 a.shape().hash(&mut h);
             }
+            // Where an array is does not change where its region runs best.
+            Some(Value::Device(d)) => {
+                1u8.hash(&mut h);
+                d.shape().hash(&mut h);
+            }
             Some(Value::Scalar(s)) if s.ty().is_int() => {
                 2u8.hash(&mut h);
                 s.as_i64().hash(&mut h);
@@ -576,9 +611,11 @@ fn large_enough(stms: &[urchin_core::ir::Stm], lookup: &dyn Fn(Var) -> Option<Va
             _ => vec![],
         };
         for v in vars {
-            if let Some(Value::Array(x)) = lookup(v) {
-                seen |= x.size() >= MIN_ELEMENTS;
-            }
+            seen |= match lookup(v) {
+                Some(Value::Array(x)) => x.size() >= MIN_ELEMENTS,
+                Some(Value::Device(d)) => d.shape().iter().product::<usize>() >= MIN_ELEMENTS,
+                _ => false,
+            };
         }
     }
     seen
@@ -632,7 +669,7 @@ impl Devices {
         if let Some((_, r)) = inner.opened.iter().find(|(c, _)| c == choice) {
             return r.clone();
         }
-        let r = Gpu::open(choice, std::env::var_os("URCHIN_GPU_AS_GPU").is_some()).map(Arc::new);
+        let r = Gpu::open(choice, std::env::var_os("URCHIN_GPU_AS_GPU").is_some());
         if let (Err(why), Choice::Named(_)) = (&r, choice) {
             eprintln!("warning: device: {why}; running on the evaluator");
         }
@@ -654,7 +691,7 @@ impl Devices {
 /// GPU. On a CPU driver this runs the paths a GPU takes where there is
 /// none (the tests; `URCHIN_GPU_AS_GPU=1` does it for the process).
 pub fn open_as_gpu(choice: &Choice) -> Result<Arc<Gpu>, String> {
-    Gpu::open(choice, true).map(Arc::new)
+    Gpu::open(choice, true)
 }
 
 /// The `:device` report: the platforms and devices, the one in use, and

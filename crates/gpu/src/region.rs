@@ -4,19 +4,20 @@
 //! exactly one later statement of the region is fused into it (its
 //! elements are computed where they are read, never stored).
 
+use super::Gpu;
 use super::cl::{Arg, Cl, DevBuf, i64_arg};
 use super::codegen::Unsupported;
 use super::kernels::{self, Extra, OutInit, Shape, SlotTy, scalar_bytes};
+use super::residency::{OnGpu, Resident};
 use super::sites::Side;
 use super::stats::Stats;
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 use urchin_core::ir::{Body, Exp, Stm, Var, Vars};
 use urchin_core::visit::{Use, free_in_exp, operands};
 use urchin_prim::{PrimType, Scalar};
 use urchin_runtime::value::{Array, Value};
-use urchin_runtime::with_array;
 
 /// Whether a statement is of a kind the device may run.
 pub fn soac(s: &Stm) -> bool {
@@ -122,67 +123,6 @@ impl Slot {
     }
 }
 
-/// Arrays already on the device, by the identity of the host array (which
-/// the entry holds, so that it is neither freed nor written in place
-/// while cached). On a device with its own memory, the arrays something
-/// else still holds (a REPL binding, a benchmark's inputs) stay between
-/// evaluations: those are immutable, and calling a function on them again
-/// finds them on the device instead of copying them again.
-#[derive(Default)]
-pub struct Resident {
-    bufs: HashMap<Identity, (Array, Arc<DevBuf>)>,
-    bytes: usize,
-}
-
-/// The most bytes kept resident between regions.
-const RESIDENT_BYTES: usize = 1 << 30;
-
-/// A host array's data pointer, shape and strides (a transposed view
-/// shares its array's pointer), and element type.
-type Identity = (usize, Vec<usize>, Vec<isize>, PrimType);
-
-fn identity(a: &Array) -> Identity {
-    with_array!(a, x => (x.as_ptr() as usize, x.shape().to_vec(), x.strides().to_vec(), a.elem()))
-}
-
-impl Resident {
-    pub fn clear(&mut self) {
-        self.bufs.clear();
-        self.bytes = 0;
-    }
-
-    /// Drops the arrays only the cache holds: nothing can name them again.
-    /// (Where the buffer holds its host array too, on a device that uses
-    /// the host's memory, nothing is ever dropped: clear instead. An array
-    /// and a view of it both cached hold each other; the size limit
-    /// bounds them.)
-    pub fn prune(&mut self) {
-        self.bufs
-            .retain(|_, (a, _)| with_array!(a, x => !x.is_unique()));
-        self.bytes = self.bufs.values().map(|(_, b)| b.bytes).sum();
-    }
-
-    /// How many arrays are kept, and their bytes.
-    pub fn size(&self) -> (usize, usize) {
-        (self.bufs.len(), self.bytes)
-    }
-
-    fn get(&self, a: &Array) -> Option<Arc<DevBuf>> {
-        self.bufs.get(&identity(a)).map(|(_, b)| b.clone())
-    }
-
-    fn insert(&mut self, a: &Array, b: Arc<DevBuf>) {
-        if self.bytes + b.bytes > RESIDENT_BYTES {
-            self.prune();
-        }
-        if self.bytes + b.bytes > RESIDENT_BYTES {
-            self.clear();
-        }
-        self.bytes += b.bytes;
-        self.bufs.insert(identity(a), (a.clone(), b));
-    }
-}
-
 /// What running a region gave ([`Sites`](super::sites::Sites) records the
 /// times).
 pub enum Ran {
@@ -213,6 +153,28 @@ pub struct Device<'a> {
     /// The evaluator's thread count, part of a region's key
     /// (`sites::key`).
     pub threads: usize,
+    /// The `Gpu` this is, for the arrays left on it.
+    pub owner: &'a Weak<Gpu>,
+}
+
+impl Device<'_> {
+    /// A host array as a region's input: the copy already on the device,
+    /// or a new one (kept for the regions after).
+    fn slot(&mut self, a: &Array) -> Result<Slot, Failure> {
+        let buf = match self.resident.get(a) {
+            Some(b) => b,
+            None => {
+                let b = Arc::new(self.cl.upload(a, self.stats).map_err(Failure::Device)?);
+                self.resident.insert(a, b.clone());
+                b
+            }
+        };
+        Ok(Slot::Array {
+            buf,
+            elem: a.elem(),
+            shape: a.shape().to_vec(),
+        })
+    }
 }
 
 struct Compiling<'v> {
@@ -239,6 +201,11 @@ pub fn run(
         slots: Vec::new(),
         slot_of: HashMap::new(),
     };
+    // What running the region costs counts from here: generating its
+    // kernels and copying the arrays it reads that are not on the device
+    // yet are paid on every run the evaluator would not pay.
+    let t0 = std::time::Instant::now();
+    let before = dev.stats.clone();
     // Compile everything first: only then is the work known.
     let mut compiled = Vec::new();
     let mut defined: HashSet<Var> = HashSet::new();
@@ -260,22 +227,15 @@ pub fn run(
             }
             let slot = match lookup(v) {
                 Some(Value::Scalar(s)) => Slot::Scalar(s),
-                Some(Value::Array(a)) => {
-                    let buf = match dev.resident.get(&a) {
-                        Some(b) => b,
-                        None => {
-                            let b =
-                                Arc::new(dev.cl.upload(&a, dev.stats).map_err(Failure::Device)?);
-                            dev.resident.insert(&a, b.clone());
-                            b
-                        }
-                    };
-                    Slot::Array {
-                        buf,
-                        elem: a.elem(),
-                        shape: a.shape().to_vec(),
-                    }
-                }
+                Some(Value::Device(d)) => match OnGpu::of(&d, dev.owner) {
+                    Some(buf) => Slot::Array {
+                        buf: buf.clone(),
+                        elem: d.elem(),
+                        shape: d.shape().to_vec(),
+                    },
+                    None => dev.slot(&d.to_host().map_err(Failure::Device)?)?,
+                },
+                Some(Value::Array(a)) => dev.slot(&a)?,
                 Some(_) => {
                     return Err(Failure::Unsupported(
                         start + i,
@@ -368,8 +328,7 @@ pub fn run(
             return Ok(Ran::Probe { key, work });
         }
     }
-    let t0 = std::time::Instant::now();
-    let before = dev.stats.clone();
+    let launched = std::time::Instant::now();
     // Run.
     let mut errbuf = dev.cl.alloc(4).map_err(Failure::Device)?;
     dev.cl
@@ -385,8 +344,10 @@ pub fn run(
             .map_err(Failure::Device)?;
         let mut out_bufs = Vec::new();
         for o in &comp.outputs {
-            let like = Array::filled(o.shape.clone(), Scalar::zero(o.elem));
-            let mut b = dev.cl.output(like).map_err(Failure::Device)?;
+            let mut b = dev
+                .cl
+                .output(o.elem, o.shape.clone())
+                .map_err(Failure::Device)?;
             if let OutInit::CopyOf(k) = o.init
                 && let Slot::Array { buf, .. } = &c.slots[k]
             {
@@ -456,7 +417,7 @@ pub fn run(
         .download(&errbuf, like, dev.stats)
         .map_err(Failure::Device)?;
     let built = dev.stats.build_time - before.build_time;
-    dev.stats.device_time += t0.elapsed().saturating_sub(built);
+    dev.stats.device_time += launched.elapsed().saturating_sub(built);
     if let Scalar::I32(e) = flag.get_flat(0)
         && e != 0
     {
@@ -472,21 +433,27 @@ pub fn run(
             let Some(&k) = c.slot_of.get(v) else {
                 continue;
             };
-            let val = match &c.slots[k] {
-                Slot::Scalar(x) => Value::Scalar(*x),
-                Slot::Array { buf, elem, shape } => {
-                    let like = Array::filled(shape.clone(), Scalar::zero(*elem));
-                    let a = dev
-                        .cl
-                        .download(buf, like, dev.stats)
-                        .map_err(Failure::Device)?;
-                    dev.resident.insert(&a, buf.clone());
-                    Value::Array(a)
-                }
-                Slot::Pending(_) | Slot::Planned(..) => {
-                    return Err(Failure::Device("a result never computed".into()));
-                }
-            };
+            let val =
+                match &c.slots[k] {
+                    Slot::Scalar(x) => Value::Scalar(*x),
+                    // On a device with its own memory, the array stays there
+                    // until the host reads it.
+                    Slot::Array { buf, elem, shape } if !dev.cl.unified => Value::Device(
+                        OnGpu::value(dev.owner, key, buf.clone(), *elem, shape.clone()),
+                    ),
+                    Slot::Array { buf, elem, shape } => {
+                        let like = Array::filled(shape.clone(), Scalar::zero(*elem));
+                        let a = dev
+                            .cl
+                            .download(buf, like, dev.stats)
+                            .map_err(Failure::Device)?;
+                        dev.resident.insert(&a, buf.clone());
+                        Value::Array(a)
+                    }
+                    Slot::Pending(_) | Slot::Planned(..) => {
+                        return Err(Failure::Device("a result never computed".into()));
+                    }
+                };
             results.push((*v, val));
         }
     }

@@ -258,6 +258,16 @@ impl Sites {
         });
     }
 
+    /// The host copied a result of region `key` back, which took `t`: a
+    /// cost of running it on the device (run on the evaluator, its results
+    /// would be on the host already). Charged to its latest device time,
+    /// which the next runs there average with theirs.
+    pub fn copied_back(&mut self, key: u64, t: Duration) {
+        if let Some(d) = self.sites.get_mut(&key).and_then(|s| s.device.as_mut()) {
+            d.secs += t.as_secs_f64();
+        }
+    }
+
     /// The evaluator's timed runs (its probes, and every run of a region
     /// kept there as faster there): the fastest counts.
     pub fn ran_on_host(&mut self, key: u64, work: f64, t: Duration) {
@@ -393,6 +403,19 @@ mod tests {
             r.contains("2 (1 faster on the device, 1 on the evaluator)"),
             "{r}"
         );
+    }
+
+    #[test]
+    fn copying_results_back_counts_against_the_device() {
+        let mut s = Sites::default();
+        measure(&mut s, 1, 1e6, [1.0, 3.0, 1.0, 3.0]);
+        assert_eq!(s.choose(1, "[map]", 1e6, fixed(0.0)), Side::Device);
+        // The host read its result, which took longer than the region.
+        s.copied_back(1, ms(2.5));
+        assert_eq!(s.choose(1, "[map]", 1e6, fixed(0.0)), Side::Host);
+        // A region never run on the device has nothing to charge.
+        s.copied_back(2, ms(2.5));
+        assert!(!s.sites.contains_key(&2));
     }
 
     #[test]

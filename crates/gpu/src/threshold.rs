@@ -154,7 +154,7 @@ fn device_time(cl: &mut Cl, n: usize, fp64: bool, stats: &mut Stats) -> Result<D
     let mut scratch = Stats::default();
     let t = Instant::now();
     let a = cl.upload(&input, &mut scratch)?;
-    let o = cl.output(Array::filled(vec![n], Scalar::zero(zero.ty())))?;
+    let o = cl.output(zero.ty(), vec![n])?;
     cl.launch(
         &prog,
         "calibrate",

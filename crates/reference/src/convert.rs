@@ -563,6 +563,7 @@ fn from_eval(v: &EvalValue) -> Result<Value, String> {
         }
         EvalValue::Rep(inner) => Ok(Value::rep(from_eval(inner)?)),
         EvalValue::Acc(_) => Err("an accumulator cannot be an argument".into()),
+        EvalValue::Device(d) => from_eval(&EvalValue::Array(d.to_host()?)),
     }
 }
 

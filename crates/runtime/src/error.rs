@@ -40,6 +40,9 @@ pub enum RuntimeErrorKind {
     /// valid (reverse-mode AD in the reference semantics): another engine
     /// runs it, so a test runner counts it as skipped, not failed.
     Unsupported,
+    /// A device could not give back an array it computed (it was lost,
+    /// or the copy failed): the program is not at fault.
+    Device,
     /// A bug in a transformation or in an evaluator (ill-typed IR, an AD
     /// operator that was not eliminated, ...).
     Internal,
@@ -96,6 +99,9 @@ impl RuntimeError {
             K::OutOfMemory => d.with_label("this allocation did not fit"),
             K::RecursionDepth => d.with_label("calls nested too deeply here"),
             K::Unsupported => d.with_label("this engine stops here"),
+            K::Device => d
+                .with_label("this reads an array the device computed")
+                .with_help("run it again, or without the device (`:device none`, `--device none`)"),
             K::Internal => d.with_label("urchin failed here (a bug in urchin, not in the program)"),
         }
     }
@@ -170,6 +176,15 @@ pub trait Raise: From<Error> {
     /// what, and which engine to use instead.
     fn unsupported(message: impl fmt::Display) -> Self {
         raise(RuntimeErrorKind::Unsupported, message.to_string()).into()
+    }
+
+    /// An array a device computed could not be copied back (`why`).
+    fn device_lost(why: impl fmt::Display) -> Self {
+        raise(
+            RuntimeErrorKind::Device,
+            format!("the device could not give back an array it computed: {why}"),
+        )
+        .into()
     }
 
     /// Stopped by the user (Ctrl-C).

@@ -9,9 +9,11 @@
 //! core IR flattens them), so an array of tuples is several arrays.
 
 use ndarray::{ArcArray, IxDyn};
+use std::any::Any;
 use std::cell::RefCell;
 use std::fmt;
 use std::rc::Rc;
+use std::sync::{Arc, OnceLock};
 use urchin_prim::{Native, PrimType, Scalar};
 
 pub type Shape = Vec<usize>;
@@ -213,9 +215,83 @@ pub enum Value {
     /// `rep v`: `v` at every index of an outer dimension of no fixed length.
     Rep(Rc<Value>),
     Acc(AccCell),
+    /// An array in a device's memory (see [`DeviceArray`]).
+    Device(DeviceArray),
+}
+
+/// An array that offload produced in a device's own memory. The host
+/// copies it only when it reads it (printing it, or a statement the
+/// evaluator runs), like JAX's device arrays: a result passed from one
+/// device computation to the next never crosses the bus, and a benchmark
+/// that drops its results copies none. The copy is made once and kept.
+#[derive(Clone)]
+pub struct DeviceArray {
+    elem: PrimType,
+    shape: Shape,
+    data: Arc<dyn DeviceData>,
+    host: Arc<OnceLock<Array>>,
+}
+
+/// The device side of a [`DeviceArray`] (the OpenCL crate's buffer).
+pub trait DeviceData: Send + Sync {
+    /// Copies the array, of `like`'s type and shape, to the host.
+    fn fetch(&self, like: Array) -> Result<Array, String>;
+    /// For the device that made it to find its own buffer.
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl DeviceArray {
+    pub fn new(elem: PrimType, shape: Shape, data: Arc<dyn DeviceData>) -> DeviceArray {
+        DeviceArray {
+            elem,
+            shape,
+            data,
+            host: Arc::default(),
+        }
+    }
+
+    pub fn elem(&self) -> PrimType {
+        self.elem
+    }
+
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.shape.iter().product::<usize>() * self.elem.bytes()
+    }
+
+    pub fn data(&self) -> &dyn DeviceData {
+        &*self.data
+    }
+
+    /// Whether the host has its copy already.
+    pub fn fetched(&self) -> bool {
+        self.host.get().is_some()
+    }
+
+    /// The host's copy, made on the first call.
+    pub fn to_host(&self) -> Result<Array, String> {
+        if let Some(a) = self.host.get() {
+            return Ok(a.clone());
+        }
+        let like = Array::filled(self.shape.clone(), Scalar::zero(self.elem));
+        let a = self.data.fetch(like)?;
+        Ok(self.host.get_or_init(|| a).clone())
+    }
 }
 
 impl Value {
+    /// The value with its device arrays copied to the host (a no-op for
+    /// every other value).
+    pub fn on_host(self) -> Result<Value, String> {
+        match self {
+            Value::Device(d) => d.to_host().map(Value::Array),
+            v => Ok(v),
+        }
+    }
+
     /// The same value bit for bit (NaN is NaN; `-0.0` is not `0.0`), of
     /// the same type; accumulators by identity.
     pub fn same(&self, other: &Value) -> bool {
@@ -230,6 +306,9 @@ impl Value {
             }
             (Value::Rep(x), Value::Rep(y)) => x.same(y),
             (Value::Acc(x), Value::Acc(y)) => Rc::ptr_eq(x, y),
+            (Value::Device(d), v) | (v, Value::Device(d)) => {
+                d.to_host().is_ok_and(|a| Value::Array(a).same(v))
+            }
             _ => false,
         }
     }
@@ -255,6 +334,7 @@ impl Value {
             Value::Array(a) => a.bytes(),
             Value::Rep(v) => v.bytes(),
             Value::Acc(a) => a.borrow().bytes(),
+            Value::Device(d) => d.bytes(),
         }
     }
 }
@@ -266,6 +346,7 @@ impl fmt::Debug for Value {
             Value::Array(a) => write!(f, "{a:?}"),
             Value::Rep(v) => write!(f, "rep({v:?})"),
             Value::Acc(a) => write!(f, "acc({:?})", a.borrow()),
+            Value::Device(d) => write!(f, "device({}{:?})", d.elem, d.shape),
         }
     }
 }

@@ -294,6 +294,7 @@ impl Interp<'_> {
                     },
                     Value::Array(a) => LVal::from_array(r, lanes_shape(&a, &rdims)),
                     Value::Scalar(_) => return Err(Fail::internal("a merged scalar")),
+                    Value::Device(_) => return Err(Fail::on_device()),
                 })
             })
             .collect()

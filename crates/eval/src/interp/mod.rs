@@ -93,6 +93,10 @@ pub(crate) struct Interp<'p> {
     /// Who decides at a `#[break]` (the REPL, on the thread it listens
     /// on); none on worker threads.
     pub(crate) breaks: Option<&'p mut Handler<'p>>,
+    /// Whether a variable may be bound to an array still in a device's
+    /// memory (an input, or a result of offload): statements then copy
+    /// those they read first (`fetch`). Only offload reads them there.
+    pub(crate) on_device: bool,
 }
 
 /// A statement's values.
@@ -211,6 +215,7 @@ impl<'p> Interp<'p> {
             depth: 0,
             faults: None,
             breaks: None,
+            on_device: false,
         }
     }
 
@@ -254,6 +259,30 @@ impl<'p> Interp<'p> {
             return Ok(x);
         }
         self.get(v).cloned()
+    }
+
+    /// Binds an input of the evaluation (an argument, or a value the
+    /// device computed), which may still be in a device's memory.
+    pub fn bind_input(&mut self, v: Var, x: Value) {
+        self.on_device |= matches!(x, Value::Device(_));
+        self.bind(v, LVal::inv(x));
+    }
+
+    /// Copies to the host the arrays still on a device among `vars` (what
+    /// a statement about to run on the evaluator reads), once each: the
+    /// binding is replaced by the copy.
+    fn fetch(&mut self, vars: &[Var]) -> R<()> {
+        for &v in vars {
+            if let Some(Some(LVal {
+                v: Value::Device(d),
+                ..
+            })) = self.env.get(v.0 as usize)
+            {
+                let a = d.to_host().map_err(Fail::device_lost)?;
+                self.env[v.0 as usize] = Some(LVal::inv(Value::Array(a)));
+            }
+        }
+        Ok(())
     }
 
     pub fn bind(&mut self, v: Var, x: LVal) {
@@ -456,6 +485,32 @@ impl<'p> Interp<'p> {
     /// `out` (loops and per-element maps look the analysis up once and
     /// reuse the vector).
     pub fn run_body(&mut self, body: &Body, info: &BodyInfo, out: &mut Vec<LVal>) -> R<()> {
+        self.run_stms(body, info)?;
+        let start = out.len();
+        self.results(body, info, out)?;
+        if self.on_device {
+            // What reads a nested body's results (a SOAC stacking them, a
+            // loop, an operator's caller) is the evaluator.
+            for x in &mut out[start..] {
+                if let Value::Device(d) = &x.v {
+                    x.v = Value::Array(d.to_host().map_err(Fail::device_lost)?);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Evaluates the body of the function an evaluation runs: its results
+    /// may be left on the device (`EvalOptions::keep_on_device`).
+    pub fn eval_entry(&mut self, body: &Body) -> R<Vec<LVal>> {
+        let info = self.body_info(body)?;
+        let mut out = Vec::with_capacity(body.result.len());
+        self.run_stms(body, &info)?;
+        self.results(body, &info, &mut out)?;
+        Ok(out)
+    }
+
+    fn run_stms(&mut self, body: &Body, info: &BodyInfo) -> R<()> {
         // Statements before `host` go to the evaluator without asking the
         // device again.
         let (mut k, mut host) = (0, 0);
@@ -475,6 +530,10 @@ impl<'p> Interp<'p> {
             self.eval_stm_at(stm, si)?;
             k += 1;
         }
+        Ok(())
+    }
+
+    fn results(&mut self, body: &Body, info: &BodyInfo, out: &mut Vec<LVal>) -> R<()> {
         for (a, &mv) in body.result.iter().zip(&info.result_moves) {
             out.push(match self.scalar_ref(a) {
                 Some(s) => LVal::inv(Value::Scalar(copy_scalar(s))),
@@ -520,6 +579,10 @@ impl<'p> Interp<'p> {
     /// used by the device hook, `offload.rs`, to time a region).
     pub(super) fn eval_stm_at(&mut self, stm: &Stm, si: &StmInfo) -> R<()> {
         let prog = self.prog;
+        if self.on_device {
+            self.fetch(&si.uses)
+                .map_err(|e| e.at(stm.span, || call_frames(prog, stm.ctx)))?;
+        }
         self.eval_stm(stm, si)
             .map_err(|e| e.at(stm.span, || call_frames(prog, stm.ctx)))
     }
@@ -1140,6 +1203,8 @@ fn visit_arrays(v: &Value, f: &mut impl FnMut(usize, usize)) {
         Value::Scalar(_) => {}
         Value::Array(a) => f(with_array!(a, x => x.as_ptr() as usize), a.bytes()),
         Value::Rep(inner) => visit_arrays(inner, f),
+        // In the device's memory, not the host's.
+        Value::Device(_) => {}
         Value::Acc(c) => {
             let a = c.borrow();
             f(with_array!(&*a, x => x.as_ptr() as usize), a.bytes());

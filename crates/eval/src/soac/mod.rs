@@ -235,6 +235,7 @@ impl Interp<'_> {
                     .ok_or_else(|| Fail::internal(format!("{what} over a scalar")))?,
                 Value::Rep(_) | Value::Acc(_) => continue,
                 Value::Scalar(_) => return Err(Fail::internal(format!("{what} over a scalar"))),
+                Value::Device(_) => return Err(Fail::on_device()),
             };
             match n {
                 Some(m) if m != len => {

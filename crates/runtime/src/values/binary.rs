@@ -79,6 +79,7 @@ pub fn write_value(v: &Value, out: &mut Vec<u8>) -> Result<(), String> {
         Value::Scalar(s) => Array::filled(Vec::new(), *s),
         Value::Array(a) => a.clone(),
         Value::Acc(a) => a.borrow().clone(),
+        Value::Device(d) => d.to_host()?,
         Value::Rep(_) => {
             return Err("a `rep` value has no length, so it cannot be written in binary".into());
         }

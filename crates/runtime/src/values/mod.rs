@@ -44,6 +44,7 @@ impl ValueType {
                 let a = a.borrow();
                 ValueType::new(a.elem(), a.rank())
             }
+            Value::Device(d) => ValueType::new(d.elem(), d.shape().len()),
         }
     }
 }

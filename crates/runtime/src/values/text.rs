@@ -780,6 +780,10 @@ fn format_with(v: &Value, scalar: &dyn Fn(&Scalar) -> String) -> String {
         Value::Array(a) => format_array(a, scalar),
         Value::Rep(inner) => format!("rep({})", format_with(inner, scalar)),
         Value::Acc(a) => format!("acc({})", format_array(&a.borrow(), scalar)),
+        Value::Device(d) => match d.to_host() {
+            Ok(a) => format_array(&a, scalar),
+            Err(e) => format!("<an array the device could not give back: {e}>"),
+        },
     }
 }
 
