@@ -20,7 +20,7 @@
 # It writes to OUT: device.txt (what OpenCL shows), test.txt (the test
 # paths with every region forced onto the device), proptest.txt (device
 # against evaluator on generated SOAC nests), bench.txt (sum of squares,
-# k-means at 10^5 and 10^6 points, GMM, MLP: evaluator and device side by
+# k-means at 10^5 and 10^6 points, GMM, MLP, `hist max`: evaluator and device side by
 # side), jax.txt (JAX's `jit` of the same, bench/jax_ref.py, where JAX
 # is installed), more.txt (the GPU_MORE_TESTS, likewise forced) and
 # summary.txt (the exit status of each step). It exits 1 when any step
@@ -94,7 +94,7 @@ cat >>"$work/kmeans_1m.fut" <<'EOF'
 -- compiled random input { [1000000][8]f64 [16][8]f64 }
 EOF
 step bench "$out/bench.txt" "$bin" bench --device "$gpu" --runs 10 \
-    examples/sumsq.fut "$work/kmeans_1m.fut" examples/gmm.fut examples/mlp.fut
+    examples/sumsq.fut "$work/kmeans_1m.fut" examples/gmm.fut examples/mlp.fut examples/histmax.fut
 rm -r "$work"
 if python3 -c 'import jax' 2>/dev/null; then
     step jax "$out/jax.txt" python3 "$(dirname "$0")/jax_ref.py"

@@ -3,8 +3,9 @@
 `urchin bench`: the sum of squares of 10^7 f64 and its gradient, and the
 k-means cost of examples/kmeans.fut and its gradient with respect to the
 centers (d = 8, k = 16) at 10^5 and 10^6 points, and the GMM objective and
-the MLP of bench/run.py's workloads with their gradients (the sizes of
-examples/gmm.fut's and examples/mlp.fut's datasets). It runs on JAX's default
+the MLP and the histogram of maxima of bench/run.py's workloads with
+their gradients (the sizes of examples/gmm.fut's, examples/mlp.fut's and
+examples/histmax.fut's datasets). It runs on JAX's default
 backend (a GPU where jaxlib has one, else the CPU) and prints, per
 benchmark, the best and the mean of RUNS timed calls after one warm-up
 call (which compiles), in milliseconds.
@@ -54,7 +55,7 @@ def main():
         best, mean = best_and_mean(lambda: jax.block_until_ready(f(*data)), args.runs)
         print(f"{name:36} {best / 1e3:9.3f} {mean / 1e3:9.3f}")
     workloads = jax_workloads()
-    for name in ("gmm", "mlp"):
+    for name in ("gmm", "mlp", "histmax"):
         fn, data, wrt = workloads[name]
         for what, f in (("main", fn), ("grad", jax.grad(fn, argnums=wrt))):
             f = jax.jit(f)

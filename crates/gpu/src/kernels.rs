@@ -1029,6 +1029,69 @@ impl<'a> Kernels<'a> {
             }
             _ => None,
         };
+        // On a GPU, a histogram small enough for local memory is built
+        // there by each work group (atomics on local memory, which the
+        // group's items contend for instead of every item of the device
+        // on global memory), and each group's bins are then combined into
+        // the result atomically: one global atomic per bin and group
+        // instead of one per value.
+        let groups = (self.shape.compute_units * 4).clamp(1, n.div_ceil(self.shape.group).max(1));
+        let small = self.shape.gpu
+            && bins * tys[0].bytes() <= self.shape.local_mem / 4
+            && groups * bins <= n;
+        if let Some(f) = atomic.as_ref().filter(|_| small) {
+            let op_ = op.native_binop().map(|b| b.op);
+            let Some(lf) = op_.and_then(|o| self.g.atomic_helper(o, tys[0], "__local").ok()) else {
+                return no("an operator without atomics on local memory");
+            };
+            let t = ctype(tys[0]);
+            self.begin(
+                "hist_local",
+                &format!("long n, {}, __local {t} *loc", self.out_params(0)),
+            );
+            self.g
+                .line("long lid = get_local_id(0), gs = get_local_size(0);");
+            let ne = self.g.neutral(&op.neutral, &op.lam)?;
+            let (ne, _) = &ne[0];
+            self.g.line(format!(
+                "for (long c = lid; c < {bins}L; c += gs) loc[c] = {ne};"
+            ));
+            self.g.line("barrier(CLK_LOCAL_MEM_FENCE);");
+            self.g.cost = 0.0;
+            self.g
+                .open("for (long gid = get_global_id(0); gid < n; gid += get_global_size(0))");
+            let xs = self.args(&all)?;
+            let r = self.g.in_loop(Some(&Dim::Const(n as i64)), |g| -> G<()> {
+                let b = index_values_in(g, &xs[..1], "gid")?.remove(0);
+                let v = match g.index(xs[1].arr_ref()?, &["gid".to_string()])? {
+                    KVal::Scalar { c, .. } => c,
+                    _ => return no("histogram values that are not scalars"),
+                };
+                g.open(format!("if ({b} >= 0 && {b} < {bins}L)"));
+                g.line(format!("{lf}(&loc[{b}], {v});"));
+                g.close();
+                Ok(())
+            });
+            self.g.close();
+            r?;
+            self.g.line("barrier(CLK_LOCAL_MEM_FENCE);");
+            self.g.line(format!(
+                "for (long c = lid; c < {bins}L; c += gs) {f}(&o0[c], loc[c]);"
+            ));
+            self.work = self.g.cost;
+            self.end();
+            self.launches.push(Launch {
+                kernel: "hist_local",
+                global: groups * self.shape.group,
+                local: self.shape.group,
+                extra: vec![
+                    Extra::Long(n as i64),
+                    Extra::Out(0),
+                    Extra::Local(bins * tys[0].bytes()),
+                ],
+            });
+            return Ok(());
+        }
         if let Some(f) = atomic {
             self.begin("hist_atomic", &format!("long n, {}", self.out_params(0)));
             self.g.line("long gid = get_global_id(0);");
