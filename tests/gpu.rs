@@ -431,6 +431,43 @@ fn results_stay_on_a_gpu_until_read() {
     });
 }
 
+/// The same at the prompt, as a user sees it: a value bound with `let`
+/// stays on the device, a computation on it reads it there, and printing
+/// it copies it; `:device` says which.
+fn the_prompt_keeps_values_on_a_gpu() {
+    device();
+    let host = urchin::host::Host::default();
+    host.devices.run_as_gpu();
+    host.devices.configure(Choice::Auto);
+    let mut repl = urchin::repl::Repl::with_host(false, host);
+    let mut said = |line: &str| {
+        let mut out = String::new();
+        repl.feed(line, &mut out);
+        out
+    };
+    said(":device threshold 0");
+    said("let ys = map (\\x -> f64.sqrt (f64.i64 x)) (iota 5000)");
+    let held = "1 array (39.1 KiB) computed there and not copied to the host yet";
+    let report = said(":device");
+    assert!(report.contains(held), "{report}");
+    assert!(report.contains("from the device 4\n"), "{report}");
+    // Read where it is: the sum comes back, the array does not.
+    let sum: f64 = said("f64.sum ys").trim().parse().expect("a number");
+    let exact: f64 = (0..5000).map(|i| f64::from(i).sqrt()).sum();
+    assert!(close(sum, exact), "{sum} against {exact}");
+    let report = said(":device");
+    assert!(report.contains(held), "{report}");
+    assert!(!report.contains("from the device 40"), "{report}");
+    // Printed: copied once.
+    assert_eq!(said("ys[1:3]").trim(), "[1.0, 1.4142135623730951]");
+    let report = said(":device");
+    assert!(
+        report.contains("0 arrays (0 bytes) computed there and not copied to the host yet"),
+        "{report}"
+    );
+    assert!(report.contains("from the device 400"), "{report}");
+}
+
 fn main() {
     let opencl = || {
         Need::other(
@@ -464,6 +501,10 @@ fn main() {
         on_device(
             "results_stay_on_a_gpu_until_read",
             results_stay_on_a_gpu_until_read,
+        ),
+        on_device(
+            "the_prompt_keeps_values_on_a_gpu",
+            the_prompt_keeps_values_on_a_gpu,
         ),
     ];
     test_env::harness::run(trials)

@@ -639,6 +639,8 @@ struct DevicesInner {
     choice: Option<Choice>,
     #[allow(clippy::type_complexity)]
     opened: Vec<(Choice, Result<Arc<Gpu>, String>)>,
+    /// Open devices as discrete GPUs ([`Devices::run_as_gpu`]).
+    as_gpu: bool,
 }
 
 impl Devices {
@@ -649,6 +651,13 @@ impl Devices {
     /// Sets the device (`--device`, `:device NAME`).
     pub fn configure(&self, choice: Choice) {
         self.lock().choice = Some(choice);
+    }
+
+    /// Treats every device opened from now on as a discrete GPU (see
+    /// [`open_as_gpu`]), as `URCHIN_GPU_AS_GPU=1` does for the process:
+    /// a CPU driver then runs the paths a GPU takes.
+    pub fn run_as_gpu(&self) {
+        self.lock().as_gpu = true;
     }
 
     /// The setting: as configured, else `URCHIN_DEVICE`, else none (the
@@ -669,7 +678,8 @@ impl Devices {
         if let Some((_, r)) = inner.opened.iter().find(|(c, _)| c == choice) {
             return r.clone();
         }
-        let r = Gpu::open(choice, std::env::var_os("URCHIN_GPU_AS_GPU").is_some());
+        let as_gpu = inner.as_gpu || std::env::var_os("URCHIN_GPU_AS_GPU").is_some();
+        let r = Gpu::open(choice, as_gpu);
         if let (Err(why), Choice::Named(_)) = (&r, choice) {
             eprintln!("warning: device: {why}; running on the evaluator");
         }
