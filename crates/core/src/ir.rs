@@ -418,6 +418,35 @@ impl Lambda {
         Some(BinOpLambda { op, swapped })
     }
 
+    /// Recognises `\x y -> let t = x - y in t * t` (a squared difference,
+    /// what a distance sums: `f64.sum ((p - c) * (p - c))`), or the same
+    /// square of another operation of its two parameters.
+    pub fn as_squared_binop(&self) -> Option<BinOpLambda> {
+        let [first, square] = self.body.stms.as_slice() else {
+            return None;
+        };
+        let (Exp::BinOp(op, Atom::Var(x), Atom::Var(y)), [t]) = (&first.exp, &first.pat[..]) else {
+            return None;
+        };
+        let (Exp::BinOp(BinOp::Mul, Atom::Var(p), Atom::Var(q)), [u]) =
+            (&square.exp, &square.pat[..])
+        else {
+            return None;
+        };
+        if p != t || q != t || self.body.result != [Atom::Var(*u)] || self.params.len() != 2 {
+            return None;
+        }
+        let swapped = match (
+            self.params.iter().position(|v| v == x),
+            self.params.iter().position(|v| v == y),
+        ) {
+            (Some(0), Some(1)) => false,
+            (Some(1), Some(0)) => true,
+            _ => return None,
+        };
+        Some(BinOpLambda { op: *op, swapped })
+    }
+
     /// Recognises a lambda that is one binary operation on its parameters
     /// (`\x -> x * x`, `\x y -> x * y`): the operator and the positions of
     /// its two operands among the parameters.

@@ -691,13 +691,15 @@ fn fold_blocked_wide<T: Copy, const W: usize>(
 }
 
 /// The sums of `a op b` along the last axis of a result of shape
-/// `rows ++ [n]` (a dot product, for `*`), fused (`fold_map2_rows`);
-/// each row's fold starts from `init` (the reduction's neutral element);
-/// `None` for an operation that is not one of these total ones, or a type
-/// it is not defined on.
+/// `rows ++ [n]` (a dot product, for `*`), or with `squared` of the
+/// squared differences `(a - b) * (a - b)` (a squared distance), fused
+/// (`fold_map2_rows`): the same operations in the same order as the
+/// unfused statements, so the same bits. Each row's fold starts from
+/// `init` (the reduction's neutral element); `None` for an operation that
+/// is not one of these total ones, or a type it is not defined on.
 pub(crate) fn sum_binop_rows<T: Element>(
     par: Par<'_>,
-    op: BinOp,
+    (op, squared): (BinOp, bool),
     shape: (&[usize], usize),
     a: &Operand<T>,
     b: &Operand<T>,
@@ -707,6 +709,15 @@ pub(crate) fn sum_binop_rows<T: Element>(
         return None;
     }
     let sum = |x: T, y: T| x.add(y);
+    if squared {
+        return (op == BinOp::Sub).then(|| {
+            let square = |x: T, y: T| {
+                let t = x.sub(y);
+                t.mul(t)
+            };
+            fold_map2_rows(par, shape, a, b, init, square, sum)
+        });
+    }
     Some(match op {
         BinOp::Mul => fold_map2_rows(par, shape, a, b, init, |x: T, y| x.mul(y), sum),
         BinOp::Add => fold_map2_rows(par, shape, a, b, init, |x: T, y| x.add(y), sum),

@@ -170,6 +170,10 @@ pub struct FastPaths {
     /// Runs of whole blocks of a sum of one binary operation folded
     /// straight from its arguments (`soac::fused_sum_blocks`).
     pub fused_sums: u64,
+    /// Sums over lanes of one binary operation, or of a squared
+    /// difference, made from their arguments without storing the summands
+    /// (`Interp::sum_lanes`: a matrix product, or `kernels::sum_binop_rows`).
+    pub lane_sums: u64,
     /// Scans along a lane with a native operator
     /// (`soac::scan_lanes_fast`).
     pub lane_scans: u64,
@@ -182,6 +186,7 @@ pub(crate) struct FastCounts {
     pub(crate) straight_maps: AtomicU64,
     pub(crate) straight_row_maps: AtomicU64,
     pub(crate) fused_sums: AtomicU64,
+    pub(crate) lane_sums: AtomicU64,
     pub(crate) lane_scans: AtomicU64,
 }
 
@@ -197,6 +202,7 @@ impl FastCounts {
             straight_maps: take(&self.straight_maps),
             straight_row_maps: take(&self.straight_row_maps),
             fused_sums: take(&self.fused_sums),
+            lane_sums: take(&self.lane_sums),
             lane_scans: take(&self.lane_scans),
         }
     }
@@ -208,6 +214,7 @@ impl FastCounts {
         add(&self.straight_maps, got.straight_maps);
         add(&self.straight_row_maps, got.straight_row_maps);
         add(&self.fused_sums, got.fused_sums);
+        add(&self.lane_sums, got.lane_sums);
         add(&self.lane_scans, got.lane_scans);
     }
 }

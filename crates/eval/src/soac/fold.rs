@@ -139,7 +139,13 @@ pub(crate) fn fused_sum_blocks(
     xs: &[LVal],
     ne: &[LVal],
 ) -> Option<LVal> {
-    fn go<T: Element>(par: Par<'_>, g: BinOp, x: &Array, y: &Array, z: Scalar) -> Option<Array> {
+    fn go<T: Element>(
+        par: Par<'_>,
+        g: (BinOp, bool),
+        x: &Array,
+        y: &Array,
+        z: Scalar,
+    ) -> Option<Array> {
         let (x, y) = (
             T::unwrap_array(x)?.as_slice()?,
             T::unwrap_array(y)?.as_slice()?,
@@ -195,13 +201,20 @@ pub(crate) fn fused_sum_blocks(
 }
 
 /// For `reduce (+) z (map pre ...)` with `pre` one binary operation on
-/// its parameters: that operation and its operands' positions (what
-/// `fused_sum_blocks` folds from the arguments).
-pub(crate) fn summed_binop(op: &Operator, pre: &Lambda) -> Option<(BinOp, usize, usize)> {
+/// its parameters, or the square of a difference of two (`(x - y) * (x -
+/// y)`, whether `squared`): that operation and its operands' positions
+/// (what `fused_sum_blocks` folds from the arguments).
+pub(crate) fn summed_binop(op: &Operator, pre: &Lambda) -> Option<((BinOp, bool), usize, usize)> {
     let f = op.native_binop()?;
-    (f.op == BinOp::Add && !f.swapped)
-        .then(|| pre.as_binop_of_params())
-        .flatten()
+    if f.op != BinOp::Add || f.swapped {
+        return None;
+    }
+    if let Some((g, i, j)) = pre.as_binop_of_params() {
+        return Some(((g, false), i, j));
+    }
+    let g = pre.as_squared_binop().filter(|g| g.op == BinOp::Sub)?;
+    let (i, j) = if g.swapped { (1, 0) } else { (0, 1) };
+    Some(((g.op, true), i, j))
 }
 
 /// `a op x` for a recognised operator on scalars, natively (the same

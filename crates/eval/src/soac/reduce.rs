@@ -36,6 +36,7 @@ impl Interp<'_> {
         }
         if !self.lanes().is_empty() {
             if let Some(r) = self.sum_lanes(op, pre, &vals, &ne, n)? {
+                crate::FastCounts::took(&self.fast.lane_sums);
                 return Ok(vec![r]);
             }
             let xs = self.soac_inputs(pre, &vals, n)?;
@@ -103,9 +104,10 @@ impl Interp<'_> {
     }
 
     /// `reduce (+) z (map2 (op) xs ys)` over lanes, for `op` one total
-    /// arithmetic operation (a dot product, for `*`): the elements are
-    /// summed as they are made (`kernels::sum_binop_rows`), never stored.
-    /// `None` where it does not apply.
+    /// arithmetic operation (a dot product, for `*`), or the square of a
+    /// difference (a squared distance, `(x - y) * (x - y)`): the elements
+    /// are summed as they are made (`kernels::sum_binop_rows`), never
+    /// stored. `None` where it does not apply.
     fn sum_lanes(
         &self,
         op: &Operator,
@@ -116,7 +118,7 @@ impl Interp<'_> {
     ) -> R<Option<LVal>> {
         fn go<T: Element>(
             par: Par<'_>,
-            op: BinOp,
+            (op, squared): (BinOp, bool),
             (rows, n): (&[usize], usize),
             (x, y, u): (&LVal, &LVal, Mask),
             z: Scalar,
@@ -134,12 +136,20 @@ impl Interp<'_> {
             let Some(z) = T::unwrap(z) else {
                 return Ok(None);
             };
-            Ok(kernels::sum_binop_rows(par, op, (rows, n), &a, &b, z).map(|v| from_vec(rows, v)))
+            Ok(
+                kernels::sum_binop_rows(par, (op, squared), (rows, n), &a, &b, z)
+                    .map(|v| from_vec(rows, v)),
+            )
         }
         let (Some(pre), [x, y], [z]) = (pre, vals, ne) else {
             return Ok(None);
         };
-        let (Some(f), Some(g), Some(z)) = (op.native_binop(), pre.as_binop(), z.scalar()) else {
+        let g = match (pre.as_binop(), pre.as_squared_binop()) {
+            (Some(g), _) => Some((g, false)),
+            (None, Some(g)) if g.op == BinOp::Sub => Some((g, true)),
+            _ => None,
+        };
+        let (Some(f), Some((g, squared)), Some(z)) = (op.native_binop(), g, z.scalar()) else {
             return Ok(None);
         };
         if !self.bulk() || f.op != BinOp::Add || f.swapped {
@@ -169,7 +179,7 @@ impl Interp<'_> {
         let rows = lane_dims(self.lanes(), u);
         // A sum of products from `+0` whose operands vary over different
         // lanes is a matrix product (`gemm.rs`).
-        if g.op == BinOp::Mul {
+        if g.op == BinOp::Mul && !squared {
             let r = match z {
                 Scalar::F64(z) if z.to_bits() == 0 => {
                     gemm_lanes::<f64>(self.par, (&rows, n), (&x, &y, u))?
@@ -183,7 +193,10 @@ impl Interp<'_> {
                 return Ok(Some(LVal::from_array(u, a)));
             }
         }
-        let r = urchin_prim::dispatch_prim!(t, go(self.par, g.op, (&rows, n), (&x, &y, u), z))?;
+        let r = urchin_prim::dispatch_prim!(
+            t,
+            go(self.par, (g.op, squared), (&rows, n), (&x, &y, u), z)
+        )?;
         Ok(r.map(|a| LVal::from_array(u, a)))
     }
 

@@ -110,6 +110,50 @@ fn a_sum_of_one_operation_folds_straight_from_its_arguments() {
     takes(&p, &args, |f| f.fused_sums);
 }
 
+/// `\a b -> let t = a - b in t * t`, what `(xs - ys) * (xs - ys)`
+/// becomes.
+fn squared_difference(b: &mut Builder) -> urchin_core::ir::Lambda {
+    b.lambda(&[Type::Prim(F64), Type::Prim(F64)], |b, x| {
+        let t = b.bin(BinOp::Sub, x[0], x[1]);
+        vec![b.bin(BinOp::Mul, t, t).into()]
+    })
+}
+
+#[test]
+fn a_sum_of_squared_differences_folds_straight_from_its_arguments() {
+    // f64.sum ((xs - ys) * (xs - ys))
+    let n = 603 * urchin_eval::testing::BLOCK + 17;
+    let p = main_program(
+        &[("xs", Type::Array(F64, 1)), ("ys", Type::Array(F64, 1))],
+        |b, ps| {
+            let op = b.binop_operator(BinOp::Add, F64, Atom::Const(Scalar::F64(0.0)));
+            let sq = squared_difference(b);
+            vec![b.reduce(op, Some(sq), &[ps[0], ps[1]])[0].into()]
+        },
+    );
+    let args = [floats(vec![n]), ints_as_floats(n)];
+    takes(&p, &args, |f| f.fused_sums);
+}
+
+#[test]
+fn a_squared_distance_in_a_map_is_summed_as_it_is_made() {
+    // map (\p -> f64.sum ((p - c) * (p - c))) points: k-means' distances
+    let p = main_program(
+        &[("points", Type::Array(F64, 2)), ("c", Type::Array(F64, 1))],
+        |b, ps| {
+            let c = ps[1];
+            let r = b.map_fn(&[ps[0]], |b, row| {
+                let op = b.binop_operator(BinOp::Add, F64, Atom::Const(Scalar::F64(0.0)));
+                let sq = squared_difference(b);
+                vec![b.reduce(op, Some(sq), &[row[0], c])[0].into()]
+            });
+            vec![r[0].into()]
+        },
+    );
+    let args = [floats(vec![3000, 8]), ints_as_floats(8)];
+    takes(&p, &args, |f| f.lane_sums);
+}
+
 fn ints_as_floats(n: usize) -> Value {
     let data: Vec<Scalar> = (0..n).map(|k| Scalar::F64((k % 11) as f64)).collect();
     Value::Array(Array::from_scalars(F64, vec![n], &data))
