@@ -982,6 +982,25 @@ impl<'a> Kernels<'a> {
 
     // ----- hist -----
 
+    /// The update of a histogram's element `gid` (of `n`): its value
+    /// combined atomically by `f` into the cell of its index in `into`
+    /// (the result, or a group's copy in local memory); an index out of
+    /// range is skipped.
+    fn atomic_update(&mut self, all: &[Var], n: usize, bins: usize, f: &str, into: &str) -> G<()> {
+        let xs = self.args(all)?;
+        self.g.in_loop(Some(&Dim::Const(n as i64)), |g| -> G<()> {
+            let b = index_values_in(g, &xs[..1], "gid")?.remove(0);
+            let v = match g.index(xs[1].arr_ref()?, &["gid".to_string()])? {
+                KVal::Scalar { c, .. } => c,
+                _ => return no("histogram values that are not scalars"),
+            };
+            g.open(format!("if ({b} >= 0 && {b} < {bins}L)"));
+            g.line(format!("{f}(&{into}[{b}], {v});"));
+            g.close();
+            Ok(())
+        })
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn hist(
         &mut self,
@@ -1060,18 +1079,7 @@ impl<'a> Kernels<'a> {
             self.g.cost = 0.0;
             self.g
                 .open("for (long gid = get_global_id(0); gid < n; gid += get_global_size(0))");
-            let xs = self.args(&all)?;
-            let r = self.g.in_loop(Some(&Dim::Const(n as i64)), |g| -> G<()> {
-                let b = index_values_in(g, &xs[..1], "gid")?.remove(0);
-                let v = match g.index(xs[1].arr_ref()?, &["gid".to_string()])? {
-                    KVal::Scalar { c, .. } => c,
-                    _ => return no("histogram values that are not scalars"),
-                };
-                g.open(format!("if ({b} >= 0 && {b} < {bins}L)"));
-                g.line(format!("{lf}(&loc[{b}], {v});"));
-                g.close();
-                Ok(())
-            });
+            let r = self.atomic_update(&all, n, bins, &lf, "loc");
             self.g.close();
             r?;
             self.g.line("barrier(CLK_LOCAL_MEM_FENCE);");
@@ -1097,18 +1105,7 @@ impl<'a> Kernels<'a> {
             self.g.line("long gid = get_global_id(0);");
             self.g.line("if (gid >= n) return;");
             self.g.cost = 0.0;
-            let xs = self.args(&all)?;
-            self.g.in_loop(Some(&Dim::Const(n as i64)), |g| -> G<()> {
-                let b = index_values_in(g, &xs[..1], "gid")?.remove(0);
-                let v = match g.index(xs[1].arr_ref()?, &["gid".to_string()])? {
-                    KVal::Scalar { c, .. } => c,
-                    _ => return no("histogram values that are not scalars"),
-                };
-                g.open(format!("if ({b} >= 0 && {b} < {bins}L)"));
-                g.line(format!("{f}(&o0[{b}], {v});"));
-                g.close();
-                Ok(())
-            })?;
+            self.atomic_update(&all, n, bins, &f, "o0")?;
             self.work = self.g.cost;
             self.end();
             self.launches.push(Launch {
