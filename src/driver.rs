@@ -742,11 +742,7 @@ impl Session {
         let mut global = Global::new(Scheme::mono(ty.clone()), GlobalKind::Value(id));
         // Its sizes are its arrays', as in Futhark's REPL (`[3]i32`).
         let dims: Vec<&[usize]> = (leaves.iter())
-            .map(|v| match v {
-                Value::Array(a) => a.shape(),
-                Value::Device(d) => d.shape(),
-                _ => &[],
-            })
+            .map(|v| v.array_shape().unwrap_or(&[]))
             .collect();
         global.sizes =
             Shape::of_value(&ty, &mut dims.into_iter()).map(|s| Rc::new(SizedSig::value(s)));

@@ -48,7 +48,7 @@ impl From<PrimError> for Fail {
 impl Fail {
     /// An array still in a device's memory reached an operation: the
     /// evaluator copies every one a statement reads before running it
-    /// (`Interp::fetch_uses`), so this is a bug of the evaluator's.
+    /// (`Interp::fetch`), so this is a bug of the evaluator's.
     pub fn on_device() -> Fail {
         Fail::internal("an array still on the device reached the evaluator")
     }

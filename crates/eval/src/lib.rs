@@ -313,15 +313,11 @@ pub fn run_prepared(
         gpu.end_run();
     }
     let vals = res.map_err(Fail::into_runtime_error)?;
-    let vals = vals.into_iter().map(|x| x.v);
+    let vals = vals.into_iter().map(|x| x.v).collect();
     if opts.keep_on_device {
-        return Ok(vals.collect());
+        return Ok(vals);
     }
-    vals.map(|v| {
-        v.on_host()
-            .map_err(|e| Fail::device_lost(e).into_runtime_error())
-    })
-    .collect()
+    on_host(vals)
 }
 
 /// `values` with every array still on a device copied to the host (for

@@ -572,16 +572,14 @@ impl Gpu {
 fn signature(free: &[Var], lookup: &dyn Fn(Var) -> Option<Value>) -> u64 {
     let mut h = foldhash::fast::FixedState::default().build_hasher();
     for &v in free {
-        match lookup(v) {
-            Some(Value::Array(a)) => {
-                1u8.hash(&mut h);
-                a.shape().hash(&mut h);
-            }
-            // Where an array is does not change where its region runs best.
-            Some(Value::Device(d)) => {
-                1u8.hash(&mut h);
-                d.shape().hash(&mut h);
-            }
+        let x = lookup(v);
+        // Where an array is does not change where its region runs best.
+        if let Some(shape) = x.as_ref().and_then(Value::array_shape) {
+            1u8.hash(&mut h);
+            shape.hash(&mut h);
+            continue;
+        }
+        match x {
             Some(Value::Scalar(s)) if s.ty().is_int() => {
                 2u8.hash(&mut h);
                 s.as_i64().hash(&mut h);
@@ -611,11 +609,10 @@ fn large_enough(stms: &[urchin_core::ir::Stm], lookup: &dyn Fn(Var) -> Option<Va
             _ => vec![],
         };
         for v in vars {
-            seen |= match lookup(v) {
-                Some(Value::Array(x)) => x.size() >= MIN_ELEMENTS,
-                Some(Value::Device(d)) => d.shape().iter().product::<usize>() >= MIN_ELEMENTS,
-                _ => false,
-            };
+            seen |= lookup(v)
+                .as_ref()
+                .and_then(Value::array_shape)
+                .is_some_and(|s| s.iter().product::<usize>() >= MIN_ELEMENTS);
         }
     }
     seen

@@ -444,10 +444,9 @@ pub fn run(
                     Slot::Array { buf, elem, shape } => {
                         let like = Array::filled(shape.clone(), Scalar::zero(*elem));
                         let a = dev
-                            .cl
-                            .download(buf, like, dev.stats)
+                            .resident
+                            .download(dev.cl, buf, like, dev.stats)
                             .map_err(Failure::Device)?;
-                        dev.resident.insert(&a, buf.clone());
                         Value::Array(a)
                     }
                     Slot::Pending(_) | Slot::Planned(..) => {

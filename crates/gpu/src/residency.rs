@@ -5,7 +5,8 @@
 //! binds, copied to the host only when the host reads it).
 
 use super::Gpu;
-use super::cl::DevBuf;
+use super::cl::{Cl, DevBuf};
+use super::stats::Stats;
 use std::any::Any;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -62,6 +63,20 @@ impl Resident {
 
     pub fn get(&self, a: &Array) -> Option<Arc<DevBuf>> {
         self.bufs.get(&identity(a)).map(|(_, b)| b.clone())
+    }
+
+    /// `b` copied to the host as an array like `like`; the copy is known
+    /// to be on the device already, should the host send it back.
+    pub fn download(
+        &mut self,
+        cl: &Cl,
+        b: &Arc<DevBuf>,
+        like: Array,
+        stats: &mut Stats,
+    ) -> Result<Array, String> {
+        let a = cl.download(b, like, stats)?;
+        self.insert(&a, b.clone());
+        Ok(a)
     }
 
     pub fn insert(&mut self, a: &Array, b: Arc<DevBuf>) {
@@ -126,12 +141,10 @@ impl DeviceData for OnGpu {
         let mut g = gpu.lock();
         let g = &mut *g;
         let t = Instant::now();
-        let a = g.cl.download(&self.buf, like, &mut g.stats)?;
+        let a = g.resident.download(&g.cl, &self.buf, like, &mut g.stats)?;
         // Where the evaluator reads what a region computed, running the
         // region on the device costs the copy too.
         g.sites.copied_back(self.site, t.elapsed());
-        // The host's copy may go back to the device: it is there already.
-        g.resident.insert(&a, self.buf.clone());
         if !self.fetched.swap(true, Ordering::Relaxed) {
             gpu.let_go(self.buf.bytes);
         }

@@ -327,6 +327,15 @@ impl Value {
         }
     }
 
+    /// The shape of an array, on the host or on a device.
+    pub fn array_shape(&self) -> Option<&[usize]> {
+        match self {
+            Value::Array(a) => Some(a.shape()),
+            Value::Device(d) => Some(d.shape()),
+            _ => None,
+        }
+    }
+
     /// Bytes of array data held (a scalar or rep counts as its element).
     pub fn bytes(&self) -> usize {
         match self {

@@ -273,13 +273,8 @@ impl<'p> Interp<'p> {
     /// binding is replaced by the copy.
     fn fetch(&mut self, vars: &[Var]) -> R<()> {
         for &v in vars {
-            if let Some(Some(LVal {
-                v: Value::Device(d),
-                ..
-            })) = self.env.get(v.0 as usize)
-            {
-                let a = d.to_host().map_err(Fail::device_lost)?;
-                self.env[v.0 as usize] = Some(LVal::inv(Value::Array(a)));
+            if let Some(Some(x)) = self.env.get_mut(v.0 as usize) {
+                to_host(x)?;
             }
         }
         Ok(())
@@ -492,9 +487,7 @@ impl<'p> Interp<'p> {
             // What reads a nested body's results (a SOAC stacking them, a
             // loop, an operator's caller) is the evaluator.
             for x in &mut out[start..] {
-                if let Value::Device(d) = &x.v {
-                    x.v = Value::Array(d.to_host().map_err(Fail::device_lost)?);
-                }
+                to_host(x)?;
             }
         }
         Ok(())
@@ -1195,6 +1188,14 @@ fn lift<T: prim::Native>(r: prim::BinResult<T>) -> Scalar {
         prim::BinResult::Same(v) => v.wrap(),
         prim::BinResult::Bool(b) => Scalar::Bool(b),
     }
+}
+
+/// Replaces an array still on a device by its copy on the host.
+fn to_host(x: &mut LVal) -> R<()> {
+    if let Value::Device(d) = &x.v {
+        x.v = Value::Array(d.to_host().map_err(Fail::device_lost)?);
+    }
+    Ok(())
 }
 
 /// Calls `f(address, bytes)` for every array a value holds.

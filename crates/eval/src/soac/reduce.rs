@@ -1,7 +1,7 @@
 //! `reduce`: in bulk over lanes, in a tree, in blocks or one element at a
 //! time, and the pieces the chunk driver combines.
 
-use super::fold::{fast_input, fold_all, fold_blocks, fold_lanes, gemm_lanes};
+use super::fold::{fast_input, fold_all, fold_blocks, fold_lanes, gemm_lanes, summed_binop};
 use super::{SeqState, TREE_LANES, along, slice_outer, strided, unlane};
 use crate::blocks::{BLOCK, Blocks};
 use crate::chunks::ChunkOp;
@@ -141,18 +141,15 @@ impl Interp<'_> {
                     .map(|v| from_vec(rows, v)),
             )
         }
-        let (Some(pre), [x, y], [z]) = (pre, vals, ne) else {
+        let (Some(pre), [_, _], [z]) = (pre, vals, ne) else {
             return Ok(None);
         };
-        let g = match (pre.as_binop(), pre.as_squared_binop()) {
-            (Some(g), _) => Some((g, false)),
-            (None, Some(g)) if g.op == BinOp::Sub => Some((g, true)),
-            _ => None,
-        };
-        let (Some(f), Some((g, squared)), Some(z)) = (op.native_binop(), g, z.scalar()) else {
+        // Its two arguments, each read once.
+        let summand = summed_binop(op, pre).filter(|&(_, i, j)| i != j);
+        let (Some(((g, squared), i, j)), Some(z)) = (summand, z.scalar()) else {
             return Ok(None);
         };
-        if !self.bulk() || f.op != BinOp::Add || f.swapped {
+        if !self.bulk() {
             return Ok(None);
         }
         // Each argument's elements: an array's rows, or a rep's value.
@@ -167,10 +164,9 @@ impl Interp<'_> {
             }
             _ => None,
         };
-        let (Some(x), Some(y)) = (elements(x), elements(y)) else {
+        let (Some(x), Some(y)) = (elements(&vals[i]), elements(&vals[j])) else {
             return Ok(None);
         };
-        let (x, y) = if g.swapped { (y, x) } else { (x, y) };
         let t = x.elem();
         if y.elem() != t || z.ty() != t {
             return Ok(None);
@@ -179,7 +175,7 @@ impl Interp<'_> {
         let rows = lane_dims(self.lanes(), u);
         // A sum of products from `+0` whose operands vary over different
         // lanes is a matrix product (`gemm.rs`).
-        if g.op == BinOp::Mul && !squared {
+        if g == BinOp::Mul && !squared {
             let r = match z {
                 Scalar::F64(z) if z.to_bits() == 0 => {
                     gemm_lanes::<f64>(self.par, (&rows, n), (&x, &y, u))?
@@ -193,10 +189,8 @@ impl Interp<'_> {
                 return Ok(Some(LVal::from_array(u, a)));
             }
         }
-        let r = urchin_prim::dispatch_prim!(
-            t,
-            go(self.par, (g.op, squared), (&rows, n), (&x, &y, u), z)
-        )?;
+        let r =
+            urchin_prim::dispatch_prim!(t, go(self.par, (g, squared), (&rows, n), (&x, &y, u), z))?;
         Ok(r.map(|a| LVal::from_array(u, a)))
     }
 
