@@ -70,6 +70,18 @@ pub(crate) fn index(a: &Array, nl: usize, steps: &[Step]) -> Array {
     with_array!(a, x => Element::wrap_array(apply_steps(x.clone(), nl, steps)))
 }
 
+/// `a[at]` for fixed indices `at` of the first axes, already checked
+/// against the shape: a view of the same data.
+pub(crate) fn index_outer(a: &Array, at: &[usize]) -> Array {
+    with_array!(a, x => {
+        let mut y = x.clone();
+        for &k in at {
+            y = y.index_axis_move(Axis(0), k);
+        }
+        Element::wrap_array(y)
+    })
+}
+
 /// The element at a full index of an array without lanes.
 pub(crate) fn element(a: &Array, idx: &[usize]) -> Option<Scalar> {
     with_array!(a, x => x.get(idx).map(|v| v.wrap()))

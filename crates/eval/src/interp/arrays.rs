@@ -76,6 +76,34 @@ impl Interp<'_> {
             .collect()
     }
 
+    /// `arr[i, j, ...]` where every index is an integer that varies over
+    /// no lane, of an array that varies over none: a loop's row or
+    /// element (`params[i, 0]`, `w[3]`), the commonest access, taken
+    /// without building the general path's index lists. `None` where it
+    /// does not apply, or for an index out of bounds (which the general
+    /// path reports).
+    fn index_fixed(&self, v: Var, ix: &[DimIndex]) -> Option<LVal> {
+        let arr = self.get(v).ok()?;
+        let (0, Value::Array(a)) = (arr.mask, &arr.v) else {
+            return None;
+        };
+        let shape = a.shape();
+        if ix.len() > shape.len() {
+            return None;
+        }
+        let mut at: SmallVec<[usize; 4]> = SmallVec::new();
+        for (d, &n) in ix.iter().zip(shape) {
+            let DimIndex::Fix(i) = d else { return None };
+            let k = self.scalar_ref(i).filter(|s| s.ty().is_int())?.as_i64();
+            at.push(usize::try_from(k).ok().filter(|&k| k < n)?);
+        }
+        Some(LVal::inv(if at.len() == shape.len() {
+            Value::Scalar(ops::element(a, &at)?)
+        } else {
+            Value::Array(ops::index_outer(a, &at))
+        }))
+    }
+
     pub(super) fn eval_index(
         &mut self,
         stm: &Stm,
@@ -83,6 +111,9 @@ impl Interp<'_> {
         v: Var,
         ix: &[DimIndex],
     ) -> R<Vals> {
+        if let Some(x) = self.index_fixed(v, ix) {
+            return Ok(smallvec::smallvec![x]);
+        }
         if let Some(ixs) = self.invariant_ix(ix)
             && let Ok(arr) = self.get(v)
             && !matches!(arr.v, Value::Rep(_))

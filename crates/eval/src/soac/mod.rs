@@ -31,6 +31,7 @@ use crate::straight::{self, Input};
 use crate::threads::Par;
 use ndarray::{Axis, Slice};
 use smallvec::SmallVec;
+use std::borrow::Borrow;
 use std::rc::Rc;
 use std::sync::Arc;
 use urchin_base::mem::Budget;
@@ -38,6 +39,9 @@ use urchin_core::ir::{Atom, Exp, Lambda, Operator, Stm, Type, Var};
 use urchin_runtime::Raise;
 use urchin_runtime::value::{Element, Value};
 use urchin_runtime::with_array;
+
+/// A SOAC's arguments as they are in the environment.
+type ArgRefs<'a> = SmallVec<[&'a LVal; 16]>;
 
 /// Below this many lanes, a reduction along an axis longer than this is
 /// done as a tree of bulk operator applications rather than one
@@ -225,9 +229,10 @@ impl<'l> SeqState<'l> {
 impl Interp<'_> {
     /// The common outer length of SOAC arguments (`None` when all are reps
     /// or accumulators).
-    fn soac_len(&self, vals: &[LVal], what: &str) -> R<Option<usize>> {
+    fn soac_len(&self, vals: &[impl Borrow<LVal>], what: &str) -> R<Option<usize>> {
         let mut n: Option<usize> = None;
         for x in vals {
+            let x = x.borrow();
             let len = match &x.v {
                 Value::Array(_) => *x
                     .own_shape()
@@ -259,6 +264,24 @@ impl Interp<'_> {
         vs.iter().map(|v| self.get(*v).cloned()).collect()
     }
 
+    /// The arguments of an outermost SOAC that register code could run
+    /// without copying them out of the environment, with their length:
+    /// `None` where it could not (over lanes, per element, reps only, or
+    /// empty), and the SOAC takes its general path.
+    fn straight_args(&self, vs: &[Var], what: &str) -> R<Option<(ArgRefs<'_>, usize)>> {
+        if !self.lanes().is_empty() || !self.bulk() {
+            return Ok(None);
+        }
+        let refs = vs
+            .iter()
+            .map(|v| self.get(*v))
+            .collect::<R<ArgRefs<'_>>>()?;
+        Ok(self
+            .soac_len(&refs, what)?
+            .filter(|&n| n > 0)
+            .map(|n| (refs, n)))
+    }
+
     fn atoms(&self, xs: &[Atom]) -> R<Vec<LVal>> {
         xs.iter().map(|a| self.atom(a)).collect()
     }
@@ -266,6 +289,12 @@ impl Interp<'_> {
     // `map`
 
     pub(crate) fn eval_map(&mut self, stm: &Stm, lam: &Lambda, args: &[Var]) -> R<Vec<LVal>> {
+        // Register code needs no chunks: it builds no intermediate arrays.
+        if let Some((refs, n)) = self.straight_args(args, "map")?
+            && let Some(r) = self.map_straight(lam, &refs, n)?
+        {
+            return Ok(r);
+        }
         let vals = self.args(args)?;
         let Some(n) = self.soac_len(&vals, "map")? else {
             // All arguments are reps: one evaluation gives the value at
@@ -311,10 +340,6 @@ impl Interp<'_> {
                 .map(LVal::inv)
                 .collect());
         }
-        // Register code needs no chunks: it builds no intermediate arrays.
-        if let Some(r) = self.map_straight(lam, &vals, n)? {
-            return Ok(r);
-        }
         Ok(self.run_chunked(ChunkOp::Map(lam), &vals, n, Vec::new())?.0)
     }
 
@@ -359,7 +384,12 @@ impl Interp<'_> {
     /// An outermost map of a lambda compiled to register code
     /// (`straight.rs`), over arrays and values that vary over no lane;
     /// `None` where it does not apply.
-    fn map_straight(&self, lam: &Lambda, vals: &[LVal], n: usize) -> R<Option<Vec<LVal>>> {
+    fn map_straight(
+        &self,
+        lam: &Lambda,
+        vals: &[impl Borrow<LVal>],
+        n: usize,
+    ) -> R<Option<Vec<LVal>>> {
         if n > straight::MAX_LANES {
             return Ok(None);
         }
@@ -374,7 +404,7 @@ impl Interp<'_> {
         let mut inputs: SmallVec<[Input; 16]> = SmallVec::with_capacity(code.inputs().len());
         for v in code.inputs() {
             let x = match lam.params.iter().position(|p| p == v) {
-                Some(k) => &vals[k],
+                Some(k) => vals[k].borrow(),
                 None => self.get(*v)?,
             };
             let input = match (&x.v, x.mask) {
@@ -411,7 +441,12 @@ impl Interp<'_> {
     /// results' rows are the map's. `None` where it does not apply: an
     /// argument that is not an `n`-by-`m` array, or the inner map reading
     /// a parameter other than through its arguments (it varies by row).
-    fn map_rows_straight(&self, lam: &Lambda, vals: &[LVal], n: usize) -> R<Option<Vec<LVal>>> {
+    fn map_rows_straight(
+        &self,
+        lam: &Lambda,
+        vals: &[impl Borrow<LVal>],
+        n: usize,
+    ) -> R<Option<Vec<LVal>>> {
         let [stm] = &lam.body.stms[..] else {
             return Ok(None);
         };
@@ -428,7 +463,7 @@ impl Interp<'_> {
             let Some(k) = lam.params.iter().position(|p| p == a) else {
                 return Ok(None);
             };
-            let (Value::Array(x), 0) = (&vals[k].v, vals[k].mask) else {
+            let (Value::Array(x), 0) = (&vals[k].borrow().v, vals[k].borrow().mask) else {
                 return Ok(None);
             };
             let &[xn, xm] = x.shape() else {

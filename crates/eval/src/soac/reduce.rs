@@ -13,6 +13,7 @@ use crate::lanes::{LVal, Mask, count, lane_dims, materialize, operand, operand_i
 use crate::ops;
 use crate::threads::Par;
 use ndarray::{Axis, Slice};
+use std::borrow::Borrow;
 use urchin_core::ir::{Lambda, Operator, Var};
 use urchin_prim::{BinOp, Scalar};
 use urchin_runtime::Raise;
@@ -26,8 +27,13 @@ impl Interp<'_> {
         pre: Option<&Lambda>,
         args: &[Var],
     ) -> R<Vec<LVal>> {
-        let vals = self.args(args)?;
         let ne = self.atoms(&op.neutral)?;
+        if let Some((refs, n)) = self.straight_args(args, "reduce")?
+            && let Some(r) = self.reduce_block(op, pre, &refs, &ne, n)?
+        {
+            return Ok(vec![r]);
+        }
+        let vals = self.args(args)?;
         let n = self
             .soac_len(&vals, "reduce")?
             .ok_or_else(Fail::rep_length)?;
@@ -47,9 +53,6 @@ impl Interp<'_> {
             self.reduce_elements(op, pre, &vals, n, &mut b)?;
             return b.finish(self, op);
         }
-        if let Some(r) = self.reduce_block(op, pre, &vals, &ne, n)? {
-            return Ok(vec![r]);
-        }
         Ok(self.run_chunked(ChunkOp::Reduce(op, pre), &vals, n, ne)?.1)
     }
 
@@ -63,7 +66,7 @@ impl Interp<'_> {
         &self,
         op: &Operator,
         pre: Option<&Lambda>,
-        vals: &[LVal],
+        vals: &[impl Borrow<LVal>],
         ne: &[LVal],
         n: usize,
     ) -> R<Option<LVal>> {
@@ -71,17 +74,23 @@ impl Interp<'_> {
             return Ok(None);
         }
         let mapped;
-        let xs = match pre {
-            None => vals,
+        let x = match pre {
+            None => match vals {
+                [x] => x.borrow(),
+                _ => return Ok(None),
+            },
             Some(lam) => match self.map_straight(lam, vals, n)? {
                 Some(xs) => {
                     mapped = xs;
-                    &mapped[..]
+                    match &mapped[..] {
+                        [x] => x,
+                        _ => return Ok(None),
+                    }
                 }
                 None => return Ok(None),
             },
         };
-        Ok(fast_input(op, xs, ne)
+        Ok(fast_input(op, std::slice::from_ref(x), ne)
             .and_then(|(f, x, init)| fold_all(f, x, init))
             .map(|r| LVal::inv(Value::Scalar(r))))
     }

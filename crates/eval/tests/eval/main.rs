@@ -428,6 +428,33 @@ fn index_two_dimensions() {
 }
 
 #[test]
+fn fixed_indices_take_rows_of_rows_and_elements() {
+    // The loop's accesses (`params[i, 0]`, `w[3]`): leading fixed indices
+    // give a view of a row, as many as the rank give an element.
+    let p = build(&[("a", arr(I64, 3)), ("j", ty_i64())], |b, ps| {
+        let (a, j) = (ps[0], ps[1]);
+        vec![
+            b.index(a, vec![fix(j), fix(i(0))]).into(),
+            b.index(a, vec![fix(i(1)), fix(j), fix(i(1))]).into(),
+            b.index1(a, j).into(),
+        ]
+    });
+    let data: Vec<Scalar> = (0..8).map(Scalar::I64).collect();
+    let a = Value::Array(Array::from_scalars(I64, vec![2, 2, 2], &data));
+    expect(
+        &p,
+        vec![a.clone(), si(1)],
+        &[i64s(&[4, 5]), si(7), i64m(&[&[4, 5], &[6, 7]])],
+    );
+    expect_err(
+        &p,
+        vec![a, si(2)],
+        RuntimeErrorKind::IndexOutOfBounds,
+        "Index [2, 0] out of bounds for array of shape [2][2][2]",
+    );
+}
+
+#[test]
 fn index_errors() {
     let p = build(&[("a", arr(I64, 1)), ("k", ty_i64())], |b, ps| {
         vec![b.index1(ps[0], ps[1]).into()]
