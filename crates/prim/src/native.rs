@@ -126,12 +126,15 @@ macro_rules! int_native {
     ($t:ty, $var:ident, $signed:expr) => {
         impl Native for $t {
             scalar_variant!($var);
+            #[inline]
             fn add(self, o: Self) -> Self {
                 self.wrapping_add(o)
             }
+            #[inline]
             fn sub(self, o: Self) -> Self {
                 self.wrapping_sub(o)
             }
+            #[inline]
             fn mul(self, o: Self) -> Self {
                 self.wrapping_mul(o)
             }
@@ -193,18 +196,23 @@ macro_rules! int_native {
                 }
                 Ok(acc)
             }
+            #[inline]
             fn min(self, o: Self) -> Self {
                 Ord::min(self, o)
             }
+            #[inline]
             fn max(self, o: Self) -> Self {
                 Ord::max(self, o)
             }
+            #[inline]
             fn neg(self) -> Self {
                 (0 as $t).wrapping_sub(self)
             }
+            #[inline]
             fn abs(self) -> Self {
                 if self < (0 as $t) { self.neg() } else { self }
             }
+            #[inline]
             fn sgn(self) -> Self {
                 if self > (0 as $t) {
                     1
@@ -267,12 +275,15 @@ macro_rules! float_native {
     ($t:ty, $var:ident) => {
         impl Native for $t {
             scalar_variant!($var);
+            #[inline]
             fn add(self, o: Self) -> Self {
                 self + o
             }
+            #[inline]
             fn sub(self, o: Self) -> Self {
                 self - o
             }
+            #[inline]
             fn mul(self, o: Self) -> Self {
                 self * o
             }
@@ -291,18 +302,23 @@ macro_rules! float_native {
             fn pow(self, o: Self) -> Result<Self, PrimError> {
                 Ok(self.powf(o))
             }
+            #[inline]
             fn min(self, o: Self) -> Self {
                 <$t>::min(self, o)
             }
+            #[inline]
             fn max(self, o: Self) -> Self {
                 <$t>::max(self, o)
             }
+            #[inline]
             fn neg(self) -> Self {
                 -self
             }
+            #[inline]
             fn abs(self) -> Self {
                 <$t>::abs(self)
             }
+            #[inline]
             fn sgn(self) -> Self {
                 if self.is_nan() || self == 0.0 {
                     self
@@ -391,12 +407,15 @@ float_native!(f64, F64);
 /// functions are as accurate as their `f32` versions, rounded.
 impl Native for f16 {
     scalar_variant!(F16);
+    #[inline]
     fn add(self, o: Self) -> Self {
         f16::from_f32(self.to_f32() + o.to_f32())
     }
+    #[inline]
     fn sub(self, o: Self) -> Self {
         f16::from_f32(self.to_f32() - o.to_f32())
     }
+    #[inline]
     fn mul(self, o: Self) -> Self {
         f16::from_f32(self.to_f32() * o.to_f32())
     }
@@ -415,18 +434,23 @@ impl Native for f16 {
     fn pow(self, o: Self) -> Result<Self, PrimError> {
         Ok(f16::from_f32(self.to_f32().powf(o.to_f32())))
     }
+    #[inline]
     fn min(self, o: Self) -> Self {
         f16::from_f32(self.to_f32().min(o.to_f32()))
     }
+    #[inline]
     fn max(self, o: Self) -> Self {
         f16::from_f32(self.to_f32().max(o.to_f32()))
     }
+    #[inline]
     fn neg(self) -> Self {
         -self
     }
+    #[inline]
     fn abs(self) -> Self {
         f16::from_bits(self.to_bits() & 0x7fff)
     }
+    #[inline]
     fn sgn(self) -> Self {
         f16::from_f32(self.to_f32().sgn())
     }
@@ -485,12 +509,15 @@ impl Native for bool {
     scalar_variant!(Bool);
     // Arithmetic on bool is rejected by the type checker; these are total
     // only so that `bool` fits the trait.
+    #[inline]
     fn add(self, o: Self) -> Self {
         self ^ o
     }
+    #[inline]
     fn sub(self, o: Self) -> Self {
         self ^ o
     }
+    #[inline]
     fn mul(self, o: Self) -> Self {
         self & o
     }
@@ -509,18 +536,23 @@ impl Native for bool {
     fn pow(self, _o: Self) -> Result<Self, PrimError> {
         Ok(self)
     }
+    #[inline]
     fn min(self, o: Self) -> Self {
         self & o
     }
+    #[inline]
     fn max(self, o: Self) -> Self {
         self | o
     }
+    #[inline]
     fn neg(self) -> Self {
         self
     }
+    #[inline]
     fn abs(self) -> Self {
         self
     }
+    #[inline]
     fn sgn(self) -> Self {
         self
     }

@@ -207,6 +207,18 @@ impl Interp<'_> {
                 let (data, idx, len, sk) = (&op.data[..], &ix.data[..], own[0], op.strides[nu]);
                 for row in 0..rows {
                     let (b0, b1) = (cur.offs[0], cur.offs[1]);
+                    // One array for all lanes and one index per lane, in
+                    // bounds (the common case): one pass over the indices
+                    // finds it, and the elements are then taken with no
+                    // fault handling in the loop.
+                    if (steps[0], steps[1]) == (0, 1) {
+                        let (d, ix) = (&data[b0..], &idx[b1..b1 + inner]);
+                        if ix.iter().all(|&i| (i as u64) < len as u64) {
+                            out.extend(ix.iter().map(|&i| d[i as usize * sk]));
+                            cur.advance();
+                            continue;
+                        }
+                    }
                     for t in 0..inner {
                         let i = idx[b1 + t * steps[1]];
                         match usize::try_from(i) {
