@@ -70,16 +70,32 @@ pub(crate) fn index(a: &Array, nl: usize, steps: &[Step]) -> Array {
     with_array!(a, x => Element::wrap_array(apply_steps(x.clone(), nl, steps)))
 }
 
-/// `a[at]` for fixed indices `at` of the first axes, already checked
-/// against the shape: a view of the same data.
-pub(crate) fn index_outer(a: &Array, at: &[usize]) -> Array {
-    with_array!(a, x => {
+/// `a[at]` for indices of the leading axes of an array without lanes
+/// (each `None` where it is no integer, a slice): the element, or a view
+/// of the same data; `None` where an index is no integer or out of bounds
+/// (the checked path takes those).
+pub(crate) fn index_fixed(
+    a: &Array,
+    at: impl ExactSizeIterator<Item = Option<i64>>,
+) -> Option<Value> {
+    let shape = a.shape();
+    if at.len() > shape.len() {
+        return None;
+    }
+    let at: SmallVec<[usize; 4]> = at
+        .zip(shape)
+        .map(|(k, &n)| usize::try_from(k?).ok().filter(|&k| k < n))
+        .collect::<Option<_>>()?;
+    if at.len() == shape.len() {
+        return element(a, &at).map(Value::Scalar);
+    }
+    Some(with_array!(a, x => {
         let mut y = x.clone();
-        for &k in at {
+        for &k in &at {
             y = y.index_axis_move(Axis(0), k);
         }
-        Element::wrap_array(y)
-    })
+        Value::Array(Element::wrap_array(y))
+    }))
 }
 
 /// The element at a full index of an array without lanes.

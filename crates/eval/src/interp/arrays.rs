@@ -87,21 +87,14 @@ impl Interp<'_> {
         let (0, Value::Array(a)) = (arr.mask, &arr.v) else {
             return None;
         };
-        let shape = a.shape();
-        if ix.len() > shape.len() {
-            return None;
-        }
-        let mut at: SmallVec<[usize; 4]> = SmallVec::new();
-        for (d, &n) in ix.iter().zip(shape) {
-            let DimIndex::Fix(i) = d else { return None };
-            let k = self.scalar_ref(i).filter(|s| s.ty().is_int())?.as_i64();
-            at.push(usize::try_from(k).ok().filter(|&k| k < n)?);
-        }
-        Some(LVal::inv(if at.len() == shape.len() {
-            Value::Scalar(ops::element(a, &at)?)
-        } else {
-            Value::Array(ops::index_outer(a, &at))
-        }))
+        let at = ix.iter().map(|d| match d {
+            DimIndex::Fix(i) => self
+                .scalar_ref(i)
+                .filter(|s| s.ty().is_int())
+                .map(|s| s.as_i64()),
+            DimIndex::Slice { .. } => None,
+        });
+        ops::index_fixed(a, at).map(LVal::inv)
     }
 
     pub(super) fn eval_index(

@@ -1246,18 +1246,14 @@ fn index_static(arr: &LVal, ixs: &[Ix]) -> R<LVal> {
     };
     let nl = count(arr.mask);
     let own = &a.shape()[nl..];
-    if nl == 0 && ixs.len() == own.len() {
-        let idx: Option<smallvec::SmallVec<[usize; 4]>> = ixs
-            .iter()
-            .zip(own)
-            .map(|(i, &n)| match *i {
-                Ix::Fix(k) => usize::try_from(k).ok().filter(|&k| k < n),
-                Ix::Slice { .. } => None,
-            })
-            .collect();
-        if let Some(s) = idx.and_then(|idx| ops::element(a, &idx)) {
-            return Ok(LVal::inv(Value::Scalar(s)));
-        }
+    let fixed = ixs.iter().map(|i| match *i {
+        Ix::Fix(k) => Some(k),
+        Ix::Slice { .. } => None,
+    });
+    if nl == 0
+        && let Some(x) = ops::index_fixed(a, fixed)
+    {
+        return Ok(LVal::inv(x));
     }
     let steps = ops::check_index(own, ixs)?;
     Ok(LVal::from_array(arr.mask, ops::index(a, nl, &steps)))

@@ -463,7 +463,8 @@ impl Interp<'_> {
             let Some(k) = lam.params.iter().position(|p| p == a) else {
                 return Ok(None);
             };
-            let (Value::Array(x), 0) = (&vals[k].borrow().v, vals[k].borrow().mask) else {
+            let x = vals[k].borrow();
+            let (Value::Array(x), 0) = (&x.v, x.mask) else {
                 return Ok(None);
             };
             let &[xn, xm] = x.shape() else {
