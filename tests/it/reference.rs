@@ -1,7 +1,10 @@
 //! The rules one by one, on expressions typed as at the REPL.
 
 use urchin::driver::Session;
+use urchin_prim::{PrimType, Scalar};
 use urchin_reference::*;
+use urchin_runtime::value::{Array, Value};
+use urchin_runtime::values::format_value;
 use urchin_runtime::{RuntimeError, RuntimeErrorKind};
 use urchin_syntax as syntax;
 use urchin_types::CheckedDef;
@@ -296,6 +299,155 @@ fn sizes_are_bound_and_checked() {
         // these come from slices, which are checked when the program runs.)
         run_in(&mut s, "let xs = [0, 1, 2][1:] in xs : [3]i32").map_err(|e| e.1),
         Err("Value of shape [2] cannot match shape [3] (the annotated expression)".into())
+    );
+}
+
+/// An entry point's outcome under each engine, the reference's first:
+/// values printed, errors by kind and message.
+fn both_engines(
+    s: &Session,
+    entry: &str,
+    args: &[Value],
+) -> [Result<Vec<String>, (RuntimeErrorKind, String)>; 2] {
+    let id = s.lookup_def(entry).expect("the entry point");
+    let printed = |vs: Vec<Value>| vs.iter().map(format_value).collect();
+    let reference = match run_entry(s, id, args.to_vec(), &Options::default()) {
+        Ok((vs, _)) => Ok(printed(vs)),
+        Err(Stop::Error(e)) => Err((e.kind, e.message)),
+        Err(other) => panic!("{entry}: {other}"),
+    };
+    let program = s.compile(id).expect("the entry point compiles").program;
+    let mut stats = urchin_eval::EvalStats::default();
+    let fast = urchin_eval::run_function(
+        &program,
+        &program.functions[0],
+        args.to_vec(),
+        &urchin_eval::EvalOptions::default(),
+        &mut stats,
+    )
+    .map(printed)
+    .map_err(|e| (e.kind, e.message));
+    [reference, fast]
+}
+
+/// The arguments of an entry point are checked against its type with
+/// sizes before its body runs, the sizes the checker inferred for its
+/// anonymous ones included, in both engines alike: a body lowered and
+/// optimised trusting them may drop a check that the reference makes
+/// (`rows` returned a value where the reference failed), or fail
+/// otherwise (`pairs` with an index out of bounds against a shape
+/// mismatch).
+#[test]
+fn entry_arguments_fit_their_inferred_sizes() {
+    let s = session(
+        "entry rows (zs: []f64) : [][]f64 = \
+           if 0 < (loop (w1, acc1) = (0i32, 1i32) while w1 < 0 do (w1 + 1, 0i32)).1 \
+           then [map2 (+) zs (rep 0.0)] \
+           else (copy (map2 (\\(x: f64) (y: i64) -> [0.0]) zs [0i64]) with [3] = [-3.0])\n\
+         entry pairs (b: i64) (is: []i64) : [][]i64 = \
+           map2 (\\x y -> [0i64]) (replicate 2 0.0) \
+             (copy (map2 (+) is (rep (-1i64))) with [5] = (loop acc1 = b for i1 < 2 do 5i64))\n\
+         entry columns (p: ([]i64, []f64)) (r: {a: []f64, b: [3]i64}) = \
+           (map2 (\\a b -> f64.i64 a + b) p.0 p.1, map2 (+) r.a p.1)\n\
+         entry sized_by (xs: [][]i64) (n: i64) (m: i64) = \
+           map2 (\\x y -> map2 (+) x y) xs (replicate n (iota (m + 1)))",
+    );
+    let f64s = |xs: &[f64]| {
+        let xs: Vec<Scalar> = xs.iter().map(|&x| Scalar::F64(x)).collect();
+        Value::Array(Array::from_scalars(PrimType::F64, vec![xs.len()], &xs))
+    };
+    let i64s = |shape: Vec<usize>, xs: &[i64]| {
+        let xs: Vec<Scalar> = xs.iter().map(|&x| Scalar::I64(x)).collect();
+        Value::Array(Array::from_scalars(PrimType::I64, shape, &xs))
+    };
+    let i64 = |x: i64| Value::Scalar(Scalar::I64(x));
+    let invalid = |shapes: &str, param: &str, entry: &str| {
+        Err((
+            RuntimeErrorKind::ShapeMismatch,
+            format!(
+                "Value of shape {shapes} (an argument of invalid size for parameter \
+                 `{param}` of entry point `{entry}`)"
+            ),
+        ))
+    };
+    let alike = |entry: &str, args: &[Value]| {
+        let [reference, fast] = both_engines(&s, entry, args);
+        assert_eq!(reference, fast, "{entry}");
+        reference
+    };
+    assert_eq!(alike("rows", &[f64s(&[0.5])]), Ok(vec!["[[0.5]]".into()]));
+    assert_eq!(
+        alike("rows", &[f64s(&[0.5, 3.0])]),
+        invalid("[2] cannot match shape [1]", "zs", "rows")
+    );
+    // The right size reaches the update, out of bounds.
+    let (kind, _) = alike("pairs", &[i64(1), i64s(vec![2], &[2, 3])]).unwrap_err();
+    assert_eq!(kind, RuntimeErrorKind::IndexOutOfBounds);
+    assert_eq!(
+        alike("pairs", &[i64(1), i64s(vec![1], &[2])]),
+        invalid("[1] cannot match shape [2]", "is", "pairs")
+    );
+    // A tuple's and a record's components; a constant.
+    let (p0, p1) = (i64s(vec![2], &[1, 2]), f64s(&[0.5, 1.5]));
+    let b = i64s(vec![3], &[0, 0, 0]);
+    assert!(
+        alike(
+            "columns",
+            &[p0.clone(), p1.clone(), f64s(&[1.0, 1.0]), b.clone()]
+        )
+        .is_ok()
+    );
+    assert_eq!(
+        alike(
+            "columns",
+            &[p0.clone(), f64s(&[0.5]), f64s(&[1.0, 1.0]), b.clone()]
+        ),
+        invalid("[1] cannot match shape [2]", "p", "columns")
+    );
+    assert_eq!(
+        alike("columns", &[p0.clone(), p1.clone(), f64s(&[1.0]), b]),
+        invalid("[1] cannot match shape [2]", "r", "columns")
+    );
+    assert_eq!(
+        alike(
+            "columns",
+            &[p0, p1, f64s(&[1.0, 1.0]), i64s(vec![2], &[0, 0])]
+        ),
+        invalid("[2] cannot match shape [3]", "r", "columns")
+    );
+    // Sizes that later `i64` parameters are, and a sum of them.
+    let xs = i64s(vec![2, 3], &[1, 2, 3, 4, 5, 6]);
+    assert_eq!(
+        alike("sized_by", &[xs.clone(), i64(2), i64(2)]),
+        Ok(vec!["[[1i64, 3i64, 5i64], [4i64, 6i64, 8i64]]".into()])
+    );
+    assert_eq!(
+        alike("sized_by", &[xs.clone(), i64(3), i64(2)]),
+        invalid("[2][3] cannot match shape [3][3]", "xs", "sized_by")
+    );
+    assert_eq!(
+        alike("sized_by", &[xs, i64(2), i64(1)]),
+        invalid("[2][3] cannot match shape [2][2]", "xs", "sized_by")
+    );
+}
+
+/// The wrong-sized argument in a trace: the application is stuck before
+/// its first step.
+#[test]
+fn traces_show_arguments_of_invalid_size_stuck() {
+    let s = session("entry main (is: []i64) = map2 (+) (replicate 2 0) is");
+    let id = s.lookup_def("main").expect("main");
+    let xs: Vec<Scalar> = [1, 2, 3].map(Scalar::I64).to_vec();
+    let arg = Value::Array(Array::from_scalars(PrimType::I64, vec![3], &xs));
+    let mut trace = String::new();
+    let reached = entry_trace(&s, id, vec![arg], &TraceOptions::default(), &mut |l| {
+        trace.push_str(l)
+    });
+    assert_eq!(reached, Ok(false));
+    assert_eq!(
+        trace,
+        "  1  ⟨main [1i64, 2i64, 3i64]⟩\n     (stuck: Value of shape [3] cannot match shape [2] \
+         (an argument of invalid size for parameter `is` of entry point `main`))\n"
     );
 }
 

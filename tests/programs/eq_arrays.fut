@@ -1,6 +1,9 @@
 -- `==` and `!=` compare arrays whole when both sides have one type, as
 -- in Futhark; where the types differ AUTOMAP maps the comparison, and of
 -- two equally cheap readings the one comparing smaller values wins.
+-- Both sides of `==` have one type, sizes included, so `matrices` is
+-- `[n][m]i32 -> [n][m]i32 -> (bool, bool)`: arrays of other shapes are
+-- arguments of invalid size (past an empty dimension any size fits).
 -- ==
 -- entry: matrices
 -- input { [[1, 2], [3, 4]] [[1, 2], [3, 4]] }
@@ -8,11 +11,11 @@
 -- input { [[1, 2], [3, 4]] [[1, 2], [3, 5]] }
 -- output { false true }
 -- input { [[1, 2], [3, 4]] [[1, 2]] }
--- output { false true }
+-- error: invalid size for parameter `yss` of entry point `matrices`
 -- input { empty([0][2]i32) empty([0][3]i32) }
 -- output { true false }
 -- input { [[1], [2]] [[1, 2]] }
--- output { false true }
+-- error: invalid size for parameter `yss` of entry point `matrices`
 
 entry matrices (xss: [][]i32) (yss: [][]i32) = (xss == yss, xss != yss)
 

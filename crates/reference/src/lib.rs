@@ -29,7 +29,7 @@ pub use step::{Machine, Rule, Stop};
 pub use term::{Term, TermKind, Value};
 pub use trace::TraceOptions;
 use urchin_runtime::value::Value as EvalValue;
-use urchin_runtime::{Error, Raise};
+use urchin_runtime::{Error, Raise, RuntimeError};
 use urchin_types::env::{DefId, ValueId};
 use urchin_types::scheme::{Defaulting, Inst};
 use urchin_types::ty::Type;
@@ -154,28 +154,47 @@ pub fn expr_term(scope: &dyn Scope, checked: &CheckedDef) -> Result<Term, Stop> 
 }
 
 /// `entry v1 ... vn`: an entry point applied to arguments given in the
-/// fast evaluator's representation.
-pub fn entry_term(scope: &dyn Scope, id: DefId, args: Vec<EvalValue>) -> Result<Term, String> {
+/// fast evaluator's representation. Arguments whose sizes contradict the
+/// entry point's type are stuck before the first step, as the fast
+/// evaluator fails before the body runs (`step::check_entry_args`).
+pub fn entry_term(scope: &dyn Scope, id: DefId, args: Vec<EvalValue>) -> Result<Term, Stop> {
+    let (t, fits) = entry_application(scope, id, args).map_err(|m| {
+        let span = scope.types().def(id).source.span;
+        internal(&format!("the arguments do not fit: {m}"), span)
+    })?;
+    fits?;
+    Ok(t)
+}
+
+/// `entry v1 ... vn`, and whether the arguments' sizes fit.
+fn entry_application(
+    scope: &dyn Scope,
+    id: DefId,
+    args: Vec<EvalValue>,
+) -> Result<(Term, Result<(), RuntimeError>), String> {
     let def = scope.types().def(id);
     let inst = Inst::default();
     let span = def.source.span;
     let mut leaves = args.into_iter();
+    let values = (def.params.iter())
+        .map(|p| convert::from_leaves(&p.subst(&inst), &mut leaves))
+        .collect::<Result<Vec<_>, _>>()?;
+    if leaves.next().is_some() {
+        return Err(format!("too many values for `{}`", def.name));
+    }
+    let fits = step::check_entry_args(def, &values);
     let mut t = Term::new(
         TermKind::Global {
             name: def.name.clone(),
             def: id,
-            inst: Rc::new(inst.clone()),
+            inst: Rc::new(inst),
         },
         span,
     );
-    for p in &def.params {
-        let v = convert::from_leaves(&p.subst(&inst), &mut leaves)?;
+    for v in values {
         t = Term::app(t, Term::val(v, span), span);
     }
-    if leaves.next().is_some() {
-        return Err(format!("too many values for `{}`", def.name));
-    }
-    Ok(t)
+    Ok((t, fits))
 }
 
 /// The types of an entry point's parameters, one per primitive leaf, as
@@ -200,8 +219,7 @@ pub fn run_entry(
     opts: &Options,
 ) -> Result<(Vec<EvalValue>, u64), Stop> {
     let def = scope.types().def(id);
-    let t = entry_term(scope, id, args)
-        .map_err(|m| internal(&format!("the arguments do not fit: {m}"), def.source.span))?;
+    let t = entry_term(scope, id, args)?;
     let r = with_machine(scope, |m| evaluate(m, t, opts))?;
     let mut out = Vec::new();
     convert::to_leaves(&def.ret.subst(&Inst::default()), &r.value, &mut out)
@@ -266,8 +284,14 @@ pub fn entry_trace(
     opts: &TraceOptions,
     out: &mut dyn FnMut(&str),
 ) -> Result<bool, String> {
-    let t = entry_term(scope, id, args)?;
-    Ok(with_machine(scope, |m| trace::trace(m, t, opts, out)))
+    let (t, fits) = entry_application(scope, id, args)?;
+    Ok(match fits {
+        Ok(()) => with_machine(scope, |m| trace::trace(m, t, opts, out)),
+        Err(e) => {
+            trace::stuck(&t, &Stop::Error(e), opts, out);
+            false
+        }
+    })
 }
 
 fn plural(n: u64) -> String {

@@ -23,8 +23,9 @@ use urchin_runtime::index::Ix;
 use urchin_runtime::{CallFrame, Error, Raise, RuntimeError};
 use urchin_syntax::ast::{BinOpKind, Dim, Ident, Pat, TypeExp, UnOpKind};
 use urchin_syntax::pretty;
-use urchin_types::TypeEnv;
 use urchin_types::intrinsics::Intrinsic;
+use urchin_types::sizes::{ArgPlace, ArgSizes, SizeOp, invalid_argument};
+use urchin_types::{CheckedDef, TypeEnv};
 
 /// What a redex that cannot be contracted raises (a stuck state): the
 /// run-time error vocabulary both evaluators share.
@@ -844,16 +845,8 @@ fn bind_sizes(t: &TypeExp, v: &Value, depth: usize, what: &str, s: &mut Subst) -
                         }
                     },
                 };
-                // Past an empty dimension any size fits: the annotation
-                // gives it (`adopt_shape`).
-                let empty_above = own[..depth.min(own.len())].contains(&Some(0));
-                if let (Some(e), Some(Some(l)), false) = (expected, len, empty_above) {
-                    if e != l as i64 {
-                        let mut exp: Vec<Option<i64>> =
-                            own.iter().map(|d| d.map(|d| d as i64)).collect();
-                        exp[depth] = Some(e);
-                        return Err(Error::cannot_match(what, &own, &exp));
-                    }
+                if let Some(e) = expected {
+                    check_dim(&own, depth, e, what)?;
                 }
             }
             bind_sizes(inner, v, depth + 1, what, s)
@@ -882,6 +875,87 @@ fn bind_sizes(t: &TypeExp, v: &Value, depth: usize, what: &str, s: &mut Subst) -
             bind_sizes(t, v, depth, what, &mut s.without(&bound))
         }
         TypeExp::Prim(..) | TypeExp::Named(..) | TypeExp::Arrow(..) | TypeExp::Sum(..) => Ok(()),
+    }
+}
+
+/// Checks that dimension `depth` of a value whose first leaf has the
+/// shape `own` is `expected`. Past an empty dimension any size fits: the
+/// annotation gives it (`adopt_shape`).
+fn check_dim(own: &[Option<usize>], depth: usize, expected: i64, what: &str) -> R<()> {
+    let empty_above = own[..depth.min(own.len())].contains(&Some(0));
+    match own.get(depth) {
+        Some(Some(l)) if !empty_above && expected != *l as i64 => {
+            let mut exp: Vec<Option<i64>> = own.iter().map(|d| d.map(|d| d as i64)).collect();
+            exp[depth] = Some(expected);
+            Err(Error::cannot_match(what, own, &exp))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Checks an entry point's arguments against the sizes its signature
+/// gives them, inferred ones included (`urchin_types::sizes::args`), as
+/// the fast evaluator does before the body runs.
+pub(crate) fn check_entry_args(def: &CheckedDef, args: &[Value]) -> Result<(), RuntimeError> {
+    match &def.sizes {
+        Some(sig) => sig.check_args(&mut EntryArgs { def, args }),
+        None => Ok(()),
+    }
+}
+
+/// An entry point's arguments as `SizedSig::check_args` reads them:
+/// sizes are numbers.
+struct EntryArgs<'a> {
+    def: &'a CheckedDef,
+    args: &'a [Value],
+}
+
+impl EntryArgs<'_> {
+    fn value(&self, place: &ArgPlace) -> Option<Value> {
+        let arg = self.args.get(place.param)?.clone();
+        (place.path.iter()).try_fold(arg, |v, (depth, c)| {
+            prims::column(&v, *depth as usize, &c.name())
+        })
+    }
+}
+
+impl ArgSizes for EntryArgs<'_> {
+    type Size = i64;
+    type Error = RuntimeError;
+
+    fn read(&mut self, place: &ArgPlace, _name: &str) -> Option<i64> {
+        let v = self.value(place)?;
+        match place.dim {
+            Some(d) => prims::leaf_shape(&v)?
+                .get(d as usize)
+                .copied()
+                .flatten()
+                .map(|n| n as i64),
+            None => scalar(&v).ok().map(|s| s.as_i64()),
+        }
+    }
+
+    fn constant(&mut self, k: i64) -> i64 {
+        k
+    }
+
+    fn op(&mut self, op: SizeOp, a: i64, b: i64) -> i64 {
+        op.apply(a, b)
+    }
+
+    fn check(&mut self, place: &ArgPlace, expected: i64) -> Result<(), RuntimeError> {
+        let (Some(d), Some(v)) = (place.dim, self.value(place)) else {
+            return Ok(());
+        };
+        let own = prims::leaf_shape(&v).unwrap_or_default();
+        let p = &self.def.target.params[place.param];
+        check_dim(
+            &own,
+            d as usize,
+            expected,
+            &invalid_argument(p, &self.def.name),
+        )
+        .map_err(|e| e.at(p.span()))
     }
 }
 

@@ -115,6 +115,13 @@ pub fn trace(m: &Machine, mut t: Term, opts: &TraceOptions, out: &mut dyn FnMut(
     }
 }
 
+/// `t` stuck as a whole before its first step (an entry point's
+/// arguments that do not fit its type).
+pub fn stuck(t: &Term, stop: &Stop, opts: &TraceOptions, out: &mut dyn FnMut(&str)) {
+    let line = marked(t, &[], &format!("(stuck: {stop})"), opts);
+    out(&format!("{:>3}  {line}\n", 1));
+}
+
 enum End {
     Value,
     Stuck(String),

@@ -7,14 +7,14 @@ use super::{Ctx, LResult, Lower};
 use urchin_base::diag::{Diagnostic, Phase};
 use urchin_base::source::Span;
 use urchin_core::ir::{self, Atom, DimIndex, LoopForm, Var};
-use urchin_prim::{BinOp, PrimType, Scalar};
+use urchin_prim::{PrimType, Scalar};
 use urchin_syntax::ast::LoopForm as LoopForm_;
 use urchin_syntax::ast::*;
 use urchin_syntax::spine;
 use urchin_types::CheckedDef;
 use urchin_types::env::{GlobalKind, ValueId};
 use urchin_types::intrinsics::Intrinsic;
-use urchin_types::sizes::{SizeExp, SizeOp};
+use urchin_types::sizes::SizeExp;
 use urchin_types::ty::{Base, Type};
 
 impl<'t> Lower<'t> {
@@ -334,12 +334,7 @@ impl<'t> Lower<'t> {
             SizeExp::Op(op, a, b) => {
                 let a = self.size_exp(env, a, span)?;
                 let b = self.size_exp(env, b, span)?;
-                let op = match op {
-                    SizeOp::Add => BinOp::Add,
-                    SizeOp::Sub => BinOp::Sub,
-                    SizeOp::Mul => BinOp::Mul,
-                };
-                self.b.at(span, "_size").bin(op, a, b).into()
+                self.b.at(span, "_size").bin(op.bin_op(), a, b).into()
             }
         })
     }

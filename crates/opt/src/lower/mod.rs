@@ -268,6 +268,7 @@ impl<'t> Lower<'t> {
         }
         let (body, ()) = self.body(|l| {
             let more = args.split_off(declared);
+            l.check_entry_args(def, &args);
             // The entry point is not called from anywhere in the program.
             l.binding_entry = true;
             let v = l.apply_def(def, inst.clone(), Env::default(), args, def.source.span);

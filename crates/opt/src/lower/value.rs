@@ -8,7 +8,81 @@ use urchin_base::diag::Diagnostic;
 use urchin_base::source::Span;
 use urchin_core::ir::{self, Atom, Var};
 use urchin_syntax::ast::*;
+use urchin_types::CheckedDef;
+use urchin_types::sizes::{ArgPlace, ArgSizes, Component, SizeOp, invalid_argument};
 use urchin_types::ty::{Base, Type};
+
+/// An entry point's arguments as `SizedSig::check_args` reads them:
+/// sizes are atoms, and a check is a statement.
+struct EntryArgs<'a, 't> {
+    l: &'a mut Lower<'t>,
+    def: &'t CheckedDef,
+    args: &'a [Val<'t>],
+}
+
+impl<'t> EntryArgs<'_, 't> {
+    fn value(&self, place: &ArgPlace) -> Option<&Val<'t>> {
+        let arg = self.args.get(place.param)?;
+        place.path.iter().try_fold(arg, |v, (_, c)| {
+            let Val::Node(cs) = v else { return None };
+            let c = match c {
+                Component::Index(i) => cs.get(*i),
+                Component::Field(f) => cs.iter().find(|(n, _)| n.as_ref() == Some(*f)),
+            };
+            c.map(|(_, c)| c)
+        })
+    }
+
+    /// The array whose dimension `place` is.
+    fn array(&self, place: &ArgPlace) -> Option<(Var, u32)> {
+        let d = place.dim?;
+        match self.value(place).and_then(Lower::first_leaf)? {
+            Atom::Var(arr) if self.l.b.ty(arr).rank() > d => Some((arr, d)),
+            _ => None,
+        }
+    }
+}
+
+impl ArgSizes for EntryArgs<'_, '_> {
+    type Size = Atom;
+    type Error = std::convert::Infallible;
+
+    fn read(&mut self, place: &ArgPlace, name: &str) -> Option<Atom> {
+        if place.dim.is_none() {
+            return match self.value(place)? {
+                Val::Leaf(a) => Some(*a),
+                _ => None,
+            };
+        }
+        let (arr, d) = self.array(place)?;
+        let span = self.def.source.span;
+        Some(match self.l.b.dim(arr, d as usize) {
+            Some(n) => n,
+            None => self.l.b.at(span, name).size(arr, d).into(),
+        })
+    }
+
+    fn constant(&mut self, k: i64) -> Atom {
+        Atom::i64(k)
+    }
+
+    fn op(&mut self, op: SizeOp, a: Atom, b: Atom) -> Atom {
+        let span = self.def.source.span;
+        self.l.b.at(span, "_size").bin(op.bin_op(), a, b).into()
+    }
+
+    fn check(&mut self, place: &ArgPlace, expected: Atom) -> Result<(), Self::Error> {
+        let Some((arr, d)) = self.array(place) else {
+            return Ok(());
+        };
+        let p = &self.def.target.params[place.param];
+        if self.l.b.dim(arr, d as usize) != Some(expected) {
+            let what = invalid_argument(p, &self.def.name);
+            self.l.check_dim(arr, d, expected, &what, p.span());
+        }
+        Ok(())
+    }
+}
 
 /// A source-level value during lowering.
 #[derive(Clone)]
@@ -308,17 +382,13 @@ impl<'t> Lower<'t> {
         let entry = std::mem::take(&mut self.binding_entry);
         let mut bound = Ok(given);
         for (p, v) in params {
-            let param = match p.binders().first() {
-                Some((n, _)) => format!("parameter `{n}`"),
-                None => "a parameter".to_string(),
-            };
             let what = if entry {
-                format!(
-                    "an argument of invalid size for {param} of entry point `{}`",
-                    ctx.def.name
-                )
+                invalid_argument(p, &ctx.def.name)
             } else {
-                format!("{param} of `{}`", ctx.def.name)
+                match p.binders().first() {
+                    Some((n, _)) => format!("parameter `{n}` of `{}`", ctx.def.name),
+                    None => format!("a parameter of `{}`", ctx.def.name),
+                }
             };
             bound = bound.and_then(|env| self.bind_pat(ctx, &env, p, v, &what));
         }
@@ -366,6 +436,19 @@ impl<'t> Lower<'t> {
             });
         }
         Ok(env)
+    }
+
+    /// Checks an entry point's arguments against the sizes its signature
+    /// gives them, inferred ones included (`urchin_types::sizes::args`),
+    /// before its parameters are bound, so that the body is lowered
+    /// knowing what is checked. (A declared size's own check may repeat
+    /// one, which the simplifier removes: checking here, once, keeps a
+    /// recursive entry point's calls of itself unchecked.)
+    pub(super) fn check_entry_args(&mut self, def: &'t CheckedDef, args: &[Val<'t>]) {
+        let Some(sig) = &def.sizes else {
+            return;
+        };
+        let Ok(()) = sig.check_args(&mut EntryArgs { l: self, def, args });
     }
 
     /// Binds the size parameters a size expression names to what makes it

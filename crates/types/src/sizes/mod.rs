@@ -25,6 +25,7 @@
 //! signature it computes.
 
 mod apply;
+mod args;
 mod causality;
 mod expr;
 mod loops;
@@ -37,6 +38,7 @@ use super::env::{GlobalKind, Globals};
 use super::intrinsics::Intrinsic;
 use super::lengths::simple_name;
 use super::ty::{Base, Rank, Type};
+pub use args::{ArgPlace, ArgSizes, Component, invalid_argument};
 use causality::Needer;
 pub use shape::{GlobalSize, Shape, Size, SizeExp, SizeOp, SizedSig};
 pub use spec::{Misfit, ValSpecType, spec};

@@ -11,6 +11,7 @@ use crate::env::DefId;
 use crate::ty::{Base, Type};
 use std::fmt::Write;
 use std::rc::Rc;
+use urchin_prim::BinOp;
 use urchin_syntax::ast::{Entity, Ident};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,6 +22,24 @@ pub enum SizeOp {
 }
 
 impl SizeOp {
+    /// Of two sizes that are numbers (wrapping, as `i64` arithmetic).
+    pub fn apply(self, a: i64, b: i64) -> i64 {
+        match self {
+            SizeOp::Add => a.wrapping_add(b),
+            SizeOp::Sub => a.wrapping_sub(b),
+            SizeOp::Mul => a.wrapping_mul(b),
+        }
+    }
+
+    /// The operator on `i64`s that computes it.
+    pub fn bin_op(self) -> BinOp {
+        match self {
+            SizeOp::Add => BinOp::Add,
+            SizeOp::Sub => BinOp::Sub,
+            SizeOp::Mul => BinOp::Mul,
+        }
+    }
+
     fn symbol(self) -> &'static str {
         match self {
             SizeOp::Add => "+",
@@ -69,9 +88,7 @@ impl Size {
         match (op, &a, &b) {
             (_, Size::Unknown, _) | (_, _, Size::Unknown) => Size::Unknown,
             _ if a.depth() >= MAX_DEPTH || b.depth() >= MAX_DEPTH => Size::Unknown,
-            (SizeOp::Add, Size::Const(x), Size::Const(y)) => Size::Const(x.wrapping_add(*y)),
-            (SizeOp::Sub, Size::Const(x), Size::Const(y)) => Size::Const(x.wrapping_sub(*y)),
-            (SizeOp::Mul, Size::Const(x), Size::Const(y)) => Size::Const(x.wrapping_mul(*y)),
+            (_, Size::Const(x), Size::Const(y)) => Size::Const(op.apply(*x, *y)),
             _ => Size::Op(op, Rc::new(a), Rc::new(b)),
         }
     }
