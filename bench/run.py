@@ -11,10 +11,13 @@ For every example it runs `urchin bench --threads N --json` on its
 - NumPy's MRI-Q on data of the same size, timed beside it (if NumPy is
   installed: `pip install numpy`);
 - JAX's `jit` of each workload's function and of its gradient on data of
-  the same sizes (if JAX is installed: `pip install jax`), against
-  urchin's best time on one thread: sum of squares, k-means, GMM, the
-  MLP, the RNN, the running sum, the histogram of maxima and ADBench's
-  LSTM (its Jacobian: the gradient of its one output).
+  the same sizes (if JAX is installed: `pip install jax`): sum of
+  squares, k-means, GMM, the MLP, the RNN, the running sum, the histogram
+  of maxima and ADBench's LSTM (its Jacobian: the gradient of its one
+  output). Like for like: JAX as it runs by default (its thread pools
+  over every core) against urchin's best on N threads, and JAX held to
+  one core (a process of its own, pinned, XLA's pools of one thread)
+  against urchin's best on one thread.
 
 The evaluator runs alone (`--device none`) unless `--device` says
 otherwise: `auto` times urchin's own choice of device (an OpenCL driver,
@@ -246,15 +249,42 @@ def jax_times(workload, runs):
                  for f in (primal, grad))
 
 
+# XLA's CPU thread pools of one thread (with the process pinned to one
+# core): JAX's time on one core.
+ONE_CORE_XLA_FLAGS = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+
+
+def jax_times_one_core(name, runs):
+    """`jax_times` of the workload `name` in a process of its own held to
+    one core; None where that fails (JAX's error on stderr)."""
+    env = dict(os.environ, XLA_FLAGS=ONE_CORE_XLA_FLAGS)
+    out = subprocess.run([sys.executable, __file__, "--jax-one-core", name, "--runs", str(runs)],
+                         capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        sys.stderr.write(out.stderr)
+        return None
+    return tuple(tuple(t) for t in json.loads(out.stdout))
+
+
+def jax_one_core(name, runs):
+    """The child of `jax_times_one_core`: pinned to one core before JAX
+    starts its threads; prints the times as JSON."""
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    print(json.dumps(jax_times(jax_workloads()[name], runs)))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--jax-one-core", metavar="WORKLOAD", help=argparse.SUPPRESS)
     ap.add_argument("--urchin", default=str(ROOT / "target/release/urchin"))
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--only", default="")
     ap.add_argument("--device", choices=["none", "auto", "both"], default="none")
     args = ap.parse_args()
+    if args.jax_one_core:
+        return jax_one_core(args.jax_one_core, args.runs)
     only = set(filter(None, args.only.split(",")))
     if not Path(args.urchin).exists():
         sys.exit(f"{args.urchin} not found: cargo build --release first")
@@ -308,12 +338,19 @@ def main():
         if jax_refs is None:
             print(f"{'':<8} {'jax':<12} (JAX not installed: pip install jax)")
         elif name in jax_refs:
-            jax_t = jax_times(jax_refs[name], max(args.runs, 20))
-            for entry, (best, mean) in zip((primal, grad), jax_t):
-                ours = rows.get(entry, {}).get(1)
-                rel = f"urchin (1 thread) {ours['min_us'] / best:.2f}× JAX's best" if ours else ""
-                print(f"{'':<8} {'jax ' + entry:<12} {fmt_time(mean):>10} "
-                      f"(best {fmt_time(best)})  {rel}")
+            jax_runs = max(args.runs, 20)
+            jax_t = jax_times(jax_refs[name], jax_runs)
+            one_core = jax_times_one_core(name, jax_runs) or (None, None)
+            for entry, (best, mean), one in zip((primal, grad), jax_t, one_core):
+                m = rows.get(entry, {})
+                line = f"{'':<8} {'jax ' + entry:<12} {fmt_time(mean):>10} (best {fmt_time(best)})"
+                if n in m:
+                    line += f"  urchin ({n} threads) {m[n]['min_us'] / best:.2f}× JAX's best"
+                if one is not None:
+                    line += f"; one core: JAX {fmt_time(one[1])} (best {fmt_time(one[0])})"
+                    if 1 in m:
+                        line += f", urchin (1 thread) {m[1]['min_us'] / one[0]:.2f}×"
+                print(line)
     load = os.getloadavg()
     print(f"load at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
 

@@ -19,7 +19,9 @@
 //!   fixes the length of every later one from the sizes of the arrays it
 //!   built (`Interp::tune_chunk`: its largest temporary about
 //!   `CHUNK_BUDGET` elements, so a nested map-reduce runs in cache-sized
-//!   tiles). The boundaries are a function of the program and its inputs.
+//!   tiles); a reduction's chunks of a block or more end on block
+//!   boundaries (`ChunkOp::chunk_end`), so they are whole blocks. The
+//!   boundaries are a function of the program and its inputs.
 //! - **Maps and blocks on workers, combination in order.** Once the
 //!   length is fixed, the chunks go to the rayon pool: each worker takes
 //!   the next chunk in order and evaluates its *map* (the `map` itself,
@@ -133,6 +135,20 @@ struct ChunkOut {
 }
 
 impl<'l> ChunkOp<'l> {
+    /// Where the chunk of (at most) `len` elements from `start` ends, of
+    /// `n`: a reduction's chunk of a block or more ends on a block
+    /// boundary, so that each chunk after the probe is whole blocks, folded
+    /// straight from the arguments (`fused_sum_parts`), and no piece of a
+    /// block at either end is mapped into a stored array first.
+    fn chunk_end(self, start: usize, len: usize, n: usize) -> usize {
+        let end = start.saturating_add(len).min(n);
+        let aligned = end - end % BLOCK;
+        match self {
+            ChunkOp::Reduce(..) if len >= BLOCK && end < n && aligned > start => aligned,
+            _ => end,
+        }
+    }
+
     /// How many results have a row per element.
     fn row_results(self, carry: usize) -> usize {
         match self {
@@ -264,7 +280,7 @@ impl<'p> Interp<'p> {
                 parallel = false;
                 continue;
             }
-            let c = len.min(n - start);
+            let c = op.chunk_end(start, len, n) - start;
             let chunk: Vec<LVal> = vals
                 .iter()
                 .map(|x| slice_outer(x, start, start + c))
@@ -411,9 +427,12 @@ impl<'p> Interp<'p> {
         let Some((shared, accs)) = self.shared(op, vals, carry, n) else {
             return Ok(start);
         };
-        let chunks: Vec<(usize, usize)> = (start..n)
-            .step_by(len)
-            .map(|s| (s, len.min(n - s)))
+        let ends =
+            std::iter::successors(Some(start), |&s| (s < n).then(|| op.chunk_end(s, len, n)));
+        let chunks: Vec<(usize, usize)> = ends
+            .clone()
+            .zip(ends.skip(1))
+            .map(|(s, e)| (s, e - s))
             .collect();
         // The workers are busy with chunks: this thread's kernels stay on
         // it (their pieces would wait behind the chunks).

@@ -503,11 +503,12 @@ pub(crate) fn fold_map2_rows<A: Copy + Sync, B: Copy + Sync, T: Copy + Default +
     /// Rows folded side by side where a row is one block: each row's fold
     /// is a chain of dependent operations, and interleaving independent
     /// chains keeps the arithmetic units busy (the order within each row is
-    /// unchanged).
-    const SIDE: usize = 4;
+    /// unchanged): eight take a sum of squares about a fifth less time
+    /// than four.
+    const SIDE: usize = 8;
     /// Rows folded side by side where one operand's row is the same for all
     /// of them (a matrix times a vector): it is read once per element for
-    /// all, so loads leave room for more chains.
+    /// all.
     const WIDE: usize = 8;
     struct Side<S, WA, WB> {
         side: S,
@@ -589,9 +590,16 @@ pub(crate) fn fold_map2_rows<A: Copy + Sync, B: Copy + Sync, T: Copy + Default +
             g(da[oa + j * ta], db[ob + j * tb])
         }
     };
+    // Rows that are consecutive blocks of a reduction (`BLOCK` elements
+    // each, one after the other: a sum's chunk) are addressed from one
+    // base at constant distances: a register per row spilled the loop.
+    let blocks = |o: [usize; SIDE]| n == BLOCK && (0..SIDE).all(|k| o[k] == o[0] + k * BLOCK);
     let side = |oa: [usize; SIDE], ob: [usize; SIDE]| {
         let mut acc = [init; SIDE];
-        if (ta, tb) == (1, 1) {
+        if (ta, tb) == (1, 1) && blocks(oa) && blocks(ob) {
+            let (xs, ys) = (&da[oa[0]..][..SIDE * BLOCK], &db[ob[0]..][..SIDE * BLOCK]);
+            acc = fold_blocks_side(xs, ys, init, &g, &f);
+        } else if (ta, tb) == (1, 1) {
             let xs: [&[A]; SIDE] = std::array::from_fn(|k| &da[oa[k]..oa[k] + n]);
             let ys: [&[B]; SIDE] = std::array::from_fn(|k| &db[ob[k]..ob[k] + n]);
             for j in 0..n {
@@ -665,6 +673,28 @@ pub(crate) fn fold_map2_rows<A: Copy + Sync, B: Copy + Sync, T: Copy + Default +
         )
     })
     .unwrap_or_else(|| sequential(m.len, |out| go(&m, (0, m.len), &row, &adjacent, side, out)))
+}
+
+/// `W` consecutive blocks of `xs` and `ys` (`W * BLOCK` elements each),
+/// block `k` of the result the fold of `g` of block `k` of both from
+/// `init`. A function of its own, not inlined: inside the kernel's closure
+/// the accumulators were stored to memory at every step.
+#[inline(never)]
+fn fold_blocks_side<A: Copy, B: Copy, T: Copy, const W: usize>(
+    xs: &[A],
+    ys: &[B],
+    init: T,
+    g: &impl Fn(A, B) -> T,
+    f: &impl Fn(T, T) -> T,
+) -> [T; W] {
+    let (xs, ys) = (&xs[..W * BLOCK], &ys[..W * BLOCK]);
+    let mut acc = [init; W];
+    for j in 0..BLOCK {
+        for k in 0..W {
+            acc[k] = f(acc[k], g(xs[k * BLOCK + j], ys[k * BLOCK + j]));
+        }
+    }
+    acc
 }
 
 /// `W` rows of `n` elements folded by `f` from `init` side by side, in

@@ -1786,12 +1786,11 @@ fn sums_of_element_wise_operations_over_lanes_are_fused_bit_for_bit() {
             .collect();
         Value::Array(Array::from_scalars(t, vec![rows, cols], &data))
     }
-    // Short rows are folded four at a time (with some left over, or none),
-    // eight at a time where the inner map's rows share the outer one's
-    // (a matrix times a vector, either operand), also where the inner
-    // map's rows are a transposed matrix's, read in place eight columns at
-    // a time; long ones in blocks.
-    let sizes = [(3, 4), (5, 70), (3, 2), (2, 13), (9, 3)];
+    // Short rows are folded eight at a time (with some left over, or
+    // none), also where the inner map's rows share the outer one's (a
+    // matrix times a vector, either operand), or are a transposed
+    // matrix's, read in place eight columns at a time; long ones in blocks.
+    let sizes = [(3, 4), (5, 70), (3, 2), (2, 13), (9, 3), (2, 8)];
     for (t, n, (m, k)) in [F64, I64].into_iter().flat_map(|t| {
         [7, 2 * urchin_eval::testing::BLOCK + 5]
             .into_iter()
