@@ -15,13 +15,14 @@
 //!   first chunk is a short probe (`PROBE_CHUNK` elements, or the whole
 //!   SOAC where it is at most twice that), so that a body building large
 //!   arrays per element (a row of a `k × n` map-reduce) never has a large
-//!   first chunk; the first chunk to succeed in bulk
-//!   fixes the length of every later one from the sizes of the arrays it
-//!   built (`Interp::tune_chunk`: its largest temporary about
-//!   `CHUNK_BUDGET` elements, so a nested map-reduce runs in cache-sized
-//!   tiles); a reduction's chunks of a block or more end on block
-//!   boundaries (`ChunkOp::chunk_end`), so they are whole blocks. The
-//!   boundaries are a function of the program and its inputs.
+//!   first chunk; the first chunk to succeed in bulk fixes the length of
+//!   every later one from the sizes of the arrays it built
+//!   (`Interp::tune_chunk`: its largest temporary about `CHUNK_BUDGET`
+//!   elements, so a nested map-reduce runs in cache-sized tiles; a fused
+//!   sum, which stores nothing per element, twice that); a reduction's
+//!   chunks of a block or more end on block boundaries
+//!   (`ChunkOp::chunk_end`), so they are whole blocks. The boundaries are
+//!   a function of the program and its inputs.
 //! - **Maps and blocks on workers, combination in order.** Once the
 //!   length is fixed, the chunks go to the rayon pool: each worker takes
 //!   the next chunk in order and evaluates its *map* (the `map` itself,
@@ -53,7 +54,7 @@
 use super::analysis::Analysis;
 use super::blocks::{self, BLOCK, Blocks};
 use super::error::{Fail, R};
-use super::interp::{Interp, PROBE_CHUNK};
+use super::interp::{Interp, MAX_CHUNK, PROBE_CHUNK};
 use super::kernels::{from_vec, row_major};
 use super::lanes::LVal;
 use super::soac::{SentUpdate, fold_blocks, fused_sum_blocks, slice_outer, summed_binop};
@@ -340,11 +341,16 @@ impl<'p> Interp<'p> {
             }
             _ => None,
         };
-        let parts = match parts {
-            Some(parts) => parts,
-            None => vec![Part::Mapped(op.inputs(self, chunk, c)?, c)],
+        // A fused sum stores nothing per element past the probe's piece
+        // of a block: its chunks are twice the budget (the longest chunks
+        // go, but in tests), fewer to hand over and combine.
+        let (parts, next) = match parts {
+            Some(parts) => (parts, (2 * self.chunk_budget()).min(MAX_CHUNK)),
+            None => {
+                let parts = vec![Part::Mapped(op.inputs(self, chunk, c)?, c)];
+                (parts, self.tune_chunk(c))
+            }
         };
-        let next = self.tune_chunk(c);
         Ok((op.combine(self, parts, c, carry)?, next))
     }
 
@@ -412,7 +418,7 @@ impl<'p> Interp<'p> {
     ) -> R<usize> {
         // The elements of the largest temporaries of the chunks left: too
         // few, and handing chunks over costs more than a second core gains.
-        let work = (n - start).saturating_mul(self.chunk_budget() / len.max(1));
+        let work = (n - start).saturating_mul(self.chunk_budget()) / len.max(1);
         // Breakpoints stop on the thread the REPL listens on.
         if self.options().track_memory
             || self.breaks.is_some()

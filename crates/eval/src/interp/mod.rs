@@ -46,7 +46,7 @@ use urchin_runtime::{CallFrame, Raise};
 pub(crate) const PROBE_CHUNK: usize = 16;
 /// Bounds on the chunk length chosen from what the previous chunk built.
 const MIN_CHUNK: usize = 1;
-const MAX_CHUNK: usize = 1 << 16;
+pub(crate) const MAX_CHUNK: usize = 1 << 16;
 /// Elements the largest array of a chunk should have, so that the
 /// temporaries of one chunk stay in cache (a nested map-reduce over
 /// `k × n` runs in tiles of this many elements).
