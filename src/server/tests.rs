@@ -36,14 +36,28 @@ fn fails(s: &mut Server, line: &str) -> String {
     }
 }
 
-/// A scratch file for `store` and `restore`, of its own: the tests run
-/// in parallel in one process, and two of them may name the same variable.
-fn scratch(name: &str) -> String {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("urchin-server-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
-    dir.join(format!("{n}-{name}")).display().to_string()
+/// A scratch file for `store` and `restore`, of its own (the tests run
+/// in parallel in one process, and two of them may name the same
+/// variable), removed when dropped.
+fn scratch(name: &str) -> Scratch {
+    let file = tempfile::Builder::new()
+        .suffix(&format!("-{name}"))
+        .tempfile();
+    Scratch(file.unwrap_or_else(|e| panic!("{e}")).into_temp_path())
+}
+
+struct Scratch(tempfile::TempPath);
+
+impl std::fmt::Display for Scratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.display().fmt(f)
+    }
+}
+
+impl AsRef<std::path::Path> for Scratch {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
 }
 
 fn restore_text(s: &mut Server, var: &str, ty: &str, text: &str) {

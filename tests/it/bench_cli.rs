@@ -23,15 +23,14 @@ fn urchin(args: &[&str]) -> Run {
     }
 }
 
-/// A program in a fresh directory (named after the test, so tests may run
-/// in parallel).
-fn program(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("urchin-bench-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    std::fs::write(dir.join("data.in"), "[1.0, 2.0, 3.0]\n").expect("write the data");
-    let path = dir.join("p.fut");
+/// A program in a fresh directory of its own (so tests may run in
+/// parallel), removed when the first of the pair is dropped.
+fn program(text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("data.in"), "[1.0, 2.0, 3.0]\n").expect("write the data");
+    let path = dir.path().join("p.fut");
     std::fs::write(&path, text).expect("write the program");
-    path
+    (dir, path)
 }
 
 const PROGRAM: &str = "\
@@ -79,7 +78,7 @@ fn rows(out: &str) -> Vec<(String, String, Vec<String>)> {
 
 #[test]
 fn one_row_per_entry_and_dataset() {
-    let path = program("table", PROGRAM);
+    let (_dir, path) = program(PROGRAM);
     let r = urchin(&["bench", path.to_str().expect("UTF-8 path"), "--runs", "2"]);
     assert_eq!(r.code, Some(0), "{}{}", r.out, r.err);
     let lines: Vec<&str> = r.out.lines().collect();
@@ -138,7 +137,7 @@ fn one_row_per_entry_and_dataset() {
 
 #[test]
 fn one_entry_point() {
-    let path = program("entry", PROGRAM);
+    let (_dir, path) = program(PROGRAM);
     let r = urchin(&[
         "bench",
         path.to_str().expect("UTF-8 path"),
@@ -159,7 +158,7 @@ fn one_entry_point() {
 
 #[test]
 fn json() {
-    let path = program("json", PROGRAM);
+    let (_dir, path) = program(PROGRAM);
     let r = urchin(&[
         "bench",
         path.to_str().expect("UTF-8 path"),
@@ -199,7 +198,7 @@ fn json() {
 fn threads_one_against_n() {
     // `--threads N`: every dataset on one thread, then on N, with the
     // speed-up on the second row (its value is a timing: never checked).
-    let path = program("threads", PROGRAM);
+    let (_dir, path) = program(PROGRAM);
     let p = path.to_str().expect("UTF-8 path");
     let r = urchin(&["bench", p, "-e", "sumsq", "--runs", "1", "--threads", "3"]);
     assert_eq!(r.code, Some(0), "{}{}", r.out, r.err);
@@ -242,8 +241,7 @@ fn threads_one_against_n() {
 
 #[test]
 fn failures_are_reported() {
-    let path = program(
-        "fail",
+    let (_dir, path) = program(
         "-- ==\n-- input { [1.0] }\n-- output { 2.0 }\n-- input { [1.0, 2.0] }\n-- input @ missing.in\n\
          entry main (xs: []f64) = f64.sum xs + xs[1]\n",
     );
@@ -271,7 +269,7 @@ fn failures_are_reported() {
         r.err
     );
 
-    let bad = program("bad", "entry main (x: i32) = x +\n");
+    let (_bad_dir, bad) = program("entry main (x: i32) = x +\n");
     let r = urchin(&["bench", bad.to_str().expect("UTF-8 path")]);
     assert_eq!(r.code, Some(1));
     assert!(r.err.contains("does not compile"), "{}", r.err);

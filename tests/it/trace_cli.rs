@@ -5,9 +5,8 @@ use std::process::Command;
 
 #[test]
 fn traces_print_their_values() {
-    let dir = std::env::temp_dir().join(format!("urchin-trace-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join("t.fut");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("t.fut");
     std::fs::write(
         &path,
         "entry main (xs: []i32) =\n  let ys = trace (map (+ 1) xs)\n  \
