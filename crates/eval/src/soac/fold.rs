@@ -11,7 +11,7 @@ use crate::kernels::{
 };
 use crate::lanes::{LVal, Mask, lane_dims, operand, operand_in_place};
 use crate::threads::Par;
-use ndarray::{ArcArray, IxDyn};
+use ndarray::{ArcArray, Ix1, IxDyn};
 use urchin_core::ir::{Lambda, Operator};
 use urchin_prim::{BinOp, Scalar};
 use urchin_runtime::value::{Array, Element, Value};
@@ -241,10 +241,12 @@ pub(crate) fn combine_native(op: &Operator, a: &[LVal], x: &[LVal]) -> Option<LV
 pub(super) fn scan_all(f: FastOp, x: &LVal, acc: Scalar) -> Option<(Array, Scalar)> {
     fn go<T: Element>(f: FastOp, a: &Array, acc: Scalar) -> Option<(Array, Scalar)> {
         let (x, mut acc) = native::<T>(f, a, acc)?;
+        // In place, in order, however strided (a reversed array: the
+        // adjoint of a scan scans its cotangent backwards), where a copy
+        // in row-major order took as long as the scan.
+        let x = x.view().into_dimensionality::<Ix1>().ok()?;
         let mut out = Vec::with_capacity(x.len());
-        // As `fold_all` reads a view.
-        let s = row_major(x);
-        fast_call!(f, T, scan_into(&mut acc, s.iter(), &mut out));
+        fast_call!(f, T, scan_into(&mut acc, x.iter(), &mut out));
         Some((from_vec(&[out.len()], out), acc.wrap()))
     }
     let Value::Array(a) = &x.v else { return None };

@@ -51,6 +51,20 @@ impl Interp<'_> {
         if !self.bulk() {
             return Ok(self.scan_elements(op, pre, &vals, n, ne)?.0);
         }
+        // An array scanned by a recognised operator, with no map for
+        // workers to run: one native pass into one array (only this
+        // thread scans either way; in chunks, each chunk's result was
+        // copied into the whole, most of the time of the running sum's
+        // gradient).
+        if pre.is_none()
+            && let Some((f, x, init)) = fast_input(op, &vals, &ne)
+            && let Value::Array(a) = &x.v
+        {
+            ops::check_size(self.mem(), &[n], a.elem())?;
+            if let Some((out, _)) = scan_all(f, x, init) {
+                return Ok(vec![LVal::inv(Value::Array(out))]);
+            }
+        }
         Ok(self.run_chunked(ChunkOp::Scan(op, pre), &vals, n, ne)?.0)
     }
 

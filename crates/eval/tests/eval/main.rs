@@ -993,6 +993,51 @@ fn reductions() {
     }
 }
 
+/// A scan of a long float array, as it is and reversed (a view whose
+/// stride is negative: the adjoint of a scan scans its cotangent
+/// backwards), by the recognised `+` and by an operator the interpreter
+/// applies: the left fold's running values, bit for bit, on any number
+/// of threads. The recognised `+` folds from the left whatever the
+/// values; an operator the interpreter applies may be regrouped (blocks
+/// scanned side by side), so its data are whole numbers, whose sums
+/// round the same in any order.
+#[test]
+fn long_scans_of_arrays_and_reversed_views_are_running_left_folds() {
+    for slow in [false, true] {
+        let p = build(&[("xs", arr(F64, 1))], |b, ps| {
+            let op = if slow {
+                b.operator(&[ty_f64()], vec![f(0.0)], |b, a, x| {
+                    let t = b.bin(BinOp::Add, a[0], x[0]);
+                    vec![b.bin(BinOp::Mul, t, f(1.0)).into()]
+                })
+            } else {
+                b.binop_operator(BinOp::Add, F64, f(0.0))
+            };
+            let s1 = b.scan(op.clone(), None, &[ps[0]]);
+            let rv = b.reverse(ps[0]);
+            let s2 = b.scan(op, None, &[rv]);
+            vec![s1[0].into(), s2[0].into()]
+        });
+        let scale = if slow { 1.0 } else { 7.0 };
+        let xs: Vec<f64> = (0..70_001)
+            .map(|k| ((k * 7919) % 1000) as f64 / scale - 50.0)
+            .collect();
+        let running = |xs: &mut dyn Iterator<Item = f64>| -> Vec<f64> {
+            let mut a = 0.0;
+            xs.map(|x| {
+                a += x;
+                a
+            })
+            .collect()
+        };
+        let want = [
+            f64s(&running(&mut xs.iter().copied())),
+            f64s(&running(&mut xs.iter().rev().copied())),
+        ];
+        same_bits_on_any_thread_count(&p, &f64s(&xs), &want);
+    }
+}
+
 /// Data long enough for many blocks and for chunks that workers fold
 /// whole blocks of (`chunks::PARALLEL_WORK`).
 fn long_floats() -> Vec<f64> {
