@@ -1071,18 +1071,29 @@ pub(crate) fn scan_rows<T: Copy>(data: &[T], n: usize, init: T, g: impl Fn(T, T)
     out
 }
 
-/// Inclusive scan continuing from `acc`, appending to `out`.
-pub(crate) fn scan_into<'a, T: Copy + 'a>(
+/// Inclusive scan of `xs` in order continuing from `acc`, appending to
+/// `out`. A contiguous array, forwards or backwards (the adjoint of a
+/// scan scans a reversed one), is read as a slice: the loop then writes
+/// `out` with no check per element (about a quarter of the instructions
+/// of an element-by-element iterator over a view).
+pub(crate) fn scan_into<T: Copy>(
     acc: &mut T,
-    xs: impl Iterator<Item = &'a T>,
+    xs: ndarray::ArrayView1<'_, T>,
     out: &mut Vec<T>,
     g: impl Fn(T, T) -> T,
 ) {
     let mut a = *acc;
-    out.extend(xs.map(|&x| {
+    let step = |&x: &T| {
         a = g(a, x);
         a
-    }));
+    };
+    let mut backwards = xs.clone();
+    backwards.invert_axis(ndarray::Axis(0));
+    match (xs.as_slice(), backwards.as_slice()) {
+        (Some(s), _) => out.extend(s.iter().map(step)),
+        (None, Some(s)) => out.extend(s.iter().rev().map(step)),
+        (None, None) => out.extend(xs.iter().map(step)),
+    }
     *acc = a;
 }
 

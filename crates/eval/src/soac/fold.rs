@@ -246,7 +246,7 @@ pub(super) fn scan_all(f: FastOp, x: &LVal, acc: Scalar) -> Option<(Array, Scala
         // in row-major order took as long as the scan.
         let x = x.view().into_dimensionality::<Ix1>().ok()?;
         let mut out = Vec::with_capacity(x.len());
-        fast_call!(f, T, scan_into(&mut acc, x.iter(), &mut out));
+        fast_call!(f, T, scan_into(&mut acc, x, &mut out));
         Some((from_vec(&[out.len()], out), acc.wrap()))
     }
     let Value::Array(a) = &x.v else { return None };
