@@ -473,6 +473,7 @@ impl<'p> Interp<'p> {
             stopped
         });
         self.par = par;
+        par.split_done();
         self.fast.absorb(&shared.fast);
         stopped.map(|stopped| stopped.unwrap_or(n))
     }

@@ -1087,7 +1087,7 @@ pub(crate) fn scan_into<T: Copy>(
         a = g(a, x);
         a
     };
-    let mut backwards = xs.clone();
+    let mut backwards = xs;
     backwards.invert_axis(ndarray::Axis(0));
     match (xs.as_slice(), backwards.as_slice()) {
         (Some(s), _) => out.extend(s.iter().map(step)),

@@ -20,9 +20,12 @@
 //! kernels run on chunks of a few thousand to a few hundred thousand
 //! elements, where spawning threads per call (std's scoped threads) would
 //! cost as much as the work.
+//! After each split the workers spin for a while ([`SPIN`]) instead of
+//! sleeping, so that the next split finds them awake.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 /// WebAssembly in a browser has no threads: everything runs on the calling
 /// thread, and as this is known when compiling, the parallel paths (and
@@ -72,7 +75,67 @@ pub fn cores() -> usize {
 #[derive(Clone)]
 pub struct Threads {
     count: usize,
-    pool: Arc<OnceLock<Option<rayon::ThreadPool>>>,
+    pool: Arc<OnceLock<Option<Arc<Pool>>>>,
+}
+
+/// How long a worker, after a split, keeps polling for the next piece of
+/// work (spinning) before it goes back to sleep. Waking a sleeping worker
+/// takes tens to a hundred microseconds on a virtual machine, the time of
+/// a piece of a matrix product, so the calling thread had done most of a
+/// split before the worker started. An evaluation's splits are usually
+/// closer together than this; past it the worker sleeps, so an idle
+/// session costs nothing. (OpenMP runtimes spin the same way, longer.)
+const SPIN: Duration = Duration::from_millis(1);
+
+/// The workers, and how many of them are spinning.
+struct Pool {
+    workers: rayon::ThreadPool,
+    /// Whether workers spin at all: not where the threads outnumber the
+    /// cores, as a spinning worker would take a core from the calling
+    /// thread.
+    spins: bool,
+    /// Workers spinning now.
+    spinning: AtomicUsize,
+    /// When the last split began or ended (nanoseconds from `epoch`).
+    last: AtomicU64,
+    epoch: Instant,
+}
+
+impl Pool {
+    fn now(&self) -> u64 {
+        u64::try_from(self.epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// Marks a split as beginning or ending now, and has every worker
+    /// spin until `SPIN` after the last.
+    fn touch(self: &Arc<Self>) {
+        self.last.store(self.now(), Ordering::Relaxed);
+        if !self.spins {
+            return;
+        }
+        let workers = self.workers.current_num_threads();
+        while self.spinning.load(Ordering::Acquire) < workers {
+            self.spinning.fetch_add(1, Ordering::AcqRel);
+            let pool = Arc::clone(self);
+            self.workers.spawn(move || pool.spin());
+        }
+    }
+
+    /// Runs the pool's work as it comes until none has come for `SPIN`.
+    fn spin(&self) {
+        let limit = u64::try_from(SPIN.as_nanos()).unwrap_or(u64::MAX);
+        loop {
+            if rayon::yield_now() == Some(rayon::Yield::Executed) {
+                continue;
+            }
+            let last = self.last.load(Ordering::Relaxed);
+            if self.now().saturating_sub(last) > limit {
+                break;
+            }
+            std::hint::spin_loop();
+        }
+        self.spinning.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 impl Threads {
@@ -95,16 +158,23 @@ impl Threads {
 
     /// The workers, `None` with one thread. A pool that cannot be built
     /// (no threads left) means one thread.
-    fn pool(&self) -> Option<&rayon::ThreadPool> {
+    fn pool(&self) -> Option<&Arc<Pool>> {
         if NO_THREADS || self.count < 2 {
             return None;
         }
         self.pool
             .get_or_init(|| {
-                rayon::ThreadPoolBuilder::new()
+                let workers = rayon::ThreadPoolBuilder::new()
                     .num_threads(self.count - 1)
                     .build()
-                    .ok()
+                    .ok()?;
+                Some(Arc::new(Pool {
+                    workers,
+                    spins: self.count <= cores(),
+                    spinning: AtomicUsize::new(0),
+                    last: AtomicU64::new(0),
+                    epoch: Instant::now(),
+                }))
             })
             .as_ref()
     }
@@ -130,7 +200,7 @@ impl std::fmt::Debug for Threads {
 /// stay on them.
 #[derive(Clone, Copy)]
 pub struct Par<'a> {
-    pool: Option<&'a rayon::ThreadPool>,
+    pool: Option<&'a Arc<Pool>>,
     threads: usize,
     grain_scale: usize,
 }
@@ -168,22 +238,29 @@ impl<'a> Par<'a> {
     /// slower than one). The caller splits no kernel while its chunks are
     /// out (it evaluates with [`Par::one`]), as a kernel's pieces would
     /// queue behind them.
+    /// Handing it out begins a split (the workers spin: [`SPIN`]); the
+    /// caller marks its end with [`Par::split_done`].
     pub fn chunk_pool(self) -> Option<(&'a rayon::ThreadPool, usize)> {
         if NO_THREADS {
             return None;
         }
-        Some((self.pool?, self.threads))
+        let pool = self.pool?;
+        pool.touch();
+        Some((&pool.workers, self.threads))
+    }
+
+    /// The end of a split of the chunk driver's: the workers spin a while
+    /// longer, for the next.
+    pub fn split_done(self) {
+        if let Some(pool) = self.pool {
+            pool.touch();
+        }
     }
 
     /// How to split `len` elements of work whose grain is `grain` into
     /// blocks of a multiple of `align` elements: the pool, the thread count
     /// and the block length, or `None` to stay on this thread.
-    fn plan(
-        self,
-        len: usize,
-        grain: usize,
-        align: usize,
-    ) -> Option<(&'a rayon::ThreadPool, usize, usize)> {
+    fn plan(self, len: usize, grain: usize, align: usize) -> Option<(&'a Arc<Pool>, usize, usize)> {
         if NO_THREADS {
             return None;
         }
@@ -294,7 +371,7 @@ impl<'a> Par<'a> {
 /// [`Par::fill`]'s split into blocks of `block` elements, compiled once
 /// per element type rather than for every kernel.
 fn fill_blocks<T: Copy + Default + Send>(
-    pool: &rayon::ThreadPool,
+    pool: &Arc<Pool>,
     threads: usize,
     len: usize,
     block: usize,
@@ -319,7 +396,7 @@ fn fill_blocks<T: Copy + Default + Send>(
 /// Not generic over `f` (one call per piece, a dynamic call costs
 /// nothing there), so that rayon's scope is compiled once rather than for
 /// every kernel's closure (it was a tenth of `urchin-eval`'s code).
-fn share(pool: &rayon::ThreadPool, threads: usize, count: usize, f: &(dyn Fn(usize) + Sync)) {
+fn share(pool: &Arc<Pool>, threads: usize, count: usize, f: &(dyn Fn(usize) + Sync)) {
     let next = AtomicUsize::new(0);
     let take = || {
         loop {
@@ -330,10 +407,37 @@ fn share(pool: &rayon::ThreadPool, threads: usize, count: usize, f: &(dyn Fn(usi
             f(k);
         }
     };
-    pool.in_place_scope(|s| {
+    pool.touch();
+    pool.workers.in_place_scope(|s| {
         for _ in 1..threads.min(count) {
             s.spawn(|_| take());
         }
         take();
     });
+    pool.touch();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The workers spin after a split and stop once none has come for
+    /// `SPIN`: an idle session keeps no core busy.
+    #[test]
+    fn workers_stop_spinning_after_the_last_split() {
+        let threads = Threads::new(2);
+        let Some(pool) = threads.pool() else {
+            return;
+        };
+        let sum = AtomicUsize::new(0);
+        Par::of(&threads, 0).each(8, 8, 1, |k| {
+            sum.fetch_add(k, Ordering::Relaxed);
+        });
+        assert_eq!(sum.into_inner(), 28);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while pool.spinning.load(Ordering::Acquire) > 0 {
+            assert!(Instant::now() < deadline, "a worker still spins 10 s on");
+            std::thread::sleep(SPIN);
+        }
+    }
 }
