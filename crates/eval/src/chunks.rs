@@ -443,6 +443,7 @@ impl<'p> Interp<'p> {
         // The workers are busy with chunks: this thread's kernels stay on
         // it (their pieces would wait behind the chunks).
         let par = std::mem::replace(&mut self.par, Par::one());
+        par.mark_split();
         let gate = Gate::new(WINDOW * threads);
         let (sent, received) = mpsc::channel();
         let stopped = pool.in_place_scope(|scope| {
@@ -473,7 +474,7 @@ impl<'p> Interp<'p> {
             stopped
         });
         self.par = par;
-        par.split_done();
+        par.mark_split();
         self.fast.absorb(&shared.fast);
         stopped.map(|stopped| stopped.unwrap_or(n))
     }

@@ -237,21 +237,19 @@ impl<'a> Par<'a> {
     /// thread (a pool of `threads` workers beside it made two threads
     /// slower than one). The caller splits no kernel while its chunks are
     /// out (it evaluates with [`Par::one`]), as a kernel's pieces would
-    /// queue behind them.
-    /// Handing it out begins a split (the workers spin: [`SPIN`]); the
-    /// caller marks its end with [`Par::split_done`].
+    /// queue behind them. The caller marks where its split of chunks
+    /// begins and ends with [`Par::mark_split`].
     pub fn chunk_pool(self) -> Option<(&'a rayon::ThreadPool, usize)> {
         if NO_THREADS {
             return None;
         }
-        let pool = self.pool?;
-        pool.touch();
-        Some((&pool.workers, self.threads))
+        Some((&self.pool?.workers, self.threads))
     }
 
-    /// The end of a split of the chunk driver's: the workers spin a while
-    /// longer, for the next.
-    pub fn split_done(self) {
+    /// The beginning or the end of a split of the chunk driver's: the
+    /// workers spin until [`SPIN`] after it (the kernels' splits mark
+    /// theirs in `share`).
+    pub fn mark_split(self) {
         if let Some(pool) = self.pool {
             pool.touch();
         }
