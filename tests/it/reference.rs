@@ -350,7 +350,8 @@ fn entry_arguments_fit_their_inferred_sizes() {
          entry columns (p: ([]i64, []f64)) (r: {a: []f64, b: [3]i64}) = \
            (map2 (\\a b -> f64.i64 a + b) p.0 p.1, map2 (+) r.a p.1)\n\
          entry sized_by (xs: [][]i64) (n: i64) (m: i64) = \
-           map2 (\\x y -> map2 (+) x y) xs (replicate n (iota (m + 1)))",
+           map2 (\\x y -> map2 (+) x y) xs (replicate n (iota (m + 1)))\n\
+         entry add_row (m: [][3]i64) (v: [3]i64) = map (\\row -> map2 (+) row v) m",
     );
     let f64s = |xs: &[f64]| {
         let xs: Vec<Scalar> = xs.iter().map(|&x| Scalar::F64(x)).collect();
@@ -429,6 +430,19 @@ fn entry_arguments_fit_their_inferred_sizes() {
         alike("sized_by", &[xs, i64(2), i64(1)]),
         invalid("[2][3] cannot match shape [2][2]", "xs", "sized_by")
     );
+    // An empty argument brings its inner sizes with it, and they must be
+    // the signature's: an empty dimension excuses them only inside the
+    // program, where an annotation gives an empty literal its sizes.
+    let v = i64s(vec![3], &[1, 2, 3]);
+    assert_eq!(
+        alike("add_row", &[i64s(vec![0, 2], &[]), v.clone()]),
+        invalid("[0][2] cannot match shape [0][3]", "m", "add_row")
+    );
+    // The reference does not know the rows of a `map` over no elements
+    // (docs/SEMANTICS.md, "Empty arrays"); the fast evaluator's types do.
+    let [reference, fast] = both_engines(&s, "add_row", &[i64s(vec![0, 3], &[]), v]);
+    assert_eq!(reference, Ok(vec!["empty([0][0]i64)".into()]));
+    assert_eq!(fast, Ok(vec!["empty([0][3]i64)".into()]));
 }
 
 /// The wrong-sized argument in a trace: the application is stuck before

@@ -22,10 +22,12 @@ def nothing 'a : [0]a = []
 
 entry through_polymorphism (k: i64) : [][k]i32 = copy nothing
 
--- A parameter's sizes past an empty dimension are not compared.
+-- An argument's sizes past an empty dimension are compared as any
+-- others: it comes with its shape, as it does to Futhark's entry points.
 -- ==
 -- entry: parameter
--- input { empty([0][0]i32) } output { 0i64 }
+-- input { empty([0][4]i32) } output { 0i64 }
+-- input { empty([0][0]i32) } error: invalid size for parameter `xs`
 
 def rows [n] (xs: [n][4]i32) = n
 

@@ -3,7 +3,7 @@
 -- two equally cheap readings the one comparing smaller values wins.
 -- Both sides of `==` have one type, sizes included, so `matrices` is
 -- `[n][m]i32 -> [n][m]i32 -> (bool, bool)`: arrays of other shapes are
--- arguments of invalid size (past an empty dimension any size fits).
+-- arguments of invalid size, empty ones too (they come with their shapes).
 -- ==
 -- entry: matrices
 -- input { [[1, 2], [3, 4]] [[1, 2], [3, 4]] }
@@ -12,8 +12,10 @@
 -- output { false true }
 -- input { [[1, 2], [3, 4]] [[1, 2]] }
 -- error: invalid size for parameter `yss` of entry point `matrices`
--- input { empty([0][2]i32) empty([0][3]i32) }
+-- input { empty([0][2]i32) empty([0][2]i32) }
 -- output { true false }
+-- input { empty([0][2]i32) empty([0][3]i32) }
+-- error: invalid size for parameter `yss` of entry point `matrices`
 -- input { [[1], [2]] [[1, 2]] }
 -- error: invalid size for parameter `yss` of entry point `matrices`
 

@@ -815,12 +815,29 @@ impl<'a> Builder<'a> {
     }
 
     pub fn check_shape(&mut self, array: Var, expected: Vec<Option<Atom>>, what: &str) {
+        self.push_check_shape(array, expected, what, false);
+    }
+
+    /// `check_shape` where an empty dimension excuses none inside it: for
+    /// arguments from outside the program.
+    pub fn check_exact_shape(&mut self, array: Var, expected: Vec<Option<Atom>>, what: &str) {
+        self.push_check_shape(array, expected, what, true);
+    }
+
+    fn push_check_shape(
+        &mut self,
+        array: Var,
+        expected: Vec<Option<Atom>>,
+        what: &str,
+        exact: bool,
+    ) {
         self.push(
             vec![],
             Exp::CheckShape {
                 array,
                 expected,
                 what: what.into(),
+                exact,
             },
         );
     }

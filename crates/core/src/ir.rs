@@ -638,11 +638,15 @@ pub enum Exp {
     },
     /// Fails unless `array` has, in each dimension given as `Some`, the
     /// expected size. `what` names the array for the message (a parameter,
-    /// a return value).
+    /// a return value). Past an empty dimension any size fits unless
+    /// `exact`: an empty array's inner sizes are the annotation's to give,
+    /// but an entry point's argument comes from outside with its sizes,
+    /// and those must be the signature's (as Futhark's entry points check).
     CheckShape {
         array: Var,
         expected: Vec<Option<Atom>>,
         what: String,
+        exact: bool,
     },
 
     /// Forward mode: the results of `lam` applied to `primals`, followed by

@@ -530,9 +530,17 @@ impl<'p> Printer<'p> {
                 format!("break {:?}{args}", names.join(" "))
             }
             Exp::CheckShape {
-                array, expected, ..
+                array,
+                expected,
+                exact,
+                ..
             } => format!(
-                "check_shape {} [{}]",
+                "{} {} [{}]",
+                if *exact {
+                    "check_exact_shape"
+                } else {
+                    "check_shape"
+                },
                 self.var(*array),
                 expected
                     .iter()

@@ -286,6 +286,7 @@ macro_rules! traversal {
                         array,
                         expected,
                         what: _,
+                        exact: _,
                     } => {
                         v.var(array, Read);
                         for a in expected.into_iter().flatten() {
@@ -794,6 +795,7 @@ mod tests {
                 array: g.v(),
                 expected: vec![Some(g.a()), None],
                 what: "w".into(),
+                exact: true,
             },
             Exp::Jvp {
                 lam: g.lam(1),

@@ -846,7 +846,7 @@ fn bind_sizes(t: &TypeExp, v: &Value, depth: usize, what: &str, s: &mut Subst) -
                     },
                 };
                 if let Some(e) = expected {
-                    check_dim(&own, depth, e, what)?;
+                    check_dim(&own, (depth, false), e, what)?;
                 }
             }
             bind_sizes(inner, v, depth + 1, what, s)
@@ -880,9 +880,15 @@ fn bind_sizes(t: &TypeExp, v: &Value, depth: usize, what: &str, s: &mut Subst) -
 
 /// Checks that dimension `depth` of a value whose first leaf has the
 /// shape `own` is `expected`. Past an empty dimension any size fits: the
-/// annotation gives it (`adopt_shape`).
-fn check_dim(own: &[Option<usize>], depth: usize, expected: i64, what: &str) -> R<()> {
-    let empty_above = own[..depth.min(own.len())].contains(&Some(0));
+/// annotation gives it (`adopt_shape`); unless `exact`, for an entry
+/// point's argument, whose sizes came with it.
+fn check_dim(
+    own: &[Option<usize>],
+    (depth, exact): (usize, bool),
+    expected: i64,
+    what: &str,
+) -> R<()> {
+    let empty_above = !exact && own[..depth.min(own.len())].contains(&Some(0));
     match own.get(depth) {
         Some(Some(l)) if !empty_above && expected != *l as i64 => {
             let mut exp: Vec<Option<i64>> = own.iter().map(|d| d.map(|d| d as i64)).collect();
@@ -951,7 +957,7 @@ impl ArgSizes for EntryArgs<'_> {
         let p = &self.def.target.params[place.param];
         check_dim(
             &own,
-            d as usize,
+            (d as usize, true),
             expected,
             &invalid_argument(p, &self.def.name),
         )

@@ -851,6 +851,7 @@ impl<'p> Interp<'p> {
                 array,
                 expected,
                 what,
+                exact,
             } => {
                 let exp: Vec<Option<LVal>> = expected
                     .iter()
@@ -860,7 +861,7 @@ impl<'p> Interp<'p> {
                     return many(self.per_lane(stm, si));
                 }
                 let x = self.get(*array)?.clone();
-                check_shape(&x, &exp, what)?;
+                check_shape(&x, &exp, what, *exact)?;
                 Ok(stm.pat.iter().map(|_| x.clone()).collect())
             }
             Exp::Jvp { .. } | Exp::Vjp { .. } | Exp::WithVjp { .. } => Err(Fail::internal(
@@ -1306,7 +1307,7 @@ fn rearrange(x: &LVal, perm: &[u32]) -> R<LVal> {
     }
 }
 
-fn check_shape(x: &LVal, expected: &[Option<LVal>], what: &str) -> R<()> {
+fn check_shape(x: &LVal, expected: &[Option<LVal>], what: &str, exact: bool) -> R<()> {
     let own: Vec<Option<usize>> = match &x.v {
         Value::Rep(inner) => {
             let inner = LVal {
@@ -1324,8 +1325,9 @@ fn check_shape(x: &LVal, expected: &[Option<LVal>], what: &str) -> R<()> {
         .map(|e| e.as_ref().map(int_of).transpose())
         .collect::<R<_>>()?;
     // Past an empty dimension there are no elements, and the sizes are
-    // the annotation's to give (the lowering reshapes the array to them).
-    let empty_before = |d: usize| own[..d].contains(&Some(0));
+    // the annotation's to give (the lowering reshapes the array to them),
+    // unless the sizes came with the array from outside.
+    let empty_before = |d: usize| !exact && own[..d].contains(&Some(0));
     let fits = exp.len() == own.len()
         && exp.iter().zip(&own).enumerate().all(|(d, eo)| match eo {
             (Some(e), Some(o)) => *e == *o as i64 || empty_before(d),

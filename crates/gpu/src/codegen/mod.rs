@@ -812,7 +812,10 @@ impl<'a> Gen<'a> {
                 Ok(())
             }
             Exp::CheckShape {
-                array, expected, ..
+                array,
+                expected,
+                exact,
+                ..
             } => {
                 let a = self.get(*array)?;
                 let dims = a.arr()?.dims.clone();
@@ -826,7 +829,7 @@ impl<'a> Gen<'a> {
                         // the evaluator.
                         let nonempty: String = dims[..i]
                             .iter()
-                            .filter(|o| **o != Dim::Any)
+                            .filter(|o| !exact && **o != Dim::Any)
                             .map(|o| format!(" && {} != 0", o.c()))
                             .collect();
                         self.open(format!("if ({} != {c}{nonempty})", d.c()));

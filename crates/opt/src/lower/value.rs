@@ -78,7 +78,14 @@ impl ArgSizes for EntryArgs<'_, '_> {
         let p = &self.def.target.params[place.param];
         if self.l.b.dim(arr, d as usize) != Some(expected) {
             let what = invalid_argument(p, &self.def.name);
-            self.l.check_dim(arr, d, expected, &what, p.span());
+            let mut exp = vec![None; self.l.b.vars.ty(arr).rank() as usize];
+            if let Some(slot) = exp.get_mut(d as usize) {
+                *slot = Some(expected);
+            }
+            self.l
+                .b
+                .at(p.span(), "check")
+                .check_exact_shape(arr, exp, &what);
         }
         Ok(())
     }
