@@ -7,7 +7,7 @@
 use super::error::{Fail, R};
 use super::kernels::from_vec;
 use super::threads::Par;
-use ndarray::{ArcArray, ArrayBase, Axis, IxDyn, RawData, Slice};
+use ndarray::{ArcArray, ArrayBase, Axis, Dimension, Ix3, Ix4, IxDyn, RawData, Slice};
 use smallvec::SmallVec;
 use urchin_base::mem::Budget;
 use urchin_prim::{Native, PrimType, Scalar};
@@ -89,13 +89,37 @@ pub(crate) fn index_fixed(
     if at.len() == shape.len() {
         return element(a, &at).map(Value::Scalar);
     }
-    Some(with_array!(a, x => {
-        let mut y = x.clone();
-        for &k in &at {
-            y = y.index_axis_move(Axis(0), k);
-        }
-        Value::Array(Element::wrap_array(y))
-    }))
+    Some(with_array!(a, x => Value::Array(Element::wrap_array(leading_rows(x, &at)))))
+}
+
+/// `x[at]` for in-bounds indices of fewer than all of its axes: a view.
+/// Through the fixed-rank types where the rank allows, since on `IxDyn`
+/// each axis removed rebuilds the shape and the strides (`params[i, 0]`
+/// of a rank-4 array: about 780 instructions, against 450 this way). A
+/// matrix's row is cheaper on `IxDyn`, which has a shortcut for two axes.
+fn leading_rows<T: Clone>(x: &ArcArray<T, IxDyn>, at: &[usize]) -> ArcArray<T, IxDyn> {
+    fn fixed<T: Clone, D: Dimension>(x: &ArcArray<T, IxDyn>) -> Option<ArcArray<T, D>> {
+        x.clone().into_dimensionality::<D>().ok()
+    }
+    let row = Axis(0);
+    match (x.ndim(), at) {
+        (3, &[i]) => fixed::<T, Ix3>(x).map(|y| y.index_axis_move(row, i).into_dyn()),
+        (3, &[i, j]) => fixed::<T, Ix3>(x).map(|y| {
+            let y = y.index_axis_move(row, i);
+            y.index_axis_move(row, j).into_dyn()
+        }),
+        (4, &[i]) => fixed::<T, Ix4>(x).map(|y| y.index_axis_move(row, i).into_dyn()),
+        (4, &[i, j]) => fixed::<T, Ix4>(x).map(|y| {
+            let y = y.index_axis_move(row, i);
+            y.index_axis_move(row, j).into_dyn()
+        }),
+        (4, &[i, j, k]) => fixed::<T, Ix4>(x).map(|y| {
+            let y = y.index_axis_move(row, i).index_axis_move(row, j);
+            y.index_axis_move(row, k).into_dyn()
+        }),
+        _ => None,
+    }
+    .unwrap_or_else(|| at.iter().fold(x.clone(), |y, &k| y.index_axis_move(row, k)))
 }
 
 /// The element at a full index of an array without lanes.
