@@ -765,11 +765,17 @@ fn sequential<C>(len: usize, go: impl FnOnce(&mut Vec<C>)) -> Vec<C> {
     out
 }
 
+/// The array of `shape` whose elements in row-major order are `v`. A
+/// vector or a matrix is built through ndarray's fixed-rank types: on
+/// `IxDyn`, the checks and strides cost twice as much as a row of a
+/// dozen elements does (the small arrays of a recurrent cell's steps).
 pub(crate) fn from_vec<T: Element>(shape: &[usize], v: Vec<T>) -> Array {
-    T::wrap_array(
-        ArcArray::from_shape_vec(IxDyn(shape), v)
-            .expect("kernels produce one element per index of the shape"),
-    )
+    let a = match *shape {
+        [n] if n == v.len() => Ok(ndarray::Array1::from_vec(v).into_shared().into_dyn()),
+        [m, n] => ArcArray::from_shape_vec((m, n), v).map(ArcArray::into_dyn),
+        _ => ArcArray::from_shape_vec(IxDyn(shape), v),
+    };
+    T::wrap_array(a.expect("kernels produce one element per index of the shape"))
 }
 
 /// A fallible element function: the error is remembered and the element

@@ -18,7 +18,6 @@
 
 use super::lanes::LVal;
 use super::threads::{COSTLY_GRAIN, Par};
-use ndarray::{ArcArray, IxDyn};
 use smallvec::SmallVec;
 use std::sync::atomic::{AtomicBool, Ordering};
 use urchin_core::ir::{Atom, Body, Exp, Type, Var, Vars};
@@ -274,12 +273,11 @@ impl Straight {
         let outs = par.fill_many(self.results.len(), n, grain, |lo, dsts| {
             self.lanes(&columns, lo, dsts, stop)
         })?;
-        outs.into_iter()
-            .map(|v| {
-                let a = ArcArray::from_shape_vec(IxDyn(&[n]), v).ok()?;
-                Some(LVal::inv(Value::Array(T::wrap_array(a))))
-            })
-            .collect()
+        Some(
+            outs.into_iter()
+                .map(|v| LVal::inv(Value::Array(super::kernels::from_vec(&[n], v))))
+                .collect(),
+        )
     }
 
     /// The lanes `lo..lo + dsts[0].len()`, block by block, into `dsts`
