@@ -846,7 +846,7 @@ fn bind_sizes(t: &TypeExp, v: &Value, depth: usize, what: &str, s: &mut Subst) -
                     },
                 };
                 if let Some(e) = expected {
-                    check_dim(&own, (depth, false), e, what)?;
+                    check_dim(&own, depth, e, what, false)?;
                 }
             }
             bind_sizes(inner, v, depth + 1, what, s)
@@ -882,12 +882,7 @@ fn bind_sizes(t: &TypeExp, v: &Value, depth: usize, what: &str, s: &mut Subst) -
 /// shape `own` is `expected`. Past an empty dimension any size fits: the
 /// annotation gives it (`adopt_shape`); unless `exact`, for an entry
 /// point's argument, whose sizes came with it.
-fn check_dim(
-    own: &[Option<usize>],
-    (depth, exact): (usize, bool),
-    expected: i64,
-    what: &str,
-) -> R<()> {
+fn check_dim(own: &[Option<usize>], depth: usize, expected: i64, what: &str, exact: bool) -> R<()> {
     let empty_above = !exact && own[..depth.min(own.len())].contains(&Some(0));
     match own.get(depth) {
         Some(Some(l)) if !empty_above && expected != *l as i64 => {
@@ -957,9 +952,10 @@ impl ArgSizes for EntryArgs<'_> {
         let p = &self.def.target.params[place.param];
         check_dim(
             &own,
-            (d as usize, true),
+            d as usize,
             expected,
             &invalid_argument(p, &self.def.name),
+            true,
         )
         .map_err(|e| e.at(p.span()))
     }

@@ -78,14 +78,7 @@ impl ArgSizes for EntryArgs<'_, '_> {
         let p = &self.def.target.params[place.param];
         if self.l.b.dim(arr, d as usize) != Some(expected) {
             let what = invalid_argument(p, &self.def.name);
-            let mut exp = vec![None; self.l.b.vars.ty(arr).rank() as usize];
-            if let Some(slot) = exp.get_mut(d as usize) {
-                *slot = Some(expected);
-            }
-            self.l
-                .b
-                .at(p.span(), "check")
-                .check_exact_shape(arr, exp, &what);
+            self.l.check_dim(arr, d, expected, &what, p.span(), true);
         }
         Ok(())
     }
@@ -413,7 +406,7 @@ impl<'t> Lower<'t> {
             }
             let n = self.expr(ctx, &env, d.size)?;
             let n = self.scalar(&n, d.size.span)?;
-            self.check_dim(d.arr, d.depth, n, &d.what, d.span);
+            self.check_dim(d.arr, d.depth, n, &d.what, d.span, false);
         }
         for tp in &ctx.def.target.type_params {
             let TypeParam::Size(n, s) = tp else { continue };
@@ -525,13 +518,19 @@ impl<'t> Lower<'t> {
             .any(|tp| matches!(tp, TypeParam::Size(n, _) if env.get(n).is_none() && e.mentions(n)))
     }
 
-    /// Checks that dimension `depth` of `arr` is `n`.
-    fn check_dim(&mut self, arr: Var, depth: u32, n: Atom, what: &str, span: Span) {
+    /// Checks that dimension `depth` of `arr` is `n`; with `exact`, inside
+    /// an empty dimension too (an entry point's argument).
+    fn check_dim(&mut self, arr: Var, depth: u32, n: Atom, what: &str, span: Span, exact: bool) {
         let mut exp = vec![None; self.b.vars.ty(arr).rank() as usize];
         if let Some(slot) = exp.get_mut(depth as usize) {
             *slot = Some(n);
         }
-        self.b.at(span, "check").check_shape(arr, exp, what);
+        let b = self.b.at(span, "check");
+        if exact {
+            b.check_exact_shape(arr, exp, what);
+        } else {
+            b.check_shape(arr, exp, what);
+        }
     }
 
     /// The array whose dimensions stand for a value's (the first leaf).
@@ -601,7 +600,7 @@ impl<'t> Lower<'t> {
                         if self.b.dim(arr, depth as usize) == Some(e) {
                             expected = None;
                         } else {
-                            self.check_dim(arr, depth, e, what, span);
+                            self.check_dim(arr, depth, e, what, span, false);
                         }
                     }
                 }
